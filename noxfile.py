@@ -1,0 +1,46 @@
+"""Contributor and CI sessions. `nox` runs the checks; mutating or slow sessions are opt-in."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_venv = "yes"
+nox.options.error_on_missing_interpreters = True
+nox.options.sessions = ["lint", "tests", "validate", "drift"]
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Ruff lint and format check."""
+    session.install("-e", ".[lint]")
+    session.run("ruff", "check", ".", *session.posargs)
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The test suite; pytest's exit 5 (no tests collected) fails the session."""
+    session.install("-e", ".[test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def validate(session: nox.Session) -> None:
+    """Schemas, tables, cross-file consistency and physics of the committed data."""
+    session.install("-e", ".")
+    session.run("builder", "validate", *session.posargs)
+
+
+@nox.session
+def drift(session: nox.Session) -> None:
+    """Rebuild from the pin into a temporary folder; fail with a diff if data/ differs."""
+    session.install("-e", ".")
+    session.run("builder", "drift", *session.posargs)
+
+
+@nox.session(default=False)
+def build(session: nox.Session) -> None:
+    """Regenerate data/ and datapackage.json from the pinned upstream."""
+    session.install("-e", ".")
+    session.run("builder", "build", *session.posargs)

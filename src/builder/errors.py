@@ -1,0 +1,61 @@
+"""One exception tree for the builder; cli.py alone turns it into exit codes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One finding: which file, where in it (a JSON pointer or a row), and what is wrong."""
+
+    path: str
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.where}: {self.message}"
+
+
+class BuilderError(Exception):
+    """Base of every error the builder reports to its user."""
+
+    exit_code = 1
+
+
+class InputError(BuilderError):
+    """An input file (pin, lock, metadata, upstream) is missing or wrong."""
+
+
+class ProblemsError(BuilderError):
+    """Many findings at once; each is printed on its own line."""
+
+    def __init__(self, summary: str, problems: list[Problem]) -> None:
+        super().__init__(summary)
+        self.problems = problems
+
+
+class UpstreamError(ProblemsError):
+    """Upstream content is not sound enough to publish from."""
+
+
+class ValidationError(ProblemsError):
+    """Published files break a schema, a table rule, a cross-file rule or physics."""
+
+
+class OutputError(BuilderError):
+    """The output folder cannot be written."""
+
+
+class FetchError(BuilderError):
+    """Upstream could not be fetched, or answered with something unusable."""
+
+
+class UnreachableError(FetchError):
+    """No HTTP answer at all: refused, timed out, reset."""
+
+    exit_code = 3
+
+
+class ReleaseError(BuilderError):
+    """A release precondition does not hold."""

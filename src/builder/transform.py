@@ -1,0 +1,171 @@
+"""Pure derivation: checked upstream rows + curated metadata -> the v1 documents (no I/O)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from builder.slug import slugify
+from builder.upstream import PRECISIONS, Row
+
+Doc = dict[str, Any]
+
+INDEX_ROW_KEYS = (
+    "slug",
+    "model_id",
+    "params_b",
+    "active_params_b",
+    "precision",
+    "gpu",
+    "num_gpus",
+    "wh_per_million_output_tokens",
+    "joules_per_output_token",
+    "median_itl_ms",
+    "avg_requests_in_flight",
+    "gpu_power_watts_total",
+    "avg_output_tokens",
+    "avg_running_batch",
+    "max_num_seqs",
+    "row_id",
+)
+
+
+def build_documents(rows: list[Row], meta: Doc, date: str) -> dict[str, Doc]:
+    """Every published document, keyed by its path inside the data folder."""
+    models = [model_document(group, meta, date) for group in group_by_model(rows)]
+    models.sort(key=lambda doc: doc["slug"])
+    docs = {f"models/{m['slug']}.json": m for m in models}
+    docs["index.json"] = index_document(models, meta, date)
+    docs["models.json"] = model_list_document(models, meta, date)
+    return docs
+
+
+def group_by_model(rows: list[Row]) -> list[list[Row]]:
+    groups: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        groups[row.model_id].append(row)
+    return list(groups.values())
+
+
+def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
+    """One upstream row as a published configuration (without its repeat number)."""
+    return {
+        "gpu": row.gpu_model,
+        "num_gpus": row.num_gpus,
+        "tensor_parallel": row.tensor_parallel,
+        "data_parallel": row.data_parallel,
+        "expert_parallel": row.expert_parallel,
+        "precision": PRECISIONS[row.weight_precision],
+        "max_num_seqs": row.max_num_seqs,
+        "avg_requests_in_flight": round(row.avg_batch_size, 1),
+        "wh_per_million_output_tokens": round(row.energy_per_token_joules * 1e6 / 3600, 2),
+        "joules_per_output_token": round(row.energy_per_token_joules, 7),
+        "median_itl_ms": round(row.median_itl_ms, 1),
+        "p90_itl_ms": round(row.p90_itl_ms, 1),
+        "p99_itl_ms": round(row.p99_itl_ms, 1),
+        "tokens_per_second": round(row.output_throughput_tokens_per_sec, 1),
+        "gpu_power_watts_total": round(row.avg_power_watts),
+        "avg_output_tokens": round(row.avg_output_len),
+        "under_itl_deadline": row.median_itl_ms <= deadline_ms,
+        "avg_running_batch": round(row.avg_batch_size, 1),
+        "p95_itl_ms": round(row.p95_itl_ms, 1),
+        "row_id": f"{slug}/{row.gpu_model}/{row.num_gpus}/{row.max_num_seqs}",
+    }
+
+
+def configurations(rows: list[Row], slug: str, deadline_ms: float) -> list[Doc]:
+    """Configurations sorted by (gpu, num_gpus, max_num_seqs), repeats numbered in upstream order."""
+    ordered = sorted(rows, key=lambda r: (r.gpu_model, r.num_gpus, r.max_num_seqs))  # stable
+    seen: dict[str, int] = defaultdict(int)
+    confs = []
+    for row in ordered:
+        conf = configuration(row, slug, deadline_ms)
+        seen[conf["row_id"]] += 1
+        conf["repeat"] = seen[conf["row_id"]]
+        confs.append(conf)
+    return confs
+
+
+def best_by_gpu(confs: list[Doc]) -> Doc:
+    """Per GPU, the lowest-energy configuration under the deadline (first on a tie)."""
+    best: Doc = {}
+    for conf in confs:
+        if not conf["under_itl_deadline"]:
+            continue
+        held = best.get(conf["gpu"])
+        if held is None or conf["joules_per_output_token"] < held["joules_per_output_token"]:
+            best[conf["gpu"]] = conf
+    return {gpu: dict(best[gpu]) for gpu in sorted(best)}
+
+
+def header(meta: Doc, date: str) -> Doc:
+    return {"version": meta["header"]["version"], "updated": date, "data_version": date}
+
+
+def shared_tail(meta: Doc) -> Doc:
+    h = meta["header"]
+    return {"source": meta["source"], "caveat": h["caveat"], "boundary": h["boundary"]}
+
+
+def model_document(rows: list[Row], meta: Doc, date: str) -> Doc:
+    first = rows[0]
+    slug = slugify(first.nickname)
+    confs = configurations(rows, slug, meta["header"]["itl_deadline_ms"])
+    return {
+        **header(meta, date),
+        "unit": meta["header"]["unit"],
+        "itl_deadline_ms": meta["header"]["itl_deadline_ms"],
+        **shared_tail(meta),
+        "slug": slug,
+        "name": first.nickname,
+        "model_id": first.model_id,
+        "params_b": float(first.total_params_billions),
+        "active_params_b": float(first.activated_params_billions),
+        "architecture": first.architecture,
+        "gpus": sorted({c["gpu"] for c in confs}),
+        "configurations": confs,
+        "best": best_by_gpu(confs),
+    }
+
+
+def index_rows(models: list[Doc]) -> list[Doc]:
+    rows = []
+    for model in models:
+        for conf in model["best"].values():
+            row = {"model": model["name"]}
+            for key in INDEX_ROW_KEYS:
+                row[key] = model[key] if key in ("slug", "model_id", "params_b", "active_params_b") else conf[key]
+            rows.append(row)
+    return sorted(rows, key=lambda r: r["joules_per_output_token"])  # stable: ties keep slug order
+
+
+def index_document(models: list[Doc], meta: Doc, date: str) -> Doc:
+    h, idx = meta["header"], meta["index"]
+    return {
+        **header(meta, date),
+        "unit": h["unit"],
+        "workload": idx["workload"],
+        "itl_deadline_ms": h["itl_deadline_ms"],
+        "selection": idx["selection"],
+        "reference_row": idx["reference_row"],
+        **shared_tail(meta),
+        "rows": index_rows(models),
+    }
+
+
+def model_list_document(models: list[Doc], meta: Doc, date: str) -> Doc:
+    base = meta["base_url"]
+    entries = [
+        {
+            "slug": m["slug"],
+            "name": m["name"],
+            "model_id": m["model_id"],
+            "params_b": m["params_b"],
+            "active_params_b": m["active_params_b"],
+            "gpus": m["gpus"],
+            "url": f"{base}/api/v{meta['header']['version']}/models/{m['slug']}.json",
+            "page": f"{base}/models/{m['slug']}/",
+        }
+        for m in models
+    ]
+    return {**header(meta, date), "source": meta["source"], "models": entries}

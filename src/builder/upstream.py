@@ -1,0 +1,189 @@
+"""Read and check the upstream task file: untrusted input stops here.
+
+Everything after `parse_upstream` works on `Row` values whose fields are present, typed,
+finite, in range and safe to put in an id, a URL or a file name.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, fields
+
+from builder.errors import Problem, UpstreamError
+from builder.slug import slugify
+
+PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8"}
+
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}"
+PATTERNS = {
+    "gpu_model": re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}"),
+    "model_id": re.compile(f"{_NAME}/{_NAME}"),
+    "nickname": re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,_()+-]{0,99}"),
+    "architecture": re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,_()+-]{0,63}"),
+}
+COUNTS = ("num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "max_num_seqs")
+MEASURES = (
+    "total_params_billions",
+    "activated_params_billions",
+    "avg_batch_size",
+    "avg_output_len",
+    "avg_power_watts",
+    "energy_per_token_joules",
+    "output_throughput_tokens_per_sec",
+    "median_itl_ms",
+    "p90_itl_ms",
+    "p95_itl_ms",
+    "p99_itl_ms",
+)
+# Published by upstream but not used by the documents: known, so not warned about.
+IGNORED = frozenset({"energy_per_request_joules"})
+MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One checked upstream configuration, upstream field names kept."""
+
+    nickname: str
+    model_id: str
+    architecture: str
+    gpu_model: str
+    weight_precision: str
+    num_gpus: int
+    tensor_parallel: int
+    data_parallel: int
+    expert_parallel: int
+    max_num_seqs: int
+    total_params_billions: float
+    activated_params_billions: float
+    avg_batch_size: float
+    avg_output_len: float
+    avg_power_watts: float
+    energy_per_token_joules: float
+    output_throughput_tokens_per_sec: float
+    median_itl_ms: float
+    p90_itl_ms: float
+    p95_itl_ms: float
+    p99_itl_ms: float
+
+
+KNOWN = frozenset(f.name for f in fields(Row)) | IGNORED
+
+
+@dataclass(frozen=True)
+class Upstream:
+    rows: list[Row]
+    warnings: list[str]
+
+
+def parse_upstream(data: bytes, path: str) -> Upstream:
+    """Parse and check upstream bytes; raise UpstreamError listing every problem."""
+    configurations = _configurations(_load_json(data, path), path)
+    problems: list[Problem] = []
+    rows: list[Row] = []
+    unknown: set[str] = set()
+    for i, raw in enumerate(configurations):
+        where = f"/configurations/{i}"
+        if not isinstance(raw, dict):
+            problems.append(Problem(path, where, f"expected an object, found {_kind(raw)}"))
+            continue
+        unknown |= raw.keys() - KNOWN
+        found = [Problem(path, f"{where}/{name} {_identity(raw)}", msg) for name, msg in _row_faults(raw)]
+        problems += found
+        if not found:
+            rows.append(Row(**{f.name: raw[f.name] for f in fields(Row)}))
+    problems += _model_faults(rows, path)
+    if problems:
+        raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
+    warnings = [f"{path}: unknown upstream field(s) ignored: {', '.join(sorted(unknown))}"] if unknown else []
+    return Upstream(rows, warnings)
+
+
+def _load_json(data: bytes, path: str) -> object:
+    text = data.decode("utf-8", errors="replace").lstrip()
+    if text[:1] == "<":
+        problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
+        raise UpstreamError(f"{path}: not JSON", [problem])
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        where = f"line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "/"
+        problem = Problem(path, where, f"expected JSON, found invalid JSON ({exc})")
+        raise UpstreamError(f"{path}: not JSON", [problem]) from exc
+
+
+def _configurations(doc: object, path: str) -> list:
+    confs = doc.get("configurations") if isinstance(doc, dict) else None
+    if not isinstance(confs, list) or not confs:
+        found = f"an object whose configurations is {_kind(confs)}" if isinstance(doc, dict) else _kind(doc)
+        msg = f"expected an object with a non-empty configurations list, found {found}"
+        raise UpstreamError(f"{path}: no configurations", [Problem(path, "/", msg)])
+    return confs
+
+
+def _row_faults(raw: dict) -> list[tuple[str, str]]:
+    faults = []
+    for name, pattern in PATTERNS.items():
+        value = raw.get(name)
+        if not isinstance(value, str) or not pattern.fullmatch(value):
+            faults.append((name, f"expected a string matching {pattern.pattern}, found {_show(raw, name)}"))
+    if "nickname" not in dict(faults) and not slugify(raw["nickname"]):
+        faults.append(("nickname", f"expected a name whose slug is not empty, found {raw['nickname']!r}"))
+    if raw.get("weight_precision") not in PRECISIONS:
+        found = _show(raw, "weight_precision")
+        faults.append(("weight_precision", f"expected one of {sorted(PRECISIONS)}, found {found}"))
+    for name in COUNTS:
+        value = raw.get(name)
+        if not _is_int(value) or value < 1:
+            faults.append((name, f"expected an integer >= 1, found {_show(raw, name)}"))
+    for name in MEASURES:
+        value = raw.get(name)
+        if not _is_number(value) or not math.isfinite(value) or value <= 0:
+            faults.append((name, f"expected a finite number > 0, found {_show(raw, name)}"))
+    if not faults:
+        layout = max(raw["tensor_parallel"] * raw["data_parallel"], raw["expert_parallel"])
+        if raw["num_gpus"] != layout:
+            rule = f"max(tensor_parallel x data_parallel, expert_parallel) = {layout}"
+            faults.append(("num_gpus", f"expected {rule}, found {raw['num_gpus']}"))
+    return faults
+
+
+def _model_faults(rows: list[Row], path: str) -> list[Problem]:
+    problems = []
+    first: dict[str, Row] = {}
+    slug_owner: dict[str, str] = {}
+    for row in rows:
+        seen = first.setdefault(row.model_id, row)
+        for name in MODEL_FIELDS:
+            if getattr(row, name) != getattr(seen, name):
+                msg = f"expected one {name} per model ({getattr(seen, name)!r}), found {getattr(row, name)!r}"
+                problems.append(Problem(path, f"model {row.model_id}", msg))
+        owner = slug_owner.setdefault(slugify(row.nickname), row.model_id)
+        if owner != row.model_id:
+            msg = f"expected one model per slug, found {owner} and {row.model_id} both as {slugify(row.nickname)!r}"
+            problems.append(Problem(path, f"slug {slugify(row.nickname)}", msg))
+    return sorted(set(problems))
+
+
+def _identity(raw: dict) -> str:
+    model, gpu, count, seqs = (raw.get(k, "?") for k in ("model_id", "gpu_model", "num_gpus", "max_num_seqs"))
+    return f"({model}, {gpu}, {count} GPU(s), max_num_seqs {seqs})"
+
+
+def _show(raw: dict, name: str) -> str:
+    return repr(raw[name]) if name in raw else "nothing (field missing)"
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -1,0 +1,136 @@
+"""Canonical JSON, the date rule, and atomic replacement of the output tree."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from builder.errors import OutputError
+
+DATE_KEYS = ("updated", "data_version")
+
+
+def dumps(doc: Any) -> bytes:
+    """UTF-8, 2-space indent, keys in insertion order, one trailing newline."""
+    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def undated(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k not in DATE_KEYS}
+
+
+def keep_dates(new: dict[str, Any], old: Any) -> dict[str, Any]:
+    """New content keeps the old dates when nothing else changed; otherwise it keeps its own."""
+    if not isinstance(old, dict) or not all(isinstance(old.get(k), str) for k in DATE_KEYS):
+        return new
+    if undated(old) != undated(new):
+        return new
+    return {**new, **{k: old[k] for k in DATE_KEYS}}  # existing keys keep their position
+
+
+def read_json_or_none(path: Path) -> Any:
+    """A previous output file, or None when it is absent or unreadable (then it counts as changed)."""
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def publish(out: Path, files: dict[str, bytes], beside: dict[str, bytes]) -> None:
+    """Make `out` hold exactly `files`, and write `beside` next to it, or change nothing.
+
+    The new tree is written in full next to `out`, then swapped in with one rename (an atomic
+    exchange where the kernel has one). Files in `beside` are replaced after the swap; if that
+    fails, the old tree is swapped back.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"{out}: expected a folder to write into, found a file")
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+        stage.chmod(0o777 & ~_umask())  # mkdtemp makes 0700; the published tree gets normal modes
+    except OSError as exc:
+        raise OutputError(f"{out}: cannot write beside the output folder ({exc.strerror})") from exc
+    staged_beside: list[tuple[Path, Path]] = []
+    try:
+        for rel, data in sorted(files.items()):
+            target = stage / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        for name, data in sorted(beside.items()):
+            tmp = out.parent / f".{name}.new-{stage.name}"
+            tmp.write_bytes(data)
+            staged_beside.append((tmp, out.parent / name))
+        swapped = _swap_in(stage, out)
+        try:
+            for tmp, final in staged_beside:
+                os.replace(tmp, final)
+        except OSError:
+            _swap_back(stage, out, swapped)
+            raise
+    except OSError as exc:
+        raise OutputError(f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged") from exc
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+        for tmp, _ in staged_beside:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2); False where that is not available."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: the file system cannot exchange
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _swap_in(stage: Path, out: Path) -> str:
+    """Put `stage` at `out`; afterwards `stage` holds the old tree, if there was one."""
+    if not out.exists():
+        os.rename(stage, out)
+        stage.mkdir()
+        return "new"
+    if _exchange(stage, out):
+        return "exchanged"
+    backup = stage.with_name(stage.name + ".old")
+    os.rename(out, backup)
+    try:
+        os.rename(stage, out)
+    except OSError:
+        os.rename(backup, out)
+        raise
+    os.rename(backup, stage)
+    return "renamed"
+
+
+def _swap_back(stage: Path, out: Path, how: str) -> None:
+    if how == "new":
+        shutil.rmtree(out)
+    elif not _exchange(stage, out):
+        shutil.rmtree(out)
+        os.rename(stage, out)
+        stage.mkdir()

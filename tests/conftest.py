@@ -1,0 +1,72 @@
+"""Shared fixtures: the repo root as working directory, a CLI runner, and no network but loopback."""
+
+from __future__ import annotations
+
+import ipaddress
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builder.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _loopback_only(real_connect):
+    def connect(self, address):
+        host = address[0] if isinstance(address, tuple) else None
+        if host is not None:
+            try:
+                if not ipaddress.ip_address(host).is_loopback:
+                    raise ConnectionRefusedError(f"tests may not reach {host}")
+            except ValueError:
+                if host != "localhost":
+                    raise ConnectionRefusedError(f"tests may not reach {host}") from None
+        return real_connect(self, address)
+
+    return connect
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket.socket, "connect", _loopback_only(socket.socket.connect))
+
+
+@pytest.fixture
+def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run from the repository root, as the CLI expects."""
+    monkeypatch.chdir(REPO)
+    return REPO
+
+
+@pytest.fixture
+def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch copy of the inputs and committed outputs, used as the working directory."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name in ("upstream", "data", "schemas"):
+        if (REPO / name).exists():
+            shutil.copytree(REPO / name, root / name)
+    for name in ("metadata.toml", "datapackage.json"):
+        if (REPO / name).exists():
+            shutil.copy2(REPO / name, root / name)
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def cli():
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(main, list(args), catch_exceptions=False)
+
+    return invoke
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file below root, by relative path, with its bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

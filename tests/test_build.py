@@ -1,0 +1,151 @@
+"""End to end: `builder build` reproduces the published documents and never half-writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import builder.write
+from conftest import REPO, snapshot
+from factory import row, upstream, write_upstream
+
+REFERENCE = REPO.parent / "shared" / "reference" / "v1"
+REFERENCES = ["index.json", "models.json", "models/nvidia-nemotron-nano-9b-v2.json"]
+DATES = ("updated", "data_version")
+
+
+def undated(doc: dict) -> dict:
+    return {k: v for k, v in doc.items() if k not in DATES}
+
+
+def test_build_writes_all_documents_and_reproduces_the_references(in_repo, cli, tmp_path) -> None:
+    out = tmp_path / "x"
+    result = cli("build", "--out", str(out), "--date", "2026-09-27")
+    assert result.exit_code == 0, result.output
+    docs = sorted(str(p.relative_to(out)) for p in out.rglob("*.json"))
+    assert len(docs) == 20
+    assert len([d for d in docs if d.startswith("models/")]) == 18
+    for rel in REFERENCES:
+        source = REFERENCE if REFERENCE.exists() else REPO / "data"
+        expected = json.loads((source / rel).read_text())
+        built = json.loads((out / rel).read_text())
+        assert undated(built) == undated(expected), rel
+        assert list(built) == list(expected), rel
+        assert (out / rel).read_text().endswith("}\n")
+
+
+def test_second_build_with_a_later_date_changes_no_byte(in_repo, cli, tmp_path) -> None:
+    out = tmp_path / "x"
+    cli("build", "--out", str(out), "--date", "2026-09-27")
+    before = snapshot(out)
+    result = cli("build", "--out", str(out), "--date", "2030-01-01")
+    assert result.exit_code == 0
+    assert "0 changed" in result.output
+    assert snapshot(out) == before
+
+
+def test_default_build_leaves_committed_data_unchanged(repo_copy, cli) -> None:
+    before = snapshot(repo_copy / "data")
+    result = cli("build")
+    assert result.exit_code == 0, result.output
+    assert snapshot(repo_copy / "data") == before
+    assert json.loads((repo_copy / "data" / "models.json").read_text())["updated"] == "2026-10-19"
+
+
+def test_changed_model_gets_new_date_and_others_keep_theirs(repo_copy, cli) -> None:
+    raw = json.loads((repo_copy / "upstream" / "lm-arena-chat.json").read_text())
+    for conf in raw["configurations"]:
+        if conf["model_id"] == "Qwen/Qwen3-8B":
+            conf["avg_power_watts"] *= 1.01
+    changed = write_upstream(repo_copy / "changed.json", raw)
+    assert cli("build", "--upstream", str(changed), "--date", "2027-01-02").exit_code == 0
+    dates = {p.name: json.loads(p.read_text())["updated"] for p in (repo_copy / "data" / "models").iterdir()}
+    assert dates.pop("qwen-3-8b.json") == "2027-01-02"
+    assert set(dates.values()) == {"2026-09-27"}
+    assert json.loads((repo_copy / "data" / "models.json").read_text())["updated"] == "2026-10-19"
+
+
+def test_model_gone_upstream_loses_its_file(repo_copy, cli) -> None:
+    raw = json.loads((repo_copy / "upstream" / "lm-arena-chat.json").read_text())
+    raw["configurations"] = [c for c in raw["configurations"] if c["model_id"] != "Qwen/Qwen3-8B"]
+    smaller = write_upstream(repo_copy / "smaller.json", raw)
+    assert cli("build", "--upstream", str(smaller)).exit_code == 0
+    assert not (repo_copy / "data" / "models" / "qwen-3-8b.json").exists()
+    listed = [m["slug"] for m in json.loads((repo_copy / "data" / "models.json").read_text())["models"]]
+    assert "qwen-3-8b" not in listed
+    assert len(listed) == 17
+
+
+def test_build_failing_halfway_leaves_data_untouched(repo_copy, cli, monkeypatch) -> None:
+    before = snapshot(repo_copy)
+    real_write = Path.write_bytes
+    calls = {"n": 0}
+
+    def failing_write(self: Path, data: bytes) -> int:
+        calls["n"] += 1
+        if calls["n"] == 10:
+            raise OSError(28, "No space left on device", str(self))
+        return real_write(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing_write)
+    result = cli("build", "--date", "2031-01-01")
+    assert result.exit_code == 1
+    assert "No space left on device" in result.output
+    assert calls["n"] == 10
+    assert snapshot(repo_copy) == before
+    assert not list(repo_copy.glob(".data*"))
+
+
+def test_failure_after_the_swap_is_rolled_back(repo_copy, monkeypatch) -> None:
+    before = snapshot(repo_copy)
+
+    def failing_replace(src, dst):
+        raise OSError(5, "Input/output error", str(dst))
+
+    monkeypatch.setattr(builder.write.os, "replace", failing_replace)
+    with pytest.raises(builder.write.OutputError, match="Input/output error"):
+        builder.write.publish(repo_copy / "data", {"index.json": b"{}\n"}, {"extra.json": b"{}\n"})
+    assert snapshot(repo_copy) == before
+
+
+def test_lock_mismatch_is_refused_and_nothing_changes(repo_copy, cli) -> None:
+    pin = repo_copy / "upstream" / "lm-arena-chat.json"
+    pin.write_bytes(pin.read_bytes().replace(b"0.69930918", b"0.69930919", 1))
+    before = snapshot(repo_copy)
+    result = cli("build", "--date", "2031-01-01")
+    assert result.exit_code == 1
+    assert "lm-arena-chat.json: sha256 expected 24e25d46" in result.output
+    assert snapshot(repo_copy) == before
+
+
+def test_unreadable_upstream_is_refused(repo_copy, cli) -> None:
+    before = snapshot(repo_copy)
+    result = cli("build", "--upstream", "nowhere.json")
+    assert result.exit_code == 1
+    assert "nowhere.json: cannot read upstream" in result.output
+    assert snapshot(repo_copy) == before
+
+
+def test_unwritable_output_folder_is_refused(repo_copy, cli) -> None:
+    (repo_copy / "blocker").write_text("a file, not a folder\n")
+    result = cli("build", "--out", "blocker/data")
+    assert result.exit_code == 1
+    assert "blocker/data: cannot write beside the output folder" in result.output
+    result = cli("build", "--out", "blocker")
+    assert result.exit_code == 2
+    assert "'blocker' is a file" in result.output
+
+
+def test_bad_date_is_a_usage_error(in_repo, cli) -> None:
+    result = cli("build", "--date", "27/09/2026")
+    assert result.exit_code == 2
+    assert "expected a date as YYYY-MM-DD" in result.output
+
+
+def test_upstream_with_one_model_builds_a_small_tree(repo_copy, cli, tmp_path) -> None:
+    up = write_upstream(tmp_path / "one.json", upstream([row()]))
+    out = tmp_path / "small"
+    assert cli("build", "--upstream", str(up), "--out", str(out)).exit_code == 0
+    assert sorted(p.name for p in out.rglob("*.json")) == ["index.json", "models.json", "test-model-7b.json"]

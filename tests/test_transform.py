@@ -1,0 +1,145 @@
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from builder.transform import build_documents, configuration, configurations
+from builder.upstream import parse_upstream
+from factory import row, upstream
+
+REPO = Path(__file__).resolve().parent.parent
+META = tomllib.loads((REPO / "metadata.toml").read_text())
+
+
+def rows(*raw: dict) -> list:
+    return parse_upstream(json.dumps(upstream(list(raw))).encode(), "test.json").rows
+
+
+def test_rounding_of_every_field() -> None:
+    raw = row(
+        avg_batch_size=63.45678,
+        energy_per_token_joules=0.123456789,
+        median_itl_ms=20.04999,
+        p90_itl_ms=30.15,
+        p95_itl_ms=35.251,
+        p99_itl_ms=50.96,
+        output_throughput_tokens_per_sec=3000.06,
+        avg_power_watts=600.5,
+        avg_output_len=512.51,
+        total_params_billions=7,
+    )
+    conf = configuration(rows(raw)[0], "test-model-7b", 500)
+    assert conf == {
+        "gpu": "H100",
+        "num_gpus": 1,
+        "tensor_parallel": 1,
+        "data_parallel": 1,
+        "expert_parallel": 1,
+        "precision": "BF16",
+        "max_num_seqs": 64,
+        "avg_requests_in_flight": 63.5,
+        "wh_per_million_output_tokens": round(0.123456789 * 1e6 / 3600, 2),
+        "joules_per_output_token": 0.1234568,
+        "median_itl_ms": 20.0,
+        "p90_itl_ms": round(30.15, 1),
+        "p99_itl_ms": 51.0,
+        "tokens_per_second": 3000.1,
+        "gpu_power_watts_total": 600,  # Python's round: half to even
+        "avg_output_tokens": 513,
+        "under_itl_deadline": True,
+        "avg_running_batch": 63.5,
+        "p95_itl_ms": 35.3,
+        "row_id": "test-model-7b/H100/1/64",
+    }
+    assert conf["wh_per_million_output_tokens"] == 34.29
+    assert isinstance(conf["gpu_power_watts_total"], int)
+    assert isinstance(conf["avg_output_tokens"], int)
+
+
+def test_rounding_matches_every_published_value() -> None:
+    data = (REPO / "upstream" / "lm-arena-chat.json").read_bytes()
+    docs = build_documents(parse_upstream(data, "pin").rows, META, "2026-09-27")
+    published = json.loads((REPO / "data" / "models" / "qwen-3-14b.json").read_text())
+    assert docs["models/qwen-3-14b.json"]["configurations"] == published["configurations"]
+
+
+def test_fp8_precision_and_params_as_floats() -> None:
+    (r,) = rows(row(weight_precision="fp8", total_params_billions=8, activated_params_billions=8))
+    assert configuration(r, "x", 500)["precision"] == "FP8"
+    doc = build_documents([r], META, "2026-01-01")["models/test-model-7b.json"]
+    assert doc["params_b"] == 8.0
+    assert isinstance(doc["params_b"], float)
+
+
+def test_repeat_numbers_real_duplicate_runs() -> None:
+    data = (REPO / "upstream" / "lm-arena-chat.json").read_bytes()
+    docs = build_documents(parse_upstream(data, "pin").rows, META, "2026-09-27")
+    confs = docs["models/qwen-3-30b-a3b-instruct.json"]["configurations"]
+    repeated = sorted((c["row_id"], c["repeat"]) for c in confs if c["repeat"] > 1)
+    assert repeated == [("qwen-3-30b-a3b-instruct/H100/2/256", 2), ("qwen-3-30b-a3b-instruct/H100/2/512", 2)]
+    keys = [(c["row_id"], c["repeat"]) for c in confs]
+    assert len(keys) == len(set(keys))
+
+
+def test_repeats_keep_upstream_order_and_configurations_sort() -> None:
+    raw = [
+        row(gpu_model="H100", max_num_seqs=128, energy_per_token_joules=0.3),
+        row(gpu_model="B200", max_num_seqs=64),
+        row(gpu_model="H100", max_num_seqs=64, energy_per_token_joules=0.25),
+        row(gpu_model="H100", max_num_seqs=64, energy_per_token_joules=0.21),
+    ]
+    confs = configurations(rows(*raw), "m", 500)
+    assert [(c["gpu"], c["max_num_seqs"], c["repeat"], c["joules_per_output_token"]) for c in confs] == [
+        ("B200", 64, 1, 0.2),
+        ("H100", 64, 1, 0.25),
+        ("H100", 64, 2, 0.21),
+        ("H100", 128, 1, 0.3),
+    ]
+
+
+def test_gpu_with_nothing_under_the_deadline_gets_no_best_and_no_index_row() -> None:
+    raw = [
+        row(gpu_model="H100", median_itl_ms=20.0, energy_per_token_joules=0.3),
+        row(gpu_model="H100", max_num_seqs=128, median_itl_ms=20.0, energy_per_token_joules=0.2),
+        row(gpu_model="B200", median_itl_ms=500.04, p90_itl_ms=600, p95_itl_ms=700, p99_itl_ms=800),
+    ]
+    docs = build_documents(rows(*raw), META, "2026-01-01")
+    model = docs["models/test-model-7b.json"]
+    assert model["gpus"] == ["B200", "H100"]
+    assert list(model["best"]) == ["H100"]
+    assert model["best"]["H100"]["max_num_seqs"] == 128
+    # 500.04 rounds to 500.0 but the deadline applies to the unrounded median
+    assert model["configurations"][0]["median_itl_ms"] == 500.0
+    assert model["configurations"][0]["under_itl_deadline"] is False
+    assert [(r["slug"], r["gpu"]) for r in docs["index.json"]["rows"]] == [("test-model-7b", "H100")]
+
+
+def test_best_takes_the_first_on_a_tie() -> None:
+    raw = [row(max_num_seqs=64), row(max_num_seqs=128)]
+    model = build_documents(rows(*raw), META, "2026-01-01")["models/test-model-7b.json"]
+    assert model["best"]["H100"]["max_num_seqs"] == 64
+
+
+def test_model_without_any_best_has_no_index_rows_but_keeps_its_document() -> None:
+    slow = {"median_itl_ms": 900.0, "p90_itl_ms": 901.0, "p95_itl_ms": 902.0, "p99_itl_ms": 903.0}
+    docs = build_documents(rows(row(**slow)), META, "2026-01-01")
+    assert docs["models/test-model-7b.json"]["best"] == {}
+    assert docs["index.json"]["rows"] == []
+    assert [m["slug"] for m in docs["models.json"]["models"]] == ["test-model-7b"]
+
+
+def test_key_orders_follow_the_spec() -> None:
+    docs = build_documents(rows(row()), META, "2026-01-01")
+    assert list(docs["models/test-model-7b.json"])[:9] == [
+        "version", "updated", "data_version", "unit", "itl_deadline_ms", "source", "caveat", "boundary", "slug",
+    ]  # fmt: skip
+    assert list(docs["index.json"])[-2:] == ["boundary", "rows"]
+    assert list(docs["index.json"]["rows"][0])[:3] == ["model", "slug", "model_id"]
+    assert list(docs["models.json"]) == ["version", "updated", "data_version", "source", "models"]
+
+
+@pytest.mark.parametrize("date", ["2026-09-27", "2031-02-03"])
+def test_dates_are_the_build_date(date: str) -> None:
+    docs = build_documents(rows(row()), META, date)
+    assert {(d["updated"], d["data_version"]) for d in docs.values()} == {(date, date)}
