@@ -59,6 +59,7 @@ def test_changed_model_gets_new_date_and_others_keep_theirs(repo_copy, cli) -> N
     for conf in raw["configurations"]:
         if conf["model_id"] == "Qwen/Qwen3-8B":
             conf["avg_power_watts"] *= 1.01
+            conf["energy_per_token_joules"] *= 1.01
     changed = write_upstream(repo_copy / "changed.json", raw)
     assert cli("build", "--upstream", str(changed), "--date", "2027-01-02").exit_code == 0
     dates = {p.name: json.loads(p.read_text())["updated"] for p in (repo_copy / "data" / "models").iterdir()}
@@ -144,8 +145,21 @@ def test_bad_date_is_a_usage_error(in_repo, cli) -> None:
     assert "expected a date as YYYY-MM-DD" in result.output
 
 
+REFERENCE_MODEL = {"nickname": "Qwen 3 32B", "model_id": "Qwen/Qwen3-32B", "num_gpus": 2, "tensor_parallel": 2}
+
+
 def test_upstream_with_one_model_builds_a_small_tree(repo_copy, cli, tmp_path) -> None:
-    up = write_upstream(tmp_path / "one.json", upstream([row()]))
+    up = write_upstream(tmp_path / "one.json", upstream([row(**REFERENCE_MODEL)]))
     out = tmp_path / "small"
     assert cli("build", "--upstream", str(up), "--out", str(out)).exit_code == 0
-    assert sorted(p.name for p in out.rglob("*.json")) == ["index.json", "models.json", "test-model-7b.json"]
+    assert sorted(p.name for p in out.rglob("*.json")) == ["index.json", "models.json", "qwen-3-32b.json"]
+    assert (tmp_path / "datapackage.json").is_file()
+
+
+def test_upstream_without_the_reference_row_is_refused(repo_copy, cli, tmp_path) -> None:
+    up = write_upstream(tmp_path / "one.json", upstream([row()]))
+    before = snapshot(repo_copy)
+    result = cli("build", "--upstream", str(up))
+    assert result.exit_code == 1
+    assert "data/index.json: /reference_row: expected exactly one row with model 'Qwen 3 32B'" in result.output
+    assert snapshot(repo_copy) == before

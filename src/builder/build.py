@@ -5,12 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.csvview import configurations_csv
-from builder.errors import InputError
+from builder.csvview import CSV_NAME, configurations_csv
+from builder.errors import InputError, ValidationError
 from builder.metadata import load_metadata
+from builder.package import descriptor
 from builder.pin import Lock, read_pinned, sha256
 from builder.transform import build_documents
 from builder.upstream import parse_upstream
+from builder.validate.run import check_tree
+from builder.validate.schema import load_schemas
+from builder.validate.tree import DESCRIPTOR, from_files
 from builder.write import dumps, keep_dates, publish, read_json_or_none
 
 LOCK = Path("upstream/lock.json")
@@ -19,8 +23,9 @@ METADATA = Path("metadata.toml")
 
 @dataclass(frozen=True)
 class BuildResult:
-    files: dict[str, bytes]
-    changed: list[str]
+    files: dict[str, bytes]  # by path relative to the data folder
+    descriptor: bytes  # datapackage.json, written beside the data folder
+    changed: list[str]  # paths as shown to the user
     warnings: list[str]
 
 
@@ -40,24 +45,33 @@ def load_upstream(upstream: Path | None, lock_path: Path) -> tuple[Lock, bytes, 
 def render(
     out: Path, upstream: Path | None, date: str, lock_path: Path = LOCK, metadata: Path = METADATA
 ) -> BuildResult:
-    """Every output file's bytes, dates kept where content is unchanged; writes nothing."""
+    """Every output file's bytes, dates kept where content is unchanged, checked; writes nothing."""
     meta = load_metadata(metadata)
-    _lock, data, name = load_upstream(upstream, lock_path)
+    lock, data, name = load_upstream(upstream, lock_path)
     parsed = parse_upstream(data, name)
     docs = build_documents(parsed.rows, meta, date)
     docs = {rel: keep_dates(doc, read_json_or_none(out / rel)) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
-    files["configurations.csv"] = configurations_csv([d for rel, d in docs.items() if rel.startswith("models/")])
-    changed = sorted(rel for rel, b in files.items() if _read_or_none(out / rel) != b)
-    return BuildResult(files, changed, parsed.warnings)
+    files[CSV_NAME] = configurations_csv([d for rel, d in docs.items() if rel.startswith("models/")])
+    version = max(doc["data_version"] for doc in docs.values())
+    package = dumps(descriptor(files, out.name, version, lock, meta, load_schemas()))
+    problems = check_tree(from_files(out.parent, out.name, files, package), meta["base_url"], tables=False)
+    if problems:
+        raise ValidationError(f"{out}: the new build fails its own checks; nothing was written", problems)
+    changed = [f"{out.name}/{rel}" for rel, b in sorted(files.items()) if _read_or_none(out / rel) != b]
+    old = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} if out.is_dir() else set()
+    changed += [f"{out.name}/{rel} (removed)" for rel in sorted(old - files.keys())]
+    if _read_or_none(out.parent / DESCRIPTOR) != package:
+        changed.append(DESCRIPTOR)
+    return BuildResult(files, package, changed, parsed.warnings)
 
 
 def build(
     out: Path, upstream: Path | None, date: str, lock_path: Path = LOCK, metadata: Path = METADATA
 ) -> BuildResult:
-    """Regenerate `out` from upstream; on any error `out` is left as it was."""
+    """Regenerate `out` and the descriptor beside it; on any error both are left as they were."""
     result = render(out, upstream, date, lock_path, metadata)
-    publish(out, result.files, {})
+    publish(out, result.files, {DESCRIPTOR: result.descriptor})
     return result
 
 

@@ -71,3 +71,35 @@ def build(upstream: Path | None, out: Path, date: str | None) -> None:
     click.echo(f"{out}: {len(result.files)} files, {len(result.changed)} changed")
     for rel in result.changed:
         click.echo(f"  changed: {rel}")
+
+
+@main.command()
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=Path("data"), show_default=True)
+def validate(data: Path) -> None:
+    """Check every file: JSON Schemas, tables, cross-file consistency and physics."""
+    from builder.errors import ValidationError
+    from builder.metadata import load_metadata
+    from builder.validate.run import check_tree
+    from builder.validate.tree import load_tree
+
+    if not data.is_dir():
+        raise click.BadParameter(f"expected a data folder, found no folder {data}", param_hint="--data")
+    base_url = load_metadata(Path("metadata.toml"))["base_url"]
+    problems = check_tree(load_tree(data), base_url)
+    if problems:
+        raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
+    click.echo(f"{data}: valid")
+
+
+@main.command()
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=Path("data"), show_default=True)
+def drift(data: Path) -> None:
+    """Rebuild from the pin into a temporary folder; fail, with a diff, if DATA differs."""
+    from builder.drift import check_drift, drift_error
+
+    diffs = check_drift(data, today_utc())
+    for text in diffs.values():
+        click.echo(text, nl=False)
+    if diffs:
+        raise drift_error(diffs)
+    click.echo(f"{data}: no drift from the pinned upstream")

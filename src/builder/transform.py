@@ -128,14 +128,18 @@ def model_document(rows: list[Row], meta: Doc, date: str) -> Doc:
     }
 
 
+MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
+
+
+def index_row(model: Doc, best: Doc) -> Doc:
+    """The index row of one model's best configuration on one GPU."""
+    row = {"model": model["name"]}
+    row.update((key, model[key] if key in MODEL_KEYS_IN_ROW else best[key]) for key in INDEX_ROW_KEYS)
+    return row
+
+
 def index_rows(models: list[Doc]) -> list[Doc]:
-    rows = []
-    for model in models:
-        for conf in model["best"].values():
-            row = {"model": model["name"]}
-            for key in INDEX_ROW_KEYS:
-                row[key] = model[key] if key in ("slug", "model_id", "params_b", "active_params_b") else conf[key]
-            rows.append(row)
+    rows = [index_row(model, best) for model in models for best in model["best"].values()]
     return sorted(rows, key=lambda r: r["joules_per_output_token"])  # stable: ties keep slug order
 
 

@@ -1,0 +1,175 @@
+"""Rules across files: index vs models, model list vs documents, shared headers, CSV, descriptor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builder.csvview import CSV_NAME, configurations_csv
+from builder.errors import Problem
+from builder.package import file_facts
+from builder.transform import index_row
+from builder.validate.tree import DESCRIPTOR, INDEX, MODEL_LIST, Tree
+
+SHARED = ("version", "unit", "itl_deadline_ms", "source", "caveat", "boundary")
+ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
+
+
+def check_files(tree: Tree) -> list[Problem]:
+    """Only published files, and the three fixed ones present."""
+    problems = []
+    for rel in tree.raw:
+        fixed = rel in (INDEX, MODEL_LIST, CSV_NAME)
+        model = rel.startswith("models/") and rel.count("/") == 1 and rel.endswith(".json")
+        if not (fixed or model):
+            problems.append(Problem(tree.shown(rel), "/", "expected only published files, found a stray file"))
+    for rel in (INDEX, MODEL_LIST, CSV_NAME):
+        if rel not in tree.raw:
+            problems.append(Problem(tree.shown(rel), "/", "expected this file, found it missing"))
+    return problems
+
+
+def check_headers(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
+    """The shared header fields are identical across files; the index is the reference."""
+    ref_rel = INDEX if INDEX in ok else next((r for r in ok if r.startswith("models/")), None)
+    if ref_rel is None:
+        return []
+    ref = ok[ref_rel]
+    problems = []
+    for rel, doc in ok.items():
+        for key in SHARED:
+            if key in doc and doc[key] != ref[key]:
+                msg = f"expected the same {key} as {tree.shown(ref_rel)}, found a different value"
+                problems.append(Problem(tree.shown(rel), f"/{key}", msg))
+    return problems
+
+
+def check_model_list(tree: Tree, ok: dict[str, Any], base_url: str, version: str) -> list[Problem]:
+    shown = tree.shown(MODEL_LIST)
+    entries = ok[MODEL_LIST]["models"]
+    listed = [e["slug"] for e in entries]
+    problems = []
+    if listed != sorted(listed):
+        problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
+    files = {rel[7:-5] for rel in tree.docs if rel.startswith("models/")}
+    for slug in sorted(files - set(listed)):
+        problems.append(Problem(shown, "/models", f"expected an entry for models/{slug}.json, found none"))
+    for i, entry in enumerate(entries):
+        slug, at = entry["slug"], f"/models/{i}"
+        doc = ok.get(f"models/{slug}.json")
+        if slug not in files:
+            problems.append(Problem(shown, f"{at}/slug", f"expected a file models/{slug}.json, found none"))
+        if doc is not None:
+            for key in ENTRY_FROM_DOC:
+                if entry[key] != doc[key]:
+                    problems.append(
+                        Problem(
+                            shown,
+                            f"{at}/{key}",
+                            f"expected {doc[key]!r} as in models/{slug}.json, found {entry[key]!r}",
+                        )
+                    )
+        derived = {"url": f"{base_url}/api/v{version}/models/{slug}.json", "page": f"{base_url}/models/{slug}/"}
+        for key, want in derived.items():
+            if entry[key] != want:
+                problems.append(Problem(shown, f"{at}/{key}", f"expected {want}, found {entry[key]}"))
+    return problems
+
+
+def check_index(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
+    shown, index = tree.shown(INDEX), ok[INDEX]
+    models = {rel[7:-5]: doc for rel, doc in ok.items() if rel.startswith("models/")}
+    rows = index["rows"]
+    problems = []
+    seen: set[tuple[str, str]] = set()
+    for i, row in enumerate(rows):
+        key = (row["slug"], row["gpu"])
+        if key in seen:
+            problems.append(Problem(shown, f"/rows/{i}", f"expected one row per model and GPU, found {key} again"))
+        seen.add(key)
+        doc = models.get(row["slug"])
+        if doc is None and f"models/{row['slug']}.json" in tree.docs:
+            continue  # the model document has schema problems of its own
+        best = doc["best"].get(row["gpu"]) if doc else None
+        if best is None:
+            problems.append(Problem(shown, f"/rows/{i}", f"expected a best configuration for {key}, found none"))
+            continue
+        source = f"models/{row['slug']}.json best[{row['gpu']}]"
+        for k, v in index_row(doc, best).items():
+            if row[k] != v:
+                problems.append(Problem(shown, f"/rows/{i}/{k}", f"expected {v!r} as in {source}, found {row[k]!r}"))
+    for slug, doc in models.items():
+        for gpu in doc["best"]:
+            if (slug, gpu) not in seen:
+                problems.append(
+                    Problem(shown, "/rows", f"expected a row for models/{slug}.json best[{gpu}], found none")
+                )
+    energies = [r["joules_per_output_token"] for r in rows]
+    for i in range(1, len(energies)):
+        if energies[i] < energies[i - 1]:
+            problems.append(
+                Problem(
+                    shown,
+                    f"/rows/{i}",
+                    f"expected rows in ascending joules_per_output_token, found {energies[i]} after {energies[i - 1]}",
+                )
+            )
+    ref = index["reference_row"]
+    matches = [r for r in rows if (r["model"], r["gpu"], r["num_gpus"]) == (ref["model"], ref["gpu"], ref["num_gpus"])]
+    if len(matches) != 1:
+        named = f"model {ref['model']!r}, gpu {ref['gpu']}, num_gpus {ref['num_gpus']}"
+        problems.append(
+            Problem(shown, "/reference_row", f"expected exactly one row with {named}, found {len(matches)}")
+        )
+    return problems
+
+
+def check_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
+    """The flat table is exactly the per-model documents' configurations."""
+    if CSV_NAME not in tree.raw:
+        return []
+    models = [doc for rel, doc in ok.items() if rel.startswith("models/")]
+    want = configurations_csv(models).decode().splitlines()
+    found = tree.raw[CSV_NAME].decode("utf-8", errors="replace").splitlines()
+    shown = tree.shown(CSV_NAME)
+    for line, (w, f) in enumerate(zip(want, found, strict=False), start=1):
+        if w != f:
+            return [Problem(shown, f"line {line}", f"expected {w!r} (from the model documents), found {f!r}")]
+    if len(want) != len(found):
+        return [
+            Problem(shown, f"line {min(len(want), len(found)) + 1}", f"expected {len(want)} lines, found {len(found)}")
+        ]
+    return []
+
+
+def check_descriptor(tree: Tree) -> list[Problem]:
+    """datapackage.json lists exactly the files that exist, with their sizes and hashes."""
+    desc = tree.descriptor
+    if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
+        return (
+            [Problem(DESCRIPTOR, "/resources", "expected a list of resources, found none")] if desc is not None else []
+        )
+    prefix = f"{tree.data_dir}/"
+    problems = []
+    listed = set()
+    for i, res in enumerate(desc["resources"]):
+        path = res.get("path") if isinstance(res, dict) else None
+        rel = path[len(prefix) :] if isinstance(path, str) and path.startswith(prefix) else None
+        if rel is None or rel not in tree.raw:
+            problems.append(
+                Problem(DESCRIPTOR, f"/resources/{i}/path", f"expected a file of {prefix}, found {path!r} missing")
+            )
+            continue
+        if "hash" not in res:
+            continue  # a tabular view of a document listed with its hash elsewhere
+        listed.add(rel)
+        facts = file_facts(tree.raw[rel])
+        for key in ("bytes", "hash"):
+            if res.get(key) != facts[key]:
+                problems.append(
+                    Problem(
+                        DESCRIPTOR, f"/resources/{i}/{key}", f"expected {facts[key]} for {path}, found {res.get(key)}"
+                    )
+                )
+    for rel in sorted(set(tree.raw) - listed):
+        problems.append(Problem(tree.shown(rel), "/", f"expected a resource with a hash in {DESCRIPTOR}, found none"))
+    return problems

@@ -1,0 +1,74 @@
+"""Rules inside one model document: file name, gpus, row ids, repeats, order, best."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import pairwise
+from typing import Any
+
+from builder.errors import Problem
+from builder.transform import best_by_gpu
+
+DATES = ("updated", "data_version")
+
+
+def check_dates(shown: str, doc: dict[str, Any]) -> list[Problem]:
+    if doc["updated"] != doc["data_version"]:
+        return [Problem(shown, "/updated", f"expected data_version {doc['data_version']}, found {doc['updated']}")]
+    return []
+
+
+def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
+    problems = check_dates(shown, doc)
+    slug = doc["slug"]
+    if rel != f"models/{slug}.json":
+        problems.append(Problem(shown, "/slug", f"expected the file name models/{slug}.json, found {rel}"))
+    confs = doc["configurations"]
+    gpus = sorted({c["gpu"] for c in confs})
+    if doc["gpus"] != gpus:
+        problems.append(Problem(shown, "/gpus", f"expected the configurations' GPUs {gpus}, found {doc['gpus']}"))
+    counts: Counter[str] = Counter()
+    for i, conf in enumerate(confs):
+        row_id = f"{slug}/{conf['gpu']}/{conf['num_gpus']}/{conf['max_num_seqs']}"
+        if conf["row_id"] != row_id:
+            problems.append(Problem(shown, f"/configurations/{i}/row_id", f"expected {row_id}, found {conf['row_id']}"))
+        counts[conf["row_id"]] += 1
+        if conf["repeat"] != counts[conf["row_id"]]:
+            msg = f"expected {counts[conf['row_id']]} (repeats count 1, 2, ... per row_id), found {conf['repeat']}"
+            problems.append(Problem(shown, f"/configurations/{i}/repeat", msg))
+    order = [(c["gpu"], c["num_gpus"], c["max_num_seqs"]) for c in confs]
+    if order != sorted(order):
+        at = next(i for i, (a, b) in enumerate(pairwise(order)) if a > b) + 1
+        msg = (
+            f"expected configurations ordered by (gpu, num_gpus, max_num_seqs), found {order[at]} after {order[at - 1]}"
+        )
+        problems.append(Problem(shown, f"/configurations/{at}", msg))
+    problems += check_best(shown, doc)
+    return problems
+
+
+def check_best(shown: str, doc: dict[str, Any]) -> list[Problem]:
+    """best[gpu] is the lowest-energy configuration under the deadline; only GPUs with one appear."""
+    expected = best_by_gpu(doc["configurations"])
+    problems = []
+    if list(doc["best"]) != list(expected):
+        want = list(expected)
+        msg = f"expected GPUs {want} (those with a configuration under the deadline, sorted), found {list(doc['best'])}"
+        problems.append(Problem(shown, "/best", msg))
+    for gpu, conf in doc["best"].items():
+        want = expected.get(gpu)
+        if want is not None and conf != want:
+            msg = f"expected the lowest-energy configuration under the deadline, {_name(want)}, found {_name(conf)}"
+            if _key(conf) == _key(want):
+                diff = ", ".join(k for k in want if conf.get(k) != want[k])
+                msg = f"expected a copy of configuration {_name(want)}, found {diff} differing"
+            problems.append(Problem(shown, f"/best/{gpu}", msg))
+    return problems
+
+
+def _key(conf: dict[str, Any]) -> tuple[str, int]:
+    return conf["row_id"], conf["repeat"]
+
+
+def _name(conf: dict[str, Any]) -> str:
+    return f"{conf['row_id']} repeat {conf['repeat']}"
