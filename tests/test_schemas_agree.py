@@ -1,0 +1,79 @@
+"""The Table Schemas in datapackage.json say what the JSON Schemas say, field by field."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import REPO
+
+SCHEMAS = {p.name: json.loads(p.read_text()) for p in (REPO / "schemas").glob("*.schema.json")}
+DEFS = SCHEMAS["defs.schema.json"]["$defs"]
+DESCRIPTOR = json.loads((REPO / "datapackage.json").read_text())
+TABLES = {r["name"]: r for r in DESCRIPTOR["resources"] if r.get("type") == "table"}
+
+
+def resolve(node: dict) -> dict:
+    """Follow $ref (and a one-item allOf) into the shared definitions."""
+    ref = node.get("$ref") or (node.get("allOf") or [{}])[0].get("$ref")
+    if not ref:
+        return node
+    return {**resolve(DEFS[ref.split("/")[-1]]), **{k: v for k, v in node.items() if k not in ("$ref", "allOf")}}
+
+
+def json_fields(table: str) -> tuple[list[str], dict]:
+    if table == "index-rows":
+        items = SCHEMAS["index.schema.json"]["properties"]["rows"]["items"]
+    elif table == "model-list":
+        items = SCHEMAS["model-list.schema.json"]["properties"]["models"]["items"]
+    else:
+        conf = DEFS["configuration"]
+        return ["slug", *conf["required"]], {"slug": DEFS["slug"], **conf["properties"]}
+    return items["required"], items["properties"]
+
+
+@pytest.mark.parametrize("table", ["index-rows", "model-list", "configurations"])
+def test_table_schema_agrees_with_json_schema(table: str) -> None:
+    names, props = json_fields(table)
+    fields = TABLES[table]["schema"]["fields"]
+    assert [f["name"] for f in fields] == names
+    for field in fields:
+        node = resolve(props[field["name"]])
+        c = field["constraints"]
+        assert field["type"] == node["type"], field["name"]
+        assert field["description"] == node["description"], field["name"]
+        assert c["required"] is True
+        assert c.get("minimum") == node.get("minimum"), field["name"]
+        assert c.get("exclusiveMinimum") == node.get("exclusiveMinimum"), field["name"]
+        assert c.get("enum") == node.get("enum", [node["const"]] if "const" in node else None), field["name"]
+        pattern = node.get("pattern")
+        assert c.get("pattern") == (pattern.strip("^$") if pattern else None), field["name"]
+
+
+def test_every_json_schema_field_has_a_description() -> None:
+    def walk(node, where):
+        if isinstance(node, dict):
+            for name, prop in (node.get("properties") or {}).items():
+                assert "description" in resolve(prop), f"{where}/{name}"
+            for key, value in node.items():
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{where}/{i}")
+
+    for name, schema in SCHEMAS.items():
+        walk(schema, name)
+
+
+def test_schemas_are_strict() -> None:
+    def walk(node, where):
+        if isinstance(node, dict):
+            if node.get("type") == "object" and "properties" in node:
+                assert node.get("additionalProperties") is False, where
+                assert sorted(node["required"]) == sorted(node["properties"]), where
+            for key, value in node.items():
+                walk(value, f"{where}/{key}")
+
+    for name, schema in SCHEMAS.items():
+        walk(schema, name)

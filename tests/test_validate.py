@@ -1,0 +1,103 @@
+"""`builder validate` on the committed package, its exit codes, and its peers' verdicts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+BIN = Path(sys.executable).parent
+
+
+def test_committed_package_is_valid(in_repo, cli) -> None:
+    result = cli("validate")
+    assert result.exit_code == 0, result.output
+    assert result.output == "data: valid\n"
+
+
+def test_every_problem_is_reported_not_just_the_first(repo_copy, cli) -> None:
+    path = repo_copy / "data" / "models" / "qwen-3-8b.json"
+    doc = json.loads(path.read_text())
+    doc["configurations"][0]["tensor_parallel"] = 0
+    doc["configurations"][1]["precision"] = "INT4"
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    result = cli("validate")
+    assert result.exit_code == 1
+    assert "/configurations/0/tensor_parallel: expected a value >= 1, found 0" in result.output
+    assert '/configurations/1/precision: expected enum ["BF16", "FP8"], found "INT4"' in result.output
+    assert "error: data: 3 problem(s)" in result.output  # two schema faults, and the stale hash
+
+
+@pytest.mark.parametrize(
+    "args",
+    [pytest.param(["--data", "no-such-folder"], id="missing-folder"), pytest.param(["--bogus"], id="unknown-option")],
+)
+def test_usage_errors_exit_2(in_repo, cli, args) -> None:
+    assert cli("validate", *args).exit_code == 2
+
+
+def test_frictionless_validates_the_descriptor_on_its_own() -> None:
+    run = subprocess.run(
+        [BIN / "frictionless", "validate", "datapackage.json"], cwd=REPO, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize(
+    ("schema", "files"),
+    [
+        ("index.schema.json", ["data/index.json"]),
+        ("model-list.schema.json", ["data/models.json"]),
+        ("model.schema.json", sorted(str(p.relative_to(REPO)) for p in (REPO / "data" / "models").glob("*.json"))),
+    ],
+)
+def test_check_jsonschema_accepts_the_data_with_our_schemas(schema: str, files: list[str]) -> None:
+    env = {"PATH": f"{BIN}:/usr/bin:/bin"}
+    run = subprocess.run(
+        ["scripts/check-data-schema", f"schemas/{schema}", *files], cwd=REPO, capture_output=True, text=True, env=env
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_check_jsonschema_rejects_a_broken_file(tmp_path: Path) -> None:
+    doc = json.loads((REPO / "data" / "index.json").read_text())
+    doc["rows"][0]["num_gpus"] = 0
+    bad = tmp_path / "index.json"
+    bad.write_text(json.dumps(doc))
+    env = {"PATH": f"{BIN}:/usr/bin:/bin"}
+    run = subprocess.run(
+        ["scripts/check-data-schema", "schemas/index.schema.json", str(bad)], cwd=REPO, capture_output=True, env=env
+    )
+    assert run.returncode == 1
+
+
+def test_help_does_not_import_the_heavy_libraries() -> None:
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom builder.cli import main\n"
+        "assert CliRunner().invoke(main, ['--help']).exit_code == 0\n"
+        "print(sorted(m for m in ('frictionless', 'jsonschema', 'httpx') if m in sys.modules))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"
+
+
+def test_drift_is_clean_on_the_committed_data(in_repo, cli) -> None:
+    result = cli("drift")
+    assert result.exit_code == 0, result.output
+    assert "no drift" in result.output
+
+
+def test_drift_fails_with_a_readable_diff(repo_copy, cli) -> None:
+    path = repo_copy / "data" / "models" / "qwen-3-8b.json"
+    path.write_text(path.read_text().replace('"architecture": "Dense Transformer"', '"architecture": "Dense"'))
+    result = cli("drift")
+    assert result.exit_code == 1
+    assert "--- committed/data/models/qwen-3-8b.json" in result.output
+    assert '-  "architecture": "Dense",' in result.output
+    assert '+  "architecture": "Dense Transformer",' in result.output
+    assert "datapackage.json: /: expected the bytes a fresh build of the pin makes" in result.output
