@@ -103,3 +103,106 @@ def drift(data: Path) -> None:
     if diffs:
         raise drift_error(diffs)
     click.echo(f"{data}: no drift from the pinned upstream")
+
+
+def _fetch_options(command):
+    """Options shared by fetch and check-upstream; defaults are those of fetch.Limits."""
+    from builder.fetch import Limits  # light: httpx is imported only when a download starts
+
+    d = Limits()
+    options = [
+        click.option("--url", help="Upstream task file URL [default: source.data_url in metadata.toml]."),
+        click.option("--max-bytes", type=click.IntRange(min=1), default=d.max_bytes, show_default=True,
+                     help="Refuse a body larger than this."),
+        click.option("--timeout", type=click.FloatRange(min=0.01), default=d.read_timeout, show_default=True,
+                     help="Connect and read timeout, seconds."),
+        click.option("--retries", type=click.IntRange(min=0, max=10), default=d.retries, show_default=True,
+                     help="Retries on connection errors and 5xx (never on 4xx)."),
+        click.option("--deadline", type=click.FloatRange(min=0.1), default=d.deadline, show_default=True,
+                     help="Give up after this many seconds in all."),
+    ]  # fmt: skip
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _limits(max_bytes: int, timeout: float, retries: int, deadline: float):
+    from builder.fetch import Limits
+
+    return Limits(
+        max_bytes=max_bytes, read_timeout=timeout, connect_timeout=timeout, retries=retries, deadline=deadline
+    )
+
+
+def _default_url(url: str | None) -> str:
+    from builder.build import METADATA
+    from builder.metadata import load_metadata
+
+    return url or load_metadata(METADATA)["source"]["data_url"]
+
+
+@main.command()
+@_fetch_options
+@click.option("--commit", help="Upstream commit the file was taken from, recorded in the lock.")
+def fetch(url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float, commit: str | None) -> None:
+    """Fetch upstream, check it in full, then replace the pin and its lock atomically."""
+    from builder.build import LOCK
+    from builder.refresh import fetch_and_pin
+
+    limits = _limits(max_bytes, timeout, retries, deadline)
+    progress = _progress_bar() if sys.stderr.isatty() else None
+    result = fetch_and_pin(_default_url(url), commit, LOCK, today_utc(), limits, progress)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    state = "moved" if result.moved else "unchanged"
+    click.echo(f"{LOCK}: pinned {result.new.size} bytes, sha256 {result.new.sha256} ({state})")
+
+
+UPSTREAM_MOVED = 4
+
+
+@main.command("check-upstream")
+@_fetch_options
+def check_upstream(url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float) -> None:
+    """Has upstream moved since the pin? Exit 0 unchanged, 4 moved, 3 unreachable, 1 other errors."""
+    from builder.build import LOCK
+    from builder.refresh import compare_upstream
+
+    url = _default_url(url)
+    result = compare_upstream(url, LOCK, _limits(max_bytes, timeout, retries, deadline))
+    if result.moved:
+        click.echo(f"moved: {url} serves sha256 {result.new.sha256} ({result.new.size} bytes), "
+                   f"the pin is {result.old.sha256} ({result.old.size} bytes)")  # fmt: skip
+        sys.exit(UPSTREAM_MOVED)
+    click.echo(f"unchanged: {url} serves the pinned sha256 {result.old.sha256}")
+
+
+def _progress_bar():
+    """A progress callback that draws a bar on the terminal for bodies of 1 MiB or more."""
+    state: dict = {}
+
+    def update(done: int, total: int | None) -> None:
+        if total is None or total < 1024 * 1024:
+            return
+        if "bar" not in state:
+            state["bar"] = click.progressbar(length=total, label="fetching", file=sys.stderr)
+            state["bar"].__enter__()
+        state["bar"].update(done - state["bar"].pos)
+        if done >= total:
+            state["bar"].__exit__(None, None, None)
+
+    return update
+
+
+@main.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
+def diff_command(old: str, new: str, as_json: bool) -> None:
+    """Compare two data trees or git refs (OLD, NEW) by natural key."""
+    import json
+
+    from builder.diff import diff_trees, load_docs, render_text
+
+    result = diff_trees(load_docs(old), load_docs(new))
+    click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_text(result), nl=as_json)

@@ -105,13 +105,13 @@ def _load_json(data: bytes, path: str) -> object:
     text = data.decode("utf-8", errors="replace").lstrip()
     if text[:1] == "<":
         problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
-        raise UpstreamError(f"{path}: not JSON", [problem])
+        raise UpstreamError(f"{path}: not JSON; nothing was written", [problem])
     try:
         return json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
         where = f"line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "/"
         problem = Problem(path, where, f"expected JSON, found invalid JSON ({exc})")
-        raise UpstreamError(f"{path}: not JSON", [problem]) from exc
+        raise UpstreamError(f"{path}: not JSON; nothing was written", [problem]) from exc
 
 
 def _configurations(doc: object, path: str) -> list:
@@ -119,7 +119,7 @@ def _configurations(doc: object, path: str) -> list:
     if not isinstance(confs, list) or not confs:
         found = f"an object whose configurations is {_kind(confs)}" if isinstance(doc, dict) else _kind(doc)
         msg = f"expected an object with a non-empty configurations list, found {found}"
-        raise UpstreamError(f"{path}: no configurations", [Problem(path, "/", msg)])
+        raise UpstreamError(f"{path}: no configurations; nothing was written", [Problem(path, "/", msg)])
     return confs
 
 

@@ -53,6 +53,7 @@ def publish(out: Path, files: dict[str, bytes], beside: dict[str, bytes]) -> Non
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out}: expected a folder to write into, found a file")
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
         stage.chmod(0o777 & ~_umask())  # mkdtemp makes 0700; the published tree gets normal modes
     except OSError as exc:
@@ -134,3 +135,28 @@ def _swap_back(stage: Path, out: Path, how: str) -> None:
         shutil.rmtree(out)
         os.rename(stage, out)
         stage.mkdir()
+
+
+def replace_files(files: dict[Path, bytes]) -> None:
+    """Replace several files together: all are staged first; if any replace fails, the rest are restored."""
+    staged: list[tuple[Path, Path]] = []
+    done: list[tuple[Path, bytes | None]] = []
+    try:
+        for final, data in files.items():
+            tmp = final.with_name(f".{final.name}.new-{os.getpid()}")
+            tmp.write_bytes(data)
+            staged.append((tmp, final))
+        for tmp, final in staged:
+            before = final.read_bytes() if final.exists() else None
+            os.replace(tmp, final)
+            done.append((final, before))
+    except OSError as exc:
+        for final, before in reversed(done):
+            if before is None:
+                final.unlink(missing_ok=True)
+            else:
+                final.write_bytes(before)
+        raise OutputError(f"{exc.filename or 'output'}: cannot write ({exc.strerror}); nothing was changed") from exc
+    finally:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)

@@ -1,0 +1,170 @@
+"""Compare two published trees by natural key: models, best values, configurations, headers."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import tarfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from builder.errors import InputError
+from builder.write import DATE_KEYS
+
+ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")
+BODY_KEYS = {"rows", "models", "configurations", "best", "slug", "name", "model_id", "params_b", "active_params_b"}
+BODY_KEYS |= {"architecture", "gpus"}
+
+
+@dataclass
+class Change:
+    where: str  # "qwen-3-8b H100" or "qwen-3-8b/H100/1/8 #1" or "index.json"
+    field: str
+    old: Any
+    new: Any
+
+    @property
+    def pct(self) -> float | None:
+        numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (self.old, self.new))
+        return (self.new - self.old) / self.old * 100 if numeric and self.old else None
+
+
+@dataclass
+class Diff:
+    data_version: tuple[str | None, str | None]
+    models_added: list[str] = field(default_factory=list)
+    models_removed: list[str] = field(default_factory=list)
+    best_added: list[str] = field(default_factory=list)
+    best_removed: list[str] = field(default_factory=list)
+    best_changed: list[Change] = field(default_factory=list)
+    configurations_added: list[str] = field(default_factory=list)
+    configurations_removed: list[str] = field(default_factory=list)
+    configurations_changed: list[Change] = field(default_factory=list)
+    headers_changed: list[Change] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not any(v for k, v in asdict(self).items() if k != "data_version")
+
+    def large_changes(self, threshold_pct: float) -> list[str]:
+        """What the release guard stops on: energy best values moving more than the threshold, losses."""
+        found = [f"model removed: {slug}" for slug in self.models_removed]
+        found += [f"best removed: {where}" for where in self.best_removed]
+        for c in self.best_changed:
+            if c.field in ENERGY and c.pct is not None and abs(c.pct) > threshold_pct:
+                found.append(f"{c.where} {c.field}: {c.old} -> {c.new} ({c.pct:+.1f} %)")
+        return found
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        for key in ("best_changed", "configurations_changed", "headers_changed"):
+            out[key] = [{**asdict(c), "pct": None if c.pct is None else round(c.pct, 2)} for c in getattr(self, key)]
+        out["data_version"] = {"old": self.data_version[0], "new": self.data_version[1]}
+        return out
+
+
+def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
+    """The JSON documents of a data folder, or of `data_dir` at a git ref."""
+    folder = Path(spec)
+    if folder.is_dir():
+        files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*.json")}
+    else:
+        files = _files_at_ref(spec, data_dir)
+    try:
+        return {rel: json.loads(data) for rel, data in sorted(files.items())}
+    except ValueError as exc:
+        raise InputError(f"{spec}: expected JSON documents, found one that does not parse ({exc})") from exc
+
+
+def _files_at_ref(ref: str, data_dir: str) -> dict[str, bytes]:
+    run = subprocess.run(["git", "archive", "--format=tar", ref, data_dir], capture_output=True)
+    if run.returncode != 0:
+        msg = run.stderr.decode(errors="replace").strip().splitlines()
+        raise InputError(
+            f"{ref}: expected a data folder or a git ref holding {data_dir}/, found neither ({msg[-1] if msg else ''})"
+        )
+    prefix = f"{data_dir}/"
+    with tarfile.open(fileobj=io.BytesIO(run.stdout)) as tar:
+        return {
+            m.name[len(prefix) :]: tar.extractfile(m).read()  # type: ignore[union-attr]
+            for m in tar.getmembers()
+            if m.isfile() and m.name.endswith(".json")
+        }
+
+
+def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
+    def version(docs: dict[str, Any]) -> str | None:
+        return max((d.get("data_version", "") for d in docs.values() if isinstance(d, dict)), default=None)
+
+    result = Diff(data_version=(version(old), version(new)))
+    old_models, new_models = _models(old), _models(new)
+    result.models_added = sorted(new_models.keys() - old_models.keys())
+    result.models_removed = sorted(old_models.keys() - new_models.keys())
+    for slug in sorted(old_models.keys() & new_models.keys()):
+        _diff_model(result, slug, old_models[slug], new_models[slug])
+    for rel in sorted(old.keys() & new.keys()):
+        for key in old[rel].keys() | new[rel].keys():
+            if key in BODY_KEYS or key in DATE_KEYS:
+                continue
+            if old[rel].get(key) != new[rel].get(key):
+                result.headers_changed.append(Change(rel, key, old[rel].get(key), new[rel].get(key)))
+    result.headers_changed.sort(key=lambda c: (c.where, c.field))
+    return result
+
+
+def _models(docs: dict[str, Any]) -> dict[str, Any]:
+    return {rel[7:-5]: doc for rel, doc in docs.items() if rel.startswith("models/")}
+
+
+def _diff_model(result: Diff, slug: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+    for gpu in sorted(old["best"].keys() | new["best"].keys()):
+        a, b = old["best"].get(gpu), new["best"].get(gpu)
+        if a is None or b is None:
+            (result.best_added if a is None else result.best_removed).append(f"{slug} {gpu}")
+            continue
+        result.best_changed += [Change(f"{slug} {gpu}", k, a.get(k), b.get(k)) for k in b if a.get(k) != b.get(k)]
+    keyed_old = {(c["row_id"], c["repeat"]): c for c in old["configurations"]}
+    keyed_new = {(c["row_id"], c["repeat"]): c for c in new["configurations"]}
+    name = lambda key: f"{key[0]} #{key[1]}"  # noqa: E731
+    result.configurations_added += [name(k) for k in keyed_new if k not in keyed_old]
+    result.configurations_removed += [name(k) for k in keyed_old if k not in keyed_new]
+    for key, b in keyed_new.items():  # in the document's own order
+        a = keyed_old.get(key)
+        if a is not None:
+            result.configurations_changed += [Change(name(key), k, a.get(k), v) for k, v in b.items() if a.get(k) != v]
+
+
+def render_text(d: Diff) -> str:
+    """The diff for people: one line per change, old -> new with the % change."""
+    lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"]
+    if d.empty:
+        return "\n".join([*lines, "no changes"]) + "\n"
+    for label, items in (("models added", d.models_added), ("models removed", d.models_removed)):
+        if items:
+            lines.append(f"{label}: {', '.join(items)}")
+    for label, items in (("best added", d.best_added), ("best removed", d.best_removed)):
+        lines += [f"{label}: {item}" for item in items]
+    lines += [f"best changed: {_change(c)}" for c in d.best_changed]
+    counts = (
+        len(d.configurations_added),
+        len(d.configurations_removed),
+        len({c.where for c in d.configurations_changed}),
+    )
+    if any(counts):
+        lines.append("configurations: {} added, {} removed, {} changed".format(*counts))
+        lines += [f"  + {k}" for k in d.configurations_added] + [f"  - {k}" for k in d.configurations_removed]
+        lines += [f"  ~ {_change(c)}" for c in d.configurations_changed]
+    lines += [f"header changed: {c.where} {c.field}: {_short(c.old)} -> {_short(c.new)}" for c in d.headers_changed]
+    return "\n".join(lines) + "\n"
+
+
+def _change(c: Change) -> str:
+    pct = "" if c.pct is None else f" ({c.pct:+.1f} %)"
+    return f"{c.where} {c.field}: {_short(c.old)} -> {_short(c.new)}{pct}"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,98 @@
+"""HTTP only: GET a URL with timeouts, bounded retries, a size cap and a deadline; bytes in, errors out."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from builder.errors import FetchError, UnreachableError
+
+if TYPE_CHECKING:
+    import httpx
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = 64 * MiB  # the task file is ~0.3 MB today; 200x headroom
+    connect_timeout: float = 30.0
+    read_timeout: float = 30.0  # longest silence between two chunks
+    deadline: float = 300.0  # the whole fetch, retries included
+    retries: int = 3  # further attempts after the first, on connection errors and 5xx only
+    backoff: float = 1.0  # seconds before the first retry; doubles each time
+
+
+Progress = Callable[[int, int | None], None]  # (bytes so far, expected total or None)
+
+
+class _Retry(Exception):
+    """A transient failure: connection error, timeout, truncated body or 5xx."""
+
+
+def download(url: str, limits: Limits = Limits(), progress: Progress | None = None) -> bytes:
+    """The body of a 200 answer, or FetchError; retries transient failures with backoff."""
+    import httpx  # imported here so that `builder --help` does not pay for it
+
+    start = time.monotonic()
+    timeout = httpx.Timeout(limits.read_timeout, connect=limits.connect_timeout)
+    headers = {"Accept-Encoding": "identity", "User-Agent": "leadgreen-data-builder"}
+    last = ""
+    with httpx.Client(timeout=timeout, headers=headers, follow_redirects=True, max_redirects=5) as client:
+        for attempt in range(limits.retries + 1):
+            if attempt:
+                pause = limits.backoff * 2 ** (attempt - 1)
+                if time.monotonic() + pause - start > limits.deadline:
+                    break
+                time.sleep(pause)
+            try:
+                return _attempt(client, url, limits, start, progress)
+            except _Retry as exc:
+                last = str(exc)
+    raise UnreachableError(f"{url}: no usable answer after {attempt + 1} attempt(s); last: {last}")
+
+
+def _attempt(client: httpx.Client, url: str, limits: Limits, start: float, progress: Progress | None) -> bytes:
+    import httpx
+
+    try:
+        with client.stream("GET", url) as response:
+            status = response.status_code
+            if status >= 500:
+                raise _Retry(f"HTTP {status} {response.reason_phrase}")
+            if status != 200:
+                raise FetchError(f"{url}: expected HTTP 200, found {status} {response.reason_phrase}")
+            expected = _content_length(response, url, limits)
+            body = bytearray()
+            for chunk in response.iter_raw():
+                body += chunk
+                if len(body) > limits.max_bytes:
+                    raise FetchError(f"{url}: expected at most {limits.max_bytes} bytes, found more; stopped reading")
+                if time.monotonic() - start > limits.deadline:
+                    raise UnreachableError(
+                        f"{url}: expected the whole body within {limits.deadline:g} s, found it still coming"
+                    )
+                if progress:
+                    progress(len(body), expected)
+    except httpx.TimeoutException as exc:
+        raise _Retry(f"timed out ({type(exc).__name__})") from exc
+    except httpx.TransportError as exc:  # refused, reset, closed early: h11 flags a short body here
+        raise _Retry(f"{type(exc).__name__}: {exc}") from exc
+    if expected is not None and len(body) != expected:
+        raise _Retry(f"body of {len(body)} bytes, shorter than its Content-Length {expected}")
+    return bytes(body)
+
+
+def _content_length(response: httpx.Response, url: str, limits: Limits) -> int | None:
+    raw = response.headers.get("Content-Length")
+    if raw is None:
+        return None
+    if not raw.isdigit():
+        raise FetchError(f"{url}: expected a numeric Content-Length, found {raw!r}")
+    if int(raw) > limits.max_bytes:
+        raise FetchError(
+            f"{url}: expected at most {limits.max_bytes} bytes, found Content-Length {raw}; not downloaded"
+        )
+    return int(raw)

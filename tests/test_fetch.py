@@ -1,0 +1,164 @@
+"""`builder fetch` and `builder check-upstream` against real HTTP servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+from werkzeug import Response
+
+from builder.fetch import Limits, download
+from conftest import snapshot
+from netfaults import closed_port_url, raw_server
+
+PATH = "/public/data/tasks/lm-arena-chat.json"
+FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
+
+
+def upstream_bytes(repo: Path, factor: float = 1.0) -> bytes:
+    """The pinned upstream, with Qwen 3 8B's energy and power scaled by `factor`."""
+    doc = json.loads((repo / "upstream" / "lm-arena-chat.json").read_bytes())
+    for conf in doc["configurations"]:
+        if conf["model_id"] == "Qwen/Qwen3-8B":
+            conf["energy_per_token_joules"] *= factor
+            conf["avg_power_watts"] *= factor
+    return json.dumps(doc, indent=1).encode()
+
+
+def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+    body = upstream_bytes(repo_copy, 1.1)
+    httpserver.expect_request(PATH).respond_with_data(body, content_type="application/json")
+    result = cli("fetch", "--url", httpserver.url_for(PATH), "--commit", "abc123", *FAST)
+    assert result.exit_code == 0, result.output
+    assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
+    lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())
+    assert lock["url"] == httpserver.url_for(PATH)
+    assert lock["commit"] == "abc123"
+    assert lock["size"] == len(body)
+    assert lock["retrieved"] == dt.datetime.now(dt.UTC).date().isoformat()
+    old = json.loads((repo_copy / "data" / "models" / "qwen-3-8b.json").read_text())
+    assert cli("build").exit_code == 0
+    new = json.loads((repo_copy / "data" / "models" / "qwen-3-8b.json").read_text())
+    ratio = new["best"]["H100"]["joules_per_output_token"] / old["best"]["H100"]["joules_per_output_token"]
+    assert ratio == pytest.approx(1.1, rel=1e-5)
+    assert cli("validate").exit_code == 0
+
+
+def test_503_then_good_answer_is_retried_and_pinned(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+    body = upstream_bytes(repo_copy, 0.9)
+    httpserver.expect_oneshot_request(PATH).respond_with_data("busy", status=503)
+    httpserver.expect_request(PATH).respond_with_data(body)
+    result = cli("fetch", "--url", httpserver.url_for(PATH), *FAST)
+    assert result.exit_code == 0, result.output
+    assert len(httpserver.log) == 2
+    assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
+
+
+def refused(repo: Path, cli, *args: str) -> str:
+    """Run fetch, which must fail quickly and leave every file as it was; return its output."""
+    before = snapshot(repo)
+    started = time.monotonic()
+    result = cli("fetch", *args)
+    assert time.monotonic() - started < 30  # bounded: the limits allow ~2 s
+    assert result.exit_code != 0, result.output
+    assert result.output.splitlines()[-1].startswith("error: ")
+    assert snapshot(repo) == before
+    return result.output
+
+
+def test_404_is_refused_without_retry(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+    httpserver.expect_request(PATH).respond_with_data("gone", status=404)
+    out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), *FAST)
+    assert "expected HTTP 200, found 404 NOT FOUND" in out
+    assert len(httpserver.log) == 1
+
+
+def test_persistent_5xx_is_refused_after_bounded_retries(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+    httpserver.expect_request(PATH).respond_with_data("down", status=502)
+    out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), *FAST)
+    assert "no usable answer after 2 attempt(s); last: HTTP 502" in out
+    assert len(httpserver.log) == 2
+
+
+def test_html_body_is_refused(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+    httpserver.expect_request(PATH).respond_with_data(
+        "<html><body>Rate limited</body></html>", content_type="text/html"
+    )
+    out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), *FAST)
+    assert "expected JSON, found what looks like an HTML page" in out
+
+
+def test_defective_upstream_is_refused(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+    doc = json.loads(upstream_bytes(repo_copy))
+    doc["configurations"][3]["expert_parallel"] = 0
+    httpserver.expect_request(PATH).respond_with_json(doc)
+    out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), *FAST)
+    assert "/configurations/3/expert_parallel (Qwen/Qwen3-14B, B200, 1 GPU(s), max_num_seqs 64)" in out
+
+
+def test_truncated_body_is_refused(repo_copy: Path, cli) -> None:
+    reply = (
+        b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nContent-Type: application/json\r\n\r\n" + b'{"configurations": ['
+    )
+    with raw_server(reply) as url:
+        out = refused(repo_copy, cli, "--url", url, *FAST)
+    assert "no usable answer after 2 attempt(s)" in out
+    assert "RemoteProtocolError" in out or "shorter than its Content-Length" in out
+
+
+def test_server_that_never_answers_is_refused_in_bounded_time(repo_copy: Path, cli) -> None:
+    with raw_server(None) as url:
+        out = refused(repo_copy, cli, "--url", url, *FAST)
+    assert "timed out (ReadTimeout)" in out
+
+
+def test_unreachable_server_is_refused(repo_copy: Path, cli) -> None:
+    out = refused(repo_copy, cli, "--url", closed_port_url(), *FAST)
+    assert "ConnectError" in out
+
+
+GiB = 1024**3
+
+
+def endless(total: int):
+    chunk = b" " * (1024 * 1024)
+    for _ in range(total // len(chunk)):
+        yield chunk
+
+
+def test_body_of_several_gib_is_refused_with_bounded_memory(repo_copy: Path, httpserver: HTTPServer) -> None:
+    httpserver.expect_request(PATH).respond_with_handler(lambda request: Response(endless(4 * GiB)))
+    cap = 8 * 1024 * 1024
+    tracemalloc.start()
+    try:
+        with pytest.raises(Exception, match=f"expected at most {cap} bytes, found more"):
+            download(httpserver.url_for(PATH), Limits(max_bytes=cap, read_timeout=5, retries=0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * cap  # bounded by the cap, not by the 4 GiB the server offers
+
+
+def test_declared_size_over_the_cap_is_refused_before_reading(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+    big = Response(endless(64 * 1024 * 1024), headers={"Content-Length": str(5 * GiB)})
+    httpserver.expect_request(PATH).respond_with_handler(lambda request: big)
+    out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), "--max-bytes", "1000000", *FAST)
+    assert f"expected at most 1000000 bytes, found Content-Length {5 * GiB}; not downloaded" in out
+
+
+def test_check_upstream_exit_codes(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+    pinned = (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes()
+    httpserver.expect_oneshot_request(PATH).respond_with_data(pinned)
+    httpserver.expect_oneshot_request(PATH).respond_with_data(upstream_bytes(repo_copy, 1.2))
+    before = snapshot(repo_copy)
+    unchanged = cli("check-upstream", "--url", httpserver.url_for(PATH), *FAST)
+    assert (unchanged.exit_code, unchanged.output.split(":")[0]) == (0, "unchanged")
+    moved = cli("check-upstream", "--url", httpserver.url_for(PATH), *FAST)
+    assert (moved.exit_code, moved.output.split(":")[0]) == (4, "moved")
+    assert cli("check-upstream", "--url", closed_port_url(), *FAST).exit_code == 3
+    assert snapshot(repo_copy) == before

@@ -1,0 +1,109 @@
+"""Bad upstream files: each is refused by `builder build --upstream`, by row and field, and changes nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import snapshot
+from factory import row, upstream
+
+PIN = Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json"
+ID = "(test-org/Test-Model-7B, H100, 1 GPU(s), max_num_seqs 64)"
+
+
+def rows(*raw: dict) -> Callable[[], bytes]:
+    return lambda: json.dumps(upstream(list(raw))).encode()
+
+
+def raw(text: str) -> Callable[[], bytes]:
+    return lambda: text.encode()
+
+
+def without(field: str) -> dict[str, Any]:
+    r = row()
+    del r[field]
+    return r
+
+
+def pin_edit(change: Callable[[list], None]) -> Callable[[], bytes]:
+    def make() -> bytes:
+        doc = json.loads(PIN.read_bytes())
+        change(doc["configurations"])
+        return json.dumps(doc).encode()
+
+    return make
+
+
+def two_param_counts(confs: list) -> None:
+    confs[0]["total_params_billions"] = 15.0  # confs[0] is Qwen 3 14B
+
+
+CASES = [
+    ("truncated-json", lambda: PIN.read_bytes()[:5000], "expected JSON, found invalid JSON (Unterminated string"),
+    ("html-error-page", raw("<!DOCTYPE html><html><body>502 Bad Gateway</body></html>"), "/: expected JSON, found what looks like an HTML page"),
+    ("top-level-list", raw("[]"), "/: expected an object with a non-empty configurations list, found a list"),
+    ("configurations-missing", raw('{"task": "lm-arena-chat"}'), "found an object whose configurations is null"),
+    ("configurations-empty", raw('{"configurations": []}'), "found an object whose configurations is a list"),
+    ("configuration-not-object", raw('{"configurations": [42]}'), "/configurations/0: expected an object, found a number"),
+    ("required-field-missing", rows(without("avg_power_watts")), f"/configurations/0/avg_power_watts {ID}: expected a finite number > 0, found nothing (field missing)"),
+    ("string-for-number", rows(row(energy_per_token_joules="0.2")), f"/configurations/0/energy_per_token_joules {ID}: expected a finite number > 0, found '0.2'"),
+    ("nan", raw(json.dumps(upstream([row(median_itl_ms=float("nan"))]))), f"/configurations/0/median_itl_ms {ID}: expected a finite number > 0, found nan"),
+    ("infinity", raw(json.dumps(upstream([row(p99_itl_ms=float("inf"))]))), f"/configurations/0/p99_itl_ms {ID}: expected a finite number > 0, found inf"),
+    ("negative-energy", rows(row(energy_per_token_joules=-0.2)), f"/configurations/0/energy_per_token_joules {ID}: expected a finite number > 0, found -0.2"),
+    ("zero-gpus", rows(row(num_gpus=0)), "/configurations/0/num_gpus (test-org/Test-Model-7B, H100, 0 GPU(s), max_num_seqs 64): expected an integer >= 1, found 0"),
+    ("boolean-for-integer", rows(row(max_num_seqs=True)), "/configurations/0/max_num_seqs (test-org/Test-Model-7B, H100, 1 GPU(s), max_num_seqs True): expected an integer >= 1, found True"),
+    ("parallel-degree-zero", rows(row(tensor_parallel=0)), f"/configurations/0/tensor_parallel {ID}: expected an integer >= 1, found 0"),
+    ("num-gpus-not-layout", rows(row(num_gpus=1, tensor_parallel=2, data_parallel=2)), f"/configurations/0/num_gpus {ID}: expected max(tensor_parallel x data_parallel, expert_parallel) = 4, found 1"),
+    ("unknown-precision", rows(row(weight_precision="int4")), f"/configurations/0/weight_precision {ID}: expected one of ['bfloat16', 'fp8'], found 'int4'"),
+    ("gpu-name-with-slash", rows(row(gpu_model="H100/../../etc")), "/configurations/0/gpu_model (test-org/Test-Model-7B, H100/../../etc, 1 GPU(s), max_num_seqs 64): expected a string matching"),
+    ("nickname-without-letters-or-digits", rows(row(nickname="--- ---")), f"/configurations/0/nickname {ID}: expected a string matching"),
+    ("model-id-with-spaces", rows(row(model_id="test org/model 7b")), "/configurations/0/model_id (test org/model 7b, H100, 1 GPU(s), max_num_seqs 64): expected a string matching"),
+    ("two-models-one-slug", rows(row(), row(model_id="other/Test-Model-7B", nickname="Test-Model 7B")), "slug test-model-7b: expected one model per slug, found test-org/Test-Model-7B and other/Test-Model-7B"),
+    ("one-model-two-parameter-counts", pin_edit(two_param_counts), "model Qwen/Qwen3-14B: expected one total_params_billions per model (15.0), found 14.0"),
+    ("one-model-two-nicknames", rows(row(), row(nickname="Test Model 7B v2", max_num_seqs=128)), "model test-org/Test-Model-7B: expected one nickname per model ('Test Model 7B'), found 'Test Model 7B v2'"),
+]  # fmt: skip
+
+
+@pytest.fixture
+def built(repo_copy: Path, cli) -> Path:
+    """A scratch output folder holding a real build, to prove a refusal leaves it alone."""
+    out = repo_copy / "out"
+    assert cli("build", "--out", str(out)).exit_code == 0
+    return out
+
+
+@pytest.mark.parametrize(("make", "expected"), [pytest.param(m, e, id=n) for n, m, e in CASES])
+def test_bad_upstream_is_refused_and_changes_nothing(built: Path, repo_copy: Path, cli, make, expected) -> None:
+    bad = repo_copy / "bad.json"
+    bad.write_bytes(make())
+    before = snapshot(repo_copy)
+    result = cli("build", "--upstream", str(bad), "--out", str(built))
+    assert result.exit_code == 1, result.output
+    assert any(line.startswith(f"{bad}: ") and expected in line for line in result.output.splitlines()), result.output
+    assert result.output.splitlines()[-1].endswith("nothing was written")
+    assert snapshot(repo_copy) == before
+
+
+def test_every_problem_is_reported_at_once(built: Path, repo_copy: Path, cli) -> None:
+    bad = repo_copy / "bad.json"
+    bad.write_bytes(rows(row(num_gpus=0, weight_precision="int8"), row(median_itl_ms=-1.0, max_num_seqs=128))())
+    result = cli("build", "--upstream", str(bad), "--out", str(built))
+    assert result.exit_code == 1
+    assert "/configurations/0/num_gpus" in result.output
+    assert "/configurations/0/weight_precision" in result.output
+    assert "/configurations/1/median_itl_ms" in result.output
+    assert "3 problem(s)" in result.output
+
+
+def test_unknown_fields_are_tolerated_with_one_warning(repo_copy: Path, cli) -> None:
+    good = repo_copy / "extra.json"
+    good.write_bytes(pin_edit(lambda confs: [c.update(new_metric=1.0, other=2) for c in confs])())
+    result = cli("build", "--upstream", str(good), "--out", str(repo_copy / "out"))
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: {good}: unknown upstream field(s) ignored: new_metric, other"]
