@@ -44,3 +44,18 @@ def build(session: nox.Session) -> None:
     """Regenerate data/ and datapackage.json from the pinned upstream."""
     session.install("-e", ".")
     session.run("builder", "build", *session.posargs)
+
+
+@nox.session(default=False)
+def update(session: nox.Session) -> None:
+    """Fetch upstream, rebuild, validate, then summarise what changed (posargs go to fetch)."""
+    import shutil
+    import tempfile
+
+    session.install("-e", ".")
+    with tempfile.TemporaryDirectory(prefix="update-") as before:
+        shutil.copytree("data", f"{before}/data")
+        session.run("builder", "fetch", *session.posargs)
+        session.run("builder", "build")
+        session.run("builder", "validate")
+        session.run("builder", "diff", f"{before}/data", "data")
