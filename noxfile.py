@@ -59,3 +59,11 @@ def update(session: nox.Session) -> None:
         session.run("builder", "build")
         session.run("builder", "validate")
         session.run("builder", "diff", f"{before}/data", "data")
+
+
+@nox.session(default=False)
+def release(session: nox.Session) -> None:
+    """Cut a data release: tests, validate, drift, then changelog, dist/ and an annotated tag; never pushes."""
+    session.install("-e", ".[test]")
+    session.run("pytest", "-q")
+    session.run("builder", "release", *session.posargs)

@@ -206,3 +206,16 @@ def diff_command(old: str, new: str, as_json: bool) -> None:
 
     result = diff_trees(load_docs(old), load_docs(new))
     click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_text(result), nl=as_json)
+
+
+@main.command()
+@click.option("--accept-large-changes", "accept", metavar="REASON", help="Release despite large changes; recorded.")
+def release(accept: str | None) -> None:
+    """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes."""
+    from builder.cut import cut_release
+
+    done = cut_release(today_utc(), accept)
+    click.echo(done.summary)
+    for path in done.artifacts:
+        click.echo(f"  wrote {path}")
+    click.echo(f"Tagged {done.version.tag}. To publish: git push origin main {done.version.tag}")

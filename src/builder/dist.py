@@ -1,0 +1,52 @@
+"""Release artifacts: a reproducible archive, a manifest of checksums, and SHA256SUMS."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import hashlib
+import io
+import json
+import tarfile
+from pathlib import Path
+from typing import Any
+
+CONTENTS = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
+
+
+def release_files(root: Path) -> dict[str, bytes]:
+    """Every file that goes into the archive, by path relative to the repo root, sorted."""
+    files: dict[str, bytes] = {}
+    for name in CONTENTS:
+        path = root / name
+        found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for p in found:
+            files[p.relative_to(root).as_posix()] = p.read_bytes()
+    return dict(sorted(files.items()))
+
+
+def archive(files: dict[str, bytes], top: str, date: str) -> bytes:
+    """A .tar.gz whose bytes depend only on the files, the folder name and the date."""
+    mtime = int(dt.datetime.fromisoformat(date).replace(tzinfo=dt.UTC).timestamp())
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for rel, data in files.items():
+            info = tarfile.TarInfo(f"{top}/{rel}")
+            info.size, info.mtime, info.mode = len(data), mtime, 0o644
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(data))
+    return gzip.compress(raw.getvalue(), mtime=0)
+
+
+def manifest(files: dict[str, bytes], tag: str, data_version: str, api: str, lock: dict[str, Any]) -> bytes:
+    entries = [
+        {"path": rel, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()} for rel, data in files.items()
+    ]
+    doc = {"name": "leadgreen-data", "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
+    doc["files"] = entries
+    return (json.dumps(doc, indent=2) + "\n").encode()
+
+
+def sha256sums(named: dict[str, bytes]) -> bytes:
+    """`sha256sum -c` format: '<hex>  <name>' per line."""
+    return "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in named.items()).encode()

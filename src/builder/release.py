@@ -1,0 +1,84 @@
+"""Release rules, pure: the tag scheme, the next tag, and the changelog entry."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from builder.diff import Diff, render_text
+from builder.errors import ReleaseError
+
+TAG = re.compile(r"v(\d{4})\.(\d{2})\.(\d{2})(?:\.(\d+))?")
+LARGE_CHANGE_PCT = 25.0
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    """v<YYYY.MM.DD> for the first release of a data version, v<YYYY.MM.DD>.<n> (n >= 2) after it."""
+
+    date: str  # YYYY-MM-DD
+    serial: int = 1
+
+    @property
+    def tag(self) -> str:
+        base = "v" + self.date.replace("-", ".")
+        return base if self.serial == 1 else f"{base}.{self.serial}"
+
+    @classmethod
+    def parse(cls, tag: str) -> Version | None:
+        m = TAG.fullmatch(tag)
+        return cls(f"{m[1]}-{m[2]}-{m[3]}", int(m[4] or 1)) if m else None
+
+
+def newest_release(tags: list[str]) -> Version | None:
+    versions = [v for v in map(Version.parse, tags) if v is not None]
+    return max(versions, default=None)
+
+
+def next_version(data_version: str, newest: Version | None, changed: bool) -> Version:
+    """The version to release, or ReleaseError when the data is not newer than the newest release."""
+    if newest is None or data_version > newest.date:
+        return Version(data_version)
+    if data_version < newest.date:
+        raise ReleaseError(f"data version {data_version} is older than the newest release {newest.tag}; refusing")
+    if not changed:
+        raise ReleaseError(
+            f"tag {newest.tag} already exists for data version {data_version}, and nothing changed since"
+        )
+    return Version(data_version, newest.serial + 1)
+
+
+def summary(version: Version, previous: Version | None, diff: Diff | None) -> str:
+    """The tag message: one headline and the changes in short."""
+    head = f"LeadGreen data {version.tag} (data version {version.date})"
+    if previous is None or diff is None:
+        return f"{head}\n\nFirst release.\n"
+    counts = [
+        f"{len(diff.models_added)} model(s) added, {len(diff.models_removed)} removed",
+        f"{len({c.where for c in diff.best_changed})} best value set(s) changed",
+        f"{len(diff.configurations_added)} configuration(s) added, {len(diff.configurations_removed)} removed, "
+        f"{len({c.where for c in diff.configurations_changed})} changed",
+    ]
+    return f"{head}\n\nCompared with {previous.tag}: " + "; ".join(counts) + ".\n"
+
+
+def changelog_entry(
+    version: Version, api: str, previous: Version | None, diff: Diff | None, accepted: str | None, upstream: str
+) -> str:
+    lines = [f"## {version.tag} — data version {version.date}, API v{api}", ""]
+    if previous is None or diff is None:
+        lines += ["First release.", ""]
+    else:
+        lines += [f"Compared with {previous.tag}:", "", "```", render_text(diff).rstrip(), "```", ""]
+        large = diff.large_changes(LARGE_CHANGE_PCT)
+        if large:
+            lines += [f"Large changes accepted: {accepted}", ""] + [f"- {item}" for item in large] + [""]
+    lines += [f"Upstream: {upstream}", ""]
+    return "\n".join(lines)
+
+
+def insert_entry(changelog: str, entry: str) -> str:
+    """Newest first, under the file's title."""
+    title = "# Changelog\n\nEvery data release, newest first: what changed in the numbers, and why.\n\n"
+    body = changelog.removeprefix(title) if changelog.startswith(title) else changelog
+    return title + entry + ("\n" + body if body.strip() else "")

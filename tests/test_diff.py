@@ -1,0 +1,62 @@
+"""`builder diff` between two builds of different upstreams, and between git refs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from factory import write_upstream
+
+
+def two_builds(repo: Path, cli) -> tuple[Path, Path]:
+    old, new = repo / "old" / "data", repo / "new" / "data"
+    assert cli("build", "--out", str(old), "--date", "2026-09-27").exit_code == 0
+    doc = json.loads((repo / "upstream" / "lm-arena-chat.json").read_text())
+    for conf in doc["configurations"]:
+        if conf["model_id"] == "Qwen/Qwen3-14B" and conf["gpu_model"] == "H100":
+            conf["output_throughput_tokens_per_sec"] /= 1.5
+            conf["energy_per_token_joules"] *= 1.5
+    doc["configurations"] = [c for c in doc["configurations"] if c["model_id"] != "google/gemma-3-27b-it"]
+    changed = write_upstream(repo / "changed.json", doc)
+    assert cli("build", "--upstream", str(changed), "--out", str(new), "--date", "2026-12-01").exit_code == 0
+    return old, new
+
+
+def test_text_diff_names_the_values_that_changed(repo_copy: Path, cli) -> None:
+    old, new = two_builds(repo_copy, cli)
+    result = cli("diff", str(old), str(new))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "data version: 2026-09-27 -> 2026-12-01"
+    assert "models removed: gemma-3-27b" in lines
+    assert "best changed: qwen-3-14b H100 joules_per_output_token: 0.1119169 -> 0.1678754 (+50.0 %)" in lines
+    assert any(line.startswith("  ~ qwen-3-14b/H100/1/8 #1 tokens_per_second:") for line in lines)
+    assert not any("qwen-3-14b B200" in line for line in lines)
+    assert not any(line.startswith("header changed:") for line in lines)
+
+
+def test_json_diff_has_old_new_and_percent(repo_copy: Path, cli) -> None:
+    old, new = two_builds(repo_copy, cli)
+    result = cli("diff", str(old), str(new), "--json")
+    doc = json.loads(result.output)
+    assert doc["models_removed"] == ["gemma-3-27b"]
+    change = next(c for c in doc["best_changed"] if c["field"] == "wh_per_million_output_tokens")
+    assert change == {
+        "where": "qwen-3-14b H100",
+        "field": "wh_per_million_output_tokens",
+        "old": 31.09,
+        "new": 46.63,
+        "pct": 49.98,
+    }
+
+
+def test_identical_trees_have_no_changes(in_repo, cli) -> None:
+    result = cli("diff", "data", "data")
+    assert result.output.splitlines()[-1] == "no changes"
+
+
+def test_git_ref_against_folder_and_bad_ref(in_repo, cli) -> None:
+    assert cli("diff", "HEAD", "data").exit_code == 0
+    bad = cli("diff", "no-such-ref", "data")
+    assert bad.exit_code == 1
+    assert "no-such-ref: expected a data folder or a git ref holding data/" in bad.output

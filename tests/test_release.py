@@ -1,0 +1,174 @@
+"""`builder release` in temporary git repositories: tags, artifacts, changelog, and every refusal."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+FILES = ("data", "schemas", "upstream", "metadata.toml", "datapackage.json", "LICENSE", "DATA-LICENCE.md", ".gitignore")
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "pkg"
+    root.mkdir()
+    for name in FILES:
+        src = REPO / name
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / name)
+    identity = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t"}
+    identity |= {"GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": str(tmp_path)}
+    for key, value in identity.items():
+        monkeypatch.setenv(key, value)
+    git(root, "init", "--quiet", "--initial-branch", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "--quiet", "-m", "data")
+    monkeypatch.chdir(root)
+    return root
+
+
+def release(cli, *args: str):
+    return cli("release", *args)
+
+
+def rebuild_with(repo: Path, cli, factor: float, date: str) -> None:
+    """Scale Qwen 3 8B's energy and power upstream, re-pin, rebuild and commit, as `nox -s update` would."""
+    pin = repo / "upstream" / "lm-arena-chat.json"
+    doc = json.loads(pin.read_bytes())
+    for conf in doc["configurations"]:
+        if conf["model_id"] == "Qwen/Qwen3-8B":
+            conf["energy_per_token_joules"] *= factor
+            conf["avg_power_watts"] *= factor
+    pin.write_text(json.dumps(doc, indent=1))
+    lock = json.loads((repo / "upstream" / "lock.json").read_text())
+    data = pin.read_bytes()
+    lock.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data), retrieved=date)
+    (repo / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
+    assert cli("build", "--date", date).exit_code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", f"upstream x{factor}")
+
+
+def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> None:
+    result = release(cli)
+    assert result.exit_code == 0, result.output
+    assert "git push origin main v2026.10.19" in result.output
+    assert git(repo, "cat-file", "-t", "v2026.10.19") == "tag"  # annotated, not lightweight
+    assert "First release." in git(repo, "tag", "-l", "--format=%(contents)", "v2026.10.19")
+    assert git(repo, "status", "--porcelain") == ""
+    changelog = (repo / "CHANGELOG.md").read_text()
+    assert "## v2026.10.19 — data version 2026-10-19, API v1" in changelog
+    assert "First release." in changelog
+    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=repo / "dist", capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert check.stdout.count(": OK") == 2
+    manifest = json.loads((repo / "dist" / "leadgreen-data-v2026.10.19.manifest.json").read_text())
+    paths = {f["path"] for f in manifest["files"]}
+    assert {"data/index.json", "schemas/model.schema.json", "datapackage.json", "CHANGELOG.md", "LICENSE"} <= paths
+    assert manifest["upstream"]["sha256"].startswith("24e25d46")
+    listing = subprocess.run(["tar", "-tzf", "dist/leadgreen-data-v2026.10.19.tar.gz"], capture_output=True, text=True)
+    assert "leadgreen-data-v2026.10.19/data/models/qwen-3-8b.json" in listing.stdout.split()
+
+
+def test_archive_is_reproducible(repo: Path, cli) -> None:
+    assert release(cli).exit_code == 0
+    first = (repo / "dist" / "SHA256SUMS").read_bytes()
+    from builder.cut import write_dist
+    from builder.release import Version
+
+    write_dist(Version("2026-10-19"), "1", json.loads((repo / "upstream" / "lock.json").read_text()))
+    assert (repo / "dist" / "SHA256SUMS").read_bytes() == first
+
+
+def test_second_run_refuses_because_the_tag_exists(repo: Path, cli) -> None:
+    assert release(cli).exit_code == 0
+    head = git(repo, "rev-parse", "HEAD")
+    result = release(cli)
+    assert result.exit_code == 1
+    assert "tag v2026.10.19 already exists" in result.output
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert git(repo, "rev-parse", "v2026.10.19^{commit}") == head  # the tag did not move
+
+
+def test_dirty_tree_refuses(repo: Path, cli) -> None:
+    (repo / "data" / "index.json").write_text((repo / "data" / "index.json").read_text() + " ")
+    result = release(cli)
+    assert result.exit_code == 1
+    assert "the working tree is dirty (data/index.json)" in result.output
+    assert git(repo, "tag") == ""
+
+
+def test_commit_that_breaks_the_data_refuses(repo: Path, cli) -> None:
+    path = repo / "data" / "models" / "qwen-3-8b.json"
+    doc = json.loads(path.read_text())
+    doc["best"]["H100"]["joules_per_output_token"] = 0.01
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    git(repo, "commit", "--quiet", "-am", "hand edit")
+    result = release(cli)
+    assert result.exit_code == 1
+    assert "data/models/qwen-3-8b.json: /best/H100: expected a copy of configuration" in result.output
+    assert git(repo, "tag") == ""
+    assert not (repo / "CHANGELOG.md").exists()
+
+
+def test_data_older_than_the_newest_tag_refuses(repo: Path, cli) -> None:
+    git(repo, "tag", "--annotate", "v2030.01.01", "-m", "from the future")
+    result = release(cli)
+    assert result.exit_code == 1
+    assert "data version 2026-10-19 is older than the newest release v2030.01.01" in result.output
+    assert git(repo, "tag") == "v2030.01.01"
+
+
+def test_large_change_refuses_without_acceptance_then_releases_with_reason(repo: Path, cli) -> None:
+    assert release(cli).exit_code == 0
+    rebuild_with(repo, cli, 1.3, "2026-12-01")
+    head = git(repo, "rev-parse", "HEAD")
+    refused = release(cli)
+    assert refused.exit_code == 1
+    assert (
+        "large changes since v2026.10.19: qwen-3-8b B200 wh_per_million_output_tokens: 14.74 -> 19.16" in refused.output
+    )
+    assert "--accept-large-changes REASON" in refused.output
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert git(repo, "status", "--porcelain") == ""
+    accepted = release(cli, "--accept-large-changes", "upstream corrected Qwen 3 8B power readings")
+    assert accepted.exit_code == 0, accepted.output
+    changelog = (repo / "CHANGELOG.md").read_text()
+    entry = changelog.split("## v2026.10.19 ")[0]
+    assert "## v2026.12.01 — data version 2026-12-01, API v1" in entry
+    assert "Large changes accepted: upstream corrected Qwen 3 8B power readings" in entry
+    assert "- qwen-3-8b H100 joules_per_output_token: 0.0721292 -> 0.0937679 (+30.0 %)" in entry
+    assert "Compared with v2026.10.19:" in entry
+    assert changelog.index("## v2026.12.01") < changelog.index("## v2026.10.19")
+    assert "Large changes accepted" in git(repo, "tag", "-l", "--format=%(contents)", "v2026.12.01")
+
+
+def test_small_change_releases_without_acceptance(repo: Path, cli) -> None:
+    assert release(cli).exit_code == 0
+    rebuild_with(repo, cli, 1.05, "2026-12-02")
+    result = release(cli)
+    assert result.exit_code == 0, result.output
+    assert (
+        "best changed: qwen-3-8b H100 joules_per_output_token: 0.0721292 -> 0.0757356 (+5.0 %)"
+        in (repo / "CHANGELOG.md").read_text()
+    )
+
+
+def test_second_release_on_the_same_date_gets_a_serial(repo: Path, cli) -> None:
+    assert release(cli).exit_code == 0
+    rebuild_with(repo, cli, 1.05, "2026-12-03")
+    assert release(cli).exit_code == 0
+    rebuild_with(repo, cli, 1.02, "2026-12-03")
+    result = release(cli)
+    assert result.exit_code == 0, result.output
+    assert "git push origin main v2026.12.03.2" in result.output
