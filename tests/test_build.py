@@ -163,3 +163,17 @@ def test_upstream_without_the_reference_row_is_refused(repo_copy, cli, tmp_path)
     assert result.exit_code == 1
     assert "data/index.json: /reference_row: expected exactly one row with model 'Qwen 3 32B'" in result.output
     assert snapshot(repo_copy) == before
+
+
+def test_output_that_breaks_a_schema_is_never_written(repo_copy, cli, tmp_path) -> None:
+    """1e-6 J per token passes upstream checks but publishes as 0.0 Wh per million: refused."""
+    tiny = {"energy_per_token_joules": 1e-6, "avg_power_watts": 0.003, **REFERENCE_MODEL}
+    up = write_upstream(tmp_path / "tiny.json", upstream([row(**tiny)]))
+    before = snapshot(repo_copy)
+    result = cli("build", "--upstream", str(up))
+    assert result.exit_code == 1
+    expected = (
+        "data/models/qwen-3-32b.json: /configurations/0/wh_per_million_output_tokens: expected a value > 0, found 0.0"
+    )
+    assert expected in result.output
+    assert snapshot(repo_copy) == before

@@ -280,3 +280,25 @@ def test_hand_edit_is_rejected_by_rule(repo_copy, cli, apply, expected) -> None:
     if expected is not None:
         assert any(expected in line for line in lines), result.output
     assert any(line.startswith(("data/", "datapackage.json")) for line in lines)
+
+
+PARSER_CASES = ("schema-nan", "schema-truncated-file")  # refused while parsing, before any schema applies
+
+
+@pytest.mark.parametrize(
+    ("apply", "expected"), [c for c in CASES if c.id.startswith("schema-") and c.id not in PARSER_CASES]
+)
+def test_build_self_check_rejects_every_schema_case(repo_copy, apply, expected) -> None:
+    """The build's fast schema check (fastjsonschema) rejects what jsonschema rejects."""
+    from fastjsonschema import JsonSchemaException
+
+    from builder.validate.schema import fast_validator, schema_for
+
+    data = repo_copy / "data"
+    before = {p: p.read_bytes() for p in data.rglob("*.json")}
+    apply(data)
+    edited = [p for p in data.rglob("*.json") if before.get(p) != p.read_bytes()]
+    assert len(edited) == 1
+    rel = edited[0].relative_to(data).as_posix()
+    with pytest.raises(JsonSchemaException):
+        fast_validator(schema_for(rel))(json.loads(edited[0].read_text()))

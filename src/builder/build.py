@@ -14,8 +14,8 @@ from builder.transform import build_documents
 from builder.upstream import parse_upstream
 from builder.validate.run import check_tree
 from builder.validate.schema import load_schemas
-from builder.validate.tree import DESCRIPTOR, from_files
-from builder.write import dumps, keep_dates, publish, read_json_or_none
+from builder.validate.tree import DESCRIPTOR, Tree
+from builder.write import dumps, keep_dates, parse_or_none, publish
 
 LOCK = Path("upstream/lock.json")
 METADATA = Path("metadata.toml")
@@ -50,20 +50,23 @@ def render(
     lock, data, name = load_upstream(upstream, lock_path)
     parsed = parse_upstream(data, name)
     docs = build_documents(parsed.rows, meta, date)
-    docs = {rel: keep_dates(doc, read_json_or_none(out / rel)) for rel, doc in docs.items()}
+    old = {rel: _read_or_none(out / rel) for rel in [*docs, CSV_NAME]}  # each old file read once
+    docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
     files[CSV_NAME] = configurations_csv([d for rel, d in docs.items() if rel.startswith("models/")])
     version = max(doc["data_version"] for doc in docs.values())
-    package = dumps(descriptor(files, out.name, version, lock, meta, load_schemas()))
-    problems = check_tree(from_files(out.parent, out.name, files, package), meta["base_url"], tables=False)
+    package = descriptor(files, out.name, version, lock, meta, load_schemas())
+    tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
+    problems = check_tree(tree, meta["base_url"], own_output=True)
     if problems:
         raise ValidationError(f"{out}: the new build fails its own checks; nothing was written", problems)
-    changed = [f"{out.name}/{rel}" for rel, b in sorted(files.items()) if _read_or_none(out / rel) != b]
+    package_bytes = dumps(package)
+    changed = [f"{out.name}/{rel}" for rel, b in sorted(files.items()) if old.get(rel, _read_or_none(out / rel)) != b]
     old = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} if out.is_dir() else set()
     changed += [f"{out.name}/{rel} (removed)" for rel in sorted(old - files.keys())]
-    if _read_or_none(out.parent / DESCRIPTOR) != package:
+    if _read_or_none(out.parent / DESCRIPTOR) != package_bytes:
         changed.append(DESCRIPTOR)
-    return BuildResult(files, package, changed, parsed.warnings)
+    return BuildResult(files, package_bytes, changed, parsed.warnings)
 
 
 def build(

@@ -34,11 +34,11 @@ def keep_dates(new: dict[str, Any], old: Any) -> dict[str, Any]:
     return {**new, **{k: old[k] for k in DATE_KEYS}}  # existing keys keep their position
 
 
-def read_json_or_none(path: Path) -> Any:
-    """A previous output file, or None when it is absent or unreadable (then it counts as changed)."""
+def parse_or_none(data: bytes | None) -> Any:
+    """A previous output file's content, or None when absent or unparseable (then it counts as changed)."""
     try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        return json.loads(data) if data is not None else None
+    except ValueError:
         return None
 
 

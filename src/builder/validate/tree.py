@@ -60,16 +60,6 @@ def load_tree(data_dir: Path, descriptor: Path | None = None) -> Tree:
     return tree
 
 
-def from_files(root: Path, data_dir: str, files: dict[str, bytes], descriptor: bytes) -> Tree:
-    """A tree held in memory (a build not yet written), parsed the same way."""
-    tree = Tree(root=root, data_dir=data_dir, raw=dict(files))
-    for rel, data in files.items():
-        if rel.endswith(".json"):
-            tree.docs[rel] = _parsed(tree, tree.shown(rel), data)
-    tree.descriptor = _parsed(tree, DESCRIPTOR, descriptor)
-    return tree
-
-
 def _parsed(tree: Tree, shown: str, data: bytes) -> Any:
     try:
         return parse_json(data)
