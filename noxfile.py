@@ -67,3 +67,10 @@ def release(session: nox.Session) -> None:
     session.install("-e", ".[test]")
     session.run("pytest", "-q")
     session.run("builder", "release", *session.posargs)
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Time build, validate and --help at 1x/10x/100x against check-jsonschema and json.loads."""
+    session.install("-e", ".[test]")
+    session.run("python", "benchmarks/bench.py", *session.posargs)

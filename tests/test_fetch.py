@@ -57,6 +57,9 @@ def test_503_then_good_answer_is_retried_and_pinned(repo_copy: Path, cli, httpse
     assert result.exit_code == 0, result.output
     assert len(httpserver.log) == 2
     assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
+    assert cli("build").exit_code == 0
+    doc = json.loads((repo_copy / "data" / "models" / "qwen-3-8b.json").read_text())
+    assert doc["best"]["H100"]["joules_per_output_token"] == pytest.approx(0.0721292 * 0.9, rel=1e-5)
 
 
 def refused(repo: Path, cli, *args: str) -> str:
