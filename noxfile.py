@@ -58,7 +58,7 @@ def update(session: nox.Session) -> None:
         session.run("builder", "fetch", *session.posargs)
         session.run("builder", "build")
         session.run("builder", "validate")
-        session.run("builder", "diff", f"{before}/data", "data")
+        session.run("builder", "diff", "--summary", f"{before}/data", "data")
 
 
 @nox.session(default=False)

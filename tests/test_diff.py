@@ -60,3 +60,12 @@ def test_git_ref_against_folder_and_bad_ref(in_repo, cli) -> None:
     bad = cli("diff", "no-such-ref", "data")
     assert bad.exit_code == 1
     assert "no-such-ref: expected a data folder or a git ref holding data/" in bad.output
+
+
+def test_summary_keeps_models_and_best_values_only(repo_copy: Path, cli) -> None:
+    old, new = two_builds(repo_copy, cli)
+    lines = cli("diff", "--summary", str(old), str(new)).output.splitlines()
+    assert "models removed: gemma-3-27b" in lines
+    assert any(line.startswith("best changed: qwen-3-14b H100 joules_per_output_token") for line in lines)
+    assert any(line.startswith("configurations: 0 added, 0 removed, ") for line in lines)
+    assert not any(line.startswith("  ~ ") for line in lines)

@@ -198,14 +198,15 @@ def _progress_bar():
 @click.argument("old")
 @click.argument("new")
 @click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
-def diff_command(old: str, new: str, as_json: bool) -> None:
+@click.option("--summary", is_flag=True, help="Models, best values and counts only, not each configuration.")
+def diff_command(old: str, new: str, as_json: bool, summary: bool) -> None:
     """Compare two data trees or git refs (OLD, NEW) by natural key."""
     import json
 
     from builder.diff import diff_trees, load_docs, render_text
 
     result = diff_trees(load_docs(old), load_docs(new))
-    click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_text(result), nl=as_json)
+    click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_text(result, summary), nl=as_json)
 
 
 @main.command()

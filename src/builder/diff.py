@@ -136,8 +136,11 @@ def _diff_model(result: Diff, slug: str, old: dict[str, Any], new: dict[str, Any
             result.configurations_changed += [Change(name(key), k, a.get(k), v) for k, v in b.items() if a.get(k) != v]
 
 
-def render_text(d: Diff) -> str:
-    """The diff for people: one line per change, old -> new with the % change."""
+def render_text(d: Diff, summary: bool = False) -> str:
+    """The diff for people: one line per change, old -> new with the % change.
+
+    `summary` keeps models, best values, headers and the configuration counts, not each configuration.
+    """
     lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"]
     if d.empty:
         return "\n".join([*lines, "no changes"]) + "\n"
@@ -154,8 +157,9 @@ def render_text(d: Diff) -> str:
     )
     if any(counts):
         lines.append("configurations: {} added, {} removed, {} changed".format(*counts))
-        lines += [f"  + {k}" for k in d.configurations_added] + [f"  - {k}" for k in d.configurations_removed]
-        lines += [f"  ~ {_change(c)}" for c in d.configurations_changed]
+        if not summary:
+            lines += [f"  + {k}" for k in d.configurations_added] + [f"  - {k}" for k in d.configurations_removed]
+            lines += [f"  ~ {_change(c)}" for c in d.configurations_changed]
     lines += [f"header changed: {c.where} {c.field}: {_short(c.old)} -> {_short(c.new)}" for c in d.headers_changed]
     return "\n".join(lines) + "\n"
 
