@@ -8,16 +8,12 @@ from pathlib import Path
 import pytest
 
 import builder.write
+from builder.write import undated
 from conftest import REPO, snapshot
 from factory import row, upstream, write_upstream
 
 REFERENCE = REPO.parent / "shared" / "reference" / "v1"
 REFERENCES = ["index.json", "models.json", "models/nvidia-nemotron-nano-9b-v2.json"]
-DATES = ("updated", "data_version")
-
-
-def undated(doc: dict) -> dict:
-    return {k: v for k, v in doc.items() if k not in DATES}
 
 
 def test_build_writes_all_documents_and_reproduces_the_references(in_repo, cli, tmp_path) -> None:

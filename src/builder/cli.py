@@ -23,12 +23,10 @@ def _iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -
     if value is None:
         return None
     try:
-        return dt.date.fromisoformat(value).isoformat() if len(value) == 10 else _bad_date(value)
+        if len(value) == 10:
+            return dt.date.fromisoformat(value).isoformat()
     except ValueError:
-        return _bad_date(value)
-
-
-def _bad_date(value: str) -> str:
+        pass
     raise click.BadParameter(f"expected a date as YYYY-MM-DD, found {value!r}")
 
 

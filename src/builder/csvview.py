@@ -48,7 +48,3 @@ def configurations_csv(models: list[dict[str, Any]]) -> bytes:
         for conf in model["configurations"]:
             writer.writerow([model["slug"], *(cell(conf[k]) for k in CONFIG_KEYS)])
     return buf.getvalue().encode("utf-8")
-
-
-def parse_configurations_csv(text: str) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(text)))

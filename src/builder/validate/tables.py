@@ -27,21 +27,21 @@ def check_tables(tree: Tree) -> list[Problem]:
         except Exception as exc:  # frictionless reports descriptor faults as its own exceptions
             return [Problem(DESCRIPTOR, "/", f"expected a valid Data Package descriptor, found: {exc}")]
         report = package.validate()
-    return [_problem(tables, task.name, error) for task in report.tasks for error in task.errors] + [
-        Problem(DESCRIPTOR, "/", f"expected a valid Data Package descriptor, found: {e.message}") for e in report.errors
-    ]
+    problems = [_problem(tables, task.name, error) for task in report.tasks for error in task.errors]
+    found = [f"expected a valid Data Package descriptor, found: {error.message}" for error in report.errors]
+    return problems + [Problem(DESCRIPTOR, "/", message) for message in found]
 
 
 def _problem(tables: list[dict[str, Any]], name: str, error: Any) -> Problem:
+    """A frictionless error at a JSON pointer (JSON tables: row 2 is item 0) or a CSV row and column."""
     res = next((r for r in tables if r.get("name") == name), {})
-    path = res.get("path", name)
+    message = f"{error.type}: {error.note or error.message}"
     row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
-    if row is None:
-        return Problem(str(path), "/", f"{error.type}: {error.note or error.message}")
     prop = res.get("dialect", {}).get("json", {}).get("property")
-    where = (
-        f"/{prop}/{row - 2}" + (f"/{field}" if field else "")
-        if prop
-        else f"row {row}" + (f", column {field}" if field else "")
-    )
-    return Problem(str(path), where, f"{error.type}: {error.note or error.message}")
+    if row is None:
+        where = "/"
+    elif prop:
+        where = f"/{prop}/{row - 2}" + (f"/{field}" if field else "")
+    else:
+        where = f"row {row}" + (f", column {field}" if field else "")
+    return Problem(str(res.get("path", name)), where, message)
