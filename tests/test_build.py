@@ -173,3 +173,25 @@ def test_output_that_breaks_a_schema_is_never_written(repo_copy, cli, tmp_path) 
     )
     assert expected in result.output
     assert snapshot(repo_copy) == before
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2-exchange", "two-renames"])
+def test_publish_swaps_and_rolls_back_with_or_without_an_atomic_exchange(repo_copy, monkeypatch, exchange) -> None:
+    if not exchange:
+        monkeypatch.setattr(builder.write, "_exchange", lambda a, b: False)
+    out = repo_copy / "data"
+    before = snapshot(repo_copy)
+    real_replace = builder.write.os.replace
+
+    def failing_replace(src, dst):
+        raise OSError(5, "Input/output error", str(dst))
+
+    monkeypatch.setattr(builder.write.os, "replace", failing_replace)
+    with pytest.raises(builder.write.OutputError):
+        builder.write.publish(out, {"index.json": b"{}\n"}, {"datapackage.json": b"{}\n"})
+    assert snapshot(repo_copy) == before
+    monkeypatch.setattr(builder.write.os, "replace", real_replace)
+    builder.write.publish(out, {"index.json": b"{}\n", "models/a.json": b"[]\n"}, {"datapackage.json": b"{}\n"})
+    assert snapshot(out) == {"index.json": b"{}\n", "models/a.json": b"[]\n"}
+    assert (repo_copy / "datapackage.json").read_bytes() == b"{}\n"
+    assert sorted(p.name for p in repo_copy.iterdir() if p.name.startswith(".")) == []
