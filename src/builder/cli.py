@@ -57,7 +57,13 @@ def main() -> None:
 @click.option(
     "--upstream", type=click.Path(path_type=Path, dir_okay=False), help="Upstream task file [default: the pin]."
 )
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("data"), show_default=True)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("data"),
+    show_default=True,
+    help="Data folder to regenerate; datapackage.json is written beside it, in its parent.",
+)
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
 def build(upstream: Path | None, out: Path, date: str | None) -> None:
     """Regenerate every document in OUT from the pinned upstream, atomically."""
