@@ -81,6 +81,7 @@ def build(upstream: Path | None, out: Path, date: str | None) -> None:
 @click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=Path("data"), show_default=True)
 def validate(data: Path) -> None:
     """Check every file: JSON Schemas, tables, cross-file consistency and physics."""
+    from builder.build import METADATA
     from builder.errors import ValidationError
     from builder.metadata import load_metadata
     from builder.validate.run import check_tree
@@ -88,7 +89,7 @@ def validate(data: Path) -> None:
 
     if not data.is_dir():
         raise click.BadParameter(f"expected a data folder, found no folder {data}", param_hint="--data")
-    base_url = load_metadata(Path("metadata.toml"))["base_url"]
+    base_url = load_metadata(METADATA)["base_url"]
     problems = check_tree(load_tree(data), base_url)
     if problems:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)

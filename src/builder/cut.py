@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder import dist, git
+from builder.build import LOCK, METADATA
 from builder.diff import diff_trees, load_docs
 from builder.drift import check_drift, drift_error
 from builder.errors import ReleaseError, ValidationError
@@ -20,7 +21,6 @@ from builder.write import replace_files
 CHANGELOG = Path("CHANGELOG.md")
 DIST = Path("dist")
 DATA = Path("data")
-LOCK = Path("upstream/lock.json")
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def check_git_state() -> None:
 
 
 def check_data(today: str) -> None:
-    problems = check_tree(load_tree(DATA), load_metadata(Path("metadata.toml"))["base_url"])
+    problems = check_tree(load_tree(DATA), load_metadata(METADATA)["base_url"])
     if problems:
         raise ValidationError(f"{DATA}: {len(problems)} problem(s); no release from invalid data", problems)
     diffs = check_drift(DATA, today)
@@ -75,7 +75,10 @@ def cut_release(today: str, accept: str | None) -> Released:
         git.git("add", str(CHANGELOG))
         git.git("commit", "--quiet", "--message", f"Release {version.tag}\n\n{message}")
     except Exception:
-        CHANGELOG.write_text(old_changelog) if old_changelog else CHANGELOG.unlink(missing_ok=True)
+        if old_changelog:
+            CHANGELOG.write_text(old_changelog)
+        else:
+            CHANGELOG.unlink(missing_ok=True)
         raise
     try:
         git.create_annotated_tag(version.tag, message)
