@@ -61,9 +61,9 @@ def render(
     if problems:
         raise ValidationError(f"{out}: the new build fails its own checks; nothing was written", problems)
     package_bytes = dumps(package)
-    changed = [f"{out.name}/{rel}" for rel, b in sorted(files.items()) if old.get(rel, _read_or_none(out / rel)) != b]
-    old = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} if out.is_dir() else set()
-    changed += [f"{out.name}/{rel} (removed)" for rel in sorted(old - files.keys())]
+    changed = [f"{out.name}/{rel}" for rel, b in sorted(files.items()) if old[rel] != b]
+    existing = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} if out.is_dir() else set()
+    changed += [f"{out.name}/{rel} (removed)" for rel in sorted(existing - files.keys())]
     if _read_or_none(out.parent / DESCRIPTOR) != package_bytes:
         changed.append(DESCRIPTOR)
     return BuildResult(files, package_bytes, changed, parsed.warnings)
