@@ -12,13 +12,12 @@ from builder.errors import Problem
 INDEX = "index.json"
 MODEL_LIST = "models.json"
 MODELS_DIR = "models"
-CSV = "configurations.csv"
 DESCRIPTOR = "datapackage.json"
 
 
 @dataclass
 class Tree:
-    """A package as files: `data` holds the data folder's files by path relative to it."""
+    """A package as files: `raw` and `docs` hold the data folder's files by path relative to it."""
 
     root: Path
     data_dir: str
@@ -30,9 +29,6 @@ class Tree:
     def shown(self, rel: str) -> str:
         """A path as the contributor sees it, relative to the package root."""
         return f"{self.data_dir}/{rel}"
-
-    def model_docs(self) -> dict[str, Any]:
-        return {rel: doc for rel, doc in self.docs.items() if rel.startswith(f"{MODELS_DIR}/")}
 
 
 def _reject_constant(name: str) -> float:
