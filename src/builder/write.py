@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import json
 import os
@@ -46,8 +45,8 @@ def publish(out: Path, files: dict[str, bytes], beside: dict[str, bytes]) -> Non
     """Make `out` hold exactly `files`, and write `beside` next to it, or change nothing.
 
     The new tree is written in full next to `out`, then swapped in with one rename (an atomic
-    exchange where the kernel has one). Files in `beside` are replaced after the swap; if that
-    fails, the old tree is swapped back.
+    exchange where the kernel has one). Files in `beside` are then replaced by `replace_files`;
+    if that fails, it restores them and the old tree is swapped back.
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -58,30 +57,21 @@ def publish(out: Path, files: dict[str, bytes], beside: dict[str, bytes]) -> Non
         stage.chmod(0o777 & ~_umask())  # mkdtemp makes 0700; the published tree gets normal modes
     except OSError as exc:
         raise OutputError(f"{out}: cannot write beside the output folder ({exc.strerror})") from exc
-    staged_beside: list[tuple[Path, Path]] = []
     try:
         for rel, data in sorted(files.items()):
             target = stage / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        for name, data in sorted(beside.items()):
-            tmp = out.parent / f".{name}.new-{stage.name}"
-            tmp.write_bytes(data)
-            staged_beside.append((tmp, out.parent / name))
         swapped = _swap_in(stage, out)
         try:
-            for tmp, final in staged_beside:
-                os.replace(tmp, final)
-        except OSError:
+            replace_files({out.parent / name: data for name, data in sorted(beside.items())})
+        except OutputError:
             _swap_back(stage, out, swapped)
             raise
     except OSError as exc:
         raise OutputError(f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged") from exc
     finally:
         shutil.rmtree(stage, ignore_errors=True)
-        for tmp, _ in staged_beside:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
 
 
 _RENAME_EXCHANGE = 2
