@@ -8,6 +8,7 @@ from builder.csvview import CSV_NAME, configurations_csv
 from builder.errors import Problem
 from builder.package import file_facts
 from builder.transform import index_row
+from builder.validate.schema import schema_for
 from builder.validate.tree import DESCRIPTOR, INDEX, MODEL_LIST, Tree
 
 SHARED = ("version", "unit", "itl_deadline_ms", "source", "caveat", "boundary")
@@ -18,9 +19,7 @@ def check_files(tree: Tree) -> list[Problem]:
     """Only published files, and the three fixed ones present."""
     problems = []
     for rel in tree.raw:
-        fixed = rel in (INDEX, MODEL_LIST, CSV_NAME)
-        model = rel.startswith("models/") and rel.count("/") == 1 and rel.endswith(".json")
-        if not (fixed or model):
+        if rel != CSV_NAME and schema_for(rel) is None:  # each published document has a schema
             problems.append(Problem(tree.shown(rel), "/", "expected only published files, found a stray file"))
     for rel in (INDEX, MODEL_LIST, CSV_NAME):
         if rel not in tree.raw:
