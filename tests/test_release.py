@@ -83,10 +83,11 @@ def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> No
 def test_archive_is_reproducible(repo: Path, cli) -> None:
     assert release(cli).exit_code == 0
     first = (repo / "dist" / "SHA256SUMS").read_bytes()
-    from builder.cut import write_dist
-    from builder.release import Version
+    from builder.pin import load_lock
+    from builder.release.flow import write_dist
+    from builder.release.rules import Version
 
-    write_dist(Version("2026-10-19"), "1", json.loads((repo / "upstream" / "lock.json").read_text()))
+    write_dist(Version("2026-10-19"), "1", load_lock(repo / "upstream" / "lock.json"))
     assert (repo / "dist" / "SHA256SUMS").read_bytes() == first
 
 

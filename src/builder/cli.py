@@ -12,7 +12,8 @@ from pathlib import Path
 
 import click
 
-from builder.errors import BuilderError, ProblemsError
+from builder.errors import UPSTREAM_MOVED, BuilderError, ProblemsError
+from builder.layout import DATA, DESCRIPTOR, LOCK, METADATA, require_repo_root
 
 
 def today_utc() -> str:
@@ -47,8 +48,38 @@ class Group(click.Group):
             sys.exit(exc.exit_code)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        code = version("leadgreen-data")
+    except PackageNotFoundError:
+        code = "unknown (not installed)"
+    click.echo(f"builder {code}, data version {_data_version()}")
+    ctx.exit()
+
+
+def _data_version() -> str:
+    """The package's data version, from the descriptor in the current folder."""
+    import json
+
+    try:
+        found = json.loads(Path(DESCRIPTOR).read_bytes()).get("version")
+    except (OSError, ValueError, AttributeError):
+        found = None
+    return found if isinstance(found, str) else f"unknown (no readable {DESCRIPTOR} here; run from the repository root)"
+
+
+DATA_HELP = "Data folder to check; datapackage.json is read beside it, in its parent."
+
+
 @click.group(cls=Group)
-@click.version_option(package_name="leadgreen-data")
+@click.option(
+    "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+    help="Show the builder's version and the data version, and exit.",
+)  # fmt: skip
 def main() -> None:
     """Build, check and release the LeadGreen v1 data package (run from the repo root)."""
 
@@ -60,7 +91,7 @@ def main() -> None:
 @click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
-    default=Path("data"),
+    default=DATA,
     show_default=True,
     help="Data folder to regenerate; datapackage.json is written beside it, in its parent.",
 )
@@ -69,38 +100,41 @@ def build(upstream: Path | None, out: Path, date: str | None) -> None:
     """Regenerate every document in OUT from the pinned upstream, atomically."""
     from builder.build import build as run_build
 
+    require_repo_root(METADATA) if upstream else require_repo_root()
     result = run_build(out, upstream, date or today_utc())
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    click.echo(f"{out}: {len(result.files)} files, {len(result.changed)} changed")
-    for rel in result.changed:
-        click.echo(f"  changed: {rel}")
+    counts = {state: sum(s == state for s in result.written.values()) for state in ("new", "changed", "removed")}
+    click.echo(
+        f"{out}: {len(result.files)} files and {DESCRIPTOR} beside it; "
+        f"{counts['new']} new, {counts['changed']} changed, {counts['removed']} removed"
+    )
+    for path, state in result.written.items():
+        click.echo(f"  {state}: {path}")
 
 
 @main.command()
-@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=Path("data"), show_default=True)
+@click.option(
+    "--data", type=click.Path(path_type=Path, file_okay=False), default=DATA, show_default=True, help=DATA_HELP
+)
 def validate(data: Path) -> None:
     """Check every file: JSON Schemas, tables, cross-file consistency and physics."""
-    from builder.build import METADATA
-    from builder.errors import ValidationError
-    from builder.metadata import load_metadata
-    from builder.validate.run import check_tree
-    from builder.validate.tree import load_tree
+    from builder.verify import validate_committed
 
+    require_repo_root(METADATA)
     if not data.is_dir():
         raise click.BadParameter(f"expected a data folder, found no folder {data}", param_hint="--data")
-    base_url = load_metadata(METADATA)["base_url"]
-    problems = check_tree(load_tree(data), base_url)
-    if problems:
-        raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
+    validate_committed(data)
     click.echo(f"{data}: valid")
 
 
 @main.command()
-@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=Path("data"), show_default=True)
+@click.option(
+    "--data", type=click.Path(path_type=Path, file_okay=False), default=DATA, show_default=True, help=DATA_HELP
+)
 def drift(data: Path) -> None:
     """Rebuild from the pin into a temporary folder; fail, with a diff, if DATA differs."""
-    from builder.drift import check_drift, drift_error
+    from builder.verify import check_drift, drift_error
 
     diffs = check_drift(data, today_utc())
     for text in diffs.values():
@@ -140,9 +174,9 @@ def _limits(max_bytes: int, timeout: float, retries: int, deadline: float):
 
 
 def _default_url(url: str | None) -> str:
-    from builder.build import METADATA
     from builder.metadata import load_metadata
 
+    require_repo_root()
     return url or load_metadata(METADATA)["source"]["data_url"]
 
 
@@ -151,7 +185,6 @@ def _default_url(url: str | None) -> str:
 @click.option("--commit", help="Upstream commit the file was taken from, recorded in the lock.")
 def fetch(url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float, commit: str | None) -> None:
     """Fetch upstream, check it in full, then replace the pin and its lock atomically."""
-    from builder.build import LOCK
     from builder.refresh import fetch_and_pin
 
     limits = _limits(max_bytes, timeout, retries, deadline)
@@ -163,14 +196,10 @@ def fetch(url: str | None, max_bytes: int, timeout: float, retries: int, deadlin
     click.echo(f"{LOCK}: pinned {result.new.size} bytes, sha256 {result.new.sha256} ({state})")
 
 
-UPSTREAM_MOVED = 4
-
-
 @main.command("check-upstream")
 @_fetch_options
 def check_upstream(url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float) -> None:
     """Has upstream moved since the pin? Exit 0 unchanged, 4 moved, 3 unreachable, 1 other errors."""
-    from builder.build import LOCK
     from builder.refresh import compare_upstream
 
     url = _default_url(url)
@@ -204,22 +233,30 @@ def _progress_bar():
 @click.argument("new")
 @click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
 @click.option("--summary", is_flag=True, help="Models, best values and counts only, not each configuration.")
-def diff_command(old: str, new: str, as_json: bool, summary: bool) -> None:
-    """Compare two data trees or git refs (OLD, NEW) by natural key."""
+@click.option("--exit-code", is_flag=True, help="Exit 1 when anything differs, as `git diff --exit-code` does.")
+def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bool) -> None:
+    """Compare two data trees or git refs (OLD, NEW) by natural key.
+
+    Exits 0 after printing the diff, whatever it holds (with --exit-code: 0 when nothing
+    differs, 1 when something does); 1 when OLD or NEW cannot be read; 2 on usage errors.
+    """
     import json
 
     from builder.diff import diff_trees, load_docs, render_text
 
     result = diff_trees(load_docs(old), load_docs(new))
     click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_text(result, summary), nl=as_json)
+    if exit_code and not result.empty:
+        sys.exit(1)
 
 
 @main.command()
 @click.option("--accept-large-changes", "accept", metavar="REASON", help="Release despite large changes; recorded.")
 def release(accept: str | None) -> None:
     """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes."""
-    from builder.cut import cut_release
+    from builder.release.flow import cut_release
 
+    require_repo_root()
     done = cut_release(today_utc(), accept)
     click.echo(done.summary)
     for path in done.artifacts:

@@ -30,7 +30,6 @@ CONFIG_KEYS = (
     "repeat",
 )
 COLUMNS = ("slug", *CONFIG_KEYS)
-CSV_NAME = "configurations.csv"
 
 
 def cell(value: Any) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
+from builder.layout import is_model, slug_of
 from builder.write import DATE_KEYS
 
 ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")
@@ -115,7 +116,7 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
 
 
 def _models(docs: dict[str, Any]) -> dict[str, Any]:
-    return {rel[7:-5]: doc for rel, doc in docs.items() if rel.startswith("models/")}
+    return {slug_of(rel): doc for rel, doc in docs.items() if is_model(rel)}
 
 
 def _diff_model(result: Diff, slug: str, old: dict[str, Any], new: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ MiB = 1024 * 1024
 
 @dataclass(frozen=True)
 class Limits:
-    max_bytes: int = 64 * MiB  # the task file is ~0.3 MB today; 200x headroom
+    max_bytes: int = 64 * MiB  # far above any task file upstream publishes
     connect_timeout: float = 30.0
     read_timeout: float = 30.0  # longest silence between two chunks
     deadline: float = 300.0  # the whole fetch, retries included

@@ -5,7 +5,19 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from builder.csvview import COLUMNS, CSV_NAME
+from builder.csvview import COLUMNS
+from builder.layout import (
+    CSV,
+    DEFS_SCHEMA,
+    INDEX,
+    INDEX_SCHEMA,
+    MODEL_LIST,
+    MODEL_LIST_SCHEMA,
+    MODEL_SCHEMA,
+    SCHEMAS,
+    is_model,
+    slug_of,
+)
 from builder.pin import Lock
 from builder.transform import INDEX_ROW_KEYS
 
@@ -16,7 +28,7 @@ TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
 
 def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each published field's JSON Schema, by name, with one level of $ref/allOf resolved."""
-    defs = schemas["defs.schema.json"]["$defs"]
+    defs = schemas[DEFS_SCHEMA]["$defs"]
 
     def resolve(node: dict[str, Any]) -> dict[str, Any]:
         ref = node.get("$ref") or (node.get("allOf") or [{}])[0].get("$ref")
@@ -26,8 +38,8 @@ def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str,
         return {**target, **{k: v for k, v in node.items() if k not in ("$ref", "allOf")}}
 
     found = {name: resolve(node) for name, node in defs.items()}
-    entry = schemas["model-list.schema.json"]["properties"]["models"]["items"]["properties"]
-    row = schemas["index.schema.json"]["properties"]["rows"]["items"]["properties"]
+    entry = schemas[MODEL_LIST_SCHEMA]["properties"]["models"]["items"]["properties"]
+    row = schemas[INDEX_SCHEMA]["properties"]["rows"]["items"]["properties"]
     found.update({name: resolve(entry[name]) for name in ("gpus", "url", "page")})
     found["model"] = resolve(row["model"])
     return found
@@ -71,7 +83,7 @@ def json_resource(name: str, data_dir: str, rel: str, files: dict[str, bytes], s
         "format": "json",
         "mediatype": "application/json",
         **file_facts(files[rel]),
-        "jsonSchema": f"schemas/{schema}",
+        "jsonSchema": (SCHEMAS / schema).as_posix(),
     }
 
 
@@ -82,8 +94,8 @@ def descriptor(
     defs = field_definitions(schemas)
     src = meta["source"]
     documents = [
-        json_resource("index-document", data_dir, "index.json", files, "index.schema.json", "Index"),
-        json_resource("model-list-document", data_dir, "models.json", files, "model-list.schema.json", "Model list"),
+        json_resource("index-document", data_dir, INDEX, files, INDEX_SCHEMA, "Index"),
+        json_resource("model-list-document", data_dir, MODEL_LIST, files, MODEL_LIST_SCHEMA, "Model list"),
     ]
     # Tabular views of the two JSON documents: frictionless cannot measure bytes or hashes through a
     # JSON dialect, so those are on the documents above and the views carry none.
@@ -92,7 +104,7 @@ def descriptor(
         "title": "Index rows",
         "type": "table",
         "description": "One row per model and GPU: the best configuration under the latency deadline, in energy order.",
-        "path": f"{data_dir}/index.json",
+        "path": f"{data_dir}/{INDEX}",
         "format": "json",
         "mediatype": "application/json",
         "dialect": {"json": {"property": "rows", "keys": ["model", *INDEX_ROW_KEYS]}},
@@ -103,7 +115,7 @@ def descriptor(
         "title": "Model list",
         "type": "table",
         "description": "One entry per model document, sorted by slug.",
-        "path": f"{data_dir}/models.json",
+        "path": f"{data_dir}/{MODEL_LIST}",
         "format": "json",
         "mediatype": "application/json",
         "dialect": {"json": {"property": "models", "keys": list(MODEL_LIST_KEYS)}},
@@ -114,16 +126,16 @@ def descriptor(
         "title": "All configurations",
         "type": "table",
         "description": "Every configuration of every model, one row each, as in the per-model documents.",
-        "path": f"{data_dir}/{CSV_NAME}",
+        "path": f"{data_dir}/{CSV}",
         "format": "csv",
         "mediatype": "text/csv",
-        **file_facts(files[CSV_NAME]),
+        **file_facts(files[CSV]),
         "schema": table_schema(COLUMNS, defs, ["slug", "row_id", "repeat"], fk=True),
     }
     model_docs = [
-        json_resource(f"model-{rel[7:-5]}", data_dir, rel, files, "model.schema.json", f"Model {rel[7:-5]}")
+        json_resource(f"model-{slug_of(rel)}", data_dir, rel, files, MODEL_SCHEMA, f"Model {slug_of(rel)}")
         for rel in sorted(files)
-        if rel.startswith("models/")
+        if is_model(rel)
     ]
     return {
         "$schema": PROFILE,

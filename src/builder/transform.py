@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from builder.layout import INDEX, MODEL_LIST, model_rel, model_url, page_url, row_id
 from builder.slug import slugify
 from builder.upstream import PRECISIONS, Row
 
@@ -34,9 +35,9 @@ def build_documents(rows: list[Row], meta: Doc, date: str) -> dict[str, Doc]:
     """Every published document, keyed by its path inside the data folder."""
     models = [model_document(group, meta, date) for group in group_by_model(rows)]
     models.sort(key=lambda doc: doc["slug"])
-    docs = {f"models/{m['slug']}.json": m for m in models}
-    docs["index.json"] = index_document(models, meta, date)
-    docs["models.json"] = model_list_document(models, meta, date)
+    docs = {model_rel(m["slug"]): m for m in models}
+    docs[INDEX] = index_document(models, meta, date)
+    docs[MODEL_LIST] = model_list_document(models, meta, date)
     return docs
 
 
@@ -69,7 +70,7 @@ def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
         "under_itl_deadline": row.median_itl_ms <= deadline_ms,
         "avg_running_batch": round(row.avg_batch_size, 1),
         "p95_itl_ms": round(row.p95_itl_ms, 1),
-        "row_id": f"{slug}/{row.gpu_model}/{row.num_gpus}/{row.max_num_seqs}",
+        "row_id": row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs),
     }
 
 
@@ -167,8 +168,8 @@ def model_list_document(models: list[Doc], meta: Doc, date: str) -> Doc:
             "params_b": m["params_b"],
             "active_params_b": m["active_params_b"],
             "gpus": m["gpus"],
-            "url": f"{base}/api/v{meta['header']['version']}/models/{m['slug']}.json",
-            "page": f"{base}/models/{m['slug']}/",
+            "url": model_url(base, meta["header"]["version"], m["slug"]),
+            "page": page_url(base, m["slug"]),
         }
         for m in models
     ]

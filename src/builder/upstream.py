@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, fields
 
 from builder.errors import Problem, UpstreamError
+from builder.layout import NUM_GPUS_RULE, num_gpus_for
 from builder.slug import slugify
 
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8"}
@@ -143,10 +144,9 @@ def _row_faults(raw: dict) -> list[tuple[str, str]]:
         if not _is_number(value) or not math.isfinite(value) or value <= 0:
             faults.append((name, f"expected a finite number > 0, found {_show(raw, name)}"))
     if not faults:
-        layout = max(raw["tensor_parallel"] * raw["data_parallel"], raw["expert_parallel"])
+        layout = num_gpus_for(raw["tensor_parallel"], raw["data_parallel"], raw["expert_parallel"])
         if raw["num_gpus"] != layout:
-            rule = f"max(tensor_parallel x data_parallel, expert_parallel) = {layout}"
-            faults.append(("num_gpus", f"expected {rule}, found {raw['num_gpus']}"))
+            faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {raw['num_gpus']}"))
     return faults
 
 

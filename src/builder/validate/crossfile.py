@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from builder.csvview import CSV_NAME, configurations_csv
+from builder.csvview import configurations_csv
 from builder.errors import Problem
+from builder.layout import (
+    CSV,
+    DESCRIPTOR,
+    INDEX,
+    MODEL_LIST,
+    is_model,
+    model_rel,
+    model_url,
+    page_url,
+    schema_for,
+    slug_of,
+)
 from builder.package import file_facts
 from builder.transform import index_row
-from builder.validate.schema import schema_for
-from builder.validate.tree import DESCRIPTOR, INDEX, MODEL_LIST, Tree
+from builder.validate.tree import Tree
 
 SHARED = ("version", "unit", "itl_deadline_ms", "source", "caveat", "boundary")
 ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
@@ -19,9 +30,9 @@ def check_files(tree: Tree) -> list[Problem]:
     """Only published files, and the three fixed ones present."""
     problems = []
     for rel in tree.raw:
-        if rel != CSV_NAME and schema_for(rel) is None:  # each published document has a schema
+        if rel != CSV and schema_for(rel) is None:  # each published document has a schema
             problems.append(Problem(tree.shown(rel), "/", "expected only published files, found a stray file"))
-    for rel in (INDEX, MODEL_LIST, CSV_NAME):
+    for rel in (INDEX, MODEL_LIST, CSV):
         if rel not in tree.raw:
             problems.append(Problem(tree.shown(rel), "/", "expected this file, found it missing"))
     return problems
@@ -29,7 +40,7 @@ def check_files(tree: Tree) -> list[Problem]:
 
 def check_headers(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     """The shared header fields are identical across files; the index is the reference."""
-    ref_rel = INDEX if INDEX in ok else next((r for r in ok if r.startswith("models/")), None)
+    ref_rel = INDEX if INDEX in ok else next((r for r in ok if is_model(r)), None)
     if ref_rel is None:
         return []
     ref = ok[ref_rel]
@@ -49,14 +60,14 @@ def check_model_list(tree: Tree, ok: dict[str, Any], base_url: str, version: str
     problems = []
     if listed != sorted(listed):
         problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
-    files = {rel[7:-5] for rel in tree.docs if rel.startswith("models/")}
+    files = {slug_of(rel) for rel in tree.docs if is_model(rel)}
     for slug in sorted(files - set(listed)):
-        problems.append(Problem(shown, "/models", f"expected an entry for models/{slug}.json, found none"))
+        problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug)}, found none"))
     for i, entry in enumerate(entries):
         slug, at = entry["slug"], f"/models/{i}"
-        doc = ok.get(f"models/{slug}.json")
+        doc = ok.get(model_rel(slug))
         if slug not in files:
-            problems.append(Problem(shown, f"{at}/slug", f"expected a file models/{slug}.json, found none"))
+            problems.append(Problem(shown, f"{at}/slug", f"expected a file {model_rel(slug)}, found none"))
         if doc is not None:
             for key in ENTRY_FROM_DOC:
                 if entry[key] != doc[key]:
@@ -64,10 +75,10 @@ def check_model_list(tree: Tree, ok: dict[str, Any], base_url: str, version: str
                         Problem(
                             shown,
                             f"{at}/{key}",
-                            f"expected {doc[key]!r} as in models/{slug}.json, found {entry[key]!r}",
+                            f"expected {doc[key]!r} as in {model_rel(slug)}, found {entry[key]!r}",
                         )
                     )
-        derived = {"url": f"{base_url}/api/v{version}/models/{slug}.json", "page": f"{base_url}/models/{slug}/"}
+        derived = {"url": model_url(base_url, version, slug), "page": page_url(base_url, slug)}
         for key, want in derived.items():
             if entry[key] != want:
                 problems.append(Problem(shown, f"{at}/{key}", f"expected {want}, found {entry[key]}"))
@@ -76,7 +87,7 @@ def check_model_list(tree: Tree, ok: dict[str, Any], base_url: str, version: str
 
 def check_index(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     shown, index = tree.shown(INDEX), ok[INDEX]
-    models = {rel[7:-5]: doc for rel, doc in ok.items() if rel.startswith("models/")}
+    models = {slug_of(rel): doc for rel, doc in ok.items() if is_model(rel)}
     rows = index["rows"]
     problems = []
     seen: set[tuple[str, str]] = set()
@@ -86,13 +97,13 @@ def check_index(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
             problems.append(Problem(shown, f"/rows/{i}", f"expected one row per model and GPU, found {key} again"))
         seen.add(key)
         doc = models.get(row["slug"])
-        if doc is None and f"models/{row['slug']}.json" in tree.docs:
+        if doc is None and model_rel(row["slug"]) in tree.docs:
             continue  # the model document has schema problems of its own
         best = doc["best"].get(row["gpu"]) if doc else None
         if best is None:
             problems.append(Problem(shown, f"/rows/{i}", f"expected a best configuration for {key}, found none"))
             continue
-        source = f"models/{row['slug']}.json best[{row['gpu']}]"
+        source = f"{model_rel(row['slug'])} best[{row['gpu']}]"
         for k, v in index_row(doc, best).items():
             if row[k] != v:
                 problems.append(Problem(shown, f"/rows/{i}/{k}", f"expected {v!r} as in {source}, found {row[k]!r}"))
@@ -100,7 +111,7 @@ def check_index(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
         for gpu in doc["best"]:
             if (slug, gpu) not in seen:
                 problems.append(
-                    Problem(shown, "/rows", f"expected a row for models/{slug}.json best[{gpu}], found none")
+                    Problem(shown, "/rows", f"expected a row for {model_rel(slug)} best[{gpu}], found none")
                 )
     energies = [r["joules_per_output_token"] for r in rows]
     for i in range(1, len(energies)):
@@ -124,12 +135,12 @@ def check_index(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
 
 def check_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     """The flat table is exactly the per-model documents' configurations."""
-    if CSV_NAME not in tree.raw:
+    if CSV not in tree.raw:
         return []
-    models = [doc for rel, doc in ok.items() if rel.startswith("models/")]
+    models = [doc for rel, doc in ok.items() if is_model(rel)]
     want = configurations_csv(models).decode().splitlines()
-    found = tree.raw[CSV_NAME].decode("utf-8", errors="replace").splitlines()
-    shown = tree.shown(CSV_NAME)
+    found = tree.raw[CSV].decode("utf-8", errors="replace").splitlines()
+    shown = tree.shown(CSV)
     for line, (w, f) in enumerate(zip(want, found, strict=False), start=1):
         if w != f:
             return [Problem(shown, f"line {line}", f"expected {w!r} (from the model documents), found {f!r}")]

@@ -7,9 +7,8 @@ from itertools import pairwise
 from typing import Any
 
 from builder.errors import Problem
+from builder.layout import model_rel, row_id
 from builder.transform import best_by_gpu
-
-DATES = ("updated", "data_version")
 
 
 def check_dates(shown: str, doc: dict[str, Any]) -> list[Problem]:
@@ -21,17 +20,17 @@ def check_dates(shown: str, doc: dict[str, Any]) -> list[Problem]:
 def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     problems = check_dates(shown, doc)
     slug = doc["slug"]
-    if rel != f"models/{slug}.json":
-        problems.append(Problem(shown, "/slug", f"expected the file name models/{slug}.json, found {rel}"))
+    if rel != model_rel(slug):
+        problems.append(Problem(shown, "/slug", f"expected the file name {model_rel(slug)}, found {rel}"))
     confs = doc["configurations"]
     gpus = sorted({c["gpu"] for c in confs})
     if doc["gpus"] != gpus:
         problems.append(Problem(shown, "/gpus", f"expected the configurations' GPUs {gpus}, found {doc['gpus']}"))
     counts: Counter[str] = Counter()
     for i, conf in enumerate(confs):
-        row_id = f"{slug}/{conf['gpu']}/{conf['num_gpus']}/{conf['max_num_seqs']}"
-        if conf["row_id"] != row_id:
-            problems.append(Problem(shown, f"/configurations/{i}/row_id", f"expected {row_id}, found {conf['row_id']}"))
+        want = row_id(slug, conf["gpu"], conf["num_gpus"], conf["max_num_seqs"])
+        if conf["row_id"] != want:
+            problems.append(Problem(shown, f"/configurations/{i}/row_id", f"expected {want}, found {conf['row_id']}"))
         counts[conf["row_id"]] += 1
         if conf["repeat"] != counts[conf["row_id"]]:
             msg = f"expected {counts[conf['row_id']]} (repeats count 1, 2, ... per row_id), found {conf['repeat']}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from builder.errors import Problem
+from builder.layout import NUM_GPUS_RULE, num_gpus_for
 
 WH_PER_J_PER_MILLION = 1e6 / 3600
 J_ROUNDING = 0.5e-7 * WH_PER_J_PER_MILLION  # joules are published to 7 decimals
@@ -42,10 +43,9 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
                     f"expected {str(want).lower()} (median {median} ms, deadline {deadline} ms), found {found}",
                 )
             )
-    layout = max(conf["tensor_parallel"] * conf["data_parallel"], conf["expert_parallel"])
+    layout = num_gpus_for(conf["tensor_parallel"], conf["data_parallel"], conf["expert_parallel"])
     if conf["num_gpus"] != layout:
-        rule = f"max(tensor_parallel x data_parallel, expert_parallel) = {layout}"
-        faults.append(("num_gpus", f"expected {rule}, found {conf['num_gpus']}"))
+        faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {conf['num_gpus']}"))
     return [(f"{where}/{field}", msg) for field, msg in faults]
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from builder.errors import Problem
+from builder.layout import INDEX, MODEL_LIST, is_model
 from builder.validate.crossfile import (
     check_csv,
     check_descriptor,
@@ -16,33 +16,36 @@ from builder.validate.crossfile import (
 )
 from builder.validate.documents import check_dates, check_model
 from builder.validate.physics import check_physics
-from builder.validate.schema import SCHEMAS, check_schemas, check_schemas_fast
-from builder.validate.tree import INDEX, MODEL_LIST, Tree
+from builder.validate.schema import check_schemas, check_schemas_fast
+from builder.validate.tree import Tree
 
 
-def check_tree(tree: Tree, base_url: str, schemas: Path = SCHEMAS, own_output: bool = False) -> list[Problem]:
-    """Every problem in the tree.
+def check_published(tree: Tree, base_url: str) -> list[Problem]:
+    """Every problem in a package under review: jsonschema (the authority), then frictionless on the tables."""
+    from builder.validate.tables import check_tables
 
-    `own_output` is the build checking what it just made: the schemas are applied by their
-    fastjsonschema compilation (jsonschema only explains failures) and frictionless is skipped.
-    `builder validate` runs everything with jsonschema, the authority.
-    """
     problems = [*tree.problems, *check_files(tree)]
-    schema_problems, passed = (check_schemas_fast if own_output else check_schemas)(tree, schemas)
+    schema_problems, passed = check_schemas(tree)
     problems += schema_problems
     problems += check_consistency(tree, {rel: tree.docs[rel] for rel in sorted(passed)}, base_url)
-    if not own_output:
-        from builder.validate.tables import check_tables
+    return problems + check_tables(tree)
 
-        problems += check_tables(tree)
-    return problems
+
+def check_built(tree: Tree, base_url: str) -> list[Problem]:
+    """The build's check of what it just made: the schemas by their fastjsonschema compilation
+    (jsonschema only explains failures), every other rule, and no frictionless (its tables
+    are generated from the same schemas)."""
+    problems = [*tree.problems, *check_files(tree)]
+    schema_problems, passed = check_schemas_fast(tree)
+    problems += schema_problems
+    return problems + check_consistency(tree, {rel: tree.docs[rel] for rel in sorted(passed)}, base_url)
 
 
 def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
     """Per-document rules, physics and cross-file rules, on the documents that passed their schema."""
     problems: list[Problem] = []
     for rel, doc in ok.items():
-        if rel.startswith("models/"):
+        if is_model(rel):
             problems += check_model(tree.shown(rel), rel, doc) + check_physics(tree.shown(rel), doc)
         else:
             problems += check_dates(tree.shown(rel), doc)
@@ -51,6 +54,6 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
         problems += check_index(tree, ok)
     if MODEL_LIST in ok:
         problems += check_model_list(tree, ok, base_url, ok[MODEL_LIST]["version"])
-    if all(rel in ok for rel in tree.docs if rel.startswith("models/")):
+    if all(rel in ok for rel in tree.docs if is_model(rel)):
         problems += check_csv(tree, ok)
     return problems + check_descriptor(tree)

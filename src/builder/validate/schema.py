@@ -1,8 +1,8 @@
 """JSON Schema (draft 2020-12) checks of every document, $refs resolved offline by $id.
 
 Each schema's $refs are resolved once, through a `referencing` registry of our own schemas
-keyed by $id, into a self-contained schema that jsonschema then applies. Resolving per
-instance costs 60 % of the time for the same verdicts. Large trees are checked on all cores.
+keyed by $id, into a self-contained schema that jsonschema then applies, instead of resolving
+them again for every document. Large trees are checked on all cores.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import os
 import re
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -21,26 +20,18 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from builder.errors import Problem
-from builder.validate.tree import INDEX, MODEL_LIST, MODELS_DIR, Tree
+from builder.layout import SCHEMAS, schema_for
+from builder.validate.tree import Tree
 
-SCHEMAS = Path("schemas")
-SCHEMA_FOR = {INDEX: "index.schema.json", MODEL_LIST: "model-list.schema.json"}
-MODEL_SCHEMA = "model.schema.json"
+__all__ = ["check_schemas", "check_schemas_fast", "fast_validator", "load_schemas", "schema_for", "validator"]
+
 PARALLEL_FROM = 200  # documents; below this, starting workers costs more than it saves
 
 
-def schema_for(rel: str) -> str | None:
-    if rel in SCHEMA_FOR:
-        return SCHEMA_FOR[rel]
-    if rel.startswith(f"{MODELS_DIR}/") and rel.count("/") == 1 and rel.endswith(".json"):
-        return MODEL_SCHEMA
-    return None
-
-
 @cache
-def load_schemas(folder: Path = SCHEMAS) -> dict[str, dict[str, Any]]:
-    """Every schema in the folder, by file name."""
-    return {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.schema.json"))}
+def load_schemas() -> dict[str, dict[str, Any]]:
+    """Every schema of the package, by file name."""
+    return {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted(SCHEMAS.glob("*.schema.json"))}
 
 
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
@@ -62,9 +53,9 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
 
 
 @cache
-def validator(name: str, folder: Path = SCHEMAS) -> Draft202012Validator:
+def validator(name: str) -> Draft202012Validator:
     """One compiled validator per schema, built once per process, format checking on."""
-    schemas = load_schemas(folder)
+    schemas = load_schemas()
     registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
     return Draft202012Validator(resolved(schemas[name], registry), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
@@ -95,19 +86,19 @@ def describe(error: ValidationError) -> str:
 _SHARED: list[tuple[str, str, str, Any]] = []  # (shown path, rel, schema name, doc), inherited by forked workers
 
 
-def _check_slice(bounds: tuple[int, int, str]) -> tuple[list[Problem], list[str]]:
-    start, stop, folder = bounds
+def _check_slice(bounds: tuple[int, int]) -> tuple[list[Problem], list[str]]:
+    start, stop = bounds
     problems: list[Problem] = []
     passed: list[str] = []
     for shown, rel, name, doc in _SHARED[start:stop]:
-        errors = sorted(validator(name, Path(folder)).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+        errors = sorted(validator(name).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
         problems += [Problem(shown, pointer(e.absolute_path), describe(e)) for e in errors]
         if not errors:
             passed.append(rel)
     return problems, passed
 
 
-def check_schemas(tree: Tree, folder: Path = SCHEMAS) -> tuple[list[Problem], set[str]]:
+def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
     """Problems, and the documents that passed (only those go on to the cross-file checks)."""
     global _SHARED
     _SHARED = [
@@ -118,12 +109,12 @@ def check_schemas(tree: Tree, folder: Path = SCHEMAS) -> tuple[list[Problem], se
     workers = min(os.cpu_count() or 1, 4)
     try:
         if len(_SHARED) < PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-            problems, passed = _check_slice((0, len(_SHARED), str(folder)))
+            problems, passed = _check_slice((0, len(_SHARED)))
             return problems, set(passed)
         for name in {n for _, _, n, _ in _SHARED}:
-            validator(name, folder)  # compile once, before forking, so workers inherit it
+            validator(name)  # compile once, before forking, so workers inherit it
         step = -(-len(_SHARED) // workers)
-        slices = [(i, min(i + step, len(_SHARED)), str(folder)) for i in range(0, len(_SHARED), step)]
+        slices = [(i, min(i + step, len(_SHARED))) for i in range(0, len(_SHARED), step)]
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
             results = list(pool.map(_check_slice, slices))
         return [p for r in results for p in r[0]], {rel for r in results for rel in r[1]}
@@ -132,8 +123,8 @@ def check_schemas(tree: Tree, folder: Path = SCHEMAS) -> tuple[list[Problem], se
 
 
 @cache
-def fast_validator(name: str, folder: Path = SCHEMAS) -> Any:
-    """The same resolved schema compiled to Python by fastjsonschema: about 18x faster, first error only.
+def fast_validator(name: str) -> Any:
+    """The same resolved schema compiled to Python by fastjsonschema: much faster, first error only.
 
     The keywords our schemas use mean the same in draft 7, which fastjsonschema implements;
     formats are checked by the same functions jsonschema uses.
@@ -148,12 +139,12 @@ def fast_validator(name: str, folder: Path = SCHEMAS) -> Any:
         except ValueError:
             return False
 
-    schema = {**validator(name, folder).schema, "$schema": "http://json-schema.org/draft-07/schema#"}
+    schema = {**validator(name).schema, "$schema": "http://json-schema.org/draft-07/schema#"}
     is_uri = Draft202012Validator.FORMAT_CHECKER.checkers["uri"][0]
     return fastjsonschema.compile(schema, formats={"date": is_date, "uri": is_uri})
 
 
-def check_schemas_fast(tree: Tree, folder: Path = SCHEMAS) -> tuple[list[Problem], set[str]]:
+def check_schemas_fast(tree: Tree) -> tuple[list[Problem], set[str]]:
     """check_schemas for the build's own output: fastjsonschema first, jsonschema's messages for any failure."""
     from fastjsonschema import JsonSchemaException
 
@@ -164,9 +155,9 @@ def check_schemas_fast(tree: Tree, folder: Path = SCHEMAS) -> tuple[list[Problem
         if name is None or doc is None:
             continue
         try:
-            fast_validator(name, folder)(doc)
+            fast_validator(name)(doc)
             passed.add(rel)
         except JsonSchemaException:
             failed.docs[rel] = doc
-    problems, also = check_schemas(failed, folder)
+    problems, also = check_schemas(failed)
     return problems, passed | also

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from builder.errors import Problem
-from builder.validate.tree import DESCRIPTOR, Tree
+from builder.layout import DESCRIPTOR
+from builder.validate.tree import Tree
 
 
 def check_tables(tree: Tree) -> list[Problem]:

@@ -8,11 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import Problem
-
-INDEX = "index.json"
-MODEL_LIST = "models.json"
-MODELS_DIR = "models"
-DESCRIPTOR = "datapackage.json"
+from builder.layout import DESCRIPTOR
 
 
 @dataclass
@@ -40,9 +36,9 @@ def parse_json(data: bytes) -> Any:
     return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
 
 
-def load_tree(data_dir: Path, descriptor: Path | None = None) -> Tree:
+def load_tree(data_dir: Path) -> Tree:
     """Every file below `data_dir`, plus the package descriptor beside it."""
-    descriptor = descriptor or data_dir.parent / DESCRIPTOR
+    descriptor = data_dir.parent / DESCRIPTOR
     tree = Tree(root=data_dir.parent, data_dir=data_dir.name)
     for path in sorted(p for p in data_dir.rglob("*") if p.is_file()):
         rel = path.relative_to(data_dir).as_posix()

@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from builder import dist, git
-from builder.build import LOCK, METADATA
+from builder import git
 from builder.diff import diff_trees, load_docs
-from builder.drift import check_drift, drift_error
-from builder.errors import ReleaseError, ValidationError
-from builder.metadata import load_metadata
-from builder.release import LARGE_CHANGE_PCT, Version, changelog_entry, insert_entry, newest_release, next_version
-from builder.release import summary as tag_summary
-from builder.validate.run import check_tree
-from builder.validate.tree import load_tree
+from builder.errors import ReleaseError
+from builder.layout import CHANGELOG, DATA, DIST, LOCK
+from builder.pin import Lock, load_lock
+from builder.release import artifacts
+from builder.release.rules import (
+    LARGE_CHANGE_PCT,
+    Version,
+    changelog_entry,
+    insert_entry,
+    newest_release,
+    next_version,
+)
+from builder.release.rules import summary as tag_summary
+from builder.verify import check_committed
 from builder.write import replace_files
-
-CHANGELOG = Path("CHANGELOG.md")
-DIST = Path("dist")
-DATA = Path("data")
 
 
 @dataclass(frozen=True)
@@ -39,18 +40,9 @@ def check_git_state() -> None:
         raise ReleaseError(f"releases are cut from main, found branch {branch}")
 
 
-def check_data(today: str) -> None:
-    problems = check_tree(load_tree(DATA), load_metadata(METADATA)["base_url"])
-    if problems:
-        raise ValidationError(f"{DATA}: {len(problems)} problem(s); no release from invalid data", problems)
-    diffs = check_drift(DATA, today)
-    if diffs:
-        raise drift_error(diffs)
-
-
 def cut_release(today: str, accept: str | None) -> Released:
     check_git_state()
-    check_data(today)
+    check_committed(DATA, today)
     docs = load_docs(str(DATA))
     data_version = max(doc["data_version"] for doc in docs.values())
     api = docs["index.json"]["version"]
@@ -64,8 +56,8 @@ def cut_release(today: str, accept: str | None) -> Released:
     if large and not accept:
         listed = "; ".join(large)
         raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
-    lock = json.loads(LOCK.read_text())
-    upstream = f"{lock['url']} at commit {lock['commit']}, sha256 {lock['sha256']}, retrieved {lock['retrieved']}"
+    lock = load_lock(LOCK)
+    upstream = f"{lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
     old_changelog = CHANGELOG.read_text() if CHANGELOG.exists() else ""
     entry = changelog_entry(version, api, previous, diff, accept, upstream)
     message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
@@ -88,13 +80,13 @@ def cut_release(today: str, accept: str | None) -> Released:
     return Released(version, artifacts, message)
 
 
-def write_dist(version: Version, api: str, lock: dict) -> list[Path]:
-    files = dist.release_files(Path("."))
+def write_dist(version: Version, api: str, lock: Lock) -> list[Path]:
+    files = artifacts.release_files(Path("."))
     name = f"leadgreen-data-{version.tag}"
-    archive = dist.archive(files, name, version.date)
-    manifest = dist.manifest(files, version.tag, version.date, api, lock)
+    archive = artifacts.archive(files, name, version.date)
+    manifest = artifacts.manifest(files, version.tag, version.date, api, asdict(lock))
     named = {f"{name}.tar.gz": archive, f"{name}.manifest.json": manifest}
     DIST.mkdir(exist_ok=True)
-    outputs = {DIST / n: data for n, data in named.items()} | {DIST / "SHA256SUMS": dist.sha256sums(named)}
+    outputs = {DIST / n: data for n, data in named.items()} | {DIST / "SHA256SUMS": artifacts.sha256sums(named)}
     replace_files(outputs)
     return list(outputs)
