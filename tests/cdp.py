@@ -111,7 +111,8 @@ class Page:
         self.browser.wait_for("Page.loadEventFired", self.session)
 
     def evaluate(self, expression: str) -> Any:
-        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        params = {"expression": expression, "returnByValue": True, "awaitPromise": True}
+        result = self.send("Runtime.evaluate", params)
         if "exceptionDetails" in result:
             raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
