@@ -291,3 +291,29 @@ def test_charts_are_svg_with_a_title_and_a_description(sites) -> None:
             assert present in head, (path, present)
         for absent in ("<dc:date>", "Matplotlib v"):  # no build date, no version stamp
             assert absent not in head, (path, absent)
+
+
+def test_pages_workflow_pins_every_action_and_keeps_least_privilege() -> None:
+    import re
+
+    path = REPO / ".github" / "workflows" / "pages.yml"
+    text = path.read_text(encoding="utf-8")
+    uses = re.findall(r"^\s*(?:- )?uses: (\S+)(.*)$", text, re.MULTILINE)
+    assert {action.split("@")[0] for action, _ in uses} == {
+        "actions/checkout", "actions/setup-python", "actions/upload-pages-artifact", "actions/deploy-pages"
+    }  # fmt: skip
+    for action, comment in uses:
+        assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", action), action
+        assert re.fullmatch(r" # v\d+(\.\d+)*", comment), (action, comment)
+    assert "\npermissions: {}\n" in text
+    build, deploy = text.split("\n  deploy:\n")
+    assert "pages: write" not in build
+    assert "id-token: write" not in build
+    assert "pages: write" in deploy
+    assert "id-token: write" in deploy
+    assert "contents:" not in deploy
+    assert "builder site --out _site" in build
+    assert 'python-version: "3.11"' in build
+    checker = Path(sys.executable).with_name("check-jsonschema")
+    run = subprocess.run([checker, "--builtin-schema", "vendor.github-workflows", str(path)], capture_output=True)
+    assert run.returncode == 0, run.stdout + run.stderr
