@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -317,3 +318,40 @@ def test_pages_workflow_pins_every_action_and_keeps_least_privilege() -> None:
     checker = Path(sys.executable).with_name("check-jsonschema")
     run = subprocess.run([checker, "--builtin-schema", "vendor.github-workflows", str(path)], capture_output=True)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _edit(path: Path, change) -> None:
+    doc = json.loads(path.read_bytes())
+    change(doc)
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+
+
+BROKEN = [
+    ("no data folder", lambda root: shutil.rmtree(root / "data"),
+     "data: expected the package's folder, found none"),
+    ("a page elsewhere", lambda root: _edit(root / "data" / "models.json",
+     lambda d: d["models"][0].update(page="https://example.org/x/")),
+     "data/models.json: /models/0/page: expected a URL under https://leadgreen.ai/, found 'https://example.org/x/'"),
+    ("a url to nothing", lambda root: _edit(root / "data" / "models.json",
+     lambda d: d["models"][0].update(url="https://leadgreen.ai/api/v1/models/nothing.json")),
+     "data/models.json: /models/0/url: expected a published document at https://leadgreen.ai/api/v1/models/"),
+    ("a document without a name", lambda root: _edit(root / "data" / "models" / "deepseek-v3-1.json",
+     lambda d: d.pop("name")),
+     "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "
+     "found KeyError: 'name'"),
+    ("two pages at one path", lambda root: _edit(root / "data" / "models.json",
+     lambda d: d["models"][1].update(page=d["models"][0]["page"])),
+     "site: two files would be written at models/deepseek-v3-1/"),
+    ("not JSON", lambda root: (root / "data" / "index.json").write_text("{"),
+     "data/index.json: expected JSON, found"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("change", "message"), [case[1:] for case in BROKEN], ids=[case[0] for case in BROKEN])
+def test_a_broken_package_is_one_clear_error_and_no_site(repo_copy, cli, change, message) -> None:
+    change(repo_copy)
+    result = cli("site")
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: {message}"), result.output
+    assert result.output.count("\n") == 1
+    assert not (repo_copy / "site").exists()

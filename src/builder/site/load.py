@@ -112,9 +112,10 @@ def source(pkg: Package) -> dict[str, Any]:
 
 def licence_links(pkg: Package) -> list[tuple[str, str]]:
     """(name, https URL) of every licence the descriptor links to."""
-    licences = json.loads(pkg.descriptor).get("licenses") or []
+    descriptor = json.loads(pkg.descriptor)
+    licences = descriptor.get("licenses") if isinstance(descriptor, dict) else None
     return [
         (str(item.get("name") or item["path"]), item["path"])
-        for item in licences
+        for item in licences or []
         if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"].startswith("https://")
     ]
