@@ -17,7 +17,8 @@ from sitehelp import REPO, serve
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = REPO / "tests" / ".artifacts"
-MODEL = "qwen-3-30b-a3b-instruct"
+MODELS = json.loads((REPO / "data" / "models.json").read_bytes())["models"]
+MODEL = max(MODELS, key=lambda m: len(m["gpus"]))["slug"]  # the first with the most GPU types
 IMAGES = "[...document.images].map(i => [i.complete, i.naturalWidth, i.naturalHeight, i.getBoundingClientRect().width])"
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
 
