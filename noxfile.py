@@ -74,3 +74,13 @@ def bench(session: nox.Session) -> None:
     """Time build, validate and --help at 1x/10x/100x against check-jsonschema and json.loads."""
     session.install("-e", ".[test]")
     session.run("python", "benchmarks/bench.py", *session.posargs)
+
+
+@nox.session(default=False)
+def site(session: nox.Session) -> None:
+    """Build the web site into site/ and serve it on 127.0.0.1 (posargs: the port, default 8000)."""
+    session.install("-e", ".")
+    session.run("builder", "site", "--out", "site")
+    port = session.posargs[0] if session.posargs else "8000"
+    session.log(f"serving the site at http://127.0.0.1:{port}/ (Ctrl-C stops)")
+    session.run("python", "-m", "http.server", "--bind", "127.0.0.1", "--directory", "site", port)

@@ -262,3 +262,16 @@ def release(accept: str | None) -> None:
     for path in done.artifacts:
         click.echo(f"  wrote {path}")
     click.echo(f"Tagged {done.version.tag}. To publish: git push origin main {done.version.tag}")
+
+
+@main.command()
+@click.option("--out", type=click.Path(path_type=Path), default=Path("site"), show_default=True,
+              help="Folder to build into: absent, empty, or a site built before.")  # fmt: skip
+def site(out: Path) -> None:
+    """Build the static web site (pages, charts, API files, schemas) from the committed package."""
+    from builder.site.build import build_site
+
+    result = build_site(out)
+    for path in result.left:
+        click.echo(f"warning: left {path}, which builder site did not write", err=True)
+    click.echo(f"{out}: {result.files} files, {result.pages} pages, data version {result.data_version}")

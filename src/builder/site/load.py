@@ -1,0 +1,118 @@
+"""Read the committed package the site is built from: data/, schemas/, datapackage.json, metadata.toml."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from builder.errors import InputError
+from builder.layout import DATA, DESCRIPTOR, METADATA, SCHEMAS
+from builder.metadata import load_metadata
+
+EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
+
+
+@dataclass(frozen=True)
+class Package:
+    base_url: str
+    data: dict[str, bytes]  # every file of data/, by path relative to data/
+    docs: dict[str, Any]  # the parsed JSON files of data/, by the same path
+    schemas: dict[str, bytes]  # every schemas/*.schema.json, by file name
+    schema_docs: dict[str, Any]
+    descriptor: bytes
+    extras: dict[str, bytes]  # files from EXTRAS that exist, by name
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json(shown: str, data: bytes) -> Any:
+    try:
+        return json.loads(data, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{shown}: expected JSON, found {exc}") from exc
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def load_package(root: Path) -> Package:
+    """Every input of the site, read once; a missing or unparseable input is an InputError."""
+    data_dir, schema_dir = root / DATA, root / SCHEMAS
+    for folder in (data_dir, schema_dir):
+        if not folder.is_dir():
+            raise InputError(f"{folder}: expected the package's folder, found none (run from the repo root)")
+    data = {p.relative_to(data_dir).as_posix(): _read(p) for p in sorted(data_dir.rglob("*")) if p.is_file()}
+    docs = {rel: parse_json(f"{DATA}/{rel}", raw) for rel, raw in data.items() if rel.endswith(".json")}
+    schemas = {p.name: _read(p) for p in sorted(schema_dir.glob("*.schema.json"))}
+    if not schemas:
+        raise InputError(f"{schema_dir}: expected *.schema.json files, found none")
+    schema_docs = {name: parse_json(f"{SCHEMAS}/{name}", raw) for name, raw in schemas.items()}
+    descriptor = _read(root / DESCRIPTOR)
+    parse_json(DESCRIPTOR, descriptor)
+    extras = {name: _read(root / name) for name in EXTRAS if (root / name).is_file()}
+    base_url = load_metadata(root / METADATA)["base_url"]
+    if not isinstance(base_url, str) or not base_url.startswith("https://"):
+        raise InputError(f"{root / METADATA}: base_url: expected an https:// URL, found {base_url!r}")
+    return Package(base_url.rstrip("/"), data, docs, schemas, schema_docs, descriptor, extras)
+
+
+def _by_depth(rels: list[str]) -> list[str]:
+    """The root workload first, then the others by path."""
+    return sorted(rels, key=lambda rel: (rel.count("/"), rel))
+
+
+def model_lists(pkg: Package) -> list[str]:
+    """Every model list in the tree (data/models.json, data/workloads/<id>/models.json, ...)."""
+    found = [
+        rel
+        for rel, doc in pkg.docs.items()
+        if posixpath.basename(rel) == "models.json" and isinstance(doc, dict) and isinstance(doc.get("models"), list)
+    ]
+    return _by_depth(found)
+
+
+def indexes(pkg: Package) -> list[str]:
+    """Every index document in the tree, the root workload's first."""
+    found = [
+        rel
+        for rel, doc in pkg.docs.items()
+        if posixpath.basename(rel) == "index.json" and isinstance(doc, dict) and isinstance(doc.get("rows"), list)
+    ]
+    return _by_depth(found)
+
+
+def data_version(pkg: Package) -> str:
+    """The package's data version: the newest data_version across its documents."""
+    versions = [d["data_version"] for d in pkg.docs.values() if isinstance(d, dict) and "data_version" in d]
+    if not versions:
+        raise InputError(f"{DATA}: expected documents with a data_version, found none")
+    return max(str(v) for v in versions)
+
+
+def source(pkg: Package) -> dict[str, Any]:
+    """The source block, as the root index (or else the first document that has one) carries it."""
+    for rel in indexes(pkg) + sorted(pkg.docs):
+        doc = pkg.docs[rel]
+        if isinstance(doc, dict) and isinstance(doc.get("source"), dict):
+            return doc["source"]
+    raise InputError(f"{DATA}: expected documents with a source block, found none")
+
+
+def licence_links(pkg: Package) -> list[tuple[str, str]]:
+    """(name, https URL) of every licence the descriptor links to."""
+    descriptor = json.loads(pkg.descriptor)
+    licences = descriptor.get("licenses") if isinstance(descriptor, dict) else None
+    return [
+        (str(item.get("name") or item["path"]), item["path"])
+        for item in licences or []
+        if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"].startswith("https://")
+    ]

@@ -1,0 +1,372 @@
+"""builder site: every published URL resolves in the site; pages show the data, escaped; builds repeat byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+
+from builder.site.build import build_site
+from builder.site.load import load_package
+from builder.site.plan import schema_name
+from conftest import snapshot
+from sitehelp import (
+    BASE,
+    REPO,
+    WORKLOAD,
+    WORKLOAD_MODELS,
+    add_workload,
+    copy_package,
+    page_link_target,
+    parse_html,
+    serve,
+    strings,
+    url_to_file,
+)
+
+TREES = ("today", "two-workloads")
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
+    """(package root, built site) of the committed package, and of a copy with a second workload."""
+    base = tmp_path_factory.mktemp("sites")
+    two = add_workload(copy_package(base / "two-workloads"))
+    built = {}
+    for name, root in (("today", REPO), ("two-workloads", two)):
+        built[name] = (root, base / f"site-{name}")
+        build_site(built[name][1], root)
+    return built
+
+
+def published_json(site: Path) -> dict[Path, object]:
+    return {p: json.loads(p.read_bytes()) for p in sorted(site.rglob("*.json"))}
+
+
+def model_lists(root: Path) -> list[Path]:
+    return sorted((root / "data").rglob("models.json"))
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_every_url_in_every_published_document_resolves_in_the_site(sites, tree) -> None:
+    _, site = sites[tree]
+    checked, missing = 0, []
+    for path, doc in published_json(site).items():
+        schema_id = doc.get("$id") if isinstance(doc, dict) and "$schema" in doc else None
+        for key, value in strings(doc):
+            if key == "$ref" and schema_id and not value.startswith("#"):
+                value = urljoin(schema_id, value)
+            if value == BASE or value.startswith(BASE + "/"):
+                checked += 1
+                if not url_to_file(site, value).is_file():
+                    missing.append(f"{path.relative_to(site)}: {key}: {value}")
+    assert missing == []
+    pages = sum(len(json.loads(p.read_bytes())["models"]) for p in model_lists(sites[tree][0]))
+    assert checked > 3 * pages  # urls, pages, $ids and $refs of several documents were really checked
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_every_link_of_every_page_resolves_and_only_the_source_is_elsewhere(sites, tree) -> None:
+    root, site = sites[tree]
+    source = tomllib.loads((root / "metadata.toml").read_text(encoding="utf-8"))["source"]
+    licences = json.loads((root / "datapackage.json").read_bytes())["licenses"]
+    allowed = {urlsplit(url).hostname for url in (source["url"], source["data_url"], source["cite_url"])}
+    allowed |= {urlsplit(item["path"]).hostname for item in licences}
+    hosts, missing, pages = set(), [], sorted(site.rglob("*.html"))
+    for page in pages:
+        links = parse_html(page)
+        for tag, attribute, value in links.links:
+            parts = urlsplit(value)
+            if parts.scheme or parts.netloc:
+                assert parts.scheme == "https", f"{page}: {value}"
+                hosts.add(parts.hostname)
+            elif value.startswith("#"):
+                if value[1:] not in links.ids:
+                    missing.append(f"{page.relative_to(site)}: <{tag} {attribute}={value}>: no such id")
+            elif not page_link_target(site, page, value).is_file():
+                missing.append(f"{page.relative_to(site)}: <{tag} {attribute}={value}>")
+    assert missing == []
+    assert hosts == allowed
+    assert len(pages) == 1 + sum(len(json.loads(p.read_bytes())["models"]) for p in model_lists(root))
+
+
+def test_every_model_page_shows_its_document(sites) -> None:
+    root, site = sites["today"]
+    entries = json.loads((root / "data" / "models.json").read_bytes())["models"]
+    for entry in entries:
+        doc = json.loads(url_to_file(site, entry["url"]).read_bytes())
+        html = url_to_file(site, entry["page"]).read_text(encoding="utf-8")
+        assert doc["name"] in html
+        assert doc["model_id"] in html
+        assert doc["architecture"] in html
+        body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+        assert body.count("<tr") == len(doc["configurations"])
+        assert body.count('<tr class="best">') == len(doc["best"])
+        assert f'href="../../api/v1/models/{doc["slug"]}.json"' in html
+        assert 'href="../../schemas/v1/model.schema.json"' in html
+        assert '<img src="energy-latency.svg" alt="Scatter chart' in html
+        assert "<figcaption>" in html
+        for text in (doc["caveat"], doc["source"]["cite"], doc["source"]["licence"]):
+            assert text.replace("'", "&#39;") in html
+
+
+NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 8: "eight"}
+
+
+def test_best_configuration_in_words(sites) -> None:
+    root, site = sites["today"]
+    for path in sorted((root / "data" / "models").glob("*.json")):
+        doc = json.loads(path.read_bytes())
+        html = (site / "models" / doc["slug"] / "index.html").read_text(encoding="utf-8")
+        for gpu, best in doc["best"].items():
+            n = best["num_gpus"]
+            said = (
+                f"On {NUMBERS[n]} {gpu}{'s' if n > 1 else ''}, {best['wh_per_million_output_tokens']:,.2f} Wh per "
+                f"million output tokens at a median {best['median_itl_ms']:,.1f} ms between tokens"
+            )
+            assert said in html, path.name
+
+
+def test_home_page_has_the_index_in_energy_order_with_links(sites) -> None:
+    root, site = sites["today"]
+    index = json.loads((root / "data" / "index.json").read_bytes())
+    html = (site / "index.html").read_text(encoding="utf-8")
+    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    rows = body.split("<tr>")[1:]
+    assert len(rows) == len(index["rows"])
+    for html_row, row in zip(rows, index["rows"], strict=True):  # in the index's (energy) order
+        assert f'<a href="models/{row["slug"]}/">{row["model"]}</a>' in html_row
+        assert f"<td>{row['gpu']}" in html_row or f" {row['gpu']}" in html_row
+        assert f"<td>{row['wh_per_million_output_tokens']:,.2f}</td>" in html_row
+    assert '<img src="charts/text-conversation.svg"' in html
+    version = max(json.loads(p.read_bytes())["data_version"] for p in (root / "data").rglob("*.json"))
+    assert f"Data version <strong>{version}</strong>" in html
+    assert f"<code>v{version.replace('-', '.')}</code>" in html
+    for download in ("configurations.csv", "datapackage.json", "CITATION.cff"):
+        assert f'href="download/{download}"' in html
+    assert (site / "download" / "datapackage.json").read_bytes() == (root / "datapackage.json").read_bytes()
+
+
+def test_published_files_are_copied_byte_for_byte(sites) -> None:
+    root, site = sites["today"]
+    for path in sorted((root / "data").rglob("*")):
+        if path.is_file():
+            assert (site / "api" / "v1" / path.relative_to(root / "data")).read_bytes() == path.read_bytes()
+    for path in sorted((root / "schemas").glob("*.schema.json")):
+        schema_id = json.loads(path.read_bytes())["$id"]
+        assert url_to_file(site, schema_id).read_bytes() == path.read_bytes()
+
+
+def test_a_second_workload_gets_its_pages_without_code(sites) -> None:
+    _root, site = sites["two-workloads"]
+    for slug in WORKLOAD_MODELS:
+        page = site / "workloads" / WORKLOAD / "models" / slug / "index.html"
+        html = page.read_text(encoding="utf-8")
+        assert "(long context)</h1>" in html
+        assert f'href="../../../../api/v1/workloads/{WORKLOAD}/models/{slug}.json"' in html
+        assert (page.parent / "energy-latency.svg").is_file()
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert 'id="workload-text-conversation"' in home
+    assert f'id="workload-{WORKLOAD}"' in home
+    assert f'<img src="charts/{WORKLOAD}.svg"' in home
+    assert f'href="workloads/{WORKLOAD}/models/qwen-3-8b/">Qwen 3 8B (long context)</a>' in home
+    assert (site / "api" / "v1" / "workloads.json").is_file()
+
+
+def test_every_document_has_a_schema(sites) -> None:
+    pkg = load_package(REPO)
+    names = list(pkg.schemas)
+    assert {
+        rel: schema_name(rel, doc, names) for rel, doc in pkg.docs.items() if schema_name(rel, doc, names) is None
+    } == {}
+
+
+def test_check_jsonschema_validates_every_document_against_the_served_schemas(sites, tmp_path) -> None:
+    _, site = sites["today"]
+    pkg = load_package(REPO)
+    by_schema: dict[str, list[str]] = {}
+    for rel, doc in pkg.docs.items():
+        by_schema.setdefault(schema_name(rel, doc, list(pkg.schemas)), []).append(str(site / "api" / "v1" / rel))
+    bad = json.loads((site / "api" / "v1" / "models" / "qwen-3-8b.json").read_bytes())
+    bad["configurations"][0]["num_gpus"] = 0
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    checker = Path(sys.executable).with_name("check-jsonschema")
+    env = {**os.environ, "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
+    with serve(site) as (url, requested):
+        schemas = f"{url}schemas/v1/"
+
+        def check(schema: str, files: list[str]) -> subprocess.CompletedProcess:
+            args = [checker, "--no-cache", "--base-uri", schemas, "--schemafile", schemas + schema, *files]
+            return subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
+
+        for schema, files in sorted(by_schema.items()):
+            run = check(schema, files)
+            assert run.returncode == 0, run.stdout + run.stderr
+        refused = check("model.schema.json", [str(tmp_path / "bad.json")])
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "num_gpus" in refused.stdout + refused.stderr
+    assert {f"/schemas/v1/{name}" for name in (*by_schema, "defs.schema.json")} <= set(requested)
+    assert sum(len(files) for files in by_schema.values()) == len(pkg.docs)
+
+
+def test_two_builds_give_the_same_bytes(sites, tmp_path) -> None:
+    _, first = sites["today"]
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    builder = Path(sys.executable).with_name("builder")
+    run = subprocess.run([builder, "site", "--out", str(tmp_path / "again")], cwd=REPO, env=env, capture_output=True)
+    assert run.returncode == 0, run.stderr
+    assert snapshot(tmp_path / "again") == snapshot(first)
+    build_site(tmp_path / "again", REPO)  # over the previous build: the same again
+    assert snapshot(tmp_path / "again") == snapshot(first)
+
+
+def test_help_imports_neither_matplotlib_nor_jinja2() -> None:
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom builder.cli import main\n"
+        "assert CliRunner().invoke(main, ['--help']).exit_code == 0\n"
+        "print(sorted(m for m in ('matplotlib', 'jinja2', 'builder.site.plan') if m in sys.modules))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"
+
+
+def test_cli_builds_the_site_into_site_by_default(repo_copy, cli) -> None:
+    result = cli("site")
+    assert result.exit_code == 0, result.output
+    site = repo_copy / "site"
+    files = [p for p in site.rglob("*") if p.is_file()]
+    pages = [p for p in files if p.suffix == ".html"]
+    version = max(json.loads(p.read_bytes())["data_version"] for p in (repo_copy / "data").rglob("*.json"))
+    assert result.output == f"site: {len(files)} files, {len(pages)} pages, data version {version}\n"
+    assert len(pages) == 1 + len(json.loads((repo_copy / "data" / "models.json").read_bytes())["models"])
+    assert (repo_copy / "site" / "index.html").is_file()
+    assert (repo_copy / "site" / ".leadgreen-site").is_file()
+
+
+MARKUP = "<script>alert(1)</script>"
+
+
+def _hostile_doc() -> dict:
+    """A model document whose upstream strings carry markup; built directly, past every upstream check."""
+    doc = json.loads((REPO / "data" / "models" / "qwen-3-8b.json").read_bytes())
+    doc["name"] = f"Evil {MARKUP} & Co"
+    doc["architecture"] = '"><img src=x onerror=alert(2)>'
+    doc["caveat"] = MARKUP
+    doc["source"] = {**doc["source"], "cite": MARKUP, "url": "javascript:alert(3)"}
+    return doc
+
+
+def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
+    from builder.site import charts, render, views
+
+    doc = _hostile_doc()
+    chart = charts.energy_latency(doc, ["B200", "H100"])
+    svg = chart.svg.decode("utf-8")
+    assert "<script" not in svg
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co" in svg
+    links = {"page": "models/evil/index.html", "doc": "api/v1/models/evil.json", "schema": "schemas/v1/m.json"}
+    common = {"source": views.source_view(doc["source"], []), "data_version": "2026-10-19"}
+    view = views.model_view(doc, links, views.chart_view(links["page"], "models/evil/c.svg", chart, "c"), common)
+    html = render.render("model.html", view).decode("utf-8")
+    assert "<script" not in html
+    assert "<img src=x" not in html
+    assert "javascript:" not in html.split("<main>")[1]
+    assert "Evil &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co" in html
+    assert "&#34;&gt;&lt;img src=x onerror=alert(2)&gt;" in html
+    row = {**json.loads((REPO / "data" / "index.json").read_bytes())["rows"][0], "model": MARKUP}
+    index = {**json.loads((REPO / "data" / "index.json").read_bytes()), "rows": [row], "workload": "x"}
+    section = views.workload_view(index, "index.html", {row["slug"]: "models/evil/index.html"}, {}, None)
+    home = {"title": MARKUP, "sections": [section], "data_version": "d", "tag": "t", "downloads": [], "api": [],
+            "schemas": [], "source": common["source"], "base_url": BASE, "citation_href": None,
+            "home_href": "./", "css_href": "style.css", "icon_href": "favicon.svg"}  # fmt: skip
+    page = render.render("index.html", home).decode("utf-8")
+    assert "<script" not in page
+    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3
+
+
+def test_templates_never_turn_autoescaping_off() -> None:
+    folder = REPO / "src" / "builder" / "site" / "templates"
+    for template in folder.glob("*.html"):
+        text = template.read_text(encoding="utf-8")
+        for unsafe in ("|safe", "autoescape", "Markup"):
+            assert unsafe not in text.replace(" ", ""), template
+
+
+def test_charts_are_svg_with_a_title_and_a_description(sites) -> None:
+    _, site = sites["today"]
+    for path in [site / "charts" / "text-conversation.svg", *sorted(site.glob("models/*/energy-latency.svg"))]:
+        head = path.read_text(encoding="utf-8")[:3000]
+        for present in ("<svg ", 'viewBox="', "\n <title>", "\n <desc>"):
+            assert present in head, (path, present)
+        for absent in ("<dc:date>", "Matplotlib v"):  # no build date, no version stamp
+            assert absent not in head, (path, absent)
+
+
+def test_pages_workflow_pins_every_action_and_keeps_least_privilege() -> None:
+    import re
+
+    path = REPO / ".github" / "workflows" / "pages.yml"
+    text = path.read_text(encoding="utf-8")
+    uses = re.findall(r"^\s*(?:- )?uses: (\S+)(.*)$", text, re.MULTILINE)
+    assert {action.split("@")[0] for action, _ in uses} == {
+        "actions/checkout", "actions/setup-python", "actions/upload-pages-artifact", "actions/deploy-pages"
+    }  # fmt: skip
+    for action, comment in uses:
+        assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", action), action
+        assert re.fullmatch(r" # v\d+(\.\d+)*", comment), (action, comment)
+    assert "\npermissions: {}\n" in text
+    build, deploy = text.split("\n  deploy:\n")
+    assert "pages: write" not in build
+    assert "id-token: write" not in build
+    assert "pages: write" in deploy
+    assert "id-token: write" in deploy
+    assert "contents:" not in deploy
+    assert "builder site --out _site" in build
+    assert 'python-version: "3.11"' in build
+    checker = Path(sys.executable).with_name("check-jsonschema")
+    run = subprocess.run([checker, "--builtin-schema", "vendor.github-workflows", str(path)], capture_output=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _edit(path: Path, change) -> None:
+    doc = json.loads(path.read_bytes())
+    change(doc)
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+
+
+BROKEN = [
+    ("no data folder", lambda root: shutil.rmtree(root / "data"),
+     "data: expected the package's folder, found none"),
+    ("a page elsewhere", lambda root: _edit(root / "data" / "models.json",
+     lambda d: d["models"][0].update(page="https://example.org/x/")),
+     "data/models.json: /models/0/page: expected a URL under https://leadgreen.ai/, found 'https://example.org/x/'"),
+    ("a url to nothing", lambda root: _edit(root / "data" / "models.json",
+     lambda d: d["models"][0].update(url="https://leadgreen.ai/api/v1/models/nothing.json")),
+     "data/models.json: /models/0/url: expected a published document at https://leadgreen.ai/api/v1/models/"),
+    ("a document without a name", lambda root: _edit(root / "data" / "models" / "deepseek-v3-1.json",
+     lambda d: d.pop("name")),
+     "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "
+     "found KeyError: 'name'"),
+    ("two pages at one path", lambda root: _edit(root / "data" / "models.json",
+     lambda d: d["models"][1].update(page=d["models"][0]["page"])),
+     "site: two files would be written at models/deepseek-v3-1/"),
+    ("not JSON", lambda root: (root / "data" / "index.json").write_text("{"),
+     "data/index.json: expected JSON, found"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("change", "message"), [case[1:] for case in BROKEN], ids=[case[0] for case in BROKEN])
+def test_a_broken_package_is_one_clear_error_and_no_site(repo_copy, cli, change, message) -> None:
+    change(repo_copy)
+    result = cli("site")
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: {message}"), result.output
+    assert result.output.count("\n") == 1
+    assert not (repo_copy / "site").exists()

@@ -1,0 +1,103 @@
+"""builder site --out: never writes into a folder it does not own; a failure leaves the old site whole."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from builder.errors import OutputError
+from builder.site import output
+from builder.site.output import MARKER, check_target, write_site
+from conftest import snapshot
+
+FILES = {"index.html": b"<p>new</p>\n", "a/b.json": b"{}\n"}
+
+
+@pytest.mark.parametrize("out", [".", "..", "data", "schemas", "data/models", "/"])
+def test_refuses_the_repository_its_parents_and_the_package_folders(repo_copy, cli, out) -> None:
+    before = snapshot(repo_copy)
+    result = cli("site", "--out", out)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: {out}: refusing to build the site"), result.output
+    assert "Traceback" not in result.output
+    assert snapshot(repo_copy) == before
+
+
+def test_refuses_a_folder_of_other_files(repo_copy, cli) -> None:
+    (repo_copy / "notes").mkdir()
+    (repo_copy / "notes" / "todo.txt").write_text("mine\n")
+    result = cli("site", "--out", "notes")
+    assert result.exit_code == 1
+    assert "found other files; refusing to replace files it did not write" in result.output
+    assert (repo_copy / "notes" / "todo.txt").read_text() == "mine\n"
+
+
+def test_refuses_a_file_and_a_symbolic_link(tmp_path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputError, match="found a file"):
+        check_target(tmp_path / "file", tmp_path / "repo")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    with pytest.raises(OutputError, match="symbolic link"):
+        check_target(tmp_path / "link", tmp_path / "repo")
+
+
+def test_a_previous_site_is_replaced_and_its_stale_files_go(tmp_path) -> None:
+    out = tmp_path / "site"
+    write_site(out, {**FILES, "old/gone.html": b"old\n"}, tmp_path / "repo")
+    assert write_site(out, FILES, tmp_path / "repo") == []
+    assert snapshot(out) == {**FILES, MARKER: output.marker(list(FILES))}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging or backup folder left
+
+
+def test_a_file_someone_added_to_the_site_is_never_removed(tmp_path) -> None:
+    out = tmp_path / "site"
+    write_site(out, FILES, tmp_path / "repo")
+    (out / "a" / "mine.txt").write_text("keep me\n")
+    with pytest.raises(OutputError, match=r"holds files `builder site` did not write \(a/mine.txt\)"):
+        write_site(out, FILES, tmp_path / "repo")
+    assert (out / "a" / "mine.txt").read_text() == "keep me\n"
+
+
+def test_an_empty_folder_is_used(tmp_path) -> None:
+    (tmp_path / "site").mkdir()
+    write_site(tmp_path / "site", FILES, tmp_path / "repo")
+    assert (tmp_path / "site" / "index.html").read_bytes() == FILES["index.html"]
+
+
+def test_a_failed_write_leaves_the_old_site_whole(tmp_path, monkeypatch) -> None:
+    out = tmp_path / "site"
+    write_site(out, FILES, tmp_path / "repo")
+    before = snapshot(out)
+    real = Path.write_bytes
+
+    def failing(self: Path, data: bytes) -> int:
+        if self.name == "b.json":
+            raise OSError(28, "No space left on device", str(self))
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing)
+    with pytest.raises(OutputError, match=r"No space left on device.*is unchanged"):
+        write_site(out, {**FILES, "index.html": b"<p>newer</p>\n"}, tmp_path / "repo")
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_failed_swap_puts_the_old_site_back(tmp_path, monkeypatch) -> None:
+    out = tmp_path / "site"
+    write_site(out, FILES, tmp_path / "repo")
+    before = snapshot(out)
+    real = os.rename
+
+    def failing(src, dst):
+        if Path(src).name.startswith(".site.new-"):
+            raise OSError(18, "Invalid cross-device link", str(src))
+        return real(src, dst)
+
+    monkeypatch.setattr(output.os, "rename", failing)
+    with pytest.raises(OutputError, match="cross-device"):
+        write_site(out, {"index.html": b"other\n"}, tmp_path / "repo")
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
