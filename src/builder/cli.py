@@ -54,7 +54,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        code = version("leadgreen-data")
+        code = version("leadgreen-data-builder")
     except PackageNotFoundError:
         code = "unknown (not installed)"
     click.echo(f"builder {code}, data version {_data_version()}")
