@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from builder.errors import UPSTREAM_MOVED, BuilderError, ProblemsError
-from builder.layout import DATA, DESCRIPTOR, LOCK, METADATA, require_repo_root
+from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, require_repo_root
 
 
 def today_utc() -> str:
@@ -262,3 +262,38 @@ def release(accept: str | None) -> None:
     for path in done.artifacts:
         click.echo(f"  wrote {path}")
     click.echo(f"Tagged {done.version.tag}. To publish: git push origin main {done.version.tag}")
+
+
+@main.command("dist")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=DIST,
+    show_default=True,
+    help="Folder to rebuild; it holds exactly the release files afterwards.",
+)
+@click.option(
+    "--notes",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the tag's CHANGELOG.md entry to this file (release notes).",
+)
+def dist_command(out: Path, notes: Path | None) -> None:
+    """Rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag checked out at HEAD.
+
+    Refuses unless the working tree is clean and HEAD carries a release tag. Every file comes
+    from the tagged commit and every timestamp from its commit date, so any clone gives the
+    same bytes.
+    """
+    import hashlib
+
+    from builder.release.dist import build_dist, notes_at
+
+    require_repo_root()
+    release, paths = build_dist(out)
+    click.echo(f"{out}: rebuilt from {release.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
+    for path in paths:
+        data = path.read_bytes()
+        click.echo(f"  {hashlib.sha256(data).hexdigest()}  {len(data):>9}  {path.name}")
+    if notes is not None:
+        notes.write_text(notes_at(release), encoding="utf-8")
+        click.echo(f"  release notes: {notes}")
