@@ -33,7 +33,16 @@ out = {
     "path": str(lg.path()), "index": lg.index(), "models": lg.models(), "workloads": lg.workloads(),
     "schemas": {kind: lg.schema(kind) for kind in ("index", "model-list", "model", "defs")},
 }
-out["model"] = {m["slug"]: lg.model(m["slug"]) for m in lg.models()["models"]}
+out["workload_ids"] = lg._workload_ids()
+out["by_workload_docs"] = {
+    w: {
+        "index": lg.index(w),
+        "models": lg.models(w),
+        "model": {m["slug"]: lg.model(m["slug"], w) for m in lg.models(w)["models"]},
+    }
+    for w in out["workload_ids"]
+}
+out["model"] = out["by_workload_docs"][lg.DEFAULT_WORKLOAD]["model"]
 rows = lg.configurations()
 out["configurations"] = rows
 out["by_workload"] = len(lg.configurations(lg.DEFAULT_WORKLOAD))
@@ -121,6 +130,16 @@ def test_documents_equal_the_files_at_the_tag(seen: dict, release: Built) -> Non
         assert seen["schemas"][kind] == repo_json(release, f"schemas/{kind}.schema.json")
 
 
+def test_every_workloads_documents_equal_the_files_at_the_tag(seen: dict, release: Built) -> None:
+    """text-conversation at the top of data/, any other workload in data/workloads/<id>/."""
+    for workload, docs in seen["by_workload_docs"].items():
+        folder = "data" if workload == DEFAULT else f"data/workloads/{workload}"
+        assert docs["index"] == repo_json(release, f"{folder}/index.json"), workload
+        assert docs["models"] == repo_json(release, f"{folder}/models.json"), workload
+        for slug, doc in docs["model"].items():
+            assert doc == repo_json(release, f"{folder}/models/{slug}.json"), (workload, slug)
+
+
 def test_workloads_without_a_list_is_text_conversation_only(seen: dict, release: Built) -> None:
     listed = release.repo / "data" / "workloads.json"
     expected = json.loads(listed.read_bytes()) if listed.exists() else [{"id": DEFAULT}]
@@ -152,15 +171,16 @@ def test_configurations_are_typed_by_the_packages_table_schema(seen: dict, relea
     assert seen["types"] == expected
     with (release.repo / "data" / "configurations.csv").open(newline="") as handle:
         assert len(seen["configurations"]) == sum(1 for _ in csv.DictReader(handle))
-    assert seen["by_workload"] == len(seen["configurations"])
+    assert seen["by_workload"] == sum(row.get("workload", DEFAULT) == DEFAULT for row in seen["configurations"])
 
 
 def test_configurations_equal_the_model_documents(seen: dict) -> None:
     """Each CSV row, typed, equals the configuration of the same key in its model's document."""
     by_key = {}
-    for slug, doc in seen["model"].items():
-        for conf in doc["configurations"]:
-            by_key[(DEFAULT, slug, conf["row_id"], conf["repeat"])] = conf
+    for workload, docs in seen["by_workload_docs"].items():
+        for slug, doc in docs["model"].items():
+            for conf in doc["configurations"]:
+                by_key[(workload, slug, conf["row_id"], conf["repeat"])] = conf
     for row in seen["configurations"]:
         conf = by_key[(row.get("workload", DEFAULT), row["slug"], row["row_id"], row["repeat"])]
         for key, value in row.items():
@@ -195,7 +215,7 @@ def test_python_m_prints_version_source_and_counts(python: Path, release: Built)
     index = repo_json(release, "data/index.json")
     models = repo_json(release, "data/models.json")
     with (release.repo / "data" / "configurations.csv").open(newline="") as handle:
-        rows = sum(1 for _ in csv.DictReader(handle))
+        rows = list(csv.DictReader(handle))
     lines = run.stdout.splitlines()
     assert lines[0] == f"leadgreen-data {release.version} (tag {release.tag}), data version {release.data_version}"
     assert lines[1] == f"source: {index['source']['name']} ({index['source']['url']})"
@@ -203,5 +223,64 @@ def test_python_m_prints_version_source_and_counts(python: Path, release: Built)
     assert lines[3].startswith("files: ")
     assert lines[3].endswith("site-packages/leadgreen_data")
     assert lines[4] == (
-        f"workload {DEFAULT}: {len(models['models'])} models, {len(index['rows'])} index rows, {rows} configurations"
+        f"workload {DEFAULT}: {len(models['models'])} models, {len(index['rows'])} index rows, "
+        f"{sum(1 for row in rows if row.get('workload', DEFAULT) == DEFAULT)} configurations"
     )
+
+
+def test_a_second_workload_is_read_from_its_folder(tmp_path: Path) -> None:
+    """The reader on a package with another workload (data/workloads/<id>/, workloads.json, a workload column)."""
+    from builder.release.wheel import staged_files
+    from conftest import REPO
+
+    files = {
+        p.relative_to(REPO).as_posix(): p.read_bytes()
+        for name in ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
+        for p in ([REPO / name] if (REPO / name).is_file() else sorted((REPO / name).rglob("*")))
+        if p.is_file()
+    }
+    other = "image-chat"
+    for rel in ("index.json", "models.json", "models/qwen-3-8b.json"):
+        doc = json.loads(files[f"data/{rel}"])
+        files[f"data/workloads/{other}/{rel}"] = json.dumps({**doc, "caveat": "another workload"}).encode()
+    files["data/workloads.json"] = json.dumps([{"id": DEFAULT}, {"id": other}]).encode()
+    lines = files["data/configurations.csv"].decode().splitlines()
+    extra = [line for line in lines[1:] if line.startswith("qwen-3-8b,")]
+    table = [f"{lines[0]},workload", *(f"{line},{DEFAULT}" for line in lines[1:]), *(f"{x},{other}" for x in extra)]
+    files["data/configurations.csv"] = ("\n".join(table) + "\n").encode()
+    descriptor = json.loads(files["datapackage.json"])
+    csv_table = next(r for r in descriptor["resources"] if r["path"] == "data/configurations.csv")
+    csv_table["schema"]["fields"].append({"name": "workload", "type": "string"})
+    files["datapackage.json"] = json.dumps(descriptor).encode()
+    reader = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "reader").rglob("*") if p.is_file()}
+    for rel, data in staged_files(files, reader, "v2026.10.19").items():
+        (tmp_path / "site" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "site" / rel).write_bytes(data)
+    code = f"""
+import json, sys
+sys.path.insert(0, {str(tmp_path / "site")!r})
+import leadgreen_data as lg, leadgreen_data.__main__ as cli
+try:
+    lg.index("nope")
+except LookupError as exc:
+    error = str(exc)
+print(json.dumps({{
+    "workloads": lg.workloads(), "caveat": lg.index({other!r})["caveat"],
+    "model": lg.model("qwen-3-8b", {other!r})["caveat"], "rows": len(lg.configurations({other!r})),
+    "default_rows": len(lg.configurations()), "error": error, "summary": cli.summary(),
+}}))
+"""
+    run = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["workloads"] == [{"id": DEFAULT}, {"id": other}]
+    assert seen["caveat"] == seen["model"] == "another workload"
+    assert seen["rows"] == len(extra)
+    assert seen["default_rows"] == len(lines) - 1 + len(extra)
+    assert seen["error"] == f"unknown workload 'nope'; known workloads: {other}, {DEFAULT}"
+    counts = f"{len(json.loads(files['data/models.json'])['models'])} models, "
+    counts += f"{len(json.loads(files['data/index.json'])['rows'])} index rows"
+    assert seen["summary"].splitlines()[-2:] == [
+        f"workload {DEFAULT}: {counts}, {len(lines) - 1} configurations",
+        f"workload {other}: {counts}, {len(extra)} configurations",
+    ]

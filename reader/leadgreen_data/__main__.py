@@ -15,7 +15,8 @@ def summary() -> str:
         f"files: {lg.path()}",
     ]
     rows = lg.configurations()
-    for workload in lg._workload_ids():
+    others = [w for w in lg._workload_ids() if w != lg.DEFAULT_WORKLOAD]
+    for workload in [lg.DEFAULT_WORKLOAD, *others]:
         count = sum(row.get("workload", lg.DEFAULT_WORKLOAD) == workload for row in rows)
         lines.append(
             f"workload {workload}: {len(lg.models(workload)['models'])} models, "
