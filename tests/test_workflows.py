@@ -75,9 +75,9 @@ def test_release_runs_on_release_tags_and_rebuilds_dist_from_the_tag() -> None:
     assert checkout["uses"].startswith("actions/checkout@")
     assert checkout["with"]["fetch-depth"] == 0
     runs = [step.get("run", "") for step in steps(build)]
-    assert "builder dist --notes release-notes.md" in runs
+    assert 'builder dist --notes "$RUNNER_TEMP/release-notes.md"' in runs
     assert "cd dist && sha256sum -c SHA256SUMS" in runs
-    assert "mkdir wheel && cp dist/*.whl wheel/" in runs
+    assert 'mkdir "$RUNNER_TEMP/wheel" && cp dist/*.whl "$RUNNER_TEMP/wheel/"' in runs
 
 
 def test_release_jobs_have_least_privilege() -> None:
