@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from builder.errors import UPSTREAM_MOVED, BuilderError, ProblemsError
-from builder.layout import DATA, DESCRIPTOR, LOCK, METADATA, require_repo_root
+from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, require_repo_root
 
 
 def today_utc() -> str:
@@ -54,7 +54,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        code = version("leadgreen-data")
+        code = version("leadgreen-data-builder")
     except PackageNotFoundError:
         code = "unknown (not installed)"
     click.echo(f"builder {code}, data version {_data_version()}")
@@ -252,12 +252,16 @@ def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bo
 
 @main.command()
 @click.option("--accept-large-changes", "accept", metavar="REASON", help="Release despite large changes; recorded.")
-def release(accept: str | None) -> None:
+@click.option(
+    "--accept-schema-change", "accept_schema", metavar="REASON",
+    help="Release despite a schema change within the API major version; recorded with the changes.",
+)  # fmt: skip
+def release(accept: str | None, accept_schema: str | None) -> None:
     """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes."""
     from builder.release.flow import cut_release
 
     require_repo_root()
-    done = cut_release(today_utc(), accept)
+    done = cut_release(today_utc(), accept, accept_schema)
     click.echo(done.summary)
     for path in done.artifacts:
         click.echo(f"  wrote {path}")
@@ -275,3 +279,68 @@ def site(out: Path) -> None:
     for path in result.left:
         click.echo(f"warning: left {path}, which builder site did not write", err=True)
     click.echo(f"{out}: {result.files} files, {result.pages} pages, data version {result.data_version}")
+
+
+@main.command("dist")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=DIST,
+    show_default=True,
+    help="Folder to rebuild; it holds exactly the release files afterwards.",
+)
+@click.option(
+    "--notes",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the tag's CHANGELOG.md entry to this file (release notes).",
+)
+def dist_command(out: Path, notes: Path | None) -> None:
+    """Rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag checked out at HEAD.
+
+    Refuses unless the working tree is clean and HEAD carries a release tag. Every file comes
+    from the tagged commit and every timestamp from its commit date, so any clone gives the
+    same bytes.
+    """
+    import hashlib
+
+    from builder.release.dist import build_dist, notes_at
+
+    require_repo_root()
+    release, paths = build_dist(out)
+    click.echo(f"{out}: rebuilt from {release.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
+    for path in paths:
+        data = path.read_bytes()
+        click.echo(f"  {hashlib.sha256(data).hexdigest()}  {len(data):>9}  {path.name}")
+    if notes is not None:
+        notes.write_text(notes_at(release), encoding="utf-8")
+        click.echo(f"  release notes: {notes}")
+
+
+@main.command("schema-diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--documents", is_flag=True, help="Also validate each side's documents against the other side's schemas.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when anything changed or failed (as git diff --exit-code).")
+def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
+    """List the schema changes between OLD and NEW (folders holding schemas/, or git refs).
+
+    Fields added, removed or retyped, required added or removed, enums widened or narrowed,
+    const changed. With --documents, also each side's data/ against the other side's schemas.
+    """
+    from builder.release.compat import Compat, check_compat, load_doc_set, load_schema_set, schema_changes
+
+    old_schemas, new_schemas = load_schema_set(old), load_schema_set(new)
+    if documents:
+        result = check_compat(old_schemas, new_schemas, load_doc_set(old), load_doc_set(new))
+    else:
+        result = Compat(schema_changes(old_schemas, new_schemas))
+    for change in result.changes:
+        click.echo(str(change))
+    if not result.changes:
+        click.echo(f"no schema changes from {old} to {new}")
+    for failure in result.failures:
+        click.echo(f"{failure.against}: {failure}")
+    if documents and not result.failures:
+        click.echo("documents: each side's documents are valid against the other side's schemas")
+    if exit_code and not result.clean:
+        sys.exit(1)

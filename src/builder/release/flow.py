@@ -11,6 +11,7 @@ from builder.errors import ReleaseError
 from builder.layout import CHANGELOG, DATA, DIST, LOCK
 from builder.pin import Lock, load_lock
 from builder.release import artifacts
+from builder.release.compat import guard_release
 from builder.release.rules import (
     LARGE_CHANGE_PCT,
     Version,
@@ -40,7 +41,7 @@ def check_git_state() -> None:
         raise ReleaseError(f"releases are cut from main, found branch {branch}")
 
 
-def cut_release(today: str, accept: str | None) -> Released:
+def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> Released:
     check_git_state()
     check_committed(DATA, today)
     docs = load_docs(str(DATA))
@@ -56,11 +57,13 @@ def cut_release(today: str, accept: str | None) -> Released:
     if large and not accept:
         listed = "; ".join(large)
         raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
+    schemas = guard_release(previous.tag, docs, accept_schema) if previous else ""  # refuses an unaccepted change
     lock = load_lock(LOCK)
     upstream = f"{lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
     old_changelog = CHANGELOG.read_text() if CHANGELOG.exists() else ""
-    entry = changelog_entry(version, api, previous, diff, accept, upstream)
+    entry = changelog_entry(version, api, previous, diff, accept, upstream) + schemas
     message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
+    message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
     CHANGELOG.write_text(insert_entry(old_changelog, entry))
     try:
         artifacts = write_dist(version, api, lock)

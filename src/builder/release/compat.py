@@ -1,0 +1,375 @@
+"""Schema compatibility between two releases: what changed in the schemas, and whose documents break.
+
+Pure: the inputs are two schema sets (file name -> schema) and two document sets (path inside
+the data folder -> document). `$ref`s resolve only within the given set, through a `referencing`
+registry keyed by `$id`; nothing is fetched.
+
+`check_compat` cross-validates (the previous release's documents against the new schemas, the
+new documents against the previous schemas) and lists the schema changes, walking
+`properties`, `items`, `additionalProperties`, `allOf` and `$ref` (and so `$defs`) from each
+schema's root: fields added, removed, retyped; required added or removed; enums widened or
+narrowed; const changed; schema files added or removed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import tarfile
+from collections.abc import Callable, Iterator, Set
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from builder.errors import InputError, ReleaseError
+
+SCHEMA_SUFFIX = ".schema.json"
+SHOWN_FAILURES = 20  # in a changelog section or an error message; the rest are counted
+
+
+@dataclass(frozen=True, order=True)
+class SchemaChange:
+    schema: str  # file name, e.g. model.schema.json
+    path: str  # where in the documents, e.g. /configurations[]/precision ([] an array item, * a map value)
+    kind: str  # field added, field removed, retyped, required added, ..., schema added
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.schema} {self.path or '/'}: {self.kind}" + (f": {self.detail}" if self.detail else "")
+
+
+@dataclass(frozen=True, order=True)
+class Failure:
+    against: str  # "previous documents, new schemas" or "new documents, previous schemas"
+    path: str
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Compat:
+    changes: list[SchemaChange] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.changes and not self.failures
+
+
+OLD_DOCS_NEW_SCHEMAS = "previous documents, new schemas"
+NEW_DOCS_OLD_SCHEMAS = "new documents, previous schemas"
+
+
+def check_compat(
+    old_schemas: dict[str, dict[str, Any]],
+    new_schemas: dict[str, dict[str, Any]],
+    old_docs: dict[str, Any],
+    new_docs: dict[str, Any],
+    schema_for: Callable[[str], str | None] | None = None,
+) -> Compat:
+    """Cross-validate both document sets and list the schema changes.
+
+    `schema_for` names the schema file of a document path (default: the package layout's rule).
+    """
+    if schema_for is None:
+        from builder.layout import schema_for
+    failures = cross_validate(new_schemas, old_docs, schema_for, OLD_DOCS_NEW_SCHEMAS)
+    failures += cross_validate(old_schemas, new_docs, schema_for, NEW_DOCS_OLD_SCHEMAS)
+    return Compat(schema_changes(old_schemas, new_schemas), failures)
+
+
+# Cross-validation
+
+
+def _registry(schemas: dict[str, dict[str, Any]]) -> Any:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    return Registry().with_resources(
+        (_base(name, schema), Resource.from_contents(schema, default_specification=DRAFT202012))
+        for name, schema in schemas.items()
+    )
+
+
+def _base(name: str, schema: dict[str, Any]) -> str:
+    found = schema.get("$id")
+    return found if isinstance(found, str) else f"urn:leadgreen-schema:{name}"
+
+
+def cross_validate(
+    schemas: dict[str, dict[str, Any]], docs: dict[str, Any], schema_for: Callable[[str], str | None], against: str
+) -> list[Failure]:
+    """Each document against its schema in `schemas` (formats checked), every problem a Failure."""
+    from jsonschema import Draft202012Validator
+    from referencing.exceptions import Unresolvable
+
+    from builder.validate.schema import describe, pointer, resolved
+
+    registry = _registry(schemas)
+    validators: dict[str, Any] = {}
+    failures: list[Failure] = []
+    for rel, doc in sorted(docs.items()):
+        name = schema_for(rel)
+        if name is None:
+            continue
+        if name not in schemas:
+            failures.append(Failure(against, rel, "/", f"expected schema {name} in the set, found none"))
+            continue
+        if name not in validators:
+            try:  # $refs resolved once per schema, within the set, as builder validate does
+                schema = {"$id": _base(name, schemas[name]), **schemas[name]}
+                validators[name] = Draft202012Validator(
+                    resolved(schema, registry), format_checker=Draft202012Validator.FORMAT_CHECKER
+                )
+            except Unresolvable as exc:
+                validators[name] = f"expected every $ref to resolve within the set, found {exc}"
+        if isinstance(validators[name], str):
+            failures.append(Failure(against, rel, "/", validators[name]))
+            continue
+        errors = sorted(validators[name].iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+        failures += [Failure(against, rel, pointer(e.absolute_path), describe(e)) for e in errors]
+    return failures
+
+
+# The change list
+
+
+@dataclass
+class _Node:
+    """What a schema says of one place in a document, with $ref and allOf merged in."""
+
+    types: frozenset[str] | None = None
+    enum: list[Any] | None = None
+    const: Any = None
+    has_const: bool = False
+    required: set[str] = field(default_factory=set)
+    children: dict[str, list[tuple[Any, Any]]] = field(default_factory=dict)  # path step -> [(subschema, resolver)]
+
+
+def _merge(schema: Any, resolver: Any, into: _Node, depth: int = 0) -> None:
+    if not isinstance(schema, dict):
+        return
+    if depth > 64:
+        raise InputError("expected $refs that end, found a cycle deeper than 64 steps")
+    if "$ref" in schema:
+        found = resolver.lookup(schema["$ref"])
+        _merge(found.contents, found.resolver, into, depth + 1)
+    for sub in schema.get("allOf", []):
+        _merge(sub, resolver, into, depth + 1)
+    if "type" in schema:
+        kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        into.types = frozenset(kinds) if into.types is None else into.types & frozenset(kinds)
+    if "enum" in schema:
+        into.enum = list(schema["enum"])
+    if "const" in schema:
+        into.const, into.has_const = schema["const"], True
+    into.required |= set(schema.get("required", []))
+    for name, sub in schema.get("properties", {}).items():
+        into.children.setdefault(f"/{name}", []).append((sub, resolver))
+    if isinstance(schema.get("items"), dict):
+        into.children.setdefault("[]", []).append((schema["items"], resolver))
+    if isinstance(schema.get("additionalProperties"), dict):
+        into.children.setdefault("/*", []).append((schema["additionalProperties"], resolver))
+
+
+def _flatten(name: str, schema: dict[str, Any], registry: Any) -> dict[str, _Node]:
+    """Every place the schema describes, by path, from its root."""
+    out: dict[str, _Node] = {}
+
+    def visit(parts: list[tuple[Any, Any]], path: str, depth: int) -> None:
+        node = _Node()
+        for sub, resolver in parts:
+            _merge(sub, resolver, node)
+        out[path] = node
+        if depth < 32:
+            for step, subs in node.children.items():
+                visit(subs, path + step, depth + 1)
+
+    visit([(schema, registry.resolver(base_uri=_base(name, schema)))], "", 0)
+    return out
+
+
+def _type_name(node: _Node) -> str:
+    return "|".join(sorted(node.types)) if node.types else "any"
+
+
+def _show(values: list[Any]) -> str:
+    return ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
+
+
+def schema_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[SchemaChange]:
+    """Every change between two schema sets that a reader of the documents can see."""
+    from referencing.exceptions import Unresolvable
+
+    changes = [SchemaChange(n, "", "schema removed") for n in sorted(old.keys() - new.keys())]
+    changes += [SchemaChange(n, "", "schema added") for n in sorted(new.keys() - old.keys())]
+    old_registry, new_registry = _registry(old), _registry(new)
+    for name in sorted(old.keys() & new.keys()):
+        try:
+            before = _flatten(name, old[name], old_registry)
+            after = _flatten(name, new[name], new_registry)
+        except Unresolvable as exc:
+            raise InputError(f"{name}: expected every $ref to resolve within the schema set, found {exc}") from exc
+        changes += _compare(name, before, after)
+    return sorted(changes)
+
+
+def _compare(name: str, before: dict[str, _Node], after: dict[str, _Node]) -> Iterator[SchemaChange]:
+    def under(path: str, roots: Set[str]) -> bool:
+        return any(path.startswith(root) and path[len(root) : len(root) + 1] in ("/", "[") for root in roots)
+
+    added = after.keys() - before.keys()
+    removed = before.keys() - after.keys()
+    for path in sorted(added):
+        if not under(path, added):
+            yield SchemaChange(name, path, "field added", _type_name(after[path]))
+    for path in sorted(removed):
+        if not under(path, removed):
+            yield SchemaChange(name, path, "field removed", _type_name(before[path]))
+    for path in sorted(before.keys() & after.keys()):
+        old, new = before[path], after[path]
+        if old.types != new.types:
+            yield SchemaChange(name, path, "retyped", f"{_type_name(old)} -> {_type_name(new)}")
+        for item in sorted(new.required - old.required):
+            yield SchemaChange(name, path, "required added", item)
+        for item in sorted(old.required - new.required):
+            yield SchemaChange(name, path, "required removed", item)
+        yield from _compare_enum(name, path, old.enum, new.enum)
+        if (old.has_const, old.const) != (new.has_const, new.const):
+            shown = [json.dumps(n.const, ensure_ascii=False) if n.has_const else "none" for n in (old, new)]
+            yield SchemaChange(name, path, "const changed", " -> ".join(shown))
+
+
+def _compare_enum(name: str, path: str, old: list[Any] | None, new: list[Any] | None) -> Iterator[SchemaChange]:
+    if old == new:
+        return
+    if old is None:
+        yield SchemaChange(name, path, "enum narrowed", f"now only {_show(new or [])}")
+        return
+    if new is None:
+        yield SchemaChange(name, path, "enum widened", f"no longer limited to {_show(old)}")
+        return
+    gained = [v for v in new if v not in old]
+    lost = [v for v in old if v not in new]
+    if gained:
+        yield SchemaChange(name, path, "enum widened", f"added {_show(gained)}")
+    if lost:
+        yield SchemaChange(name, path, "enum narrowed", f"removed {_show(lost)}")
+
+
+# Reading schema and document sets, from a folder or a git ref
+
+
+def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
+    """The schemas of a folder (its schemas/ folder, or the folder itself) or of schemas/ at a git ref."""
+    folder = Path(spec)
+    if folder.is_dir():
+        inner = folder / "schemas"
+        found = sorted((inner if inner.is_dir() else folder).glob(f"*{SCHEMA_SUFFIX}"))
+        files = {p.name: p.read_bytes() for p in found}
+    else:
+        files = {rel.removeprefix("schemas/"): data for rel, data in _at_ref(spec, "schemas").items()}
+        files = {name: data for name, data in files.items() if "/" not in name and name.endswith(SCHEMA_SUFFIX)}
+    if not files:
+        raise InputError(f"{spec}: expected *{SCHEMA_SUFFIX} files in a folder or at a git ref, found none")
+    try:
+        return {name: json.loads(data) for name, data in sorted(files.items())}
+    except ValueError as exc:
+        raise InputError(f"{spec}: expected JSON schemas, found one that does not parse ({exc})") from exc
+
+
+def load_doc_set(spec: str) -> dict[str, Any]:
+    """The documents of a folder's data/ (or the folder itself) or of data/ at a git ref."""
+    from builder.diff import load_docs
+
+    folder = Path(spec)
+    if folder.is_dir():
+        return load_docs(str(folder / "data" if (folder / "data").is_dir() else folder))
+    return load_docs(resolve_ref(spec))
+
+
+def resolve_ref(ref: str) -> str:
+    run = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if run.returncode != 0:
+        raise InputError(f"{ref}: expected a folder or a git ref, found neither")
+    return run.stdout.strip()
+
+
+def _at_ref(ref: str, path: str) -> dict[str, bytes]:
+    sha = resolve_ref(ref)
+    run = subprocess.run(["git", "archive", "--format=tar", sha, "--", path], capture_output=True)
+    if run.returncode != 0:
+        raise InputError(f"{ref}: expected {path}/ at that ref, found none")
+    with tarfile.open(fileobj=io.BytesIO(run.stdout), mode="r:") as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}  # type: ignore[union-attr]
+
+
+# The release guard and its changelog section
+
+
+def major(docs: dict[str, Any]) -> str | None:
+    """The documents' API major version (their `version` field), when they agree on one."""
+    found = {doc.get("version") for doc in docs.values() if isinstance(doc, dict) and "version" in doc}
+    return found.pop() if len(found) == 1 else None
+
+
+def require_accepted(compat: Compat, accepted: str | None, old_major: str | None, new_major: str | None) -> None:
+    """Refuse a schema change unless it is accepted with a reason, or the API major version changed."""
+    if compat.clean or accepted or (old_major is not None and new_major is not None and old_major != new_major):
+        return
+    listed = "; ".join(map(str, compat.changes[:SHOWN_FAILURES]))
+    counts = {a: sum(f.against == a for f in compat.failures) for a in (OLD_DOCS_NEW_SCHEMAS, NEW_DOCS_OLD_SCHEMAS)}
+    broken = ", ".join(f"{n} problem(s) with {a}" for a, n in counts.items() if n)
+    raise ReleaseError(
+        "the schemas changed within API major version "
+        f"{new_major}: {listed or 'no listed change'}{'; ' + broken if broken else ''}. "
+        'Rerun with --accept-schema-change "REASON", or publish the change as a new API major version'
+    )
+
+
+def changelog_section(
+    compat: Compat, accepted: str | None, previous: str, old_major: str | None, new_major: str | None
+) -> str:
+    """The changelog's schema section for a release ('' when nothing changed): why, what, and who breaks."""
+    if compat.clean:
+        return ""
+    lines = ["### Schema changes", ""]
+    if old_major != new_major:
+        lines += [f"API major version {old_major} -> {new_major}.", ""]
+    if accepted:
+        lines += [f"Schema change accepted: {accepted}", ""]
+    lines += [f"Compared with the schemas of {previous}:", ""]
+    lines += [f"- {change}" for change in compat.changes] or ["- (no change in the schemas themselves)"]
+    lines.append("")
+    for against, title in (
+        (OLD_DOCS_NEW_SCHEMAS, f"The documents of {previous} against the new schemas"),
+        (NEW_DOCS_OLD_SCHEMAS, f"The new documents against the schemas of {previous}"),
+    ):
+        found = [f for f in compat.failures if f.against == against]
+        if not found:
+            lines += [f"{title}: valid.", ""]
+            continue
+        lines += [f"{title}: {len(found)} problem(s).", ""] + [f"- {f}" for f in found[:SHOWN_FAILURES]]
+        if len(found) > SHOWN_FAILURES:
+            lines.append(f"- ... and {len(found) - SHOWN_FAILURES} more")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def guard_release(previous: str, new_docs: dict[str, Any], accepted: str | None, root: Path = Path(".")) -> str:
+    """What `builder release` calls: compare with the previous tag, refuse or return the changelog section."""
+    from builder.diff import load_docs
+
+    old_docs = load_docs(resolve_ref(previous))
+    compat = check_compat(load_schema_set(previous), load_schema_set(str(root)), old_docs, new_docs)
+    old_major, new_major = major(old_docs), major(new_docs)
+    require_accepted(compat, accepted, old_major, new_major)
+    return changelog_section(compat, accepted, previous, old_major, new_major)

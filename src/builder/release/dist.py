@@ -1,0 +1,151 @@
+"""`builder dist`: rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release commit at HEAD.
+
+Everything comes from the commit, through `files_at`, never from the working tree, and every
+timestamp from the commit's date, so any clone of the tag gives the same bytes at any time:
+
+- SOURCE_DATE_EPOCH is the committer date of the tagged commit (`git log -1 --format=%ct
+  <tag>^{commit}`). The commit date is part of the commit, so every clone has it; it is the same
+  for an annotated and a lightweight tag (a clone made by some CI checkouts may hold the tag as
+  either), and it is the timestamp `git archive` gives the commit's files. Any
+  SOURCE_DATE_EPOCH in the environment is ignored.
+- The archive's timestamps come from the release's data version date (artifacts.archive).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import tarfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from builder import git
+from builder.errors import ReleaseError
+from builder.layout import CHANGELOG, DIST, INDEX, LOCK
+from builder.pin import LOCK_KEYS, Lock
+from builder.release import artifacts, wheel
+from builder.release.rules import Version
+from builder.write import publish
+
+RELEASE_PATHS = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
+REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
+READER_PATHS = (wheel.READER,)
+
+
+@dataclass(frozen=True)
+class Release:
+    """The release checked out: its tag, version, commit and SOURCE_DATE_EPOCH."""
+
+    tag: str
+    version: Version
+    commit: str
+    epoch: int
+
+
+def resolve_commit(ref: str) -> str:
+    """The full sha of the commit a ref names (never read as an option, whatever it starts with)."""
+    return git.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+
+
+def commit_epoch(commit: str) -> int:
+    """SOURCE_DATE_EPOCH for a release: the committer date of its commit, in seconds."""
+    return int(git.git("log", "-1", "--format=%ct", resolve_commit(commit)))
+
+
+def files_at(commit: str, paths: tuple[str, ...] = RELEASE_PATHS) -> dict[str, bytes]:
+    """Every regular file under `paths` at `commit`, by repository path, sorted.
+
+    The one source of the release's files: the archive, its manifest and the wheel all take theirs
+    from here (`git archive` of the commit, read with tarfile). Paths absent at the commit are
+    left out; a symlink is refused.
+    """
+    sha = resolve_commit(commit)
+    present = [p for p in paths if git.git("ls-tree", "--name-only", sha, "--", p)]
+    if not present:
+        return {}
+    run = subprocess.run(["git", "archive", "--format=tar", sha, "--", *present], capture_output=True)
+    if run.returncode != 0:
+        raise ReleaseError(f"git archive {sha[:12]}: {run.stderr.decode(errors='replace').strip()}")
+    files: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(run.stdout), mode="r:") as tar:
+        for member in tar:
+            if member.issym() or member.islnk():
+                raise ReleaseError(f"{member.name}: a link at {sha[:12]}; releases hold regular files only")
+            if member.isfile():
+                handle = tar.extractfile(member)
+                assert handle is not None
+                files[member.name] = handle.read()
+    return dict(sorted(files.items()))
+
+
+def release_at_head() -> Release:
+    """The release tag at HEAD, refused unless the working tree is clean."""
+    dirty = git.dirty_paths()
+    if dirty:
+        raise ReleaseError(
+            f"the working tree is dirty ({', '.join(dirty[:5])}); dist/ is built from a clean checkout of a release tag"
+        )
+    head = resolve_commit("HEAD")
+    found = sorted(v for v in map(Version.parse, git.git("tag", "--points-at", head).split()) if v is not None)
+    if not found:
+        newest = sorted(v for v in map(Version.parse, git.tags()) if v is not None)
+        hint = f" (for example git checkout {newest[-1].tag})" if newest else ""
+        raise ReleaseError(f"no release tag at HEAD ({head[:12]}); check out a release tag first{hint}")
+    version = found[-1]
+    return Release(version.tag, version, head, commit_epoch(head))
+
+
+def lock_at(commit: str) -> Lock:
+    data = files_at(commit, (str(LOCK),)).get(LOCK.as_posix())
+    if data is None:
+        raise ReleaseError(f"expected {LOCK} at {commit[:12]}, found none")
+    raw = json.loads(data)
+    if not isinstance(raw, dict) or sorted(raw) != sorted(LOCK_KEYS):
+        raise ReleaseError(f"{LOCK} at {commit[:12]}: expected exactly the keys {list(LOCK_KEYS)}")
+    return Lock(**raw)
+
+
+def dist_files(release: Release) -> dict[str, bytes]:
+    """The files of dist/, by name: archive, manifest, wheel and SHA256SUMS over the other three."""
+    files = files_at(release.commit)
+    missing = [p for p in REQUIRED if not any(rel == p or rel.startswith(p + "/") for rel in files)]
+    if missing:
+        raise ReleaseError(f"expected {', '.join(missing)} at {release.tag}, found none")
+    api = json.loads(files[f"data/{INDEX}"])["version"]
+    name = f"leadgreen-data-{release.tag}"
+    named = {
+        f"{name}.tar.gz": artifacts.archive(files, name, release.version.date),
+        f"{name}.manifest.json": artifacts.manifest(
+            files, release.tag, release.version.date, api, asdict(lock_at(release.commit))
+        ),
+    }
+    whl_name, whl = wheel.build_wheel(files, files_at(release.commit, READER_PATHS), release.tag, release.epoch)
+    named[whl_name] = whl
+    return named | {"SHA256SUMS": artifacts.sha256sums(named)}
+
+
+def build_dist(out: Path = DIST) -> tuple[Release, list[Path]]:
+    """Make `out` hold exactly the release's dist files, built from the release tag at HEAD."""
+    release = release_at_head()
+    named = dist_files(release)
+    publish(out, named, {})
+    return release, [out / name for name in named]
+
+
+def changelog_notes(changelog: str, tag: str) -> str:
+    """The changelog entry of one tag (its heading and body, up to the next entry), for release notes."""
+    heading = re.compile(rf"^## {re.escape(tag)}(?: |$)", re.MULTILINE)
+    found = heading.search(changelog)
+    if found is None:
+        raise ReleaseError(f"{CHANGELOG} has no entry for {tag}")
+    following = re.compile(r"^## ", re.MULTILINE).search(changelog, found.end())
+    return changelog[found.start() : following.start() if following else len(changelog)].rstrip() + "\n"
+
+
+def notes_at(release: Release) -> str:
+    text = files_at(release.commit, (str(CHANGELOG),)).get(CHANGELOG.as_posix())
+    if text is None:
+        raise ReleaseError(f"expected {CHANGELOG} at {release.tag}, found none")
+    return changelog_notes(text.decode("utf-8"), release.tag)

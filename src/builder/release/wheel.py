@@ -1,0 +1,182 @@
+"""The data wheel: the published files and the `leadgreen_data` reader, as `leadgreen-data` on the package index.
+
+The wheel is made by a build backend (flit_core) through its PEP 517 `build_wheel` hook, run
+in a staging folder that holds only what goes in. It is byte-reproducible because:
+
+- the staged files come from the release commit, not from the working tree, and are written
+  with mode 0644, so neither checkout times nor the umask reach the wheel;
+- flit_core writes files in sorted order, normalises modes, and takes every timestamp in the
+  zip from SOURCE_DATE_EPOCH, which the caller passes (the release commit's date) and which
+  this module sets for the backend whatever the environment says;
+- the backend's version is pinned (its name and version are written into the wheel's WHEEL
+  file), and checked before building.
+
+Deflate output depends on the zlib the Python links against; the same zlib (as on the CI
+runners) gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as installed_version
+from pathlib import Path
+from typing import Any
+
+from builder.errors import ReleaseError
+
+DIST_NAME = "leadgreen-data"
+MODULE = "leadgreen_data"
+BACKEND = "flit_core.buildapi"
+BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in pyproject.toml
+READER = "reader"  # the reader's source folder in the repository: reader/leadgreen_data/, reader/README.md
+PUBLISHED = ("data/", "schemas/", "datapackage.json")  # what of the release files goes into the wheel
+LICENCES = ("LICENSE", "DATA-LICENCE.md")
+GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
+REQUIRES_PYTHON = ">=3.10"
+
+
+def dist_version(tag: str) -> str:
+    """The distribution's version for a release tag: the tag without its `v`, in PEP 440's normal form.
+
+    v2026.10.19 -> 2026.10.19, v2026.10.19.2 -> 2026.10.19.2; leading zeros go (v2026.01.05 ->
+    2026.1.5), and installers match either spelling.
+    """
+    from packaging.version import InvalidVersion, Version
+
+    if not tag.startswith("v"):
+        raise ReleaseError(f"expected a release tag like v2026.10.19, found {tag!r}")
+    try:
+        parsed = Version(tag[1:])
+    except InvalidVersion as exc:
+        raise ReleaseError(f"tag {tag}: {tag[1:]!r} is not a valid PEP 440 version") from exc
+    if parsed.local or parsed.is_prerelease or parsed.is_postrelease or parsed.epoch:
+        raise ReleaseError(f"tag {tag}: expected a plain release version, found {parsed}")
+    return str(parsed)
+
+
+def wheel_filename(version: str) -> str:
+    return f"{MODULE}-{version}-py3-none-any.whl"
+
+
+def _pyproject(version: str) -> str:
+    """The staging project's pyproject.toml; every value is ours (the version is checked above)."""
+    return f"""\
+[build-system]
+requires = ["flit_core=={BACKEND_VERSION}"]
+build-backend = "{BACKEND}"
+
+[project]
+name = "{DIST_NAME}"
+version = "{version}"
+description = "GPU energy per output token of large language models, per model and GPU (LeadGreen API v1 data)"
+readme = "README.md"
+requires-python = "{REQUIRES_PYTHON}"
+license = "MIT AND Apache-2.0"
+license-files = {json.dumps(list(LICENCES))}
+authors = [{{ name = "LeadGreen" }}]
+keywords = ["energy", "llm", "gpu", "inference", "dataset"]
+classifiers = [
+  "Intended Audience :: Science/Research",
+  "Programming Language :: Python :: 3",
+  "Topic :: Scientific/Engineering",
+  "Typing :: Typed",
+]
+dependencies = []
+
+[project.urls]
+Homepage = "https://leadgreen.ai"
+"""
+
+
+def _release_module(version: str, tag: str, data_version: str) -> str:
+    return (
+        '"""Written when the wheel was built: which release this is."""\n\n'
+        f"__version__ = {json.dumps(version)}\nTAG = {json.dumps(tag)}\nDATA_VERSION = {json.dumps(data_version)}\n"
+    )
+
+
+def newest_data_version(files: dict[str, bytes]) -> str:
+    """The newest `data_version` across the JSON documents under data/ (every workload's)."""
+    found = []
+    for rel, data in files.items():
+        if rel.startswith("data/") and rel.endswith(".json"):
+            doc: Any = json.loads(data)
+            if isinstance(doc, dict) and isinstance(doc.get("data_version"), str):
+                found.append(doc["data_version"])
+    if not found:
+        raise ReleaseError("expected documents with a data_version under data/, found none")
+    return max(found)
+
+
+def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) -> dict[str, bytes]:
+    """Every file of the staging project, by path: pure, so what goes into the wheel is testable."""
+    version = dist_version(tag)
+    staged: dict[str, bytes] = {}
+    prefix = f"{READER}/{MODULE}/"
+    for rel, data in reader.items():
+        if rel.startswith(prefix) and "__pycache__" not in rel.split("/") and not rel.endswith(".pyc"):
+            staged[f"{MODULE}/{rel[len(prefix) :]}"] = data
+    if f"{MODULE}/__init__.py" not in staged or f"{READER}/README.md" not in reader:
+        raise ReleaseError(f"expected {prefix}__init__.py and {READER}/README.md at the release commit")
+    for rel, data in files.items():
+        if rel.startswith(PUBLISHED):
+            target = f"{MODULE}/{rel}"
+            if target in staged:
+                raise ReleaseError(f"{prefix}{rel} would shadow the published file {rel}")
+            staged[target] = data
+    missing = [name for name in LICENCES if name not in files]
+    if missing:
+        raise ReleaseError(f"expected {', '.join(missing)} at the release commit, found none")
+    staged |= {name: files[name] for name in LICENCES}
+    staged["README.md"] = reader[f"{READER}/README.md"]
+    staged["pyproject.toml"] = _pyproject(version).encode()
+    data_version = newest_data_version(files)
+    staged[f"{MODULE}/{GENERATED}"] = _release_module(version, tag, data_version).encode()
+    return dict(sorted(staged.items()))
+
+
+def check_backend() -> None:
+    try:
+        found = installed_version("flit_core")
+    except PackageNotFoundError:
+        found = None
+    if found != BACKEND_VERSION:
+        raise ReleaseError(
+            f"the data wheel is reproducible with flit_core {BACKEND_VERSION}, found {found or 'none'}; "
+            "reinstall the builder (pip install -e .)"
+        )
+
+
+def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epoch: int) -> tuple[str, bytes]:
+    """Stage the project, run the backend's build_wheel hook with SOURCE_DATE_EPOCH=epoch, return (name, bytes)."""
+    from pyproject_hooks import BuildBackendHookCaller
+
+    check_backend()
+    staged = staged_files(files, reader, tag)
+    with tempfile.TemporaryDirectory(prefix="leadgreen-wheel-") as tmp:
+        stage, out = Path(tmp) / "project", Path(tmp) / "out"
+        for rel, data in staged.items():
+            target = stage / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            target.chmod(0o644)
+        out.mkdir()
+
+        def run(cmd: Any, cwd: str | None = None, extra_environ: Any = None) -> None:
+            env = {**os.environ, **(extra_environ or {}), "SOURCE_DATE_EPOCH": str(epoch)}
+            done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-15:])
+                raise ReleaseError(f"the build backend ({BACKEND}) failed to build the wheel:\n{tail}")
+
+        caller = BuildBackendHookCaller(str(stage), BACKEND, runner=run, python_executable=sys.executable)
+        name = caller.build_wheel(str(out))
+        expected = wheel_filename(dist_version(tag))
+        if name != expected:
+            raise ReleaseError(f"expected the backend to write {expected}, found {name}")
+        return name, (out / name).read_bytes()

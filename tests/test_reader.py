@@ -1,0 +1,286 @@
+"""The `leadgreen_data` reader, installed from the release's wheel into a fresh virtual environment.
+
+Module-scoped and slow (about 10 s: a venv, an offline pip install). Every call runs in that
+environment, away from the repository (cwd is a scratch folder, python -I), and is compared with
+the files at the tag.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consumer_release import Built, built, fresh_venv, offline_pip_env
+
+pytestmark = pytest.mark.slow
+
+HEAVY = ("jsonschema", "frictionless", "httpx", "click", "referencing", "fastjsonschema")
+DEFAULT = "text-conversation"
+
+PROBE = r"""
+import json, sys
+import leadgreen_data as lg
+import leadgreen_data.__main__ as cli
+
+out = {
+    "file": lg.__file__, "version": lg.__version__, "tag": lg.TAG, "data_version": lg.DATA_VERSION,
+    "path": str(lg.path()), "index": lg.index(), "models": lg.models(), "workloads": lg.workloads(),
+    "schemas": {kind: lg.schema(kind) for kind in ("index", "model-list", "model", "defs")},
+}
+out["workload_ids"] = lg._workload_ids()
+out["by_workload_docs"] = {
+    w: {
+        "index": lg.index(w),
+        "models": lg.models(w),
+        "model": {m["slug"]: lg.model(m["slug"], w) for m in lg.models(w)["models"]},
+    }
+    for w in out["workload_ids"]
+}
+out["model"] = out["by_workload_docs"][lg.DEFAULT_WORKLOAD]["model"]
+rows = lg.configurations()
+out["configurations"] = rows
+out["by_workload"] = len(lg.configurations(lg.DEFAULT_WORKLOAD))
+out["types"] = {key: sorted({type(row[key]).__name__ for row in rows}) for key in rows[0]}
+calls = {
+    "model": lambda: lg.model("qwen-3-9b"),
+    "model_path": lambda: lg.model("../index"),
+    "workload": lambda: lg.index("image-generation"),
+    "workload_path": lambda: lg.models("../data"),
+    "configurations": lambda: lg.configurations("image-generation"),
+    "schema": lambda: lg.schema("nope"),
+}
+out["errors"] = {}
+for name, call in calls.items():
+    try:
+        call()
+        out["errors"][name] = None
+    except LookupError as exc:
+        out["errors"][name] = str(exc)
+out["summary"] = cli.summary()
+out["heavy"] = sorted(name for name in sys.modules if name.split(".")[0] in HEAVY)
+out["heavy_importable"] = []
+import importlib.util
+out["heavy_importable"] = [name for name in HEAVY if importlib.util.find_spec(name) is not None]
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def release() -> Built:
+    return built()
+
+
+@pytest.fixture(scope="module")
+def python(release: Built) -> Path:
+    """A fresh venv with only the wheel installed, offline (by this pip, pointed at the venv's python)."""
+    python = fresh_venv(release.root / "reader-venv", with_pip=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", str(release.wheel)],
+        env=offline_pip_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    return python
+
+
+def probe(python: Path, cwd: Path, *prefix: str, **env: str) -> dict[str, Any]:
+    code = f"HEAVY = {HEAVY!r}\n{PROBE}"
+    run = subprocess.run([str(python), *prefix, "-c", code], cwd=cwd, capture_output=True, text=True, env=env or None)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+@pytest.fixture(scope="module")
+def seen(python: Path, release: Built) -> dict[str, Any]:
+    away = release.root / "elsewhere"
+    away.mkdir(exist_ok=True)
+    return probe(python, away, "-I")
+
+
+def repo_json(release: Built, rel: str) -> Any:
+    return json.loads((release.repo / rel).read_bytes())
+
+
+def test_the_reader_is_the_installed_one_with_the_release_version(seen: dict, python: Path, release: Built) -> None:
+    venv = python.parent.parent
+    assert Path(seen["file"]).is_relative_to(venv)
+    assert Path(seen["path"]) == Path(seen["file"]).parent
+    assert (Path(seen["path"]) / "datapackage.json").is_file()
+    assert seen["version"] == release.version
+    assert seen["tag"] == release.tag
+    docs = [repo_json(release, p.relative_to(release.repo).as_posix()) for p in (release.repo / "data").rglob("*.json")]
+    assert seen["data_version"] == max(d["data_version"] for d in docs if "data_version" in d)
+
+
+def test_documents_equal_the_files_at_the_tag(seen: dict, release: Built) -> None:
+    assert seen["index"] == repo_json(release, "data/index.json")
+    assert seen["models"] == repo_json(release, "data/models.json")
+    slugs = sorted(p.stem for p in (release.repo / "data" / "models").glob("*.json"))
+    assert sorted(seen["model"]) == slugs
+    for slug in slugs:
+        assert seen["model"][slug] == repo_json(release, f"data/models/{slug}.json"), slug
+    for kind in ("index", "model-list", "model", "defs"):
+        assert seen["schemas"][kind] == repo_json(release, f"schemas/{kind}.schema.json")
+
+
+def test_every_workloads_documents_equal_the_files_at_the_tag(seen: dict, release: Built) -> None:
+    """text-conversation at the top of data/, any other workload in data/workloads/<id>/."""
+    for workload, docs in seen["by_workload_docs"].items():
+        folder = "data" if workload == DEFAULT else f"data/workloads/{workload}"
+        assert docs["index"] == repo_json(release, f"{folder}/index.json"), workload
+        assert docs["models"] == repo_json(release, f"{folder}/models.json"), workload
+        for slug, doc in docs["model"].items():
+            assert doc == repo_json(release, f"{folder}/models/{slug}.json"), (workload, slug)
+
+
+def test_workloads_without_a_list_is_text_conversation_only(seen: dict, release: Built) -> None:
+    listed = release.repo / "data" / "workloads.json"
+    expected = json.loads(listed.read_bytes()) if listed.exists() else [{"id": DEFAULT}]
+    assert seen["workloads"] == expected
+
+
+def test_unknown_model_names_it_and_suggests_close_matches(seen: dict) -> None:
+    message = seen["errors"]["model"]
+    assert message.startswith("unknown model 'qwen-3-9b' in workload text-conversation; did you mean ")
+    assert "qwen-3-8b" in message.split("did you mean ")[1]
+    assert seen["errors"]["model_path"].startswith("unknown model '../index' in workload text-conversation")
+
+
+def test_unknown_workload_names_it_and_lists_the_known_ones(seen: dict) -> None:
+    assert seen["errors"]["workload"] == "unknown workload 'image-generation'; known workloads: text-conversation"
+    assert seen["errors"]["workload_path"] == "unknown workload '../data'; known workloads: text-conversation"
+    assert seen["errors"]["configurations"] == seen["errors"]["workload"]
+
+
+def test_unknown_schema_kind_lists_the_kinds(seen: dict) -> None:
+    assert seen["errors"]["schema"] == "unknown schema kind 'nope'; known kinds: defs, index, model, model-list"
+
+
+def test_configurations_are_typed_by_the_packages_table_schema(seen: dict, release: Built) -> None:
+    descriptor = repo_json(release, "datapackage.json")
+    table = next(r for r in descriptor["resources"] if r["path"] == "data/configurations.csv")
+    python_type = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
+    expected = {f["name"]: [python_type[f["type"]]] for f in table["schema"]["fields"]}
+    assert seen["types"] == expected
+    with (release.repo / "data" / "configurations.csv").open(newline="") as handle:
+        assert len(seen["configurations"]) == sum(1 for _ in csv.DictReader(handle))
+    assert seen["by_workload"] == sum(row.get("workload", DEFAULT) == DEFAULT for row in seen["configurations"])
+
+
+def test_configurations_equal_the_model_documents(seen: dict) -> None:
+    """Each CSV row, typed, equals the configuration of the same key in its model's document."""
+    by_key = {}
+    for workload, docs in seen["by_workload_docs"].items():
+        for slug, doc in docs["model"].items():
+            for conf in doc["configurations"]:
+                by_key[(workload, slug, conf["row_id"], conf["repeat"])] = conf
+    for row in seen["configurations"]:
+        conf = by_key[(row.get("workload", DEFAULT), row["slug"], row["row_id"], row["repeat"])]
+        for key, value in row.items():
+            if key in conf:
+                assert value == conf[key], (row["row_id"], key)
+                assert type(value) is type(conf[key]), (row["row_id"], key)
+
+
+def test_no_heavy_module_is_imported_even_where_installed(python: Path, release: Built, tmp_path: Path) -> None:
+    """In the builder's own environment, where jsonschema, frictionless, httpx and click are importable."""
+    target = tmp_path / "site"
+    run = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(release.wheel)],
+        env=offline_pip_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    seen = probe(Path(sys.executable), tmp_path, **offline_pip_env(), PYTHONPATH=str(target))
+    assert Path(seen["file"]).is_relative_to(target)
+    assert set(seen["heavy_importable"]) >= {"jsonschema", "frictionless", "httpx", "click"}
+    assert seen["heavy"] == []
+
+
+def test_no_heavy_module_in_the_fresh_venv(seen: dict) -> None:
+    assert seen["heavy"] == []
+
+
+def test_python_m_prints_version_source_and_counts(python: Path, release: Built) -> None:
+    run = subprocess.run([str(python), "-I", "-m", "leadgreen_data"], cwd=release.root, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    index = repo_json(release, "data/index.json")
+    models = repo_json(release, "data/models.json")
+    with (release.repo / "data" / "configurations.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    lines = run.stdout.splitlines()
+    assert lines[0] == f"leadgreen-data {release.version} (tag {release.tag}), data version {release.data_version}"
+    assert lines[1] == f"source: {index['source']['name']} ({index['source']['url']})"
+    assert lines[2] == f"unit: {index['unit']}"
+    assert lines[3].startswith("files: ")
+    assert lines[3].endswith("site-packages/leadgreen_data")
+    assert lines[4] == (
+        f"workload {DEFAULT}: {len(models['models'])} models, {len(index['rows'])} index rows, "
+        f"{sum(1 for row in rows if row.get('workload', DEFAULT) == DEFAULT)} configurations"
+    )
+
+
+def test_a_second_workload_is_read_from_its_folder(tmp_path: Path) -> None:
+    """The reader on a package with another workload (data/workloads/<id>/, workloads.json, a workload column)."""
+    from builder.release.wheel import staged_files
+    from conftest import REPO
+
+    files = {
+        p.relative_to(REPO).as_posix(): p.read_bytes()
+        for name in ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
+        for p in ([REPO / name] if (REPO / name).is_file() else sorted((REPO / name).rglob("*")))
+        if p.is_file()
+    }
+    other = "image-chat"
+    for rel in ("index.json", "models.json", "models/qwen-3-8b.json"):
+        doc = json.loads(files[f"data/{rel}"])
+        files[f"data/workloads/{other}/{rel}"] = json.dumps({**doc, "caveat": "another workload"}).encode()
+    files["data/workloads.json"] = json.dumps([{"id": DEFAULT}, {"id": other}]).encode()
+    lines = files["data/configurations.csv"].decode().splitlines()
+    extra = [line for line in lines[1:] if line.startswith("qwen-3-8b,")]
+    table = [f"{lines[0]},workload", *(f"{line},{DEFAULT}" for line in lines[1:]), *(f"{x},{other}" for x in extra)]
+    files["data/configurations.csv"] = ("\n".join(table) + "\n").encode()
+    descriptor = json.loads(files["datapackage.json"])
+    csv_table = next(r for r in descriptor["resources"] if r["path"] == "data/configurations.csv")
+    csv_table["schema"]["fields"].append({"name": "workload", "type": "string"})
+    files["datapackage.json"] = json.dumps(descriptor).encode()
+    reader = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "reader").rglob("*") if p.is_file()}
+    for rel, data in staged_files(files, reader, "v2026.10.19").items():
+        (tmp_path / "site" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "site" / rel).write_bytes(data)
+    code = f"""
+import json, sys
+sys.path.insert(0, {str(tmp_path / "site")!r})
+import leadgreen_data as lg, leadgreen_data.__main__ as cli
+try:
+    lg.index("nope")
+except LookupError as exc:
+    error = str(exc)
+print(json.dumps({{
+    "workloads": lg.workloads(), "caveat": lg.index({other!r})["caveat"],
+    "model": lg.model("qwen-3-8b", {other!r})["caveat"], "rows": len(lg.configurations({other!r})),
+    "default_rows": len(lg.configurations()), "error": error, "summary": cli.summary(),
+}}))
+"""
+    run = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["workloads"] == [{"id": DEFAULT}, {"id": other}]
+    assert seen["caveat"] == seen["model"] == "another workload"
+    assert seen["rows"] == len(extra)
+    assert seen["default_rows"] == len(lines) - 1 + len(extra)
+    assert seen["error"] == f"unknown workload 'nope'; known workloads: {other}, {DEFAULT}"
+    counts = f"{len(json.loads(files['data/models.json'])['models'])} models, "
+    counts += f"{len(json.loads(files['data/index.json'])['rows'])} index rows"
+    assert seen["summary"].splitlines()[-2:] == [
+        f"workload {DEFAULT}: {counts}, {len(lines) - 1} configurations",
+        f"workload {other}: {counts}, {len(extra)} configurations",
+    ]

@@ -1,0 +1,125 @@
+"""The GitHub workflows: valid, every action pinned by commit, least privilege, and the release and upstream flows."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import REPO
+
+WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+PINNED = re.compile(r"^\s*(?:-\s+)?uses:\s*(?P<action>[\w.-]+/[\w./-]+)@(?P<ref>[0-9a-f]{40})\s+#\s+v\d+(\.\d+)*\s*$")
+
+
+def load(name: str) -> dict[str, Any]:
+    return YAML(typ="safe").load((REPO / ".github" / "workflows" / name).read_text())
+
+
+def steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+    return job.get("steps", [])
+
+
+def test_the_workflows_are_there() -> None:
+    assert [p.name for p in WORKFLOWS] == ["ci.yml", "release.yml", "upstream.yml"]
+
+
+def test_every_workflow_passes_the_vendored_github_workflows_schema() -> None:
+    check = Path(sys.executable).parent / "check-jsonschema"
+    run = subprocess.run(
+        [str(check), "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "ok -- validation done" in run.stdout
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_every_action_is_pinned_to_a_commit_with_its_version_in_a_comment(path: Path) -> None:
+    lines = [line for line in path.read_text().splitlines() if re.match(r"^\s*(-\s+)?uses:", line)]
+    assert lines, path.name
+    for line in lines:
+        assert PINNED.match(line), (
+            f"{path.name}: expected uses: owner/action@<40-hex sha> # vX.Y.Z, found {line.strip()}"
+        )
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_the_same_action_is_pinned_to_the_same_commit_everywhere(path: Path) -> None:
+    pins: dict[str, set[str]] = {}
+    for other in WORKFLOWS:
+        for line in other.read_text().splitlines():
+            found = PINNED.match(line)
+            if found:
+                pins.setdefault(found["action"], set()).add(found["ref"])
+    assert {action: refs for action, refs in pins.items() if len(refs) > 1} == {}
+
+
+def test_workflows_grant_nothing_at_the_top_beyond_reading() -> None:
+    for path in WORKFLOWS:
+        granted = load(path.name).get("permissions")
+        assert granted in ({}, {"contents": "read"}), path.name
+
+
+def test_release_runs_on_release_tags_and_rebuilds_dist_from_the_tag() -> None:
+    flow = load("release.yml")
+    assert flow["on"] == {"push": {"tags": ["v*"]}}
+    build = flow["jobs"]["build"]
+    checkout = steps(build)[0]
+    assert checkout["uses"].startswith("actions/checkout@")
+    assert checkout["with"]["fetch-depth"] == 0
+    runs = [step.get("run", "") for step in steps(build)]
+    assert 'builder dist --notes "$RUNNER_TEMP/release-notes.md"' in runs
+    assert "cd dist && sha256sum -c SHA256SUMS" in runs
+    assert 'mkdir "$RUNNER_TEMP/wheel" && cp dist/*.whl "$RUNNER_TEMP/wheel/"' in runs
+
+
+def test_release_jobs_have_least_privilege() -> None:
+    jobs = load("release.yml")["jobs"]
+    assert {name: job["permissions"] for name, job in jobs.items()} == {
+        "build": {"contents": "read"},
+        "release": {"contents": "write"},
+        "publish": {"id-token": "write"},
+    }
+
+
+def test_release_creates_the_github_release_with_the_changelog_entry() -> None:
+    job = load("release.yml")["jobs"]["release"]
+    script = steps(job)[-1]["run"]
+    assert "sha256sum -c SHA256SUMS" in script
+    assert 'gh release create "$TAG" dist/*' in script
+    assert "--notes-file notes/release-notes.md" in script
+
+
+def test_publish_uploads_only_the_wheel_by_trusted_publishing() -> None:
+    job = load("release.yml")["jobs"]["publish"]
+    assert job["needs"] == ["build", "release"]
+    download, upload = steps(job)
+    assert download["with"] == {"name": "wheel", "path": "wheel"}
+    assert upload["uses"].startswith("pypa/gh-action-pypi-publish@")
+    assert upload["with"] == {"packages-dir": "wheel/"}  # no password: trusted publishing
+
+
+def test_upstream_does_nothing_while_a_refresh_pull_request_is_open() -> None:
+    jobs = load("upstream.yml")["jobs"]
+    first = steps(jobs["check"])[0]
+    assert first["id"] == "open"
+    assert "gh pr list" in first["run"]
+    assert "--state open" in first["run"]
+    assert 'startswith("upstream-")' in first["run"]
+    assert all(step["if"] == "steps.open.outputs.open == '0'" for step in steps(jobs["check"])[1:])
+    assert jobs["refresh"]["if"] == "needs.check.outputs.open == '0' && needs.check.outputs.rc == '4'"
+    assert 'git switch -c "$branch"' in steps(jobs["refresh"])[4]["run"]
+    assert 'branch="upstream-' in steps(jobs["refresh"])[4]["run"]
+
+
+def test_upstream_jobs_have_least_privilege() -> None:
+    jobs = load("upstream.yml")["jobs"]
+    assert jobs["check"]["permissions"] == {"contents": "read", "pull-requests": "read"}
+    assert jobs["refresh"]["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write"}
