@@ -26,7 +26,7 @@ def steps(job: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_the_workflows_are_there() -> None:
-    assert [p.name for p in WORKFLOWS] == ["ci.yml", "release.yml", "upstream.yml"]
+    assert [p.name for p in WORKFLOWS] == ["ci.yml", "pages.yml", "release.yml", "upstream.yml"]
 
 
 def test_every_workflow_passes_the_vendored_github_workflows_schema() -> None:
