@@ -13,8 +13,12 @@ created them and they still hold this run's bytes.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +90,8 @@ def cut_release(today: str, accept: str | None) -> Released:
     try:
         return _release(plan, undo)
     except BaseException as exc:
-        left = undo.run()
+        with _no_interrupts():
+            left = undo.run()
         if not isinstance(exc, BuilderError | OSError):
             raise  # a bug or an interrupt: rolled back, and shown as it is
         cause = f"{exc.filename or exc}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
@@ -287,6 +292,19 @@ class Undo:
                 _put(path, before)
         if self.dist_before and not self.dist_existed and DIST.is_dir() and not any(DIST.iterdir()):
             DIST.rmdir()
+
+
+@contextlib.contextmanager
+def _no_interrupts() -> Iterator[None]:
+    """Ignore Ctrl-C while rolling back (a second one would leave the rollback half done)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
 
 
 def _read(path: Path) -> bytes | None:
