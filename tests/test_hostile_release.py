@@ -718,3 +718,33 @@ def test_changelog_tags(text: str, tags: list[str]) -> None:
     assert changelog_tags(text) == tags
     assert missing_tags(text, tags) == []
     assert missing_tags(text, []) == tags
+
+
+def test_ctrl_c_during_the_pre_commit_hook_rolls_back(make_repo: Callable[[str], Path], tmp_path: Path) -> None:
+    """A real Ctrl-C: SIGINT to the whole process group (builder, git, the hook) while the hook runs."""
+    import signal
+    import sys
+    import time
+
+    repo = make_repo("second")
+    started = tmp_path / "hook-started"
+    script = hook(repo, "pre-commit", f"touch '{started}'; sleep 60")
+    before = state(repo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "builder", "release"],
+        cwd=repo,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert started.exists(), "the hook never ran"
+    os.killpg(proc.pid, signal.SIGINT)
+    output, _ = proc.communicate(timeout=120)
+    assert_nothing_changed(Outcome(proc.returncode, output), ("Aborted!",), before, state(repo))
+    script.unlink()
+    released(release(), "v2026.12.02")
