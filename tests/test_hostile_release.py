@@ -748,3 +748,32 @@ def test_ctrl_c_during_the_pre_commit_hook_rolls_back(make_repo: Callable[[str],
     assert_nothing_changed(Outcome(proc.returncode, output), ("Aborted!",), before, state(repo))
     script.unlink()
     released(release(), "v2026.12.02")
+
+
+@pytest.mark.usefixtures("trusted_data")
+def test_rollback_git_refuses_is_reported_not_hidden(make_repo: Callable[[str], Path], tmp_path: Path) -> None:
+    """The tag is refused, and so is moving main back: the message says the rollback is incomplete and
+    what is left; dist/ is still restored and no tag exists."""
+    repo = make_repo("second")
+    mark = tmp_path / "main-moved-once"
+    hook(
+        repo,
+        "reference-transaction",
+        f"""[ "$1" = prepared ] || exit 0
+input=$(cat)
+case "$input" in *refs/tags/*) echo "ref-tx: tags are frozen" >&2; exit 1;; esac
+case "$input" in *refs/heads/main*)
+  if [ -e '{mark}' ]; then echo "ref-tx: main is frozen" >&2; exit 1; fi; touch '{mark}';;
+esac""",
+    )
+    start = git(repo, "rev-parse", "HEAD")
+    dist_before = {k: v for k, v in tree_digest(repo).items() if k.startswith("dist")}
+    outcome = release()
+    assert "Traceback" not in outcome.output, outcome.output
+    assert outcome.exit_code == 1
+    for said in ("tags are frozen", "Rollback incomplete; fix by hand", "main is frozen", "CHANGELOG.md left as"):
+        assert said in outcome.output, outcome.output
+    assert f"git reset --keep {start[:12]}" in outcome.output
+    assert git(repo, "rev-parse", "HEAD^") == start  # the release commit stays, and the message says so
+    assert git(repo, "tag", "--list", "v2026.12.02") == ""
+    assert {k: v for k, v in tree_digest(repo).items() if k.startswith("dist")} == dist_before

@@ -261,7 +261,13 @@ class Undo:
     def _head(self, left: list[str]) -> None:
         now = git.head()
         if self.commit is not None and now == self.commit:
-            git.move_head(self.start, self.commit, "builder release: roll back the release commit")
+            try:
+                git.move_head(self.start, self.commit, "builder release: roll back the release commit")
+            except ReleaseError as exc:
+                left.append(
+                    f"HEAD is still the release commit {now[:12]} ({exc}); "
+                    f"undo it with `git reset --keep {self.start[:12]}`"
+                )
         elif now != self.start:
             left.append(f"HEAD moved to {now[:12]} during the release, left there (was {self.start[:12]})")
 
