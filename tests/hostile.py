@@ -56,12 +56,24 @@ class Outcome:
     output: str  # stdout and stderr together
 
 
-def run_cli(*args: str, subprocess_: bool = False, cwd: Path | None = None, timeout: float = 120) -> Outcome:
-    """The CLI in-process (fast), or as a real process when a case needs one (signals, fds, env)."""
+def run_cli(
+    *args: str,
+    subprocess_: bool = False,
+    cwd: Path | None = None,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+) -> Outcome:
+    """The CLI in-process (fast), or as a real process when a case needs one (signals, fds, env).
+
+    `env` (subprocess only) replaces the environment of the process; None inherits this one.
+    """
+    if env is not None and not subprocess_:
+        raise ValueError("env needs subprocess_=True")
     if subprocess_:
         run = subprocess.run(
             [sys.executable, "-m", "builder", *args],
             cwd=cwd,
+            env=env,
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -1,17 +1,52 @@
-"""The few git operations a release needs; failures become ReleaseError."""
+"""The few git operations a release needs; failures become ReleaseError with git's own message.
+
+No value reaches git where it could be read as an option: refs follow `--end-of-options` (or
+are object ids checked to be hex), paths follow `--`, and messages go through stdin.
+"""
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 from builder.errors import ReleaseError
 
+OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
 
-def git(*args: str, strip: bool = True) -> str:
-    run = subprocess.run(["git", *args], capture_output=True, text=True)
-    if run.returncode != 0:
-        raise ReleaseError(f"git {' '.join(args)}: {run.stderr.strip() or run.stdout.strip()}")
-    return run.stdout.strip() if strip else run.stdout
+
+def run(*args: str, stdin: bytes | None = None, absent: int | None = None) -> bytes:
+    """git's stdout as bytes, or ReleaseError naming the command and quoting git's message.
+
+    `absent`: an exit status that means "no such thing" rather than failure; it gives b"".
+    """
+    feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
+    try:
+        done = subprocess.run(["git", *args], capture_output=True, **feed)
+    except OSError as exc:
+        raise ReleaseError(f"cannot run git ({exc.strerror}); is it installed and on PATH?") from None
+    if done.returncode == absent and not done.stderr.strip():
+        return b""
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip() or done.stdout.decode(errors="replace").strip()
+        said = " | ".join(line for line in said.splitlines() if line.strip())
+        raise ReleaseError(f"`git {' '.join(_shown(args))}` failed: {said or f'exit status {done.returncode}'}")
+    return done.stdout
+
+
+def _shown(args: tuple[str, ...]) -> list[str]:
+    return [a if len(a) <= 60 and "\n" not in a else a[:57].split("\n")[0] + "..." for a in args]
+
+
+def git(*args: str, strip: bool = True, stdin: str | None = None) -> str:
+    out = run(*args, stdin=None if stdin is None else stdin.encode()).decode(errors="replace")
+    return out.strip() if strip else out
+
+
+def object_id(value: str) -> str:
+    """`value` if it is a full object id (so it can never be read as an option), else ReleaseError."""
+    if not OBJECT_ID.fullmatch(value):
+        raise ReleaseError(f"expected a git object id, found {value!r}")
+    return value
 
 
 def dirty_paths() -> list[str]:
@@ -23,9 +58,102 @@ def current_branch() -> str:
     return git("rev-parse", "--abbrev-ref", "HEAD")
 
 
+def is_shallow() -> bool:
+    return git("rev-parse", "--is-shallow-repository") == "true"
+
+
 def tags() -> list[str]:
     return git("tag", "--list").split()
 
 
-def create_annotated_tag(tag: str, message: str) -> None:
-    git("tag", "--annotate", tag, "--message", message)
+def resolve(ref: str) -> str:
+    """The object id `ref` names (use `ref^{commit}` for the commit of a tag)."""
+    return object_id(git("rev-parse", "--verify", "--end-of-options", ref))
+
+
+def lookup(ref: str) -> str | None:
+    """The object id `ref` names, or None when it names nothing."""
+    found = run("rev-parse", "--verify", "--quiet", "--end-of-options", ref, absent=1).decode().strip()
+    return object_id(found) if found else None
+
+
+def head() -> str:
+    return resolve("HEAD^{commit}")
+
+
+def parents(commit: str) -> list[str]:
+    line = git("rev-list", "--parents", "--max-count=1", object_id(commit))
+    return line.split()[1:]
+
+
+def missing_identity() -> str | None:
+    """git's complaint when it cannot name the author or committer of a commit, else None."""
+    for who in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+        try:
+            git("var", who)
+        except ReleaseError as exc:
+            return str(exc)
+    return None
+
+
+def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], list[str]]:
+    """The files below `paths` in `commit`, by path, with their committed bytes, and the entries that
+    are not regular files (links, submodules), as "path (kind)".
+
+    Read from the object store, never from the working folder, and without `git archive`'s
+    export-subst or export-ignore attributes.
+    """
+    listing = run("ls-tree", "-r", "-z", "--full-tree", object_id(commit), "--", *paths)
+    blobs: dict[str, str] = {}
+    odd: list[str] = []
+    for record in filter(None, listing.split(b"\0")):
+        meta, _, raw_path = record.partition(b"\t")
+        mode, kind, oid = meta.decode().split(" ")
+        path = raw_path.decode("utf-8", errors="surrogateescape")
+        if kind == "blob" and mode in ("100644", "100755"):
+            blobs[path] = object_id(oid)
+        else:
+            odd.append(f"{path} ({'symbolic link' if mode == '120000' else kind})")
+    return dict(sorted(zip(blobs, _blobs(list(blobs.values())), strict=True))), odd
+
+
+def _blobs(oids: list[str]) -> list[bytes]:
+    if not oids:
+        return []
+    out = run("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in oids).encode())
+    found: list[bytes] = []
+    at = 0
+    for oid in oids:
+        end = out.index(b"\n", at)
+        header = out[at:end].decode().split(" ")
+        if header[0] != oid or len(header) != 3 or header[1] != "blob":
+            raise ReleaseError(f"git cat-file: expected blob {oid}, found {' '.join(header)}")
+        size = int(header[2])
+        found.append(out[end + 1 : end + 1 + size])
+        at = end + 1 + size + 1  # the contents end with a newline
+    return found
+
+
+def commit(message: str, path: str) -> None:
+    """Commit the staged `path` alone, hooks and all."""
+    run("commit", "--quiet", "--file=-", "--", path, stdin=message.encode())
+
+
+def create_annotated_tag(tag: str, message: str, target: str) -> None:
+    """A new annotated tag on `target`; git refuses to move an existing one."""
+    run("tag", "--annotate", "--file=-", "--end-of-options", tag, object_id(target), stdin=message.encode())
+
+
+def delete_tag(tag: str, expected: str) -> None:
+    """Delete refs/tags/`tag` only while it still points at `expected`."""
+    run("update-ref", "-d", "--end-of-options", f"refs/tags/{tag}", object_id(expected))
+
+
+def move_head(new: str, expected: str, reason: str) -> None:
+    """Point HEAD's branch at `new`, only while it is at `expected`."""
+    run("update-ref", "-m", reason, "--end-of-options", "HEAD", object_id(new), object_id(expected))
+
+
+def unstage(path: str, source: str) -> None:
+    """Make the index entry of `path` what it is in `source` (absent when `source` has none)."""
+    run("reset", "--quiet", object_id(source), "--", path)

@@ -8,21 +8,19 @@ import hashlib
 import io
 import json
 import tarfile
-from pathlib import Path
 from typing import Any
 
-CONTENTS = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
+FOLDERS = ("data", "schemas")
+CONTENTS = (*FOLDERS, "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
 
 
-def release_files(root: Path) -> dict[str, bytes]:
-    """Every file that goes into the archive, by path relative to the repo root, sorted."""
-    files: dict[str, bytes] = {}
-    for name in CONTENTS:
-        path = root / name
-        found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for p in found:
-            files[p.relative_to(root).as_posix()] = p.read_bytes()
-    return dict(sorted(files.items()))
+def release_files(committed: dict[str, bytes]) -> dict[str, bytes]:
+    """The files of a commit (by path, as `git.tree_files` reads them) that go into the archive, sorted.
+
+    Only what is committed: a git-ignored or untracked file in the working folder never gets here.
+    """
+    picked = {rel: data for rel, data in committed.items() if rel in CONTENTS or rel.split("/")[0] in FOLDERS}
+    return dict(sorted(picked.items()))
 
 
 def archive(files: dict[str, bytes], top: str, date: str) -> bytes:

@@ -364,12 +364,13 @@ def changelog_section(
     return "\n".join(lines)
 
 
-def guard_release(previous: str, new_docs: dict[str, Any], accepted: str | None, root: Path = Path(".")) -> str:
-    """What `builder release` calls: compare with the previous tag, refuse or return the changelog section."""
+def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepted: str | None) -> str:
+    """What `builder release` calls: compare the commit `current` with the previous tag, refuse or
+    return the changelog section."""
     from builder.diff import load_docs
 
     old_docs = load_docs(resolve_ref(previous))
-    compat = check_compat(load_schema_set(previous), load_schema_set(str(root)), old_docs, new_docs)
+    compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
     old_major, new_major = major(old_docs), major(new_docs)
     require_accepted(compat, accepted, old_major, new_major)
     return changelog_section(compat, accepted, previous, old_major, new_major)

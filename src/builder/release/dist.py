@@ -13,11 +13,8 @@ timestamp from the commit's date, so any clone of the tag gives the same bytes a
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import subprocess
-import tarfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -26,10 +23,10 @@ from builder.errors import ReleaseError
 from builder.layout import CHANGELOG, DIST, INDEX, LOCK
 from builder.pin import LOCK_KEYS, Lock
 from builder.release import artifacts, wheel
+from builder.release.artifacts import CONTENTS
 from builder.release.rules import Version
 from builder.write import publish
 
-RELEASE_PATHS = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 READER_PATHS = (wheel.READER,)
 
@@ -54,30 +51,15 @@ def commit_epoch(commit: str) -> int:
     return int(git.git("log", "-1", "--format=%ct", resolve_commit(commit)))
 
 
-def files_at(commit: str, paths: tuple[str, ...] = RELEASE_PATHS) -> dict[str, bytes]:
-    """Every regular file under `paths` at `commit`, by repository path, sorted.
-
-    The one source of the release's files: the archive, its manifest and the wheel all take theirs
-    from here (`git archive` of the commit, read with tarfile). Paths absent at the commit are
-    left out; a symlink is refused.
+def files_at(commit: str, paths: tuple[str, ...] = CONTENTS) -> dict[str, bytes]:
+    """Every file under `paths` at `commit`, by repository path, sorted: the one source of the
+    release's files (the archive, its manifest and the wheel). Read from git's object store, never
+    from the working folder; a link or a submodule is refused. Paths absent at the commit are left out.
     """
-    sha = resolve_commit(commit)
-    present = [p for p in paths if git.git("ls-tree", "--name-only", sha, "--", p)]
-    if not present:
-        return {}
-    run = subprocess.run(["git", "archive", "--format=tar", sha, "--", *present], capture_output=True)
-    if run.returncode != 0:
-        raise ReleaseError(f"git archive {sha[:12]}: {run.stderr.decode(errors='replace').strip()}")
-    files: dict[str, bytes] = {}
-    with tarfile.open(fileobj=io.BytesIO(run.stdout), mode="r:") as tar:
-        for member in tar:
-            if member.issym() or member.islnk():
-                raise ReleaseError(f"{member.name}: a link at {sha[:12]}; releases hold regular files only")
-            if member.isfile():
-                handle = tar.extractfile(member)
-                assert handle is not None
-                files[member.name] = handle.read()
-    return dict(sorted(files.items()))
+    files, odd = git.tree_files(resolve_commit(commit), paths)
+    if odd:
+        raise ReleaseError(f"expected regular files only in the release, found {', '.join(odd[:5])} at {commit[:12]}")
+    return files
 
 
 def release_at_head() -> Release:

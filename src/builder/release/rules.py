@@ -10,6 +10,7 @@ from builder.errors import ReleaseError
 
 TAG = re.compile(r"v(\d{4})\.(\d{2})\.(\d{2})(?:\.(\d+))?")
 LARGE_CHANGE_PCT = 25.0
+HEADING = re.compile(r"^## (v\d{4}\.\d{2}\.\d{2}(?:\.\d+)?)(?![\w.])", re.MULTILINE)
 
 
 @dataclass(frozen=True, order=True)
@@ -33,6 +34,17 @@ class Version:
 def newest_release(tags: list[str]) -> Version | None:
     versions = [v for v in map(Version.parse, tags) if v is not None]
     return max(versions, default=None)
+
+
+def changelog_tags(changelog: str) -> list[str]:
+    """The release tags the changelog's entries name (`## vYYYY.MM.DD[.N] ...`), in file order."""
+    return list(dict.fromkeys(HEADING.findall(changelog)))
+
+
+def missing_tags(changelog: str, tags: list[str]) -> list[str]:
+    """The tags the changelog names that are not among `tags`: a clone that lacks them cannot compare."""
+    have = set(tags)
+    return [tag for tag in changelog_tags(changelog) if tag not in have]
 
 
 def next_version(data_version: str, newest: Version | None, changed: bool) -> Version:
