@@ -1,19 +1,179 @@
+# ruff: noqa: E501  (a table of cases, one per line: name, hostile input, expected message)
 """The hostile corpus of `builder validate` and `builder drift`: inputs made to fool the validator.
 
-Physics on non-finite numbers, at unit level.
+Classes, each a list of named cases: strict parsing (PARSE), and physics on non-finite numbers
+(unit level).
+
+Every CLI case holds the command to tests/hostile.py: exit 1, a message naming the file and the
+JSON pointer, no traceback, and the whole repo copy, hashed before and after, identical. A data
+file edited on purpose has its size and hash restamped in datapackage.json, so that the edit is
+the only fault (a careless edit would be caught by its hash alone).
+
+jsonschema and frictionless take nearly all of a validate run; a verdict already found clean for
+the same bytes is reused (see `known_verdicts`), so only what a case changed is checked again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from builder.layout import schema_for
+from builder.validate import run, tables
 from builder.validate.physics import check_configuration
+from builder.validate.tree import Tree
 from conftest import REPO
+from hostile import assert_refused, run_cli, tree_digest
 
 Q8 = "data/models/qwen-3-8b.json"
+INDEX = "data/index.json"
+MODELS = "data/models.json"
+DESC = "datapackage.json"
+MODEL_DOCS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "data" / "models").glob("*.json"))
+
+
+# Verdicts already known: the committed documents' schemas, the committed tables' frictionless run.
+
+_CLEAN_TABLES: set[str] = set()
+_CLEAN_DOCUMENTS: set[tuple[str, str]] = set()
+
+
+def _tables_key(tree: Any) -> str:
+    desc = tree.descriptor if isinstance(tree.descriptor, dict) else {}
+    handed = [r for r in desc.get("resources", []) if isinstance(r, dict) and r.get("type") == "table"]
+    facts = {rel: hashlib.sha256(data).hexdigest() for rel, data in tree.raw.items()}
+    return json.dumps([handed, facts], sort_keys=True)
+
+
+@pytest.fixture
+def known_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """jsonschema and frictionless take nearly all of a validate run, and each verdict is a function of
+    its input alone: a document's of its schema and bytes, frictionless's of the tables it is handed and
+    their bytes. An input byte for byte the same as one already found clean gets the clean verdict
+    again; anything else (every hostile input) is checked for real."""
+    real_schemas, real_tables = run.check_schemas, tables.check_tables
+
+    def check_schemas(tree: Tree) -> tuple[list[Any], set[str]]:
+        keys = {rel: (schema_for(rel), hashlib.sha256(tree.raw[rel]).hexdigest()) for rel in tree.docs}
+        known = {rel for rel, key in keys.items() if key in _CLEAN_DOCUMENTS}
+        rest = Tree(root=tree.root, data_dir=tree.data_dir, docs={r: d for r, d in tree.docs.items() if r not in known})
+        problems, passed = real_schemas(rest)
+        _CLEAN_DOCUMENTS.update(keys[rel] for rel in passed)
+        return problems, known | passed
+
+    def check_tables(tree: Tree) -> list[Any]:
+        key = _tables_key(tree)
+        if key in _CLEAN_TABLES:
+            return []
+        found = real_tables(tree)
+        if not found:
+            _CLEAN_TABLES.add(key)
+        return found
+
+    monkeypatch.setattr(run, "check_schemas", check_schemas)
+    monkeypatch.setattr(tables, "check_tables", check_tables)
+
+
+# Hostile edits.
+
+
+def restamp(root: Path) -> None:
+    """Bring every size and hash in datapackage.json up to date with the files, as a careful forger would."""
+    path = root / DESC
+    desc = json.loads(path.read_bytes())
+    for res in desc["resources"]:
+        target = root / res["path"]
+        if "hash" in res and target.is_file() and not target.is_symlink():
+            data = target.read_bytes()
+            res["bytes"], res["hash"] = len(data), f"sha256:{hashlib.sha256(data).hexdigest()}"
+    path.write_text(json.dumps(desc, indent=2, ensure_ascii=False) + "\n")
+
+
+def raw(rel: str, change: Callable[[bytes], bytes]) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        (root / rel).write_bytes(change((root / rel).read_bytes()))
+        if rel != DESC:
+            restamp(root)
+
+    return apply
+
+
+def sub(rel: str, old: bytes, new: bytes) -> Callable[[Path], None]:
+    def change(data: bytes) -> bytes:
+        assert old in data, old
+        return data.replace(old, new, 1)
+
+    return raw(rel, change)
+
+
+def whole(rel: str, text: str) -> Callable[[Path], None]:
+    return raw(rel, lambda _: text.encode())
+
+
+def every_model_doc_null(root: Path) -> None:
+    for rel in MODEL_DOCS:
+        (root / rel).write_text("null\n")
+    restamp(root)
+
+
+def also_first(key: bytes, wrong: bytes) -> Callable[[Path], None]:
+    """A key given twice in Q8: first a wrong value, then the committed one (which Python keeps)."""
+    return lambda root: sub(Q8, key, wrong + b", " + key)(root)
+
+
+NOT_AN_OBJECT = {"null": ("null", "null"), "array": ("[]", "an array"), "number": ("0", "a number")}
+NOT_AN_OBJECT["string"] = ('"leadgreen"', "a string")
+ENC = "found undecodable bytes"
+FINITE = "expected a finite number, found"
+WIDE = "expected an integer within +/-2^53, found"
+
+PARSE = [
+    ("duplicate-key-first-wrong-second-right", also_first(b'"architecture": "Dense Transformer"', b'"architecture": "Mixture of Experts"'), f'{Q8}: /: expected each key once, found "architecture" again'),
+    ("duplicate-key-nested", sub(Q8, b'"num_gpus": 1,', b'"num_gpus": 2, "num_gpus": 1,'), f'{Q8}: /configurations/0: expected each key once, found "num_gpus" again'),
+    ("duplicate-key-in-descriptor", sub(DESC, b'"name": "leadgreen-data"', b'"name": "other", "name": "leadgreen-data"'), f'{DESC}: /: expected each key once, found "name" again'),
+    ("nan", sub(Q8, b'"p99_itl_ms": 16.7', b'"p99_itl_ms": NaN'), f"{Q8}: /configurations/0/p99_itl_ms: {FINITE} NaN"),
+    ("infinity", sub(Q8, b'"tokens_per_second": 1501.7', b'"tokens_per_second": Infinity'), f"{Q8}: /configurations/0/tokens_per_second: {FINITE} Infinity"),
+    ("minus-infinity", sub(Q8, b'"median_itl_ms": 5.0', b'"median_itl_ms": -Infinity'), f"{Q8}: /configurations/0/median_itl_ms: {FINITE} -Infinity"),
+    ("1e999", sub(Q8, b'"p99_itl_ms": 16.7', b'"p99_itl_ms": 1e999'), f"{Q8}: /configurations/0/p99_itl_ms: {FINITE} 1e999"),
+    ("minus-1e999", sub(Q8, b'"joules_per_output_token": 0.4303951', b'"joules_per_output_token": -1e999'), f"{Q8}: /configurations/0/joules_per_output_token: {FINITE} -1e999"),
+    ("nan-in-descriptor", sub(DESC, b'"bytes": 286127', b'"bytes": NaN'), f"{DESC}: /sources/0/bytes: {FINITE} NaN"),
+    ("bom", raw(Q8, lambda d: b"\xef\xbb\xbf" + d), f"{Q8}: byte 0: expected UTF-8 JSON without a byte order mark, found U+FEFF"),
+    ("bom-on-descriptor", raw(DESC, lambda d: b"\xef\xbb\xbf" + d), f"{DESC}: byte 0: expected UTF-8 JSON without a byte order mark"),
+    ("latin-1", sub(Q8, b'"name": "Qwen 3 8B"', b'"name": "Qwen 3 8B \xe9"'), f"{Q8}: byte "),
+    ("latin-1-in-index", sub(INDEX, b'"unit": "Wh per million', b'"unit": "Wh \xb5 per million'), f"{INDEX}: byte "),
+    ("lone-surrogate", sub(Q8, b'"name": "Qwen 3 8B"', b'"name": "Qwen 3 8B \\ud800"'), f"{Q8}: /name: expected text, found a lone surrogate"),
+    ("integer-2^53+1", sub(Q8, b'"avg_output_tokens": 639', b'"avg_output_tokens": 9007199254740993'), f"{Q8}: /configurations/0/avg_output_tokens: {WIDE} 9007199254740993"),
+    ("integer-minus-2^53+1", sub(Q8, b'"gpu_power_watts_total": 646', b'"gpu_power_watts_total": -9007199254740993'), f"{Q8}: /configurations/0/gpu_power_watts_total: {WIDE} -9007199254740993"),
+    ("integer-5001-digits", sub(Q8, b'"avg_output_tokens": 639', b'"avg_output_tokens": 1' + b"0" * 5000), f"{Q8}: /configurations/0/avg_output_tokens: {WIDE} 10000000000000000000...0000000000 (5001 characters)"),
+    *[
+        (f"top-level-{kind}-{name}", whole(rel, text + "\n"), f"{rel}: /: expected an object, found {found}")
+        for kind, (text, found) in NOT_AN_OBJECT.items()
+        for name, rel in (("model", Q8), ("index", INDEX), ("model-list", MODELS), ("descriptor", DESC))
+    ],
+    ("every-model-document-null", every_model_doc_null, tuple(f"{rel}: /: expected an object, found null" for rel in MODEL_DOCS)),
+]  # fmt: skip
+
+
+def _cli_cases(*groups: tuple[str, list]) -> list:
+    return [pytest.param(apply, names, id=f"{group}-{name}") for group, cases in groups for name, apply, names in cases]
+
+
+def refused(root: Path, command: str, names: str | tuple[str, ...]) -> None:
+    before = tree_digest(root)
+    outcome = run_cli(command)
+    assert_refused(outcome, 1, names, before, tree_digest(root))
+
+
+@pytest.mark.parametrize(("apply", "names"), _cli_cases(("parse", PARSE)))
+def test_validate_refuses(repo_copy: Path, known_verdicts: None, apply, names) -> None:
+    apply(repo_copy)
+    refused(repo_copy, "validate", names)
 
 
 # Physics on its own: every law fails on NaN and the infinities.

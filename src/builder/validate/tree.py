@@ -1,14 +1,22 @@
-"""Read a published tree once: every file's bytes and, for JSON, its parsed value."""
+"""Read a published tree once: every file's bytes and, for JSON, its parsed value.
+
+JSON is parsed strictly: UTF-8 without a BOM, no duplicate key, only finite numbers, integers
+within 2^53, no lone surrogate, and every document an object.
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from builder.errors import Problem
 from builder.layout import DESCRIPTOR
+
+MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer in every reader
 
 
 @dataclass
@@ -27,13 +35,161 @@ class Tree:
         return f"{self.data_dir}/{rel}"
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"found {name}, which is not a JSON number")
+# Strict JSON.
+
+
+class StrictJSONError(ValueError):
+    """JSON that Python's json would accept but we do not: every fault as (where, message)."""
+
+    def __init__(self, faults: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{where}: {message}" for where, message in faults))
+        self.faults = faults
+
+
+class _Fault:
+    """What a parse hook returns in place of a value it refuses, found afterwards by its pointer."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+class _Repeated(dict):  # type: ignore[type-arg]
+    """An object that repeated a key: the keys, in order of their second appearance."""
+
+    repeated: list[str]
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
 
 
 def parse_json(data: bytes) -> Any:
-    """Strict JSON: UTF-8, and no NaN or Infinity (Python's json accepts them by default)."""
-    return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+    """Strict JSON, or StrictJSONError: UTF-8 without a byte order mark, no duplicate key (the
+    first value would be silently dropped), no NaN or Infinity however written (1e999 is
+    infinite too), integers within 2^53 in magnitude, no lone surrogate (\\ud800)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise StrictJSONError([("byte 0", "expected UTF-8 JSON without a byte order mark, found U+FEFF (a BOM)")])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StrictJSONError(
+            [(f"byte {exc.start}", f"expected UTF-8 JSON, found undecodable bytes ({exc.reason})")]
+        ) from None
+    faulty: list[bool] = []
+
+    def number(literal: str) -> Any:
+        value = float(literal)
+        if math.isfinite(value):
+            return value
+        faulty.append(True)
+        return _Fault(f"expected a finite number, found {_shown(literal)}")
+
+    def integer(literal: str) -> Any:
+        digits = len(literal) - literal.startswith("-")
+        if digits <= 16 and abs(value := int(literal)) <= MAX_SAFE_INTEGER:  # int() of a long string may raise
+            return value
+        faulty.append(True)
+        return _Fault(f"expected an integer within +/-2^53, found {_shown(literal)}")
+
+    def constant(literal: str) -> Any:
+        faulty.append(True)
+        return _Fault(f"expected a finite number, found {literal}")
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) == len(items):
+            return obj
+        faulty.append(True)
+        repeated, seen = _Repeated(obj), set()
+        repeated.repeated = []
+        for key, _ in items:
+            if key in seen:
+                repeated.repeated.append(key)
+            seen.add(key)
+        return repeated
+
+    try:
+        value = json.loads(
+            text, object_pairs_hook=pairs, parse_float=number, parse_int=integer, parse_constant=constant
+        )
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise StrictJSONError([(where, f"expected valid JSON, found {exc.msg} (truncated or hand-broken?)")]) from None
+    except RecursionError:
+        raise StrictJSONError(
+            [("/", "expected JSON nested a few levels deep, found it nested too deep to read")]
+        ) from None
+    if faulty or (r"\u" in text and _SURROGATE.search(text)):
+        faults = _faults(value)
+        if faults:
+            raise StrictJSONError(faults)
+    return value
+
+
+_SURROGATE = re.compile(r"\\u[dD][89abAB]")  # a surrogate escape: paired ones are fine, lone ones are not
+
+
+def _printable(path: str) -> str:
+    """A path safe to print: undecodable bytes and control characters escaped."""
+    raw = path.encode("utf-8", "surrogateescape")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in raw.decode("utf-8", "backslashreplace"))
+
+
+def _pointer(parts: list[str]) -> str:
+    return _printable("/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts))
+
+
+def _faults(value: Any) -> list[tuple[str, str]]:
+    """Every refused value, repeated key and lone surrogate, by JSON pointer (walked without recursion)."""
+    found: list[tuple[str, str]] = []
+    pending: list[tuple[list[str], Any]] = [([], value)]
+    while pending:
+        parts, node = pending.pop()
+        if isinstance(node, _Fault):
+            found.append((_pointer(parts), node.message))
+        elif isinstance(node, str):
+            if not _encodable(node):
+                found.append((_pointer(parts), "expected text, found a lone surrogate (an unpaired \\ud800-\\udfff)"))
+        elif isinstance(node, dict):
+            for key in getattr(node, "repeated", ()):
+                shown = json.dumps(_printable(key), ensure_ascii=False)
+                message = f"expected each key once, found {shown} again (a reader keeps either value)"
+                found.append((_pointer(parts), message))
+            for key, item in node.items():
+                if not _encodable(key):
+                    found.append((_pointer(parts), "expected text keys, found a lone surrogate in a key"))
+                pending.append(([*parts, key], item))
+        elif isinstance(node, list):
+            pending.extend(([*parts, str(i)], item) for i, item in enumerate(node))
+    return sorted(found)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a parsed value, as the messages name it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+# The tree.
 
 
 def load_tree(data_dir: Path) -> Tree:
@@ -44,22 +200,25 @@ def load_tree(data_dir: Path) -> Tree:
         rel = path.relative_to(data_dir).as_posix()
         tree.raw[rel] = path.read_bytes()
         if rel.endswith(".json"):
-            tree.docs[rel] = _parsed(tree, tree.shown(rel), tree.raw[rel])
+            tree.docs[rel] = _document(tree, tree.shown(rel), tree.raw[rel])
     if descriptor.is_file():
-        tree.descriptor = _parsed(tree, DESCRIPTOR, descriptor.read_bytes())
+        tree.descriptor = _document(tree, DESCRIPTOR, descriptor.read_bytes())
     else:
         tree.problems.append(Problem(DESCRIPTOR, "/", "expected the package descriptor, found no file"))
     return tree
 
 
-def _parsed(tree: Tree, shown: str, data: bytes) -> Any:
+def _document(tree: Tree, shown: str, data: bytes) -> dict[str, Any] | None:
+    """A parsed JSON document that is an object, or None with its problems recorded."""
     try:
-        return parse_json(data)
-    except UnicodeDecodeError as exc:
-        tree.problems.append(Problem(shown, "/", f"expected UTF-8 JSON, found undecodable bytes ({exc.reason})"))
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        tree.problems.append(Problem(shown, where, f"expected valid JSON, found {exc.msg} (truncated or hand-broken?)"))
+        value = parse_json(data)
+    except StrictJSONError as exc:
+        tree.problems += [Problem(shown, where, message) for where, message in exc.faults]
+        return None
     except (ValueError, RecursionError) as exc:
         tree.problems.append(Problem(shown, "/", f"expected valid JSON, {exc}"))
-    return None
+        return None
+    if not isinstance(value, dict):
+        tree.problems.append(Problem(shown, "/", f"expected an object, found {json_type(value)}"))
+        return None
+    return value
