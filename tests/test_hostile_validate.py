@@ -1,13 +1,14 @@
 # ruff: noqa: E501  (a table of cases, one per line: name, hostile input, expected message)
 """The hostile corpus of `builder validate` and `builder drift`: inputs made to fool the validator.
 
-Classes, each a list of named cases: strict parsing (PARSE), and physics on non-finite numbers
-(unit level).
+Classes, each a list of named cases: strict parsing (PARSE), file types (FILES, run through both
+validate and drift), and physics on non-finite numbers (unit level).
 
 Every CLI case holds the command to tests/hostile.py: exit 1, a message naming the file and the
 JSON pointer, no traceback, and the whole repo copy, hashed before and after, identical. A data
 file edited on purpose has its size and hash restamped in datapackage.json, so that the edit is
-the only fault (a careless edit would be caught by its hash alone).
+the only fault (a careless edit would be caught by its hash alone). An audit hook records every
+file opened and every connection made while a command runs: the hostile entries are never opened.
 
 jsonschema and frictionless take nearly all of a validate run; a verdict already found clean for
 the same bytes is reused (see `known_verdicts`), so only what a case changed is checked again.
@@ -18,7 +19,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable
+import os
+import shutil
+import socket
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +44,45 @@ INDEX = "data/index.json"
 MODELS = "data/models.json"
 DESC = "datapackage.json"
 MODEL_DOCS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "data" / "models").glob("*.json"))
+GIB = 1 << 30
+
+
+# Watching what a command opens and where it connects.
+
+_SEEN: list[tuple[str, Any]] = []
+_WATCHING: list[bool] = []
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if _WATCHING and event in ("open", "socket.connect", "socket.getaddrinfo", "http.client.connect"):
+        _SEEN.append((event, args))
+
+
+sys.addaudithook(_audit)
+
+
+@contextmanager
+def watching() -> Iterator[list[tuple[str, Any]]]:
+    """Every `open` and network event while the block runs."""
+    _SEEN.clear()
+    _WATCHING.append(True)
+    try:
+        yield _SEEN
+    finally:
+        _WATCHING.clear()
+
+
+def opened(events: list[tuple[str, Any]]) -> set[str]:
+    found = set()
+    for event, args in events:
+        if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            path = os.fsdecode(args[0])
+            found |= {os.path.abspath(path), os.path.realpath(path)}
+    return found
+
+
+def network(events: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    return [(event, args) for event, args in events if event != "open"]
 
 
 # Verdicts already known: the committed documents' schemas, the committed tables' frictionless run.
@@ -160,6 +207,75 @@ PARSE = [
 ]  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Entry:
+    """A file system entry put where a published file or folder goes."""
+
+    apply: Callable[[Path], list[str]]  # returns the hostile paths, which must never be opened
+    names: str | tuple[str, ...]
+    huge: str | None = None  # a sparse file created after the first digest (hashing it would read 1 GiB)
+
+
+def symlink(rel: str, target: str | None = None) -> Callable[[Path], list[str]]:
+    """rel becomes a symlink: to `target`, or to a copy of its committed self outside data/."""
+
+    def apply(root: Path) -> list[str]:
+        path = root / rel
+        if target is None:
+            outside = root / "outside" / path.name
+            outside.parent.mkdir(exist_ok=True)
+            (shutil.copytree if path.is_dir() else shutil.copy2)(path, outside)
+            (shutil.rmtree if path.is_dir() else Path.unlink)(path)
+            path.symlink_to(outside, target_is_directory=outside.is_dir())
+            return [str(path), str(outside)]
+        path.symlink_to(target)
+        return [str(path), target]
+
+    return apply
+
+
+def dev_zero_as(rel: str) -> Callable[[Path], list[str]]:
+    def apply(root: Path) -> list[str]:
+        (root / rel).unlink()
+        return symlink(rel, "/dev/zero")(root)
+
+    return apply
+
+
+def fifo(rel: str) -> Callable[[Path], list[str]]:
+    def apply(root: Path) -> list[str]:
+        (root / rel).unlink(missing_ok=True)
+        os.mkfifo(root / rel)
+        return [str(root / rel)]
+
+    return apply
+
+
+def unix_socket(rel: str) -> Callable[[Path], list[str]]:
+    def apply(root: Path) -> list[str]:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.bind(rel)  # relative: the working directory is the repo copy (sun_path is short)
+        return [str(root / rel)]
+
+    return apply
+
+
+NOT_REGULAR = "/: expected a regular file, found"
+FILES = [
+    ("symlink-to-dev-zero", Entry(symlink("data/models/zero.json", "/dev/zero"), f"data/models/zero.json: {NOT_REGULAR} a symlink")),
+    ("symlink-to-dev-zero-as-csv", Entry(dev_zero_as("data/configurations.csv"), f"data/configurations.csv: {NOT_REGULAR} a symlink")),
+    ("symlink-to-a-valid-document", Entry(symlink(Q8), f"{Q8}: {NOT_REGULAR} a symlink")),
+    ("symlinked-models-folder", Entry(symlink("data/models"), f"data/models: {NOT_REGULAR} a symlink")),
+    ("symlinked-data-folder", Entry(symlink("data"), "data: /: expected a folder, found a symlink")),
+    ("symlinked-descriptor", Entry(symlink(DESC), f"{DESC}: {NOT_REGULAR} a symlink")),
+    ("fifo-stray", Entry(fifo("data/models/pipe.json"), f"data/models/pipe.json: {NOT_REGULAR} a FIFO")),
+    ("fifo-as-index", Entry(fifo(INDEX), f"{INDEX}: {NOT_REGULAR} a FIFO")),
+    ("fifo-as-descriptor", Entry(fifo(DESC), f"{DESC}: {NOT_REGULAR} a FIFO")),
+    ("socket", Entry(unix_socket("data/models/sock.json"), f"data/models/sock.json: {NOT_REGULAR} a socket")),
+    ("sparse-1-gib-stray", Entry(lambda root: [], "data/models/big.json: /: expected a file of at most 64 MiB, found 1073741824 bytes (not read)", huge="data/models/big.json")),
+]  # fmt: skip
+
+
 def _cli_cases(*groups: tuple[str, list]) -> list:
     return [pytest.param(apply, names, id=f"{group}-{name}") for group, cases in groups for name, apply, names in cases]
 
@@ -174,6 +290,56 @@ def refused(root: Path, command: str, names: str | tuple[str, ...]) -> None:
 def test_validate_refuses(repo_copy: Path, known_verdicts: None, apply, names) -> None:
     apply(repo_copy)
     refused(repo_copy, "validate", names)
+
+
+@pytest.fixture
+def scratch_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temporary folder of the command under test, outside the repo copy, to check it is left empty."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+@pytest.mark.parametrize("command", ["validate", "drift"])
+@pytest.mark.parametrize("entry", [pytest.param(entry, id=f"files-{name}") for name, entry in FILES])
+def test_only_regular_files_are_read(repo_copy: Path, scratch_tmp: Path, known_verdicts: None, entry, command):
+    hostile = entry.apply(repo_copy)
+    before = tree_digest(repo_copy)
+    if entry.huge:
+        big = repo_copy / entry.huge
+        with big.open("wb") as out:
+            out.truncate(GIB)
+        hostile.append(str(big))
+        made = os.lstat(big)
+    with watching() as events:
+        outcome = run_cli(command)
+    if entry.huge:
+        now = os.lstat(big)
+        assert (now.st_size, now.st_mtime_ns, now.st_blocks) == (made.st_size, made.st_mtime_ns, made.st_blocks)
+        big.unlink()  # compared by its stat: hashing it would read 1 GiB
+    assert_refused(outcome, 1, entry.names, before, tree_digest(repo_copy))
+    never = {os.path.abspath(p) for p in hostile} | {os.path.realpath(p) for p in hostile}
+    assert not opened(events) & never, sorted(opened(events) & never)
+    assert not network(events)
+    assert list(scratch_tmp.iterdir()) == []  # drift copied nothing, and left nothing behind
+
+
+@pytest.mark.parametrize("command", ["validate", "drift"])
+def test_a_schema_that_is_not_a_regular_file_is_never_read(repo_copy: Path, command: str) -> None:
+    """A release archive ships schemas/ beside data/: they are read as carefully."""
+    from builder.validate import schema
+
+    (repo_copy / "schemas" / "zero.schema.json").symlink_to("/dev/zero")
+    caches = (schema.load_schemas, schema.validator, schema.fast_validator)
+    for cached in caches:
+        cached.cache_clear()
+    try:
+        refused(repo_copy, command, "schemas/zero.schema.json: expected a regular file, found a symlink")
+    finally:
+        for cached in caches:
+            cached.cache_clear()
 
 
 # Physics on its own: every law fails on NaN and the infinities.

@@ -33,6 +33,10 @@ INDEX_SCHEMA = "index.schema.json"
 MODEL_LIST_SCHEMA = "model-list.schema.json"
 MODEL_SCHEMA = "model.schema.json"
 
+# The most bytes a file in the data folder (or the descriptor) may hold: the largest published
+# file is about 50 KB today and a few MB at 100x; anything above this is reported, never read.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
 
 def model_rel(slug: str) -> str:
     """The path of a model's document inside the data folder."""

@@ -19,7 +19,8 @@ def check_tables(tree: Tree) -> list[Problem]:
     desc = tree.descriptor
     if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
         return []
-    tables = [r for r in desc["resources"] if isinstance(r, dict) and r.get("type") == "table"]
+    read = {f"{tree.data_dir}/{rel}" for rel in tree.raw}  # never a link, FIFO, device or outside path
+    tables = [r for r in desc["resources"] if isinstance(r, dict) and r.get("type") == "table" and _path(r) in read]
     if not tables:
         return [Problem(DESCRIPTOR, "/resources", "expected tabular resources, found none")]
     with system.use_context(trusted=False):
@@ -31,6 +32,10 @@ def check_tables(tree: Tree) -> list[Problem]:
     problems = [_problem(tables, task.name, error) for task in report.tasks for error in task.errors]
     found = [f"expected a valid Data Package descriptor, found: {error.message}" for error in report.errors]
     return problems + [Problem(DESCRIPTOR, "/", message) for message in found]
+
+
+def _path(resource: dict[str, Any]) -> str | None:
+    return resource["path"] if isinstance(resource.get("path"), str) else None
 
 
 def _problem(tables: list[dict[str, Any]], name: str, error: Any) -> Problem:

@@ -1,22 +1,28 @@
-"""Read a published tree once: every file's bytes and, for JSON, its parsed value.
+"""Read a published tree once, trusting nothing: every file's bytes and, for JSON, its parsed value.
 
-JSON is parsed strictly: UTF-8 without a BOM, no duplicate key, only finite numbers, integers
-within 2^53, no lone surrogate, and every document an object.
+Only regular files are read. The tree is walked with lstat (os.scandir), never following a link;
+a symlink, FIFO, socket or device is reported, never opened. A file over MAX_FILE_BYTES, or one
+that is not a published file (a stray), is reported and never read. JSON is parsed strictly:
+UTF-8 without a BOM, no duplicate key, only finite numbers, integers within 2^53, no lone
+surrogate, and every document an object.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from builder.errors import Problem
-from builder.layout import DESCRIPTOR
+from builder.layout import CSV, DESCRIPTOR, JSON, MAX_FILE_BYTES, schema_for
 
 MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer in every reader
+LIMIT = f"{MAX_FILE_BYTES // (1024 * 1024)} MiB"
 
 
 @dataclass
@@ -29,10 +35,143 @@ class Tree:
     docs: dict[str, Any] = field(default_factory=dict)
     descriptor: Any = None
     problems: list[Problem] = field(default_factory=list)
+    stray: list[str] = field(default_factory=list)  # regular files that are not published: listed, never read
 
     def shown(self, rel: str) -> str:
         """A path as the contributor sees it, relative to the package root."""
         return f"{self.data_dir}/{rel}"
+
+
+# Reading files: regular files only, never through a link, never more than MAX_FILE_BYTES.
+
+
+class Refused(Exception):
+    """A path that is not read: not a regular file, too large, or unreadable. The message says why."""
+
+
+def kind(mode: int) -> str:
+    """What a file system entry is, as the messages name it."""
+    for test, name in (
+        (stat.S_ISLNK, "a symlink"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISREG, "a regular file"),
+    ):
+        if test(mode):
+            return name
+    return "an unknown kind of file"
+
+
+def too_large(size: int) -> str:
+    return f"expected a file of at most {LIMIT}, found {size} bytes (not read)"
+
+
+def read_file(path: Path) -> bytes:
+    """The bytes of a regular file; else Refused. Anything else (by lstat) is never opened; the
+    open itself neither follows a link (O_NOFOLLOW) nor blocks on a FIFO (O_NONBLOCK), and the open
+    descriptor is checked again, in case the entry was swapped in between."""
+    try:
+        found = os.lstat(path)
+    except OSError as exc:
+        raise Refused(f"expected a readable file, found an error ({exc.strerror})") from exc
+    if not stat.S_ISREG(found.st_mode):
+        raise Refused(f"expected a regular file, found {kind(found.st_mode)} (not read)")
+    if found.st_size > MAX_FILE_BYTES:
+        raise Refused(too_large(found.st_size))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise Refused(f"expected a readable regular file, found an error ({exc.strerror})") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(f"expected a regular file, found {kind(info.st_mode)}")
+        if info.st_size > MAX_FILE_BYTES:
+            raise Refused(too_large(info.st_size))
+        chunks, size = [], 0
+        while chunk := os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:  # it grew while we read
+                raise Refused(too_large(size))
+        return b"".join(chunks)
+    except OSError as exc:
+        raise Refused(f"expected a readable file, found an error ({exc.strerror})") from exc
+    finally:
+        os.close(fd)
+
+
+def _name_fault(name: str) -> str | None:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "expected a UTF-8 file name, found undecodable bytes (not read)"
+    if not name.isprintable():
+        return "expected a file name of printable characters, found a control character (not read)"
+    return None
+
+
+def _printable(path: str) -> str:
+    """A path safe to print: undecodable bytes and control characters escaped."""
+    raw = path.encode("utf-8", "surrogateescape")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in raw.decode("utf-8", "backslashreplace"))
+
+
+@dataclass
+class Listing:
+    """The regular files below a folder (path relative to it -> size), and every entry refused."""
+
+    files: dict[str, int] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def scan(folder: Path, shown: str) -> Listing:
+    """Every entry below `folder` by lstat, never following a link: regular files of at most
+    MAX_FILE_BYTES are listed; anything else is a problem (shown as `shown/<path>`). Reads nothing."""
+    listing = Listing()
+    try:
+        top = os.lstat(folder)
+    except OSError as exc:
+        listing.problems.append(Problem(shown, "/", f"expected a folder, found an error ({exc.strerror})"))
+        return listing
+    if not stat.S_ISDIR(top.st_mode):
+        listing.problems.append(Problem(shown, "/", f"expected a folder, found {kind(top.st_mode)}"))
+        return listing
+    pending = [""]
+    while pending:
+        prefix = pending.pop()
+        try:
+            with os.scandir(folder / prefix if prefix else folder) as found:
+                entries = sorted(found, key=lambda e: e.name)
+        except OSError as exc:
+            at = f"{shown}/{prefix}".rstrip("/")
+            listing.problems.append(Problem(at, "/", f"expected a readable folder, found an error ({exc.strerror})"))
+            continue
+        for entry in entries:
+            rel = f"{prefix}{entry.name}"
+            fault = _name_fault(entry.name)
+            if fault is None:
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                    mode, size = info.st_mode, info.st_size
+                except OSError as exc:
+                    fault = f"expected a regular file, found an error ({exc.strerror})"
+                else:
+                    if stat.S_ISDIR(mode):
+                        pending.append(f"{rel}/")
+                    elif not stat.S_ISREG(mode):
+                        fault = f"expected a regular file, found {kind(mode)} (not read)"
+                    elif size > MAX_FILE_BYTES:
+                        fault = too_large(size)
+                    else:
+                        listing.files[rel] = size
+            if fault is not None:
+                listing.problems.append(Problem(_printable(f"{shown}/{rel}"), "/", fault))
+    listing.files = dict(sorted(listing.files.items()))
+    return listing
 
 
 # Strict JSON.
@@ -131,12 +270,6 @@ def parse_json(data: bytes) -> Any:
 _SURROGATE = re.compile(r"\\u[dD][89abAB]")  # a surrogate escape: paired ones are fine, lone ones are not
 
 
-def _printable(path: str) -> str:
-    """A path safe to print: undecodable bytes and control characters escaped."""
-    raw = path.encode("utf-8", "surrogateescape")
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in raw.decode("utf-8", "backslashreplace"))
-
-
 def _pointer(parts: list[str]) -> str:
     return _printable("/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts))
 
@@ -193,18 +326,29 @@ def json_type(value: Any) -> str:
 
 
 def load_tree(data_dir: Path) -> Tree:
-    """Every file below `data_dir`, plus the package descriptor beside it."""
-    descriptor = data_dir.parent / DESCRIPTOR
+    """Every published file below `data_dir`, plus the package descriptor beside it."""
     tree = Tree(root=data_dir.parent, data_dir=data_dir.name)
-    for path in sorted(p for p in data_dir.rglob("*") if p.is_file()):
-        rel = path.relative_to(data_dir).as_posix()
-        tree.raw[rel] = path.read_bytes()
-        if rel.endswith(".json"):
+    listing = scan(data_dir, tree.data_dir)
+    tree.problems += listing.problems
+    for rel in listing.files:
+        if rel != CSV and schema_for(rel) is None:
+            tree.stray.append(rel)  # reported by check_files; never read
+            continue
+        try:
+            tree.raw[rel] = read_file(data_dir / rel)
+        except Refused as exc:
+            tree.problems.append(Problem(tree.shown(rel), "/", str(exc)))
+            continue
+        if rel.endswith(JSON):
             tree.docs[rel] = _document(tree, tree.shown(rel), tree.raw[rel])
-    if descriptor.is_file():
-        tree.descriptor = _document(tree, DESCRIPTOR, descriptor.read_bytes())
-    else:
+    descriptor = data_dir.parent / DESCRIPTOR
+    if not os.path.lexists(descriptor):
         tree.problems.append(Problem(DESCRIPTOR, "/", "expected the package descriptor, found no file"))
+        return tree
+    try:
+        tree.descriptor = _document(tree, DESCRIPTOR, read_file(descriptor))
+    except Refused as exc:
+        tree.problems.append(Problem(DESCRIPTOR, "/", str(exc)))
     return tree
 
 
