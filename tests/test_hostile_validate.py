@@ -2,7 +2,8 @@
 """The hostile corpus of `builder validate` and `builder drift`: inputs made to fool the validator.
 
 Classes, each a list of named cases: strict parsing (PARSE), file types (FILES, run through both
-validate and drift), and physics on non-finite numbers (unit level).
+validate and drift), the descriptor in full (DESCRIPTOR), where the descriptor points (REFS),
+physics on non-finite numbers (unit level), and a release archive (no metadata.toml, no lock).
 
 Every CLI case holds the command to tests/hostile.py: exit 1, a message naming the file and the
 JSON pointer, no traceback, and the whole repo copy, hashed before and after, identical. A data
@@ -12,6 +13,7 @@ file opened and every connection made while a command runs: the hostile entries 
 
 jsonschema and frictionless take nearly all of a validate run; a verdict already found clean for
 the same bytes is reused (see `known_verdicts`), so only what a case changed is checked again.
+The network cases run everything for real.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import pytest
 
 from builder.layout import schema_for
 from builder.validate import run, tables
+from builder.validate.descriptor import safe_tables
 from builder.validate.physics import check_configuration
 from builder.validate.tree import Tree
 from conftest import REPO
@@ -92,9 +95,8 @@ _CLEAN_DOCUMENTS: set[tuple[str, str]] = set()
 
 
 def _tables_key(tree: Any) -> str:
-    desc = tree.descriptor if isinstance(tree.descriptor, dict) else {}
-    handed = [r for r in desc.get("resources", []) if isinstance(r, dict) and r.get("type") == "table"]
-    facts = {rel: hashlib.sha256(data).hexdigest() for rel, data in tree.raw.items()}
+    handed = safe_tables(tree)
+    facts = {r["path"]: hashlib.sha256(tree.raw[r["path"].split("/", 1)[1]]).hexdigest() for r in handed}
     return json.dumps([handed, facts], sort_keys=True)
 
 
@@ -167,6 +169,42 @@ def every_model_doc_null(root: Path) -> None:
     for rel in MODEL_DOCS:
         (root / rel).write_text("null\n")
     restamp(root)
+
+
+def descriptor(change: Callable[[dict], Any]) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        desc = json.loads((root / DESC).read_bytes())
+        change(desc)
+        (root / DESC).write_text(json.dumps(desc, indent=2, ensure_ascii=False) + "\n")
+
+    return apply
+
+
+def res(i: int, *path: str | int, value: Any = None, drop: bool = False) -> Callable[[dict], None]:
+    """Set (or drop) desc["resources"][i][path...]."""
+
+    def change(desc: dict) -> None:
+        node = desc["resources"][i]
+        for part in path[:-1]:
+            node = node[part]
+        if drop:
+            del node[path[-1]]
+        else:
+            node[path[-1]] = value
+
+    return change
+
+
+def top(key: str, value: Any) -> Callable[[dict], None]:
+    return lambda desc: desc.__setitem__(key, value)
+
+
+def drop_named(name: str) -> Callable[[dict], None]:
+    return lambda desc: desc.__setitem__("resources", [r for r in desc["resources"] if r["name"] != name])
+
+
+def swap_first_two(desc: dict) -> None:
+    desc["resources"][0], desc["resources"][1] = desc["resources"][1], desc["resources"][0]
 
 
 def also_first(key: bytes, wrong: bytes) -> Callable[[Path], None]:
@@ -276,6 +314,61 @@ FILES = [
 ]  # fmt: skip
 
 
+DESCRIPTOR = [
+    ("licence-name", descriptor(lambda d: d["licenses"][0].update(name="CC0-1.0")), f'{DESC}: /licenses/0/name: expected "Apache-2.0", found "CC0-1.0"'),
+    ("licence-text", descriptor(lambda d: d["licenses"][0].update(path="https://example.org/free")), f'{DESC}: /licenses/0/path: expected "https://www.apache.org/licenses/LICENSE-2.0"'),
+    ("licence-added", descriptor(lambda d: d["licenses"].append({"name": "CC0-1.0"})), f"{DESC}: /licenses: expected 1 items, found 2"),
+    ("sources-sha256", descriptor(lambda d: d["sources"][0].update(sha256="0" * 64)), f'{DESC}: /sources/0/sha256: expected "24e25d46cdd6a9d9d58f8de63928d6f42601f9966d22e4d7a478e5f11f89a7ec", found "{"0" * 64}"'),
+    ("sources-url", descriptor(lambda d: d["sources"][0].update(path="https://example.org/other.json")), f'{DESC}: /sources/0/path: expected "https://raw.githubusercontent.com/'),
+    ("sources-removed", descriptor(top("sources", [])), f"{DESC}: /sources: expected 1 items, found 0"),
+    ("title", descriptor(top("title", "Energy figures")), f'{DESC}: /title: expected "LeadGreen: GPU energy'),
+    ("name", descriptor(top("name", "other")), f'{DESC}: /name: expected "leadgreen-data", found "other"'),
+    ("description", descriptor(top("description", "Every figure is exact.")), f'{DESC}: /description: expected "GPU energy only'),
+    ("homepage", descriptor(top("homepage", "https://example.org")), f'{DESC}: /homepage: expected "https://leadgreen.ai", found "https://example.org"'),
+    ("version", descriptor(top("version", "2030-01-01")), f'{DESC}: /version: expected "2026-10-19", found "2030-01-01"'),
+    ("profile", descriptor(top("$schema", "https://example.org/profile.json")), f'{DESC}: /$schema: expected "https://datapackage.org/profiles/2.0/datapackage.json"'),
+    ("extra-key", descriptor(top("x-note", "trust me")), f'{DESC}: /x-note: expected no such key, found "trust me"'),
+    ("field-type-any", descriptor(res(0, "schema", "fields", 3, "type", value="any")), f'{DESC}: /resources/0/schema/fields/3/type: expected "number", found "any"'),
+    ("csv-field-type-any", descriptor(res(2, "schema", "fields", 9, "type", value="any")), f'{DESC}: /resources/2/schema/fields/9/type: expected "number", found "any"'),
+    ("constraint-dropped", descriptor(res(2, "schema", "fields", 2, "constraints", "minimum", drop=True)), f"{DESC}: /resources/2/schema/fields/2/constraints/minimum: expected 1, found it missing"),
+    ("constraint-as-float", descriptor(res(2, "schema", "fields", 2, "constraints", "minimum", value=1.0)), f"{DESC}: /resources/2/schema/fields/2/constraints/minimum: expected 1, found 1.0"),
+    ("field-removed", descriptor(lambda d: d["resources"][2]["schema"]["fields"].pop()), f"{DESC}: /resources/2/schema/fields: expected 22 items, found 21"),
+    ("primary-key-removed", descriptor(res(2, "schema", "primaryKey", drop=True)), f'{DESC}: /resources/2/schema/primaryKey: expected ["slug", "row_id", "repeat"], found it missing'),
+    ("primary-key-narrowed", descriptor(res(0, "schema", "primaryKey", value=["slug"])), f'{DESC}: /resources/0/schema/primaryKey: expected 2 items, found 1'),
+    ("foreign-keys-removed", descriptor(res(0, "schema", "foreignKeys", drop=True)), f"{DESC}: /resources/0/schema/foreignKeys: expected"),
+    ("dialect-property", descriptor(res(0, "dialect", "json", "property", value="models")), f'{DESC}: /resources/0/dialect/json/property: expected "rows", found "models"'),
+    ("dialect-removed", descriptor(res(1, "dialect", drop=True)), f"{DESC}: /resources/1/dialect: expected"),
+    ("csv-dialect-added", descriptor(res(2, "dialect", value={"delimiter": ";"})), f'{DESC}: /resources/2/dialect: expected no such key, found {{"delimiter": ";"}}'),
+    ("extra-resource", descriptor(lambda d: d["resources"].append({"name": "notes", "path": "data/index.json", "format": "json"})), f'{DESC}: /resources/23: expected only the resources the builder writes, found one named "notes"'),
+    ("resource-twice", descriptor(lambda d: d["resources"].append(d["resources"][5])), f'{DESC}: /resources/23: expected each resource once, found "model-deepseek-v3-1" again'),
+    ("resource-removed", descriptor(drop_named("model-qwen-3-8b")), f'{DESC}: /resources: expected a resource "model-qwen-3-8b" for data/models/qwen-3-8b.json, found none'),
+    ("table-removed", descriptor(drop_named("index-rows")), f'{DESC}: /resources: expected a resource "index-rows" for data/index.json, found none'),
+    ("resources-reordered", descriptor(swap_first_two), f"{DESC}: /resources: expected the builder's order"),
+    ("resource-title", descriptor(res(7, "title", value="Model of everything")), f'{DESC}: /resources/7/title: expected "Model gemma-3-27b", found "Model of everything"'),
+    ("resource-mediatype", descriptor(res(2, "mediatype", value="text/html")), f'{DESC}: /resources/2/mediatype: expected "text/csv", found "text/html"'),
+]  # fmt: skip
+
+PATH = "expected a relative path inside the package (no URL, no leading /, no .., no backslash), found"
+REFS = [
+    ("path-http-url", descriptor(res(2, "path", value="http://127.0.0.1:9/configurations.csv")), f'{DESC}: /resources/2/path: {PATH} "http://127.0.0.1:9/configurations.csv"'),
+    ("path-file-url", descriptor(res(0, "path", value="file:///etc/passwd")), f'{DESC}: /resources/0/path: {PATH} "file:///etc/passwd"'),
+    ("path-absolute", descriptor(res(2, "path", value="/etc/passwd")), f'{DESC}: /resources/2/path: {PATH} "/etc/passwd"'),
+    ("path-dot-dot", descriptor(res(2, "path", value="../outside.csv")), f'{DESC}: /resources/2/path: {PATH} "../outside.csv"'),
+    ("path-dot-dot-inside", descriptor(res(1, "path", value="data/../../outside.json")), f'{DESC}: /resources/1/path: {PATH} "data/../../outside.json"'),
+    ("path-backslash", descriptor(res(2, "path", value="data\\configurations.csv")), f'{DESC}: /resources/2/path: {PATH} "data\\\\configurations.csv"'),
+    ("path-home", descriptor(res(2, "path", value="~/configurations.csv")), f'{DESC}: /resources/2/path: {PATH} "~/configurations.csv"'),
+    ("path-list", descriptor(res(2, "path", value=["data/configurations.csv"])), f'{DESC}: /resources/2/path: {PATH} ["data/configurations.csv"]'),
+    ("json-schema-url", descriptor(res(3, "jsonSchema", value="https://example.org/index.schema.json")), f'{DESC}: /resources/3/jsonSchema: expected the path of a schema in schemas/ on a JSON document, never a URL, found "https://example.org/index.schema.json"'),
+    ("json-schema-outside", descriptor(res(3, "jsonSchema", value="../index.schema.json")), f"{DESC}: /resources/3/jsonSchema: expected the path of a schema in schemas/"),
+    ("json-schema-on-a-table", descriptor(res(0, "jsonSchema", value="schemas/index.schema.json")), f"{DESC}: /resources/0/jsonSchema: expected the path of a schema in schemas/ on a JSON document"),
+    ("table-schema-as-path", descriptor(res(0, "schema", value="schemas/index.schema.json")), f'{DESC}: /resources/0/schema: expected an inline schema object (a schema named by path or URL is never loaded), found "schemas/index.schema.json"'),
+    ("table-schema-as-url", descriptor(res(2, "schema", value="http://127.0.0.1:9/schema.json")), f"{DESC}: /resources/2/schema: expected an inline schema object"),
+    ("dialect-as-url", descriptor(res(1, "dialect", value="http://127.0.0.1:9/dialect.json")), f"{DESC}: /resources/1/dialect: expected an inline dialect object"),
+    ("profile-inside-table-schema", descriptor(res(0, "schema", "$schema", value="http://127.0.0.1:9/p.json")), f"{DESC}: /resources/0/schema/$schema: expected no $schema (a profile named by path or URL is never loaded)"),
+    ("profile-on-resource", descriptor(res(1, "profile", value="http://127.0.0.1:9/p.json")), f"{DESC}: /resources/1/profile: expected no profile on a resource"),
+]  # fmt: skip
+
+
 def _cli_cases(*groups: tuple[str, list]) -> list:
     return [pytest.param(apply, names, id=f"{group}-{name}") for group, cases in groups for name, apply, names in cases]
 
@@ -286,10 +379,22 @@ def refused(root: Path, command: str, names: str | tuple[str, ...]) -> None:
     assert_refused(outcome, 1, names, before, tree_digest(root))
 
 
-@pytest.mark.parametrize(("apply", "names"), _cli_cases(("parse", PARSE)))
+@pytest.mark.parametrize(("apply", "names"), _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR)))
 def test_validate_refuses(repo_copy: Path, known_verdicts: None, apply, names) -> None:
     apply(repo_copy)
     refused(repo_copy, "validate", names)
+
+
+@pytest.mark.parametrize(("apply", "names"), _cli_cases(("refs", REFS)))
+def test_validate_refuses_what_points_outside(repo_copy: Path, known_verdicts: None, apply, names) -> None:
+    """Nothing outside the package is opened (frictionless runs whenever its tables differ from the committed ones)."""
+    (repo_copy.parent / "outside.csv").write_text("canary\n")
+    apply(repo_copy)
+    with watching() as events:
+        refused(repo_copy, "validate", names)
+    outside = {str(repo_copy.parent / "outside.csv"), "/etc/passwd", str(repo_copy.parent / "outside.json")}
+    assert not opened(events) & outside
+    assert not network(events)
 
 
 @pytest.fixture
@@ -342,6 +447,31 @@ def test_a_schema_that_is_not_a_regular_file_is_never_read(repo_copy: Path, comm
             cached.cache_clear()
 
 
+# Nothing is fetched, whatever the descriptor names.
+
+
+POINTING_AT = [  # what the descriptor could name a URL as, each pointed at a local server that logs requests
+    pytest.param(lambda url: res(2, "path", value=f"{url}/configurations.csv"), id="resource-path"),
+    pytest.param(lambda url: res(0, "path", value=f"{url}/index.json"), id="table-path"),
+    pytest.param(lambda url: res(3, "jsonSchema", value=f"{url}/index.schema.json"), id="json-schema"),
+    pytest.param(lambda url: res(0, "schema", value=f"{url}/schema.json"), id="table-schema"),
+    pytest.param(lambda url: res(1, "dialect", value=f"{url}/dialect.json"), id="dialect"),
+    pytest.param(lambda url: res(0, "schema", "$schema", value=f"{url}/profile.json"), id="table-schema-profile"),
+    pytest.param(lambda url: res(0, "$schema", value=f"{url}/profile.json"), id="resource-profile"),
+    pytest.param(lambda url: top("$schema", f"{url}/profile.json"), id="package-profile"),
+]
+
+
+@pytest.mark.parametrize("change", POINTING_AT)
+def test_no_request_reaches_a_server_the_descriptor_names(repo_copy: Path, httpserver, change) -> None:
+    url = httpserver.url_for("/").rstrip("/")
+    descriptor(change(url))(repo_copy)
+    with watching() as events:
+        refused(repo_copy, "validate", (f"{DESC}: /", url))
+    assert httpserver.log == []
+    assert not [args for event, args in network(events) if event == "socket.connect"]
+
+
 # Physics on its own: every law fails on NaN and the infinities.
 
 LAWS = {  # field -> the laws (pointers) it takes part in, besides its own finiteness
@@ -392,3 +522,54 @@ def test_physics_laws_fail_without_the_finiteness_check(monkeypatch: pytest.Monk
     for field, laws in LAWS.items():
         faults = dict(check_configuration({**CONF, field: math.nan}, 500, "/c"))
         assert {f"/c/{law}" for law in laws} <= faults.keys(), (field, faults)
+
+
+# A release archive: no metadata.toml and no lock beside the data; the descriptor's JSON Schema stands in.
+
+
+@pytest.fixture
+def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "leadgreen-data-v2026.10.19"
+    root.mkdir()
+    for name in ("data", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    shutil.copy2(REPO / DESC, root / DESC)
+    monkeypatch.chdir(root)
+    return root
+
+
+def archive_problems() -> list[str]:
+    from builder.errors import ValidationError
+    from builder.verify import validate_committed
+
+    try:
+        validate_committed(Path("data"))
+    except ValidationError as exc:
+        return [str(p) for p in exc.problems]
+    return []
+
+
+def test_a_release_archive_is_valid(archive: Path, known_verdicts: None) -> None:
+    assert archive_problems() == []
+
+
+ARCHIVE = [
+    ("licence-name", descriptor(lambda d: d["licenses"][0].update(name="CC0-1.0")), f'{DESC}: /licenses/0/name: expected const "Apache-2.0", found "CC0-1.0"'),
+    ("sources-sha256", descriptor(lambda d: d["sources"][0].update(sha256="xyz")), f'{DESC}: /sources/0/sha256: expected pattern "^[0-9a-f]{{64}}$", found "xyz"'),
+    ("title-empty", descriptor(top("title", "")), f'{DESC}: /title: expected minLength 1, found ""'),
+    ("extra-key", descriptor(top("x-note", "trust me")), f'{DESC}: /x-note: expected no such key, found "trust me"'),
+    ("field-type-any", descriptor(res(0, "schema", "fields", 3, "type", value="any")), f'{DESC}: /resources/0/schema/fields/3/type: expected "number", found "any"'),
+    ("path-url", descriptor(res(2, "path", value="http://127.0.0.1:9/configurations.csv")), f"{DESC}: /resources/2/path: {PATH}"),
+    ("every-model-document-null", every_model_doc_null, f"{Q8}: /: expected an object, found null"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("apply", "names"), _cli_cases(("archive", ARCHIVE)))
+def test_a_release_archive_is_checked_against_the_descriptor_schema(
+    archive: Path, known_verdicts: None, apply, names
+) -> None:
+    apply(archive)
+    before = tree_digest(archive)
+    found = archive_problems()
+    assert any(names in line for line in found), found
+    assert tree_digest(archive) == before

@@ -6,23 +6,40 @@ import difflib
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from builder.build import build
 from builder.errors import DriftError, InputError, Problem, ValidationError
-from builder.layout import DESCRIPTOR, METADATA, require_repo_root
+from builder.layout import DESCRIPTOR, LOCK, METADATA, require_repo_root
 from builder.metadata import load_metadata
+from builder.package import curated_parts
+from builder.pin import load_lock
 from builder.validate.run import check_published
 from builder.validate.tree import Refused, load_tree, read_file, scan
 
 
 def validate_committed(data: Path) -> None:
-    """Every check of `data` and the descriptor beside it; ValidationError listing every problem."""
-    require_repo_root(METADATA)
+    """Every check of `data` and the descriptor beside it; ValidationError listing every problem.
+
+    In a repository (metadata.toml in the data folder's parent) the descriptor's curated parts must
+    equal what metadata.toml and upstream/lock.json make of them; in a release archive, which has
+    neither, they are checked against schemas/datapackage.schema.json."""
     if not data.is_dir():
         raise InputError(f"{data}: expected a data folder, found none")
-    problems = check_published(load_tree(data), load_metadata(METADATA)["base_url"])
+    tree = load_tree(data)
+    curated, base_url = _provenance(data.parent, tree.descriptor)
+    problems = check_published(tree, base_url, curated)
     if problems:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
+
+
+def _provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
+    """What the descriptor's curated keys must be (None in a release archive), and the base URL."""
+    if (root / METADATA).is_file():
+        meta = load_metadata(root / METADATA)
+        return curated_parts(load_lock(root / LOCK), meta), meta["base_url"]
+    homepage = descriptor.get("homepage") if isinstance(descriptor, dict) else None
+    return None, homepage if isinstance(homepage, str) else ""
 
 
 def check_drift(data: Path, date: str) -> dict[str, str]:

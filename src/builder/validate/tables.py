@@ -10,6 +10,7 @@ from typing import Any
 
 from builder.errors import Problem
 from builder.layout import DESCRIPTOR
+from builder.validate.descriptor import frictionless_descriptor, safe_tables
 from builder.validate.tree import Tree
 
 
@@ -19,23 +20,18 @@ def check_tables(tree: Tree) -> list[Problem]:
     desc = tree.descriptor
     if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
         return []
-    read = {f"{tree.data_dir}/{rel}" for rel in tree.raw}  # never a link, FIFO, device or outside path
-    tables = [r for r in desc["resources"] if isinstance(r, dict) and r.get("type") == "table" and _path(r) in read]
+    tables = safe_tables(tree)  # never a path outside the package, a URL, or a schema to fetch
     if not tables:
         return [Problem(DESCRIPTOR, "/resources", "expected tabular resources, found none")]
     with system.use_context(trusted=False):
         try:
-            package = Package({**desc, "resources": tables}, basepath=str(tree.root))
+            package = Package(frictionless_descriptor(tables), basepath=str(tree.root))
         except Exception as exc:  # frictionless reports descriptor faults as its own exceptions
             return [Problem(DESCRIPTOR, "/", f"expected a valid Data Package descriptor, found: {exc}")]
         report = package.validate()
     problems = [_problem(tables, task.name, error) for task in report.tasks for error in task.errors]
     found = [f"expected a valid Data Package descriptor, found: {error.message}" for error in report.errors]
     return problems + [Problem(DESCRIPTOR, "/", message) for message in found]
-
-
-def _path(resource: dict[str, Any]) -> str | None:
-    return resource["path"] if isinstance(resource.get("path"), str) else None
 
 
 def _problem(tables: list[dict[str, Any]], name: str, error: Any) -> Problem:
