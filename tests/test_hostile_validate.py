@@ -24,6 +24,7 @@ import math
 import os
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -551,6 +552,14 @@ def archive_problems() -> list[str]:
 
 def test_a_release_archive_is_valid(archive: Path, known_verdicts: None) -> None:
     assert archive_problems() == []
+
+
+def test_check_jsonschema_agrees_the_committed_descriptor_fits_its_schema() -> None:
+    """A peer validator reads schemas/datapackage.schema.json the same way (formats on, offline)."""
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    args = ["scripts/check-data-schema", "schemas/datapackage.schema.json", DESC]
+    run = subprocess.run(args, cwd=REPO, capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
 
 
 ARCHIVE = [
