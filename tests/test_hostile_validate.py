@@ -12,8 +12,8 @@ the only fault (a careless edit would be caught by its hash alone). An audit hoo
 file opened and every connection made while a command runs: the hostile entries are never opened.
 
 jsonschema and frictionless take nearly all of a validate run; a verdict already found clean for
-the same bytes is reused (see `known_verdicts`), so only what a case changed is checked again.
-The network cases run everything for real.
+the same bytes is reused (see `known_documents`), so only what a case changed is checked again.
+The network cases always run frictionless for real.
 """
 
 from __future__ import annotations
@@ -102,31 +102,38 @@ def _tables_key(tree: Any) -> str:
 
 
 @pytest.fixture
-def known_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+def known_documents(monkeypatch: pytest.MonkeyPatch) -> None:
     """jsonschema and frictionless take nearly all of a validate run, and each verdict is a function of
     its input alone: a document's of its schema and bytes, frictionless's of the tables it is handed and
     their bytes. An input byte for byte the same as one already found clean gets the clean verdict
-    again; anything else (every hostile input) is checked for real."""
-    real_schemas, real_tables = run.check_schemas, tables.check_tables
+    again; anything else (every hostile input) is checked for real. This fixture: the documents."""
+    real = run.check_schemas
 
     def check_schemas(tree: Tree) -> tuple[list[Any], set[str]]:
         keys = {rel: (schema_for(rel), hashlib.sha256(tree.raw[rel]).hexdigest()) for rel in tree.docs}
         known = {rel for rel, key in keys.items() if key in _CLEAN_DOCUMENTS}
         rest = Tree(root=tree.root, data_dir=tree.data_dir, docs={r: d for r, d in tree.docs.items() if r not in known})
-        problems, passed = real_schemas(rest)
+        problems, passed = real(rest)
         _CLEAN_DOCUMENTS.update(keys[rel] for rel in passed)
         return problems, known | passed
+
+    monkeypatch.setattr(run, "check_schemas", check_schemas)
+
+
+@pytest.fixture
+def known_verdicts(known_documents: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """known_documents, and frictionless's clean verdict on the committed tables (see there)."""
+    real = tables.check_tables
 
     def check_tables(tree: Tree) -> list[Any]:
         key = _tables_key(tree)
         if key in _CLEAN_TABLES:
             return []
-        found = real_tables(tree)
+        found = real(tree)
         if not found:
             _CLEAN_TABLES.add(key)
         return found
 
-    monkeypatch.setattr(run, "check_schemas", check_schemas)
     monkeypatch.setattr(tables, "check_tables", check_tables)
 
 
@@ -464,7 +471,8 @@ POINTING_AT = [  # what the descriptor could name a URL as, each pointed at a lo
 
 
 @pytest.mark.parametrize("change", POINTING_AT)
-def test_no_request_reaches_a_server_the_descriptor_names(repo_copy: Path, httpserver, change) -> None:
+def test_no_request_reaches_a_server_the_descriptor_names(repo_copy: Path, known_documents: None, httpserver, change):
+    """Frictionless runs for real here, on whatever the descriptor's tables have become."""
     url = httpserver.url_for("/").rstrip("/")
     descriptor(change(url))(repo_copy)
     with watching() as events:
