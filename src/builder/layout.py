@@ -6,6 +6,7 @@ repository root, where every command runs.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from builder.errors import InputError
@@ -32,6 +33,11 @@ DEFS_SCHEMA = "defs.schema.json"
 INDEX_SCHEMA = "index.schema.json"
 MODEL_LIST_SCHEMA = "model-list.schema.json"
 MODEL_SCHEMA = "model.schema.json"
+DESCRIPTOR_SCHEMA = "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
+
+# The most bytes a file in the data folder (or the descriptor) may hold: the largest published
+# file is about 50 KB today and a few MB at 100x; anything above this is reported, never read.
+MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
 def model_rel(slug: str) -> str:
@@ -57,6 +63,20 @@ def schema_for(rel: str) -> str | None:
     if is_model(rel):
         return MODEL_SCHEMA
     return {INDEX: INDEX_SCHEMA, MODEL_LIST: MODEL_LIST_SCHEMA}.get(rel)
+
+
+def is_package_path(path: object) -> bool:
+    """Whether a descriptor's `path` names a file inside the package: relative POSIX segments of
+    letters, digits, `.`, `_` and `-`, none of them `.` or `..`. So no URL scheme (`http:`,
+    `file:`), no leading /, no backslash, no drive letter, no `~` or `$`: nothing else is ever opened."""
+    return (
+        isinstance(path, str)
+        and _PACKAGE_PATH.fullmatch(path) is not None
+        and all(part not in (".", "..") for part in path.split("/"))
+    )
+
+
+_PACKAGE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
 
 
 def row_id(slug: str, gpu: str, num_gpus: int, max_num_seqs: int) -> str:

@@ -91,8 +91,40 @@ def descriptor(
     files: dict[str, bytes], data_dir: str, version: str, lock: Lock, meta: dict[str, Any], schemas: dict
 ) -> dict:
     """The descriptor for a data folder `data_dir` whose files are `files` (relative to it)."""
-    defs = field_definitions(schemas)
+    curated = curated_parts(lock, meta)
+    return {
+        "$schema": PROFILE,
+        **{key: curated[key] for key in ("name", "title", "description", "homepage")},
+        "version": version,
+        "licenses": curated["licenses"],
+        "sources": curated["sources"],
+        "resources": resources(files, data_dir, schemas),
+    }
+
+
+def derived_parts(files: dict[str, bytes], data_dir: str, version: str, schemas: dict) -> dict[str, Any]:
+    """The descriptor's keys that follow from the tree alone (its files, schemas and data version)."""
+    return {"$schema": PROFILE, "version": version, "resources": resources(files, data_dir, schemas)}
+
+
+def curated_parts(lock: Lock, meta: dict[str, Any]) -> dict[str, Any]:
+    """The descriptor's keys that come from metadata.toml and the upstream lock."""
     src = meta["source"]
+    return {
+        "name": "leadgreen-data",
+        "title": "LeadGreen: GPU energy per output token of large language models (API v1)",
+        "description": meta["header"]["caveat"],
+        "homepage": meta["base_url"],
+        "licenses": [
+            {"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0", "title": src["licence"]}
+        ],
+        "sources": [source_entry(lock, src)],
+    }
+
+
+def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dict[str, Any]]:
+    """Every published file as a resource: the three tables first, then the JSON documents."""
+    defs = field_definitions(schemas)
     documents = [
         json_resource("index-document", data_dir, INDEX, files, INDEX_SCHEMA, "Index"),
         json_resource("model-list-document", data_dir, MODEL_LIST, files, MODEL_LIST_SCHEMA, "Model list"),
@@ -137,19 +169,7 @@ def descriptor(
         for rel in sorted(files)
         if is_model(rel)
     ]
-    return {
-        "$schema": PROFILE,
-        "name": "leadgreen-data",
-        "title": "LeadGreen: GPU energy per output token of large language models (API v1)",
-        "description": meta["header"]["caveat"],
-        "homepage": meta["base_url"],
-        "version": version,
-        "licenses": [
-            {"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0", "title": src["licence"]}
-        ],
-        "sources": [source_entry(lock, src)],
-        "resources": [index_rows, model_list, table, *documents, *model_docs],
-    }
+    return [index_rows, model_list, table, *documents, *model_docs]
 
 
 def source_entry(lock: Lock, src: dict[str, Any]) -> dict[str, Any]:

@@ -3,43 +3,65 @@
 from __future__ import annotations
 
 import difflib
-import shutil
+import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from builder.build import build
 from builder.errors import DriftError, InputError, Problem, ValidationError
-from builder.layout import DESCRIPTOR, METADATA, require_repo_root
+from builder.layout import DESCRIPTOR, LOCK, METADATA, require_repo_root
 from builder.metadata import load_metadata
+from builder.package import curated_parts
+from builder.pin import load_lock
 from builder.validate.run import check_published
-from builder.validate.tree import load_tree
+from builder.validate.tree import Refused, load_tree, read_file, scan
 
 
 def validate_committed(data: Path) -> None:
-    """Every check of `data` and the descriptor beside it; ValidationError listing every problem."""
-    require_repo_root(METADATA)
+    """Every check of `data` and the descriptor beside it; ValidationError listing every problem.
+
+    In a repository (metadata.toml in the data folder's parent) the descriptor's curated parts must
+    equal what metadata.toml and upstream/lock.json make of them; in a release archive, which has
+    neither, they are checked against schemas/datapackage.schema.json."""
     if not data.is_dir():
         raise InputError(f"{data}: expected a data folder, found none")
-    problems = check_published(load_tree(data), load_metadata(METADATA)["base_url"])
+    tree = load_tree(data)
+    curated, base_url = _provenance(data.parent, tree.descriptor)
+    problems = check_published(tree, base_url, curated)
     if problems:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
 
 
+def _provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
+    """What the descriptor's curated keys must be (None in a release archive), and the base URL."""
+    if (root / METADATA).is_file():
+        meta = load_metadata(root / METADATA)
+        return curated_parts(load_lock(root / LOCK), meta), meta["base_url"]
+    homepage = descriptor.get("homepage") if isinstance(descriptor, dict) else None
+    return None, homepage if isinstance(homepage, str) else ""
+
+
 def check_drift(data: Path, date: str) -> dict[str, str]:
-    """A unified diff per file that a fresh build of the pin would change; empty when there is no drift."""
+    """A unified diff per file that a fresh build of the pin would change; empty when there is no drift.
+
+    The committed tree is walked first, without following links: a symlink, FIFO, socket, device or
+    file over the size limit in it (or as the descriptor) is refused before anything is copied."""
     require_repo_root()
+    committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if os.path.lexists(data) else {}
+    descriptor = data.parent / DESCRIPTOR
+    if os.path.lexists(descriptor):
+        committed[DESCRIPTOR] = _read_or_refuse(descriptor, DESCRIPTOR)
     with tempfile.TemporaryDirectory(prefix="builder-drift-") as scratch:
         copy = Path(scratch) / data.name
-        if data.is_dir():
-            shutil.copytree(data, copy)  # the committed dates seed the date rule, as in a real build
-        if (data.parent / DESCRIPTOR).is_file():
-            shutil.copy2(data.parent / DESCRIPTOR, Path(scratch) / DESCRIPTOR)
+        for name, content in committed.items():  # the committed dates seed the date rule, as in a real build
+            target = Path(scratch) / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
         build(copy, None, date)
-        committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if data.is_dir() else {}
         rebuilt = {f"{data.name}/{k}": v for k, v in files_below(copy).items()}
-        for tree, root in ((committed, data.parent), (rebuilt, Path(scratch))):
-            if (root / DESCRIPTOR).is_file():
-                tree[DESCRIPTOR] = (root / DESCRIPTOR).read_bytes()
+        if (Path(scratch) / DESCRIPTOR).is_file():
+            rebuilt[DESCRIPTOR] = (Path(scratch) / DESCRIPTOR).read_bytes()
     names = sorted(committed.keys() | rebuilt.keys())
     return {n: _diff(n, committed.get(n), rebuilt.get(n)) for n in names if committed.get(n) != rebuilt.get(n)}
 
@@ -58,7 +80,29 @@ def check_committed(data: Path, date: str) -> None:
 
 
 def files_below(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Every file below `folder` by relative path, read only if the whole tree holds nothing but
+    folders and regular files within the size limit; else ValidationError listing what does not."""
+    listing = scan(folder, folder.name)
+    if listing.problems:
+        raise _refusal(folder, listing.problems)
+    files = {}
+    for rel in listing.files:
+        try:
+            files[rel] = read_file(folder / rel)
+        except Refused as exc:  # changed since the walk
+            raise _refusal(folder, [Problem(f"{folder.name}/{rel}", "/", str(exc))]) from None
+    return files
+
+
+def _read_or_refuse(path: Path, shown: str) -> bytes:
+    try:
+        return read_file(path)
+    except Refused as exc:
+        raise _refusal(path, [Problem(shown, "/", str(exc))]) from None
+
+
+def _refusal(path: Path, problems: list[Problem]) -> ValidationError:
+    return ValidationError(f"{path}: {len(problems)} problem(s); refused before reading or copying anything", problems)
 
 
 def _diff(name: str, old: bytes | None, new: bytes | None) -> str:

@@ -29,7 +29,7 @@ ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
 def check_files(tree: Tree) -> list[Problem]:
     """Only published files, and the three fixed ones present."""
     problems = []
-    for rel in tree.raw:
+    for rel in sorted({*tree.stray, *tree.raw}):
         if rel != CSV and schema_for(rel) is None:  # each published document has a schema
             problems.append(Problem(tree.shown(rel), "/", "expected only published files, found a stray file"))
     for rel in (INDEX, MODEL_LIST, CSV):

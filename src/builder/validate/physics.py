@@ -1,7 +1,14 @@
-"""The physics of each published configuration: units, rates, percentiles, layout, deadline."""
+"""The physics of each published configuration: units, rates, percentiles, layout, deadline.
+
+Every law is written so that it fails on NaN or an infinity: `not (a <= b)` rather than `a > b`
+(every comparison with NaN is false), and every number is first required to be finite. Strict
+parsing already refuses non-finite numbers; these checks do not rely on it.
+"""
 
 from __future__ import annotations
 
+import math
+from itertools import pairwise
 from typing import Any
 
 from builder.errors import Problem
@@ -10,30 +17,51 @@ from builder.layout import NUM_GPUS_RULE, num_gpus_for
 WH_PER_J_PER_MILLION = 1e6 / 3600
 J_ROUNDING = 0.5e-7 * WH_PER_J_PER_MILLION  # joules are published to 7 decimals
 RATE_TOLERANCE = 0.01
+PERCENTILES = ("median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms")
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def finite(*values: Any) -> bool:
+    return all(is_number(v) and math.isfinite(v) for v in values)
 
 
 def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> list[tuple[str, str]]:
     """(pointer, message) for every law the configuration breaks."""
-    faults = []
+    faults = [
+        (name, f"expected a finite number, found {value}")
+        for name, value in conf.items()
+        if is_number(value) and not math.isfinite(value)
+    ]
     j, wh = conf["joules_per_output_token"], conf["wh_per_million_output_tokens"]
-    if abs(wh - j * WH_PER_J_PER_MILLION) > 0.005 + J_ROUNDING:
-        want = round(j * WH_PER_J_PER_MILLION, 2)
+    if not (finite(j, wh) and abs(wh - j * WH_PER_J_PER_MILLION) <= 0.005 + J_ROUNDING):
+        want = round(j * WH_PER_J_PER_MILLION, 2) if finite(j) else "a finite number"
         faults.append(("wh_per_million_output_tokens", f"expected J x 10^6 / 3600 = {want} (2 decimals), found {wh}"))
-    rate = conf["gpu_power_watts_total"] / conf["tokens_per_second"]
-    if abs(j - rate) > RATE_TOLERANCE * rate:
+    power, tps = conf["gpu_power_watts_total"], conf["tokens_per_second"]
+    rate = power / tps if finite(power, tps) and tps > 0 else math.nan
+    if not finite(rate):  # also a quotient that overflows
+        msg = f"expected power / tokens per second of finite figures, rate > 0, found {power} W / {tps} tokens/s"
+        faults.append(("joules_per_output_token", msg))
+    elif not (finite(j) and abs(j - rate) <= RATE_TOLERANCE * rate):
         msg = f"expected power / tokens per second = {rate:.7f} J (within 1 %), found {j}"
         faults.append(("joules_per_output_token", msg))
-    chain = [conf[k] for k in ("median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms")]
-    if chain != sorted(chain):
+    chain = [conf[k] for k in PERCENTILES]
+    if not (finite(*chain) and all(a <= b for a, b in pairwise(chain))):  # not chain == sorted(chain): NaN
         faults.append(("p90_itl_ms", f"expected median <= p90 <= p95 <= p99, found {' / '.join(map(str, chain))}"))
-    if conf["avg_requests_in_flight"] > conf["max_num_seqs"]:
+    in_flight, seqs = conf["avg_requests_in_flight"], conf["max_num_seqs"]
+    if not (finite(in_flight, seqs) and in_flight <= seqs):
         msg = f"expected at most max_num_seqs = {conf['max_num_seqs']}, found {conf['avg_requests_in_flight']}"
         faults.append(("avg_requests_in_flight", msg))
-    if conf["avg_running_batch"] != conf["avg_requests_in_flight"]:
+    if not (finite(conf["avg_running_batch"], in_flight) and conf["avg_running_batch"] == in_flight):
         msg = f"expected avg_requests_in_flight = {conf['avg_requests_in_flight']}, found {conf['avg_running_batch']}"
         faults.append(("avg_running_batch", msg))
     median = conf["median_itl_ms"]
-    if abs(median - deadline) >= 0.05:  # within rounding of the deadline, either answer is right
+    if not finite(median, deadline):
+        msg = f"expected a finite median and deadline to judge, found median {median} ms, deadline {deadline} ms"
+        faults.append(("under_itl_deadline", msg))
+    elif not (abs(median - deadline) < 0.05):  # within rounding of the deadline, either answer is right
         want = median < deadline
         if conf["under_itl_deadline"] is not want:
             found = str(conf["under_itl_deadline"]).lower()
@@ -43,8 +71,10 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
                     f"expected {str(want).lower()} (median {median} ms, deadline {deadline} ms), found {found}",
                 )
             )
-    layout = num_gpus_for(conf["tensor_parallel"], conf["data_parallel"], conf["expert_parallel"])
-    if conf["num_gpus"] != layout:
+    tp, dp, ep = (conf[k] for k in ("tensor_parallel", "data_parallel", "expert_parallel"))
+    layout = num_gpus_for(tp, dp, ep) if finite(tp, dp, ep) else "a finite layout"
+    # max() passes NaN through or drops it depending on its place: the layout must also bound both terms
+    if not (finite(conf["num_gpus"], tp, dp, ep) and conf["num_gpus"] == layout and layout >= tp * dp and layout >= ep):
         faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {conf['num_gpus']}"))
     return [(f"{where}/{field}", msg) for field, msg in faults]
 
@@ -52,7 +82,10 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
 def check_physics(shown: str, doc: dict[str, Any]) -> list[Problem]:
     """Every configuration of a model document (best entries are checked to equal one of them)."""
     deadline = doc["itl_deadline_ms"]
-    return [
+    problems = []
+    if not finite(deadline):
+        problems.append(Problem(shown, "/itl_deadline_ms", f"expected a finite number, found {deadline}"))
+    return problems + [
         Problem(shown, at, msg)
         for i, conf in enumerate(doc["configurations"])
         for at, msg in check_configuration(conf, deadline, f"/configurations/{i}")

@@ -14,20 +14,25 @@ from builder.validate.crossfile import (
     check_index,
     check_model_list,
 )
+from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.physics import check_physics
 from builder.validate.schema import check_schemas, check_schemas_fast
 from builder.validate.tree import Tree
 
 
-def check_published(tree: Tree, base_url: str) -> list[Problem]:
-    """Every problem in a package under review: jsonschema (the authority), then frictionless on the tables."""
+def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
+    """Every problem in a package under review: jsonschema (the authority), the descriptor in full,
+    then frictionless on the tables. `curated` is what metadata.toml and the lock make of the
+    descriptor's curated keys, or None in a release archive (then its JSON Schema checks them)."""
     from builder.validate.tables import check_tables
 
     problems = [*tree.problems, *check_files(tree)]
     schema_problems, passed = check_schemas(tree)
     problems += schema_problems
-    problems += check_consistency(tree, {rel: tree.docs[rel] for rel in sorted(passed)}, base_url)
+    ok = {rel: tree.docs[rel] for rel in sorted(passed)}
+    problems += check_consistency(tree, ok, base_url)
+    problems += check_package(tree, ok, curated)
     return problems + check_tables(tree)
 
 

@@ -19,9 +19,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from builder.errors import Problem
+from builder.errors import InputError, Problem
 from builder.layout import SCHEMAS, schema_for
-from builder.validate.tree import Tree
+from builder.validate.tree import Refused, StrictJSONError, Tree, json_type, parse_json, read_file
 
 __all__ = ["check_schemas", "check_schemas_fast", "fast_validator", "load_schemas", "schema_for", "validator"]
 
@@ -30,8 +30,18 @@ PARALLEL_FROM = 200  # documents; below this, starting workers costs more than i
 
 @cache
 def load_schemas() -> dict[str, dict[str, Any]]:
-    """Every schema of the package, by file name."""
-    return {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted(SCHEMAS.glob("*.schema.json"))}
+    """Every schema of the package, by file name: regular files only, strict JSON objects (a release
+    archive ships its schemas/ beside its data, so they are read as carefully as the data)."""
+    found = {}
+    for path in sorted(SCHEMAS.glob("*.schema.json")):
+        try:
+            schema = parse_json(read_file(path))
+        except (Refused, StrictJSONError) as exc:
+            raise InputError(f"{path}: {exc}") from None
+        if not isinstance(schema, dict):
+            raise InputError(f"{path}: expected a JSON Schema object, found {json_type(schema)}")
+        found[path.name] = schema
+    return found
 
 
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:

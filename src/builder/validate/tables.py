@@ -10,6 +10,7 @@ from typing import Any
 
 from builder.errors import Problem
 from builder.layout import DESCRIPTOR
+from builder.validate.descriptor import frictionless_descriptor, safe_tables
 from builder.validate.tree import Tree
 
 
@@ -19,12 +20,12 @@ def check_tables(tree: Tree) -> list[Problem]:
     desc = tree.descriptor
     if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
         return []
-    tables = [r for r in desc["resources"] if isinstance(r, dict) and r.get("type") == "table"]
+    tables = safe_tables(tree)  # never a path outside the package, a URL, or a schema to fetch
     if not tables:
         return [Problem(DESCRIPTOR, "/resources", "expected tabular resources, found none")]
     with system.use_context(trusted=False):
         try:
-            package = Package({**desc, "resources": tables}, basepath=str(tree.root))
+            package = Package(frictionless_descriptor(tables), basepath=str(tree.root))
         except Exception as exc:  # frictionless reports descriptor faults as its own exceptions
             return [Problem(DESCRIPTOR, "/", f"expected a valid Data Package descriptor, found: {exc}")]
         report = package.validate()

@@ -1,0 +1,227 @@
+"""datapackage.json checked in full, not only its sizes and hashes (crossfile.check_descriptor does those).
+
+- Where it points: every resource `path` is a relative path inside the package (layout.is_package_path),
+  a document's `jsonSchema` is one of the package's schemas, a table's `schema` and `dialect` are
+  inline objects with no `$schema` or `profile` in them. Whatever fails is reported and never opened,
+  nor handed to frictionless (`safe_tables` is all frictionless sees).
+- What the tree makes of it: `$schema`, `version` and `resources` (with their table schemas, keys and
+  dialects) equal what the builder generates from the tree's own files.
+- Its curated parts (name, title, description, homepage, licenses, sources) equal what metadata.toml
+  and the upstream lock make of them, in a repository; in a release archive, which has neither,
+  the whole descriptor must pass schemas/datapackage.schema.json.
+
+Every difference is one Problem at a JSON pointer: `datapackage.json: /resources/0/schema/fields/3/type:
+expected "number", found "any"`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from builder.errors import Problem
+from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, SCHEMAS, is_package_path
+from builder.package import PROFILE, derived_parts
+from builder.validate.tree import Tree, json_type
+
+CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
+FACTS = ("bytes", "hash")  # their values are checked by crossfile.check_descriptor, which names the file
+TABLE_KEYS = ("name", "title", "description", "type", "path", "format", "mediatype", "encoding", "dialect", "schema")
+TABLE_KEYS += FACTS
+LOADERS = ("$schema", "profile")  # keys that make frictionless load a profile from a path or URL
+
+Finding = tuple[str, str]  # (JSON pointer, message)
+
+
+def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None) -> list[Problem]:
+    """Every problem of the descriptor beyond sizes and hashes. `curated` is what metadata.toml and
+    the lock make of the curated keys (package.curated_parts), or None in a release archive."""
+    desc = tree.descriptor
+    if not isinstance(desc, dict):
+        return []  # unreadable or not an object: reported when the tree was read
+    unsafe = check_refs(desc)
+    refused = {at for at, _ in unsafe}
+    versions = [doc["data_version"] for doc in ok.values() if isinstance(doc.get("data_version"), str)]
+    expected = derived(tree, max(versions) if versions else desc.get("version"))
+    found = desc
+    if curated is not None:
+        expected |= curated
+    else:
+        found = {key: value for key, value in desc.items() if key not in CURATED}
+    differences = [(at, msg) for at, msg in compare(expected, found) if not any(_below(at, r) for r in refused)]
+    if not isinstance(desc.get("resources"), list):
+        differences = [(at, msg) for at, msg in differences if at != "/resources"]  # crossfile reports it
+    findings = sorted(unsafe) + differences
+    if curated is None:  # a place already reported is not reported again in the schema's words
+        reported = {at for at, _ in findings}
+        findings += [(at, msg) for at, msg in against_schema(desc) if at not in reported]
+    return [Problem(DESCRIPTOR, at, message) for at, message in findings]
+
+
+def derived(tree: Tree, version: Any) -> dict[str, Any]:
+    """The descriptor's keys that the tree determines, as the builder would write them."""
+    from builder.validate.schema import load_schemas
+
+    files = dict(tree.raw)
+    for rel in (INDEX, MODEL_LIST, CSV):
+        files.setdefault(rel, b"")  # a missing file is reported by check_files; its facts are not compared
+    return derived_parts(files, tree.data_dir, version, load_schemas())
+
+
+# Where the descriptor points.
+
+
+def check_refs(desc: dict[str, Any]) -> list[Finding]:
+    """Every resource path, jsonSchema, schema and dialect that would make a reader open something
+    outside the package, or load a schema or profile from a path or URL."""
+    resources = desc.get("resources")
+    if not isinstance(resources, list):
+        return []
+    return [finding for i, res in enumerate(resources) if isinstance(res, dict) for finding in _refusals(i, res)]
+
+
+def _refusals(i: int, res: dict[str, Any]) -> list[Finding]:
+    at = f"/resources/{i}"
+    found: list[Finding] = []
+    if "path" in res and not is_package_path(res["path"]):
+        message = "expected a relative path inside the package (no URL, no leading /, no .., no backslash)"
+        found.append((f"{at}/path", f"{message}, found {show(res['path'])}"))
+    if "jsonSchema" in res:
+        value = res["jsonSchema"]
+        if res.get("type") == "table" or not (is_package_path(value) and value.startswith(f"{SCHEMAS.as_posix()}/")):
+            message = f"expected the path of a schema in {SCHEMAS.as_posix()}/ on a JSON document, never a URL"
+            found.append((f"{at}/jsonSchema", f"{message}, found {show(value)}"))
+    for key in ("schema", "dialect"):
+        if key in res and not isinstance(res[key], dict):
+            message = f"expected an inline {key} object (a {key} named by path or URL is never loaded)"
+            found.append((f"{at}/{key}", f"{message}, found {show(res[key])}"))
+        elif key in res:
+            found += [
+                (where, f"expected no {name} (a profile named by path or URL is never loaded), found {show(value)}")
+                for where, name, value in _loaders(res[key], f"{at}/{key}")
+            ]
+    for key in LOADERS:
+        if key in res:
+            found.append((f"{at}/{pointer_part(key)}", f"expected no {key} on a resource, found {show(res[key])}"))
+    return found
+
+
+def _loaders(node: Any, at: str) -> Iterator[tuple[str, str, Any]]:
+    pending = [(at, node)]
+    while pending:
+        where, item = pending.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key in LOADERS:
+                    yield f"{where}/{pointer_part(key)}", key, value
+                pending.append((f"{where}/{pointer_part(key)}", value))
+        elif isinstance(item, list):
+            pending.extend((f"{where}/{i}", value) for i, value in enumerate(item))
+
+
+def safe_tables(tree: Tree) -> list[dict[str, Any]]:
+    """The descriptor's table resources that frictionless may open: a safe path to a published file
+    that was read as a regular file, inline schema and dialect, only the keys a table has."""
+    desc = tree.descriptor
+    resources = desc.get("resources") if isinstance(desc, dict) else None
+    if not isinstance(resources, list):
+        return []
+    prefix = f"{tree.data_dir}/"
+    tables = []
+    for i, res in enumerate(resources):
+        if not isinstance(res, dict) or res.get("type") != "table" or _refusals(i, res):
+            continue
+        path = res.get("path")
+        if isinstance(path, str) and path.startswith(prefix) and path[len(prefix) :] in tree.raw:
+            tables.append({key: res[key] for key in TABLE_KEYS if key in res})
+    return tables
+
+
+def frictionless_descriptor(tables: list[dict[str, Any]]) -> dict[str, Any]:
+    """The package frictionless validates: our profile and the safe tables, nothing it could fetch."""
+    return {"$schema": PROFILE, "resources": tables}
+
+
+# Comparison.
+
+
+def compare(want: Any, found: Any, at: str = "") -> list[Finding]:
+    """Every difference between what the builder writes and what the descriptor says, by pointer."""
+    if at == "/resources" and isinstance(want, list) and isinstance(found, list):
+        return list(_compare_resources(want, found))
+    if isinstance(want, dict) and isinstance(found, dict):
+        out: list[Finding] = []
+        for key, value in want.items():
+            where = f"{at}/{pointer_part(key)}"
+            if key not in found:
+                out.append((where, f"expected {show(value)}, found it missing"))
+            else:
+                out += compare(value, found[key], where)
+        for key, value in found.items():
+            if key not in want:
+                out.append((f"{at}/{pointer_part(key)}", f"expected no such key, found {show(value)}"))
+        return out
+    if isinstance(want, list) and isinstance(found, list):
+        out = [d for i, (w, f) in enumerate(zip(want, found, strict=False)) for d in compare(w, f, f"{at}/{i}")]
+        if len(want) != len(found):
+            out.append((at or "/", f"expected {len(want)} items, found {len(found)}"))
+        return out
+    if type(want) is not type(found) or want != found:  # 1 is not 1.0, nor true
+        return [(at or "/", f"expected {show(want)}, found {show(found)}")]
+    return []
+
+
+def _compare_resources(want: list[dict[str, Any]], found: list[Any]) -> Iterator[Finding]:
+    """Resources matched by name, so that one added or removed is one finding, not a shifted list."""
+    wanted = {res["name"]: res for res in want}
+    seen: list[str] = []
+    for i, res in enumerate(found):
+        at = f"/resources/{i}"
+        name = res.get("name") if isinstance(res, dict) else None
+        if not isinstance(res, dict):
+            yield at, f"expected a resource object, found {json_type(res)}"
+        elif name not in wanted:
+            yield at, f"expected only the resources the builder writes, found one named {show(name)}"
+        elif name in seen:
+            yield at, f"expected each resource once, found {show(name)} again"
+        else:
+            seen.append(name)
+            mine = wanted[name]
+            theirs = {k: mine[k] if k in FACTS and k in mine else v for k, v in res.items()}
+            yield from compare(mine, theirs, at)
+    for name, res in wanted.items():
+        if name not in seen:
+            yield "/resources", f"expected a resource {show(name)} for {res['path']}, found none"
+    order = [name for name in wanted if name in seen]
+    if seen != order:
+        first = next(i for i, (a, b) in enumerate(zip(seen, order, strict=True)) if a != b)
+        message = f"expected the builder's order ({show(order[first])} before {show(seen[first])}), found another"
+        yield "/resources", message
+
+
+def against_schema(desc: dict[str, Any]) -> list[Finding]:
+    """The descriptor against schemas/datapackage.schema.json (a release archive's check)."""
+    from jsonschema.exceptions import best_match
+
+    from builder.validate.schema import describe, pointer, validator
+
+    findings = []
+    for error in validator(DESCRIPTOR_SCHEMA).iter_errors(desc):
+        specific = best_match(error.context) if error.context else error
+        findings.append((pointer(specific.absolute_path), describe(specific)))
+    return sorted(set(findings))
+
+
+def pointer_part(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _below(at: str, root: str) -> bool:
+    return at == root or at.startswith(f"{root}/")
+
+
+def show(value: Any) -> str:
+    """A JSON value as a message shows it: at most 80 characters (a sha256 in full)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
