@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from builder.errors import UPSTREAM_MOVED, BuilderError, ProblemsError
-from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, require_repo_root
+from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, SCHEMAS, require_repo_root
 
 
 def today_utc() -> str:
@@ -121,7 +121,7 @@ def validate(data: Path) -> None:
     """Check every file: JSON Schemas, tables, cross-file consistency and physics."""
     from builder.verify import validate_committed
 
-    require_repo_root(METADATA)
+    require_repo_root(SCHEMAS, where="the repository root or the top folder of an unpacked release archive")
     if not data.is_dir():
         raise click.BadParameter(f"expected a data folder, found no folder {data}", param_hint="--data")
     validate_committed(data)

@@ -106,10 +106,8 @@ def num_gpus_for(tensor_parallel: int, data_parallel: int, expert_parallel: int)
 NUM_GPUS_RULE = "max(tensor_parallel x data_parallel, expert_parallel)"
 
 
-def require_repo_root(*needed: Path) -> None:
+def require_repo_root(*needed: Path, where: str = "the repository root") -> None:
     """Refuse to run outside the repository root, where the relative paths above hold."""
-    missing = [str(path) for path in (needed or (METADATA, LOCK)) if not path.is_file()]
+    missing = [str(path) for path in (needed or (METADATA, LOCK)) if not path.exists()]
     if missing:
-        raise InputError(
-            f"{Path.cwd()}: expected {' and '.join(missing)} here, found none; run from the repository root"
-        )
+        raise InputError(f"{Path.cwd()}: expected {' and '.join(missing)} here, found none; run from {where}")
