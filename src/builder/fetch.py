@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from builder.errors import FetchError, UnreachableError
 
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
     import httpx
 
 MiB = 1024 * 1024
+SCHEMES = ("http", "https")
 
 
 @dataclass(frozen=True)
@@ -96,3 +98,22 @@ def _content_length(response: httpx.Response, url: str, limits: Limits) -> int |
             f"{url}: expected at most {limits.max_bytes} bytes, found Content-Length {raw}; not downloaded"
         )
     return int(raw)
+
+
+def url_problem(url: str, schemes: tuple[str, ...] = SCHEMES) -> str | None:
+    """Why `url` is not an absolute URL of one of `schemes` with a host and no credentials; None if it is."""
+    if any(c <= " " or c == "\x7f" for c in url):
+        return "it holds a space or a control character"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError on a port that is not a number from 0 to 65535)
+    except ValueError as exc:
+        return f"it does not parse ({exc})"
+    if parts.scheme not in schemes:
+        found = f"is {parts.scheme!r}" if parts.scheme else "is missing"
+        return f"its scheme {found}, expected {' or '.join(schemes)}"
+    if "@" in parts.netloc:
+        return "it carries credentials (user:password@)"
+    if not parts.hostname:
+        return "it has no host"
+    return None
