@@ -56,8 +56,10 @@ def _count(value: Any) -> bool:
 
 TEXT = Rule("a non-empty string", _text)
 DATE = Rule('a date as a string "YYYY-MM-DD"', is_iso_date)
-HTTPS = Rule("an https URL with a host", _https)
-BASE_URL = Rule("an https URL with a host and no trailing slash, query or fragment", lambda v: _https(v, base=True))
+HTTPS = Rule("an https URL with a host and no credentials", _https)
+BASE_URL = Rule(
+    "an https URL with a host, no credentials and no trailing slash, query or fragment", lambda v: _https(v, base=True)
+)
 DEADLINE = Rule("a finite number > 0", _positive_number)
 COUNT = Rule("an integer >= 1", _count)
 TEXTS = Rule("a non-empty array of non-empty strings", lambda v: isinstance(v, list) and v and all(map(_text, v)))
