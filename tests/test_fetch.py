@@ -33,12 +33,14 @@ def upstream_bytes(repo: Path, factor: float = 1.0) -> bytes:
 def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
     body = upstream_bytes(repo_copy, 1.1)
     httpserver.expect_request(PATH).respond_with_data(body, content_type="application/json")
-    result = cli("fetch", "--url", httpserver.url_for(PATH), "--commit", "abc123", *FAST)
+    result = cli(
+        "fetch", "--url", httpserver.url_for(PATH), "--commit", "abc1230000000000000000000000000000000000", *FAST
+    )
     assert result.exit_code == 0, result.output
     assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
     lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())
     assert lock["url"] == httpserver.url_for(PATH)
-    assert lock["commit"] == "abc123"
+    assert lock["commit"] == "abc1230000000000000000000000000000000000"
     assert lock["size"] == len(body)
     assert lock["retrieved"] == dt.datetime.now(dt.UTC).date().isoformat()
     old = json.loads((repo_copy / "data" / "models" / "qwen-3-8b.json").read_text())

@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.csvview import configurations_csv
-from builder.errors import InputError, ValidationError
+from builder.errors import ValidationError
+from builder.fetch import Limits
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_model
 from builder.metadata import load_metadata
 from builder.package import descriptor
-from builder.pin import Lock, read_pinned, sha256
+from builder.pin import Lock, read_pinned, read_regular_file, sha256
 from builder.transform import build_documents
 from builder.upstream import parse_upstream
 from builder.validate.run import check_built
@@ -36,10 +37,7 @@ def load_upstream(upstream: Path | None) -> tuple[Lock, bytes, str]:
     if upstream is None:
         lock, path, data = read_pinned(LOCK)
         return lock, data, str(path)
-    try:
-        data = upstream.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{upstream}: cannot read upstream ({exc.strerror})") from exc
+    data = read_regular_file(upstream, Limits().max_bytes, "upstream")  # the cap of fetch; no FIFO, no device
     lock = Lock(file=str(upstream), url="", commit=None, sha256=sha256(data), size=len(data), retrieved="")
     return lock, data, str(upstream)
 

@@ -31,6 +31,25 @@ def _iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -
     raise click.BadParameter(f"expected a date as YYYY-MM-DD, found {value!r}")
 
 
+def _http_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from builder.fetch import url_problem
+
+    problem = url_problem(value)
+    if problem:
+        raise click.BadParameter(f"expected an http(s) URL with a host and no credentials, found {value!r}: {problem}")
+    return value
+
+
+def _commit_sha(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    from builder.pin import is_commit
+
+    if value is None or is_commit(value):
+        return value
+    raise click.BadParameter(f"expected a 40-character lowercase hex commit sha, found {value!r}")
+
+
 def report(exc: BuilderError) -> None:
     """Print an error (and its problems, one a line) to stderr."""
     if isinstance(exc, ProblemsError):
@@ -150,9 +169,10 @@ def _fetch_options(command):
 
     d = Limits()
     options = [
-        click.option("--url", help="Upstream task file URL [default: source.data_url in metadata.toml]."),
-        click.option("--max-bytes", type=click.IntRange(min=1), default=d.max_bytes, show_default=True,
-                     help="Refuse a body larger than this."),
+        click.option("--url", callback=_http_url,
+                     help="Upstream task file URL, http(s) [default: source.data_url in metadata.toml]."),
+        click.option("--max-bytes", type=click.IntRange(min=1, max=d.max_bytes), default=d.max_bytes,
+                     show_default=True, help="Refuse a body larger than this (at most the default)."),
         click.option("--timeout", type=click.FloatRange(min=0.01), default=d.read_timeout, show_default=True,
                      help="Connect and read timeout, seconds."),
         click.option("--retries", type=click.IntRange(min=0, max=10), default=d.retries, show_default=True,
@@ -182,7 +202,9 @@ def _default_url(url: str | None) -> str:
 
 @main.command()
 @_fetch_options
-@click.option("--commit", help="Upstream commit the file was taken from, recorded in the lock.")
+@click.option(
+    "--commit", callback=_commit_sha, help="Upstream commit (40-hex sha) the file was taken from, recorded in the lock."
+)
 def fetch(url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float, commit: str | None) -> None:
     """Fetch upstream, check it in full, then replace the pin and its lock atomically."""
     from builder.refresh import fetch_and_pin
@@ -245,7 +267,8 @@ def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bo
     from builder.diff import diff_trees, load_docs, render_text
 
     result = diff_trees(load_docs(old), load_docs(new))
-    click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_text(result, summary), nl=as_json)
+    text = json.dumps(result.to_json(), indent=2, allow_nan=False) if as_json else render_text(result, summary)
+    click.echo(text, nl=as_json)
     if exit_code and not result.empty:
         sys.exit(1)
 

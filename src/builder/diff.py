@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import math
+import re
 import subprocess
 import tarfile
 from dataclasses import asdict, dataclass, field
@@ -11,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
+from builder.fetch import Limits
 from builder.layout import is_model, slug_of
+from builder.pin import read_regular_file
 from builder.write import DATE_KEYS
 
 ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")
@@ -29,7 +33,13 @@ class Change:
     @property
     def pct(self) -> float | None:
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (self.old, self.new))
-        return (self.new - self.old) / self.old * 100 if numeric and self.old else None
+        if not numeric or not self.old:
+            return None
+        try:
+            pct = (self.new - self.old) / self.old * 100
+        except OverflowError:  # integers too large for a float
+            return None
+        return pct if math.isfinite(pct) else None
 
 
 @dataclass
@@ -67,32 +77,104 @@ class Diff:
 
 
 def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
-    """The JSON documents of a data folder, or of `data_dir` at a git ref."""
+    """The JSON documents of a data folder, or of `data_dir` at a git ref, checked for the shape diff needs."""
     folder = Path(spec)
     if folder.is_dir():
-        files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*.json")}
+        shown = f"{spec.rstrip('/')}/"
+        files = {p.relative_to(folder).as_posix(): _read(p) for p in folder.rglob("*.json")}
     else:
+        shown = f"{spec}:{data_dir}/"
         files = _files_at_ref(spec, data_dir)
-    try:
-        return {rel: json.loads(data) for rel, data in sorted(files.items())}
-    except ValueError as exc:
-        raise InputError(f"{spec}: expected JSON documents, found one that does not parse ({exc})") from exc
+    docs = {}
+    for rel, data in sorted(files.items()):
+        try:
+            docs[rel] = json.loads(data, parse_constant=_refuse_constant, parse_float=_finite_float)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, long integers, NaN
+            raise InputError(f"{shown}{rel}: expected a JSON document, found one that does not parse ({exc})") from exc
+        fault = _shape_fault(rel, docs[rel])
+        if fault:
+            raise InputError(f"{shown}{rel}: {fault}")
+    return docs
+
+
+def _read(path: Path) -> bytes:
+    return read_regular_file(path, Limits().max_bytes, "a document")  # a FIFO named x.json is not waited on
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"expected finite numbers only, found {name}")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"expected finite numbers only, found {text[:40]}")
+    return value
+
+
+def _shape_fault(rel: str, doc: Any) -> str | None:
+    """What diff needs of a document, and no more (builder validate checks the rest): objects,
+    a string data_version, and in a model document a `best` object of objects and a
+    `configurations` list of objects with a string row_id and an integer repeat."""
+    if not isinstance(doc, dict):
+        return f"expected a JSON object, found {type(doc).__name__}"
+    if not isinstance(doc.get("data_version", ""), str):
+        return f"/data_version: expected a string, found {doc['data_version']!r}"
+    if not is_model(rel):
+        return None
+    best, confs = doc.get("best"), doc.get("configurations")
+    if not isinstance(best, dict) or not all(isinstance(b, dict) for b in best.values()):
+        return f"/best: expected an object of configurations by GPU, found {_short(best)}"
+    if not isinstance(confs, list):
+        return f"/configurations: expected a list of configurations, found {_short(confs)}"
+    for i, conf in enumerate(confs):
+        if not isinstance(conf, dict):
+            return f"/configurations/{i}: expected an object, found {_short(conf)}"
+        if not isinstance(conf.get("row_id"), str):
+            return f"/configurations/{i}/row_id: expected a string, found {_short(conf.get('row_id'))}"
+        if not isinstance(conf.get("repeat"), int) or isinstance(conf.get("repeat"), bool):
+            return f"/configurations/{i}/repeat: expected an integer, found {_short(conf.get('repeat'))}"
+    return None
 
 
 def _files_at_ref(ref: str, data_dir: str) -> dict[str, bytes]:
-    run = subprocess.run(["git", "archive", "--format=tar", ref, data_dir], capture_output=True)
+    """The JSON files below `data_dir` at a git ref; the ref is never read as an option of git."""
+    commit = _resolve(ref, data_dir)
+    run = _git("archive", "--format=tar", "--end-of-options", commit, data_dir)
     if run.returncode != 0:
-        msg = run.stderr.decode(errors="replace").strip().splitlines()
-        raise InputError(
-            f"{ref}: expected a data folder or a git ref holding {data_dir}/, found neither ({msg[-1] if msg else ''})"
-        )
+        raise InputError(f"{ref}: expected a git ref holding {data_dir}/, found none ({_last_line(run.stderr)})")
     prefix = f"{data_dir}/"
-    with tarfile.open(fileobj=io.BytesIO(run.stdout)) as tar:
-        return {
-            m.name[len(prefix) :]: tar.extractfile(m).read()  # type: ignore[union-attr]
-            for m in tar.getmembers()
-            if m.isfile() and m.name.endswith(".json")
-        }
+    try:
+        with tarfile.open(fileobj=io.BytesIO(run.stdout)) as tar:
+            return {
+                m.name[len(prefix) :]: tar.extractfile(m).read()  # type: ignore[union-attr]
+                for m in tar.getmembers()
+                if m.isfile() and m.name.endswith(".json")
+            }
+    except tarfile.TarError as exc:
+        raise InputError(f"{ref}: cannot read {data_dir}/ from git archive ({exc})") from exc
+
+
+def _resolve(ref: str, data_dir: str) -> str:
+    """The commit sha a ref names, by `git rev-parse --verify --end-of-options` (`-p`, `--output=x` are refs here)."""
+    run = _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+    sha = run.stdout.decode("ascii", errors="replace").strip()
+    if run.returncode != 0 or not re.fullmatch(r"[0-9a-f]{40}([0-9a-f]{24})?", sha):
+        found = _last_line(run.stderr) or "not a commit"
+        raise InputError(f"{ref}: expected a data folder or a git ref holding {data_dir}/, found neither ({found})")
+    return sha
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(["git", *args], capture_output=True, stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        raise InputError(f"git {args[0]}: cannot run git ({exc.strerror})") from exc
+
+
+def _last_line(stderr: bytes) -> str:
+    lines = stderr.decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else ""
 
 
 def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
@@ -171,5 +253,5 @@ def _change(c: Change) -> str:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     return text if len(text) <= 80 else text[:77] + "..."

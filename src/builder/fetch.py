@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from builder.errors import FetchError, UnreachableError
 
@@ -13,6 +15,8 @@ if TYPE_CHECKING:
     import httpx
 
 MiB = 1024 * 1024
+MAX_REDIRECTS = 5
+SCHEMES = ("http", "https")
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ def download(url: str, limits: Limits = Limits(), progress: Progress | None = No
     timeout = httpx.Timeout(limits.read_timeout, connect=limits.connect_timeout)
     headers = {"Accept-Encoding": "identity", "User-Agent": "leadgreen-data-builder"}
     last = ""
-    with httpx.Client(timeout=timeout, headers=headers, follow_redirects=True, max_redirects=5) as client:
+    with httpx.Client(timeout=timeout, headers=headers, follow_redirects=True, max_redirects=MAX_REDIRECTS) as client:
         for attempt in range(limits.retries + 1):
             if attempt:
                 pause = limits.backoff * 2 ** (attempt - 1)
@@ -48,7 +52,7 @@ def download(url: str, limits: Limits = Limits(), progress: Progress | None = No
                     break
                 time.sleep(pause)
             try:
-                return _attempt(client, url, limits, start, progress)
+                return _within_deadline(url, limits, start, lambda: _attempt(client, url, limits, start, progress))
             except _Retry as exc:
                 last = str(exc)
     raise UnreachableError(f"{url}: no usable answer after {attempt + 1} attempt(s); last: {last}")
@@ -78,8 +82,16 @@ def _attempt(client: httpx.Client, url: str, limits: Limits, start: float, progr
                     progress(len(body), expected)
     except httpx.TimeoutException as exc:
         raise _Retry(f"timed out ({type(exc).__name__})") from exc
+    except (httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:  # our request is at fault: no retry
+        raise FetchError(f"{url}: cannot send the request ({type(exc).__name__}: {exc})") from exc
     except httpx.TransportError as exc:  # refused, reset, closed early: h11 flags a short body here
         raise _Retry(f"{type(exc).__name__}: {exc}") from exc
+    except httpx.TooManyRedirects as exc:
+        raise FetchError(f"{url}: expected an answer within {MAX_REDIRECTS} redirects, found more ({exc})") from exc
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:  # DecodingError and the rest of httpx
+        raise FetchError(f"{url}: unusable answer ({type(exc).__name__}: {exc})") from exc
+    except (OSError, ValueError) as exc:  # from below httpx, unwrapped (UnicodeError is a ValueError)
+        raise FetchError(f"{url}: cannot fetch ({type(exc).__name__}: {exc})") from exc
     if expected is not None and len(body) != expected:
         raise _Retry(f"body of {len(body)} bytes, shorter than its Content-Length {expected}")
     return bytes(body)
@@ -96,3 +108,47 @@ def _content_length(response: httpx.Response, url: str, limits: Limits) -> int |
             f"{url}: expected at most {limits.max_bytes} bytes, found Content-Length {raw}; not downloaded"
         )
     return int(raw)
+
+
+def _within_deadline(url: str, limits: Limits, start: float, attempt: Callable[[], bytes]) -> bytes:
+    """Run one attempt in a worker thread and stop waiting for it when the deadline passes.
+
+    The read timeout bounds each silence, not a server that trickles its headers one byte at a
+    time, nor a name lookup that hangs; this bounds everything. A late attempt is abandoned (its
+    thread is a daemon, and download() closes the client under it); its result is never used.
+    """
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["body"] = attempt()
+        except BaseException as exc:  # handed to the caller's thread, raised there
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, name="builder-fetch", daemon=True)
+    worker.start()
+    worker.join(max(0.0, limits.deadline - (time.monotonic() - start)))
+    if worker.is_alive():
+        raise UnreachableError(f"{url}: expected an answer within {limits.deadline:g} s, found none in time")
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["body"]  # type: ignore[return-value]
+
+
+def url_problem(url: str, schemes: tuple[str, ...] = SCHEMES) -> str | None:
+    """Why `url` is not an absolute URL of one of `schemes` with a host and no credentials; None if it is."""
+    if any(c <= " " or c == "\x7f" for c in url):
+        return "it holds a space or a control character"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError on a port that is not a number from 0 to 65535)
+    except ValueError as exc:
+        return f"it does not parse ({exc})"
+    if parts.scheme not in schemes:
+        found = f"is {parts.scheme!r}" if parts.scheme else "is missing"
+        return f"its scheme {found}, expected {' or '.join(schemes)}"
+    if "@" in parts.netloc:
+        return "it carries credentials (user:password@)"
+    if not parts.hostname:
+        return "it has no host"
+    return None

@@ -1,29 +1,146 @@
-"""Load the curated metadata (editorial text with provenance) from its TOML file."""
+"""Load the curated metadata (editorial text with provenance) from its TOML file, and check it.
+
+The file is checked against SCHEMA, a small declarative schema of its own (not one of the
+published schemas in schemas/): every table and key it names is required, no other key is
+allowed, and each value must satisfy its rule. A wrong value gives one line naming the key:
+`metadata.toml: header.itl_deadline_ms: expected a finite number > 0, found inf`.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError
+from builder.errors import InputError, Problem, ProblemsError
+from builder.fetch import url_problem
+from builder.pin import is_iso_date, read_regular_file
 
-REQUIRED = {
-    "header": ("version", "unit", "itl_deadline_ms", "caveat", "boundary"),
-    "index": ("workload", "selection", "reference_row"),
+MAX_BYTES = 1024 * 1024  # the file is a few kilobytes of reviewed text
+MAX_INT = 2**53
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a value must be (`expected`, in words) and the test of it."""
+
+    expected: str
+    test: Callable[[Any], bool]
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and value.strip() != ""
+
+
+def _https(value: Any, *, base: bool = False) -> bool:
+    if not isinstance(value, str) or url_problem(value, schemes=("https",)):
+        return False
+    return not base or not (value.endswith("/") or "?" in value or "#" in value)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _positive_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value) and value > 0
+
+
+def _count(value: Any) -> bool:
+    return _is_int(value) and value >= 1
+
+
+TEXT = Rule("a non-empty string", _text)
+DATE = Rule('a date as a string "YYYY-MM-DD"', is_iso_date)
+HTTPS = Rule("an https URL with a host and no credentials", _https)
+BASE_URL = Rule(
+    "an https URL with a host, no credentials and no trailing slash, query or fragment", lambda v: _https(v, base=True)
+)
+DEADLINE = Rule("a finite number > 0", _positive_number)
+COUNT = Rule("an integer >= 1", _count)
+TEXTS = Rule("a non-empty array of non-empty strings", lambda v: isinstance(v, list) and v and all(map(_text, v)))
+
+Schema = dict[str, "Rule | Schema"]  # a nested dict is a TOML table
+
+SCHEMA: Schema = {
+    "base_url": BASE_URL,
+    "header": {"version": TEXT, "unit": TEXT, "itl_deadline_ms": DEADLINE, "caveat": TEXT, "boundary": TEXT},
+    "index": {"workload": TEXT, "selection": TEXT, "reference_row": {"model": TEXT, "gpu": TEXT, "num_gpus": COUNT}},
+    "source": {
+        "name": TEXT,
+        "publisher": TEXT,
+        "url": HTTPS,
+        "data_url": HTTPS,
+        "version": TEXT,
+        "released": DATE,
+        "compiled": DATE,
+        "compiled_evidence": TEXT,
+        "retrieved": DATE,
+        "licence": TEXT,
+        "licence_evidence": TEXTS,
+        "workload": TEXT,
+        "method": TEXT,
+        "selection": TEXT,
+        "cite": TEXT,
+        "cite_url": HTTPS,
+        "used_for": TEXT,
+        "configurations": TEXT,
+    },
 }
 
 
 def load_metadata(path: Path) -> dict[str, Any]:
-    """Read the metadata file and check that every curated field is there."""
+    """Read the metadata file and check it against SCHEMA; InputError (one line a problem) otherwise."""
     try:
-        meta = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read curated metadata ({exc.strerror})") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        meta = tomllib.loads(read_regular_file(path, MAX_BYTES, "curated metadata").decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: expected UTF-8 text, found an invalid byte at offset {exc.start}") from exc
+    except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: expected TOML, found a syntax error ({exc})") from exc
-    missing = [f"{table}.{key}" for table, keys in REQUIRED.items() for key in keys if key not in meta.get(table, {})]
-    missing += [key for key in ("base_url", "source") if key not in meta]
-    if missing:
-        raise InputError(f"{path}: expected curated fields {', '.join(missing)}, found them missing")
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits
+        raise InputError(f"{path}: expected TOML, found a value Python cannot read ({exc})") from exc
+    problems = check_metadata(meta, str(path))
+    if len(problems) == 1:
+        raise InputError(str(problems[0]))
+    if problems:
+        raise ProblemsError(f"{path}: {len(problems)} problems in the curated metadata; nothing was written", problems)
     return meta
+
+
+def check_metadata(meta: dict[str, Any], path: str, schema: Schema = SCHEMA, prefix: str = "") -> list[Problem]:
+    """Every way `meta` breaks `schema`, one Problem each, named by dotted key."""
+    problems = []
+    for key, rule in schema.items():
+        where = f"{prefix}{key}"
+        if key not in meta:
+            expected = "a table" if isinstance(rule, dict) else rule.expected
+            problems.append(Problem(path, where, f"expected {expected}, found nothing (key missing)"))
+        elif isinstance(rule, dict):
+            if isinstance(meta[key], dict):
+                problems += check_metadata(meta[key], path, rule, f"{where}.")
+            else:
+                problems.append(Problem(path, where, f"expected a table, found {_show(meta[key])}"))
+        elif _is_int(meta[key]) and abs(meta[key]) > MAX_INT:  # TOML allows 64 bits, JSON readers 53
+            problems.append(Problem(path, where, f"expected an integer within +-2^53 ({MAX_INT}), found {meta[key]}"))
+        elif not rule.test(meta[key]):
+            problems.append(Problem(path, where, f"expected {rule.expected}, found {_show(meta[key])}"))
+    for key in sorted(meta.keys() - schema.keys()):
+        known = ", ".join(schema)
+        problems.append(Problem(path, f"{prefix}{key}", f"expected only the keys {known} here, found an unknown key"))
+    return problems
+
+
+def _show(value: Any) -> str:
+    """A value as the TOML file would read it, shortened."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, dt.date | dt.time):  # TOML dates are not strings
+        return f"an unquoted date or time {value.isoformat()}"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,15 +1,32 @@
-"""The pinned upstream snapshot and its lock file (url, commit, sha256, size, retrieval date)."""
+"""The pinned upstream snapshot and its lock file (url, commit, sha256, size, retrieval date).
+
+The lock is an input like any other: each field is checked before it is used, so that `file`
+cannot name a path outside upstream/ and the URL cannot carry credentials.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
+import os
+import re
+import stat
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from builder.errors import InputError
+from builder.errors import InputError, Problem, ProblemsError
+from builder.fetch import Limits, url_problem
 
 LOCK_KEYS = ("file", "url", "commit", "sha256", "size", "retrieved")
+LOCK_MAX_BYTES = 64 * 1024
+COMMIT = re.compile(r"[0-9a-f]{40}")
+SHA256 = re.compile(r"[0-9a-f]{64}")
+FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,254}")
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -22,30 +39,128 @@ class Lock:
     retrieved: str
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2) + "\n"
+        return json.dumps(asdict(self), indent=2, allow_nan=False) + "\n"
+
+
+def is_iso_date(value: Any) -> bool:
+    """A string YYYY-MM-DD naming a real date."""
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+        return False
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def is_commit(value: Any) -> bool:
+    return isinstance(value, str) and COMMIT.fullmatch(value) is not None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _plain_name(value: Any, lock_name: str) -> bool:
+    return isinstance(value, str) and bool(FILE_NAME.fullmatch(value)) and ".." not in value and value != lock_name
+
+
+def lock_rules(lock_name: str = "lock.json") -> dict[str, tuple[str, Callable[[Any], bool]]]:
+    """Each lock field: what it must be, in words, and the test of it."""
+    cap = Limits().max_bytes
+    return {
+        "file": (
+            f"a plain file name inside the lock's folder (no '/', no '..', no leading dot, not {lock_name})",
+            lambda v: _plain_name(v, lock_name),
+        ),
+        "url": (
+            "an http(s) URL with a host and no credentials",
+            lambda v: isinstance(v, str) and url_problem(v) is None,
+        ),
+        "commit": ("a 40-character lowercase hex commit sha, or null", lambda v: v is None or is_commit(v)),
+        "sha256": ("64 lowercase hex characters", lambda v: isinstance(v, str) and bool(SHA256.fullmatch(v))),
+        "size": (f"an integer from 0 to {cap} bytes", lambda v: _is_int(v) and 0 <= v <= cap),
+        "retrieved": ('a date as a string "YYYY-MM-DD"', is_iso_date),
+    }
+
+
+def lock_problems(raw: Any, path: Path) -> list[Problem]:
+    """Every way a lock (as parsed JSON) is wrong, one Problem a field."""
+    if not isinstance(raw, dict) or sorted(raw) != sorted(LOCK_KEYS):
+        found = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
+        return [Problem(str(path), "/", f"expected exactly the keys {list(LOCK_KEYS)}, found {found}")]
+    problems = []
+    for key, (expected, test) in lock_rules(path.name).items():
+        if not test(raw[key]):
+            shown = repr(raw[key]) if len(repr(raw[key])) <= 120 else repr(raw[key])[:117] + "..."
+            problems.append(Problem(str(path), key, f"expected {expected}, found {shown}"))
+    return problems
+
+
+def check_lock(raw: Any, path: Path) -> None:
+    """Raise InputError (one line a problem) unless `raw` is a sound lock."""
+    problems = lock_problems(raw, path)
+    if len(problems) == 1:
+        raise InputError(str(problems[0]))
+    if problems:
+        raise ProblemsError(f"{path}: {len(problems)} problems in the upstream lock; nothing was written", problems)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    twice = sorted(key for key, n in Counter(key for key, _ in pairs).items() if n > 1)
+    if twice:
+        raise ValueError(f"expected each key once, found {', '.join(map(repr, twice))} more than once")
+    return dict(pairs)
 
 
 def load_lock(path: Path) -> Lock:
+    data = read_regular_file(path, LOCK_MAX_BYTES, "the upstream lock")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the upstream lock ({exc.strerror})") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raw = json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, duplicate keys, long ints
         raise InputError(f"{path}: expected a JSON lock file, found invalid JSON ({exc})") from exc
-    if not isinstance(raw, dict) or sorted(raw) != sorted(LOCK_KEYS):
-        found = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
-        raise InputError(f"{path}: expected exactly the keys {list(LOCK_KEYS)}, found {found}")
+    check_lock(raw, path)
     return Lock(**raw)
+
+
+def read_regular_file(path: Path, max_bytes: int, what: str) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`.
+
+    Anything else is refused without being read: a FIFO, a device such as /dev/zero, a folder, a
+    larger file (by its size on disk, then by what is read, in case it grows meanwhile).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK)  # opening a FIFO never waits
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read {what} ({exc.strerror})") from exc
+    try:
+        mode = os.fstat(fd)
+        if not stat.S_ISREG(mode.st_mode):
+            raise InputError(f"{path}: expected {what} as a regular file, found {_kind(mode.st_mode)}; not read")
+        if mode.st_size > max_bytes:
+            raise InputError(f"{path}: expected {what} of at most {max_bytes} bytes, found {mode.st_size}; not read")
+        with os.fdopen(os.dup(fd), "rb") as file:
+            data = file.read(max_bytes + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read {what} ({exc.strerror})") from exc
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise InputError(f"{path}: expected {what} of at most {max_bytes} bytes, found more; stopped reading")
+    return data
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"))
+    kinds += ((stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def read_pinned(lock_path: Path) -> tuple[Lock, Path, bytes]:
     """The lock, the snapshot's path and its bytes, refused unless sha256 and size match the lock."""
     lock = load_lock(lock_path)
     snapshot = lock_path.parent / lock.file
-    try:
-        data = snapshot.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{snapshot}: cannot read the pinned upstream ({exc.strerror})") from exc
+    data = read_regular_file(snapshot, Limits().max_bytes, "the pinned upstream")
     digest = sha256(data)
     if digest != lock.sha256:
         raise InputError(f"{snapshot}: sha256 expected {lock.sha256} (from {lock_path}), found {digest}")

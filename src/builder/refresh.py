@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from builder.fetch import Limits, Progress, download
-from builder.pin import Lock, load_lock, sha256
+from builder.pin import Lock, check_lock, load_lock, sha256
 from builder.upstream import parse_upstream
 from builder.write import replace_files
 
@@ -30,6 +30,7 @@ def fetch_and_pin(
     data = download(url, limits, progress)
     parsed = parse_upstream(data, url)
     new = Lock(file=old.file, url=url, commit=commit, sha256=sha256(data), size=len(data), retrieved=today)
+    check_lock(asdict(new), lock_path)  # what load_lock will accept next time: url, commit, size, date
     replace_files({lock_path.parent / old.file: data, lock_path: new.to_json().encode()})
     return Refresh(old, new, parsed.warnings)
 

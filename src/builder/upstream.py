@@ -1,7 +1,9 @@
 """Read and check the upstream task file: untrusted input stops here.
 
 Everything after `parse_upstream` works on `Row` values whose fields are present, typed,
-finite, in range and safe to put in an id, a URL or a file name.
+finite, in range and safe to put in an id, a URL or a file name. Anywhere in the file, a number
+that JSON or Python would not carry faithfully (NaN, Infinity, 1e999, an integer past 2^53 or with
+thousands of digits) and a key given twice in one object are refused, with where they are.
 """
 
 from __future__ import annotations
@@ -42,6 +44,12 @@ MEASURES = (
 IGNORED = frozenset({"energy_per_request_joules"})
 MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
 
+MAX_INT = 2**53  # the largest integer every JSON reader carries exactly
+# A sane upper bound on every measure, far above any upstream publishes (the largest, tokens per
+# second, is about 1.6e4), that keeps every derived value finite and every rounded integer exact.
+MAX_MEASURE = 1e12
+LONG_INT_DIGITS = 20  # longer integers are not converted at all (Python refuses past 4300 digits)
+
 
 @dataclass(frozen=True)
 class Row:
@@ -70,7 +78,8 @@ class Row:
     p99_itl_ms: float
 
 
-KNOWN = frozenset(f.name for f in fields(Row)) | IGNORED
+CHECKED = frozenset(f.name for f in fields(Row))  # each checked by _row_faults
+KNOWN = CHECKED | IGNORED
 
 
 @dataclass(frozen=True)
@@ -81,8 +90,9 @@ class Upstream:
 
 def parse_upstream(data: bytes, path: str) -> Upstream:
     """Parse and check upstream bytes; raise UpstreamError listing every problem."""
-    configurations = _configurations(_load_json(data, path), path)
-    problems: list[Problem] = []
+    doc = _load_json(data, path)
+    configurations = _configurations(doc, path)
+    problems = [Problem(path, where or "/", msg) for where, msg in _unsafe(doc, "", skip={"configurations"})]
     rows: list[Row] = []
     unknown: set[str] = set()
     for i, raw in enumerate(configurations):
@@ -91,7 +101,8 @@ def parse_upstream(data: bytes, path: str) -> Upstream:
             problems.append(Problem(path, where, f"expected an object, found {_kind(raw)}"))
             continue
         unknown |= raw.keys() - KNOWN
-        found = [Problem(path, f"{where}/{name} {_identity(raw)}", msg) for name, msg in _row_faults(raw)]
+        faults = [(f"/{name}", msg) for name, msg in _row_faults(raw)] + _unsafe(raw, "", skip=CHECKED)
+        found = [Problem(path, f"{where}{pointer} {_identity(raw)}", msg) for pointer, msg in faults]
         problems += found
         if not found:
             rows.append(Row(**{f.name: raw[f.name] for f in fields(Row)}))
@@ -102,13 +113,46 @@ def parse_upstream(data: bytes, path: str) -> Upstream:
     return Upstream(rows, warnings)
 
 
+class _LongInt:
+    """An integer literal too long to convert: kept as its length, refused by the checks."""
+
+    def __init__(self, text: str) -> None:
+        self.negative = text.startswith("-")
+        self.digits = len(text.lstrip("-"))
+
+    def __repr__(self) -> str:
+        return f"{'a negative' if self.negative else 'an'} integer of {self.digits} digits"
+
+
+class _Object(dict):
+    """A JSON object that remembers the keys it was given more than once."""
+
+    duplicates: tuple[str, ...] = ()
+
+
+def _parse_int(text: str) -> int | _LongInt:
+    return int(text) if len(text.lstrip("-")) <= LONG_INT_DIGITS else _LongInt(text)
+
+
+def _object(pairs: list[tuple[str, object]]) -> _Object:
+    obj = _Object(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        obj.duplicates = tuple(sorted({key for key, _ in pairs if key in seen or seen.add(key)}))
+    return obj
+
+
 def _load_json(data: bytes, path: str) -> object:
-    text = data.decode("utf-8", errors="replace").lstrip()
-    if text[:1] == "<":
+    if data.lstrip()[:1] == b"<":
         problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
         raise UpstreamError(f"{path}: not JSON; nothing was written", [problem])
     try:
-        return json.loads(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problem = Problem(path, f"byte {exc.start}", f"expected UTF-8 text, found the byte {data[exc.start]:#04x}")
+        raise UpstreamError(f"{path}: not UTF-8 text; nothing was written", [problem]) from exc
+    try:
+        return json.loads(text, parse_int=_parse_int, object_pairs_hook=_object)
     except (json.JSONDecodeError, RecursionError) as exc:
         where = f"line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "/"
         problem = Problem(path, where, f"expected JSON, found invalid JSON ({exc})")
@@ -137,17 +181,67 @@ def _row_faults(raw: dict) -> list[tuple[str, str]]:
         faults.append(("weight_precision", f"expected one of {sorted(PRECISIONS)}, found {found}"))
     for name in COUNTS:
         value = raw.get(name)
-        if not _is_int(value) or value < 1:
+        if _above(value, MAX_INT):
+            faults.append((name, f"expected an integer <= 2^53 ({MAX_INT}), found {_show(raw, name)}"))
+        elif not _is_int(value) or value < 1:
             faults.append((name, f"expected an integer >= 1, found {_show(raw, name)}"))
     for name in MEASURES:
         value = raw.get(name)
-        if not _is_number(value) or not math.isfinite(value) or value <= 0:
+        if _above(value, MAX_MEASURE):
+            faults.append((name, f"expected at most {MAX_MEASURE:g} (a sane upper bound), found {_show(raw, name)}"))
+        elif not _is_number(value) or not math.isfinite(value) or value <= 0:
             faults.append((name, f"expected a finite number > 0, found {_show(raw, name)}"))
+    if not faults:
+        faults += _derived_faults(raw)
     if not faults:
         layout = num_gpus_for(raw["tensor_parallel"], raw["data_parallel"], raw["expert_parallel"])
         if raw["num_gpus"] != layout:
             faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {raw['num_gpus']}"))
     return faults
+
+
+def _derived_faults(raw: dict) -> list[tuple[str, str]]:
+    """The values the documents derive must be finite, and the rounded integers exact (see transform)."""
+    derived = {
+        "energy_per_token_joules": ("wh_per_million_output_tokens", raw["energy_per_token_joules"] * 1e6 / 3600),
+        "avg_power_watts": ("gpu_power_watts_total", raw["avg_power_watts"]),
+        "avg_output_len": ("avg_output_tokens", raw["avg_output_len"]),
+    }
+    return [
+        (name, f"expected a value whose {field} is finite and <= 2^53, found {raw[name]!r} ({field} {value!r})")
+        for name, (field, value) in derived.items()
+        if not math.isfinite(value) or value > MAX_INT
+    ]
+
+
+def _unsafe(value: object, where: str, skip: frozenset[str] | set[str] = frozenset()) -> list[tuple[str, str]]:
+    """(JSON pointer, message) for every number JSON cannot carry faithfully and every key given twice.
+
+    `skip` names keys of the outer object whose values are checked elsewhere. Iterative: upstream
+    may nest as deep as the JSON parser allows.
+    """
+    found: list[tuple[str, str]] = []
+    todo: list[tuple[str, object, frozenset[str] | set[str]]] = [(where, value, skip)]
+    while todo:
+        where, value, skip = todo.pop()
+        if isinstance(value, _Object) and value.duplicates:
+            keys = ", ".join(repr(k) for k in value.duplicates)
+            found.append((where, f"expected each key once in an object, found {keys} more than once"))
+        if isinstance(value, dict):
+            todo += [(f"{where}/{_escape(k)}", v, frozenset()) for k, v in value.items() if k not in skip]
+        elif isinstance(value, list):
+            todo += [(f"{where}/{i}", v, frozenset()) for i, v in enumerate(value)]
+        elif isinstance(value, _LongInt):
+            found.append((where, f"expected a number JSON carries exactly, found {value!r}"))
+        elif isinstance(value, float) and not math.isfinite(value):
+            found.append((where, f"expected a finite number, found {value!r}"))
+        elif _is_int(value) and abs(value) > MAX_INT:  # type: ignore[arg-type]
+            found.append((where, f"expected an integer within +-2^53 ({MAX_INT}), found {value}"))
+    return sorted(found)
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _model_faults(rows: list[Row], path: str) -> list[Problem]:
@@ -179,6 +273,13 @@ def _show(raw: dict, name: str) -> str:
 def _kind(value: object) -> str:
     names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
     return names.get(type(value), "a number")
+
+
+def _above(value: object, bound: float) -> bool:
+    """A number past `bound` (not infinity: that is not a finite number at all)."""
+    if isinstance(value, _LongInt):
+        return not value.negative
+    return _is_number(value) and math.isfinite(value) and value > bound  # type: ignore[operator]
 
 
 def _is_int(value: object) -> bool:

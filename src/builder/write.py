@@ -16,8 +16,28 @@ DATE_KEYS = ("updated", "data_version")
 
 
 def dumps(doc: Any) -> bytes:
-    """UTF-8, 2-space indent, keys in insertion order, one trailing newline."""
-    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """UTF-8, 2-space indent, keys in insertion order, one trailing newline; strict JSON only.
+
+    NaN and Infinity are refused (OutputError naming where), never written as `NaN`/`Infinity`:
+    the last guard behind the checks of upstream and metadata, which refuse them first.
+    """
+    try:
+        return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+    except ValueError as exc:
+        import math
+
+        todo, where = [("", doc)], ""
+        while todo:  # find the first value JSON cannot carry, to name it
+            at, value = todo.pop(0)
+            if isinstance(value, float) and not math.isfinite(value):
+                where = f" at {at or '/'} ({value!r})"
+                break
+            if isinstance(value, dict):
+                todo += [(f"{at}/{k}", v) for k, v in value.items()]
+            elif isinstance(value, list | tuple):
+                todo += [(f"{at}/{i}", v) for i, v in enumerate(value)]
+        msg = f"expected strict JSON, found a value it cannot hold{where} ({exc}); nothing was written"
+        raise OutputError(msg) from exc
 
 
 def undated(doc: dict[str, Any]) -> dict[str, Any]:
