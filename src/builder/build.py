@@ -7,7 +7,7 @@ from pathlib import Path
 
 from builder.csvview import configurations_csv
 from builder.errors import InputError, ValidationError
-from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_model
+from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, check_output, is_model
 from builder.metadata import load_metadata
 from builder.package import descriptor
 from builder.pin import Lock, read_pinned, sha256
@@ -70,7 +70,11 @@ def render(out: Path, upstream: Path | None, date: str) -> BuildResult:
 
 
 def build(out: Path, upstream: Path | None, date: str) -> BuildResult:
-    """Regenerate `out` and the descriptor beside it; on any error both are left as they were."""
+    """Regenerate `out` and the descriptor beside it; on any error both are left as they were.
+
+    Only into a folder a build may replace (`check_output`).
+    """
+    check_output(out)
     result = render(out, upstream, date)
     publish(out, result.files, {DESCRIPTOR: result.descriptor})
     return result
