@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.layout import is_published
+from builder.layout import is_hidden, is_published
 from hostile import assert_refused, run_cli, tree_digest
 
 Setup = Callable[[Path], str]  # makes the hostile thing below the repo copy; returns the --out argument
@@ -235,6 +235,29 @@ def test_allowed_output_is_built(repo_copy: Path, make) -> None:
     no_leftovers(out.parent, out.name)
 
 
+def test_hidden_files_are_kept_across_the_swap(repo_copy: Path) -> None:
+    out = repo_copy / "scratch" / "site"
+    out.mkdir(parents=True)
+    (out / ".gitkeep").write_bytes(b"")
+    outcome = run_cli("build", "--out", str(out), "--date", "2031-01-01")
+    assert outcome.exit_code == 0, outcome.output
+    assert (out / ".gitkeep").read_bytes() == b""
+    (out / "models" / ".gitattributes").write_bytes(b"*.json -diff\n")
+    (out / ".htaccess").write_bytes(b"Options -Indexes\n")
+    before = {rel: (out / rel).read_bytes() for rel in published(out) if is_hidden(rel)}
+    raw = json.loads((repo_copy / "upstream" / "lm-arena-chat.json").read_text())
+    raw["configurations"] = [c for c in raw["configurations"] if c["model_id"] != "Qwen/Qwen3-8B"]
+    (repo_copy / "smaller.json").write_text(json.dumps(raw))
+    outcome = run_cli("build", "--upstream", "smaller.json", "--out", str(out), "--date", "2031-01-02")
+    assert outcome.exit_code == 0, outcome.output
+    assert "removed: site/models/qwen-3-8b.json" in outcome.output
+    assert ".gitkeep" not in outcome.output
+    assert ".htaccess" not in outcome.output
+    assert {rel: (out / rel).read_bytes() for rel in published(out) if is_hidden(rel)} == before
+    assert sorted(before) == [".gitkeep", ".htaccess", "models/.gitattributes"]
+    no_leftovers(out.parent, out.name)
+
+
 def test_a_descriptor_beside_that_is_not_a_regular_file_is_refused(repo_copy: Path) -> None:
     scratch = repo_copy / "scratch"
     scratch.mkdir()
@@ -251,3 +274,9 @@ def test_another_packages_descriptor_beside_is_refused(repo_copy: Path) -> None:
     before = tree_digest(repo_copy)
     outcome = run_cli("build", "--out", "scratch/data")
     assert_refused(outcome, 1, ("scratch/datapackage.json", "'someone-elses-data'"), before, tree_digest(repo_copy))
+
+
+def test_a_failed_build_into_a_new_folder_leaves_no_folder_behind(repo_copy: Path) -> None:
+    before = tree_digest(repo_copy)
+    outcome = run_cli("build", "--upstream", "nowhere.json", "--out", "new/deeper/data")
+    assert_refused(outcome, 1, ("nowhere.json: cannot read upstream",), before, tree_digest(repo_copy))

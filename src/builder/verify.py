@@ -13,11 +13,13 @@ from builder.layout import DESCRIPTOR, METADATA, require_repo_root
 from builder.metadata import load_metadata
 from builder.validate.run import check_published
 from builder.validate.tree import load_tree
+from builder.write import recover
 
 
 def validate_committed(data: Path) -> None:
     """Every check of `data` and the descriptor beside it; ValidationError listing every problem."""
     require_repo_root(METADATA)
+    recover(data)  # first finish a publish that a killed build had committed to (builder.write)
     if not data.is_dir():
         raise InputError(f"{data}: expected a data folder, found none")
     problems = check_published(load_tree(data), load_metadata(METADATA)["base_url"])
@@ -28,6 +30,7 @@ def validate_committed(data: Path) -> None:
 def check_drift(data: Path, date: str) -> dict[str, str]:
     """A unified diff per file that a fresh build of the pin would change; empty when there is no drift."""
     require_repo_root()
+    recover(data)
     with tempfile.TemporaryDirectory(prefix="builder-drift-") as scratch:
         copy = Path(scratch) / data.name
         if data.is_dir():
