@@ -11,14 +11,15 @@ journaled transaction, with every name beside `out` derived from its name N:
    one that finds it already there leaves it. A build that gets the lock checks that the file it
    locked is still the one at that path, and starts over if not, so a removal never lets two in.
 2. Settle (`settle`, under the lock). A journal left by a killed build is rolled forward (step 5);
-   then stale staging folders are removed: only `.N.new-*` folders that carry our marker file
-   (or are empty). Nothing else beside `out` is ever removed.
+   then stale staging folders are removed: only folders named as mkdtemp names ours
+   (`.N.new-` and 8 random characters) that carry our marker file, or are empty. Nothing else
+   beside `out` is ever removed.
 3. Stage (`publish`). A staging folder `W = .N.new-XXXX` beside `out` gets the marker first, then
    `W/tree` (the new data folder, plus every hidden file of the old one, hard-linked, so that a
    `.gitkeep` survives) and `W/beside/<file>` (the new descriptor). Every file and folder is fsynced.
 4. Commit. The journal (W's name, the inode of `W/tree`, the sha256 of each beside file) is written
-   in W, fsynced and renamed to `.N.publish` beside `out`; the parent folder is fsynced. From this
-   instant the new package is the outcome, whatever happens to the process.
+   in W and fsynced with the rest of W, then renamed to `.N.publish` beside `out`; the parent folder
+   is fsynced. From this instant the new package is the outcome, whatever happens to the process.
 5. Roll forward (`_roll_forward`), idempotent: if `out` is not the new tree (by inode), swap it in
    (renameat2 RENAME_EXCHANGE; two renames where the file system cannot exchange; one rename when
    there is no old tree); then each beside file whose bytes are not the new ones gets the staged copy
@@ -26,13 +27,19 @@ journaled transaction, with every name beside `out` derived from its name N:
    remove W (its marker last, so a half-removed W is still recognised as ours).
 
 A build killed before step 4 leaves the old package intact and a stale W, which the next build
-removes. A build killed after it leaves a journal, and the next `builder build`, `validate` or
-`drift` (`recover`, under the lock) runs step 5 again: the new package. The pair on disk is a mix
-only while such a journal exists, i.e. when a kill lands in the microseconds between the tree swap
-and the descriptor rename, and only until the next command. An error that is not a kill (a full
-disk, EIO) after step 4 is rolled back in process: old descriptor bytes put back, old tree swapped
-back, journal and W removed; if that rollback itself fails, the journal stays and the next command
-rolls forward.
+removes; one killed after the journal is removed leaves the new package and a stale W. One killed
+in between leaves a journal, and the next command that reads or writes the package runs step 5
+again, under the lock (`recover`: `builder build`, and `validate`, `drift` and so `release` through
+builder.verify): the new package. The pair on disk is a mix (or, where the file system cannot
+exchange, has no data folder) only while such a journal exists, that is when a kill lands in the
+microseconds between the tree swap and the descriptor rename, and only until that next command.
+A reader outside this package (a plain `cat`, `builder diff`) can see that state. An error that
+is not a kill (a full disk, EIO) after step 4 is rolled back in process: old descriptor bytes put
+back, old tree swapped back, journal and W removed; if that rollback itself fails, the journal
+stays and the next command rolls forward.
+
+The fsyncs (every staged file and folder, in parallel, then the parent twice) are what a power
+loss needs; a kill alone would not. They cost a few to ~20 ms on a busy disk.
 """
 
 from __future__ import annotations
@@ -299,14 +306,14 @@ def publish(out: Path, files: dict[str, bytes], beside: dict[str, bytes]) -> Non
         for name, data in sorted(beside.items()):
             (stage / BESIDE / name).write_bytes(data)
         old_beside = {name: _read_regular(out.parent / name) for name in beside}
-        _sync_below(stage)
         journal = {
             "kind": JOURNAL_KIND,
             "stage": stage.name,
             "tree": tree.stat().st_ino,
             "beside": {name: _sha256(data) for name, data in sorted(beside.items())},
         }
-        _write_new(stage / "journal", dumps(journal))
+        _write_new(stage / "journal", dumps(journal), sync=False)
+        _sync_below(stage)  # the journal with the rest: one parallel batch
         os.rename(stage / "journal", journal_path(out))
         committed = True
         _fsync(out.parent)
