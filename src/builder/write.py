@@ -232,13 +232,16 @@ def settle(out: Path) -> None:
         with os.scandir(out.parent) as listing:
             stale = [out.parent / e.name for e in listing if _stage_name(out, e.name)]
         for stage in sorted(stale):
-            if _is_stage(out, stage):
-                _remove_stage(stage)
-            elif stat.S_ISDIR(stage.lstat().st_mode):
-                with suppress(OSError):
+            with suppress(OSError):  # best effort: a leftover we cannot remove must not block builds
+                if _is_stage(out, stage):
+                    _remove_stage(stage)
+                elif stat.S_ISDIR(stage.lstat().st_mode):
                     stage.rmdir()  # an empty one: a build killed before it wrote the marker
     except OSError as exc:
-        raise OutputError(f"{exc.filename or out}: cannot finish an interrupted build ({exc.strerror})") from exc
+        raise OutputError(
+            f"{exc.filename or out}: cannot finish an interrupted build ({exc.strerror}); "
+            f"once {journal_path(out)} is removed by hand, a build rewrites the package"
+        ) from exc
 
 
 def _stage_name(out: Path, name: str) -> bool:
