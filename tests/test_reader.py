@@ -160,7 +160,10 @@ def test_unknown_workload_names_it_and_lists_the_known_ones(seen: dict) -> None:
 
 
 def test_unknown_schema_kind_lists_the_kinds(seen: dict) -> None:
-    assert seen["errors"]["schema"] == "unknown schema kind 'nope'; known kinds: datapackage, defs, index, model, model-list"
+    assert (
+        seen["errors"]["schema"]
+        == "unknown schema kind 'nope'; known kinds: datapackage, defs, index, model, model-list"
+    )
 
 
 def test_configurations_are_typed_by_the_packages_table_schema(seen: dict, release: Built) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from builder.csvview import configurations_csv
 from builder.errors import ValidationError
 from builder.fetch import Limits
-from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_model
+from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, check_output, is_hidden, is_model
 from builder.metadata import load_metadata
 from builder.package import descriptor
 from builder.pin import Lock, read_pinned, read_regular_file, sha256
@@ -17,7 +17,7 @@ from builder.upstream import parse_upstream
 from builder.validate.run import check_built
 from builder.validate.schema import load_schemas
 from builder.validate.tree import Tree
-from builder.write import dumps, keep_dates, parse_or_none, publish
+from builder.write import dumps, keep_dates, output_lock, parse_or_none, publish
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,7 @@ def render(out: Path, upstream: Path | None, date: str) -> BuildResult:
     package_bytes = dumps(package)
     written = {f"{out.name}/{rel}": _state(old[rel], b) for rel, b in sorted(files.items())}
     existing = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} if out.is_dir() else set()
+    existing = {rel for rel in existing if not is_hidden(rel)}  # hidden files are carried over, not removed
     written |= {f"{out.name}/{rel}": "removed" for rel in sorted(existing - files.keys())}
     written[DESCRIPTOR] = _state(_read_or_none(out.parent / DESCRIPTOR), package_bytes)
     written = {path: state for path, state in written.items() if state}
@@ -68,9 +69,15 @@ def render(out: Path, upstream: Path | None, date: str) -> BuildResult:
 
 
 def build(out: Path, upstream: Path | None, date: str) -> BuildResult:
-    """Regenerate `out` and the descriptor beside it; on any error both are left as they were."""
-    result = render(out, upstream, date)
-    publish(out, result.files, {DESCRIPTOR: result.descriptor})
+    """Regenerate `out` and the descriptor beside it as one unit (see builder.write).
+
+    Only into a folder a build may replace (`check_output`), under the output's lock, after
+    finishing whatever a killed build left; on any error both are left as they were.
+    """
+    check_output(out)
+    with output_lock(out):
+        result = render(out, upstream, date)
+        publish(out, result.files, {DESCRIPTOR: result.descriptor})
     return result
 
 

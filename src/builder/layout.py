@@ -6,10 +6,13 @@ repository root, where every command runs.
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import stat
 from pathlib import Path
 
-from builder.errors import InputError
+from builder.errors import InputError, OutputError
 
 # The repository.
 DATA = Path("data")
@@ -19,7 +22,9 @@ METADATA = Path("metadata.toml")
 SCHEMAS = Path("schemas")
 DIST = Path("dist")
 CHANGELOG = Path("CHANGELOG.md")
+GIT = Path(".git")
 DESCRIPTOR = "datapackage.json"  # beside the data folder, in its parent
+PACKAGE_NAME = "leadgreen-data"  # the descriptor's `name`: how a build knows a descriptor is its own
 
 # The published files, by path inside the data folder.
 INDEX = "index.json"
@@ -56,6 +61,16 @@ def slug_of(rel: str) -> str:
     if not is_model(rel):
         raise ValueError(f"expected a path like {model_rel('<slug>')}, found {rel!r}")
     return rel[len(MODELS_DIR) + 1 : -len(JSON)]
+
+
+def is_published(rel: str) -> bool:
+    """Whether a path inside the data folder is one a build publishes (or removes, when its model is gone)."""
+    return rel in (INDEX, MODEL_LIST, CSV) or is_model(rel)
+
+
+def is_hidden(rel: str) -> bool:
+    """Hidden files (`.gitkeep`, at any level) are not published; a build keeps them as they are."""
+    return any(part.startswith(".") for part in rel.split("/"))
 
 
 def schema_for(rel: str) -> str | None:
@@ -111,3 +126,111 @@ def require_repo_root(*needed: Path, where: str = "the repository root") -> None
     missing = [str(path) for path in (needed or (METADATA, LOCK)) if not path.exists()]
     if missing:
         raise InputError(f"{Path.cwd()}: expected {' and '.join(missing)} here, found none; run from {where}")
+
+
+FOREIGN_SHOWN = 5  # offending entries named in a refusal
+
+
+def check_output(out: Path) -> None:
+    """Refuse an output folder that a build would damage; OutputError naming it, and why.
+
+    A build replaces the whole folder, so the folder must be missing, empty, or hold only what a
+    build publishes (`is_published` files, the `models` folder) and hidden regular files, which
+    are carried over. It must not be the current folder (the repository root), hold it, be or
+    lie inside `upstream/`, `schemas/` or `.git/`, or lie inside `data/`, comparing real paths.
+    Nothing here follows a link or opens an entry: kinds come from lstat, so a FIFO or a device
+    is refused, never read. The descriptor beside the folder must be a regular file, and not
+    another package's.
+    """
+    try:
+        mode = out.lstat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None  # missing: the build creates it (or says why it cannot)
+    except OSError as exc:
+        raise OutputError(f"{out}: cannot read the output folder ({exc.strerror}); refusing to write") from exc
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise OutputError(f"{out}: expected a folder, found {_kind(mode)}; refusing to replace it")
+    try:
+        real = out.resolve()
+        here = Path.cwd().resolve()
+        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT)}
+        inside_only = (here / DATA).resolve()  # the committed data folder itself is the default output
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
+        raise OutputError(f"{out}: cannot resolve the output folder ({exc}); refusing to write") from exc
+    if here.is_relative_to(real):
+        what = "the current folder" if real == here else "a folder that contains the current folder"
+        raise OutputError(f"{out}: is {what} ({real}); refusing to replace it")
+    for name, folder in protected.items():
+        if real.is_relative_to(folder):
+            what = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
+            raise OutputError(f"{out}: is {what} ({real}); refusing to write there")
+    if real.is_relative_to(inside_only) and real != inside_only:
+        raise OutputError(f"{out}: is inside the {DATA}/ folder ({real}); refusing to write there")
+    foreign = _foreign_entries(out) if mode is not None else []
+    if foreign:
+        more = " ..." if len(foreign) > FOREIGN_SHOWN else ""
+        raise OutputError(
+            f"{out}: expected an empty folder or a data folder, found {', '.join(foreign[:FOREIGN_SHOWN])}{more}; "
+            "refusing to replace it"
+        )
+    _check_descriptor_beside(out)
+
+
+def _foreign_entries(out: Path) -> list[str]:
+    """Entries a build did not publish, breadth first, sorted, at most FOREIGN_SHOWN + 1 of them."""
+    found: list[str] = []
+    folders = [""]
+    while folders and len(found) <= FOREIGN_SHOWN:
+        prefix = folders.pop(0)
+        try:
+            with os.scandir(out / prefix if prefix else out) as listing:
+                entries = sorted((e.name, e.stat(follow_symlinks=False).st_mode) for e in listing)
+        except OSError as exc:
+            raise OutputError(f"{out}: cannot read {out / prefix} ({exc.strerror}); refusing to write") from exc
+        for name, mode in entries:
+            rel = f"{prefix}{name}"
+            if stat.S_ISDIR(mode) and rel == MODELS_DIR:
+                folders.append(f"{rel}/")
+            elif stat.S_ISDIR(mode):
+                found.append(f"{rel}/")
+            elif not stat.S_ISREG(mode):
+                found.append(f"{rel} ({_kind(mode)})")
+            elif not (is_published(rel) or (is_hidden(rel) and name != ".git")):
+                found.append(rel)
+    return found
+
+
+def _check_descriptor_beside(out: Path) -> None:
+    path = out.parent / DESCRIPTOR
+    try:
+        mode = path.lstat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot read ({exc.strerror}); refusing to write {out}") from exc
+    if not stat.S_ISREG(mode):
+        raise OutputError(f"{path}: expected a regular file, found {_kind(mode)}; refusing to replace it ({out})")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # never blocks, never follows
+        with os.fdopen(fd, "rb") as file:
+            name = json.loads(file.read()).get("name") if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return  # unreadable or broken (a merge conflict, say): a build may repair it
+    if isinstance(name, str) and name != PACKAGE_NAME:
+        raise OutputError(
+            f"{path}: expected the descriptor of {PACKAGE_NAME}, found the package {name!r}; "
+            f"refusing to replace it ({out})"
+        )
+
+
+def _kind(mode: int) -> str:
+    kinds = [
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISREG, "a file"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ]
+    return next((name for test, name in kinds if test(mode)), "a special file")

@@ -16,6 +16,7 @@ from builder.package import curated_parts
 from builder.pin import load_lock
 from builder.validate.run import check_published
 from builder.validate.tree import Refused, load_tree, read_file, scan
+from builder.write import recover
 
 
 def validate_committed(data: Path) -> None:
@@ -24,6 +25,7 @@ def validate_committed(data: Path) -> None:
     In a repository (metadata.toml in the data folder's parent) the descriptor's curated parts must
     equal what metadata.toml and upstream/lock.json make of them; in a release archive, which has
     neither, they are checked against schemas/datapackage.schema.json."""
+    recover(data)  # first finish a publish that a killed build had committed to (builder.write)
     if not data.is_dir():
         raise InputError(f"{data}: expected a data folder, found none")
     tree = load_tree(data)
@@ -48,6 +50,7 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
     The committed tree is walked first, without following links: a symlink, FIFO, socket, device or
     file over the size limit in it (or as the descriptor) is refused before anything is copied."""
     require_repo_root()
+    recover(data)
     committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if os.path.lexists(data) else {}
     descriptor = data.parent / DESCRIPTOR
     if os.path.lexists(descriptor):
