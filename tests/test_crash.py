@@ -27,11 +27,7 @@ import pytest
 
 import builder.write
 from builder.build import build
-from builder.layout import METADATA
-from builder.metadata import load_metadata
-from builder.validate.run import check_published
-from builder.validate.tree import load_tree
-from builder.verify import validate_committed
+from builder.verify import problems_in
 from builder.write import journal_path, output_lock, publish, recover, staging_prefix
 from conftest import REPO
 from hostile import run_cli
@@ -192,7 +188,7 @@ def test_validate_finishes_a_build_killed_between_the_swap_and_the_descriptor(re
         if conf["model_id"] == "Qwen/Qwen3-8B":
             conf["avg_power_watts"] *= 1.01
             conf["energy_per_token_joules"] *= 1.01
-    (repo_copy / "changed.json").write_text(json.dumps(raw))
+    pin_upstream(repo_copy, json.dumps(raw).encode())
     old_descriptor = (repo_copy / "datapackage.json").read_bytes()
 
     def killed(*args):
@@ -201,10 +197,10 @@ def test_validate_finishes_a_build_killed_between_the_swap_and_the_descriptor(re
     with monkeypatch.context() as patch:
         patch.setattr(os, "replace", killed)  # the descriptor is the one file put with os.replace
         with pytest.raises(Killed):
-            build(Path("data"), Path("changed.json"), DATE)
+            build(Path("data"), None, DATE)
     assert journal_path(Path("data")).exists()
     assert (repo_copy / "datapackage.json").read_bytes() == old_descriptor  # beside the new tree: a mix
-    problems = check_published(load_tree(Path("data")), load_metadata(METADATA)["base_url"])
+    problems = problems_in(Path("data"))
     assert any("datapackage.json" in str(p) for p in problems)
     outcome = run_cli("validate")
     assert outcome.exit_code == 0, outcome.output
@@ -264,6 +260,31 @@ def test_a_journal_that_is_not_ours_is_refused_and_kept(tmp_path) -> None:
 # Real processes: SIGKILL at random instants.
 
 
+def pin_upstream(root: Path, data: bytes) -> None:
+    """Pin other upstream bytes, as `builder fetch` would: the snapshot and its lock's sha256 and size."""
+    (root / "upstream" / "lm-arena-chat.json").write_bytes(data)
+    lock = json.loads((root / "upstream" / "lock.json").read_text())
+    lock.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    (root / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
+
+
+UNPINNED = "datapackage.json: /sources/0/"  # a lane builds from --upstream files, which the lock does not name
+
+
+def assert_valid_unpinned(data: Path) -> None:
+    """Every check passes but the one that the descriptor's source is the pinned upstream."""
+    problems = [str(p) for p in problems_in(data)]
+    assert problems, "a package built from an unpinned file must not pass as the pinned one"
+    assert all(p.startswith(UNPINNED) for p in problems), problems
+
+
+def assert_only_unpinned(code: int, stderr: str) -> None:
+    lines = stderr.splitlines()
+    assert code == 1, stderr
+    assert all(line.startswith(UNPINNED) for line in lines[:-1]), stderr
+    assert lines[-1].startswith("error: data: ")
+
+
 def make_lane(root: Path) -> Path:
     """A repository copy with two upstream files whose packages differ (one model's energy scaled)."""
     root.mkdir(parents=True)
@@ -299,7 +320,7 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         os.chdir(lane)
         for upstream in ("a.json", "b.json"):
             run_build(lane, upstream)
-            validate_committed(Path("data"))
+            assert_valid_unpinned(Path("data"))
             found[upstream] = state(lane / "data")
     finally:
         os.chdir(here)
@@ -368,7 +389,7 @@ def kill_lane(lane: Path, packages: dict[str, str], kills: int, seed: int, repor
             check = subprocess.run(
                 [sys.executable, "-m", "builder", "validate"], cwd=lane, capture_output=True, text=True, timeout=60
             )
-            assert check.returncode == 0, check.stdout + check.stderr
+            assert_only_unpinned(check.returncode, check.stderr)
             report["validated by the CLI"] += 1
         else:
             recover(out)  # what `builder validate` does before it reads (validate_committed)
@@ -422,5 +443,5 @@ def test_two_builds_at_once_end_in_one_consistent_package(tmp_path, monkeypatch,
             _, err = process.communicate(timeout=60)
             assert process.returncode == 0, err
         assert state(lane / "data") in packages.values()
-        validate_committed(Path("data"))
+        assert_valid_unpinned(Path("data"))
         assert leftovers(lane / "data") == []

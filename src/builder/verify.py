@@ -28,11 +28,16 @@ def validate_committed(data: Path) -> None:
     recover(data)  # first finish a publish that a killed build had committed to (builder.write)
     if not data.is_dir():
         raise InputError(f"{data}: expected a data folder, found none")
-    tree = load_tree(data)
-    curated, base_url = _provenance(data.parent, tree.descriptor)
-    problems = check_published(tree, base_url, curated)
+    problems = problems_in(data)
     if problems:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
+
+
+def problems_in(data: Path) -> list[Problem]:
+    """Every problem of the package as it lies on disk, without finishing an interrupted publish."""
+    tree = load_tree(data)
+    curated, base_url = _provenance(data.parent, tree.descriptor)
+    return check_published(tree, base_url, curated)
 
 
 def _provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
