@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError
+from builder.errors import InputError, shown
 from builder.fetch import Limits
 from builder.layout import is_model, slug_of
 from builder.pin import read_regular_file
@@ -124,16 +124,16 @@ def _shape_fault(rel: str, doc: Any) -> str | None:
         return None
     best, confs = doc.get("best"), doc.get("configurations")
     if not isinstance(best, dict) or not all(isinstance(b, dict) for b in best.values()):
-        return f"/best: expected an object of configurations by GPU, found {_short(best)}"
+        return f"/best: expected an object of configurations by GPU, found {shown(best)}"
     if not isinstance(confs, list):
-        return f"/configurations: expected a list of configurations, found {_short(confs)}"
+        return f"/configurations: expected a list of configurations, found {shown(confs)}"
     for i, conf in enumerate(confs):
         if not isinstance(conf, dict):
-            return f"/configurations/{i}: expected an object, found {_short(conf)}"
+            return f"/configurations/{i}: expected an object, found {shown(conf)}"
         if not isinstance(conf.get("row_id"), str):
-            return f"/configurations/{i}/row_id: expected a string, found {_short(conf.get('row_id'))}"
+            return f"/configurations/{i}/row_id: expected a string, found {shown(conf.get('row_id'))}"
         if not isinstance(conf.get("repeat"), int) or isinstance(conf.get("repeat"), bool):
-            return f"/configurations/{i}/repeat: expected an integer, found {_short(conf.get('repeat'))}"
+            return f"/configurations/{i}/repeat: expected an integer, found {shown(conf.get('repeat'))}"
     return None
 
 
@@ -243,15 +243,10 @@ def render_text(d: Diff, summary: bool = False) -> str:
         if not summary:
             lines += [f"  + {k}" for k in d.configurations_added] + [f"  - {k}" for k in d.configurations_removed]
             lines += [f"  ~ {_change(c)}" for c in d.configurations_changed]
-    lines += [f"header changed: {c.where} {c.field}: {_short(c.old)} -> {_short(c.new)}" for c in d.headers_changed]
+    lines += [f"header changed: {c.where} {c.field}: {shown(c.old)} -> {shown(c.new)}" for c in d.headers_changed]
     return "\n".join(lines) + "\n"
 
 
 def _change(c: Change) -> str:
     pct = "" if c.pct is None else f" ({c.pct:+.1f} %)"
-    return f"{c.where} {c.field}: {_short(c.old)} -> {_short(c.new)}{pct}"
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return f"{c.where} {c.field}: {shown(c.old)} -> {shown(c.new)}{pct}"

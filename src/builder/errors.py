@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, order=True)
@@ -15,6 +17,15 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.where}: {self.message}"
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """A value as a message shows it: JSON (a NaN as Python writes it), cut to `limit` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class BuilderError(Exception):

@@ -42,7 +42,7 @@ def manifest(files: dict[str, bytes], tag: str, data_version: str, api: str, loc
     ]
     doc = {"name": "leadgreen-data", "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
     doc["files"] = entries
-    return (json.dumps(doc, indent=2) + "\n").encode()
+    return (json.dumps(doc, indent=2, allow_nan=False) + "\n").encode()
 
 
 def sha256sums(named: dict[str, bytes]) -> bytes:

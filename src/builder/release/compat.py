@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, ReleaseError
+from builder.errors import InputError, ReleaseError, shown
 
 SCHEMA_SUFFIX = ".schema.json"
 SHOWN_FAILURES = 20  # in a changelog section or an error message; the rest are counted
@@ -198,7 +198,7 @@ def _type_name(node: _Node) -> str:
 
 
 def _show(values: list[Any]) -> str:
-    return ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
+    return ", ".join(shown(v, 10_000) for v in values)
 
 
 def schema_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[SchemaChange]:
@@ -240,8 +240,8 @@ def _compare(name: str, before: dict[str, _Node], after: dict[str, _Node]) -> It
             yield SchemaChange(name, path, "required removed", item)
         yield from _compare_enum(name, path, old.enum, new.enum)
         if (old.has_const, old.const) != (new.has_const, new.const):
-            shown = [json.dumps(n.const, ensure_ascii=False) if n.has_const else "none" for n in (old, new)]
-            yield SchemaChange(name, path, "const changed", " -> ".join(shown))
+            consts = [shown(n.const, 10_000) if n.has_const else "none" for n in (old, new)]
+            yield SchemaChange(name, path, "const changed", " -> ".join(consts))
 
 
 def _compare_enum(name: str, path: str, old: list[Any] | None, new: list[Any] | None) -> Iterator[SchemaChange]:

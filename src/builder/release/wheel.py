@@ -77,7 +77,7 @@ description = "GPU energy per output token of large language models, per model a
 readme = "README.md"
 requires-python = "{REQUIRES_PYTHON}"
 license = "MIT AND Apache-2.0"
-license-files = {json.dumps(list(LICENCES))}
+license-files = {json.dumps(list(LICENCES), allow_nan=False)}
 authors = [{{ name = "LeadGreen" }}]
 keywords = ["energy", "llm", "gpu", "inference", "dataset"]
 classifiers = [
@@ -96,7 +96,7 @@ Homepage = "https://leadgreen.ai"
 def _release_module(version: str, tag: str, data_version: str) -> str:
     return (
         '"""Written when the wheel was built: which release this is."""\n\n'
-        f"__version__ = {json.dumps(version)}\nTAG = {json.dumps(tag)}\nDATA_VERSION = {json.dumps(data_version)}\n"
+        f"__version__ = {version!r}\nTAG = {tag!r}\nDATA_VERSION = {data_version!r}\n"
     )
 
 

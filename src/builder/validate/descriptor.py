@@ -16,11 +16,10 @@ expected "number", found "any"`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
-from builder.errors import Problem
+from builder.errors import Problem, shown
 from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, SCHEMAS, is_package_path
 from builder.package import PROFILE, derived_parts
 from builder.validate.tree import Tree, json_type
@@ -86,24 +85,24 @@ def _refusals(i: int, res: dict[str, Any]) -> list[Finding]:
     found: list[Finding] = []
     if "path" in res and not is_package_path(res["path"]):
         message = "expected a relative path inside the package (no URL, no leading /, no .., no backslash)"
-        found.append((f"{at}/path", f"{message}, found {show(res['path'])}"))
+        found.append((f"{at}/path", f"{message}, found {shown(res['path'])}"))
     if "jsonSchema" in res:
         value = res["jsonSchema"]
         if res.get("type") == "table" or not (is_package_path(value) and value.startswith(f"{SCHEMAS.as_posix()}/")):
             message = f"expected the path of a schema in {SCHEMAS.as_posix()}/ on a JSON document, never a URL"
-            found.append((f"{at}/jsonSchema", f"{message}, found {show(value)}"))
+            found.append((f"{at}/jsonSchema", f"{message}, found {shown(value)}"))
     for key in ("schema", "dialect"):
         if key in res and not isinstance(res[key], dict):
             message = f"expected an inline {key} object (a {key} named by path or URL is never loaded)"
-            found.append((f"{at}/{key}", f"{message}, found {show(res[key])}"))
+            found.append((f"{at}/{key}", f"{message}, found {shown(res[key])}"))
         elif key in res:
             found += [
-                (where, f"expected no {name} (a profile named by path or URL is never loaded), found {show(value)}")
+                (where, f"expected no {name} (a profile named by path or URL is never loaded), found {shown(value)}")
                 for where, name, value in _loaders(res[key], f"{at}/{key}")
             ]
     for key in LOADERS:
         if key in res:
-            found.append((f"{at}/{pointer_part(key)}", f"expected no {key} on a resource, found {show(res[key])}"))
+            found.append((f"{at}/{pointer_part(key)}", f"expected no {key} on a resource, found {shown(res[key])}"))
     return found
 
 
@@ -155,12 +154,12 @@ def compare(want: Any, found: Any, at: str = "") -> list[Finding]:
         for key, value in want.items():
             where = f"{at}/{pointer_part(key)}"
             if key not in found:
-                out.append((where, f"expected {show(value)}, found it missing"))
+                out.append((where, f"expected {shown(value)}, found it missing"))
             else:
                 out += compare(value, found[key], where)
         for key, value in found.items():
             if key not in want:
-                out.append((f"{at}/{pointer_part(key)}", f"expected no such key, found {show(value)}"))
+                out.append((f"{at}/{pointer_part(key)}", f"expected no such key, found {shown(value)}"))
         return out
     if isinstance(want, list) and isinstance(found, list):
         out = [d for i, (w, f) in enumerate(zip(want, found, strict=False)) for d in compare(w, f, f"{at}/{i}")]
@@ -168,7 +167,7 @@ def compare(want: Any, found: Any, at: str = "") -> list[Finding]:
             out.append((at or "/", f"expected {len(want)} items, found {len(found)}"))
         return out
     if type(want) is not type(found) or want != found:  # 1 is not 1.0, nor true
-        return [(at or "/", f"expected {show(want)}, found {show(found)}")]
+        return [(at or "/", f"expected {shown(want)}, found {shown(found)}")]
     return []
 
 
@@ -182,9 +181,9 @@ def _compare_resources(want: list[dict[str, Any]], found: list[Any]) -> Iterator
         if not isinstance(res, dict):
             yield at, f"expected a resource object, found {json_type(res)}"
         elif name not in wanted:
-            yield at, f"expected only the resources the builder writes, found one named {show(name)}"
+            yield at, f"expected only the resources the builder writes, found one named {shown(name)}"
         elif name in seen:
-            yield at, f"expected each resource once, found {show(name)} again"
+            yield at, f"expected each resource once, found {shown(name)} again"
         else:
             seen.append(name)
             mine = wanted[name]
@@ -192,11 +191,11 @@ def _compare_resources(want: list[dict[str, Any]], found: list[Any]) -> Iterator
             yield from compare(mine, theirs, at)
     for name, res in wanted.items():
         if name not in seen:
-            yield "/resources", f"expected a resource {show(name)} for {res['path']}, found none"
+            yield "/resources", f"expected a resource {shown(name)} for {res['path']}, found none"
     order = [name for name in wanted if name in seen]
     if seen != order:
         first = next(i for i, (a, b) in enumerate(zip(seen, order, strict=True)) if a != b)
-        message = f"expected the builder's order ({show(order[first])} before {show(seen[first])}), found another"
+        message = f"expected the builder's order ({shown(order[first])} before {shown(seen[first])}), found another"
         yield "/resources", message
 
 
@@ -219,9 +218,3 @@ def pointer_part(key: str) -> str:
 
 def _below(at: str, root: str) -> bool:
     return at == root or at.startswith(f"{root}/")
-
-
-def show(value: Any) -> str:
-    """A JSON value as a message shows it: at most 80 characters (a sha256 in full)."""
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 80 else text[:77] + "..."

@@ -7,7 +7,6 @@ them again for every document. Large trees are checked on all cores.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import re
@@ -19,7 +18,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from builder.errors import InputError, Problem
+from builder.errors import InputError, Problem, shown
 from builder.layout import SCHEMAS, schema_for
 from builder.validate.tree import Refused, StrictJSONError, Tree, json_type, parse_json, read_file
 
@@ -76,8 +75,7 @@ def pointer(parts: Any) -> str:
 
 def describe(error: ValidationError) -> str:
     """A schema error as 'expected ..., found ...'."""
-    found = json.dumps(error.instance, ensure_ascii=False)
-    found = found if len(found) <= 60 else found[:57] + "..."
+    found = shown(error.instance, 60)
     kind, rule = error.validator, error.validator_value
     if kind == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
@@ -90,7 +88,7 @@ def describe(error: ValidationError) -> str:
     if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[kind]
         return f"expected a value {sign} {rule}, found {found}"
-    return f"expected {kind} {json.dumps(rule, ensure_ascii=False)}, found {found}"
+    return f"expected {kind} {shown(rule, 10_000)}, found {found}"
 
 
 _SHARED: list[tuple[str, str, str, Any]] = []  # (shown path, rel, schema name, doc), inherited by forked workers
@@ -100,9 +98,9 @@ def _check_slice(bounds: tuple[int, int]) -> tuple[list[Problem], list[str]]:
     start, stop = bounds
     problems: list[Problem] = []
     passed: list[str] = []
-    for shown, rel, name, doc in _SHARED[start:stop]:
+    for where, rel, name, doc in _SHARED[start:stop]:
         errors = sorted(validator(name).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
-        problems += [Problem(shown, pointer(e.absolute_path), describe(e)) for e in errors]
+        problems += [Problem(where, pointer(e.absolute_path), describe(e)) for e in errors]
         if not errors:
             passed.append(rel)
     return problems, passed

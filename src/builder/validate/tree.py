@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder.errors import Problem
+from builder.errors import Problem, shown
 from builder.layout import CSV, DESCRIPTOR, JSON, MAX_FILE_BYTES, schema_for
 
 MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer in every reader
@@ -287,8 +287,8 @@ def _faults(value: Any) -> list[tuple[str, str]]:
                 found.append((_pointer(parts), "expected text, found a lone surrogate (an unpaired \\ud800-\\udfff)"))
         elif isinstance(node, dict):
             for key in getattr(node, "repeated", ()):
-                shown = json.dumps(_printable(key), ensure_ascii=False)
-                message = f"expected each key once, found {shown} again (a reader keeps either value)"
+                key_shown = shown(_printable(key), 10_000)
+                message = f"expected each key once, found {key_shown} again (a reader keeps either value)"
                 found.append((_pointer(parts), message))
             for key, item in node.items():
                 if not _encodable(key):
