@@ -96,7 +96,7 @@ Homepage = "https://leadgreen.ai"
 def _release_module(version: str, tag: str, data_version: str) -> str:
     return (
         '"""Written when the wheel was built: which release this is."""\n\n'
-        f"__version__ = {version!r}\nTAG = {tag!r}\nDATA_VERSION = {data_version!r}\n"
+        f'__version__ = "{version}"\nTAG = "{tag}"\nDATA_VERSION = "{data_version}"\n'
     )
 
 
