@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 import math
-import re
-import subprocess
-import tarfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from builder import git
 from builder.errors import InputError, shown
 from builder.fetch import Limits
 from builder.layout import is_model, slug_of
@@ -138,43 +135,13 @@ def _shape_fault(rel: str, doc: Any) -> str | None:
 
 
 def _files_at_ref(ref: str, data_dir: str) -> dict[str, bytes]:
-    """The JSON files below `data_dir` at a git ref; the ref is never read as an option of git."""
-    commit = _resolve(ref, data_dir)
-    run = _git("archive", "--format=tar", "--end-of-options", commit, data_dir)
-    if run.returncode != 0:
-        raise InputError(f"{ref}: expected a git ref holding {data_dir}/, found none ({_last_line(run.stderr)})")
+    """The JSON files below `data_dir` at a git ref, from git's object store; the ref is never an option."""
+    commit = git.commit_of(ref)
+    if commit is None:
+        raise InputError(f"{ref}: expected a data folder or a git ref holding {data_dir}/, found neither")
+    files, _links = git.tree_files(commit, (data_dir,))
     prefix = f"{data_dir}/"
-    try:
-        with tarfile.open(fileobj=io.BytesIO(run.stdout)) as tar:
-            return {
-                m.name[len(prefix) :]: tar.extractfile(m).read()  # type: ignore[union-attr]
-                for m in tar.getmembers()
-                if m.isfile() and m.name.endswith(".json")
-            }
-    except tarfile.TarError as exc:
-        raise InputError(f"{ref}: cannot read {data_dir}/ from git archive ({exc})") from exc
-
-
-def _resolve(ref: str, data_dir: str) -> str:
-    """The commit sha a ref names, by `git rev-parse --verify --end-of-options` (`-p`, `--output=x` are refs here)."""
-    run = _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
-    sha = run.stdout.decode("ascii", errors="replace").strip()
-    if run.returncode != 0 or not re.fullmatch(r"[0-9a-f]{40}([0-9a-f]{24})?", sha):
-        found = _last_line(run.stderr) or "not a commit"
-        raise InputError(f"{ref}: expected a data folder or a git ref holding {data_dir}/, found neither ({found})")
-    return sha
-
-
-def _git(*args: str) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(["git", *args], capture_output=True, stdin=subprocess.DEVNULL)
-    except OSError as exc:
-        raise InputError(f"git {args[0]}: cannot run git ({exc.strerror})") from exc
-
-
-def _last_line(stderr: bytes) -> str:
-    lines = stderr.decode(errors="replace").strip().splitlines()
-    return lines[-1] if lines else ""
+    return {rel.removeprefix(prefix): data for rel, data in files.items() if rel.endswith(".json")}
 
 
 def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:

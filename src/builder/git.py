@@ -77,6 +77,20 @@ def lookup(ref: str) -> str | None:
     return object_id(found) if found else None
 
 
+def commit_of(ref: str) -> str | None:
+    """The commit a ref (a branch, tag, sha or `HEAD~2`) names, or None when it names none."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+        )
+    except OSError as exc:
+        raise ReleaseError(f"cannot run git ({exc.strerror}); is it installed and on PATH?") from None
+    found = done.stdout.decode("ascii", errors="replace").strip()
+    return found if done.returncode == 0 and OBJECT_ID.fullmatch(found) else None
+
+
 def head() -> str:
     return resolve("HEAD^{commit}")
 

@@ -13,15 +13,13 @@ narrowed; const changed; schema files added or removed.
 
 from __future__ import annotations
 
-import io
 import json
-import subprocess
-import tarfile
 from collections.abc import Callable, Iterator, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from builder import git
 from builder.errors import InputError, ReleaseError, shown
 
 SCHEMA_SUFFIX = ".schema.json"
@@ -293,23 +291,17 @@ def load_doc_set(spec: str) -> dict[str, Any]:
 
 
 def resolve_ref(ref: str) -> str:
-    run = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
-        capture_output=True,
-        text=True,
-    )
-    if run.returncode != 0:
+    commit = git.commit_of(ref)
+    if commit is None:
         raise InputError(f"{ref}: expected a folder or a git ref, found neither")
-    return run.stdout.strip()
+    return commit
 
 
 def _at_ref(ref: str, path: str) -> dict[str, bytes]:
-    sha = resolve_ref(ref)
-    run = subprocess.run(["git", "archive", "--format=tar", sha, "--", path], capture_output=True)
-    if run.returncode != 0:
+    files, _links = git.tree_files(resolve_ref(ref), (path,))
+    if not files:
         raise InputError(f"{ref}: expected {path}/ at that ref, found none")
-    with tarfile.open(fileobj=io.BytesIO(run.stdout), mode="r:") as tar:
-        return {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}  # type: ignore[union-attr]
+    return files
 
 
 # The release guard and its changelog section

@@ -43,7 +43,10 @@ class Release:
 
 def resolve_commit(ref: str) -> str:
     """The full sha of the commit a ref names (never read as an option, whatever it starts with)."""
-    return git.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+    commit = git.commit_of(ref)
+    if commit is None:
+        raise ReleaseError(f"{ref}: expected a commit, found none")
+    return commit
 
 
 def commit_epoch(commit: str) -> int:
