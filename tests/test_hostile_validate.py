@@ -308,12 +308,12 @@ def unix_socket(rel: str) -> Callable[[Path], list[str]]:
 
 NOT_REGULAR = "/: expected a regular file, found"
 FILES = [
-    ("symlink-to-dev-zero", Entry(symlink("data/models/zero.json", "/dev/zero"), f"data/models/zero.json: {NOT_REGULAR} a symlink")),
-    ("symlink-to-dev-zero-as-csv", Entry(dev_zero_as("data/configurations.csv"), f"data/configurations.csv: {NOT_REGULAR} a symlink")),
-    ("symlink-to-a-valid-document", Entry(symlink(Q8), f"{Q8}: {NOT_REGULAR} a symlink")),
-    ("symlinked-models-folder", Entry(symlink("data/models"), f"data/models: {NOT_REGULAR} a symlink")),
-    ("symlinked-data-folder", Entry(symlink("data"), "data: /: expected a folder, found a symlink")),
-    ("symlinked-descriptor", Entry(symlink(DESC), f"{DESC}: {NOT_REGULAR} a symlink")),
+    ("symlink-to-dev-zero", Entry(symlink("data/models/zero.json", "/dev/zero"), f"data/models/zero.json: {NOT_REGULAR} a symbolic link")),
+    ("symlink-to-dev-zero-as-csv", Entry(dev_zero_as("data/configurations.csv"), f"data/configurations.csv: {NOT_REGULAR} a symbolic link")),
+    ("symlink-to-a-valid-document", Entry(symlink(Q8), f"{Q8}: {NOT_REGULAR} a symbolic link")),
+    ("symlinked-models-folder", Entry(symlink("data/models"), f"data/models: {NOT_REGULAR} a symbolic link")),
+    ("symlinked-data-folder", Entry(symlink("data"), "data: /: expected a folder, found a symbolic link")),
+    ("symlinked-descriptor", Entry(symlink(DESC), f"{DESC}: {NOT_REGULAR} a symbolic link")),
     ("fifo-stray", Entry(fifo("data/models/pipe.json"), f"data/models/pipe.json: {NOT_REGULAR} a FIFO")),
     ("fifo-as-index", Entry(fifo(INDEX), f"{INDEX}: {NOT_REGULAR} a FIFO")),
     ("fifo-as-descriptor", Entry(fifo(DESC), f"{DESC}: {NOT_REGULAR} a FIFO")),
@@ -449,7 +449,7 @@ def test_a_schema_that_is_not_a_regular_file_is_never_read(repo_copy: Path, comm
     for cached in caches:
         cached.cache_clear()
     try:
-        refused(repo_copy, command, "schemas/zero.schema.json: expected a regular file, found a symlink")
+        refused(repo_copy, command, "schemas/zero.schema.json: expected a regular file, found a symbolic link")
     finally:
         for cached in caches:
             cached.cache_clear()

@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 
 from builder.errors import InputError, OutputError
+from builder.files import kind
 
 # The repository.
 DATA = Path("data")
@@ -149,7 +150,7 @@ def check_output(out: Path) -> None:
     except OSError as exc:
         raise OutputError(f"{out}: cannot read the output folder ({exc.strerror}); refusing to write") from exc
     if mode is not None and not stat.S_ISDIR(mode):
-        raise OutputError(f"{out}: expected a folder, found {_kind(mode)}; refusing to replace it")
+        raise OutputError(f"{out}: expected a folder, found {kind(mode)}; refusing to replace it")
     try:
         real = out.resolve()
         here = Path.cwd().resolve()
@@ -194,7 +195,7 @@ def _foreign_entries(out: Path) -> list[str]:
             elif stat.S_ISDIR(mode):
                 found.append(f"{rel}/")
             elif not stat.S_ISREG(mode):
-                found.append(f"{rel} ({_kind(mode)})")
+                found.append(f"{rel} ({kind(mode)})")
             elif not (is_published(rel) or (is_hidden(rel) and name != ".git")):
                 found.append(rel)
     return found
@@ -209,7 +210,7 @@ def _check_descriptor_beside(out: Path) -> None:
     except OSError as exc:
         raise OutputError(f"{path}: cannot read ({exc.strerror}); refusing to write {out}") from exc
     if not stat.S_ISREG(mode):
-        raise OutputError(f"{path}: expected a regular file, found {_kind(mode)}; refusing to replace it ({out})")
+        raise OutputError(f"{path}: expected a regular file, found {kind(mode)}; refusing to replace it ({out})")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # never blocks, never follows
         with os.fdopen(fd, "rb") as file:
@@ -221,16 +222,3 @@ def _check_descriptor_beside(out: Path) -> None:
             f"{path}: expected the descriptor of {PACKAGE_NAME}, found the package {name!r}; "
             f"refusing to replace it ({out})"
         )
-
-
-def _kind(mode: int) -> str:
-    kinds = [
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISREG, "a file"),
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ]
-    return next((name for test, name in kinds if test(mode)), "a special file")

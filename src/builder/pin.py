@@ -9,9 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import re
-import stat
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -20,13 +18,13 @@ from typing import Any
 
 from builder.errors import InputError, Problem, ProblemsError
 from builder.fetch import Limits, url_problem
+from builder.files import Refused, read_regular
 
 LOCK_KEYS = ("file", "url", "commit", "sha256", "size", "retrieved")
 LOCK_MAX_BYTES = 64 * 1024
 COMMIT = re.compile(r"[0-9a-f]{40}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,254}")
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -124,36 +122,19 @@ def load_lock(path: Path) -> Lock:
 
 
 def read_regular_file(path: Path, max_bytes: int, what: str) -> bytes:
-    """The bytes of a regular file of at most `max_bytes`.
+    """The bytes of a regular file (a link to one counts) of at most `max_bytes`.
 
     Anything else is refused without being read: a FIFO, a device such as /dev/zero, a folder, a
     larger file (by its size on disk, then by what is read, in case it grows meanwhile).
     """
     try:
-        fd = os.open(path, os.O_RDONLY | _NONBLOCK)  # opening a FIFO never waits
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read {what} ({exc.strerror})") from exc
-    try:
-        mode = os.fstat(fd)
-        if not stat.S_ISREG(mode.st_mode):
-            raise InputError(f"{path}: expected {what} as a regular file, found {_kind(mode.st_mode)}; not read")
-        if mode.st_size > max_bytes:
-            raise InputError(f"{path}: expected {what} of at most {max_bytes} bytes, found {mode.st_size}; not read")
-        with os.fdopen(os.dup(fd), "rb") as file:
-            data = file.read(max_bytes + 1)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read {what} ({exc.strerror})") from exc
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes:
-        raise InputError(f"{path}: expected {what} of at most {max_bytes} bytes, found more; stopped reading")
-    return data
-
-
-def _kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"))
-    kinds += ((stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
+        return read_regular(path, max_bytes, follow_links=True)
+    except Refused as exc:
+        if exc.error is not None:
+            raise InputError(f"{path}: cannot read {what} ({exc.error})") from exc
+        if exc.found_kind is not None:
+            raise InputError(f"{path}: expected {what} as a regular file, found {exc.found_kind}; not read") from exc
+        raise InputError(f"{path}: expected {what} of at most {max_bytes} bytes, found {exc.size}; not read") from exc
 
 
 def read_pinned(lock_path: Path) -> tuple[Lock, Path, bytes]:

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import Problem, shown
+from builder.files import Refused as NotRead
+from builder.files import kind, read_regular
 from builder.layout import CSV, DESCRIPTOR, JSON, MAX_FILE_BYTES, schema_for
 
 MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer in every reader
@@ -45,63 +47,24 @@ class Tree:
 # Reading files: regular files only, never through a link, never more than MAX_FILE_BYTES.
 
 
-class Refused(Exception):
-    """A path that is not read: not a regular file, too large, or unreadable. The message says why."""
-
-
-def kind(mode: int) -> str:
-    """What a file system entry is, as the messages name it."""
-    for test, name in (
-        (stat.S_ISLNK, "a symlink"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISREG, "a regular file"),
-    ):
-        if test(mode):
-            return name
-    return "an unknown kind of file"
-
-
 def too_large(size: int) -> str:
     return f"expected a file of at most {LIMIT}, found {size} bytes (not read)"
 
 
+class Refused(Exception):
+    """A path that is not read: not a regular file, too large, or unreadable. The message says why."""
+
+
 def read_file(path: Path) -> bytes:
-    """The bytes of a regular file; else Refused. Anything else (by lstat) is never opened; the
-    open itself neither follows a link (O_NOFOLLOW) nor blocks on a FIFO (O_NONBLOCK), and the open
-    descriptor is checked again, in case the entry was swapped in between."""
+    """The bytes of a regular file of at most MAX_FILE_BYTES, never through a link; else Refused."""
     try:
-        found = os.lstat(path)
-    except OSError as exc:
-        raise Refused(f"expected a readable file, found an error ({exc.strerror})") from exc
-    if not stat.S_ISREG(found.st_mode):
-        raise Refused(f"expected a regular file, found {kind(found.st_mode)} (not read)")
-    if found.st_size > MAX_FILE_BYTES:
-        raise Refused(too_large(found.st_size))
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise Refused(f"expected a readable regular file, found an error ({exc.strerror})") from exc
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise Refused(f"expected a regular file, found {kind(info.st_mode)}")
-        if info.st_size > MAX_FILE_BYTES:
-            raise Refused(too_large(info.st_size))
-        chunks, size = [], 0
-        while chunk := os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_FILE_BYTES:  # it grew while we read
-                raise Refused(too_large(size))
-        return b"".join(chunks)
-    except OSError as exc:
-        raise Refused(f"expected a readable file, found an error ({exc.strerror})") from exc
-    finally:
-        os.close(fd)
+        return read_regular(path, MAX_FILE_BYTES, follow_links=False)
+    except NotRead as exc:
+        if exc.error is not None:
+            raise Refused(f"expected a readable file, found an error ({exc.error})") from exc
+        if exc.found_kind is not None:
+            raise Refused(f"expected a regular file, found {exc.found_kind} (not read)") from exc
+        raise Refused(too_large(exc.size or 0)) from exc
 
 
 def _name_fault(name: str) -> str | None:

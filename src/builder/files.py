@@ -1,0 +1,74 @@
+"""File system entries as the builder meets them: what kind each is, and reading one safely.
+
+A read never waits on a FIFO, never reads a device, a folder or more than a given size, and
+(unless told to follow links) never goes through a symbolic link. What is refused is not read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISREG, "a regular file"),
+)
+
+
+def kind(mode: int) -> str:
+    """What a file system entry is, as the messages name it."""
+    return next((name for test, name in _KINDS if test(mode)), "an unknown kind of file")
+
+
+class Refused(Exception):
+    """An entry that was not read, and why: its kind, its size, or the error that stopped the read."""
+
+    def __init__(self, found_kind: str | None = None, size: int | None = None, error: str | None = None) -> None:
+        super().__init__(error or found_kind or f"{size} bytes")
+        self.found_kind, self.size, self.error = found_kind, size, error
+
+
+def read_regular(path: Path, max_bytes: int, *, follow_links: bool) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`; anything else raises Refused, unread.
+
+    The kind is checked before the open (lstat, when links are not followed) and again on the open
+    descriptor, in case the entry was swapped in between; the size is checked on disk and again
+    while reading, in case the file grows.
+    """
+    if not follow_links:
+        try:
+            found = os.lstat(path)
+        except OSError as exc:
+            raise Refused(error=exc.strerror) from exc
+        _check(found, max_bytes)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise Refused(error=exc.strerror) from exc
+    try:
+        _check(os.fstat(fd), max_bytes)
+        chunks, size = [], 0
+        while chunk := os.read(fd, min(1 << 20, max_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes:
+                raise Refused(size=size)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise Refused(error=exc.strerror) from exc
+    finally:
+        os.close(fd)
+
+
+def _check(found: os.stat_result, max_bytes: int) -> None:
+    if not stat.S_ISREG(found.st_mode):
+        raise Refused(found_kind=kind(found.st_mode))
+    if found.st_size > max_bytes:
+        raise Refused(size=found.st_size)
