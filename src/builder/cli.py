@@ -91,6 +91,12 @@ def _data_version() -> str:
     return found if isinstance(found, str) else f"unknown (no readable {DESCRIPTOR} here; run from the repository root)"
 
 
+def _out_option(default: Path, help_text: str):
+    """The --out option of a command that writes one folder."""
+    folder = click.Path(path_type=Path, file_okay=False)
+    return click.option("--out", type=folder, default=default, show_default=True, help=help_text)
+
+
 DATA_HELP = "Data folder to check; datapackage.json is read beside it, in its parent."
 
 
@@ -107,13 +113,7 @@ def main() -> None:
 @click.option(
     "--upstream", type=click.Path(path_type=Path, dir_okay=False), help="Upstream task file [default: the pin]."
 )
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=DATA,
-    show_default=True,
-    help="Data folder to regenerate; datapackage.json is written beside it, in its parent.",
-)
+@_out_option(DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
 def build(upstream: Path | None, out: Path, date: str | None) -> None:
     """Regenerate every document in OUT from the pinned upstream, atomically."""
@@ -305,13 +305,7 @@ def site(out: Path) -> None:
 
 
 @main.command("dist")
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=DIST,
-    show_default=True,
-    help="Folder to rebuild; it holds exactly the release files afterwards.",
-)
+@_out_option(DIST, "Folder to rebuild; it holds exactly the release files afterwards.")
 @click.option(
     "--notes",
     type=click.Path(path_type=Path, dir_okay=False),

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
-from builder.layout import DATA, DESCRIPTOR, METADATA, SCHEMAS
+from builder.layout import DATA, DESCRIPTOR, INDEX, METADATA, MODEL_LIST, SCHEMAS
 from builder.metadata import load_metadata
 
 EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
@@ -70,24 +70,24 @@ def _by_depth(rels: list[str]) -> list[str]:
     return sorted(rels, key=lambda rel: (rel.count("/"), rel))
 
 
-def model_lists(pkg: Package) -> list[str]:
-    """Every model list in the tree (data/models.json, data/workloads/<id>/models.json, ...)."""
+def _documents(pkg: Package, name: str, key: str) -> list[str]:
+    """The documents called `name` whose `key` holds a list, the root workload's first."""
     found = [
         rel
         for rel, doc in pkg.docs.items()
-        if posixpath.basename(rel) == "models.json" and isinstance(doc, dict) and isinstance(doc.get("models"), list)
+        if posixpath.basename(rel) == name and isinstance(doc, dict) and isinstance(doc.get(key), list)
     ]
     return _by_depth(found)
+
+
+def model_lists(pkg: Package) -> list[str]:
+    """Every model list in the tree (data/models.json, data/workloads/<id>/models.json, ...)."""
+    return _documents(pkg, MODEL_LIST, "models")
 
 
 def indexes(pkg: Package) -> list[str]:
     """Every index document in the tree, the root workload's first."""
-    found = [
-        rel
-        for rel, doc in pkg.docs.items()
-        if posixpath.basename(rel) == "index.json" and isinstance(doc, dict) and isinstance(doc.get("rows"), list)
-    ]
-    return _by_depth(found)
+    return _documents(pkg, INDEX, "rows")
 
 
 def data_version(pkg: Package) -> str:

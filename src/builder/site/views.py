@@ -33,15 +33,16 @@ CONFIG_COLUMNS: tuple[tuple[str, str, int | str | None], ...] = (
     ("under_itl_deadline", "Under deadline", "yes/no"),
     ("repeat", "Repeat", 0),
 )
-INDEX_COLUMNS: tuple[tuple[str, str, int | str | None], ...] = (
-    ("precision", "Precision", None),
-    ("wh_per_million_output_tokens", "Wh / M output tokens", 2),
-    ("joules_per_output_token", "J / output token", 7),
-    ("median_itl_ms", "Median ITL (ms)", 1),
-    ("avg_requests_in_flight", "Requests in flight", 1),
-    ("gpu_power_watts_total", "GPU power (W)", 0),
-    ("max_num_seqs", "Max sequences", 0),
+INDEX_KEYS = (
+    "precision",
+    "wh_per_million_output_tokens",
+    "joules_per_output_token",
+    "median_itl_ms",
+    "avg_requests_in_flight",
+    "gpu_power_watts_total",
+    "max_num_seqs",
 )
+INDEX_COLUMNS = tuple(column for key in INDEX_KEYS for column in CONFIG_COLUMNS if column[0] == key)
 
 
 def cell(value: Any, kind: int | str | None) -> str:

@@ -60,11 +60,14 @@ def read_file(path: Path) -> bytes:
     try:
         return read_regular(path, MAX_FILE_BYTES, follow_links=False)
     except NotRead as exc:
-        if exc.error is not None:
-            raise Refused(f"expected a readable file, found an error ({exc.error})") from exc
-        if exc.found_kind is not None:
-            raise Refused(f"expected a regular file, found {exc.found_kind} (not read)") from exc
-        raise Refused(too_large(exc.size or 0)) from exc
+        why = (
+            f"expected a readable file, found an error ({exc.error})"
+            if exc.error is not None
+            else f"expected a regular file, found {exc.found_kind} (not read)"
+            if exc.found_kind is not None
+            else too_large(exc.size or 0)
+        )
+        raise Refused(why) from exc
 
 
 def _name_fault(name: str) -> str | None:
