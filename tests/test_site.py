@@ -149,9 +149,21 @@ def test_home_page_has_the_index_in_energy_order_with_links(sites) -> None:
     version = max(json.loads(p.read_bytes())["data_version"] for p in (root / "data").rglob("*.json"))
     assert f"Data version <strong>{version}</strong>" in html
     assert f"<code>v{version.replace('-', '.')}</code>" in html
-    for download in ("configurations.csv", "datapackage.json", "CITATION.cff"):
+    for download in ("data/configurations.csv", "datapackage.json", "CITATION.cff"):
         assert f'href="download/{download}"' in html
     assert (site / "download" / "datapackage.json").read_bytes() == (root / "datapackage.json").read_bytes()
+
+
+def test_the_downloaded_descriptor_finds_every_file_it_names(sites) -> None:
+    """download/ is the package as datapackage.json lays it out: every path it names is there, byte for byte."""
+    root, site = sites["today"]
+    descriptor = json.loads((site / "download" / "datapackage.json").read_bytes())
+    named = {r["path"] for r in descriptor["resources"]} | {
+        r["jsonSchema"] for r in descriptor["resources"] if "jsonSchema" in r
+    }
+    assert len(named) > 20
+    for path in named:
+        assert (site / "download" / path).read_bytes() == (root / path).read_bytes(), path
 
 
 def test_published_files_are_copied_byte_for_byte(sites) -> None:

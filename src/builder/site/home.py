@@ -53,7 +53,7 @@ def render_home(pkg: Package, files: dict[str, bytes], pages: dict[str, dict[str
         "downloads": [
             {"label": path.removeprefix(DOWNLOAD), "href": href(PAGE, path)}
             for path in sorted(files)
-            if path.startswith(DOWNLOAD)
+            if path.startswith(DOWNLOAD) and (path.count("/") == 1 or path.endswith(".csv"))
         ],
         "api": [{"label": f"/{api_path(rel)}", "href": href(PAGE, api_path(rel))} for rel in sorted(ctx["api_docs"])],
         "schemas": [{"label": posixpath.basename(p), "href": href(PAGE, p)} for p in sorted(ctx["schemas"].values())],

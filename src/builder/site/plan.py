@@ -10,6 +10,7 @@ import posixpath
 from typing import Any
 
 from builder.errors import InputError
+from builder.layout import DATA, DESCRIPTOR, SCHEMAS
 from builder.site import charts, home, load, render, views
 from builder.site.checks import put, reading
 from builder.site.load import Package
@@ -34,11 +35,13 @@ def schema_name(rel: str, doc: Any, names: list[str]) -> str | None:
 def plan_site(pkg: Package) -> dict[str, bytes]:
     """Every file of the site, by path relative to the site root, sorted."""
     files: dict[str, bytes] = {}
+    # download/ holds the package as its descriptor lays it out, so datapackage.json works from there
     for rel, raw in pkg.data.items():
         put(files, api_path(rel), raw)
-        if rel.endswith(".csv"):
-            put(files, DOWNLOAD + rel, raw)
-    put(files, DOWNLOAD + load.DESCRIPTOR, pkg.descriptor)
+        put(files, f"{DOWNLOAD}{DATA.as_posix()}/{rel}", raw)
+    for name, raw in pkg.schemas.items():
+        put(files, f"{DOWNLOAD}{SCHEMAS.as_posix()}/{name}", raw)
+    put(files, DOWNLOAD + DESCRIPTOR, pkg.descriptor)
     for name, raw in pkg.extras.items():
         put(files, DOWNLOAD + name, raw)
     schema_paths = {
