@@ -119,7 +119,10 @@ def model(slug: str, workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
     folder = f"{_folder(workload)}/models"
     known = _names(folder, ".json")
     if not isinstance(slug, str) or slug not in known:
-        close = difflib.get_close_matches(str(slug), known, n=3)
+        wanted = str(slug).lower()
+        close = [name for name in known if wanted and wanted in name][:3] or difflib.get_close_matches(
+            wanted, known, n=3
+        )
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known models: {', '.join(known)}"
         raise LookupError(f"unknown model {slug!r} in workload {workload}{hint}")
     return _json(f"{folder}/{slug}.json")

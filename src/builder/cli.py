@@ -85,10 +85,15 @@ def _data_version() -> str:
     import json
 
     try:
-        found = json.loads(Path(DESCRIPTOR).read_bytes()).get("version")
+        descriptor = json.loads(Path(DESCRIPTOR).read_bytes())
+        found = descriptor.get("version") if descriptor.get("name") == "leadgreen-data" else None
     except (OSError, ValueError, AttributeError):
         found = None
-    return found if isinstance(found, str) else f"unknown (no readable {DESCRIPTOR} here; run from the repository root)"
+    return (
+        found
+        if isinstance(found, str)
+        else f"unknown (no {DESCRIPTOR} of leadgreen-data here; run from the repository root)"
+    )
 
 
 def _out_option(default: Path, help_text: str):
