@@ -174,10 +174,10 @@ def _limits(max_bytes: int, timeout: float, retries: int, deadline: float):
 
 
 def _default_url(url: str | None) -> str:
-    from builder.metadata import load_metadata
+    from builder.metadata import load_metadata, workloads
 
     require_repo_root()
-    return url or load_metadata(METADATA)["source"]["data_url"]
+    return url or workloads(load_metadata(METADATA))[0].data_url
 
 
 @main.command()

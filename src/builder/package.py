@@ -18,6 +18,7 @@ from builder.layout import (
     is_model,
     slug_of,
 )
+from builder.metadata import source_for, workloads
 from builder.pin import Lock
 from builder.transform import INDEX_ROW_KEYS
 
@@ -92,7 +93,7 @@ def descriptor(
 ) -> dict:
     """The descriptor for a data folder `data_dir` whose files are `files` (relative to it)."""
     defs = field_definitions(schemas)
-    src = meta["source"]
+    src = source_for(meta, workloads(meta)[0])
     documents = [
         json_resource("index-document", data_dir, INDEX, files, INDEX_SCHEMA, "Index"),
         json_resource("model-list-document", data_dir, MODEL_LIST, files, MODEL_LIST_SCHEMA, "Model list"),
