@@ -29,7 +29,7 @@ def test_every_problem_is_reported_not_just_the_first(repo_copy, cli) -> None:
     result = cli("validate")
     assert result.exit_code == 1
     assert "/configurations/0/tensor_parallel: expected a value >= 1, found 0" in result.output
-    assert '/configurations/1/precision: expected enum ["BF16", "FP8"], found "INT4"' in result.output
+    assert '/configurations/1/precision: expected enum ["BF16", "FP8", "MXFP4"], found "INT4"' in result.output
     assert "error: data: 3 problem(s)" in result.output  # two schema faults, and the stale hash
 
 

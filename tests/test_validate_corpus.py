@@ -82,7 +82,7 @@ SCHEMA = [
     (
         "unknown-precision",
         edit(Q8, conf(0, precision="INT4")),
-        '/configurations/0/precision: expected enum ["BF16", "FP8"]',
+        '/configurations/0/precision: expected enum ["BF16", "FP8", "MXFP4"]',
     ),
     ("bad-slug", edit(Q8, lambda d: d.update(slug="Qwen 3 8B")), "/slug: expected pattern"),
     ("bad-row-id", edit(Q8, conf(0, row_id="qwen-3-8b/B200/1")), "/configurations/0/row_id: expected pattern"),

@@ -15,7 +15,7 @@ from builder.errors import Problem, UpstreamError
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
 from builder.slug import slugify
 
-PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8"}
+PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}"
 PATTERNS = {
