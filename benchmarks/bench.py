@@ -48,7 +48,7 @@ def workspace(scale: int, root: Path) -> Path:
     data = synthetic_upstream(scale)
     (work / "upstream" / "lm-arena-chat.json").write_bytes(data)
     lock = json.loads((REPO / "upstream" / "lock.json").read_text())
-    lock.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    lock["tasks"]["lm-arena-chat"].update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
     (work / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
     shutil.copytree(REPO / "schemas", work / "schemas")
     shutil.copy2(REPO / "metadata.toml", work / "metadata.toml")

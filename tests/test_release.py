@@ -52,7 +52,7 @@ def rebuild_with(repo: Path, cli, factor: float, date: str) -> None:
     pin.write_text(json.dumps(doc, indent=1))
     lock = json.loads((repo / "upstream" / "lock.json").read_text())
     data = pin.read_bytes()
-    lock.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data), retrieved=date)
+    lock["tasks"]["lm-arena-chat"].update(sha256=hashlib.sha256(data).hexdigest(), size=len(data), retrieved=date)
     (repo / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
     assert cli("build", "--date", date).exit_code == 0
     git(repo, "add", "-A")
@@ -75,7 +75,14 @@ def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> No
     manifest = json.loads((repo / "dist" / "leadgreen-data-v2026.10.19.manifest.json").read_text())
     paths = {f["path"] for f in manifest["files"]}
     assert {"data/index.json", "schemas/model.schema.json", "datapackage.json", "CHANGELOG.md", "LICENSE"} <= paths
-    assert manifest["upstream"]["sha256"].startswith("24e25d46")
+    assert manifest["upstream"]["tasks"]["lm-arena-chat"]["sha256"].startswith("24e25d46")
+    assert list(manifest["upstream"]["tasks"]) == [
+        "lm-arena-chat",
+        "gpqa",
+        "sourcegraph-fim",
+        "image-chat",
+        "video-chat",
+    ]
     listing = subprocess.run(["tar", "-tzf", "dist/leadgreen-data-v2026.10.19.tar.gz"], capture_output=True, text=True)
     assert "leadgreen-data-v2026.10.19/data/models/qwen-3-8b.json" in listing.stdout.split()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from builder.csvview import configurations_csv
 from builder.errors import InputError, ValidationError
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_model
-from builder.metadata import load_metadata
+from builder.metadata import load_metadata, workloads
 from builder.package import descriptor
 from builder.pin import Lock, read_pinned, sha256
 from builder.transform import build_documents
@@ -31,11 +31,11 @@ class BuildResult:
         return [path for path, state in self.written.items() if state == "changed"]
 
 
-def load_upstream(upstream: Path | None) -> tuple[Lock, bytes, str]:
-    """The upstream bytes to build from: the pin (checked against its lock) or a given file."""
+def load_upstream(upstream: Path | None, task: str) -> tuple[Lock, bytes, str]:
+    """The upstream bytes to build from: the task's pin (checked against its lock) or a given file."""
     if upstream is None:
-        lock, path, data = read_pinned(LOCK)
-        return lock, data, str(path)
+        pin = read_pinned(LOCK, [task])[task]
+        return pin.lock, pin.data, str(pin.path)
     try:
         data = upstream.read_bytes()
     except OSError as exc:
@@ -47,7 +47,7 @@ def load_upstream(upstream: Path | None) -> tuple[Lock, bytes, str]:
 def render(out: Path, upstream: Path | None, date: str) -> BuildResult:
     """Every output file's bytes, dates kept where content is unchanged, checked; writes nothing."""
     meta = load_metadata(METADATA)
-    lock, data, name = load_upstream(upstream)
+    lock, data, name = load_upstream(upstream, workloads(meta)[0].task)
     parsed = parse_upstream(data, name)
     docs = build_documents(parsed.rows, meta, date)
     old = {rel: _read_or_none(out / rel) for rel in [*docs, CSV]}  # each old file read once

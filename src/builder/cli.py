@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from builder.errors import UPSTREAM_MOVED, BuilderError, ProblemsError
+from builder.errors import UPSTREAM_MOVED, BuilderError, ProblemsError, UnreachableError
 from builder.layout import DATA, DESCRIPTOR, LOCK, METADATA, require_repo_root
 
 
@@ -150,7 +150,9 @@ def _fetch_options(command):
 
     d = Limits()
     options = [
-        click.option("--url", help="Upstream task file URL [default: source.data_url in metadata.toml]."),
+        click.option("--task", help="One upstream task (e.g. gpqa) [default: every task in upstream/lock.json]."),
+        click.option("--url", help="URL to fetch the task from [default: the URL its lock entry records]. "
+                     "Without --task, the text-conversation task (lm-arena-chat)."),
         click.option("--max-bytes", type=click.IntRange(min=1), default=d.max_bytes, show_default=True,
                      help="Refuse a body larger than this."),
         click.option("--timeout", type=click.FloatRange(min=0.01), default=d.read_timeout, show_default=True,
@@ -158,7 +160,7 @@ def _fetch_options(command):
         click.option("--retries", type=click.IntRange(min=0, max=10), default=d.retries, show_default=True,
                      help="Retries on connection errors and 5xx (never on 4xx)."),
         click.option("--deadline", type=click.FloatRange(min=0.1), default=d.deadline, show_default=True,
-                     help="Give up after this many seconds in all."),
+                     help="Give up after this many seconds in all (per task)."),
     ]  # fmt: skip
     for option in reversed(options):
         command = option(command)
@@ -173,42 +175,75 @@ def _limits(max_bytes: int, timeout: float, retries: int, deadline: float):
     )
 
 
-def _default_url(url: str | None) -> str:
+def _tasks() -> list[str]:
+    """The upstream tasks, in workload order, from the curated metadata."""
     from builder.metadata import load_metadata, workloads
 
     require_repo_root()
-    return url or workloads(load_metadata(METADATA))[0].data_url
+    return [w.task for w in workloads(load_metadata(METADATA))]
+
+
+def _fetch_urls(task: str | None, url: str | None) -> dict[str, str]:
+    """Task -> URL to fetch: every task from its recorded URL, or the one task named (--url alone: the first)."""
+    from builder.refresh import recorded_urls
+
+    tasks = _tasks()
+    if task is None and url is None:
+        return recorded_urls(LOCK, tasks)
+    task = task or tasks[0]
+    if task not in tasks:
+        raise click.BadParameter(f"expected one of {', '.join(tasks)}, found {task!r}", param_hint="--task")
+    return {task: url or recorded_urls(LOCK, [task])[task]}
 
 
 @main.command()
 @_fetch_options
-@click.option("--commit", help="Upstream commit the file was taken from, recorded in the lock.")
-def fetch(url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float, commit: str | None) -> None:
-    """Fetch upstream, check it in full, then replace the pin and its lock atomically."""
+@click.option("--commit", help="Upstream commit the files were taken from, recorded in the lock.")
+def fetch(
+    task: str | None, url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float, commit: str | None
+) -> None:
+    """Fetch upstream (every task, or one), check it in full, then replace the pin and its lock atomically.
+
+    All or nothing: when any task file is unreachable or refused, no snapshot and no lock entry changes.
+    """
     from builder.refresh import fetch_and_pin
 
+    urls = _fetch_urls(task, url)
     limits = _limits(max_bytes, timeout, retries, deadline)
     progress = _progress_bar() if sys.stderr.isatty() else None
-    result = fetch_and_pin(_default_url(url), commit, LOCK, today_utc(), limits, progress)
+    result = fetch_and_pin(urls, commit, LOCK, today_utc(), limits, progress)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    state = "moved" if result.moved else "unchanged"
-    click.echo(f"{LOCK}: pinned {result.new.size} bytes, sha256 {result.new.sha256} ({state})")
+    for done in result.tasks:
+        state = "moved" if done.moved else "unchanged"
+        click.echo(f"{LOCK}: pinned {done.task}: {done.new.size} bytes, sha256 {done.new.sha256} ({state})")
 
 
 @main.command("check-upstream")
 @_fetch_options
-def check_upstream(url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float) -> None:
-    """Has upstream moved since the pin? Exit 0 unchanged, 4 moved, 3 unreachable, 1 other errors."""
+def check_upstream(
+    task: str | None, url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float
+) -> None:
+    """Has upstream moved since the pin? One line per task; exit 0 all unchanged, 4 any moved, 3 any
+    unreachable, 1 other errors."""
     from builder.refresh import compare_upstream
 
-    url = _default_url(url)
-    result = compare_upstream(url, LOCK, _limits(max_bytes, timeout, retries, deadline))
-    if result.moved:
-        click.echo(f"moved: {url} serves sha256 {result.new.sha256} ({result.new.size} bytes), "
-                   f"the pin is {result.old.sha256} ({result.old.size} bytes)")  # fmt: skip
+    found = compare_upstream(_fetch_urls(task, url), LOCK, _limits(max_bytes, timeout, retries, deadline))
+    for c in found:
+        if c.error is not None:
+            state = "unreachable" if isinstance(c.error, UnreachableError) else "error"
+            click.echo(f"{state}: {c.task}: {c.error}", err=True)
+        elif c.result is not None and c.result.moved:
+            new, old = c.result.new, c.result.old
+            click.echo(f"moved: {c.task}: {c.url} serves sha256 {new.sha256} ({new.size} bytes), "
+                       f"the pin is {old.sha256} ({old.size} bytes)")  # fmt: skip
+        elif c.result is not None:
+            click.echo(f"unchanged: {c.task}: {c.url} serves the pinned sha256 {c.result.old.sha256}")
+    errors = [c.error for c in found if c.error is not None]
+    if errors:
+        sys.exit(max(e.exit_code for e in errors))  # unreachable (3) before any other error (1)
+    if any(c.result is not None and c.result.moved for c in found):
         sys.exit(UPSTREAM_MOVED)
-    click.echo(f"unchanged: {url} serves the pinned sha256 {result.old.sha256}")
 
 
 def _progress_bar():

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from builder import git
 from builder.diff import diff_trees, load_docs
 from builder.errors import ReleaseError
 from builder.layout import CHANGELOG, DATA, DIST, LOCK
-from builder.pin import Lock, load_lock
+from builder.pin import Lock, load_lock, lock_json
 from builder.release import artifacts
 from builder.release.rules import (
     LARGE_CHANGE_PCT,
@@ -56,14 +56,17 @@ def cut_release(today: str, accept: str | None) -> Released:
     if large and not accept:
         listed = "; ".join(large)
         raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
-    lock = load_lock(LOCK)
-    upstream = f"{lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
+    locks = load_lock(LOCK)
+    upstream = "".join(
+        f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
+        for task, lock in locks.items()
+    )
     old_changelog = CHANGELOG.read_text() if CHANGELOG.exists() else ""
     entry = changelog_entry(version, api, previous, diff, accept, upstream)
     message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
     CHANGELOG.write_text(insert_entry(old_changelog, entry))
     try:
-        artifacts = write_dist(version, api, lock)
+        artifacts = write_dist(version, api, locks)
         git.git("add", str(CHANGELOG))
         git.git("commit", "--quiet", "--message", f"Release {version.tag}\n\n{message}")
     except Exception:
@@ -80,11 +83,11 @@ def cut_release(today: str, accept: str | None) -> Released:
     return Released(version, artifacts, message)
 
 
-def write_dist(version: Version, api: str, lock: Lock) -> list[Path]:
+def write_dist(version: Version, api: str, locks: dict[str, Lock]) -> list[Path]:
     files = artifacts.release_files(Path("."))
     name = f"leadgreen-data-{version.tag}"
     archive = artifacts.archive(files, name, version.date)
-    manifest = artifacts.manifest(files, version.tag, version.date, api, asdict(lock))
+    manifest = artifacts.manifest(files, version.tag, version.date, api, lock_json(locks))
     named = {f"{name}.tar.gz": archive, f"{name}.manifest.json": manifest}
     DIST.mkdir(exist_ok=True)
     outputs = {DIST / n: data for n, data in named.items()} | {DIST / "SHA256SUMS": artifacts.sha256sums(named)}
