@@ -249,7 +249,7 @@ DESCRIPTOR = [
 ]  # fmt: skip
 
 TABLES = [
-    ("csv-duplicate-key", text("configurations.csv", lambda t: t + t.splitlines()[1] + "\n"), "data/configurations.csv: row 330: primary-key"),
+    ("csv-duplicate-key", text("configurations.csv", lambda t: t + t.splitlines()[1] + "\n"), "data/configurations.csv: row 840: primary-key"),
     ("csv-not-a-number", text("configurations.csv", lambda t: t.replace(",3854,", ",lots,", 1)), "data/configurations.csv: row 2, column gpu_power_watts_total: type-error"),
     ("index-foreign-key", edit("index.json", lambda d: d["rows"][0].update(slug="no-such-model")), "data/index.json: /rows/0: foreign-key"),
 ]  # fmt: skip

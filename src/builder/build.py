@@ -7,12 +7,12 @@ from pathlib import Path
 
 from builder.csvview import configurations_csv
 from builder.errors import InputError, ValidationError
-from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_model
+from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA
 from builder.metadata import load_metadata, workloads
 from builder.package import descriptor
 from builder.pin import Lock, read_pinned, sha256
-from builder.transform import build_documents
-from builder.upstream import parse_upstream
+from builder.transform import build_package
+from builder.upstream import parse_tasks
 from builder.validate.run import check_built
 from builder.validate.schema import load_schemas
 from builder.validate.tree import Tree
@@ -31,31 +31,43 @@ class BuildResult:
         return [path for path, state in self.written.items() if state == "changed"]
 
 
-def load_upstream(upstream: Path | None, task: str) -> tuple[Lock, bytes, str]:
-    """The upstream bytes to build from: the task's pin (checked against its lock) or a given file."""
-    if upstream is None:
-        pin = read_pinned(LOCK, [task])[task]
-        return pin.lock, pin.data, str(pin.path)
-    try:
-        data = upstream.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{upstream}: cannot read upstream ({exc.strerror})") from exc
-    lock = Lock(file=str(upstream), url="", commit=None, sha256=sha256(data), size=len(data), retrieved="")
-    return lock, data, str(upstream)
+def load_upstream(overrides: dict[str, Path], tasks: list[str]) -> tuple[dict[str, Lock], dict[str, tuple[bytes, str]]]:
+    """Each task's lock and (bytes, name shown): the pin (checked against its lock) unless a file replaces it."""
+    unknown = sorted(set(overrides) - set(tasks))
+    if unknown:
+        raise InputError(f"--upstream: expected tasks among {', '.join(tasks)}, found {', '.join(unknown)}")
+    pinned = read_pinned(LOCK, [task for task in tasks if task not in overrides]) if set(tasks) - set(overrides) else {}
+    locks: dict[str, Lock] = {}
+    inputs: dict[str, tuple[bytes, str]] = {}
+    for task in tasks:
+        if task in pinned:
+            locks[task], inputs[task] = pinned[task].lock, (pinned[task].data, str(pinned[task].path))
+            continue
+        path = overrides[task]
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read upstream ({exc.strerror})") from exc
+        locks[task] = Lock(file=str(path), url="", commit=None, sha256=sha256(data), size=len(data), retrieved="")
+        inputs[task] = (data, str(path))
+    return locks, inputs
 
 
-def render(out: Path, upstream: Path | None, date: str) -> BuildResult:
-    """Every output file's bytes, dates kept where content is unchanged, checked; writes nothing."""
+def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
+    """Every output file's bytes, dates kept where content is unchanged, checked; writes nothing.
+
+    `upstream` maps a task to a file that replaces its pin; every other task is built from the pin.
+    """
     meta = load_metadata(METADATA)
-    lock, data, name = load_upstream(upstream, workloads(meta)[0].task)
-    parsed = parse_upstream(data, name)
-    docs = build_documents(parsed.rows, meta, date)
+    locks, inputs = load_upstream(upstream or {}, [work.task for work in workloads(meta)])
+    parsed = parse_tasks(inputs)
+    docs = build_package({task: up.rows for task, up in parsed.items()}, meta, date)
     old = {rel: _read_or_none(out / rel) for rel in [*docs, CSV]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
-    files[CSV] = configurations_csv([d for rel, d in docs.items() if is_model(rel)])
+    files[CSV] = configurations_csv(docs)
     version = max(doc["data_version"] for doc in docs.values())
-    package = descriptor(files, out.name, version, lock, meta, load_schemas())
+    package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
     problems = check_built(tree, meta["base_url"])
     if problems:
@@ -66,10 +78,10 @@ def render(out: Path, upstream: Path | None, date: str) -> BuildResult:
     written |= {f"{out.name}/{rel}": "removed" for rel in sorted(existing - files.keys())}
     written[DESCRIPTOR] = _state(_read_or_none(out.parent / DESCRIPTOR), package_bytes)
     written = {path: state for path, state in written.items() if state}
-    return BuildResult(files, package_bytes, written, parsed.warnings)
+    return BuildResult(files, package_bytes, written, [w for up in parsed.values() for w in up.warnings])
 
 
-def build(out: Path, upstream: Path | None, date: str) -> BuildResult:
+def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
     """Regenerate `out` and the descriptor beside it; on any error both are left as they were."""
     result = render(out, upstream, date)
     publish(out, result.files, {DESCRIPTOR: result.descriptor})

@@ -84,9 +84,31 @@ def main() -> None:
     """Build, check and release the LeadGreen v1 data package (run from the repo root)."""
 
 
+def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str | None, Path]:
+    """--upstream values as task -> file; a plain FILE (no TASK=) is keyed None: the first workload's task."""
+    from builder.layout import is_workload_id
+
+    found: dict[str | None, Path] = {}
+    for value in values:
+        task, sep, path = value.partition("=")
+        key = task if sep and is_workload_id(task) else None
+        path = path if key else value
+        if not path:
+            raise click.BadParameter(f"expected FILE or TASK=FILE, found {value!r}")
+        if key in found:
+            raise click.BadParameter(f"expected each task once, found {key or 'a plain FILE'} given twice")
+        found[key] = Path(path)
+    return found
+
+
 @main.command()
 @click.option(
-    "--upstream", type=click.Path(path_type=Path, dir_okay=False), help="Upstream task file [default: the pin]."
+    "--upstream",
+    "upstreams",
+    multiple=True,
+    callback=_upstreams,
+    metavar="[TASK=]FILE",
+    help="Build TASK (e.g. gpqa) from FILE instead of its pin; FILE alone means lm-arena-chat. Repeatable.",
 )
 @click.option(
     "--out",
@@ -96,12 +118,20 @@ def main() -> None:
     help="Data folder to regenerate; datapackage.json is written beside it, in its parent.",
 )
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
-def build(upstream: Path | None, out: Path, date: str | None) -> None:
-    """Regenerate every document in OUT from the pinned upstream, atomically."""
+def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> None:
+    """Regenerate every document of every workload in OUT from the pinned upstream, atomically."""
     from builder.build import build as run_build
 
-    require_repo_root(METADATA) if upstream else require_repo_root()
-    result = run_build(out, upstream, date or today_utc())
+    require_repo_root(METADATA) if upstreams else require_repo_root()
+    tasks = _tasks()
+    if None in upstreams and tasks[0] in upstreams:
+        raise click.BadParameter(f"expected each task once, found {tasks[0]} given twice", param_hint="--upstream")
+    chosen = {task or tasks[0]: path for task, path in upstreams.items()}
+    unknown = sorted(set(chosen) - set(tasks))
+    if unknown:
+        found = ", ".join(unknown)
+        raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {found}", param_hint="--upstream")
+    result = run_build(out, chosen, date or today_utc())
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     counts = {state: sum(s == state for s in result.written.values()) for state in ("new", "changed", "removed")}
@@ -179,7 +209,7 @@ def _tasks() -> list[str]:
     """The upstream tasks, in workload order, from the curated metadata."""
     from builder.metadata import load_metadata, workloads
 
-    require_repo_root()
+    require_repo_root(METADATA)
     return [w.task for w in workloads(load_metadata(METADATA))]
 
 
@@ -187,6 +217,7 @@ def _fetch_urls(task: str | None, url: str | None) -> dict[str, str]:
     """Task -> URL to fetch: every task from its recorded URL, or the one task named (--url alone: the first)."""
     from builder.refresh import recorded_urls
 
+    require_repo_root()
     tasks = _tasks()
     if task is None and url is None:
         return recorded_urls(LOCK, tasks)

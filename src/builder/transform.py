@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from builder.layout import index_rel, model_list_rel, model_rel, model_url, page_url, row_id
+from builder.layout import (
+    WORKLOAD_LIST,
+    document_url,
+    index_rel,
+    model_list_rel,
+    model_rel,
+    model_url,
+    page_url,
+    row_id,
+)
 from builder.metadata import Workload, source_for, workloads
 from builder.slug import slugify
 from builder.upstream import PRECISIONS, Row
@@ -30,6 +39,42 @@ INDEX_ROW_KEYS = (
     "max_num_seqs",
     "row_id",
 )
+
+
+def build_package(rows_by_task: dict[str, list[Row]], meta: Doc, date: str) -> dict[str, Doc]:
+    """Every published document of every workload, and the workload list, keyed by path inside the data folder."""
+    docs: dict[str, Doc] = {}
+    entries = []
+    for work in workloads(meta):
+        own = build_documents(rows_by_task[work.task], meta, date, work)
+        models = own[model_list_rel(work.id)]["models"]
+        confs = sum(len(own[model_rel(m["slug"], work.id)]["configurations"]) for m in models)
+        entries.append(workload_entry(work, len(models), confs, meta["base_url"], meta["header"]["version"]))
+        docs |= own
+    docs[WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
+    return docs
+
+
+def workload_entry(work: Workload, model_count: int, configuration_count: int, base_url: str, version: str) -> Doc:
+    """A workload's entry in the workload list."""
+    return {
+        "id": work.id,
+        "name": work.name,
+        "task": work.task,
+        "description": work.description,
+        "model_count": model_count,
+        "configuration_count": configuration_count,
+        **workload_urls(base_url, version, work.id),
+        "data_url": work.data_url,
+    }
+
+
+def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
+    """The public URLs of a workload's index and model list."""
+    return {
+        "index_url": document_url(base_url, version, index_rel(workload)),
+        "models_url": document_url(base_url, version, model_list_rel(workload)),
+    }
 
 
 def build_documents(rows: list[Row], meta: Doc, date: str, workload: Workload | None = None) -> dict[str, Doc]:
