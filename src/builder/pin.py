@@ -53,23 +53,30 @@ def dump_lock(locks: dict[str, Lock]) -> bytes:
 def load_lock(path: Path) -> dict[str, Lock]:
     """Every task's lock entry, in file order; refused unless each entry is sound and files are distinct."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_no_duplicate_keys)
+        data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read the upstream lock ({exc.strerror})") from exc
+    return parse_lock(data, str(path))
+
+
+def parse_lock(data: bytes, where: str) -> dict[str, Lock]:
+    """The lock file's bytes (`where`: how to name it in a message, e.g. a path at a commit), checked."""
+    try:
+        raw = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicate_keys)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: expected a JSON lock file, found invalid JSON ({exc})") from exc
+        raise InputError(f"{where}: expected a JSON lock file, found invalid JSON ({exc})") from exc
     tasks = raw.get("tasks") if isinstance(raw, dict) and list(raw) == ["tasks"] else None
     if not isinstance(tasks, dict) or not tasks:
         found = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
-        raise InputError(f'{path}: expected {{"tasks": {{TASK: entry, ...}}}} with at least one task, found {found}')
-    locks = {task: lock_entry(entry, f"{path}: /tasks/{task}") for task, entry in tasks.items()}
+        raise InputError(f'{where}: expected {{"tasks": {{TASK: entry, ...}}}} with at least one task, found {found}')
+    locks = {task: lock_entry(entry, f"{where}: /tasks/{task}") for task, entry in tasks.items()}
     bad = [task for task in locks if not is_workload_id(task)]
     if bad:
-        raise InputError(f"{path}: expected task names of [a-z0-9] and single '-', found {bad}")
+        raise InputError(f"{where}: expected task names of [a-z0-9] and single '-', found {bad}")
     files = [lock.file for lock in locks.values()]
     twice = sorted({f for f in files if files.count(f) > 1})
     if twice:
-        raise InputError(f"{path}: expected one file per task, found {', '.join(twice)} named by several tasks")
+        raise InputError(f"{where}: expected one file per task, found {', '.join(twice)} named by several tasks")
     return locks
 
 
