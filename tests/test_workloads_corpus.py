@@ -70,9 +70,7 @@ MODEL_LIST = [
     ("model-file-deleted", lambda data: (data / GEMMA_IC).unlink(), "data/workloads/image-chat/models.json: /models/0/slug: expected a file workloads/image-chat/models/gemma-3-12b.json, found none"),
     ("model-list-url-of-text-conversation", edit(f"{IC}/models.json", model_entry("gemma-3-12b", url="https://leadgreen.ai/api/v1/models/gemma-3-12b.json")), "data/workloads/image-chat/models.json: /models/0/url: expected https://leadgreen.ai/api/v1/workloads/image-chat/models/gemma-3-12b.json, found https://leadgreen.ai/api/v1/models/gemma-3-12b.json"),
     ("model-list-page-of-text-conversation", edit(f"{IC}/models.json", model_entry("gemma-3-12b", page="https://leadgreen.ai/models/gemma-3-12b/")), "data/workloads/image-chat/models.json: /models/0/page: expected https://leadgreen.ai/workloads/image-chat/models/gemma-3-12b/"),
-    ("model-list-gpus-differ", edit(f"{CC}/models.json", model_entry("qwen-3-coder-480b-a35b", gpus=["B200", "H100"])), "data/workloads/code-completion/models.json: /models/1/gpus: expected ['B200'] as in workloads/code-completion/models/qwen-3-coder-480b-a35b.json"),
     ("model-file-moved-to-another-workload", lambda data: (data / GEMMA_IC).rename(data / VC / "models" / "gemma-3-12b.json"), "data/workloads/video-chat/models.json: /models: expected an entry for workloads/video-chat/models/gemma-3-12b.json, found none"),
-    ("shared-header-differs-within-a-workload", edit(GEMMA_IC, lambda d: d.update(caveat="Different.")), "data/workloads/image-chat/models/gemma-3-12b.json: /caveat: expected the same caveat as data/workloads/image-chat/index.json"),
     ("source-of-another-workload", edit(GEMMA_IC, lambda d: d.update(source=json.loads((Path(__file__).parent.parent / "data" / "index.json").read_text())["source"])), "data/workloads/image-chat/models/gemma-3-12b.json: /source: expected the same source as data/workloads/image-chat/index.json"),
 ]  # fmt: skip
 
@@ -100,11 +98,9 @@ WORKLOAD_LIST = [
     ("entry-without-documents", edit("workloads.json", lambda d: d["workloads"].append({**d["workloads"][1], "id": "text-to-image"})), "data/workloads.json: /workloads/5/id: expected a file data/workloads/text-to-image/index.json, found none"),
     ("text-conversation-not-first", edit("workloads.json", swap_first_two), "data/workloads.json: /workloads/0/id: expected text-conversation first, found problem-solving"),
     ("workload-list-deleted", lambda data: (data / "workloads.json").unlink(), "data/workloads.json: /: expected this file, found it missing"),
-    ("bad-workload-id", edit("workloads.json", entry(1, id="Problem Solving")), 'data/workloads.json: /workloads/1/id: expected pattern "^[a-z0-9]+(-[a-z0-9]+)*$"'),
 ]  # fmt: skip
 
 TABLES = [
-    ("csv-value-differs", text("configurations.csv", csv_line("video-chat", lambda line: line.replace(",true,", ",false,", 1))), "data/configurations.csv: line 740: expected"),
     ("csv-workload-column-wrong", text("configurations.csv", csv_line("image-chat", lambda line: "video-chat" + line[len("image-chat"):])), "data/configurations.csv: line 567: expected"),
     ("csv-name-differs", text("configurations.csv", csv_line("code-completion", lambda line: line.replace("Qwen 3 Coder 30B A3B", "Qwen3 Coder", 1))), "data/configurations.csv: line 517: expected"),
     ("index-foreign-key", edit(f"{IC}/index.json", lambda d: d["rows"][0].update(slug="no-such-model")), "data/workloads/image-chat/index.json: /rows/0: foreign-key"),
@@ -180,23 +176,15 @@ UPSTREAM = [
 ]  # fmt: skip
 
 
-@pytest.fixture
-def built(repo_copy: Path) -> Path:
-    """A scratch output folder holding a real build, to prove a refusal leaves it alone."""
-    out = repo_copy / "out"
-    assert run_cli("build", "--out", str(out)).exit_code == 0
-    return out
-
-
 @pytest.mark.parametrize("task", TASKS)
 @pytest.mark.parametrize(("make", "expected"), [pytest.param(m, e, id=n) for n, m, e in UPSTREAM])
-def test_bad_upstream_for_any_task_is_refused_and_changes_nothing(repo_copy, built, task, make, expected) -> None:
+def test_bad_upstream_for_any_task_is_refused_and_changes_nothing(repo_copy, task, make, expected) -> None:
+    """The repo copy holds the pin and a full build of it (data/, datapackage.json): none of it may change."""
     bad = repo_copy / f"bad-{task}.json"
     bad.write_bytes(make(task))
     before = tree_digest(repo_copy)
-    for out in (built, repo_copy / "data"):
-        outcome = run_cli("build", "--upstream", f"{task}={bad}", "--out", str(out), "--date", "2031-01-01")
-        assert_refused(outcome, 1, (f"{bad}: ", expected, "nothing was written"), before, tree_digest(repo_copy))
+    outcome = run_cli("build", "--upstream", f"{task}={bad}", "--date", "2031-01-01")
+    assert_refused(outcome, 1, (f"{bad}: ", expected, "nothing was written"), before, tree_digest(repo_copy))
 
 
 @pytest.mark.parametrize("task", sorted(SHARED_MODEL))
