@@ -235,3 +235,46 @@ def test_a_task_missing_from_the_lock_is_refused(repo_copy) -> None:
         before,
         tree_digest(repo_copy),
     )
+
+
+def test_diff_and_large_change_guard_name_the_workload(repo_copy, tmp_path: Path) -> None:
+    """GPT OSS 20B's energy x 1.5 in gpqa: the diff and the release guard name problem-solving's keys."""
+    from builder.diff import diff_trees, load_docs, render_text
+    from builder.release.rules import LARGE_CHANGE_PCT
+
+    doc = json.loads((repo_copy / "upstream" / "gpqa.json").read_text())
+    for conf in doc["configurations"]:
+        if conf["model_id"] == "openai/gpt-oss-20b":
+            conf["energy_per_token_joules"] *= 1.5
+            conf["output_throughput_tokens_per_sec"] /= 1.5
+    changed = tmp_path / "gpqa.json"
+    changed.write_text(json.dumps(doc))
+    assert run_cli("build", "--upstream", f"gpqa={changed}", "--date", "2031-01-01").exit_code == 0
+    diff = diff_trees(load_docs(str(DATA)), load_docs(str(repo_copy / "data")))
+    lines = render_text(diff).splitlines()
+    assert (
+        "best changed: problem-solving:gpt-oss-20b B200 joules_per_output_token: 0.0284465 -> 0.0426698 (+50.0 %)"
+        in lines
+    )
+    assert any(line.startswith("  ~ problem-solving:gpt-oss-20b/H100/1/96 #2 tokens_per_second: ") for line in lines)
+    assert not any(line.startswith(("best changed: gpt-oss", "workloads added", "models ")) for line in lines)
+    assert (
+        "problem-solving:gpt-oss-20b B200 wh_per_million_output_tokens: 7.9 -> 11.85 (+50.0 %)"
+        in diff.large_changes(LARGE_CHANGE_PCT)
+    )
+
+
+def test_the_changelog_says_when_a_precision_value_is_new(in_repo) -> None:
+    """Against a tree without problem solving (as released before the workloads), MXFP4 is new."""
+    from builder.diff import diff_trees, load_docs
+    from builder.release.rules import Version, changelog_entry
+
+    new = load_docs("data")
+    old = {rel: doc for rel, doc in new.items() if not rel.startswith(("workloads/", "workloads.json"))}
+    diff = diff_trees(old, new)
+    assert diff.workloads_added == ["code-completion", "image-chat", "problem-solving", "video-chat"]
+    assert diff.precisions_added == ["MXFP4"]
+    entry = changelog_entry(Version("2026-11-29"), "1", Version("2026-10-19"), diff, None, "upstream")
+    assert "workloads added: code-completion, image-chat, problem-solving, video-chat" in entry
+    assert "precision values added: MXFP4" in entry
+    assert "consumers who switch on precision should handle MXFP4." in entry
