@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from hostile import assert_refused, run_cli, tree_digest
-from test_validate_corpus import conf, edit, text
+from test_validate_corpus import _descriptor, conf, edit, text
 
 IC = "workloads/image-chat"
 VC = "workloads/video-chat"
@@ -106,13 +106,6 @@ TABLES = [
     ("index-foreign-key", edit(f"{IC}/index.json", lambda d: d["rows"][0].update(slug="no-such-model")), "data/workloads/image-chat/index.json: /rows/0: foreign-key"),
     ("descriptor-misses-a-workload-document", lambda data: _descriptor(data, lambda d: d.update(resources=[r for r in d["resources"] if r["path"] != f"data/{GEMMA_IC}"])), "data/workloads/image-chat/models/gemma-3-12b.json: /: expected a resource with a hash in datapackage.json"),
 ]  # fmt: skip
-
-
-def _descriptor(data: Path, change: Callable[[Any], Any]) -> None:
-    path = data.parent / "datapackage.json"
-    desc = json.loads(path.read_text())
-    change(desc)
-    path.write_text(json.dumps(desc, indent=2) + "\n")
 
 
 CASES = [

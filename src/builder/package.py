@@ -27,21 +27,10 @@ from builder.layout import (
 )
 from builder.metadata import Workload, source_for, workloads
 from builder.pin import Lock
-from builder.transform import INDEX_ROW_KEYS
+from builder.transform import INDEX_ROW_KEYS, WORKLOAD_ENTRY_KEYS
 
 PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
-WORKLOAD_KEYS = (
-    "id",
-    "name",
-    "task",
-    "description",
-    "model_count",
-    "configuration_count",
-    "index_url",
-    "models_url",
-    "data_url",
-)
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
 
 
@@ -200,8 +189,8 @@ def descriptor(
             "One row per workload: its upstream task, its counts and the URLs of its index and model list.",
             f"{data_dir}/{WORKLOAD_LIST}",
             "workloads",
-            WORKLOAD_KEYS,
-            table_schema(WORKLOAD_KEYS, workload_fields(schemas), ["id"]),
+            WORKLOAD_ENTRY_KEYS,
+            table_schema(WORKLOAD_ENTRY_KEYS, workload_fields(schemas), ["id"]),
         )
     )
     # No foreign key: a configuration's model is in its own workload's model list, and a Table

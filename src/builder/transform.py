@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import asdict
 from typing import Any
 
 from builder.layout import (
@@ -41,6 +42,19 @@ INDEX_ROW_KEYS = (
 )
 
 
+WORKLOAD_ENTRY_KEYS = (
+    "id",
+    "name",
+    "task",
+    "description",
+    "model_count",
+    "configuration_count",
+    "index_url",
+    "models_url",
+    "data_url",
+)
+
+
 def build_package(rows_by_task: dict[str, list[Row]], meta: Doc, date: str) -> dict[str, Doc]:
     """Every published document of every workload, and the workload list, keyed by path inside the data folder."""
     docs: dict[str, Doc] = {}
@@ -56,17 +70,10 @@ def build_package(rows_by_task: dict[str, list[Row]], meta: Doc, date: str) -> d
 
 
 def workload_entry(work: Workload, model_count: int, configuration_count: int, base_url: str, version: str) -> Doc:
-    """A workload's entry in the workload list."""
-    return {
-        "id": work.id,
-        "name": work.name,
-        "task": work.task,
-        "description": work.description,
-        "model_count": model_count,
-        "configuration_count": configuration_count,
-        **workload_urls(base_url, version, work.id),
-        "data_url": work.data_url,
-    }
+    """A workload's entry in the workload list, keys in WORKLOAD_ENTRY_KEYS order."""
+    counts = {"model_count": model_count, "configuration_count": configuration_count}
+    found = {**asdict(work), **counts, **workload_urls(base_url, version, work.id)}
+    return {key: found[key] for key in WORKLOAD_ENTRY_KEYS}
 
 
 def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
