@@ -1,4 +1,4 @@
-"""Benchmark the builder at 1x, 10x and 100x today's upstream, against check-jsonschema and json.loads.
+"""Benchmark the builder at 1x, 10x and 100x today's five task files, against check-jsonschema and json.loads.
 
 Run from the repo root: `python benchmarks/bench.py [--scales 1 10 100] [--runs 5]` (or `nox -s bench`).
 Whole-process times are medians of several runs; per-layer times are measured in process.
@@ -25,9 +25,9 @@ FLOOR = (
 )
 
 
-def synthetic_upstream(scale: int) -> bytes:
-    """Today's upstream repeated `scale` times under new model names; copy 0 keeps the real names."""
-    doc = json.loads((REPO / "upstream" / "lm-arena-chat.json").read_bytes())
+def synthetic_upstream(task: str, scale: int) -> bytes:
+    """A task's upstream `scale` times under new model names (alike in every task); copy 0 keeps the real ones."""
+    doc = json.loads((REPO / "upstream" / f"{task}.json").read_bytes())
     confs = []
     for copy in range(scale):
         for conf in doc["configurations"]:
@@ -45,10 +45,11 @@ def workspace(scale: int, root: Path) -> Path:
     """A package root holding a synthetic pin, its lock, the schemas and the metadata."""
     work = root / f"x{scale}"
     (work / "upstream").mkdir(parents=True)
-    data = synthetic_upstream(scale)
-    (work / "upstream" / "lm-arena-chat.json").write_bytes(data)
     lock = json.loads((REPO / "upstream" / "lock.json").read_text())
-    lock.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    for task, entry in lock["tasks"].items():
+        data = synthetic_upstream(task, scale)
+        (work / "upstream" / entry["file"]).write_bytes(data)
+        entry.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
     (work / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
     shutil.copytree(REPO / "schemas", work / "schemas")
     shutil.copy2(REPO / "metadata.toml", work / "metadata.toml")
@@ -69,8 +70,16 @@ def timed(cmd: list[str], cwd: Path, runs: int) -> float:
 
 def check_jsonschema(work: Path, runs: int) -> float:
     """The schema-only peer: one check-jsonschema process per schema, as a contributor would run it."""
-    models = sorted(str(p.relative_to(work)) for p in (work / "data" / "models").glob("*.json"))
-    groups = [("index", ["data/index.json"]), ("model-list", ["data/models.json"]), ("model", models)]
+
+    def found(*patterns: str) -> list[str]:
+        return sorted(str(p.relative_to(work)) for pattern in patterns for p in (work / "data").glob(pattern))
+
+    groups = [
+        ("index", found("index.json", "workloads/*/index.json")),
+        ("model-list", found("models.json", "workloads/*/models.json")),
+        ("model", found("models/*.json", "workloads/*/models/*.json")),
+        ("workload-list", found("workloads.json")),
+    ]
     return sum(
         timed(["./check-data-schema", f"schemas/{schema}.schema.json", *files], work, runs) for schema, files in groups
     )

@@ -21,8 +21,9 @@ def test_build_writes_all_documents_and_reproduces_the_references(in_repo, cli, 
     result = cli("build", "--out", str(out), "--date", "2026-09-27")
     assert result.exit_code == 0, result.output
     docs = sorted(str(p.relative_to(out)) for p in out.rglob("*.json"))
-    assert len(docs) == 20
+    assert len(docs) == 61  # the workload list, then per workload an index, a model list and its models
     assert len([d for d in docs if d.startswith("models/")]) == 18
+    assert len([d for d in docs if not d.startswith("workloads/")]) == 21
     for rel in REFERENCES:
         source = REFERENCE if REFERENCE.exists() else REPO / "data"
         expected = json.loads((source / rel).read_text())
@@ -142,13 +143,15 @@ def test_bad_date_is_a_usage_error(in_repo, cli) -> None:
 
 
 REFERENCE_MODEL = {"nickname": "Qwen 3 32B", "model_id": "Qwen/Qwen3-32B", "num_gpus": 2, "tensor_parallel": 2}
+REFERENCE_MODEL |= {"total_params_billions": 32.0, "activated_params_billions": 32.0}  # as in the other tasks
 
 
 def test_upstream_with_one_model_builds_a_small_tree(repo_copy, cli, tmp_path) -> None:
     up = write_upstream(tmp_path / "one.json", upstream([row(**REFERENCE_MODEL)]))
     out = tmp_path / "small"
     assert cli("build", "--upstream", str(up), "--out", str(out)).exit_code == 0
-    assert sorted(p.name for p in out.rglob("*.json")) == ["index.json", "models.json", "qwen-3-32b.json"]
+    top = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.json") if not p.is_relative_to(out / "workloads"))
+    assert top == ["index.json", "models.json", "models/qwen-3-32b.json", "workloads.json"]
     assert (tmp_path / "datapackage.json").is_file()
 
 

@@ -38,7 +38,7 @@ def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPS
     )
     assert result.exit_code == 0, result.output
     assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
-    lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())
+    lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())["tasks"]["lm-arena-chat"]
     assert lock["url"] == httpserver.url_for(PATH)
     assert lock["commit"] == "abc1230000000000000000000000000000000000"
     assert lock["size"] == len(body)

@@ -62,7 +62,7 @@ def rebuild_with(repo: Path, cli, factor: float, date: str) -> None:
     pin.write_text(json.dumps(doc, indent=1))
     lock = json.loads((repo / "upstream" / "lock.json").read_text())
     data = pin.read_bytes()
-    lock.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data), retrieved=date)
+    lock["tasks"]["lm-arena-chat"].update(sha256=hashlib.sha256(data).hexdigest(), size=len(data), retrieved=date)
     (repo / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
     assert cli("build", "--date", date).exit_code == 0
     git(repo, "add", "-A")
@@ -72,22 +72,29 @@ def rebuild_with(repo: Path, cli, factor: float, date: str) -> None:
 def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> None:
     result = release(cli)
     assert result.exit_code == 0, result.output
-    assert "git push origin main v2026.10.19" in result.output
-    assert git(repo, "cat-file", "-t", "v2026.10.19") == "tag"  # annotated, not lightweight
-    assert "First release." in git(repo, "tag", "-l", "--format=%(contents)", "v2026.10.19")
+    assert "git push origin main v2026.11.29" in result.output
+    assert git(repo, "cat-file", "-t", "v2026.11.29") == "tag"  # annotated, not lightweight
+    assert "First release." in git(repo, "tag", "-l", "--format=%(contents)", "v2026.11.29")
     assert git(repo, "status", "--porcelain") == ""
     changelog = (repo / "CHANGELOG.md").read_text()
-    assert "## v2026.10.19 — data version 2026-10-19, API v1" in changelog
+    assert "## v2026.11.29 — data version 2026-11-29, API v1" in changelog
     assert "First release." in changelog
     check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=repo / "dist", capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.count(": OK") == 3  # the archive, the manifest and the wheel
-    manifest = json.loads((repo / "dist" / "leadgreen-data-v2026.10.19.manifest.json").read_text())
+    manifest = json.loads((repo / "dist" / "leadgreen-data-v2026.11.29.manifest.json").read_text())
     paths = {f["path"] for f in manifest["files"]}
     assert {"data/index.json", "schemas/model.schema.json", "datapackage.json", "CHANGELOG.md", "LICENSE"} <= paths
-    assert manifest["upstream"]["sha256"].startswith("24e25d46")
-    listing = subprocess.run(["tar", "-tzf", "dist/leadgreen-data-v2026.10.19.tar.gz"], capture_output=True, text=True)
-    assert "leadgreen-data-v2026.10.19/data/models/qwen-3-8b.json" in listing.stdout.split()
+    assert manifest["upstream"]["tasks"]["lm-arena-chat"]["sha256"].startswith("24e25d46")
+    assert list(manifest["upstream"]["tasks"]) == [
+        "lm-arena-chat",
+        "gpqa",
+        "sourcegraph-fim",
+        "image-chat",
+        "video-chat",
+    ]
+    listing = subprocess.run(["tar", "-tzf", "dist/leadgreen-data-v2026.11.29.tar.gz"], capture_output=True, text=True)
+    assert "leadgreen-data-v2026.11.29/data/models/qwen-3-8b.json" in listing.stdout.split()
 
 
 def test_archive_is_reproducible(repo: Path, cli) -> None:
@@ -102,9 +109,9 @@ def test_second_run_refuses_because_the_tag_exists(repo: Path, cli) -> None:
     head = git(repo, "rev-parse", "HEAD")
     result = release(cli)
     assert result.exit_code == 1
-    assert "tag v2026.10.19 already exists" in result.output
+    assert "tag v2026.11.29 already exists" in result.output
     assert git(repo, "rev-parse", "HEAD") == head
-    assert git(repo, "rev-parse", "v2026.10.19^{commit}") == head  # the tag did not move
+    assert git(repo, "rev-parse", "v2026.11.29^{commit}") == head  # the tag did not move
 
 
 def test_dirty_tree_refuses(repo: Path, cli) -> None:
@@ -132,7 +139,7 @@ def test_data_older_than_the_newest_tag_refuses(repo: Path, cli) -> None:
     git(repo, "tag", "--annotate", "v2030.01.01", "-m", "from the future")
     result = release(cli)
     assert result.exit_code == 1
-    assert "data version 2026-10-19 is older than the newest release v2030.01.01" in result.output
+    assert "data version 2026-11-29 is older than the newest release v2030.01.01" in result.output
     assert git(repo, "tag") == "v2030.01.01"
 
 
@@ -143,7 +150,7 @@ def test_large_change_refuses_without_acceptance_then_releases_with_reason(repo:
     refused = release(cli)
     assert refused.exit_code == 1
     assert (
-        "large changes since v2026.10.19: qwen-3-8b B200 wh_per_million_output_tokens: 14.74 -> 19.16" in refused.output
+        "large changes since v2026.11.29: qwen-3-8b B200 wh_per_million_output_tokens: 14.74 -> 19.16" in refused.output
     )
     assert "--accept-large-changes REASON" in refused.output
     assert git(repo, "rev-parse", "HEAD") == head
@@ -151,12 +158,12 @@ def test_large_change_refuses_without_acceptance_then_releases_with_reason(repo:
     accepted = release(cli, "--accept-large-changes", "upstream corrected Qwen 3 8B power readings")
     assert accepted.exit_code == 0, accepted.output
     changelog = (repo / "CHANGELOG.md").read_text()
-    entry = changelog.split("## v2026.10.19 ")[0]
+    entry = changelog.split("## v2026.11.29 ")[0]
     assert "## v2026.12.01 — data version 2026-12-01, API v1" in entry
     assert "Large changes accepted: upstream corrected Qwen 3 8B power readings" in entry
     assert "- qwen-3-8b H100 joules_per_output_token: 0.0721292 -> 0.0937679 (+30.0 %)" in entry
-    assert "Compared with v2026.10.19:" in entry
-    assert changelog.index("## v2026.12.01") < changelog.index("## v2026.10.19")
+    assert "Compared with v2026.11.29:" in entry
+    assert changelog.index("## v2026.12.01") < changelog.index("## v2026.11.29")
     assert "Large changes accepted" in git(repo, "tag", "-l", "--format=%(contents)", "v2026.12.01")
 
 

@@ -23,17 +23,20 @@ def resolve(node: dict) -> dict:
 
 
 def json_fields(table: str) -> tuple[list[str], dict]:
-    if table == "index-rows":
+    """The JSON Schema fields a table views: index rows and model lists of every workload, workloads, the CSV."""
+    if table.startswith("index-rows"):
         items = SCHEMAS["index.schema.json"]["properties"]["rows"]["items"]
-    elif table == "model-list":
+    elif table.startswith("model-list"):
         items = SCHEMAS["model-list.schema.json"]["properties"]["models"]["items"]
+    elif table == "workloads":
+        items = SCHEMAS["workload-list.schema.json"]["properties"]["workloads"]["items"]
     else:
-        conf = DEFS["configuration"]
-        return ["slug", *conf["required"]], {"slug": DEFS["slug"], **conf["properties"]}
+        conf, model = DEFS["configuration"], ("workload", "slug", "name", "model_id")
+        return [*model, *conf["required"]], {**{k: DEFS[k] for k in model}, **conf["properties"]}
     return items["required"], items["properties"]
 
 
-@pytest.mark.parametrize("table", ["index-rows", "model-list", "configurations"])
+@pytest.mark.parametrize("table", sorted(TABLES))
 def test_table_schema_agrees_with_json_schema(table: str) -> None:
     names, props = json_fields(table)
     fields = TABLES[table]["schema"]["fields"]

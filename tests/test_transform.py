@@ -72,6 +72,11 @@ def test_fp8_precision_and_params_as_floats() -> None:
     assert isinstance(doc["params_b"], float)
 
 
+def test_mxfp4_precision_is_published_as_mxfp4() -> None:
+    (r,) = rows(row(weight_precision="mxfp4"))
+    assert configuration(r, "x", 500)["precision"] == "MXFP4"
+
+
 def test_repeat_numbers_real_duplicate_runs() -> None:
     data = (REPO / "upstream" / "lm-arena-chat.json").read_bytes()
     docs = build_documents(parse_upstream(data, "pin").rows, META, "2026-09-27")

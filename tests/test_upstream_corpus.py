@@ -59,7 +59,7 @@ CASES = [
     ("boolean-for-integer", rows(row(max_num_seqs=True)), "/configurations/0/max_num_seqs (test-org/Test-Model-7B, H100, 1 GPU(s), max_num_seqs True): expected an integer >= 1, found True"),
     ("parallel-degree-zero", rows(row(tensor_parallel=0)), f"/configurations/0/tensor_parallel {ID}: expected an integer >= 1, found 0"),
     ("num-gpus-not-layout", rows(row(num_gpus=1, tensor_parallel=2, data_parallel=2)), f"/configurations/0/num_gpus {ID}: expected max(tensor_parallel x data_parallel, expert_parallel) = 4, found 1"),
-    ("unknown-precision", rows(row(weight_precision="int4")), f"/configurations/0/weight_precision {ID}: expected one of ['bfloat16', 'fp8'], found 'int4'"),
+    ("unknown-precision", rows(row(weight_precision="int4")), f"/configurations/0/weight_precision {ID}: expected one of ['bfloat16', 'fp8', 'mxfp4'], found 'int4'"),
     ("gpu-name-with-slash", rows(row(gpu_model="H100/../../etc")), "/configurations/0/gpu_model (test-org/Test-Model-7B, H100/../../etc, 1 GPU(s), max_num_seqs 64): expected a string matching"),
     ("nickname-without-letters-or-digits", rows(row(nickname="--- ---")), f"/configurations/0/nickname {ID}: expected a string matching"),
     ("model-id-with-spaces", rows(row(model_id="test org/model 7b")), "/configurations/0/model_id (test org/model 7b, H100, 1 GPU(s), max_num_seqs 64): expected a string matching"),

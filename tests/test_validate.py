@@ -29,7 +29,7 @@ def test_every_problem_is_reported_not_just_the_first(repo_copy, cli) -> None:
     result = cli("validate")
     assert result.exit_code == 1
     assert "/configurations/0/tensor_parallel: expected a value >= 1, found 0" in result.output
-    assert '/configurations/1/precision: expected enum ["BF16", "FP8"], found "INT4"' in result.output
+    assert '/configurations/1/precision: expected enum ["BF16", "FP8", "MXFP4"], found "INT4"' in result.output
     assert "error: data: 3 problem(s)" in result.output  # two schema faults, and the stale hash
 
 
@@ -48,15 +48,22 @@ def test_frictionless_validates_the_descriptor_on_its_own() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+def published(*patterns: str) -> list[str]:
+    """Committed documents of every workload: the text-conversation ones at the top, the others below workloads/."""
+    return sorted(str(p.relative_to(REPO)) for pattern in patterns for p in (REPO / "data").glob(pattern))
+
+
 @pytest.mark.parametrize(
     ("schema", "files"),
     [
-        ("index.schema.json", ["data/index.json"]),
-        ("model-list.schema.json", ["data/models.json"]),
-        ("model.schema.json", sorted(str(p.relative_to(REPO)) for p in (REPO / "data" / "models").glob("*.json"))),
+        ("index.schema.json", published("index.json", "workloads/*/index.json")),
+        ("model-list.schema.json", published("models.json", "workloads/*/models.json")),
+        ("model.schema.json", published("models/*.json", "workloads/*/models/*.json")),
+        ("workload-list.schema.json", published("workloads.json")),
     ],
 )
 def test_check_jsonschema_accepts_the_data_with_our_schemas(schema: str, files: list[str]) -> None:
+    assert len(files) == {"index.schema.json": 5, "model-list.schema.json": 5, "model.schema.json": 50}.get(schema, 1)
     env = {"PATH": f"{BIN}:/usr/bin:/bin"}
     run = subprocess.run(
         ["scripts/check-data-schema", f"schemas/{schema}", *files], cwd=REPO, capture_output=True, text=True, env=env

@@ -82,7 +82,7 @@ SCHEMA = [
     (
         "unknown-precision",
         edit(Q8, conf(0, precision="INT4")),
-        '/configurations/0/precision: expected enum ["BF16", "FP8"]',
+        '/configurations/0/precision: expected enum ["BF16", "FP8", "MXFP4"]',
     ),
     ("bad-slug", edit(Q8, lambda d: d.update(slug="Qwen 3 8B")), "/slug: expected pattern"),
     ("bad-row-id", edit(Q8, conf(0, row_id="qwen-3-8b/B200/1")), "/configurations/0/row_id: expected pattern"),
@@ -249,7 +249,7 @@ DESCRIPTOR = [
 ]  # fmt: skip
 
 TABLES = [
-    ("csv-duplicate-key", text("configurations.csv", lambda t: t + t.splitlines()[1] + "\n"), "data/configurations.csv: row 330: primary-key"),
+    ("csv-duplicate-key", text("configurations.csv", lambda t: t + t.splitlines()[1] + "\n"), "data/configurations.csv: row 840: primary-key"),
     ("csv-not-a-number", text("configurations.csv", lambda t: t.replace(",3854,", ",lots,", 1)), "data/configurations.csv: row 2, column gpu_power_watts_total: type-error"),
     ("index-foreign-key", edit("index.json", lambda d: d["rows"][0].update(slug="no-such-model")), "data/index.json: /rows/0: foreign-key"),
 ]  # fmt: skip

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.csvview import configurations_csv
-from builder.errors import ValidationError
+from builder.errors import InputError, ValidationError
 from builder.fetch import Limits
-from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, check_output, is_hidden, is_model
-from builder.metadata import load_metadata
+from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, check_output, is_hidden
+from builder.metadata import load_metadata, workloads
 from builder.package import descriptor
 from builder.pin import Lock, read_pinned, read_regular_file, sha256
-from builder.transform import build_documents
-from builder.upstream import parse_upstream
+from builder.transform import build_package
+from builder.upstream import parse_tasks
 from builder.validate.run import check_built
 from builder.validate.schema import load_schemas
 from builder.validate.tree import Tree
@@ -32,28 +32,40 @@ class BuildResult:
         return [path for path, state in self.written.items() if state == "changed"]
 
 
-def load_upstream(upstream: Path | None) -> tuple[Lock, bytes, str]:
-    """The upstream bytes to build from: the pin (checked against its lock) or a given file."""
-    if upstream is None:
-        lock, path, data = read_pinned(LOCK)
-        return lock, data, str(path)
-    data = read_regular_file(upstream, Limits().max_bytes, "upstream")  # the cap of fetch; no FIFO, no device
-    lock = Lock(file=str(upstream), url="", commit=None, sha256=sha256(data), size=len(data), retrieved="")
-    return lock, data, str(upstream)
+def load_upstream(overrides: dict[str, Path], tasks: list[str]) -> tuple[dict[str, Lock], dict[str, tuple[bytes, str]]]:
+    """Each task's lock and (bytes, name shown): the pin (checked against its lock) unless a file replaces it."""
+    unknown = sorted(set(overrides) - set(tasks))
+    if unknown:
+        raise InputError(f"--upstream: expected tasks among {', '.join(tasks)}, found {', '.join(unknown)}")
+    pinned = read_pinned(LOCK, [task for task in tasks if task not in overrides]) if set(tasks) - set(overrides) else {}
+    locks: dict[str, Lock] = {}
+    inputs: dict[str, tuple[bytes, str]] = {}
+    for task in tasks:
+        if task in pinned:
+            locks[task], inputs[task] = pinned[task].lock, (pinned[task].data, str(pinned[task].path))
+            continue
+        path = overrides[task]
+        data = read_regular_file(path, Limits().max_bytes, "upstream")  # the cap of fetch; no FIFO, no device
+        locks[task] = Lock(file=str(path), url="", commit=None, sha256=sha256(data), size=len(data), retrieved="")
+        inputs[task] = (data, str(path))
+    return locks, inputs
 
 
-def render(out: Path, upstream: Path | None, date: str) -> BuildResult:
-    """Every output file's bytes, dates kept where content is unchanged, checked; writes nothing."""
+def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
+    """Every output file's bytes, dates kept where content is unchanged, checked; writes nothing.
+
+    `upstream` maps a task to a file that replaces its pin; every other task is built from the pin.
+    """
     meta = load_metadata(METADATA)
-    lock, data, name = load_upstream(upstream)
-    parsed = parse_upstream(data, name)
-    docs = build_documents(parsed.rows, meta, date)
+    locks, inputs = load_upstream(upstream or {}, [work.task for work in workloads(meta)])
+    parsed = parse_tasks(inputs)
+    docs = build_package({task: up.rows for task, up in parsed.items()}, meta, date)
     old = {rel: _read_or_none(out / rel) for rel in [*docs, CSV]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
-    files[CSV] = configurations_csv([d for rel, d in docs.items() if is_model(rel)])
+    files[CSV] = configurations_csv(docs)
     version = max(doc["data_version"] for doc in docs.values())
-    package = descriptor(files, out.name, version, lock, meta, load_schemas())
+    package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
     problems = check_built(tree, meta["base_url"])
     if problems:
@@ -65,10 +77,10 @@ def render(out: Path, upstream: Path | None, date: str) -> BuildResult:
     written |= {f"{out.name}/{rel}": "removed" for rel in sorted(existing - files.keys())}
     written[DESCRIPTOR] = _state(_read_or_none(out.parent / DESCRIPTOR), package_bytes)
     written = {path: state for path, state in written.items() if state}
-    return BuildResult(files, package_bytes, written, parsed.warnings)
+    return BuildResult(files, package_bytes, written, [w for up in parsed.values() for w in up.warnings])
 
 
-def build(out: Path, upstream: Path | None, date: str) -> BuildResult:
+def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
     """Regenerate `out` and the descriptor beside it as one unit (see builder.write).
 
     Only into a folder a build may replace (`check_output`), under the output's lock, after

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from builder.errors import UPSTREAM_MOVED, BuilderError, ProblemsError
+from builder.errors import UPSTREAM_MOVED, BuilderError, ProblemsError, UnreachableError
 from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, SCHEMAS, require_repo_root
 
 
@@ -114,18 +114,48 @@ def main() -> None:
     """Build, check and release the LeadGreen v1 data package (run from the repo root)."""
 
 
+def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str | None, Path]:
+    """--upstream values as task -> file; a plain FILE (no TASK=) is keyed None: the first workload's task."""
+    from builder.layout import is_workload_id
+
+    found: dict[str | None, Path] = {}
+    for value in values:
+        task, sep, path = value.partition("=")
+        key = task if sep and is_workload_id(task) else None
+        path = path if key else value
+        if not path:
+            raise click.BadParameter(f"expected FILE or TASK=FILE, found {value!r}")
+        if key in found:
+            raise click.BadParameter(f"expected each task once, found {key or 'a plain FILE'} given twice")
+        found[key] = Path(path)
+    return found
+
+
 @main.command()
 @click.option(
-    "--upstream", type=click.Path(path_type=Path, dir_okay=False), help="Upstream task file [default: the pin]."
+    "--upstream",
+    "upstreams",
+    multiple=True,
+    callback=_upstreams,
+    metavar="[TASK=]FILE",
+    help="Build TASK (e.g. gpqa) from FILE instead of its pin; FILE alone means lm-arena-chat. Repeatable.",
 )
 @_out_option(DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
-def build(upstream: Path | None, out: Path, date: str | None) -> None:
-    """Regenerate every document in OUT from the pinned upstream, atomically."""
+def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> None:
+    """Regenerate every document of every workload in OUT from the pinned upstream, atomically."""
     from builder.build import build as run_build
 
-    require_repo_root(METADATA) if upstream else require_repo_root()
-    result = run_build(out, upstream, date or today_utc())
+    require_repo_root(METADATA) if upstreams else require_repo_root()
+    tasks = _tasks()
+    if None in upstreams and tasks[0] in upstreams:
+        raise click.BadParameter(f"expected each task once, found {tasks[0]} given twice", param_hint="--upstream")
+    chosen = {task or tasks[0]: path for task, path in upstreams.items()}
+    unknown = sorted(set(chosen) - set(tasks))
+    if unknown:
+        found = ", ".join(unknown)
+        raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {found}", param_hint="--upstream")
+    result = run_build(out, chosen, date or today_utc())
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     counts = {state: sum(s == state for s in result.written.values()) for state in ("new", "changed", "removed")}
@@ -174,8 +204,10 @@ def _fetch_options(command):
 
     d = Limits()
     options = [
+        click.option("--task", help="One upstream task (e.g. gpqa) [default: every task in upstream/lock.json]."),
         click.option("--url", callback=_http_url,
-                     help="Upstream task file URL, http(s) [default: source.data_url in metadata.toml]."),
+                     help="URL, http(s), to fetch the task from [default: the URL its lock entry records]. "
+                     "Without --task, the text-conversation task (lm-arena-chat)."),
         click.option("--max-bytes", type=click.IntRange(min=1, max=d.max_bytes), default=d.max_bytes,
                      show_default=True, help="Refuse a body larger than this (at most the default)."),
         click.option("--timeout", type=click.FloatRange(min=0.01), default=d.read_timeout, show_default=True,
@@ -183,7 +215,7 @@ def _fetch_options(command):
         click.option("--retries", type=click.IntRange(min=0, max=10), default=d.retries, show_default=True,
                      help="Retries on connection errors and 5xx (never on 4xx)."),
         click.option("--deadline", type=click.FloatRange(min=0.1), default=d.deadline, show_default=True,
-                     help="Give up after this many seconds in all."),
+                     help="Give up after this many seconds in all (per task)."),
     ]  # fmt: skip
     for option in reversed(options):
         command = option(command)
@@ -198,44 +230,80 @@ def _limits(max_bytes: int, timeout: float, retries: int, deadline: float):
     )
 
 
-def _default_url(url: str | None) -> str:
-    from builder.metadata import load_metadata
+def _tasks() -> list[str]:
+    """The upstream tasks, in workload order, from the curated metadata."""
+    from builder.metadata import load_metadata, workloads
+
+    require_repo_root(METADATA)
+    return [w.task for w in workloads(load_metadata(METADATA))]
+
+
+def _fetch_urls(task: str | None, url: str | None) -> dict[str, str]:
+    """Task -> URL to fetch: every task from its recorded URL, or the one task named (--url alone: the first)."""
+    from builder.refresh import recorded_urls
 
     require_repo_root()
-    return url or load_metadata(METADATA)["source"]["data_url"]
+    tasks = _tasks()
+    if task is None and url is None:
+        return recorded_urls(LOCK, tasks)
+    task = task or tasks[0]
+    if task not in tasks:
+        raise click.BadParameter(f"expected one of {', '.join(tasks)}, found {task!r}", param_hint="--task")
+    return {task: url or recorded_urls(LOCK, [task])[task]}
 
 
 @main.command()
 @_fetch_options
 @click.option(
-    "--commit", callback=_commit_sha, help="Upstream commit (40-hex sha) the file was taken from, recorded in the lock."
+    "--commit",
+    callback=_commit_sha,
+    help="Upstream commit (40-hex sha) the files were taken from, recorded in the lock.",
 )
-def fetch(url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float, commit: str | None) -> None:
-    """Fetch upstream, check it in full, then replace the pin and its lock atomically."""
+def fetch(
+    task: str | None, url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float, commit: str | None
+) -> None:
+    """Fetch upstream (every task, or one), check it in full, then replace the pin and its lock atomically.
+
+    All or nothing: when any task file is unreachable or refused, no snapshot and no lock entry changes.
+    """
     from builder.refresh import fetch_and_pin
 
+    urls = _fetch_urls(task, url)
     limits = _limits(max_bytes, timeout, retries, deadline)
     progress = _progress_bar() if sys.stderr.isatty() else None
-    result = fetch_and_pin(_default_url(url), commit, LOCK, today_utc(), limits, progress)
+    result = fetch_and_pin(urls, commit, LOCK, today_utc(), limits, progress)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    state = "moved" if result.moved else "unchanged"
-    click.echo(f"{LOCK}: pinned {result.new.size} bytes, sha256 {result.new.sha256} ({state})")
+    for done in result.tasks:
+        state = "moved" if done.moved else "unchanged"
+        click.echo(f"{LOCK}: pinned {done.task}: {done.new.size} bytes, sha256 {done.new.sha256} ({state})")
 
 
 @main.command("check-upstream")
 @_fetch_options
-def check_upstream(url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float) -> None:
-    """Has upstream moved since the pin? Exit 0 unchanged, 4 moved, 3 unreachable, 1 other errors."""
+def check_upstream(
+    task: str | None, url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float
+) -> None:
+    """Has upstream moved since the pin? One line per task; exit 0 all unchanged, 4 any moved, 3 any
+    unreachable, 1 other errors."""
     from builder.refresh import compare_upstream
 
-    url = _default_url(url)
-    result = compare_upstream(url, LOCK, _limits(max_bytes, timeout, retries, deadline))
-    if result.moved:
-        click.echo(f"moved: {url} serves sha256 {result.new.sha256} ({result.new.size} bytes), "
-                   f"the pin is {result.old.sha256} ({result.old.size} bytes)")  # fmt: skip
+    found = compare_upstream(_fetch_urls(task, url), LOCK, _limits(max_bytes, timeout, retries, deadline))
+    for c in found:
+        if c.error is not None:
+            state = "unreachable" if isinstance(c.error, UnreachableError) else "error"
+            click.echo(f"{state}: {c.task}: {c.error}", err=True)
+        elif c.result is not None and c.result.moved:
+            new, old = c.result.new, c.result.old
+            click.echo(f"moved: {c.task}: {c.url} serves sha256 {new.sha256} ({new.size} bytes), "
+                       f"the pin is {old.sha256} ({old.size} bytes)")  # fmt: skip
+        elif c.result is not None:
+            click.echo(f"unchanged: {c.task}: {c.url} serves the pinned sha256 {c.result.old.sha256}")
+    errors = [c.error for c in found if c.error is not None]
+    if errors:
+        sys.exit(max(e.exit_code for e in errors))  # unreachable (3) before any other error (1)
+    if any(c.result is not None and c.result.moved for c in found):
         sys.exit(UPSTREAM_MOVED)
-    click.echo(f"unchanged: {url} serves the pinned sha256 {result.old.sha256}")
 
 
 def _progress_bar():

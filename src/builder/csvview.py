@@ -1,10 +1,12 @@
-"""The flat configurations table: every configuration of every model, one CSV row each."""
+"""The flat configurations table: every configuration of every model of every workload, one CSV row each."""
 
 from __future__ import annotations
 
 import csv
 import io
 from typing import Any
+
+from builder.layout import WORKLOAD_LIST, place
 
 CONFIG_KEYS = (
     "gpu",
@@ -29,7 +31,8 @@ CONFIG_KEYS = (
     "row_id",
     "repeat",
 )
-COLUMNS = ("slug", *CONFIG_KEYS)
+MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
+COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS)
 
 
 def cell(value: Any) -> str:
@@ -38,12 +41,18 @@ def cell(value: Any) -> str:
     return str(value)
 
 
-def configurations_csv(models: list[dict[str, Any]]) -> bytes:
-    """CSV of all configurations, models in slug order, each model's configurations in order."""
+def configurations_csv(docs: dict[str, Any]) -> bytes:
+    """CSV of the model documents among `docs` (by path): workloads in the workload list's order (any
+    it does not list after, by id), models in slug order, each model's configurations in order."""
+    listed = [entry["id"] for entry in docs[WORKLOAD_LIST]["workloads"]] if WORKLOAD_LIST in docs else []
+    rank = {workload: i for i, workload in enumerate(listed)}
+    models = [(found.workload, doc) for rel, doc in docs.items() if (found := place(rel)) and found.kind == "model"]
+    models.sort(key=lambda item: (rank.get(item[0], len(rank)), item[0], item[1]["slug"]))
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(COLUMNS)
-    for model in sorted(models, key=lambda m: m["slug"]):
+    for workload, model in models:
+        head = [workload, model["slug"], model["name"], model["model_id"]]
         for conf in model["configurations"]:
-            writer.writerow([model["slug"], *(cell(conf[k]) for k in CONFIG_KEYS)])
+            writer.writerow([*head, *(cell(conf[k]) for k in CONFIG_KEYS)])
     return buf.getvalue().encode("utf-8")

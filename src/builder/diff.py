@@ -11,18 +11,18 @@ from typing import Any
 from builder import git
 from builder.errors import InputError, shown
 from builder.fetch import Limits
-from builder.layout import is_model, slug_of
+from builder.layout import ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
 from builder.pin import read_regular_file
 from builder.write import DATE_KEYS
 
 ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")
 BODY_KEYS = {"rows", "models", "configurations", "best", "slug", "name", "model_id", "params_b", "active_params_b"}
-BODY_KEYS |= {"architecture", "gpus"}
+BODY_KEYS |= {"architecture", "gpus", "workloads"}
 
 
 @dataclass
 class Change:
-    where: str  # "qwen-3-8b H100" or "qwen-3-8b/H100/1/8 #1" or "index.json"
+    where: str  # "qwen-3-8b H100" or "qwen-3-8b/H100/1/8 #1" or "index.json"; other workloads: "image-chat:..."
     field: str
     old: Any
     new: Any
@@ -42,6 +42,10 @@ class Change:
 @dataclass
 class Diff:
     data_version: tuple[str | None, str | None]
+    workloads_added: list[str] = field(default_factory=list)
+    workloads_removed: list[str] = field(default_factory=list)
+    workloads_changed: list[Change] = field(default_factory=list)  # an entry of workloads.json
+    precisions_added: list[str] = field(default_factory=list)  # precision values no configuration had before
     models_added: list[str] = field(default_factory=list)
     models_removed: list[str] = field(default_factory=list)
     best_added: list[str] = field(default_factory=list)
@@ -67,7 +71,7 @@ class Diff:
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
-        for key in ("best_changed", "configurations_changed", "headers_changed"):
+        for key in ("workloads_changed", "best_changed", "configurations_changed", "headers_changed"):
             out[key] = [{**asdict(c), "pct": None if c.pct is None else round(c.pct, 2)} for c in getattr(self, key)]
         out["data_version"] = {"old": self.data_version[0], "new": self.data_version[1]}
         return out
@@ -149,11 +153,12 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
         return max((d.get("data_version", "") for d in docs.values() if isinstance(d, dict)), default=None)
 
     result = Diff(data_version=(version(old), version(new)))
+    _diff_workloads(result, old, new)
     old_models, new_models = _models(old), _models(new)
-    result.models_added = sorted(new_models.keys() - old_models.keys())
-    result.models_removed = sorted(old_models.keys() - new_models.keys())
-    for slug in sorted(old_models.keys() & new_models.keys()):
-        _diff_model(result, slug, old_models[slug], new_models[slug])
+    result.models_added = sorted("".join(m) for m in new_models.keys() - old_models.keys())
+    result.models_removed = sorted("".join(m) for m in old_models.keys() - new_models.keys())
+    for key in sorted(old_models.keys() & new_models.keys()):
+        _diff_model(result, key, old_models[key], new_models[key])
     for rel in sorted(old.keys() & new.keys()):
         for key in old[rel].keys() | new[rel].keys():
             if key in BODY_KEYS or key in DATE_KEYS:
@@ -164,20 +169,51 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
     return result
 
 
-def _models(docs: dict[str, Any]) -> dict[str, Any]:
-    return {slug_of(rel): doc for rel, doc in docs.items() if is_model(rel)}
+def workload_prefix(workload: str | None) -> str:
+    """How a diff names another workload's keys: "image-chat:"; text conversation's keep their v1 names."""
+    return "" if workload in (None, ROOT_WORKLOAD) else f"{workload}:"
 
 
-def _diff_model(result: Diff, slug: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+def _diff_workloads(result: Diff, old: dict[str, Any], new: dict[str, Any]) -> None:
+    """Workloads (those with an index) added or removed, workload list entries changed, new precision values."""
+
+    def workloads(docs: dict[str, Any]) -> set[str]:
+        return {p.workload for rel in docs if (p := place(rel)) and p.kind == "index" and p.workload}
+
+    def entries(docs: dict[str, Any]) -> dict[str, Any]:
+        return {entry["id"]: entry for entry in docs.get(WORKLOAD_LIST, {}).get("workloads", [])}
+
+    def precisions(docs: dict[str, Any]) -> set[str]:
+        models = _models(docs).values()
+        return {conf["precision"] for model in models for conf in model["configurations"]}
+
+    result.workloads_added = sorted(workloads(new) - workloads(old))
+    result.workloads_removed = sorted(workloads(old) - workloads(new))
+    old_entries, new_entries = entries(old), entries(new)
+    for workload, b in new_entries.items():
+        a = old_entries.get(workload)
+        if a is not None:
+            result.workloads_changed += [Change(workload, k, a.get(k), v) for k, v in b.items() if a.get(k) != v]
+    result.precisions_added = sorted(precisions(new) - precisions(old))
+
+
+def _models(docs: dict[str, Any]) -> dict[tuple[str, str], Any]:
+    """The model documents by (workload prefix, slug)."""
+    found = {rel: place(rel) for rel in docs}
+    return {(workload_prefix(p.workload), p.slug): docs[rel] for rel, p in found.items() if p and p.slug}
+
+
+def _diff_model(result: Diff, model: tuple[str, str], old: dict[str, Any], new: dict[str, Any]) -> None:
+    prefix, key = model[0], "".join(model)
     for gpu in sorted(old["best"].keys() | new["best"].keys()):
         a, b = old["best"].get(gpu), new["best"].get(gpu)
         if a is None or b is None:
-            (result.best_added if a is None else result.best_removed).append(f"{slug} {gpu}")
+            (result.best_added if a is None else result.best_removed).append(f"{key} {gpu}")
             continue
-        result.best_changed += [Change(f"{slug} {gpu}", k, a.get(k), b.get(k)) for k in b if a.get(k) != b.get(k)]
+        result.best_changed += [Change(f"{key} {gpu}", k, a.get(k), b.get(k)) for k in b if a.get(k) != b.get(k)]
     keyed_old = {(c["row_id"], c["repeat"]): c for c in old["configurations"]}
     keyed_new = {(c["row_id"], c["repeat"]): c for c in new["configurations"]}
-    name = lambda key: f"{key[0]} #{key[1]}"  # noqa: E731
+    name = lambda key: f"{prefix}{key[0]} #{key[1]}"  # noqa: E731
     result.configurations_added += [name(k) for k in keyed_new if k not in keyed_old]
     result.configurations_removed += [name(k) for k in keyed_old if k not in keyed_new]
     for key, b in keyed_new.items():  # in the document's own order
@@ -194,6 +230,12 @@ def render_text(d: Diff, summary: bool = False) -> str:
     lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"]
     if d.empty:
         return "\n".join([*lines, "no changes"]) + "\n"
+    for label, items in (("workloads added", d.workloads_added), ("workloads removed", d.workloads_removed)):
+        if items:
+            lines.append(f"{label}: {', '.join(items)}")
+    lines += [f"workload changed: {_change(c)}" for c in d.workloads_changed]
+    if d.precisions_added:
+        lines.append(f"precision values added: {', '.join(d.precisions_added)}")
     for label, items in (("models added", d.models_added), ("models removed", d.models_removed)):
         if items:
             lines.append(f"{label}: {', '.join(items)}")

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from builder.errors import InputError, OutputError
@@ -31,8 +32,16 @@ PACKAGE_NAME = "leadgreen-data"  # the descriptor's `name`: how a build knows a 
 INDEX = "index.json"
 MODEL_LIST = "models.json"
 MODELS_DIR = "models"
+WORKLOAD_LIST = "workloads.json"
+WORKLOADS_DIR = "workloads"
 CSV = "configurations.csv"
 JSON = ".json"
+
+# Workloads. The v1 documents at the top (index.json, models.json, models/<slug>.json) are the
+# text-conversation workload's, as they were before there were others; every other workload
+# publishes the same three kinds below workloads/<id>/.
+ROOT_WORKLOAD = "text-conversation"
+_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # a workload id: a slug
 
 # Which JSON Schema (file name in SCHEMAS) defines which document.
 DEFS_SCHEMA = "defs.schema.json"
@@ -44,29 +53,88 @@ DESCRIPTOR_SCHEMA = "datapackage.schema.json"  # datapackage.json itself, as che
 # The most bytes a file in the data folder (or the descriptor) may hold: the largest published
 # file is about 50 KB today and a few MB at 100x; anything above this is reported, never read.
 MAX_FILE_BYTES = 64 * 1024 * 1024
+WORKLOAD_LIST_SCHEMA = "workload-list.schema.json"
+SCHEMA_OF_KIND = {
+    "index": INDEX_SCHEMA,
+    "model-list": MODEL_LIST_SCHEMA,
+    "model": MODEL_SCHEMA,
+    "workload-list": WORKLOAD_LIST_SCHEMA,
+}
 
 
-def model_rel(slug: str) -> str:
+def workload_dir(workload: str) -> str:
+    """The folder of a workload's documents inside the data folder, with its trailing '/' ('' for the root)."""
+    return "" if workload == ROOT_WORKLOAD else f"{WORKLOADS_DIR}/{workload}/"
+
+
+def index_rel(workload: str = ROOT_WORKLOAD) -> str:
+    return workload_dir(workload) + INDEX
+
+
+def model_list_rel(workload: str = ROOT_WORKLOAD) -> str:
+    return workload_dir(workload) + MODEL_LIST
+
+
+def model_rel(slug: str, workload: str = ROOT_WORKLOAD) -> str:
     """The path of a model's document inside the data folder."""
-    return f"{MODELS_DIR}/{slug}{JSON}"
+    return f"{workload_dir(workload)}{MODELS_DIR}/{slug}{JSON}"
+
+
+@dataclass(frozen=True)
+class Place:
+    """What a path inside the data folder holds: its kind, its workload (None for workloads.json) and slug."""
+
+    kind: str  # "index", "model-list", "model", "workload-list" or "csv"
+    workload: str | None = None
+    slug: str | None = None
+
+
+def place(rel: str) -> Place | None:
+    """What is published at a path inside the data folder, or None where nothing is."""
+    if rel in (WORKLOAD_LIST, CSV):
+        return Place("workload-list" if rel == WORKLOAD_LIST else "csv")
+    workload, rest = ROOT_WORKLOAD, rel
+    head, _, tail = rel.partition("/")
+    if head == WORKLOADS_DIR:
+        workload, _, rest = tail.partition("/")
+        if not _ID.fullmatch(workload) or workload == ROOT_WORKLOAD:
+            return None
+    if rest in (INDEX, MODEL_LIST):
+        return Place("index" if rest == INDEX else "model-list", workload)
+    folder, _, name = rest.partition("/")
+    if folder == MODELS_DIR and "/" not in name and name.endswith(JSON) and len(name) > len(JSON):
+        return Place("model", workload, name[: -len(JSON)])
+    return None
 
 
 def is_model(rel: str) -> bool:
-    """Whether a path inside the data folder is where a model document goes."""
-    head, _, name = rel.partition("/")
-    return head == MODELS_DIR and "/" not in name and name.endswith(JSON) and len(name) > len(JSON)
+    """Whether a path inside the data folder is where a model document (of any workload) goes."""
+    found = place(rel)
+    return found is not None and found.kind == "model"
 
 
 def slug_of(rel: str) -> str:
     """The slug of a model document's path (the inverse of model_rel)."""
-    if not is_model(rel):
+    found = place(rel)
+    if found is None or found.slug is None:
         raise ValueError(f"expected a path like {model_rel('<slug>')}, found {rel!r}")
-    return rel[len(MODELS_DIR) + 1 : -len(JSON)]
+    return found.slug
+
+
+def workload_of(rel: str) -> str | None:
+    """The workload of a published document's path; None for workloads.json, the CSV and any other path."""
+    found = place(rel)
+    return found.workload if found else None
 
 
 def is_published(rel: str) -> bool:
     """Whether a path inside the data folder is one a build publishes (or removes, when its model is gone)."""
-    return rel in (INDEX, MODEL_LIST, CSV) or is_model(rel)
+    return place(rel) is not None
+
+
+def is_published_folder(rel: str) -> bool:
+    """Whether a folder inside the data folder is one that published files live in."""
+    return rel == WORKLOADS_DIR or place(f"{rel}/{INDEX}") is not None or place(f"{rel}/x{JSON}") is not None
 
 
 def is_hidden(rel: str) -> bool:
@@ -76,9 +144,12 @@ def is_hidden(rel: str) -> bool:
 
 def schema_for(rel: str) -> str | None:
     """The schema file of a published document, or None for any other path."""
-    if is_model(rel):
-        return MODEL_SCHEMA
-    return {INDEX: INDEX_SCHEMA, MODEL_LIST: MODEL_LIST_SCHEMA}.get(rel)
+    found = place(rel)
+    return SCHEMA_OF_KIND.get(found.kind) if found else None
+
+
+def is_workload_id(text: str) -> bool:
+    return bool(_ID.fullmatch(text))
 
 
 def is_package_path(path: object) -> bool:
@@ -105,13 +176,27 @@ def document_url(base_url: str, version: str, rel: str) -> str:
     return f"{base_url}/api/v{version}/{rel}"
 
 
-def model_url(base_url: str, version: str, slug: str) -> str:
-    return document_url(base_url, version, model_rel(slug))
+def model_url(base_url: str, version: str, slug: str, workload: str = ROOT_WORKLOAD) -> str:
+    return document_url(base_url, version, model_rel(slug, workload))
 
 
-def page_url(base_url: str, slug: str) -> str:
-    """The public web page of a model, for people."""
-    return f"{base_url}/{MODELS_DIR}/{slug}/"
+def page_url(base_url: str, slug: str, workload: str = ROOT_WORKLOAD) -> str:
+    """The public web page of a model in a workload, for people."""
+    return f"{base_url}/{workload_dir(workload)}{MODELS_DIR}/{slug}/"
+
+
+# The pinned upstream: one snapshot file per task, named in the lock, beside it.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def snapshot_name(task: str) -> str:
+    """The file name a task's snapshot gets in UPSTREAM."""
+    return f"{task}{JSON}"
+
+
+def is_plain_file_name(name: str) -> bool:
+    """A file name the lock may point at: one plain name in UPSTREAM (no folder, not hidden, not the lock)."""
+    return bool(_PLAIN_NAME.fullmatch(name)) and name != LOCK.name
 
 
 def num_gpus_for(tensor_parallel: int, data_parallel: int, expert_parallel: int) -> int:
@@ -190,7 +275,7 @@ def _foreign_entries(out: Path) -> list[str]:
             raise OutputError(f"{out}: cannot read {out / prefix} ({exc.strerror}); refusing to write") from exc
         for name, mode in entries:
             rel = f"{prefix}{name}"
-            if stat.S_ISDIR(mode) and rel == MODELS_DIR:
+            if stat.S_ISDIR(mode) and is_published_folder(rel):
                 folders.append(f"{rel}/")
             elif stat.S_ISDIR(mode):
                 found.append(f"{rel}/")

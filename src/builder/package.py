@@ -1,33 +1,43 @@
-"""The Data Package v2 descriptor: every published file a resource, tables with keys, provenance."""
+"""The Data Package v2 descriptor: every published file a resource, tables with keys, provenance.
+
+Tables are views that frictionless checks: per workload its index rows and model list, plus the
+workload list and the one flat configurations table, so their number grows with workloads, never
+with models. Every JSON document is a resource with its size and sha256.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 from builder.csvview import COLUMNS
 from builder.layout import (
     CSV,
     DEFS_SCHEMA,
-    INDEX,
     INDEX_SCHEMA,
-    MODEL_LIST,
     MODEL_LIST_SCHEMA,
     MODEL_SCHEMA,
+    ROOT_WORKLOAD,
     SCHEMAS,
-    is_model,
-    slug_of,
+    WORKLOAD_LIST,
+    WORKLOAD_LIST_SCHEMA,
+    index_rel,
+    is_workload_id,
+    model_list_rel,
+    place,
 )
+from builder.metadata import source_for, workloads
 from builder.pin import Lock
-from builder.transform import INDEX_ROW_KEYS
+from builder.transform import INDEX_ROW_KEYS, WORKLOAD_ENTRY_KEYS
 
 PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
 
 
-def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Each published field's JSON Schema, by name, with one level of $ref/allOf resolved."""
+def _resolver(schemas: dict[str, dict[str, Any]]):
+    """Follow $ref (and a one-item allOf) into the shared definitions, one level at a time."""
     defs = schemas[DEFS_SCHEMA]["$defs"]
 
     def resolve(node: dict[str, Any]) -> dict[str, Any]:
@@ -37,12 +47,25 @@ def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str,
         target = resolve(defs[ref.rsplit("/", 1)[1]])
         return {**target, **{k: v for k, v in node.items() if k not in ("$ref", "allOf")}}
 
-    found = {name: resolve(node) for name, node in defs.items()}
+    return resolve
+
+
+def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each published field's JSON Schema, by name, with one level of $ref/allOf resolved."""
+    resolve = _resolver(schemas)
+    found = {name: resolve(node) for name, node in schemas[DEFS_SCHEMA]["$defs"].items()}
     entry = schemas[MODEL_LIST_SCHEMA]["properties"]["models"]["items"]["properties"]
     row = schemas[INDEX_SCHEMA]["properties"]["rows"]["items"]["properties"]
     found.update({name: resolve(entry[name]) for name in ("gpus", "url", "page")})
     found["model"] = resolve(row["model"])
     return found
+
+
+def workload_fields(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The JSON Schema of each field of a workload list entry, resolved."""
+    resolve = _resolver(schemas)
+    entry = schemas[WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
+    return {name: resolve(node) for name, node in entry.items()}
 
 
 def table_field(name: str, node: dict[str, Any]) -> dict[str, Any]:
@@ -63,10 +86,13 @@ def table_field(name: str, node: dict[str, Any]) -> dict[str, Any]:
     return field
 
 
-def table_schema(names: tuple[str, ...], defs: dict[str, dict[str, Any]], key: list[str], fk: bool) -> dict[str, Any]:
+def table_schema(
+    names: tuple[str, ...], defs: dict[str, dict[str, Any]], key: list[str], models: str | None = None
+) -> dict[str, Any]:
+    """A Table Schema of the named fields; `models`, when given, is the model-list table its slugs must be in."""
     schema: dict[str, Any] = {"fields": [table_field(n, defs[n]) for n in names], "primaryKey": key}
-    if fk:
-        schema["foreignKeys"] = [{"fields": ["slug"], "reference": {"resource": "model-list", "fields": ["slug"]}}]
+    if models:
+        schema["foreignKeys"] = [{"fields": ["slug"], "reference": {"resource": models, "fields": ["slug"]}}]
     return schema
 
 
@@ -82,16 +108,72 @@ def json_resource(name: str, data_dir: str, rel: str, files: dict[str, bytes], s
         "path": f"{data_dir}/{rel}",
         "format": "json",
         "mediatype": "application/json",
-        **file_facts(files[rel]),
+        **file_facts(files.get(rel, b"")),  # a missing file is reported by check_files
         "jsonSchema": (SCHEMAS / schema).as_posix(),
     }
 
 
+def json_table(name: str, title: str, description: str, path: str, prop: str, keys: tuple[str, ...], schema: dict):
+    """A tabular view of the list `prop` of a JSON document (frictionless measures no bytes or hash through
+    a JSON dialect, so those are on the document's own resource)."""
+    return {
+        "name": name,
+        "title": title,
+        "type": "table",
+        "description": description,
+        "path": path,
+        "format": "json",
+        "mediatype": "application/json",
+        "dialect": {"json": {"property": prop, "keys": list(keys)}},
+        "schema": schema,
+    }
+
+
+def workload_resources(
+    w: str, name: str, files: dict[str, bytes], data_dir: str, defs: dict[str, dict[str, Any]]
+) -> tuple[list[dict], list[dict]]:
+    """A workload's two tables (index rows, model list) and its documents; text conversation's keep their v1 names."""
+    suffix, of = ("", "") if w == ROOT_WORKLOAD else (f"-{w}", f" ({name})")
+    index, model_list = index_rel(w), model_list_rel(w)
+    tables = [
+        json_table(
+            f"index-rows{suffix}",
+            f"Index rows{of}",
+            "One row per model and GPU: the best configuration under the latency deadline, in energy order.",
+            f"{data_dir}/{index}",
+            "rows",
+            ("model", *INDEX_ROW_KEYS),
+            table_schema(("model", *INDEX_ROW_KEYS), defs, ["slug", "gpu"], models=f"model-list{suffix}"),
+        ),
+        json_table(
+            f"model-list{suffix}",
+            f"Model list{of}",
+            "One entry per model document, sorted by slug.",
+            f"{data_dir}/{model_list}",
+            "models",
+            MODEL_LIST_KEYS,
+            table_schema(MODEL_LIST_KEYS, defs, ["slug"]),
+        ),
+    ]
+    documents = [
+        json_resource(f"index-document{suffix}", data_dir, index, files, INDEX_SCHEMA, f"Index{of}"),
+        json_resource(
+            f"model-list-document{suffix}", data_dir, model_list, files, MODEL_LIST_SCHEMA, f"Model list{of}"
+        ),
+    ]
+    for rel in sorted(files):
+        found = place(rel)
+        if found is not None and found.kind == "model" and found.workload == w:
+            name = f"model{suffix}.{found.slug}" if suffix else f"model-{found.slug}"
+            documents.append(json_resource(name, data_dir, rel, files, MODEL_SCHEMA, f"Model {found.slug}{of}"))
+    return tables, documents
+
+
 def descriptor(
-    files: dict[str, bytes], data_dir: str, version: str, lock: Lock, meta: dict[str, Any], schemas: dict
+    files: dict[str, bytes], data_dir: str, version: str, locks: dict[str, Lock], meta: dict[str, Any], schemas: dict
 ) -> dict:
     """The descriptor for a data folder `data_dir` whose files are `files` (relative to it)."""
-    curated = curated_parts(lock, meta)
+    curated = curated_parts(locks, meta)
     return {
         "$schema": PROFILE,
         **{key: curated[key] for key in ("name", "title", "description", "homepage")},
@@ -107,9 +189,10 @@ def derived_parts(files: dict[str, bytes], data_dir: str, version: str, schemas:
     return {"$schema": PROFILE, "version": version, "resources": resources(files, data_dir, schemas)}
 
 
-def curated_parts(lock: Lock, meta: dict[str, Any]) -> dict[str, Any]:
+def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any]:
     """The descriptor's keys that come from metadata.toml and the upstream lock."""
-    src = meta["source"]
+    works = workloads(meta)
+    src = source_for(meta, works[0])
     return {
         "name": "leadgreen-data",
         "title": "LeadGreen: GPU energy per output token of large language models (API v1)",
@@ -118,58 +201,62 @@ def curated_parts(lock: Lock, meta: dict[str, Any]) -> dict[str, Any]:
         "licenses": [
             {"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0", "title": src["licence"]}
         ],
-        "sources": [source_entry(lock, src)],
+        "sources": [source_entry(locks[work.task], source_for(meta, work)) for work in works if work.task in locks],
     }
+
+
+def listed_workloads(files: dict[str, bytes]) -> list[tuple[str, str]]:
+    """(id, name) of each workload that workloads.json lists, in its order; text conversation alone when
+    the file is missing or unreadable (check_files and the schemas report that)."""
+    try:
+        entries = json.loads(files[WORKLOAD_LIST])["workloads"]
+        found = [(e["id"], e["name"]) for e in entries]
+    except (KeyError, TypeError, ValueError, RecursionError):
+        return [(ROOT_WORKLOAD, "")]
+    if not all(isinstance(i, str) and is_workload_id(i) and isinstance(n, str) for i, n in found):
+        return [(ROOT_WORKLOAD, "")]
+    return found
 
 
 def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dict[str, Any]]:
-    """Every published file as a resource: the three tables first, then the JSON documents."""
+    """Every published file as a resource: the tables first (two a workload, the workload list, the CSV),
+    then the JSON documents. The workloads are those workloads.json lists."""
     defs = field_definitions(schemas)
+    tables: list[dict] = []
     documents = [
-        json_resource("index-document", data_dir, INDEX, files, INDEX_SCHEMA, "Index"),
-        json_resource("model-list-document", data_dir, MODEL_LIST, files, MODEL_LIST_SCHEMA, "Model list"),
+        json_resource("workload-list-document", data_dir, WORKLOAD_LIST, files, WORKLOAD_LIST_SCHEMA, "Workload list")
     ]
-    # Tabular views of the two JSON documents: frictionless cannot measure bytes or hashes through a
-    # JSON dialect, so those are on the documents above and the views carry none.
-    index_rows = {
-        "name": "index-rows",
-        "title": "Index rows",
-        "type": "table",
-        "description": "One row per model and GPU: the best configuration under the latency deadline, in energy order.",
-        "path": f"{data_dir}/{INDEX}",
-        "format": "json",
-        "mediatype": "application/json",
-        "dialect": {"json": {"property": "rows", "keys": ["model", *INDEX_ROW_KEYS]}},
-        "schema": table_schema(("model", *INDEX_ROW_KEYS), defs, ["slug", "gpu"], fk=True),
-    }
-    model_list = {
-        "name": "model-list",
-        "title": "Model list",
-        "type": "table",
-        "description": "One entry per model document, sorted by slug.",
-        "path": f"{data_dir}/{MODEL_LIST}",
-        "format": "json",
-        "mediatype": "application/json",
-        "dialect": {"json": {"property": "models", "keys": list(MODEL_LIST_KEYS)}},
-        "schema": table_schema(MODEL_LIST_KEYS, defs, ["slug"], fk=False),
-    }
-    table = {
-        "name": "configurations",
-        "title": "All configurations",
-        "type": "table",
-        "description": "Every configuration of every model, one row each, as in the per-model documents.",
-        "path": f"{data_dir}/{CSV}",
-        "format": "csv",
-        "mediatype": "text/csv",
-        **file_facts(files[CSV]),
-        "schema": table_schema(COLUMNS, defs, ["slug", "row_id", "repeat"], fk=True),
-    }
-    model_docs = [
-        json_resource(f"model-{slug_of(rel)}", data_dir, rel, files, MODEL_SCHEMA, f"Model {slug_of(rel)}")
-        for rel in sorted(files)
-        if is_model(rel)
-    ]
-    return [index_rows, model_list, table, *documents, *model_docs]
+    for workload, name in listed_workloads(files):
+        own_tables, own_documents = workload_resources(workload, name, files, data_dir, defs)
+        tables += own_tables
+        documents += own_documents
+    tables.append(
+        json_table(
+            "workloads",
+            "Workloads",
+            "One row per workload: its upstream task, its counts and the URLs of its index and model list.",
+            f"{data_dir}/{WORKLOAD_LIST}",
+            "workloads",
+            WORKLOAD_ENTRY_KEYS,
+            table_schema(WORKLOAD_ENTRY_KEYS, workload_fields(schemas), ["id"]),
+        )
+    )
+    # No foreign key: a configuration's model is in its own workload's model list, and a Table
+    # Schema cannot say which one; crossfile checks every row against the model documents.
+    tables.append(
+        {
+            "name": "configurations",
+            "title": "All configurations",
+            "type": "table",
+            "description": "Every configuration of every model in every workload, one row each, as in the documents.",
+            "path": f"{data_dir}/{CSV}",
+            "format": "csv",
+            "mediatype": "text/csv",
+            **file_facts(files.get(CSV, b"")),
+            "schema": table_schema(COLUMNS, defs, ["workload", "slug", "row_id", "repeat"]),
+        }
+    )
+    return [*tables, *documents]
 
 
 def source_entry(lock: Lock, src: dict[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""The pinned upstream snapshot and its lock file (url, commit, sha256, size, retrieval date).
+"""The pinned upstream snapshots, one file per task, and their lock (url, commit, sha256, size, date each).
 
-The lock is an input like any other: each field is checked before it is used, so that `file`
-cannot name a path outside upstream/ and the URL cannot carry credentials.
+The lock is `{"tasks": {TASK: {"file", "url", "commit", "sha256", "size", "retrieved"}, ...}}`.
+It is an input like any other: each entry's fields are checked before they are used, so that a
+`file` cannot name a path outside upstream/ and a URL cannot carry credentials.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from builder.errors import InputError, Problem, ProblemsError
 from builder.fetch import Limits, url_problem
 from builder.files import Refused, read_regular
+from builder.layout import is_workload_id
 
 LOCK_KEYS = ("file", "url", "commit", "sha256", "size", "retrieved")
 LOCK_MAX_BYTES = 64 * 1024
@@ -36,8 +38,14 @@ class Lock:
     size: int
     retrieved: str
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, allow_nan=False) + "\n"
+
+@dataclass(frozen=True)
+class Pinned:
+    """A task's lock entry and its snapshot, read and checked against the entry."""
+
+    lock: Lock
+    path: Path
+    data: bytes
 
 
 def is_iso_date(value: Any) -> bool:
@@ -82,26 +90,62 @@ def lock_rules(lock_name: str = "lock.json") -> dict[str, tuple[str, Callable[[A
     }
 
 
-def lock_problems(raw: Any, path: Path) -> list[Problem]:
-    """Every way a lock (as parsed JSON) is wrong, one Problem a field."""
+def entry_problems(raw: Any, where: str, lock_name: str = "lock.json") -> list[Problem]:
+    """Every way one task's lock entry (as parsed JSON) is wrong, one Problem a field."""
     if not isinstance(raw, dict) or sorted(raw) != sorted(LOCK_KEYS):
         found = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
-        return [Problem(str(path), "/", f"expected exactly the keys {list(LOCK_KEYS)}, found {found}")]
+        return [Problem(where, "/", f"expected exactly the keys {list(LOCK_KEYS)}, found {found}")]
     problems = []
-    for key, (expected, test) in lock_rules(path.name).items():
+    for key, (expected, test) in lock_rules(lock_name).items():
         if not test(raw[key]):
             shown = repr(raw[key]) if len(repr(raw[key])) <= 120 else repr(raw[key])[:117] + "..."
-            problems.append(Problem(str(path), key, f"expected {expected}, found {shown}"))
+            problems.append(Problem(where, key, f"expected {expected}, found {shown}"))
     return problems
 
 
-def check_lock(raw: Any, path: Path) -> None:
-    """Raise InputError (one line a problem) unless `raw` is a sound lock."""
-    problems = lock_problems(raw, path)
+def check_entry(raw: Any, where: str, lock_name: str = "lock.json") -> Lock:
+    """One task's lock entry, or InputError (one line a problem) unless it is sound."""
+    problems = entry_problems(raw, where, lock_name)
     if len(problems) == 1:
         raise InputError(str(problems[0]))
     if problems:
-        raise ProblemsError(f"{path}: {len(problems)} problems in the upstream lock; nothing was written", problems)
+        raise ProblemsError(f"{where}: {len(problems)} problems in the upstream lock; nothing was written", problems)
+    return Lock(**raw)
+
+
+def lock_json(locks: dict[str, Lock]) -> dict[str, Any]:
+    """The lock file's content: every task's entry, in the order given."""
+    return {"tasks": {task: asdict(lock) for task, lock in locks.items()}}
+
+
+def dump_lock(locks: dict[str, Lock]) -> bytes:
+    return (json.dumps(lock_json(locks), indent=2, allow_nan=False) + "\n").encode()
+
+
+def load_lock(path: Path) -> dict[str, Lock]:
+    """Every task's lock entry, in file order; refused unless each entry is sound and files are distinct."""
+    return parse_lock(read_regular_file(path, LOCK_MAX_BYTES, "the upstream lock"), str(path), path.name)
+
+
+def parse_lock(data: bytes, where: str, lock_name: str = "lock.json") -> dict[str, Lock]:
+    """The lock file's bytes (`where`: how to name it in a message, e.g. a path at a commit), checked."""
+    try:
+        raw = json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, duplicate keys, long ints
+        raise InputError(f"{where}: expected a JSON lock file, found invalid JSON ({exc})") from exc
+    tasks = raw.get("tasks") if isinstance(raw, dict) and list(raw) == ["tasks"] else None
+    if not isinstance(tasks, dict) or not tasks:
+        found = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
+        raise InputError(f'{where}: expected {{"tasks": {{TASK: entry, ...}}}} with at least one task, found {found}')
+    bad = [task for task in tasks if not is_workload_id(task)]
+    if bad:
+        raise InputError(f"{where}: expected task names of [a-z0-9] and single '-', found {bad}")
+    locks = {task: check_entry(entry, f"{where}: /tasks/{task}", lock_name) for task, entry in tasks.items()}
+    files = [lock.file for lock in locks.values()]
+    twice = sorted({f for f in files if files.count(f) > 1})
+    if twice:
+        raise InputError(f"{where}: expected one file per task, found {', '.join(twice)} named by several tasks")
+    return locks
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -109,16 +153,6 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if twice:
         raise ValueError(f"expected each key once, found {', '.join(map(repr, twice))} more than once")
     return dict(pairs)
-
-
-def load_lock(path: Path) -> Lock:
-    data = read_regular_file(path, LOCK_MAX_BYTES, "the upstream lock")
-    try:
-        raw = json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, duplicate keys, long ints
-        raise InputError(f"{path}: expected a JSON lock file, found invalid JSON ({exc})") from exc
-    check_lock(raw, path)
-    return Lock(**raw)
 
 
 def read_regular_file(path: Path, max_bytes: int, what: str) -> bytes:
@@ -137,17 +171,23 @@ def read_regular_file(path: Path, max_bytes: int, what: str) -> bytes:
         raise InputError(f"{path}: expected {what} of at most {max_bytes} bytes, found {exc.size}; not read") from exc
 
 
-def read_pinned(lock_path: Path) -> tuple[Lock, Path, bytes]:
-    """The lock, the snapshot's path and its bytes, refused unless sha256 and size match the lock."""
-    lock = load_lock(lock_path)
-    snapshot = lock_path.parent / lock.file
-    data = read_regular_file(snapshot, Limits().max_bytes, "the pinned upstream")
-    digest = sha256(data)
-    if digest != lock.sha256:
-        raise InputError(f"{snapshot}: sha256 expected {lock.sha256} (from {lock_path}), found {digest}")
-    if len(data) != lock.size:
-        raise InputError(f"{snapshot}: size expected {lock.size} bytes (from {lock_path}), found {len(data)}")
-    return lock, snapshot, data
+def read_pinned(lock_path: Path, tasks: Iterable[str]) -> dict[str, Pinned]:
+    """The given tasks' snapshots, each refused unless its sha256 and size match its lock entry."""
+    locks = load_lock(lock_path)
+    pinned = {}
+    for task in tasks:
+        lock = locks.get(task)
+        if lock is None:
+            raise InputError(f"{lock_path}: expected an entry for task {task}, found none")
+        snapshot = lock_path.parent / lock.file
+        data = read_regular_file(snapshot, Limits().max_bytes, "the pinned upstream")
+        digest = sha256(data)
+        if digest != lock.sha256:
+            raise InputError(f"{snapshot}: sha256 expected {lock.sha256} (from {lock_path}), found {digest}")
+        if len(data) != lock.size:
+            raise InputError(f"{snapshot}: size expected {lock.size} bytes (from {lock_path}), found {len(data)}")
+        pinned[task] = Pinned(lock, snapshot, data)
+    return pinned
 
 
 def sha256(data: bytes) -> str:

@@ -1,43 +1,99 @@
-"""Refresh the pin: fetch upstream, check it in full, then replace snapshot and lock together."""
+"""Refresh the pin: fetch upstream task files, check them in full, then replace snapshots and lock together."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from builder.errors import FetchError, InputError
 from builder.fetch import Limits, Progress, download
-from builder.pin import Lock, check_lock, load_lock, sha256
-from builder.upstream import parse_upstream
+from builder.pin import Lock, check_entry, dump_lock, load_lock, read_pinned, sha256
+from builder.upstream import parse_tasks
 from builder.write import replace_files
 
 
 @dataclass(frozen=True)
 class Refresh:
+    """One task's pin before and after (after: what upstream serves now)."""
+
+    task: str
     old: Lock
     new: Lock
-    warnings: list[str]
 
     @property
     def moved(self) -> bool:
         return self.old.sha256 != self.new.sha256
 
 
+@dataclass(frozen=True)
+class Refreshed:
+    tasks: list[Refresh]
+    warnings: list[str]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What one task's URL serves now against its pin: a Refresh, or the error that stopped the fetch."""
+
+    task: str
+    url: str
+    result: Refresh | None
+    error: FetchError | None
+
+
+def recorded_urls(lock_path: Path, tasks: list[str] | None = None) -> dict[str, str]:
+    """The URL each task (every task of the lock when None) was last fetched from, as the lock records it."""
+    locks = load_lock(lock_path)
+    return {task: _entry(locks, task, lock_path).url for task in (tasks if tasks is not None else locks)}
+
+
 def fetch_and_pin(
-    url: str, commit: str | None, lock_path: Path, today: str, limits: Limits, progress: Progress | None = None
-) -> Refresh:
-    """Download, run every upstream check, and only then pin; any failure leaves pin and lock as they were."""
+    urls: dict[str, str],
+    commit: str | None,
+    lock_path: Path,
+    today: str,
+    limits: Limits,
+    progress: Progress | None = None,
+) -> Refreshed:
+    """Download every task in `urls`, check each and all of them together with the rest of the pin, then pin them.
+
+    All or nothing: one unreachable, refused or inconsistent file leaves every snapshot and the lock as they were.
+    """
     old = load_lock(lock_path)
-    data = download(url, limits, progress)
-    parsed = parse_upstream(data, url)
-    new = Lock(file=old.file, url=url, commit=commit, sha256=sha256(data), size=len(data), retrieved=today)
-    check_lock(asdict(new), lock_path)  # what load_lock will accept next time: url, commit, size, date
-    replace_files({lock_path.parent / old.file: data, lock_path: new.to_json().encode()})
-    return Refresh(old, new, parsed.warnings)
+    for task in urls:
+        _entry(old, task, lock_path)
+    bodies = {task: download(url, limits, progress) for task, url in urls.items()}
+    others = read_pinned(lock_path, [task for task in old if task not in urls])
+    inputs = {task: (pin.data, str(pin.path)) for task, pin in others.items()}
+    inputs |= {task: (bodies[task], urls[task]) for task in urls}
+    parsed = parse_tasks(inputs)
+    new = dict(old)
+    for task, data in bodies.items():
+        new[task] = Lock(old[task].file, urls[task], commit, sha256(data), len(data), today)
+        check_entry(asdict(new[task]), f"{lock_path}: /tasks/{task}", lock_path.name)  # what load_lock accepts
+    files = {lock_path.parent / old[task].file: data for task, data in bodies.items()}
+    replace_files({**files, lock_path: dump_lock(new)})
+    warnings = [w for task in urls for w in parsed[task].warnings]
+    return Refreshed([Refresh(task, old[task], new[task]) for task in urls], warnings)
 
 
-def compare_upstream(url: str, lock_path: Path, limits: Limits) -> Refresh:
-    """What upstream serves now against the pin, without writing anything."""
+def compare_upstream(urls: dict[str, str], lock_path: Path, limits: Limits) -> list[Comparison]:
+    """What each task's URL serves now against the pin, without writing anything; every task is tried."""
     old = load_lock(lock_path)
-    data = download(url, limits)
-    new = Lock(file=old.file, url=url, commit=None, sha256=sha256(data), size=len(data), retrieved="")
-    return Refresh(old, new, [])
+    found = []
+    for task, url in urls.items():
+        lock = _entry(old, task, lock_path)
+        try:
+            data = download(url, limits)
+        except FetchError as exc:
+            found.append(Comparison(task, url, None, exc))
+            continue
+        new = Lock(file=lock.file, url=url, commit=None, sha256=sha256(data), size=len(data), retrieved="")
+        found.append(Comparison(task, url, Refresh(task, lock, new), None))
+    return found
+
+
+def _entry(locks: dict[str, Lock], task: str, lock_path: Path) -> Lock:
+    if task not in locks:
+        raise InputError(f"{lock_path}: expected an entry for task {task}, found none (tasks: {', '.join(locks)})")
+    return locks[task]

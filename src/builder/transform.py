@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import asdict
 from typing import Any
 
-from builder.layout import INDEX, MODEL_LIST, model_rel, model_url, page_url, row_id
+from builder.layout import (
+    WORKLOAD_LIST,
+    document_url,
+    index_rel,
+    model_list_rel,
+    model_rel,
+    model_url,
+    page_url,
+    row_id,
+)
+from builder.metadata import Workload, source_for, workloads
 from builder.slug import slugify
 from builder.upstream import PRECISIONS, Row
 
@@ -31,13 +42,57 @@ INDEX_ROW_KEYS = (
 )
 
 
-def build_documents(rows: list[Row], meta: Doc, date: str) -> dict[str, Doc]:
-    """Every published document, keyed by its path inside the data folder."""
-    models = [model_document(group, meta, date) for group in group_by_model(rows)]
+WORKLOAD_ENTRY_KEYS = (
+    "id",
+    "name",
+    "task",
+    "description",
+    "model_count",
+    "configuration_count",
+    "index_url",
+    "models_url",
+    "data_url",
+)
+
+
+def build_package(rows_by_task: dict[str, list[Row]], meta: Doc, date: str) -> dict[str, Doc]:
+    """Every published document of every workload, and the workload list, keyed by path inside the data folder."""
+    docs: dict[str, Doc] = {}
+    entries = []
+    for work in workloads(meta):
+        own = build_documents(rows_by_task[work.task], meta, date, work)
+        models = own[model_list_rel(work.id)]["models"]
+        confs = sum(len(own[model_rel(m["slug"], work.id)]["configurations"]) for m in models)
+        entries.append(workload_entry(work, len(models), confs, meta["base_url"], meta["header"]["version"]))
+        docs |= own
+    docs[WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
+    return docs
+
+
+def workload_entry(work: Workload, model_count: int, configuration_count: int, base_url: str, version: str) -> Doc:
+    """A workload's entry in the workload list, keys in WORKLOAD_ENTRY_KEYS order."""
+    counts = {"model_count": model_count, "configuration_count": configuration_count}
+    found = {**asdict(work), **counts, **workload_urls(base_url, version, work.id)}
+    return {key: found[key] for key in WORKLOAD_ENTRY_KEYS}
+
+
+def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
+    """The public URLs of a workload's index and model list."""
+    return {
+        "index_url": document_url(base_url, version, index_rel(workload)),
+        "models_url": document_url(base_url, version, model_list_rel(workload)),
+    }
+
+
+def build_documents(rows: list[Row], meta: Doc, date: str, workload: Workload | None = None) -> dict[str, Doc]:
+    """Every document of one workload (by default the first), keyed by its path inside the data folder."""
+    work = workload or workloads(meta)[0]
+    source = source_for(meta, work)
+    models = [model_document(group, meta, date, source) for group in group_by_model(rows)]
     models.sort(key=lambda doc: doc["slug"])
-    docs = {model_rel(m["slug"]): m for m in models}
-    docs[INDEX] = index_document(models, meta, date)
-    docs[MODEL_LIST] = model_list_document(models, meta, date)
+    docs = {model_rel(m["slug"], work.id): m for m in models}
+    docs[index_rel(work.id)] = index_document(models, meta, date, work, source)
+    docs[model_list_rel(work.id)] = model_list_document(models, meta, date, work.id, source)
     return docs
 
 
@@ -103,12 +158,12 @@ def header(meta: Doc, date: str) -> Doc:
     return {"version": meta["header"]["version"], "updated": date, "data_version": date}
 
 
-def shared_tail(meta: Doc) -> Doc:
+def shared_tail(meta: Doc, source: Doc) -> Doc:
     h = meta["header"]
-    return {"source": meta["source"], "caveat": h["caveat"], "boundary": h["boundary"]}
+    return {"source": source, "caveat": h["caveat"], "boundary": h["boundary"]}
 
 
-def model_document(rows: list[Row], meta: Doc, date: str) -> Doc:
+def model_document(rows: list[Row], meta: Doc, date: str, source: Doc) -> Doc:
     first = rows[0]
     slug = slugify(first.nickname)
     confs = configurations(rows, slug, meta["header"]["itl_deadline_ms"])
@@ -116,7 +171,7 @@ def model_document(rows: list[Row], meta: Doc, date: str) -> Doc:
         **header(meta, date),
         "unit": meta["header"]["unit"],
         "itl_deadline_ms": meta["header"]["itl_deadline_ms"],
-        **shared_tail(meta),
+        **shared_tail(meta, source),
         "slug": slug,
         "name": first.nickname,
         "model_id": first.model_id,
@@ -144,21 +199,21 @@ def index_rows(models: list[Doc]) -> list[Doc]:
     return sorted(rows, key=lambda r: r["joules_per_output_token"])  # stable: ties keep slug order
 
 
-def index_document(models: list[Doc], meta: Doc, date: str) -> Doc:
-    h, idx = meta["header"], meta["index"]
+def index_document(models: list[Doc], meta: Doc, date: str, workload: Workload, source: Doc) -> Doc:
+    h = meta["header"]
     return {
         **header(meta, date),
         "unit": h["unit"],
-        "workload": idx["workload"],
+        "workload": workload.id,
         "itl_deadline_ms": h["itl_deadline_ms"],
-        "selection": idx["selection"],
-        "reference_row": idx["reference_row"],
-        **shared_tail(meta),
+        "selection": meta["index"]["selection"],
+        "reference_row": workload.reference_row,
+        **shared_tail(meta, source),
         "rows": index_rows(models),
     }
 
 
-def model_list_document(models: list[Doc], meta: Doc, date: str) -> Doc:
+def model_list_document(models: list[Doc], meta: Doc, date: str, workload: str, source: Doc) -> Doc:
     base = meta["base_url"]
     entries = [
         {
@@ -168,9 +223,9 @@ def model_list_document(models: list[Doc], meta: Doc, date: str) -> Doc:
             "params_b": m["params_b"],
             "active_params_b": m["active_params_b"],
             "gpus": m["gpus"],
-            "url": model_url(base, meta["header"]["version"], m["slug"]),
-            "page": page_url(base, m["slug"]),
+            "url": model_url(base, meta["header"]["version"], m["slug"], workload),
+            "page": page_url(base, m["slug"], workload),
         }
         for m in models
     ]
-    return {**header(meta, date), "source": meta["source"], "models": entries}
+    return {**header(meta, date), "source": source, "models": entries}

@@ -17,7 +17,7 @@ from builder.errors import Problem, UpstreamError
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
 from builder.slug import slugify
 
-PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8"}
+PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}"
 PATTERNS = {
@@ -88,11 +88,37 @@ class Upstream:
     warnings: list[str]
 
 
-def parse_upstream(data: bytes, path: str) -> Upstream:
-    """Parse and check upstream bytes; raise UpstreamError listing every problem."""
+def parse_tasks(inputs: dict[str, tuple[bytes, str]]) -> dict[str, Upstream]:
+    """Parse and check several task files (task -> bytes, name shown), then check them against each other.
+
+    A model in several tasks must have one nickname, architecture and parameter counts
+    everywhere, and a slug one model. UpstreamError lists every problem of every file.
+    """
+    parsed: dict[str, Upstream] = {}
+    refused: list[UpstreamError] = []
+    for task, (data, name) in inputs.items():
+        try:
+            parsed[task] = parse_upstream(data, name, task)
+        except UpstreamError as exc:
+            refused.append(exc)
+    if len(refused) == 1:
+        raise refused[0]
+    problems = [p for exc in refused for p in exc.problems]
+    if not problems:
+        problems = _model_faults([(inputs[task][1], row) for task, up in parsed.items() for row in up.rows])
+    if problems:
+        files = len({p.path for p in problems})
+        raise UpstreamError(f"{len(problems)} problem(s) in {files} upstream file(s); nothing was written", problems)
+    return parsed
+
+
+def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
+    """Parse and check upstream bytes (of `task`, when given); raise UpstreamError listing every problem."""
     doc = _load_json(data, path)
     configurations = _configurations(doc, path)
     problems = [Problem(path, where or "/", msg) for where, msg in _unsafe(doc, "", skip={"configurations"})]
+    if task is not None and doc.get("task", task) != task:
+        problems.append(Problem(path, "/task", f"expected the task file of {task}, found {_show(doc, 'task')}"))
     rows: list[Row] = []
     unknown: set[str] = set()
     for i, raw in enumerate(configurations):
@@ -106,7 +132,7 @@ def parse_upstream(data: bytes, path: str) -> Upstream:
         problems += found
         if not found:
             rows.append(Row(**{f.name: raw[f.name] for f in fields(Row)}))
-    problems += _model_faults(rows, path)
+    problems += _model_faults([(path, row) for row in rows])
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
     warnings = [f"{path}: unknown upstream field(s) ignored: {', '.join(sorted(unknown))}"] if unknown else []
@@ -244,20 +270,24 @@ def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def _model_faults(rows: list[Row], path: str) -> list[Problem]:
+def _model_faults(rows: list[tuple[str, Row]]) -> list[Problem]:
+    """One nickname, architecture and parameter counts per model, one model per slug, over (file, row) pairs."""
     problems = []
-    first: dict[str, Row] = {}
-    slug_owner: dict[str, str] = {}
-    for row in rows:
-        seen = first.setdefault(row.model_id, row)
+    first: dict[str, tuple[str, Row]] = {}
+    slug_owner: dict[str, tuple[str, str]] = {}
+    for path, row in rows:
+        seen_in, seen = first.setdefault(row.model_id, (path, row))
+        there = "" if seen_in == path else f" in {seen_in}"
         for name in MODEL_FIELDS:
             if getattr(row, name) != getattr(seen, name):
-                msg = f"expected one {name} per model ({getattr(seen, name)!r}), found {getattr(row, name)!r}"
+                msg = f"expected one {name} per model ({getattr(seen, name)!r}{there}), found {getattr(row, name)!r}"
                 problems.append(Problem(path, f"model {row.model_id}", msg))
-        owner = slug_owner.setdefault(slugify(row.nickname), row.model_id)
+        slug = slugify(row.nickname)
+        owned_in, owner = slug_owner.setdefault(slug, (path, row.model_id))
         if owner != row.model_id:
-            msg = f"expected one model per slug, found {owner} and {row.model_id} both as {slugify(row.nickname)!r}"
-            problems.append(Problem(path, f"slug {slugify(row.nickname)}", msg))
+            there = "" if owned_in == path else f" (in {owned_in})"
+            msg = f"expected one model per slug, found {owner}{there} and {row.model_id} both as {slug!r}"
+            problems.append(Problem(path, f"slug {slug}", msg))
     return sorted(set(problems))
 
 

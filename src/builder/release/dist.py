@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from builder import git
 from builder.errors import ReleaseError
 from builder.layout import CHANGELOG, DIST, INDEX, LOCK
-from builder.pin import LOCK_KEYS, Lock
+from builder.pin import Lock, lock_json, parse_lock
 from builder.release import artifacts, wheel
 from builder.release.artifacts import CONTENTS
 from builder.release.rules import Version
@@ -82,14 +82,11 @@ def release_at_head() -> Release:
     return Release(version.tag, version, head, commit_epoch(head))
 
 
-def lock_at(commit: str) -> Lock:
-    data = files_at(commit, (str(LOCK),)).get(LOCK.as_posix())
+def lock_at(commit: str) -> dict[str, Lock]:
+    data = files_at(commit, (LOCK.as_posix(),)).get(LOCK.as_posix())
     if data is None:
         raise ReleaseError(f"expected {LOCK} at {commit[:12]}, found none")
-    raw = json.loads(data)
-    if not isinstance(raw, dict) or sorted(raw) != sorted(LOCK_KEYS):
-        raise ReleaseError(f"{LOCK} at {commit[:12]}: expected exactly the keys {list(LOCK_KEYS)}")
-    return Lock(**raw)
+    return parse_lock(data, f"{LOCK} at {commit[:12]}")
 
 
 def dist_files(release: Release) -> dict[str, bytes]:
@@ -103,7 +100,7 @@ def dist_files(release: Release) -> dict[str, bytes]:
     named = {
         f"{name}.tar.gz": artifacts.archive(files, name, release.version.date),
         f"{name}.manifest.json": artifacts.manifest(
-            files, release.tag, release.version.date, api, asdict(lock_at(release.commit))
+            files, release.tag, release.version.date, api, lock_json(lock_at(release.commit))
         ),
     }
     whl_name, whl = wheel.build_wheel(files, files_at(release.commit, READER_PATHS), release.tag, release.epoch)

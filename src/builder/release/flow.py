@@ -59,7 +59,7 @@ class Plan:
     start: str  # the commit the release builds on
     version: Version
     api: str
-    lock: Lock
+    locks: dict[str, Lock]  # by upstream task
     message: str  # the tag message
     changelog: bytes  # CHANGELOG.md as it will be committed
 
@@ -140,13 +140,16 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
         listed = "; ".join(large)
         raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
     schemas = guard_release(previous.tag, start, docs, accept_schema) if previous else ""  # refuses unaccepted
-    lock = load_lock(LOCK)
-    upstream = f"{lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
+    locks = load_lock(LOCK)
+    upstream = "".join(
+        f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
+        for task, lock in locks.items()
+    )
     entry = changelog_entry(version, api, previous, diff, accept, upstream) + schemas
     message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
     message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
     new_changelog = insert_entry(changelog_text, entry).encode("utf-8")
-    return Plan(start, version, api, lock, message, new_changelog)
+    return Plan(start, version, api, locks, message, new_changelog)
 
 
 def _committed(commit: str) -> dict[str, bytes]:

@@ -82,6 +82,13 @@ def changelog_entry(
         lines += ["First release.", ""]
     else:
         lines += [f"Compared with {previous.tag}:", "", "```", render_text(diff).rstrip(), "```", ""]
+        if diff.precisions_added:
+            added = ", ".join(diff.precisions_added)
+            lines += [
+                f"New weight precision value(s): {added}. The v1 schemas' precision enum was widened to admit "
+                f"them; consumers who switch on precision should handle {added}.",
+                "",
+            ]
         large = diff.large_changes(LARGE_CHANGE_PCT)
         if large:
             lines += [f"Large changes accepted: {accepted}", ""] + [f"- {item}" for item in large] + [""]

@@ -1,4 +1,7 @@
-"""Rules across files: index vs models, model list vs documents, shared headers, CSV, descriptor."""
+"""Rules across files: index vs models, model list vs documents, shared headers, CSV, descriptor.
+
+The per-workload rules take one workload's documents (its index, model list and model documents).
+"""
 
 from __future__ import annotations
 
@@ -9,12 +12,15 @@ from builder.errors import Problem
 from builder.layout import (
     CSV,
     DESCRIPTOR,
-    INDEX,
-    MODEL_LIST,
+    ROOT_WORKLOAD,
+    WORKLOAD_LIST,
+    index_rel,
     is_model,
+    model_list_rel,
     model_rel,
     model_url,
     page_url,
+    place,
     schema_for,
     slug_of,
 )
@@ -27,25 +33,33 @@ ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
 
 
 def check_files(tree: Tree) -> list[Problem]:
-    """Only published files, and the three fixed ones present."""
+    """Only published files; the workload list, the CSV, and an index and model list for every workload present."""
     problems = []
     for rel in sorted({*tree.stray, *tree.raw}):
         if rel != CSV and schema_for(rel) is None:  # each published document has a schema
             problems.append(Problem(tree.shown(rel), "/", "expected only published files, found a stray file"))
-    for rel in (INDEX, MODEL_LIST, CSV):
+    present = {found.workload for rel in tree.raw if (found := place(rel)) and found.workload} | {ROOT_WORKLOAD}
+    required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), WORKLOAD_LIST, CSV]
+    required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
+    for rel in required:
         if rel not in tree.raw:
             problems.append(Problem(tree.shown(rel), "/", "expected this file, found it missing"))
     return problems
 
 
-def check_headers(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    """The shared header fields are identical across files; the index is the reference."""
-    ref_rel = INDEX if INDEX in ok else next((r for r in ok if is_model(r)), None)
+def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
+    """The document whose shared header the rest of a workload's documents must repeat: its index, or a model."""
+    return index_rel(workload) if index_rel(workload) in docs else next((r for r in docs if is_model(r)), None)
+
+
+def check_headers(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
+    """The shared header fields are identical across one workload's files; its index is the reference."""
+    ref_rel = reference_document(workload, docs)
     if ref_rel is None:
         return []
-    ref = ok[ref_rel]
+    ref = docs[ref_rel]
     problems = []
-    for rel, doc in ok.items():
+    for rel, doc in docs.items():
         for key in SHARED:
             if key in doc and doc[key] != ref[key]:
                 msg = f"expected the same {key} as {tree.shown(ref_rel)}, found a different value"
@@ -53,41 +67,40 @@ def check_headers(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-def check_model_list(tree: Tree, ok: dict[str, Any], base_url: str, version: str) -> list[Problem]:
-    shown = tree.shown(MODEL_LIST)
-    entries = ok[MODEL_LIST]["models"]
+def check_model_list(
+    tree: Tree, workload: str, docs: dict[str, Any], files: set[str], base_url: str, version: str
+) -> list[Problem]:
+    """A workload's model list against its model documents (`files`: the slugs of those present, parsed or not)."""
+    shown = tree.shown(model_list_rel(workload))
+    entries = docs[model_list_rel(workload)]["models"]
     listed = [e["slug"] for e in entries]
     problems = []
     if listed != sorted(listed):
         problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
-    files = {slug_of(rel) for rel in tree.docs if is_model(rel)}
     for slug in sorted(files - set(listed)):
-        problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug)}, found none"))
+        problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
     for i, entry in enumerate(entries):
         slug, at = entry["slug"], f"/models/{i}"
-        doc = ok.get(model_rel(slug))
+        rel = model_rel(slug, workload)
+        doc = docs.get(rel)
         if slug not in files:
-            problems.append(Problem(shown, f"{at}/slug", f"expected a file {model_rel(slug)}, found none"))
+            problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
         if doc is not None:
             for key in ENTRY_FROM_DOC:
                 if entry[key] != doc[key]:
-                    problems.append(
-                        Problem(
-                            shown,
-                            f"{at}/{key}",
-                            f"expected {doc[key]!r} as in {model_rel(slug)}, found {entry[key]!r}",
-                        )
-                    )
-        derived = {"url": model_url(base_url, version, slug), "page": page_url(base_url, slug)}
+                    msg = f"expected {doc[key]!r} as in {rel}, found {entry[key]!r}"
+                    problems.append(Problem(shown, f"{at}/{key}", msg))
+        derived = {"url": model_url(base_url, version, slug, workload), "page": page_url(base_url, slug, workload)}
         for key, want in derived.items():
             if entry[key] != want:
                 problems.append(Problem(shown, f"{at}/{key}", f"expected {want}, found {entry[key]}"))
     return problems
 
 
-def check_index(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    shown, index = tree.shown(INDEX), ok[INDEX]
-    models = {slug_of(rel): doc for rel, doc in ok.items() if is_model(rel)}
+def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
+    """A workload's index against the best configurations of its model documents."""
+    shown, index = tree.shown(index_rel(workload)), docs[index_rel(workload)]
+    models = {slug_of(rel): doc for rel, doc in docs.items() if is_model(rel)}
     rows = index["rows"]
     problems = []
     seen: set[tuple[str, str]] = set()
@@ -97,13 +110,13 @@ def check_index(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
             problems.append(Problem(shown, f"/rows/{i}", f"expected one row per model and GPU, found {key} again"))
         seen.add(key)
         doc = models.get(row["slug"])
-        if doc is None and model_rel(row["slug"]) in tree.docs:
+        if doc is None and model_rel(row["slug"], workload) in tree.docs:
             continue  # the model document has schema problems of its own
         best = doc["best"].get(row["gpu"]) if doc else None
         if best is None:
             problems.append(Problem(shown, f"/rows/{i}", f"expected a best configuration for {key}, found none"))
             continue
-        source = f"{model_rel(row['slug'])} best[{row['gpu']}]"
+        source = f"{model_rel(row['slug'], workload)} best[{row['gpu']}]"
         for k, v in index_row(doc, best).items():
             if row[k] != v:
                 problems.append(Problem(shown, f"/rows/{i}/{k}", f"expected {v!r} as in {source}, found {row[k]!r}"))
@@ -111,7 +124,7 @@ def check_index(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
         for gpu in doc["best"]:
             if (slug, gpu) not in seen:
                 problems.append(
-                    Problem(shown, "/rows", f"expected a row for {model_rel(slug)} best[{gpu}], found none")
+                    Problem(shown, "/rows", f"expected a row for {model_rel(slug, workload)} best[{gpu}], found none")
                 )
     energies = [r["joules_per_output_token"] for r in rows]
     for i in range(1, len(energies)):
@@ -134,11 +147,10 @@ def check_index(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
 
 
 def check_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    """The flat table is exactly the per-model documents' configurations."""
+    """The flat table is exactly the model documents' configurations, in the workload list's order."""
     if CSV not in tree.raw:
         return []
-    models = [doc for rel, doc in ok.items() if is_model(rel)]
-    want = configurations_csv(models).decode().splitlines()
+    want = configurations_csv(ok).decode().splitlines()
     found = tree.raw[CSV].decode("utf-8", errors="replace").splitlines()
     shown = tree.shown(CSV)
     for line, (w, f) in enumerate(zip(want, found, strict=False), start=1):

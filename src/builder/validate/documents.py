@@ -7,7 +7,7 @@ from itertools import pairwise
 from typing import Any
 
 from builder.errors import Problem
-from builder.layout import model_rel, row_id
+from builder.layout import ROOT_WORKLOAD, model_rel, row_id, workload_of
 from builder.transform import best_by_gpu
 
 
@@ -20,8 +20,9 @@ def check_dates(shown: str, doc: dict[str, Any]) -> list[Problem]:
 def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     problems = check_dates(shown, doc)
     slug = doc["slug"]
-    if rel != model_rel(slug):
-        problems.append(Problem(shown, "/slug", f"expected the file name {model_rel(slug)}, found {rel}"))
+    want = model_rel(slug, workload_of(rel) or ROOT_WORKLOAD)
+    if rel != want:
+        problems.append(Problem(shown, "/slug", f"expected the file name {want}, found {rel}"))
     confs = doc["configurations"]
     gpus = sorted({c["gpu"] for c in confs})
     if doc["gpus"] != gpus:

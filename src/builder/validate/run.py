@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from builder.errors import Problem
-from builder.layout import INDEX, MODEL_LIST, is_model
+from builder.layout import WORKLOAD_LIST, index_rel, is_model, model_list_rel
 from builder.validate.crossfile import (
     check_csv,
     check_descriptor,
@@ -19,6 +19,7 @@ from builder.validate.documents import check_dates, check_model
 from builder.validate.physics import check_physics
 from builder.validate.schema import check_schemas, check_schemas_fast
 from builder.validate.tree import Tree
+from builder.validate.workloads import check_identity, check_shared_across, check_workload_list, group_by_workload
 
 
 def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
@@ -54,11 +55,16 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
             problems += check_model(tree.shown(rel), rel, doc) + check_physics(tree.shown(rel), doc)
         else:
             problems += check_dates(tree.shown(rel), doc)
-    problems += check_headers(tree, ok)
-    if INDEX in ok:
-        problems += check_index(tree, ok)
-    if MODEL_LIST in ok:
-        problems += check_model_list(tree, ok, base_url, ok[MODEL_LIST]["version"])
-    if all(rel in ok for rel in tree.docs if is_model(rel)):
-        problems += check_csv(tree, ok)
+    groups = group_by_workload(tree, ok)
+    for workload, (docs, slugs) in groups.items():
+        problems += check_headers(tree, workload, docs)
+        if index_rel(workload) in docs:
+            problems += check_index(tree, workload, docs)
+        if (model_list := docs.get(model_list_rel(workload))) is not None:
+            problems += check_model_list(tree, workload, docs, slugs, base_url, model_list["version"])
+    problems += check_shared_across(tree, groups) + check_identity(tree, groups)
+    if WORKLOAD_LIST in ok:
+        problems += check_workload_list(tree, ok, groups, base_url)
+        if all(rel in ok for rel in tree.docs if is_model(rel)):
+            problems += check_csv(tree, ok)
     return problems + check_descriptor(tree)

@@ -1,0 +1,142 @@
+"""Rules across workloads: the workload list against the documents it points to, shared headers, one model
+everywhere (the same name, model id, parameter counts and architecture in every workload it appears in)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builder.errors import Problem
+from builder.layout import (
+    ROOT_WORKLOAD,
+    WORKLOAD_LIST,
+    index_rel,
+    is_model,
+    model_list_rel,
+    place,
+    workload_dir,
+)
+from builder.metadata import WORKLOAD_SOURCE_KEYS
+from builder.transform import workload_urls
+from builder.validate.crossfile import reference_document
+from builder.validate.tree import Tree
+
+SHARED_ACROSS = ("version", "unit", "itl_deadline_ms", "caveat", "boundary", "selection")
+IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
+
+
+def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[str, Any], set[str]]]:
+    """Per workload present (text conversation first, then by id): its documents that passed their schema,
+    and the slugs of its model documents present, parsed or not."""
+    groups: dict[str, tuple[dict[str, Any], set[str]]] = {ROOT_WORKLOAD: ({}, set())}
+    for rel in tree.docs:
+        found = place(rel)
+        if found is None or found.workload is None:
+            continue
+        docs, slugs = groups.setdefault(found.workload, ({}, set()))
+        if rel in ok:
+            docs[rel] = ok[rel]
+        if found.slug is not None:
+            slugs.add(found.slug)
+    return {w: groups[w] for w in sorted(groups, key=lambda w: (w != ROOT_WORKLOAD, w))}
+
+
+def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
+    """Every workload repeats text conversation's header, and its source but for the workload's own fields."""
+    root_docs = groups[ROOT_WORKLOAD][0]
+    root_rel = reference_document(ROOT_WORKLOAD, root_docs)
+    if root_rel is None:
+        return []
+    root, problems = root_docs[root_rel], []
+    for workload, (docs, _) in groups.items():
+        ref_rel = reference_document(workload, docs)
+        if workload == ROOT_WORKLOAD or ref_rel is None:
+            continue
+        shown, doc = tree.shown(ref_rel), docs[ref_rel]
+        for key in SHARED_ACROSS:
+            if key in doc and key in root and doc[key] != root[key]:
+                msg = f"expected the same {key} as {tree.shown(root_rel)}, found a different value"
+                problems.append(Problem(shown, f"/{key}", msg))
+        for key, value in doc["source"].items():
+            if key not in WORKLOAD_SOURCE_KEYS and value != root["source"].get(key):
+                own = ", ".join(WORKLOAD_SOURCE_KEYS)
+                msg = (
+                    f"expected the same source.{key} as {tree.shown(root_rel)} (only {own} differ), found another value"
+                )
+                problems.append(Problem(shown, f"/source/{key}", msg))
+    return problems
+
+
+def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
+    """A model (a slug) has one name, model id, parameter counts and architecture in every workload; a
+    model id has one slug."""
+    first: dict[str, tuple[str, dict[str, Any]]] = {}
+    slug_of_id: dict[str, tuple[str, str]] = {}
+    problems = []
+    for docs, _ in groups.values():
+        for rel, doc in docs.items():
+            if not is_model(rel):
+                continue
+            seen_rel, seen = first.setdefault(doc["slug"], (rel, doc))
+            for key in IDENTITY:
+                if doc[key] != seen[key]:
+                    there = f"{tree.shown(seen_rel)} (the same model in another workload)"
+                    msg = f"expected {seen[key]!r} as in {there}, found {doc[key]!r}"
+                    problems.append(Problem(tree.shown(rel), f"/{key}", msg))
+            owner_rel, owner = slug_of_id.setdefault(doc["model_id"], (rel, doc["slug"]))
+            if owner != doc["slug"]:
+                there = f"{owner} in {tree.shown(owner_rel)}"
+                msg = f"expected one slug per model_id, found {doc['model_id']} also as {there}"
+                problems.append(Problem(tree.shown(rel), "/model_id", msg))
+    return problems
+
+
+def check_workload_list(
+    tree: Tree, ok: dict[str, Any], groups: dict[str, tuple[dict[str, Any], set[str]]], base_url: str
+) -> list[Problem]:
+    """workloads.json lists every workload present, once, text conversation first, with its true counts and URLs."""
+    shown, doc = tree.shown(WORKLOAD_LIST), ok[WORKLOAD_LIST]
+    entries = doc["workloads"]
+    ids = [entry["id"] for entry in entries]
+    problems = []
+    if ids[0] != ROOT_WORKLOAD:
+        problems.append(Problem(shown, "/workloads/0/id", f"expected {ROOT_WORKLOAD} first, found {ids[0]}"))
+    for workload in groups:
+        if workload not in ids:
+            msg = f"expected an entry for the workload of {tree.shown(index_rel(workload))}, found none"
+            problems.append(Problem(shown, "/workloads", msg))
+    for i, entry in enumerate(entries):
+        workload, at = entry["id"], f"/workloads/{i}"
+        if workload in ids[:i]:
+            problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
+            continue
+        docs, slugs = groups.get(workload, ({}, set()))
+        for rel in (index_rel(workload), model_list_rel(workload)):
+            if rel not in tree.docs:
+                problems.append(Problem(shown, f"{at}/id", f"expected a file {tree.shown(rel)}, found none"))
+        counts = {"model_count": len(slugs)}
+        models = [d for rel, d in docs.items() if is_model(rel)]
+        if len(models) == len(slugs):  # every model document passed its schema
+            counts["configuration_count"] = sum(len(m["configurations"]) for m in models)
+        where = f"{tree.shown(workload_dir(workload))}models/"
+        for key, want in counts.items():
+            if entry[key] != want:
+                msg = f"expected {want} (from the model documents in {where}), found {entry[key]}"
+                problems.append(Problem(shown, f"{at}/{key}", msg))
+        for key, want in workload_urls(base_url, doc["version"], workload).items():
+            if entry[key] != want:
+                problems.append(Problem(shown, f"{at}/{key}", f"expected {want}, found {entry[key]}"))
+        index = docs.get(index_rel(workload))
+        if index is not None:
+            source = index["source"]
+            if entry["data_url"] != source["data_url"]:
+                there = f"{tree.shown(index_rel(workload))} source"
+                msg = f"expected {source['data_url']} as in {there}, found {entry['data_url']}"
+                problems.append(Problem(shown, f"{at}/data_url", msg))
+            label = f"{entry['name']} ({entry['task']})"
+            if source["workload"] != label:
+                msg = f"expected name and task as in source.workload {source['workload']!r}, found {label!r}"
+                problems.append(Problem(shown, at, msg))
+            if index["workload"] != workload:
+                msg = f"expected workload {workload!r} (its entry in {shown}), found {index['workload']!r}"
+                problems.append(Problem(tree.shown(index_rel(workload)), "/workload", msg))
+    return problems

@@ -1,0 +1,280 @@
+"""The five workloads: the v1 documents untouched, each new workload against values worked out by hand.
+
+Every literal below was computed from the upstream task files with jq and a throwaway script that
+shares no code with the builder (lowest energy_per_token_joules per model and GPU among rows with
+median_itl_ms <= 500, Wh = J x 10^6 / 3600 rounded to 2 decimals), not by running the builder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from hostile import assert_refused, run_cli, tree_digest
+
+DATA = REPO / "data"
+
+# sha256 of the v1 text-conversation documents as committed on main before the new workloads.
+V1_SHA256 = {
+    "index.json": "5032783fc8e7980aee8ee8b4e65ea4bb4170dc811aee1b7f686f2750ee851736",
+    "models.json": "f4fad1362e7ccfaaa81eac3e37c9e1bb78b074c5ca6ffd93a2d6a79c53756f14",
+    "models/deepseek-v3-1.json": "5d08e5d92a006835df8b455cea902d54dfd8ccf43d5c7f0b49b4263bcb0e28cc",
+    "models/gemma-3-12b.json": "8652939041a9673714f9bea7c9ab6615be0cbb342579f1167cfac640a1f8f482",
+    "models/gemma-3-27b.json": "58bffff76a31f48b0c78cde4e7f1b97707c44512a07b0e222deed76087fa812a",
+    "models/llama-3-1-405b-instruct-fp8.json": "296ab2685062a29f4000ad003bbb55ef5a07ea7dd0cddc522c30059dcd48909b",
+    "models/llama-3-1-405b-instruct.json": "fb3f34b272530f519f151f4c98a459768b41e639d9f064ddd07c8a38d3a39d7e",
+    "models/llama-3-1-70b-instruct.json": "02be19afaa3fed9c6a6e802585e38addd966aa6af7e26b10c8502cb47fb8df7c",
+    "models/llama-3-1-8b-instruct.json": "dc55ca384be313fec284a645e42373aac080bcb23a83815edec04a9b591f7bdf",
+    "models/llama-3-3-70b-instruct.json": "f9d7d53651b083880c08f1b6a66151846060536cb5c5a76fb044324efa1bcd3a",
+    "models/llama-4-maverick-17b-128e-instruct-fp8.json": "41b270cf166e5ecfd5ad7b9c9197a97730c843e87ae127dcfa5019d071ed3641",
+    "models/llama-4-scout-17b-16e-instruct.json": "9b0c1db9e1c4d7f26f75f0251a9a2873a4611f8a0b45cfc42f48adf58bf38407",
+    "models/nvidia-nemotron-nano-12b-v2.json": "faf7fbd404d4c2d6ea20bf025eee7e76f2c35ed97fd7a8d3009b99b69a1a6b18",
+    "models/nvidia-nemotron-nano-9b-v2.json": "1a2a75c4368ec174ca1cc5e7f820b098c241d1eee51c0ac739150ce508ea2ca8",
+    "models/qwen-3-14b.json": "67738bb193a454c3a7b5e4f9797eb6a9cc0725570ab42a299b02164ed39e4a62",
+    "models/qwen-3-235b-a22b-instruct-fp8.json": "87bfacb9d2e940884b50c83956273ec67a4ea8cdcfb593fd0b677cd14c1d6491",
+    "models/qwen-3-235b-a22b-instruct.json": "26859416c1eaaf99a5886875c52c76a4301acd6dbbd85b448acb4339ed28b470",
+    "models/qwen-3-30b-a3b-instruct.json": "1d8492c5fed81358e9961c7f715c7d269cce650387d692f71b8e99db2edb0cad",
+    "models/qwen-3-32b.json": "dab23cfdf9ddeea2bde6a0ca724c11e11f12194840b76bafa1f482036cfdc83e",
+    "models/qwen-3-8b.json": "99e3b771b07b19a4b3c79241c92d6b13057894165862f2a4f8a2c3124f4a7c7a",
+}
+
+# Per new workload, from its task file: models, configurations, index rows (best entries); the first
+# index row (model, gpu, num_gpus, Wh); one model's best per GPU (Wh, median ITL).
+EXPECTED = {
+    "problem-solving": {
+        "task": "gpqa", "models": 12, "configurations": 187, "rows": 22,
+        "first": ("GPT OSS 20B", "B200", 1, 7.9),
+        "best": ("gpt-oss-120b", {"B200": (11.02, 175.4), "H100": (23.9, 122.6)}),
+    },
+    "code-completion": {
+        "task": "sourcegraph-fim", "models": 3, "configurations": 50, "rows": 4,
+        "first": ("Qwen 3 Coder 30B A3B", "B200", 1, 31.08),
+        "best": ("qwen-3-coder-480b-a35b", {"B200": (344.44, 98.2)}),
+    },
+    "image-chat": {
+        "task": "image-chat", "models": 11, "configurations": 173, "rows": 19,
+        "first": ("Qwen 3 VL 30B A3B Instruct", "B200", 1, 29.2),
+        "best": ("gemma-3-12b", {"B200": (34.16, 49.4), "H100": (56.07, 31.6)}),
+    },
+    "video-chat": {
+        "task": "video-chat", "models": 6, "configurations": 100, "rows": 12,
+        "first": ("Qwen 3 VL 8B Instruct", "H100", 1, 63.88),
+        "best": ("qwen-3-vl-32b-instruct", {"B200": (73.74, 45.0), "H100": (135.73, 31.1)}),
+    },
+}  # fmt: skip
+
+
+def load(rel: str) -> dict:
+    return json.loads((DATA / rel).read_text())
+
+
+def test_the_v1_text_conversation_documents_are_byte_for_byte_unchanged() -> None:
+    found = {rel: hashlib.sha256((DATA / rel).read_bytes()).hexdigest() for rel in V1_SHA256}
+    assert found == V1_SHA256
+    assert sorted(p.relative_to(DATA).as_posix() for p in (DATA / "models").iterdir()) == sorted(
+        rel for rel in V1_SHA256 if rel.startswith("models/")
+    )
+
+
+@pytest.mark.parametrize("workload", sorted(EXPECTED))
+def test_each_new_workload_has_the_hand_computed_values(workload: str) -> None:
+    want = EXPECTED[workload]
+    index = load(f"workloads/{workload}/index.json")
+    model_list = load(f"workloads/{workload}/models.json")
+    models = sorted((DATA / "workloads" / workload / "models").glob("*.json"))
+    assert len(models) == len(model_list["models"]) == want["models"]
+    assert sum(len(json.loads(p.read_text())["configurations"]) for p in models) == want["configurations"]
+    assert len(index["rows"]) == want["rows"]
+    first = index["rows"][0]
+    assert (first["model"], first["gpu"], first["num_gpus"], first["wh_per_million_output_tokens"]) == want["first"]
+    slug, best = want["best"]
+    doc = load(f"workloads/{workload}/models/{slug}.json")
+    assert {g: (c["wh_per_million_output_tokens"], c["median_itl_ms"]) for g, c in doc["best"].items()} == best
+    assert index["workload"] == workload
+    assert index["source"]["data_url"].endswith(f"/public/data/tasks/{want['task']}.json")
+
+
+def test_the_new_workloads_hold_510_configurations_32_model_entries_and_57_best_rows() -> None:
+    new = [w["id"] for w in load("workloads.json")["workloads"][1:]]
+    assert new == ["problem-solving", "code-completion", "image-chat", "video-chat"]
+    assert sum(len(load(f"workloads/{w}/models.json")["models"]) for w in new) == 32
+    assert sum(len(load(f"workloads/{w}/index.json")["rows"]) for w in new) == 57
+    csv = (DATA / "configurations.csv").read_text().splitlines()
+    assert sum(1 for line in csv if not line.startswith("text-conversation,")) - 1 == 510
+    assert len(csv) - 1 == 328 + 510
+
+
+def test_gpqa_repeats_its_duplicate_run() -> None:
+    """GPT OSS 20B ran twice on 1 H100 at 96 sequences: 0.08762510... J, then 0.09217403... J upstream."""
+    confs = load("workloads/problem-solving/models/gpt-oss-20b.json")["configurations"]
+    repeated = [(c["repeat"], c["joules_per_output_token"]) for c in confs if c["row_id"] == "gpt-oss-20b/H100/1/96"]
+    assert repeated == [(1, 0.0876251), (2, 0.092174)]
+    assert {c["precision"] for c in confs} == {"MXFP4"}
+
+
+def test_the_workload_list_points_at_every_workload() -> None:
+    doc = load("workloads.json")
+    assert list(doc) == ["version", "updated", "data_version", "workloads"]
+    table = [(w["id"], w["name"], w["task"], w["model_count"], w["configuration_count"]) for w in doc["workloads"]]
+    assert table == [
+        ("text-conversation", "Text Conversation", "lm-arena-chat", 18, 328),
+        ("problem-solving", "Problem Solving", "gpqa", 12, 187),
+        ("code-completion", "Code Completion", "sourcegraph-fim", 3, 50),
+        ("image-chat", "Image Chat", "image-chat", 11, 173),
+        ("video-chat", "Video Chat", "video-chat", 6, 100),
+    ]
+    first, image = doc["workloads"][0], doc["workloads"][3]
+    assert (first["index_url"], first["models_url"]) == (
+        "https://leadgreen.ai/api/v1/index.json",
+        "https://leadgreen.ai/api/v1/models.json",
+    )
+    assert (image["index_url"], image["models_url"]) == (
+        "https://leadgreen.ai/api/v1/workloads/image-chat/index.json",
+        "https://leadgreen.ai/api/v1/workloads/image-chat/models.json",
+    )
+
+
+def test_workload_documents_differ_from_v1_only_where_the_issue_says() -> None:
+    index = load("workloads/image-chat/index.json")
+    assert index["source"]["workload"] == "Image Chat (image-chat)"
+    assert index["source"]["configurations"].startswith("173 stable configurations")
+    assert index["reference_row"] == {"model": "Qwen 3 VL 32B Instruct", "gpu": "H100", "num_gpus": 2}
+    v1 = load("index.json")
+    for key in ("version", "unit", "itl_deadline_ms", "selection", "caveat", "boundary"):
+        assert index[key] == v1[key], key
+    assert {k for k in v1["source"] if v1["source"][k] != index["source"][k]} == {
+        "data_url",
+        "workload",
+        "configurations",
+    }
+    entry = next(m for m in load("workloads/image-chat/models.json")["models"] if m["slug"] == "gemma-3-12b")
+    assert entry["url"] == "https://leadgreen.ai/api/v1/workloads/image-chat/models/gemma-3-12b.json"
+    assert entry["page"] == "https://leadgreen.ai/workloads/image-chat/models/gemma-3-12b/"
+
+
+def test_a_model_in_two_workloads_is_the_same_model_in_both() -> None:
+    text, image = load("models/gemma-3-12b.json"), load("workloads/image-chat/models/gemma-3-12b.json")
+    keys = ("name", "model_id", "params_b", "active_params_b", "architecture")
+    assert [text[k] for k in keys] == [image[k] for k in keys] == [
+        "Gemma 3 12B", "google/gemma-3-12b-it", 12.0, 12.0, "Dense Transformer",
+    ]  # fmt: skip
+
+
+def test_tables_grow_with_workloads_never_with_models() -> None:
+    descriptor = json.loads((REPO / "datapackage.json").read_text())
+    tables = [r["name"] for r in descriptor["resources"] if r.get("type") == "table"]
+    per_workload = ["index-rows", "model-list"] + [
+        f"{kind}-{w}"
+        for w in ("problem-solving", "code-completion", "image-chat", "video-chat")
+        for kind in ("index-rows", "model-list")
+    ]
+    assert tables == [*per_workload, "workloads", "configurations"]
+    assert [s["title"].split(": ")[-1] for s in descriptor["sources"]] == [
+        "Text Conversation (lm-arena-chat)", "Problem Solving (gpqa)", "Code Completion (sourcegraph-fim)",
+        "Image Chat (image-chat)", "Video Chat (video-chat)",
+    ]  # fmt: skip
+
+
+def test_upstream_task_equals_file_replaces_that_task_only(repo_copy, tmp_path: Path) -> None:
+    doc = json.loads((repo_copy / "upstream" / "video-chat.json").read_text())
+    doc["configurations"] = [c for c in doc["configurations"] if c["model_id"] != "Qwen/Qwen3-Omni-30B-A3B-Instruct"]
+    smaller = tmp_path / "video.json"
+    smaller.write_text(json.dumps(doc))
+    out = repo_copy / "data"
+    outcome = run_cli("build", "--upstream", f"video-chat={smaller}", "--date", "2031-01-01")
+    assert outcome.exit_code == 0, outcome.output
+    assert not (out / "workloads/video-chat/models/qwen-3-omni-30b-a3b-instruct.json").exists()
+    assert (out / "workloads/image-chat/models/qwen-3-omni-30b-a3b-instruct.json").exists()
+    assert json.loads((out / "workloads.json").read_text())["workloads"][4]["model_count"] == 5
+    for rel in V1_SHA256:
+        assert (out / rel).read_bytes() == (DATA / rel).read_bytes()
+    source = json.loads((repo_copy / "datapackage.json").read_text())["sources"][4]
+    assert (source["path"], source["version"]) == (str(smaller), "")
+
+
+def test_plain_upstream_file_is_the_text_conversation_task(repo_copy) -> None:
+    """The pinned files given as --upstream FILE and TASK=FILE rebuild the committed data exactly (the
+    descriptor's sources then name the files given instead of their upstream URLs)."""
+    before = tree_digest(repo_copy / "data")
+    both = run_cli("build", "--upstream", "upstream/lm-arena-chat.json", "--upstream", "gpqa=upstream/gpqa.json")
+    assert both.exit_code == 0, both.output
+    assert both.output.splitlines()[1:] == ["  changed: datapackage.json"]
+    assert tree_digest(repo_copy / "data") == before
+    sources = json.loads((repo_copy / "datapackage.json").read_text())["sources"]
+    assert [s["path"] for s in sources[:2]] == ["upstream/lm-arena-chat.json", "upstream/gpqa.json"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(["--upstream", "text-to-image=x.json"], "expected tasks among lm-arena-chat, gpqa, sourcegraph-fim, image-chat, video-chat, found text-to-image", id="unknown-task"),
+        pytest.param(["--upstream", "gpqa=a.json", "--upstream", "gpqa=b.json"], "expected each task once, found gpqa given twice", id="task-twice"),
+        pytest.param(["--upstream", "a.json", "--upstream", "lm-arena-chat=b.json"], "expected each task once, found lm-arena-chat given twice", id="plain-and-named"),
+        pytest.param(["--upstream", "gpqa="], "expected FILE or TASK=FILE, found 'gpqa='", id="no-file"),
+    ],
+)  # fmt: skip
+def test_upstream_option_misuse_is_a_usage_error(repo_copy, args: list[str], message: str) -> None:
+    before = tree_digest(repo_copy)
+    assert_refused(run_cli("build", *args), 2, message, before, tree_digest(repo_copy))
+
+
+def test_a_task_missing_from_the_lock_is_refused(repo_copy) -> None:
+    lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())
+    del lock["tasks"]["sourcegraph-fim"]
+    (repo_copy / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
+    before = tree_digest(repo_copy)
+    outcome = run_cli("build", "--date", "2031-01-01")
+    assert_refused(
+        outcome,
+        1,
+        "upstream/lock.json: expected an entry for task sourcegraph-fim, found none",
+        before,
+        tree_digest(repo_copy),
+    )
+
+
+def test_diff_and_large_change_guard_name_the_workload(repo_copy, tmp_path: Path) -> None:
+    """GPT OSS 20B's energy x 1.5 in gpqa: the diff and the release guard name problem-solving's keys."""
+    from builder.diff import diff_trees, load_docs, render_text
+    from builder.release.rules import LARGE_CHANGE_PCT
+
+    doc = json.loads((repo_copy / "upstream" / "gpqa.json").read_text())
+    for conf in doc["configurations"]:
+        if conf["model_id"] == "openai/gpt-oss-20b":
+            conf["energy_per_token_joules"] *= 1.5
+            conf["output_throughput_tokens_per_sec"] /= 1.5
+    changed = tmp_path / "gpqa.json"
+    changed.write_text(json.dumps(doc))
+    assert run_cli("build", "--upstream", f"gpqa={changed}", "--date", "2031-01-01").exit_code == 0
+    diff = diff_trees(load_docs(str(DATA)), load_docs(str(repo_copy / "data")))
+    lines = render_text(diff).splitlines()
+    assert (
+        "best changed: problem-solving:gpt-oss-20b B200 joules_per_output_token: 0.0284465 -> 0.0426698 (+50.0 %)"
+        in lines
+    )
+    assert any(line.startswith("  ~ problem-solving:gpt-oss-20b/H100/1/96 #2 tokens_per_second: ") for line in lines)
+    assert not any(line.startswith(("best changed: gpt-oss", "workloads added", "models ")) for line in lines)
+    assert (
+        "problem-solving:gpt-oss-20b B200 wh_per_million_output_tokens: 7.9 -> 11.85 (+50.0 %)"
+        in diff.large_changes(LARGE_CHANGE_PCT)
+    )
+
+
+def test_the_changelog_says_when_a_precision_value_is_new(in_repo) -> None:
+    """Against a tree without problem solving (as released before the workloads), MXFP4 is new."""
+    from builder.diff import diff_trees, load_docs
+    from builder.release.rules import Version, changelog_entry
+
+    new = load_docs("data")
+    old = {rel: doc for rel, doc in new.items() if not rel.startswith(("workloads/", "workloads.json"))}
+    diff = diff_trees(old, new)
+    assert diff.workloads_added == ["code-completion", "image-chat", "problem-solving", "video-chat"]
+    assert diff.precisions_added == ["MXFP4"]
+    entry = changelog_entry(Version("2026-11-29"), "1", Version("2026-10-19"), diff, None, "upstream")
+    assert "workloads added: code-completion, image-chat, problem-solving, video-chat" in entry
+    assert "precision values added: MXFP4" in entry
+    assert "consumers who switch on precision should handle MXFP4." in entry
