@@ -130,7 +130,7 @@ def drop_table(name: str) -> Callable[[str], str]:
     """Remove the table [name] and its keys (up to the next table header)."""
 
     def edit(text: str) -> str:
-        new, n = re.subn(rf"^\[{re.escape(name)}\]\n(?:(?!\[).*\n)*", "", text, count=1, flags=re.M)
+        new, n = re.subn(rf"^\[{re.escape(name)}\].*\n(?:(?!\[).*\n)*", "", text, count=1, flags=re.M)
         assert n == 1, name
         return new
 
@@ -161,14 +161,14 @@ METADATA = [
     pytest.param(set_line("base_url", '"https://user:pw@leadgreen.ai"'), f"{MT}base_url: expected an https URL", id="base-url-credentials"),
     pytest.param(drop_table("header"), f"{MT}header: expected a table, found nothing (key missing)", id="missing-table"),
     pytest.param(set_line("caveat", '""'), f"{MT}header.caveat: expected a non-empty string, found ''", id="empty-caveat"),
-    pytest.param(lambda t: "colour = 1\n" + t, f"{MT}colour: expected only the keys base_url, header, index, source here", id="unknown-top-level-key"),
+    pytest.param(lambda t: "colour = 1\n" + t, f"{MT}colour: expected only the keys base_url, header, index, source, workload here", id="unknown-top-level-key"),
     pytest.param(add_after("[header]", 'colour = "green"'), f"{MT}header.colour: expected only the keys", id="unknown-key-in-table"),
     pytest.param(source_as_string, f"{MT}source: expected a table, found 'ML.ENERGY'", id="source-as-string"),
-    pytest.param(set_line("num_gpus", '"2"'), f"{MT}index.reference_row.num_gpus: expected an integer >= 1, found '2'", id="reference-row-num-gpus-string"),
-    pytest.param(set_line("gpu", "8"), f"{MT}index.reference_row.gpu: expected a non-empty string, found 8", id="reference-row-gpu-int"),
+    pytest.param(set_line("reference_row", '{ model = "Qwen 3 32B", gpu = "H100", num_gpus = "2" }'), f"{MT}workload[0].reference_row.num_gpus: expected an integer >= 1, found '2'", id="reference-row-num-gpus-string"),
+    pytest.param(set_line("reference_row", '{ model = "Qwen 3 32B", gpu = 8, num_gpus = 2 }'), f"{MT}workload[0].reference_row.gpu: expected a non-empty string, found 8", id="reference-row-gpu-int"),
     pytest.param(set_line("released", "2025-12-01"), f'{MT}source.released: expected a date as a string "YYYY-MM-DD", found an unquoted date', id="date-unquoted"),
     pytest.param(set_line("retrieved", '"2026-02-30"'), f"{MT}source.retrieved: expected a date", id="date-impossible"),
-    pytest.param(set_line("data_url", '"ftp://example.org/x.json"'), f"{MT}source.data_url: expected an https URL with a host", id="data-url-ftp"),
+    pytest.param(set_line("data_url", '"ftp://example.org/x.json"'), f"{MT}workload[0].data_url: expected an https URL with a host", id="data-url-ftp"),
     pytest.param(lambda t: re.sub(r"^licence_evidence = \[.*?\]$", "licence_evidence = []", t, count=1, flags=re.M | re.S), f"{MT}source.licence_evidence: expected a non-empty array", id="licence-evidence-empty"),
     pytest.param(lambda t: t + "[header\n", f"{MT}expected TOML, found a syntax error", id="syntax-error"),
 ]  # fmt: skip
@@ -194,7 +194,7 @@ def test_several_metadata_problems_are_listed_one_a_line(repo_copy: Path, tmp_pa
 # ---------------------------------------------------------------------------------------------
 # 3. upstream/lock.json: every field checked before use (`build`, `fetch` and `check-upstream`)
 
-LK = "upstream/lock.json: "
+LK = "upstream/lock.json: /tasks/lm-arena-chat: "
 LOCK = [
     pytest.param("file", "../../x", f"{LK}file: expected a plain file name inside the lock's folder", id="file-parent"),
     pytest.param("file", "/etc/passwd", f"{LK}file: expected a plain file name", id="file-absolute"),
@@ -228,8 +228,8 @@ LOCK_TEXT = [
     pytest.param(lambda t: t.replace('"size"', '"size": 1, "size"'), "upstream/lock.json: expected a JSON lock file, found invalid JSON (expected each key once, found 'size' more than once)", id="duplicate-key"),
     pytest.param(lambda t: re.sub(r'"size": \d+', '"size": NaN', t), f"{LK}size: expected an integer from 0 to {CAP} bytes, found nan", id="size-NaN"),
     pytest.param(lambda t: re.sub(r'"size": \d+', '"size": 1' + "0" * 5000, t), "upstream/lock.json: expected a JSON lock file, found invalid JSON (Exceeds the limit", id="size-5001-digits"),
-    pytest.param(lambda t: t.replace('"retrieved"', '"extra": 1, "retrieved"'), "upstream/lock.json: /: expected exactly the keys", id="unknown-key"),
-    pytest.param(lambda t: "[]", "upstream/lock.json: /: expected exactly the keys", id="not-an-object"),
+    pytest.param(lambda t: t.replace('"retrieved"', '"extra": 1, "retrieved"'), "upstream/lock.json: /tasks/lm-arena-chat: expected exactly the keys", id="unknown-key"),
+    pytest.param(lambda t: "[]", 'upstream/lock.json: expected {"tasks": {TASK: entry, ...}} with at least one task', id="not-an-object"),
 ]  # fmt: skip
 
 LOCK_COMMANDS = [
@@ -251,7 +251,9 @@ def test_bad_lock_field_is_refused_before_use(
     repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, command, key, value, message
 ) -> None:
     lock = repo_copy / "upstream" / "lock.json"
-    lock.write_text(json.dumps(json.loads(lock.read_text()) | {key: value}, indent=2))
+    raw = json.loads(lock.read_text())
+    raw["tasks"]["lm-arena-chat"][key] = value
+    lock.write_text(json.dumps(raw, indent=2))
     refused(tmp_path, with_server(command, httpserver, repo_copy), 1, message)
     assert not (tmp_path / "x").exists()  # where `fetch` wrote before: upstream/../../x
 
@@ -316,7 +318,7 @@ OPTIONS = [
     pytest.param(["build", "--upstream"], given("/dev/zero"), 1, ("/dev/zero: expected upstream as a regular file, found a character device",), id="upstream-dev-zero"),
     pytest.param(["build", "--upstream"], link_to_dev_zero, 1, ("zero.json: expected upstream as a regular file, found a character device",), id="upstream-link-to-dev-zero"),
     pytest.param(["build", "--upstream"], sparse_over_cap, 1, (f"sparse.json: expected upstream of at most {CAP} bytes, found {CAP + 1}; not read",), id="upstream-over-the-cap"),
-    pytest.param(["build", "--upstream"], folder, 2, ("'--upstream'", "is a directory"), id="upstream-folder"),
+    pytest.param(["build", "--upstream"], folder, 1, ("folder.json: expected upstream as a regular file, found a folder; not read",), id="upstream-folder"),
     pytest.param(["build", "--upstream"], given("no-such-file.json"), 1, ("no-such-file.json: cannot read upstream (No such file or directory)",), id="upstream-missing"),
 ]  # fmt: skip
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from builder.errors import UPSTREAM_MOVED, BuilderError, ProblemsError, UnreachableError
+from builder.errors import UPSTREAM_MOVED, BuilderError, OutputError, ProblemsError, UnreachableError
 from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, SCHEMAS, require_repo_root
 
 
@@ -198,6 +198,12 @@ def drift(data: Path) -> None:
     click.echo(f"{data}: no drift from the pinned upstream")
 
 
+def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
+    if value != value:  # NaN passes every range check
+        raise click.BadParameter(f"expected a number of seconds, found {value}")
+    return value
+
+
 def _fetch_options(command):
     """Options shared by fetch and check-upstream; defaults are those of fetch.Limits."""
     from builder.fetch import Limits  # light: httpx is imported only when a download starts
@@ -210,11 +216,13 @@ def _fetch_options(command):
                      "Without --task, the text-conversation task (lm-arena-chat)."),
         click.option("--max-bytes", type=click.IntRange(min=1, max=d.max_bytes), default=d.max_bytes,
                      show_default=True, help="Refuse a body larger than this (at most the default)."),
-        click.option("--timeout", type=click.FloatRange(min=0.01), default=d.read_timeout, show_default=True,
+        click.option("--timeout", type=click.FloatRange(min=0.01, max=3600), callback=_finite,
+                     default=d.read_timeout, show_default=True,
                      help="Connect and read timeout, seconds."),
         click.option("--retries", type=click.IntRange(min=0, max=10), default=d.retries, show_default=True,
                      help="Retries on connection errors and 5xx (never on 4xx)."),
-        click.option("--deadline", type=click.FloatRange(min=0.1), default=d.deadline, show_default=True,
+        click.option("--deadline", type=click.FloatRange(min=0.1, max=86400), callback=_finite,
+                     default=d.deadline, show_default=True,
                      help="Give up after this many seconds in all (per task)."),
     ]  # fmt: skip
     for option in reversed(options):
@@ -402,7 +410,10 @@ def dist_command(out: Path, notes: Path | None) -> None:
         data = path.read_bytes()
         click.echo(f"  {hashlib.sha256(data).hexdigest()}  {len(data):>9}  {path.name}")
     if notes is not None:
-        notes.write_text(notes_at(release), encoding="utf-8")
+        try:
+            notes.write_text(notes_at(release), encoding="utf-8")
+        except OSError as exc:
+            raise OutputError(f"{notes}: cannot write the release notes ({exc.strerror})") from exc
         click.echo(f"  release notes: {notes}")
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -217,7 +218,29 @@ def require_repo_root(*needed: Path, where: str = "the repository root") -> None
 FOREIGN_SHOWN = 5  # offending entries named in a refusal
 
 
-def check_output(out: Path) -> None:
+def _built(rel: str) -> bool:
+    return is_published(rel) or (is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
+
+
+DIST_FILE = re.compile(
+    r"leadgreen-data-v[0-9.]+\.(tar\.gz|manifest\.json)|leadgreen_data-[0-9.]+-py3-none-any\.whl|SHA256SUMS"
+)
+
+
+def check_dist_output(out: Path) -> None:
+    """Refuse a dist folder that `builder dist` would damage: like check_output, but the folder may
+    hold only release files (and lie nowhere in data/)."""
+    check_output(out, owned=lambda rel: bool(DIST_FILE.fullmatch(rel)), owned_folder=lambda rel: False,
+                 what="a folder of release files", data=False)  # fmt: skip
+
+
+def check_output(
+    out: Path,
+    owned: Callable[[str], bool] = _built,
+    owned_folder: Callable[[str], bool] = is_published_folder,
+    what: str = "a data folder",
+    data: bool = True,
+) -> None:
     """Refuse an output folder that a build would damage; OutputError naming it, and why.
 
     A build replaces the whole folder, so the folder must be missing, empty, or hold only what a
@@ -250,19 +273,20 @@ def check_output(out: Path) -> None:
         if real.is_relative_to(folder):
             what = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
             raise OutputError(f"{out}: is {what} ({real}); refusing to write there")
-    if real.is_relative_to(inside_only) and real != inside_only:
-        raise OutputError(f"{out}: is inside the {DATA}/ folder ({real}); refusing to write there")
-    foreign = _foreign_entries(out) if mode is not None else []
+    if real.is_relative_to(inside_only) and (real != inside_only or not data):
+        raise OutputError(f"{out}: is the {DATA}/ folder or inside it ({real}); refusing to write there")
+    foreign = _foreign_entries(out, owned, owned_folder) if mode is not None else []
     if foreign:
         more = " ..." if len(foreign) > FOREIGN_SHOWN else ""
         raise OutputError(
-            f"{out}: expected an empty folder or a data folder, found {', '.join(foreign[:FOREIGN_SHOWN])}{more}; "
+            f"{out}: expected an empty folder or {what}, found {', '.join(foreign[:FOREIGN_SHOWN])}{more}; "
             "refusing to replace it"
         )
-    _check_descriptor_beside(out)
+    if data:
+        _check_descriptor_beside(out)
 
 
-def _foreign_entries(out: Path) -> list[str]:
+def _foreign_entries(out: Path, owned: Callable[[str], bool], owned_folder: Callable[[str], bool]) -> list[str]:
     """Entries a build did not publish, breadth first, sorted, at most FOREIGN_SHOWN + 1 of them."""
     found: list[str] = []
     folders = [""]
@@ -275,13 +299,13 @@ def _foreign_entries(out: Path) -> list[str]:
             raise OutputError(f"{out}: cannot read {out / prefix} ({exc.strerror}); refusing to write") from exc
         for name, mode in entries:
             rel = f"{prefix}{name}"
-            if stat.S_ISDIR(mode) and is_published_folder(rel):
+            if stat.S_ISDIR(mode) and owned_folder(rel):
                 folders.append(f"{rel}/")
             elif stat.S_ISDIR(mode):
                 found.append(f"{rel}/")
             elif not stat.S_ISREG(mode):
                 found.append(f"{rel} ({kind(mode)})")
-            elif not (is_published(rel) or (is_hidden(rel) and name != ".git")):
+            elif not owned(rel):
                 found.append(rel)
     return found
 

@@ -92,9 +92,6 @@ def lock_rules(lock_name: str = "lock.json") -> dict[str, tuple[str, Callable[[A
 
 def entry_problems(raw: Any, where: str, lock_name: str = "lock.json") -> list[Problem]:
     """Every way one task's lock entry (as parsed JSON) is wrong, one Problem a field."""
-    if not isinstance(raw, dict) or sorted(raw) != sorted(LOCK_KEYS):
-        found = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
-        return [Problem(where, "/", f"expected exactly the keys {list(LOCK_KEYS)}, found {found}")]
     problems = []
     for key, (expected, test) in lock_rules(lock_name).items():
         if not test(raw[key]):
@@ -105,6 +102,9 @@ def entry_problems(raw: Any, where: str, lock_name: str = "lock.json") -> list[P
 
 def check_entry(raw: Any, where: str, lock_name: str = "lock.json") -> Lock:
     """One task's lock entry, or InputError (one line a problem) unless it is sound."""
+    if not isinstance(raw, dict) or sorted(raw) != sorted(LOCK_KEYS):
+        found = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
+        raise InputError(f"{where}: expected exactly the keys {list(LOCK_KEYS)}, found {found}")
     problems = entry_problems(raw, where, lock_name)
     if len(problems) == 1:
         raise InputError(str(problems[0]))

@@ -50,6 +50,7 @@ import fcntl
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import stat
 import tempfile
@@ -60,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import OutputError
-from builder.layout import is_hidden
+from builder.layout import DESCRIPTOR, is_hidden
 
 DATE_KEYS = ("updated", "data_version")
 
@@ -115,7 +116,7 @@ def parse_or_none(data: bytes | None) -> Any:
     """A previous output file's content, or None when absent or unparseable (then it counts as changed)."""
     try:
         return json.loads(data) if data is not None else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -479,7 +480,8 @@ def _read_journal(out: Path) -> dict[str, Any]:
             and isinstance(journal["stage"], str)
             and isinstance(journal["tree"], int)
             and isinstance(beside, dict)
-            and all(isinstance(d, str) and "/" not in n and not n.startswith(".") for n, d in beside.items())
+            and sorted(beside) == [DESCRIPTOR]  # a journal names the descriptor beside the tree, nothing else
+            and all(isinstance(d, str) for d in beside.values())
         )
     except (OSError, ValueError, TypeError, KeyError):
         ok = False
@@ -555,14 +557,22 @@ def _sync_below(root: Path) -> None:
         list(pool.map(_fsync, [*paths, root]))
 
 
+def new_file(final: Path, data: bytes) -> Path:
+    """A new file beside `final`, under a name no one can have planted (O_EXCL, random, never a link)."""
+    tmp = final.with_name(f".{final.name}.new-{os.getpid()}-{secrets.token_hex(8)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    with os.fdopen(fd, "wb") as file:
+        file.write(data)
+    return tmp
+
+
 def replace_files(files: dict[Path, bytes]) -> None:
     """Replace several files together: all are staged first; if any replace fails, the rest are restored."""
     staged: list[tuple[Path, Path]] = []
     done: list[tuple[Path, bytes | None]] = []
     try:
         for final, data in files.items():
-            tmp = final.with_name(f".{final.name}.new-{os.getpid()}")
-            tmp.write_bytes(data)
+            tmp = new_file(final, data)
             staged.append((tmp, final))
         for tmp, final in staged:
             before = final.read_bytes() if final.exists() else None

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from builder import git
 from builder.errors import ReleaseError
-from builder.layout import CHANGELOG, DIST, INDEX, LOCK
+from builder.layout import CHANGELOG, DIST, INDEX, LOCK, check_dist_output
 from builder.pin import Lock, lock_json, parse_lock
 from builder.release import artifacts, wheel
 from builder.release.artifacts import CONTENTS
@@ -110,6 +110,7 @@ def dist_files(release: Release) -> dict[str, bytes]:
 
 def build_dist(out: Path = DIST) -> tuple[Release, list[Path]]:
     """Make `out` hold exactly the release's dist files, built from the release tag at HEAD."""
+    check_dist_output(out)
     release = release_at_head()
     named = dist_files(release)
     publish(out, named, {})

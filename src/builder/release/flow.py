@@ -42,7 +42,7 @@ from builder.release.rules import (
 )
 from builder.release.rules import summary as tag_summary
 from builder.verify import check_committed
-from builder.write import replace_files
+from builder.write import new_file, replace_files
 
 
 @dataclass(frozen=True)
@@ -309,10 +309,9 @@ def _read(path: Path) -> bytes | None:
 
 def _put(path: Path, data: bytes) -> None:
     """Replace a file's bytes in one rename, keeping its mode."""
-    tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
+    mode = path.stat().st_mode & 0o7777 if path.is_file() else None
+    tmp = new_file(path, data)
     try:
-        mode = path.stat().st_mode & 0o7777 if path.is_file() else None
-        tmp.write_bytes(data)
         if mode is not None:
             tmp.chmod(mode)
         os.replace(tmp, path)
