@@ -264,7 +264,7 @@ def pin_upstream(root: Path, data: bytes) -> None:
     """Pin other upstream bytes, as `builder fetch` would: the snapshot and its lock's sha256 and size."""
     (root / "upstream" / "lm-arena-chat.json").write_bytes(data)
     lock = json.loads((root / "upstream" / "lock.json").read_text())
-    lock.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    lock["tasks"]["lm-arena-chat"].update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
     (root / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
 
 

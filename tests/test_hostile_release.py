@@ -45,7 +45,7 @@ IDENTITY = {
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 INCLUDED = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
-FIRST = "v2026.10.19"
+FIRST = "v2026.11.29"
 RELEASED_NOTHING = "Nothing was released"
 
 
@@ -75,7 +75,7 @@ def rebuild_with(repo: Path, factor: float, date: str) -> None:
     pin.write_text(json.dumps(doc, indent=1))
     lock = json.loads((repo / "upstream" / "lock.json").read_text())
     data = pin.read_bytes()
-    lock.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data), retrieved=date)
+    lock["tasks"]["lm-arena-chat"].update(sha256=hashlib.sha256(data).hexdigest(), size=len(data), retrieved=date)
     (repo / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
     built = run_cli("build", "--date", date)
     assert built.exit_code == 0, built.output
@@ -124,7 +124,7 @@ def assert_nothing_changed(outcome: Outcome, names: tuple[str, ...], before: Sta
 @pytest.fixture(scope="module")
 def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Made once, copied per case: "fresh" (the data committed, never released) and "second" (released
-    as v2026.10.19, with CHANGELOG.md and dist/, then an unreleased change dated 2026-12-02)."""
+    as v2026.11.29, with CHANGELOG.md and dist/, then an unreleased change dated 2026-12-02)."""
     base = tmp_path_factory.mktemp("templates")
     with pytest.MonkeyPatch.context() as mp:
         for key, value in IDENTITY.items():
@@ -193,7 +193,7 @@ def listing(repo: Path, tag: str) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A repo with releases v2026.10.19 and v2026.10.19.2, then an unreleased change dated 2026-12-02."""
+    """A repo with releases v2026.11.29 and v2026.11.29.2, then an unreleased change dated 2026-12-02."""
     base = tmp_path_factory.mktemp("origin")
     with pytest.MonkeyPatch.context() as mp:
         for key, value in IDENTITY.items():
@@ -202,7 +202,7 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
         root = new_repo(base / "origin")
         mp.chdir(root)
         released(release(), FIRST)
-        rebuild_with(root, 1.05, "2026-10-19")
+        rebuild_with(root, 1.05, "2026-11-29")
         released(release(), f"{FIRST}.2")
         rebuild_with(root, 1.02, "2026-12-02")
     return root
@@ -227,7 +227,7 @@ CLONES = [
     pytest.param(("--depth", "3", "--no-tags"), None, UNSHALLOW, id="depth-3-no-tags"),
     pytest.param(("--shallow-exclude", FIRST), None, ("shallow", "--unshallow"), id="shallow-exclude-first-tag"),
     pytest.param(
-        ("--no-tags",), None, ("CHANGELOG.md", "v2026.10.19.2, v2026.10.19", "git fetch --tags"), id="full-no-tags"
+        ("--no-tags",), None, ("CHANGELOG.md", "v2026.11.29.2, v2026.11.29", "git fetch --tags"), id="full-no-tags"
     ),
     pytest.param((), (f"{FIRST}.2",), ("CHANGELOG.md", f"{FIRST}.2 ", "git fetch --tags"), id="newest-tag-deleted"),
     pytest.param((), (FIRST,), ("CHANGELOG.md", f"{FIRST} (not in", "git fetch --tags"), id="oldest-tag-deleted"),

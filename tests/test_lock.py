@@ -63,7 +63,9 @@ def test_duplicate_key_in_the_lock_is_refused(repo_copy) -> None:
     (repo_copy / LOCK).write_text(text)
     before = tree_digest(repo_copy)
     outcome = run_cli("build", "--date", "2031-01-01")
-    assert_refused(outcome, 1, (LOCK, "expected each key once, found 'size' more than once"), before, tree_digest(repo_copy))
+    assert_refused(
+        outcome, 1, (LOCK, "expected each key once, found 'size' more than once"), before, tree_digest(repo_copy)
+    )
 
 
 def test_the_lock_pins_the_five_task_files_in_workload_order(in_repo) -> None:
