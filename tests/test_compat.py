@@ -81,7 +81,7 @@ def narrow_enum(schemas: Schemas, docs: Docs) -> None:
 
 
 def widen_enum(schemas: Schemas, docs: Docs) -> None:
-    _defs(schemas)["precision"]["enum"] = ["BF16", "FP8", "FP4"]
+    _defs(schemas)["precision"]["enum"] = ["BF16", "FP8", "MXFP4", "FP4"]
 
 
 CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, str | None]]] = [
@@ -127,9 +127,9 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
         "enum narrowed",
         narrow_enum,
         [
-            'index.schema.json /rows[]/precision: enum narrowed: removed "FP8"',
-            'model.schema.json /best/*/precision: enum narrowed: removed "FP8"',
-            'model.schema.json /configurations[]/precision: enum narrowed: removed "FP8"',
+            'index.schema.json /rows[]/precision: enum narrowed: removed "FP8", "MXFP4"',
+            'model.schema.json /best/*/precision: enum narrowed: removed "FP8", "MXFP4"',
+            'model.schema.json /configurations[]/precision: enum narrowed: removed "FP8", "MXFP4"',
         ],
         {
             OLD_DOCS_NEW_SCHEMAS: "index.json: /rows/",  # a row with FP8 weights
@@ -239,7 +239,7 @@ def test_schema_diff_of_two_folders(tmp_path: Path, cli) -> None:
     new = tmp_path / "new"
     shutil.copytree(REPO / "schemas", new / "schemas")
     defs = json.loads((new / "schemas" / "defs.schema.json").read_text())
-    defs["$defs"]["precision"]["enum"] = ["BF16", "FP8", "FP4"]
+    defs["$defs"]["precision"]["enum"] = ["BF16", "FP8", "MXFP4", "FP4"]
     (new / "schemas" / "defs.schema.json").write_text(json.dumps(defs))
     result = cli("schema-diff", "--exit-code", str(REPO), str(new))
     assert result.exit_code == 1
@@ -281,13 +281,13 @@ def test_release_refuses_a_schema_change_then_records_it_with_the_reason(repo: P
     change = 'index.schema.json /rows[]/precision: enum widened: added "FP4"'
     assert f"error: the schemas changed within API major version 1: {change}" in refused.output
     assert git(repo, "rev-parse", "HEAD") == head
-    assert git(repo, "tag") == "v2026.10.19"
+    assert git(repo, "tag") == "v2026.11.29"
     accepted = release(cli, "--accept-schema-change", "FP4 weights are coming")
     assert accepted.exit_code == 0, accepted.output
-    entry = (repo / "CHANGELOG.md").read_text().split("## v2026.10.19 ")[0]
+    entry = (repo / "CHANGELOG.md").read_text().split("## v2026.11.29 ")[0]
     assert "### Schema changes\n\nSchema change accepted: FP4 weights are coming\n" in entry
     assert '- model.schema.json /configurations[]/precision: enum widened: added "FP4"\n' in entry
-    assert "The documents of v2026.10.19 against the new schemas: valid." in entry
+    assert "The documents of v2026.11.29 against the new schemas: valid." in entry
     assert "Schema change accepted: FP4 weights are coming" in git(
         repo, "tag", "-l", "--format=%(contents)", "v2026.12.02"
     )

@@ -45,7 +45,7 @@ def lock_entries(repo: Path) -> dict[str, dict]:
 def test_fetch_without_options_fetches_every_task_from_its_recorded_url(repo_copy, httpserver: HTTPServer) -> None:
     bodies = {task: scaled(repo_copy, task, 1.1) for task in TASKS}
     urls = serve_pins(repo_copy, httpserver, bodies)
-    outcome = run_cli("fetch", "--commit", "abc123", *FAST)
+    outcome = run_cli("fetch", "--commit", "abababababababababababababababababababab", *FAST)
     assert outcome.exit_code == 0, outcome.output
     assert sorted(request.path for request, _ in httpserver.log) == sorted(
         f"/public/data/tasks/{t}.json" for t in TASKS
@@ -55,7 +55,7 @@ def test_fetch_without_options_fetches_every_task_from_its_recorded_url(repo_cop
     for task in TASKS:
         assert (repo_copy / "upstream" / f"{task}.json").read_bytes() == bodies[task]
         assert entries[task]["url"] == urls[task]
-        assert entries[task]["commit"] == "abc123"
+        assert entries[task]["commit"] == "abababababababababababababababababababab"
         assert entries[task]["size"] == len(bodies[task])
         assert f"pinned {task}: {len(bodies[task])} bytes" in outcome.output
 

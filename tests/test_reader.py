@@ -140,10 +140,8 @@ def test_every_workloads_documents_equal_the_files_at_the_tag(seen: dict, releas
             assert doc == repo_json(release, f"{folder}/models/{slug}.json"), (workload, slug)
 
 
-def test_workloads_without_a_list_is_text_conversation_only(seen: dict, release: Built) -> None:
-    listed = release.repo / "data" / "workloads.json"
-    expected = json.loads(listed.read_bytes()) if listed.exists() else [{"id": DEFAULT}]
-    assert seen["workloads"] == expected
+def test_workloads_are_the_entries_of_the_workload_list(seen: dict, release: Built) -> None:
+    assert seen["workloads"] == json.loads((release.repo / "data" / "workloads.json").read_bytes())["workloads"]
 
 
 def test_unknown_model_names_it_and_suggests_close_matches(seen: dict) -> None:
@@ -153,16 +151,19 @@ def test_unknown_model_names_it_and_suggests_close_matches(seen: dict) -> None:
     assert seen["errors"]["model_path"].startswith("unknown model '../index' in workload text-conversation")
 
 
+KNOWN = "text-conversation, problem-solving, code-completion, image-chat, video-chat"
+
+
 def test_unknown_workload_names_it_and_lists_the_known_ones(seen: dict) -> None:
-    assert seen["errors"]["workload"] == "unknown workload 'image-generation'; known workloads: text-conversation"
-    assert seen["errors"]["workload_path"] == "unknown workload '../data'; known workloads: text-conversation"
+    assert seen["errors"]["workload"] == "unknown workload 'image-generation'; known workloads: " + KNOWN
+    assert seen["errors"]["workload_path"] == "unknown workload '../data'; known workloads: " + KNOWN
     assert seen["errors"]["configurations"] == seen["errors"]["workload"]
 
 
 def test_unknown_schema_kind_lists_the_kinds(seen: dict) -> None:
     assert (
         seen["errors"]["schema"]
-        == "unknown schema kind 'nope'; known kinds: datapackage, defs, index, model, model-list"
+        == "unknown schema kind 'nope'; known kinds: datapackage, defs, index, model, model-list, workload-list"
     )
 
 
@@ -231,8 +232,8 @@ def test_python_m_prints_version_source_and_counts(python: Path, release: Built)
     )
 
 
-def test_a_second_workload_is_read_from_its_folder(tmp_path: Path) -> None:
-    """The reader on a package with another workload (data/workloads/<id>/, workloads.json, a workload column)."""
+def test_every_workload_is_read_from_its_folder(tmp_path: Path) -> None:
+    """Each workload's index, model list, configurations and summary line, against workloads.json."""
     from builder.release.wheel import staged_files
     from conftest import REPO
 
@@ -242,48 +243,35 @@ def test_a_second_workload_is_read_from_its_folder(tmp_path: Path) -> None:
         for p in ([REPO / name] if (REPO / name).is_file() else sorted((REPO / name).rglob("*")))
         if p.is_file()
     }
-    other = "image-chat"
-    for rel in ("index.json", "models.json", "models/qwen-3-8b.json"):
-        doc = json.loads(files[f"data/{rel}"])
-        files[f"data/workloads/{other}/{rel}"] = json.dumps({**doc, "caveat": "another workload"}).encode()
-    files["data/workloads.json"] = json.dumps([{"id": DEFAULT}, {"id": other}]).encode()
-    lines = files["data/configurations.csv"].decode().splitlines()
-    extra = [line for line in lines[1:] if line.startswith("qwen-3-8b,")]
-    table = [f"{lines[0]},workload", *(f"{line},{DEFAULT}" for line in lines[1:]), *(f"{x},{other}" for x in extra)]
-    files["data/configurations.csv"] = ("\n".join(table) + "\n").encode()
-    descriptor = json.loads(files["datapackage.json"])
-    csv_table = next(r for r in descriptor["resources"] if r["path"] == "data/configurations.csv")
-    csv_table["schema"]["fields"].append({"name": "workload", "type": "string"})
-    files["datapackage.json"] = json.dumps(descriptor).encode()
     reader = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "reader").rglob("*") if p.is_file()}
-    for rel, data in staged_files(files, reader, "v2026.10.19").items():
+    for rel, data in staged_files(files, reader, "v2026.11.29").items():
         (tmp_path / "site" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "site" / rel).write_bytes(data)
     code = f"""
 import json, sys
 sys.path.insert(0, {str(tmp_path / "site")!r})
 import leadgreen_data as lg, leadgreen_data.__main__ as cli
-try:
-    lg.index("nope")
-except LookupError as exc:
-    error = str(exc)
+ids = [w["id"] for w in lg.workloads()]
 print(json.dumps({{
-    "workloads": lg.workloads(), "caveat": lg.index({other!r})["caveat"],
-    "model": lg.model("qwen-3-8b", {other!r})["caveat"], "rows": len(lg.configurations({other!r})),
-    "default_rows": len(lg.configurations()), "error": error, "summary": cli.summary(),
+    "ids": ids,
+    "index": {{w: lg.index(w)["workload"] for w in ids}},
+    "models": {{w: len(lg.models(w)["models"]) for w in ids}},
+    "rows": {{w: len(lg.configurations(w)) for w in ids}},
+    "all_rows": len(lg.configurations()),
+    "summary": cli.summary(),
 }}))
 """
     run = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     seen = json.loads(run.stdout)
-    assert seen["workloads"] == [{"id": DEFAULT}, {"id": other}]
-    assert seen["caveat"] == seen["model"] == "another workload"
-    assert seen["rows"] == len(extra)
-    assert seen["default_rows"] == len(lines) - 1 + len(extra)
-    assert seen["error"] == f"unknown workload 'nope'; known workloads: {other}, {DEFAULT}"
-    counts = f"{len(json.loads(files['data/models.json'])['models'])} models, "
-    counts += f"{len(json.loads(files['data/index.json'])['rows'])} index rows"
-    assert seen["summary"].splitlines()[-2:] == [
-        f"workload {DEFAULT}: {counts}, {len(lines) - 1} configurations",
-        f"workload {other}: {counts}, {len(extra)} configurations",
-    ]
+    listed = json.loads(files["data/workloads.json"])["workloads"]
+    assert seen["ids"] == [w["id"] for w in listed] == KNOWN_IN_ORDER
+    assert seen["index"] == {w: w for w in KNOWN_IN_ORDER}
+    assert seen["models"] == {w["id"]: w["model_count"] for w in listed}
+    assert seen["rows"] == {w["id"]: w["configuration_count"] for w in listed}
+    assert seen["all_rows"] == 838  # 328 text conversation + 510 in the four others
+    for w in listed:
+        assert f"workload {w['id']}: {w['model_count']} models" in seen["summary"]
+
+
+KNOWN_IN_ORDER = ["text-conversation", "problem-solving", "code-completion", "image-chat", "video-chat"]

@@ -68,27 +68,16 @@ def _names(rel: str, suffix: str = "") -> list[str]:
     return sorted(name[: len(name) - len(suffix)] for name in found if name.endswith(suffix) and name != suffix)
 
 
-def workloads() -> Any:
-    """The workload list (``data/workloads.json``); without one, a list holding only text-conversation."""
+def workloads() -> list[dict[str, Any]]:
+    """The workloads, in publishing order: the entries of ``workloads.json`` (id, name, task,
+    description, counts and URLs); a release without that file has text conversation alone."""
     if _node("data/workloads.json").is_file():
-        return _json("data/workloads.json")
+        return list(_json("data/workloads.json")["workloads"])
     return [{"id": DEFAULT_WORKLOAD}]
 
 
 def _workload_ids() -> list[str]:
-    listed = workloads()
-    if isinstance(listed, dict):
-        listed = listed.get("workloads", [])
-    ids = {DEFAULT_WORKLOAD}
-    for entry in listed if isinstance(listed, list) else []:
-        if isinstance(entry, str):
-            ids.add(entry)
-        elif isinstance(entry, dict):
-            found = entry.get("id", entry.get("workload", entry.get("slug")))
-            if isinstance(found, str):
-                ids.add(found)
-    ids.update(name for name in _names("data/workloads") if _node(f"data/workloads/{name}").is_dir())
-    return sorted(ids)
+    return [entry["id"] for entry in workloads()]
 
 
 def _folder(workload: str) -> str:

@@ -274,7 +274,8 @@ def check_output(
             what = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
             raise OutputError(f"{out}: is {what} ({real}); refusing to write there")
     if real.is_relative_to(inside_only) and (real != inside_only or not data):
-        raise OutputError(f"{out}: is the {DATA}/ folder or inside it ({real}); refusing to write there")
+        where = "inside the" if real != inside_only else "the"
+        raise OutputError(f"{out}: is {where} {DATA}/ folder ({real}); refusing to write there")
     foreign = _foreign_entries(out, owned, owned_folder) if mode is not None else []
     if foreign:
         more = " ..." if len(foreign) > FOREIGN_SHOWN else ""
