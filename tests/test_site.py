@@ -75,9 +75,11 @@ def test_every_url_in_every_published_document_resolves_in_the_site(sites, tree)
 @pytest.mark.parametrize("tree", TREES)
 def test_every_link_of_every_page_resolves_and_only_the_source_is_elsewhere(sites, tree) -> None:
     root, site = sites[tree]
-    source = tomllib.loads((root / "metadata.toml").read_text(encoding="utf-8"))["source"]
+    meta = tomllib.loads((root / "metadata.toml").read_text(encoding="utf-8"))
+    source = meta["source"]
     licences = json.loads((root / "datapackage.json").read_bytes())["licenses"]
-    allowed = {urlsplit(url).hostname for url in (source["url"], source["data_url"], source["cite_url"])}
+    data_urls = [w["data_url"] for w in meta["workload"]]
+    allowed = {urlsplit(url).hostname for url in (source["url"], *data_urls, source["cite_url"])}
     allowed |= {urlsplit(item["path"]).hostname for item in licences}
     hosts, missing, pages = set(), [], sorted(site.rglob("*.html"))
     for page in pages:
@@ -257,7 +259,9 @@ def test_cli_builds_the_site_into_site_by_default(repo_copy, cli) -> None:
     pages = [p for p in files if p.suffix == ".html"]
     version = max(json.loads(p.read_bytes())["data_version"] for p in (repo_copy / "data").rglob("*.json"))
     assert result.output == f"site: {len(files)} files, {len(pages)} pages, data version {version}\n"
-    assert len(pages) == 1 + len(json.loads((repo_copy / "data" / "models.json").read_bytes())["models"])
+    lists = [repo_copy / "data" / "models.json", *(repo_copy / "data" / "workloads").glob("*/models.json")]
+    assert len(lists) == 5
+    assert len(pages) == 1 + sum(len(json.loads(p.read_bytes())["models"]) for p in lists)
     assert (repo_copy / "site" / "index.html").is_file()
     assert (repo_copy / "site" / ".leadgreen-site").is_file()
 

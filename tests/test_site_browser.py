@@ -43,13 +43,15 @@ def browsed(tmp_path_factory: pytest.TempPathFactory):
 def test_index_and_a_model_page_render_without_errors(browsed, width, label) -> None:
     url, browser = browsed
     page = Page(browser, width, 900)
-    index = json.loads((REPO / "data" / "index.json").read_bytes())
+    indexes = [REPO / "data" / "index.json", *sorted((REPO / "data" / "workloads").glob("*/index.json"))]
+    rows = sum(len(json.loads(p.read_bytes())["rows"]) for p in indexes)  # one table a workload
     doc = json.loads((REPO / "data" / "models" / f"{MODEL}.json").read_bytes())
 
     page.load(url)
-    assert page.evaluate("document.querySelectorAll('table.index tbody tr').length") == len(index["rows"])
+    assert page.evaluate("document.querySelectorAll('table.index').length") == len(indexes) == 5
+    assert page.evaluate("document.querySelectorAll('table.index tbody tr').length") == rows
     charts = page.evaluate(IMAGES)
-    assert len(charts) == 1
+    assert len(charts) == len(indexes)  # a chart a workload
     assert all(done and w > 0 and h > 0 and shown > 0 for done, w, h, shown in charts), charts
     assert page.evaluate(OVERFLOW) <= 0, "the page scrolls sideways"
     shot = page.screenshot(ARTIFACTS / f"index-{label}.png")

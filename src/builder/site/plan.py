@@ -10,7 +10,7 @@ import posixpath
 from typing import Any
 
 from builder.errors import InputError
-from builder.layout import DATA, DESCRIPTOR, SCHEMAS
+from builder.layout import DATA, DESCRIPTOR, MODEL_SCHEMA, SCHEMAS, schema_for
 from builder.site import charts, home, load, render, views
 from builder.site.checks import put, reading
 from builder.site.load import Package
@@ -18,18 +18,12 @@ from builder.site.urls import api_path, require_path
 
 DOWNLOAD = home.DOWNLOAD
 MODEL_CHART = "energy-latency.svg"
-MODEL_SCHEMA = "model.schema.json"
-SCHEMA_BY_KEY = {"configurations": MODEL_SCHEMA, "rows": "index.schema.json", "models": "model-list.schema.json"}
 
 
 def schema_name(rel: str, doc: Any, names: list[str]) -> str | None:
-    """The schema a document of data/ follows: by its shape, else by name (workloads.json -> workloads.schema.json)."""
-    if isinstance(doc, dict):
-        for key, name in SCHEMA_BY_KEY.items():
-            if isinstance(doc.get(key), list) and name in names:
-                return name
-    by_name = posixpath.basename(rel).removesuffix(".json") + ".schema.json"
-    return by_name if by_name in names else None
+    """The schema a document of data/ follows (layout.schema_for), when the package has it."""
+    found = schema_for(rel)
+    return found if found in names else None
 
 
 def plan_site(pkg: Package) -> dict[str, bytes]:
