@@ -9,10 +9,10 @@ import pytest
 
 import builder.write
 from builder.write import undated
-from conftest import REPO, snapshot
+from conftest import snapshot
 from factory import row, upstream, write_upstream
 
-REFERENCE = REPO.parent / "shared" / "reference" / "v1"
+REFERENCE = Path(__file__).resolve().parent / "reference" / "v1"  # the documents as published, vendored
 REFERENCES = ["index.json", "models.json", "models/nvidia-nemotron-nano-9b-v2.json"]
 
 
@@ -20,12 +20,12 @@ def test_build_writes_all_documents_and_reproduces_the_references(in_repo, cli, 
     out = tmp_path / "x"
     result = cli("build", "--out", str(out), "--date", "2026-09-27")
     assert result.exit_code == 0, result.output
+    assert sorted(p.relative_to(REFERENCE).as_posix() for p in REFERENCE.rglob("*.json")) == sorted(REFERENCES)
     docs = sorted(str(p.relative_to(out)) for p in out.rglob("*.json"))
     assert len(docs) == 20
     assert len([d for d in docs if d.startswith("models/")]) == 18
     for rel in REFERENCES:
-        source = REFERENCE if REFERENCE.exists() else REPO / "data"
-        expected = json.loads((source / rel).read_text())
+        expected = json.loads((REFERENCE / rel).read_text())
         built = json.loads((out / rel).read_text())
         assert undated(built) == undated(expected), rel
         assert list(built) == list(expected), rel
