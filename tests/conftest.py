@@ -48,11 +48,9 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "repo"
     root.mkdir()
     for name in ("upstream", "data", "schemas"):
-        if (REPO / name).exists():
-            shutil.copytree(REPO / name, root / name)
+        shutil.copytree(REPO / name, root / name)
     for name in ("metadata.toml", "datapackage.json"):
-        if (REPO / name).exists():
-            shutil.copy2(REPO / name, root / name)
+        shutil.copy2(REPO / name, root / name)
     monkeypatch.chdir(root)
     return root
 

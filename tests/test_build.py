@@ -95,18 +95,6 @@ def test_build_failing_halfway_leaves_data_untouched(repo_copy, cli, monkeypatch
     assert not list(repo_copy.glob(".data*"))
 
 
-def test_failure_after_the_swap_is_rolled_back(repo_copy, monkeypatch) -> None:
-    before = snapshot(repo_copy)
-
-    def failing_replace(src, dst):
-        raise OSError(5, "Input/output error", str(dst))
-
-    monkeypatch.setattr(builder.write.os, "replace", failing_replace)
-    with pytest.raises(builder.write.OutputError, match="Input/output error"):
-        builder.write.publish(repo_copy / "data", {"index.json": b"{}\n"}, {"extra.json": b"{}\n"})
-    assert snapshot(repo_copy) == before
-
-
 def test_lock_mismatch_is_refused_and_nothing_changes(repo_copy, cli) -> None:
     pin = repo_copy / "upstream" / "lm-arena-chat.json"
     pin.write_bytes(pin.read_bytes().replace(b"0.69930918", b"0.69930919", 1))
@@ -187,7 +175,7 @@ def test_publish_swaps_and_rolls_back_with_or_without_an_atomic_exchange(repo_co
         raise OSError(5, "Input/output error", str(dst))
 
     monkeypatch.setattr(builder.write.os, "replace", failing_replace)
-    with pytest.raises(builder.write.OutputError):
+    with pytest.raises(builder.write.OutputError, match="Input/output error"):
         builder.write.publish(out, {"index.json": b"{}\n"}, {"datapackage.json": b"{}\n"})
     assert snapshot(repo_copy) == before
     monkeypatch.setattr(builder.write.os, "replace", real_replace)
