@@ -282,6 +282,7 @@ def test_hand_edit_is_rejected_by_rule(repo_copy, cli, apply, expected) -> None:
 
 
 PARSER_CASES = ("schema-nan", "schema-truncated-file")  # refused while parsing, before any schema applies
+SCHEMA_FAULTS = {c.id for c in CASES if c.id.startswith("schema-") and c.id not in PARSER_CASES}
 
 
 @pytest.mark.parametrize(
@@ -301,3 +302,35 @@ def test_build_self_check_rejects_every_schema_case(repo_copy, apply, expected) 
     rel = edited[0].relative_to(data).as_posix()
     with pytest.raises(JsonSchemaException):
         fast_validator(schema_for(rel))(json.loads(edited[0].read_text()))
+
+
+@pytest.mark.parametrize(("apply", "expected"), CASES)
+def test_parallel_schema_check_finds_what_the_serial_one_finds(
+    request, repo_copy, monkeypatch, apply, expected
+) -> None:
+    """Forked schema workers (used from PARALLEL_FROM documents on) report the same problems, in the same order."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from builder.validate import schema
+    from builder.validate.tree import load_tree
+
+    pools: list[int] = []
+
+    class SpyPool(ProcessPoolExecutor):
+        def map(self, fn, *iterables, **kwargs):
+            slices = list(iterables[0])
+            pools.append(len(slices))
+            return super().map(fn, slices, **kwargs)
+
+    monkeypatch.setattr(schema, "ProcessPoolExecutor", SpyPool)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # two workers even on a one-core machine
+    apply(repo_copy / "data")
+    tree = load_tree(repo_copy / "data")
+    serial = schema.check_schemas(tree)
+    assert pools == []
+    assert bool(serial[0]) == (request.node.callspec.id in SCHEMA_FAULTS)
+    monkeypatch.setattr(schema, "PARALLEL_FROM", 1)
+    parallel = schema.check_schemas(tree)
+    assert pools == [2]  # the fork pool ran, on two slices of the documents
+    assert parallel == serial
