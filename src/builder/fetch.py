@@ -27,6 +27,8 @@ class Limits:
 
 Progress = Callable[[int, int | None], None]  # (bytes so far, expected total or None)
 
+sleep: Callable[[float], None] = time.sleep  # the pause before a retry; tests replace it to record pauses
+
 
 class _Retry(Exception):
     """A transient failure: connection error, timeout, truncated body or 5xx."""
@@ -46,7 +48,7 @@ def download(url: str, limits: Limits = Limits(), progress: Progress | None = No
                 pause = limits.backoff * 2 ** (attempt - 1)
                 if time.monotonic() + pause - start > limits.deadline:
                     break
-                time.sleep(pause)
+                sleep(pause)
             try:
                 return _attempt(client, url, limits, start, progress)
             except _Retry as exc:
