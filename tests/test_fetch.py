@@ -106,6 +106,7 @@ def test_persistent_5xx_is_refused_after_bounded_retries(repo_copy: Path, cli, h
     [
         pytest.param("2", "20", [1.0, 2.0], id="two-retries"),
         pytest.param("3", "20", [1.0, 2.0, 4.0], id="three-retries-double-each-time"),
+        pytest.param("3", "2.5", [1.0, 2.0], id="no-pause-past-the-deadline"),
     ],
 )
 def test_backoff_doubles_and_stops_at_the_deadline(

@@ -41,7 +41,7 @@ def download(url: str, limits: Limits = Limits(), progress: Progress | None = No
     start = time.monotonic()
     timeout = httpx.Timeout(limits.read_timeout, connect=limits.connect_timeout)
     headers = {"Accept-Encoding": "identity", "User-Agent": "leadgreen-data-builder"}
-    last = ""
+    last, made = "", 0
     with httpx.Client(timeout=timeout, headers=headers, follow_redirects=True, max_redirects=5) as client:
         for attempt in range(limits.retries + 1):
             if attempt:
@@ -49,11 +49,12 @@ def download(url: str, limits: Limits = Limits(), progress: Progress | None = No
                 if time.monotonic() + pause - start > limits.deadline:
                     break
                 sleep(pause)
+            made += 1
             try:
                 return _attempt(client, url, limits, start, progress)
             except _Retry as exc:
                 last = str(exc)
-    raise UnreachableError(f"{url}: no usable answer after {attempt + 1} attempt(s); last: {last}")
+    raise UnreachableError(f"{url}: no usable answer after {made} attempt(s); last: {last}")
 
 
 def _attempt(client: httpx.Client, url: str, limits: Limits, start: float, progress: Progress | None) -> bytes:
