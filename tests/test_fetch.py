@@ -21,6 +21,17 @@ PATH = "/public/data/tasks/lm-arena-chat.json"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
 
 
+@pytest.fixture(scope="module")
+def make_httpserver():
+    """One server for this module, not for the session: no server thread outlives the fetch tests
+    (builder validate checks its tables inline, not in a forked worker, while other threads run)."""
+    server = HTTPServer(host="localhost", port=0)
+    server.start()
+    yield server
+    server.clear()
+    server.stop()
+
+
 @pytest.fixture(autouse=True)
 def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The backoff pauses fetch asks for, recorded instead of slept through."""

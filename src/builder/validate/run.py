@@ -27,14 +27,17 @@ def check_tree(tree: Tree, base_url: str, schemas: Path = SCHEMAS, own_output: b
     fastjsonschema compilation (jsonschema only explains failures) and frictionless is skipped.
     `builder validate` runs everything with jsonschema, the authority.
     """
+    tables = None
+    if not own_output:
+        from builder.validate.tables import start_tables
+
+        tables = start_tables(tree)  # frictionless, in a forked worker while the checks below run here
     problems = [*tree.problems, *check_files(tree)]
     schema_problems, passed = (check_schemas_fast if own_output else check_schemas)(tree, schemas)
     problems += schema_problems
     problems += check_consistency(tree, {rel: tree.docs[rel] for rel in sorted(passed)}, base_url)
-    if not own_output:
-        from builder.validate.tables import check_tables
-
-        problems += check_tables(tree)
+    if tables is not None:
+        problems += tables.result()
     return problems
 
 
