@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from builder.validate import tables
+from builder.validate import schema, tables
 
 Q8 = "models/qwen-3-8b.json"
 Q30 = "models/qwen-3-30b-a3b-instruct.json"
@@ -311,15 +311,15 @@ def test_build_self_check_rejects_every_schema_case(repo_copy, apply, expected) 
 
 
 @pytest.mark.parametrize(("apply", "expected"), CASES)
-def test_parallel_schema_check_finds_what_the_serial_one_finds(
-    request, repo_copy, monkeypatch, apply, expected
-) -> None:
-    """Forked schema workers (used from PARALLEL_FROM documents on) report the same problems, in the same order."""
+def test_parallel_schema_check_finds_what_the_serial_one_finds(request, tmp_path, monkeypatch, apply, expected) -> None:
+    """Forked schema workers (used from PARALLEL_FROM documents on) report the same problems, in the same order,
+    and pass the same documents on to the cross-file checks."""
     import os
+    import shutil
     from concurrent.futures import ProcessPoolExecutor
 
-    from builder.validate import schema
     from builder.validate.tree import load_tree
+    from conftest import REPO
 
     pools: list[int] = []
 
@@ -331,12 +331,14 @@ def test_parallel_schema_check_finds_what_the_serial_one_finds(
 
     monkeypatch.setattr(schema, "ProcessPoolExecutor", SpyPool)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # two workers even on a one-core machine
-    apply(repo_copy / "data")
-    tree = load_tree(repo_copy / "data")
-    serial = schema.check_schemas(tree)
+    shutil.copytree(REPO / "data", tmp_path / "data")
+    shutil.copy2(REPO / "datapackage.json", tmp_path / "datapackage.json")
+    apply(tmp_path / "data")
+    tree = load_tree(tmp_path / "data")
+    serial = schema.check_schemas(tree, REPO / "schemas")
     assert pools == []
     assert bool(serial[0]) == (request.node.callspec.id in SCHEMA_FAULTS)
     monkeypatch.setattr(schema, "PARALLEL_FROM", 1)
-    parallel = schema.check_schemas(tree)
+    parallel = schema.check_schemas(tree, REPO / "schemas")
     assert pools == [2]  # the fork pool ran, on two slices of the documents
     assert parallel == serial
