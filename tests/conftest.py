@@ -42,26 +42,31 @@ def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
     return REPO
 
 
-@pytest.fixture
-def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A scratch copy of the inputs and committed outputs, used as the working directory."""
-    root = tmp_path / "repo"
+def copy_package(root: Path) -> Path:
+    """A scratch copy of the inputs and committed outputs at `root`."""
     root.mkdir()
     for name in ("upstream", "data", "schemas"):
         shutil.copytree(REPO / name, root / name)
     for name in ("metadata.toml", "datapackage.json"):
         shutil.copy2(REPO / name, root / name)
-    monkeypatch.chdir(root)
     return root
 
 
 @pytest.fixture
+def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch copy of the inputs and committed outputs, used as the working directory."""
+    root = copy_package(tmp_path / "repo")
+    monkeypatch.chdir(root)
+    return root
+
+
+def invoke(*args: str):
+    """Run the builder CLI in this process; exceptions other than the builder's own propagate."""
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
 def cli():
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        return runner.invoke(main, list(args), catch_exceptions=False)
-
     return invoke
 
 
