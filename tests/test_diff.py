@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from conftest import copy_package, invoke, snapshot
 from factory import write_upstream
 
 
@@ -22,8 +25,20 @@ def two_builds(repo: Path, cli) -> tuple[Path, Path]:
     return old, new
 
 
-def test_text_diff_names_the_values_that_changed(repo_copy: Path, cli) -> None:
-    old, new = two_builds(repo_copy, cli)
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two builds, of the pin and of a changed upstream, made once: the tests only read them."""
+    root = copy_package(tmp_path_factory.mktemp("diff") / "repo")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        old, new = two_builds(root, invoke)
+    before = snapshot(root)
+    yield old, new
+    assert snapshot(root) == before, "a test changed the shared builds"
+
+
+def test_text_diff_names_the_values_that_changed(builds, cli) -> None:
+    old, new = builds
     result = cli("diff", str(old), str(new))
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
@@ -35,8 +50,8 @@ def test_text_diff_names_the_values_that_changed(repo_copy: Path, cli) -> None:
     assert not any(line.startswith("header changed:") for line in lines)
 
 
-def test_json_diff_has_old_new_and_percent(repo_copy: Path, cli) -> None:
-    old, new = two_builds(repo_copy, cli)
+def test_json_diff_has_old_new_and_percent(builds, cli) -> None:
+    old, new = builds
     result = cli("diff", str(old), str(new), "--json")
     doc = json.loads(result.output)
     assert doc["models_removed"] == ["gemma-3-27b"]
@@ -62,8 +77,8 @@ def test_git_ref_against_folder_and_bad_ref(in_repo, cli) -> None:
     assert "no-such-ref: expected a data folder or a git ref holding data/" in bad.output
 
 
-def test_summary_keeps_models_and_best_values_only(repo_copy: Path, cli) -> None:
-    old, new = two_builds(repo_copy, cli)
+def test_summary_keeps_models_and_best_values_only(builds, cli) -> None:
+    old, new = builds
     lines = cli("diff", "--summary", str(old), str(new)).output.splitlines()
     assert "models removed: gemma-3-27b" in lines
     assert any(line.startswith("best changed: qwen-3-14b H100 joules_per_output_token") for line in lines)

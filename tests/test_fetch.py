@@ -12,12 +12,32 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
+import builder.fetch
 from builder.fetch import Limits, download
 from conftest import snapshot
 from netfaults import closed_port_url, raw_server
 
 PATH = "/public/data/tasks/lm-arena-chat.json"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
+
+
+@pytest.fixture(scope="module")
+def make_httpserver():
+    """One server for this module, not for the session: no server thread outlives the fetch tests
+    (builder validate checks its tables inline, not in a forked worker, while other threads run)."""
+    server = HTTPServer(host="localhost", port=0)
+    server.start()
+    yield server
+    server.clear()
+    server.stop()
+
+
+@pytest.fixture(autouse=True)
+def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The backoff pauses fetch asks for, recorded instead of slept through."""
+    asked: list[float] = []
+    monkeypatch.setattr(builder.fetch, "sleep", asked.append)
+    return asked
 
 
 def upstream_bytes(repo: Path, factor: float = 1.0) -> bytes:
@@ -30,13 +50,14 @@ def upstream_bytes(repo: Path, factor: float = 1.0) -> bytes:
     return json.dumps(doc, indent=1).encode()
 
 
-def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
     body = upstream_bytes(repo_copy, 1.1)
     httpserver.expect_request(PATH).respond_with_data(body, content_type="application/json")
     result = cli(
         "fetch", "--url", httpserver.url_for(PATH), "--commit", "abc1230000000000000000000000000000000000", *FAST
     )
     assert result.exit_code == 0, result.output
+    assert pauses == []
     assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
     lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())["tasks"]["lm-arena-chat"]
     assert lock["url"] == httpserver.url_for(PATH)
@@ -51,13 +72,14 @@ def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPS
     assert cli("validate").exit_code == 0
 
 
-def test_503_then_good_answer_is_retried_and_pinned(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+def test_503_then_good_answer_is_retried_and_pinned(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
     body = upstream_bytes(repo_copy, 0.9)
     httpserver.expect_oneshot_request(PATH).respond_with_data("busy", status=503)
     httpserver.expect_request(PATH).respond_with_data(body)
     result = cli("fetch", "--url", httpserver.url_for(PATH), *FAST)
     assert result.exit_code == 0, result.output
     assert len(httpserver.log) == 2
+    assert pauses == [1.0]
     assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
     assert cli("build").exit_code == 0
     doc = json.loads((repo_copy / "data" / "models" / "qwen-3-8b.json").read_text())
@@ -76,18 +98,39 @@ def refused(repo: Path, cli, *args: str) -> str:
     return result.output
 
 
-def test_404_is_refused_without_retry(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+def test_404_is_refused_without_retry(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
     httpserver.expect_request(PATH).respond_with_data("gone", status=404)
     out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), *FAST)
     assert "expected HTTP 200, found 404 NOT FOUND" in out
     assert len(httpserver.log) == 1
+    assert pauses == []
 
 
-def test_persistent_5xx_is_refused_after_bounded_retries(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+def test_persistent_5xx_is_refused_after_bounded_retries(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
     httpserver.expect_request(PATH).respond_with_data("down", status=502)
     out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), *FAST)
     assert "no usable answer after 2 attempt(s); last: HTTP 502" in out
     assert len(httpserver.log) == 2
+    assert pauses == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("retries", "deadline", "wanted"),
+    [
+        pytest.param("2", "20", [1.0, 2.0], id="two-retries"),
+        pytest.param("3", "20", [1.0, 2.0, 4.0], id="three-retries-double-each-time"),
+        pytest.param("3", "2.5", [1.0, 2.0], id="no-pause-past-the-deadline"),
+    ],
+)
+def test_backoff_doubles_and_stops_at_the_deadline(
+    repo_copy: Path, cli, httpserver: HTTPServer, pauses, retries, deadline, wanted
+) -> None:
+    httpserver.expect_request(PATH).respond_with_data("down", status=503)
+    args = ["--timeout", "0.5", "--retries", retries, "--deadline", deadline]
+    out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), *args)
+    assert f"no usable answer after {len(wanted) + 1} attempt(s); last: HTTP 503" in out
+    assert len(httpserver.log) == len(wanted) + 1
+    assert pauses == wanted
 
 
 def test_html_body_is_refused(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
@@ -106,7 +149,7 @@ def test_defective_upstream_is_refused(repo_copy: Path, cli, httpserver: HTTPSer
     assert "/configurations/3/expert_parallel (Qwen/Qwen3-14B, B200, 1 GPU(s), max_num_seqs 64)" in out
 
 
-def test_truncated_body_is_refused(repo_copy: Path, cli) -> None:
+def test_truncated_body_is_refused(repo_copy: Path, cli, pauses) -> None:
     reply = (
         b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nContent-Type: application/json\r\n\r\n" + b'{"configurations": ['
     )
@@ -114,17 +157,20 @@ def test_truncated_body_is_refused(repo_copy: Path, cli) -> None:
         out = refused(repo_copy, cli, "--url", url, *FAST)
     assert "no usable answer after 2 attempt(s)" in out
     assert "RemoteProtocolError" in out or "shorter than its Content-Length" in out
+    assert pauses == [1.0]
 
 
-def test_server_that_never_answers_is_refused_in_bounded_time(repo_copy: Path, cli) -> None:
+def test_server_that_never_answers_is_refused_in_bounded_time(repo_copy: Path, cli, pauses) -> None:
     with raw_server(None) as url:
         out = refused(repo_copy, cli, "--url", url, *FAST)
     assert "timed out (ReadTimeout)" in out
+    assert pauses == [1.0]
 
 
-def test_unreachable_server_is_refused(repo_copy: Path, cli) -> None:
+def test_unreachable_server_is_refused(repo_copy: Path, cli, pauses) -> None:
     out = refused(repo_copy, cli, "--url", closed_port_url(), *FAST)
     assert "ConnectError" in out
+    assert pauses == [1.0]
 
 
 GiB = 1024**3
@@ -156,7 +202,7 @@ def test_declared_size_over_the_cap_is_refused_before_reading(repo_copy: Path, c
     assert f"expected at most 1000000 bytes, found Content-Length {5 * GiB}; not downloaded" in out
 
 
-def test_check_upstream_exit_codes(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+def test_check_upstream_exit_codes(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
     pinned = (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes()
     httpserver.expect_oneshot_request(PATH).respond_with_data(pinned)
     httpserver.expect_oneshot_request(PATH).respond_with_data(upstream_bytes(repo_copy, 1.2))
@@ -165,5 +211,7 @@ def test_check_upstream_exit_codes(repo_copy: Path, cli, httpserver: HTTPServer)
     assert (unchanged.exit_code, unchanged.output.split(":")[0]) == (0, "unchanged")
     moved = cli("check-upstream", "--url", httpserver.url_for(PATH), *FAST)
     assert (moved.exit_code, moved.output.split(":")[0]) == (4, "moved")
+    assert pauses == []
     assert cli("check-upstream", "--url", closed_port_url(), *FAST).exit_code == 3
+    assert pauses == [1.0]
     assert snapshot(repo_copy) == before

@@ -39,10 +39,10 @@ def test_rounding_of_every_field() -> None:
         "precision": "BF16",
         "max_num_seqs": 64,
         "avg_requests_in_flight": 63.5,
-        "wh_per_million_output_tokens": round(0.123456789 * 1e6 / 3600, 2),
+        "wh_per_million_output_tokens": 34.29,
         "joules_per_output_token": 0.1234568,
         "median_itl_ms": 20.0,
-        "p90_itl_ms": round(30.15, 1),
+        "p90_itl_ms": 30.1,  # 30.15 is 30.14999... as a float
         "p99_itl_ms": 51.0,
         "tokens_per_second": 3000.1,
         "gpu_power_watts_total": 600,  # Python's round: half to even
@@ -52,9 +52,64 @@ def test_rounding_of_every_field() -> None:
         "p95_itl_ms": 35.3,
         "row_id": "test-model-7b/H100/1/64",
     }
-    assert conf["wh_per_million_output_tokens"] == 34.29
     assert isinstance(conf["gpu_power_watts_total"], int)
     assert isinstance(conf["avg_output_tokens"], int)
+
+
+# nvidia/NVIDIA-Nemotron-Nano-9B-v2 on one H100 at max_num_seqs 256, as in upstream/lm-arena-chat.json
+NEMOTRON_H100_ROW = {
+    "activated_params_billions": 9.0,
+    "architecture": "Mamba-Transformer Hybrid",
+    "avg_batch_size": 255.34883720930233,
+    "avg_output_len": 510.1044921875,
+    "avg_power_watts": 692.9838955224471,
+    "data_parallel": 1,
+    "energy_per_request_joules": 79.17199580690063,
+    "energy_per_token_joules": 0.1552074075399423,
+    "expert_parallel": 1,
+    "gpu_model": "H100",
+    "max_num_seqs": 256,
+    "median_itl_ms": 43.37812401354313,
+    "model_id": "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
+    "nickname": "NVIDIA Nemotron Nano 9B V2",
+    "num_gpus": 1,
+    "output_throughput_tokens_per_sec": 4464.889314925959,
+    "p90_itl_ms": 86.51775121688843,
+    "p95_itl_ms": 97.61630296707153,
+    "p99_itl_ms": 242.5210145488381,
+    "tensor_parallel": 1,
+    "total_params_billions": 9.0,
+    "weight_precision": "bfloat16",
+}
+
+
+def test_a_real_row_becomes_the_published_configuration() -> None:
+    """Expected: best["H100"] of tests/reference/v1/models/nvidia-nemotron-nano-9b-v2.json, copied (less repeat)."""
+    published = {
+        "gpu": "H100",
+        "num_gpus": 1,
+        "tensor_parallel": 1,
+        "data_parallel": 1,
+        "expert_parallel": 1,
+        "precision": "BF16",
+        "max_num_seqs": 256,
+        "avg_requests_in_flight": 255.3,
+        "wh_per_million_output_tokens": 43.11,
+        "joules_per_output_token": 0.1552074,
+        "median_itl_ms": 43.4,
+        "p90_itl_ms": 86.5,
+        "p99_itl_ms": 242.5,
+        "tokens_per_second": 4464.9,
+        "gpu_power_watts_total": 693,
+        "avg_output_tokens": 510,
+        "under_itl_deadline": True,
+        "avg_running_batch": 255.3,
+        "p95_itl_ms": 97.6,
+        "row_id": "nvidia-nemotron-nano-9b-v2/H100/1/256",
+    }
+    conf = configuration(rows(NEMOTRON_H100_ROW)[0], "nvidia-nemotron-nano-9b-v2", 500)
+    assert conf == published
+    assert list(conf) == list(published)
 
 
 def test_rounding_matches_every_published_value() -> None:

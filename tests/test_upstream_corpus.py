@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import snapshot
+from conftest import copy_package, invoke, snapshot
 from factory import row, upstream
 
 PIN = Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json"
@@ -69,28 +69,37 @@ CASES = [
 ]  # fmt: skip
 
 
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scratch package holding a real build in out/, made once: the cases only read it."""
+    root = copy_package(tmp_path_factory.mktemp("upstream-corpus") / "repo")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        assert invoke("build", "--out", str(root / "out")).exit_code == 0
+    return root
+
+
 @pytest.fixture
-def built(repo_copy: Path, cli) -> Path:
-    """A scratch output folder holding a real build, to prove a refusal leaves it alone."""
-    out = repo_copy / "out"
-    assert cli("build", "--out", str(out)).exit_code == 0
-    return out
+def built(package: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The build to prove a refusal leaves alone; the package is the working directory."""
+    monkeypatch.chdir(package)
+    return package / "out"
 
 
 @pytest.mark.parametrize(("make", "expected"), [pytest.param(m, e, id=n) for n, m, e in CASES])
-def test_bad_upstream_is_refused_and_changes_nothing(built: Path, repo_copy: Path, cli, make, expected) -> None:
-    bad = repo_copy / "bad.json"
+def test_bad_upstream_is_refused_and_changes_nothing(built: Path, tmp_path: Path, cli, make, expected) -> None:
+    bad = tmp_path / "bad.json"
     bad.write_bytes(make())
-    before = snapshot(repo_copy)
+    before = snapshot(built.parent), snapshot(tmp_path)
     result = cli("build", "--upstream", str(bad), "--out", str(built))
     assert result.exit_code == 1, result.output
     assert any(line.startswith(f"{bad}: ") and expected in line for line in result.output.splitlines()), result.output
     assert result.output.splitlines()[-1].endswith("nothing was written")
-    assert snapshot(repo_copy) == before
+    assert (snapshot(built.parent), snapshot(tmp_path)) == before
 
 
-def test_every_problem_is_reported_at_once(built: Path, repo_copy: Path, cli) -> None:
-    bad = repo_copy / "bad.json"
+def test_every_problem_is_reported_at_once(built: Path, tmp_path: Path, cli) -> None:
+    bad = tmp_path / "bad.json"
     bad.write_bytes(rows(row(num_gpus=0, weight_precision="int8"), row(median_itl_ms=-1.0, max_num_seqs=128))())
     result = cli("build", "--upstream", str(bad), "--out", str(built))
     assert result.exit_code == 1

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from builder.validate import schema, tables
+
 Q8 = "models/qwen-3-8b.json"
 Q30 = "models/qwen-3-30b-a3b-instruct.json"
 
@@ -269,20 +271,80 @@ CASES = [
 ]  # fmt: skip
 
 
+class NoTables:
+    """In place of the frictionless worker: no table problems."""
+
+    def result(self) -> list:
+        return []
+
+
+@pytest.fixture
+def schema_runs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any, Any]]:
+    """Each schema check `builder validate` runs, as (tree, schema folder, result)."""
+    from builder.validate import run
+
+    runs: list[tuple[Any, Any, Any]] = []
+    real = run.check_schemas
+
+    def recorded(tree, folder=schema.SCHEMAS):
+        result = real(tree, folder)
+        runs.append((tree, folder, result))
+        return result
+
+    monkeypatch.setattr(run, "check_schemas", recorded)
+    return runs
+
+
+@pytest.fixture
+def schema_pools(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of slices each forked schema pool was given; two workers even on a one-core machine."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    pools: list[int] = []
+
+    class SpyPool(ProcessPoolExecutor):
+        def map(self, fn, *iterables, **kwargs):
+            slices = list(iterables[0])
+            pools.append(len(slices))
+            return super().map(fn, slices, **kwargs)
+
+    monkeypatch.setattr(schema, "ProcessPoolExecutor", SpyPool)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    return pools
+
+
 @pytest.mark.parametrize(("apply", "expected"), CASES)
-def test_hand_edit_is_rejected_by_rule(repo_copy, cli, apply, expected) -> None:
+def test_hand_edit_is_rejected_by_rule(
+    request, repo_copy, cli, monkeypatch, schema_runs, schema_pools, apply, expected
+) -> None:
+    """Rejected by name; and forked schema workers find exactly what the serial schema check found."""
+    case = request.node.callspec.id
+    if not case.startswith("tables-"):
+        # Only the table cases need frictionless (0.2 s and a forked worker a run); the others run
+        # every other check, without the tables step.
+        monkeypatch.setattr(tables, "start_tables", lambda tree: NoTables())
     apply(repo_copy / "data")
     result = cli("validate")
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
     assert lines[-1].startswith("error: data: ")
     assert all(": " in line for line in lines)
-    if expected is not None:
-        assert any(expected in line for line in lines), result.output
+    assert any(expected in line for line in lines), result.output
     assert any(line.startswith(("data/", "datapackage.json")) for line in lines)
+
+    # The same tree through the parallel path (PARALLEL_FROM documents on): the same problems in the
+    # same order, and the same documents passed on to the cross-file checks.
+    ((tree, folder, serial),) = schema_runs
+    assert schema_pools == []  # 20 documents: checked serially by builder validate
+    assert bool(serial[0]) == (case in SCHEMA_FAULTS)
+    monkeypatch.setattr(schema, "PARALLEL_FROM", 1)
+    assert schema.check_schemas(tree, folder) == serial
+    assert schema_pools == [2]  # the fork pool ran, on two slices of the documents
 
 
 PARSER_CASES = ("schema-nan", "schema-truncated-file")  # refused while parsing, before any schema applies
+SCHEMA_FAULTS = {c.id for c in CASES if c.id.startswith("schema-") and c.id not in PARSER_CASES}
 
 
 @pytest.mark.parametrize(
@@ -302,3 +364,19 @@ def test_build_self_check_rejects_every_schema_case(repo_copy, apply, expected) 
     rel = edited[0].relative_to(data).as_posix()
     with pytest.raises(JsonSchemaException):
         fast_validator(schema_for(rel))(json.loads(edited[0].read_text()))
+
+
+def test_parallel_schema_check_keeps_the_order_across_slices(repo_copy, schema_pools, monkeypatch) -> None:
+    """Faults in both halves of the documents (every corpus case breaks one document): same list, same order."""
+    from builder.validate.tree import load_tree
+
+    data = repo_copy / "data"
+    edit("index.json", lambda d: d.update(version="2"))(data)
+    last = sorted((data / "models").glob("*.json"))[-1].relative_to(data).as_posix()
+    edit(last, conf(0, tensor_parallel=0))(data)
+    tree = load_tree(data)
+    serial = schema.check_schemas(tree)
+    assert [p.path for p in serial[0]] == ["data/index.json", f"data/{last}"]
+    monkeypatch.setattr(schema, "PARALLEL_FROM", 1)
+    assert schema.check_schemas(tree) == serial
+    assert schema_pools == [2]

@@ -31,6 +31,8 @@ class Limits:
 
 Progress = Callable[[int, int | None], None]  # (bytes so far, expected total or None)
 
+sleep: Callable[[float], None] = time.sleep  # the pause before a retry; tests replace it to record pauses
+
 
 class _Retry(Exception):
     """A transient failure: connection error, timeout, truncated body or 5xx."""
@@ -43,19 +45,20 @@ def download(url: str, limits: Limits = Limits(), progress: Progress | None = No
     start = time.monotonic()
     timeout = httpx.Timeout(limits.read_timeout, connect=limits.connect_timeout)
     headers = {"Accept-Encoding": "identity", "User-Agent": "leadgreen-data-builder"}
-    last = ""
+    last, made = "", 0
     with httpx.Client(timeout=timeout, headers=headers, follow_redirects=True, max_redirects=MAX_REDIRECTS) as client:
         for attempt in range(limits.retries + 1):
             if attempt:
                 pause = limits.backoff * 2 ** (attempt - 1)
                 if time.monotonic() + pause - start > limits.deadline:
                     break
-                time.sleep(pause)
+                sleep(pause)
+            made += 1
             try:
                 return _within_deadline(url, limits, start, lambda: _attempt(client, url, limits, start, progress))
             except _Retry as exc:
                 last = str(exc)
-    raise UnreachableError(f"{url}: no usable answer after {attempt + 1} attempt(s); last: {last}")
+    raise UnreachableError(f"{url}: no usable answer after {made} attempt(s); last: {last}")
 
 
 def _attempt(client: httpx.Client, url: str, limits: Limits, start: float, progress: Progress | None) -> bytes:

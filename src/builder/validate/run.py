@@ -26,15 +26,16 @@ def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -
     """Every problem in a package under review: jsonschema (the authority), the descriptor in full,
     then frictionless on the tables. `curated` is what metadata.toml and the lock make of the
     descriptor's curated keys, or None in a release archive (then its JSON Schema checks them)."""
-    from builder.validate.tables import check_tables
+    from builder.validate.tables import start_tables
 
+    tables = start_tables(tree)  # frictionless, in a forked worker while the checks below run here
     problems = [*tree.problems, *check_files(tree)]
     schema_problems, passed = check_schemas(tree)
     problems += schema_problems
     ok = {rel: tree.docs[rel] for rel in sorted(passed)}
     problems += check_consistency(tree, ok, base_url)
     problems += check_package(tree, ok, curated)
-    return problems + check_tables(tree)
+    return problems + tables.result()
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:

@@ -2,16 +2,79 @@
 
 Only the tabular resources go through frictionless (three, whatever the number of models);
 the JSON documents are checked whole by jsonschema, and their sizes and hashes by crossfile.
+
+Importing frictionless and validating the tables is most of `builder validate` on a small
+package, so `start_tables` runs it in a forked worker while the caller does the other checks.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
+import traceback
+import weakref
 from typing import Any
 
 from builder.errors import Problem
 from builder.layout import DESCRIPTOR
 from builder.validate.descriptor import frictionless_descriptor, safe_tables
 from builder.validate.tree import Tree
+
+
+class PendingTables:
+    """check_tables(tree), running in a forked worker; `result()` waits for its problems."""
+
+    def __init__(self, tree: Tree) -> None:
+        self._tree = tree
+        self._problems: list[Problem] | None = None
+        self._process: Any = None
+        if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+            return  # forking a threaded process can deadlock the child; check inline at result()
+        context = multiprocessing.get_context("fork")
+        self._receive, send = context.Pipe(duplex=False)
+        self._process = context.Process(target=_worker, args=(tree, send), daemon=True)
+        self._process.start()
+        send.close()
+        self._stop = weakref.finalize(self, _stop, self._process, self._receive)
+
+    def result(self) -> list[Problem]:
+        """The same problems, in the same order, as check_tables(tree) would return here."""
+        if self._problems is not None:
+            return self._problems
+        if self._process is None:
+            self._problems = check_tables(self._tree)
+            return self._problems
+        try:
+            ok, value = self._receive.recv()
+        except EOFError:  # the worker died without an answer: check here instead
+            ok, value = True, check_tables(self._tree)
+        finally:
+            self._stop()
+        if not ok:
+            raise RuntimeError(f"the frictionless worker failed:\n{value}")
+        self._problems = value
+        return value
+
+
+def start_tables(tree: Tree) -> PendingTables:
+    """Begin check_tables(tree) in a forked worker (inline where fork is unavailable or unsafe)."""
+    return PendingTables(tree)
+
+
+def _worker(tree: Tree, send: Any) -> None:
+    try:
+        answer: tuple[bool, Any] = (True, check_tables(tree))
+    except BaseException:  # reported to the parent, which raises it
+        answer = (False, traceback.format_exc())
+    send.send(answer)
+    send.close()
+
+
+def _stop(process: Any, receive: Any) -> None:
+    receive.close()
+    if process.is_alive():
+        process.terminate()
+    process.join()
 
 
 def check_tables(tree: Tree) -> list[Problem]:
