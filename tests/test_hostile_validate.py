@@ -377,6 +377,23 @@ REFS = [
 ]  # fmt: skip
 
 
+CSV_REL = "data/configurations.csv"
+CSV_BYTES = [  # the CSV is compared byte for byte: line endings and the final newline count
+    ("csv-crlf", raw(CSV_REL, lambda b: b.replace(b"\n", b"\r\n")), f"{CSV_REL}: line 1: expected 'workload,slug"),
+    ("csv-cr-only", raw(CSV_REL, lambda b: b.replace(b"\n", b"\r")), f"{CSV_REL}: line 1: expected 'workload,slug"),
+    (
+        "csv-no-final-newline",
+        raw(CSV_REL, lambda b: b.rstrip(b"\n")),
+        f"{CSV_REL}: line 839: expected a final newline and no more",
+    ),
+    (
+        "csv-blank-line-after",
+        raw(CSV_REL, lambda b: b + b"\n"),
+        f"{CSV_REL}: line 840: expected nothing after the last line's newline",
+    ),
+]
+
+
 def _cli_cases(*groups: tuple[str, list]) -> list:
     return [pytest.param(apply, names, id=f"{group}-{name}") for group, cases in groups for name, apply, names in cases]
 
@@ -387,7 +404,9 @@ def refused(root: Path, command: str, names: str | tuple[str, ...]) -> None:
     assert_refused(outcome, 1, names, before, tree_digest(root))
 
 
-@pytest.mark.parametrize(("apply", "names"), _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR)))
+@pytest.mark.parametrize(
+    ("apply", "names"), _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR), ("csv", CSV_BYTES))
+)
 def test_validate_refuses(repo_copy: Path, known_verdicts: None, apply, names) -> None:
     apply(repo_copy)
     refused(repo_copy, "validate", names)

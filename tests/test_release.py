@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -99,21 +100,24 @@ def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> No
     assert "leadgreen-data-v2026.11.29/data/models/qwen-3-8b.json" in listing.stdout.split()
 
 
-RELEASE_EPOCH = 1792368000  # 2026-10-19T00:00:00Z, the release date of v2026.10.19
+RELEASE_EPOCH = 1795910400  # 2026-11-29T00:00:00Z, the release date of v2026.11.29
 
 
 def test_archive_is_reproducible(repo: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """The archive's bytes depend on its files, its name and the release date, never on the clock."""
     assert release(cli).exit_code == 0
-    archive = (repo / "dist" / "leadgreen-data-v2026.10.19.tar.gz").read_bytes()
+    archive = (repo / "dist" / "leadgreen-data-v2026.11.29.tar.gz").read_bytes()
     assert archive[:2] == b"\x1f\x8b"
     assert archive[4:8] == b"\0\0\0\0"  # the gzip header's MTIME field
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         mtimes = {member.name: member.mtime for member in tar.getmembers()}
-    assert "leadgreen-data-v2026.10.19/data/index.json" in mtimes
+    assert "leadgreen-data-v2026.11.29/data/index.json" in mtimes
     assert set(mtimes.values()) == {RELEASE_EPOCH}
     first = (repo / "dist" / "SHA256SUMS").read_bytes()
+    later = time.time() + 400 * 86400  # rebuilt more than a year later: not one byte differs
+    monkeypatch.setattr(time, "time", lambda: later)
     assert cli("dist").exit_code == 0
+    monkeypatch.undo()
     assert (repo / "dist" / "SHA256SUMS").read_bytes() == first
 
 

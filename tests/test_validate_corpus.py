@@ -279,16 +279,16 @@ class NoTables:
 
 
 @pytest.fixture
-def schema_runs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any, Any]]:
-    """Each schema check `builder validate` runs, as (tree, schema folder, result)."""
+def schema_runs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any]]:
+    """Each schema check `builder validate` runs, as (tree, result)."""
     from builder.validate import run
 
-    runs: list[tuple[Any, Any, Any]] = []
+    runs: list[tuple[Any, Any]] = []
     real = run.check_schemas
 
-    def recorded(tree, folder=schema.SCHEMAS):
-        result = real(tree, folder)
-        runs.append((tree, folder, result))
+    def recorded(tree):
+        result = real(tree)
+        runs.append((tree, result))
         return result
 
     monkeypatch.setattr(run, "check_schemas", recorded)
@@ -335,11 +335,11 @@ def test_hand_edit_is_rejected_by_rule(
 
     # The same tree through the parallel path (PARALLEL_FROM documents on): the same problems in the
     # same order, and the same documents passed on to the cross-file checks.
-    ((tree, folder, serial),) = schema_runs
+    ((tree, serial),) = schema_runs
     assert schema_pools == []  # 20 documents: checked serially by builder validate
     assert bool(serial[0]) == (case in SCHEMA_FAULTS)
     monkeypatch.setattr(schema, "PARALLEL_FROM", 1)
-    assert schema.check_schemas(tree, folder) == serial
+    assert schema.check_schemas(tree) == serial
     assert schema_pools == [2]  # the fork pool ran, on two slices of the documents
 
 

@@ -150,17 +150,18 @@ def check_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     """The flat table is exactly the model documents' configurations, in the workload list's order."""
     if CSV not in tree.raw:
         return []
-    want = configurations_csv(ok).decode().splitlines()
-    found = tree.raw[CSV].decode("utf-8", errors="replace").splitlines()
+    expected = configurations_csv(ok)
+    if tree.raw[CSV] == expected:
+        return []
+    want = expected.decode().split("\n")
+    found = tree.raw[CSV].decode("utf-8", errors="replace").split("\n")  # a \r stays in the line it ends
     shown = tree.shown(CSV)
     for line, (w, f) in enumerate(zip(want, found, strict=False), start=1):
         if w != f:
             return [Problem(shown, f"line {line}", f"expected {w!r} (from the model documents), found {f!r}")]
-    if len(want) != len(found):
-        return [
-            Problem(shown, f"line {min(len(want), len(found)) + 1}", f"expected {len(want)} lines, found {len(found)}")
-        ]
-    return []
+    at = min(len(want), len(found))
+    what = "a final newline and no more" if len(want) > len(found) else "nothing after the last line's newline"
+    return [Problem(shown, f"line {at}", f"expected {what} ({len(want) - 1} lines), found {len(found) - 1}")]
 
 
 def check_descriptor(tree: Tree) -> list[Problem]:
