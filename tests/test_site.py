@@ -357,6 +357,7 @@ def _edit(path: Path, change) -> None:
     path.write_text(json.dumps(doc, indent=2) + "\n")
 
 
+UNSOUND = "data: expected a sound package (run builder validate), found "
 BROKEN = [
     ("no data folder", lambda root: shutil.rmtree(root / "data"),
      "data: expected the package's folder, found none"),
@@ -374,7 +375,9 @@ BROKEN = [
      lambda d: d["models"][1].update(page=d["models"][0]["page"])),
      "site: two files would be written at models/deepseek-v3-1/"),
     ("not JSON", lambda root: (root / "data" / "index.json").write_text("{"),
-     "data/index.json: expected JSON, found"),
+     f"{UNSOUND}data/index.json: line 1 column 2: expected valid JSON"),
+    ("a link in data/", lambda root: (root / "data" / "models" / "leak.json").symlink_to("/etc/hostname"),
+     f"{UNSOUND}data/models/leak.json: /: expected a regular file, found a symbolic link"),
 ]  # fmt: skip
 
 

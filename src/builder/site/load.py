@@ -11,6 +11,7 @@ from typing import Any
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, INDEX, METADATA, MODEL_LIST, SCHEMAS
 from builder.metadata import load_metadata
+from builder.validate.tree import Refused, load_tree, read_file
 
 EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
 
@@ -33,15 +34,16 @@ def _reject_constant(name: str) -> float:
 def parse_json(shown: str, data: bytes) -> Any:
     try:
         return json.loads(data, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise InputError(f"{shown}: expected JSON, found {exc}") from exc
 
 
 def _read(path: Path) -> bytes:
+    """A regular file's bytes, never through a link, never a FIFO or a device."""
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from exc
+        return read_file(path)
+    except Refused as exc:
+        raise InputError(f"{path}: {exc}") from exc
 
 
 def load_package(root: Path) -> Package:
@@ -50,9 +52,13 @@ def load_package(root: Path) -> Package:
     for folder in (data_dir, schema_dir):
         if not folder.is_dir():
             raise InputError(f"{folder}: expected the package's folder, found none (run from the repo root)")
-    data = {p.relative_to(data_dir).as_posix(): _read(p) for p in sorted(data_dir.rglob("*")) if p.is_file()}
+    tree = load_tree(data_dir)  # published files only, regular ones, parsed strictly; anything else is a problem
+    if tree.problems or tree.stray:
+        found = [str(problem) for problem in tree.problems] + [f"{DATA}/{rel}: a stray file" for rel in tree.stray]
+        raise InputError(f"{data_dir}: expected a sound package (run builder validate), found {'; '.join(found[:3])}")
+    data = dict(sorted(tree.raw.items()))
     docs = {rel: parse_json(f"{DATA}/{rel}", raw) for rel, raw in data.items() if rel.endswith(".json")}
-    schemas = {p.name: _read(p) for p in sorted(schema_dir.glob("*.schema.json"))}
+    schemas = {p.name: _read(p) for p in sorted(schema_dir.glob("*.schema.json"))}  # a link is refused
     if not schemas:
         raise InputError(f"{schema_dir}: expected *.schema.json files, found none")
     schema_docs = {name: parse_json(f"{SCHEMAS}/{name}", raw) for name, raw in schemas.items()}

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from builder.errors import OutputError
-from builder.layout import DATA, SCHEMAS
+from builder.layout import DATA, SCHEMAS, UPSTREAM
 
 MARKER = ".leadgreen-site"
 HEADER = "leadgreen-data site, written by `builder site`; every file it wrote, one a line:"
@@ -40,7 +40,7 @@ def check_target(out: Path, root: Path) -> set[str]:
     if target in (cwd, root) or target in cwd.parents or target in root.parents:
         raise OutputError(f"{out}: refusing to build the site into the repository or a folder that holds it; "
                           "choose a folder of its own, such as site/")  # fmt: skip
-    for name in (DATA, SCHEMAS):
+    for name in (DATA, SCHEMAS, UPSTREAM, Path(".git")):
         if target == root / name or root / name in target.parents:
             raise OutputError(f"{out}: refusing to build the site inside the package's {name}/ folder")
     if out.is_symlink():
