@@ -21,7 +21,7 @@ from typing import Any
 from builder.errors import Problem, shown
 from builder.files import Refused as NotRead
 from builder.files import kind, read_regular
-from builder.layout import CSV, DESCRIPTOR, JSON, MAX_FILE_BYTES, schema_for
+from builder.layout import CSV, DESCRIPTOR, JSON, MAX_FILE_BYTES, is_hidden, schema_for
 
 MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer in every reader
 LIMIT = f"{MAX_FILE_BYTES // (1024 * 1024)} MiB"
@@ -297,6 +297,8 @@ def load_tree(data_dir: Path) -> Tree:
     listing = scan(data_dir, tree.data_dir)
     tree.problems += listing.problems
     for rel in listing.files:
+        if is_hidden(rel):
+            continue  # a hidden regular file (.gitkeep) is not published; a build keeps it as it is
         if rel != CSV and schema_for(rel) is None:
             tree.stray.append(rel)  # reported by check_files; never read
             continue
