@@ -10,7 +10,7 @@ from typing import Any
 
 from builder.build import build
 from builder.errors import DriftError, InputError, Problem, ValidationError
-from builder.layout import DESCRIPTOR, LOCK, METADATA, require_repo_root
+from builder.layout import DESCRIPTOR, LOCK, METADATA, SCHEMAS, require_repo_root
 from builder.metadata import load_metadata
 from builder.package import curated_parts
 from builder.pin import load_lock
@@ -28,7 +28,11 @@ def validate_committed(data: Path) -> None:
     recover(data)  # first finish a publish that a killed build had committed to (builder.write)
     if not data.is_dir():
         raise InputError(f"{data}: expected a data folder, found none")
-    problems = problems_in(data)
+    try:
+        problems = problems_in(data)
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a schema or descriptor
+        # shaped so that no check can even start (a schema file missing or of the wrong kind)
+        raise InputError(f"{SCHEMAS}/: cannot check {data} with these schemas ({type(exc).__name__}: {exc})") from exc
     if problems:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
 

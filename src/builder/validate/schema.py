@@ -98,8 +98,16 @@ def _check_slice(bounds: tuple[int, int]) -> tuple[list[Problem], list[str]]:
     start, stop = bounds
     problems: list[Problem] = []
     passed: list[str] = []
+    broken: set[str] = set()
     for where, rel, name, doc in _SHARED[start:stop]:
-        errors = sorted(validator(name).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+        try:
+            errors = sorted(validator(name).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+        except Exception as exc:  # a broken schema file: jsonschema and referencing raise their own exceptions
+            if name not in broken:
+                broken.add(name)
+                found = f"{type(exc).__name__}: {shown(str(exc), 160)}"
+                problems.append(Problem(f"{SCHEMAS}/{name}", "/", f"expected a usable JSON Schema, found {found}"))
+            continue
         problems += [Problem(where, pointer(e.absolute_path), describe(e)) for e in errors]
         if not errors:
             passed.append(rel)
