@@ -14,6 +14,11 @@ from builder.validate.tree import load_tree
 
 @pytest.fixture
 def single_threaded() -> None:
+    """No other thread, so that the worker really forks. A fetch that hit its deadline leaves its
+    download thread to end at its own read timeout (a second or so in the tests): wait for it."""
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread():
+            thread.join(timeout=30)
     assert threading.enumerate() == [threading.main_thread()], "a thread outlived its test"
 
 
