@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import threading
-
-import pytest
+from pathlib import Path
+from typing import Any
 
 from builder.errors import Problem
 from builder.validate import tables
 from builder.validate.tree import load_tree
 
 
-@pytest.fixture
-def single_threaded() -> None:
-    """No other thread, so that the worker really forks. A fetch that hit its deadline leaves its
-    download thread to end at its own read timeout (a second or so in the tests): wait for it."""
-    for thread in threading.enumerate():
-        if thread is not threading.main_thread():
-            thread.join(timeout=30)
-    assert threading.enumerate() == [threading.main_thread()], "a thread outlived its test"
+def in_a_fresh_process(repo: Path, body: str) -> Any:
+    """Run `body` in a new interpreter (no thread of this test session, so the worker really forks);
+    `tree` is the package of `repo`, and the value of `answer` comes back."""
+    code = f"""
+import json, os, sys
+from pathlib import Path
+from builder.errors import Problem
+from builder.validate import tables
+from builder.validate.tree import load_tree
+tree = load_tree(Path({str(repo)!r}) / "data")
+{body}
+print(json.dumps(answer))
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
 
 
 def broken_csv(repo):
@@ -29,26 +40,41 @@ def broken_csv(repo):
     return load_tree(repo / "data")
 
 
-def test_forked_worker_returns_what_the_inline_check_returns(repo_copy, single_threaded) -> None:
-    tree = broken_csv(repo_copy)
-    inline = tables.check_tables(tree)
-    found = {(p.path, p.where, p.message.split(":")[0]) for p in inline}
-    assert found == {
-        ("data/configurations.csv", "row 2, column gpu_power_watts_total", "type-error"),
-        ("data/configurations.csv", "/", "hash-count"),
-    }
-    assert tables.start_tables(tree).result() == inline
+def test_forked_worker_returns_what_the_inline_check_returns(repo_copy) -> None:
+    broken_csv(repo_copy)
+    same, forked, found = in_a_fresh_process(
+        repo_copy,
+        """
+inline = tables.check_tables(tree)
+pending = tables.start_tables(tree)
+forked = pending._process is not None
+answer = [pending.result() == inline, forked, sorted({(p.path, p.where, p.message.split(":")[0]) for p in inline})]
+""",
+    )
+    assert same
+    assert forked
+    assert found == sorted(
+        [
+            ["data/configurations.csv", "row 2, column gpu_power_watts_total", "type-error"],
+            ["data/configurations.csv", "/", "hash-count"],
+        ]
+    )
 
 
 def where_checked(tree) -> list[Problem]:
     return [Problem("pid", "/", str(os.getpid()))]
 
 
-def test_the_check_runs_in_another_process(repo_copy, monkeypatch, single_threaded) -> None:
-    monkeypatch.setattr(tables, "check_tables", where_checked)
-    pending = tables.start_tables(load_tree(repo_copy / "data"))
-    (problem,) = pending.result()
-    assert problem.message != str(os.getpid())
+def test_the_check_runs_in_another_process(repo_copy) -> None:
+    here, there = in_a_fresh_process(
+        repo_copy,
+        """
+tables.check_tables = lambda tree: [Problem("pid", "/", str(os.getpid()))]
+(problem,) = tables.start_tables(tree).result()
+answer = [str(os.getpid()), problem.message]
+""",
+    )
+    assert here != there
 
 
 def test_a_threaded_process_checks_inline(repo_copy, monkeypatch) -> None:
@@ -65,11 +91,19 @@ def test_a_threaded_process_checks_inline(repo_copy, monkeypatch) -> None:
     assert pending.result() == [Problem("pid", "/", str(os.getpid()))]
 
 
-def test_a_failing_worker_fails_the_check(repo_copy, monkeypatch, single_threaded) -> None:
-    def broken(tree):
-        raise ValueError("frictionless blew up")
-
-    monkeypatch.setattr(tables, "check_tables", broken)
-    pending = tables.start_tables(load_tree(repo_copy / "data"))
-    with pytest.raises(RuntimeError, match="ValueError: frictionless blew up"):
-        pending.result()
+def test_a_failing_worker_fails_the_check(repo_copy) -> None:
+    message = in_a_fresh_process(
+        repo_copy,
+        """
+def broken(tree):
+    raise ValueError("frictionless blew up")
+tables.check_tables = broken
+try:
+    tables.start_tables(tree).result()
+    answer = None
+except RuntimeError as exc:
+    answer = str(exc)
+""",
+    )
+    assert message is not None
+    assert "ValueError: frictionless blew up" in message
