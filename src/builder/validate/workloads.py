@@ -5,16 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from builder import layout
 from builder.errors import Problem
-from builder.layout import (
-    ROOT_WORKLOAD,
-    WORKLOAD_LIST,
-    index_rel,
-    is_model,
-    model_list_rel,
-    place,
-    workload_dir,
-)
 from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.transform import workload_urls
 from builder.validate.crossfile import reference_document
@@ -27,9 +19,9 @@ IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
 def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[str, Any], set[str]]]:
     """Per workload present (text conversation first, then by id): its documents that passed their schema,
     and the slugs of its model documents present, parsed or not."""
-    groups: dict[str, tuple[dict[str, Any], set[str]]] = {ROOT_WORKLOAD: ({}, set())}
+    groups: dict[str, tuple[dict[str, Any], set[str]]] = {layout.ROOT_WORKLOAD: ({}, set())}
     for rel in tree.docs:
-        found = place(rel)
+        found = layout.place(rel)
         if found is None or found.workload is None:
             continue
         docs, slugs = groups.setdefault(found.workload, ({}, set()))
@@ -37,19 +29,19 @@ def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[st
             docs[rel] = ok[rel]
         if found.slug is not None:
             slugs.add(found.slug)
-    return {w: groups[w] for w in sorted(groups, key=lambda w: (w != ROOT_WORKLOAD, w))}
+    return {w: groups[w] for w in sorted(groups, key=lambda w: (w != layout.ROOT_WORKLOAD, w))}
 
 
 def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
     """Every workload repeats text conversation's header, and its source but for the workload's own fields."""
-    root_docs = groups[ROOT_WORKLOAD][0]
-    root_rel = reference_document(ROOT_WORKLOAD, root_docs)
+    root_docs = groups[layout.ROOT_WORKLOAD][0]
+    root_rel = reference_document(layout.ROOT_WORKLOAD, root_docs)
     if root_rel is None:
         return []
     root, problems = root_docs[root_rel], []
     for workload, (docs, _) in groups.items():
         ref_rel = reference_document(workload, docs)
-        if workload == ROOT_WORKLOAD or ref_rel is None:
+        if workload == layout.ROOT_WORKLOAD or ref_rel is None:
             continue
         shown, doc = tree.shown(ref_rel), docs[ref_rel]
         for key in SHARED_ACROSS:
@@ -74,7 +66,7 @@ def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]
     problems = []
     for docs, _ in groups.values():
         for rel, doc in docs.items():
-            if not is_model(rel):
+            if not layout.is_model(rel):
                 continue
             seen_rel, seen = first.setdefault(doc["slug"], (rel, doc))
             for key in IDENTITY:
@@ -94,15 +86,15 @@ def check_workload_list(
     tree: Tree, ok: dict[str, Any], groups: dict[str, tuple[dict[str, Any], set[str]]], base_url: str
 ) -> list[Problem]:
     """workloads.json lists every workload present, once, text conversation first, with its true counts and URLs."""
-    shown, doc = tree.shown(WORKLOAD_LIST), ok[WORKLOAD_LIST]
+    shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
     entries = doc["workloads"]
     ids = [entry["id"] for entry in entries]
     problems = []
-    if ids[0] != ROOT_WORKLOAD:
-        problems.append(Problem(shown, "/workloads/0/id", f"expected {ROOT_WORKLOAD} first, found {ids[0]}"))
+    if ids[0] != layout.ROOT_WORKLOAD:
+        problems.append(Problem(shown, "/workloads/0/id", f"expected {layout.ROOT_WORKLOAD} first, found {ids[0]}"))
     for workload in groups:
         if workload not in ids:
-            msg = f"expected an entry for the workload of {tree.shown(index_rel(workload))}, found none"
+            msg = f"expected an entry for the workload of {tree.shown(layout.index_rel(workload))}, found none"
             problems.append(Problem(shown, "/workloads", msg))
     for i, entry in enumerate(entries):
         workload, at = entry["id"], f"/workloads/{i}"
@@ -110,14 +102,14 @@ def check_workload_list(
             problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
             continue
         docs, slugs = groups.get(workload, ({}, set()))
-        for rel in (index_rel(workload), model_list_rel(workload)):
+        for rel in (layout.index_rel(workload), layout.model_list_rel(workload)):
             if rel not in tree.docs:
                 problems.append(Problem(shown, f"{at}/id", f"expected a file {tree.shown(rel)}, found none"))
         counts = {"model_count": len(slugs)}
-        models = [d for rel, d in docs.items() if is_model(rel)]
+        models = [d for rel, d in docs.items() if layout.is_model(rel)]
         if len(models) == len(slugs):  # every model document passed its schema
             counts["configuration_count"] = sum(len(m["configurations"]) for m in models)
-        where = f"{tree.shown(workload_dir(workload))}models/"
+        where = f"{tree.shown(layout.workload_dir(workload))}models/"
         for key, want in counts.items():
             if entry[key] != want:
                 msg = f"expected {want} (from the model documents in {where}), found {entry[key]}"
@@ -125,11 +117,11 @@ def check_workload_list(
         for key, want in workload_urls(base_url, doc["version"], workload).items():
             if entry[key] != want:
                 problems.append(Problem(shown, f"{at}/{key}", f"expected {want}, found {entry[key]}"))
-        index = docs.get(index_rel(workload))
+        index = docs.get(layout.index_rel(workload))
         if index is not None:
             source = index["source"]
             if entry["data_url"] != source["data_url"]:
-                there = f"{tree.shown(index_rel(workload))} source"
+                there = f"{tree.shown(layout.index_rel(workload))} source"
                 msg = f"expected {source['data_url']} as in {there}, found {entry['data_url']}"
                 problems.append(Problem(shown, f"{at}/data_url", msg))
             label = f"{entry['name']} ({entry['task']})"
@@ -138,5 +130,5 @@ def check_workload_list(
                 problems.append(Problem(shown, at, msg))
             if index["workload"] != workload:
                 msg = f"expected workload {workload!r} (its entry in {shown}), found {index['workload']!r}"
-                problems.append(Problem(tree.shown(index_rel(workload)), "/workload", msg))
+                problems.append(Problem(tree.shown(layout.index_rel(workload)), "/workload", msg))
     return problems
