@@ -95,7 +95,7 @@ def release(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none", requires=["env"], default=False)
 def bench(session: nox.Session) -> None:
-    """Time build, validate and --help at 1x/10x/100x against check-jsonschema and json.loads (4-7 min).
+    """Time build, validate and --help at 1x/10x/100x against check-jsonschema and json.loads (5-8 min).
 
     Flags go after `--`: `--scales 1 10 100` (sizes, as multiples of today's upstream) and `--runs 5`
     (the median of that many runs of each command). Each step is printed as it runs; the table at the end.

@@ -5,8 +5,9 @@ Run from the repo root: `python benchmarks/bench.py [--scales 1 10 100] [--runs 
 table goes to stdout at the end. Whole-process times are medians of --runs runs (at least 3,
 and half of --runs, at 100x); per-layer times are measured in a fresh interpreter.
 
-Running time with the defaults, on 2 cores: 4 minutes idle, 7 while other jobs run; most of it
-is check-jsonschema at 100x (30 s or more a run). `--scales 1 10 --runs 3`: 40 to 90 seconds.
+Running time with the defaults, on 2 cores: about 5.5 minutes (5 min 8 s measured with --runs 3),
+more while other jobs run; most of it is check-jsonschema at 100x (30 s or more a run).
+`--scales 1 10 --runs 3`: 40 to 90 seconds.
 """
 
 from __future__ import annotations
