@@ -84,6 +84,11 @@ def model_documents(work: Path) -> list[str]:
     return sorted(str(p.relative_to(work)) for p in found)
 
 
+def text_conversation_models(work: Path) -> list[str]:
+    """The first workload's model documents (the 18 of the v1 package, at 1x)."""
+    return sorted(str(p.relative_to(work)) for p in (work / "data" / "models").glob("*.json"))
+
+
 def check_jsonschema(work: Path, runs: int) -> float:
     """The schema-only peer: one check-jsonschema process per schema, as a contributor would run it."""
 
@@ -106,22 +111,37 @@ import json, sys, time
 t0 = time.perf_counter()
 from pathlib import Path
 from builder.validate.tree import load_tree
-from builder.validate.schema import check_schemas
-from builder.validate import run, tables
+from builder.validate import tables
 base = "https://leadgreen.ai"
 t1 = time.perf_counter(); tree = load_tree(Path("data"))
-# As check_tree runs them: the tables worker forked first, the other checks meanwhile, then its answer.
+# As builder validate runs them: the tables worker forked once the tree is read, before jsonschema
+# is imported; the other checks meanwhile, then its answer.
 t2 = time.perf_counter(); pending = tables.start_tables(tree)
-t3 = time.perf_counter(); problems, passed = check_schemas(tree)
-t4 = time.perf_counter(); rest = run.check_consistency(tree, {r: tree.docs[r] for r in sorted(passed)}, base)
-t5 = time.perf_counter(); found = pending.result()
-t6 = time.perf_counter()
+t3 = time.perf_counter()
+from builder.validate.schema import check_schemas
+from builder.validate import run
+t4 = time.perf_counter(); problems, passed = check_schemas(tree)
+t5 = time.perf_counter(); rest = run.check_consistency(tree, {r: tree.docs[r] for r in sorted(passed)}, base)
+t6 = time.perf_counter(); found = pending.result()
+t7 = time.perf_counter()
 # The same frictionless check inline, in this process (which has not imported frictionless yet).
 inline = tables.check_tables(tree)
-t7 = time.perf_counter()
+t8 = time.perf_counter()
 assert not problems and not found and not rest and not inline, (problems, found, rest, inline)
-print(json.dumps({"import": t1 - t0, "read+parse": t2 - t1, "schema": t4 - t3, "consistency": t5 - t4,
-                  "frictionless inline": t7 - t6, "frictionless as seen": (t3 - t2) + (t6 - t5)}))
+print(json.dumps({"import": (t1 - t0) + (t4 - t3), "read+parse": t2 - t1, "schema": t5 - t4, "consistency": t6 - t5,
+                  "frictionless inline": t8 - t7, "frictionless as seen": (t3 - t2) + (t7 - t6)}))
+"""
+
+# `builder validate` with the tables step answered at once: the whole process without frictionless.
+NO_TABLES = """
+import sys
+from builder.validate import tables
+class Answered:
+    def __init__(self, tree): pass
+    def result(self): return []
+tables.start_tables = Answered
+from builder.cli import main
+main(["validate"])
 """
 
 
@@ -136,6 +156,15 @@ def layers(work: Path) -> dict[str, float]:
     return json.loads(run.stdout)
 
 
+def paired(first: list[str], second: list[str], cwd: Path, runs: int) -> tuple[float, float]:
+    """Median wall times of two whole processes, run in turn, so that both see the same load."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(runs):
+        for cmd, kept in zip((first, second), times, strict=True):
+            kept.append(timed(cmd, cwd, 1))
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
 def bench(scale: int, root: Path, runs: int) -> dict[str, float]:
     progress(f"{scale}x: writing a package of {scale} x today's upstream")
     work = workspace(scale, root)
@@ -148,11 +177,18 @@ def bench(scale: int, root: Path, runs: int) -> dict[str, float]:
         progress(f"{scale}x: {name} {result[name]:.3f} s")
 
     measure("build", lambda: timed([builder, "build", "--date", "2026-09-27"], work, runs))
-    measure("validate", lambda: timed([builder, "validate"], work, runs))
+    progress(f"{scale}x: validate, and validate without its tables step, in turn ...")
+    no_tables = [sys.executable, "-c", NO_TABLES]
+    result["validate"], result["validate without frictionless"] = paired([builder, "validate"], no_tables, work, runs)
+    without = result["validate without frictionless"]
+    result["  frictionless as seen, whole process"] = result["validate"] - without
+    progress(f"{scale}x: validate {result['validate']:.3f} s, without frictionless {without:.3f} s")
     measure("help", lambda: timed([builder, "--help"], work, runs))
     measure("check-jsonschema", lambda: check_jsonschema(work, runs))
     models = ["./check-data-schema", "schemas/model.schema.json", *model_documents(work)]
     measure("check-jsonschema, model documents only", lambda: timed(models, work, runs))
+    text = ["./check-data-schema", "schemas/model.schema.json", *text_conversation_models(work)]
+    measure("check-jsonschema, text-conversation model documents", lambda: timed(text, work, runs))
     measure("json.loads floor", lambda: timed([sys.executable, "-c", FLOOR, "data"], work, runs))
     progress(f"{scale}x: validate by layer ...")
     result.update({f"  validate: {k}": v for k, v in layers(work).items()})

@@ -1,4 +1,9 @@
-"""Is the committed package sound? What `builder validate`, `builder drift` and `builder release` check."""
+"""Is the committed package sound? What `builder validate`, `builder drift` and `builder release` check.
+
+`builder validate` starts its frictionless worker (validate.tables) as soon as the tree is read, so
+this module imports the schema checks (jsonschema) and the build only inside the functions that
+use them: the worker is forked before those imports, and they run beside it.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from builder.build import build
 from builder.errors import DriftError, InputError, Problem, ValidationError
 from builder.layout import DESCRIPTOR, LOCK, METADATA, SCHEMAS, require_repo_root
 from builder.metadata import load_metadata
 from builder.package import curated_parts
 from builder.pin import load_lock
-from builder.validate.run import check_published
+from builder.validate import tables
 from builder.validate.tree import Refused, load_tree, read_file, scan
 from builder.write import recover
 
@@ -40,8 +44,11 @@ def validate_committed(data: Path) -> None:
 def problems_in(data: Path) -> list[Problem]:
     """Every problem of the package as it lies on disk, without finishing an interrupted publish."""
     tree = load_tree(data)
+    pending = tables.start_tables(tree)  # frictionless, in a forked worker while the other checks run here
+    from builder.validate.run import check_published
+
     curated, base_url = _provenance(data.parent, tree.descriptor)
-    return check_published(tree, base_url, curated)
+    return check_published(tree, base_url, curated, pending)
 
 
 def _provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
@@ -58,6 +65,8 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
 
     The committed tree is walked first, without following links: a symlink, FIFO, socket, device or
     file over the size limit in it (or as the descriptor) is refused before anything is copied."""
+    from builder.build import build
+
     require_repo_root()
     recover(data)
     committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if os.path.lexists(data) else {}

@@ -18,17 +18,16 @@ from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.physics import check_physics
 from builder.validate.schema import check_schemas, check_schemas_fast
+from builder.validate.tables import PendingTables
 from builder.validate.tree import Tree
 from builder.validate.workloads import check_identity, check_shared_across, check_workload_list, group_by_workload
 
 
-def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
+def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None, tables: PendingTables) -> list[Problem]:
     """Every problem in a package under review: jsonschema (the authority), the descriptor in full,
-    then frictionless on the tables. `curated` is what metadata.toml and the lock make of the
+    then frictionless on the tables, whose answer `tables` (validate.tables.start_tables(tree),
+    begun by the caller) holds. `curated` is what metadata.toml and the lock make of the
     descriptor's curated keys, or None in a release archive (then its JSON Schema checks them)."""
-    from builder.validate.tables import start_tables
-
-    tables = start_tables(tree)  # frictionless, in a forked worker while the checks below run here
     problems = [*tree.problems, *check_files(tree)]
     schema_problems, passed = check_schemas(tree)
     problems += schema_problems

@@ -1,7 +1,17 @@
 """Frictionless over the package's tables: types, constraints, primary and foreign keys.
 
-Only the tabular resources go through frictionless (three, whatever the number of models);
-the JSON documents are checked whole by jsonschema, and their sizes and hashes by crossfile.
+Only the tabular resources go through frictionless (two per workload, the workload list and the
+CSV, whatever the number of models); the JSON documents are checked whole by jsonschema, and every
+file's size and hash by crossfile.
+
+A JSON table reaches frictionless as the rows of the bytes the tree read, parsed as frictionless's
+own JSON reader would (numbers with a fraction or exponent as Decimal) and laid out as its keyed
+reader lays them out (the dialect's `keys` as the header, a missing key as an empty cell). Its
+row, type, constraint, primary-key and foreign-key checks are frictionless's own; only the
+reading is done here, which saves it re-reading the file and inferring a schema it then discards.
+A table whose JSON does not have that shape (no such property, an empty or non-list value,
+an item that is not an object) goes to frictionless as the file, so it reports the fault
+in its own words. The CSV goes as the file.
 
 Importing frictionless and validating the tables is most of `builder validate` on a small
 package, so `start_tables` runs it in a forked worker while the caller does the other checks.
@@ -9,10 +19,12 @@ package, so `start_tables` runs it in a forked worker while the caller does the 
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import threading
 import traceback
 import weakref
+from decimal import Decimal
 from typing import Any
 
 from builder.errors import Problem
@@ -88,13 +100,38 @@ def check_tables(tree: Tree) -> list[Problem]:
         return [Problem(DESCRIPTOR, "/resources", "expected tabular resources, found none")]
     with system.use_context(trusted=False):
         try:
-            package = Package(frictionless_descriptor(tables), basepath=str(tree.root))
+            package = Package(frictionless_descriptor([as_rows(tree, t) for t in tables]), basepath=str(tree.root))
         except Exception as exc:  # frictionless reports descriptor faults as its own exceptions
             return [Problem(DESCRIPTOR, "/", f"expected a valid Data Package descriptor, found: {exc}")]
         report = package.validate()
     problems = [_problem(tables, task.name, error) for task in report.tasks for error in task.errors]
     found = [f"expected a valid Data Package descriptor, found: {error.message}" for error in report.errors]
     return problems + [Problem(DESCRIPTOR, "/", message) for message in found]
+
+
+def as_rows(tree: Tree, table: dict[str, Any]) -> dict[str, Any]:
+    """The table with its JSON rows inline (see the module docstring), or as it is."""
+    dialect = table.get("dialect")
+    if table.get("format") != "json" or table.get("encoding", "utf-8") != "utf-8" or not isinstance(dialect, dict):
+        return table
+    control = dialect.get("json")
+    if set(dialect) != {"json"} or not isinstance(control, dict) or not set(control) <= {"property", "keys"}:
+        return table
+    keys, prop = control.get("keys"), control.get("property")
+    rel = table["path"][len(tree.data_dir) + 1 :]
+    if not (isinstance(prop, str) and isinstance(tree.docs.get(rel), dict)):  # parsed strictly: one value per key
+        return table
+    if keys is not None and not (isinstance(keys, list) and all(isinstance(key, str) for key in keys)):
+        return table
+    rows = json.loads(tree.raw[rel], parse_float=Decimal).get(prop)
+    if not (isinstance(rows, list) and rows and all(isinstance(row, dict) for row in rows)):
+        return table
+    header = keys or list(rows[0])
+    inline = {key: value for key, value in table.items() if key in INLINE_KEYS}
+    return inline | {"data": [header, *([row.get(key) for key in header] for row in rows)]}
+
+
+INLINE_KEYS = ("name", "title", "description", "type", "schema")  # what an inline table keeps
 
 
 def _problem(tables: list[dict[str, Any]], name: str, error: Any) -> Problem:
