@@ -15,21 +15,10 @@ from typing import Any
 import pytest
 
 from builder.validate import schema, tables
+from edits import edit
 
 Q8 = "models/qwen-3-8b.json"
 Q30 = "models/qwen-3-30b-a3b-instruct.json"
-
-
-def edit(rel: str, change: Callable[[Any], Any]) -> Callable[[Path], None]:
-    """A hand edit of one JSON file, saved in the canonical format."""
-
-    def apply(data: Path) -> None:
-        path = data / rel
-        doc = json.loads(path.read_text())
-        change(doc)
-        path.write_text(json.dumps(doc, indent=2) + "\n")
-
-    return apply
 
 
 def conf(i: int, **values: Any) -> Callable[[Any], None]:

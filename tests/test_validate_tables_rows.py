@@ -16,18 +16,9 @@ import pytest
 
 from builder.validate import tables
 from builder.validate.tree import load_tree
+from edits import edit
 
 FILE_ONLY = ("byte-count", "hash-count")  # what only a file has; crossfile.check_descriptor checks both
-
-
-def edit(rel: str, change: Callable[[Any], None]) -> Callable[[Path], None]:
-    def apply(data: Path) -> None:
-        path = data / rel
-        doc = json.loads(path.read_text())
-        change(doc)
-        path.write_text(json.dumps(doc, indent=2) + "\n")
-
-    return apply
 
 
 def rows(rel: str, change: Callable[[list[dict[str, Any]]], None]) -> Callable[[Path], None]:
