@@ -66,15 +66,20 @@ def where_checked(tree) -> list[Problem]:
 
 
 def test_the_check_runs_in_another_process(repo_copy) -> None:
-    here, there = in_a_fresh_process(
+    here, there, frozen_meanwhile, frozen_after = in_a_fresh_process(
         repo_copy,
         """
+import gc
 tables.check_tables = lambda tree: [Problem("pid", "/", str(os.getpid()))]
-(problem,) = tables.start_tables(tree).result()
-answer = [str(os.getpid()), problem.message]
+pending = tables.start_tables(tree)
+frozen_meanwhile = gc.get_freeze_count() > 0  # the collector leaves the shared objects alone meanwhile
+(problem,) = pending.result()
+answer = [str(os.getpid()), problem.message, frozen_meanwhile, gc.get_freeze_count()]
 """,
     )
     assert here != there
+    assert frozen_meanwhile
+    assert frozen_after == 0
 
 
 def test_a_threaded_process_checks_inline(repo_copy, monkeypatch) -> None:

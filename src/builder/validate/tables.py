@@ -19,6 +19,7 @@ package, so `start_tables` runs it in a forked worker while the caller does the 
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import threading
@@ -45,9 +46,19 @@ class PendingTables:
         context = multiprocessing.get_context("fork")
         self._receive, send = context.Pipe(duplex=False)
         self._process = context.Process(target=_worker, args=(tree, send), daemon=True)
-        self._process.start()
+        # Frozen objects are left alone by the garbage collector, so neither process's collections
+        # write to (and so copy) the memory pages they share until the worker is done.
+        frozen = gc.get_freeze_count() == 0
+        if frozen:
+            gc.freeze()
+        try:
+            self._process.start()
+        except BaseException:
+            if frozen:
+                gc.unfreeze()
+            raise
         send.close()
-        self._stop = weakref.finalize(self, _stop, self._process, self._receive)
+        self._stop = weakref.finalize(self, _stop, self._process, self._receive, frozen)
 
     def result(self) -> list[Problem]:
         """The same problems, in the same order, as check_tables(tree) would return here."""
@@ -82,11 +93,13 @@ def _worker(tree: Tree, send: Any) -> None:
     send.close()
 
 
-def _stop(process: Any, receive: Any) -> None:
+def _stop(process: Any, receive: Any, frozen: bool) -> None:
     receive.close()
     if process.is_alive():
         process.terminate()
     process.join()
+    if frozen:
+        gc.unfreeze()
 
 
 def check_tables(tree: Tree) -> list[Problem]:
