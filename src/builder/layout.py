@@ -167,6 +167,14 @@ def is_package_path(path: object) -> bool:
 _PACKAGE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
 
 
+def below(path: object, folder: str) -> str | None:
+    """A descriptor path relative to the data folder it lies in (`data/models/x.json` -> `models/x.json`),
+    or None when it is not a string below `folder`."""
+    if isinstance(path, str) and path.startswith(f"{folder}/"):
+        return path[len(folder) + 1 :]
+    return None
+
+
 def row_id(slug: str, gpu: str, num_gpus: int, max_num_seqs: int) -> str:
     """The natural key of a configuration (with its repeat number, when upstream repeats it)."""
     return f"{slug}/{gpu}/{num_gpus}/{max_num_seqs}"

@@ -14,6 +14,7 @@ from builder.layout import (
     DESCRIPTOR,
     ROOT_WORKLOAD,
     WORKLOAD_LIST,
+    below,
     index_rel,
     is_model,
     model_list_rel,
@@ -176,7 +177,7 @@ def check_descriptor(tree: Tree) -> list[Problem]:
     listed = set()
     for i, res in enumerate(desc["resources"]):
         path = res.get("path") if isinstance(res, dict) else None
-        rel = path[len(prefix) :] if isinstance(path, str) and path.startswith(prefix) else None
+        rel = below(path, tree.data_dir)
         if rel is None or rel not in tree.raw:
             problems.append(
                 Problem(DESCRIPTOR, f"/resources/{i}/path", f"expected a file of {prefix}, found {path!r} missing")

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from builder.errors import Problem, shown
-from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, SCHEMAS, is_package_path
+from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, SCHEMAS, below, is_package_path
 from builder.package import PROFILE, derived_parts
 from builder.validate.tree import Tree, json_type
 
@@ -126,13 +126,11 @@ def safe_tables(tree: Tree) -> list[dict[str, Any]]:
     resources = desc.get("resources") if isinstance(desc, dict) else None
     if not isinstance(resources, list):
         return []
-    prefix = f"{tree.data_dir}/"
     tables = []
     for i, res in enumerate(resources):
         if not isinstance(res, dict) or res.get("type") != "table" or _refusals(i, res):
             continue
-        path = res.get("path")
-        if isinstance(path, str) and path.startswith(prefix) and path[len(prefix) :] in tree.raw:
+        if below(res.get("path"), tree.data_dir) in tree.raw:
             tables.append({key: res[key] for key in TABLE_KEYS if key in res})
     return tables
 

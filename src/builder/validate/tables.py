@@ -29,7 +29,7 @@ from decimal import Decimal
 from typing import Any
 
 from builder.errors import Problem
-from builder.layout import DESCRIPTOR
+from builder.layout import DESCRIPTOR, below
 from builder.validate.descriptor import frictionless_descriptor, safe_tables
 from builder.validate.tree import Tree
 
@@ -131,7 +131,7 @@ def as_rows(tree: Tree, table: dict[str, Any]) -> dict[str, Any]:
     if set(dialect) != {"json"} or not isinstance(control, dict) or not set(control) <= {"property", "keys"}:
         return table
     keys, prop = control.get("keys"), control.get("property")
-    rel = table["path"][len(tree.data_dir) + 1 :]
+    rel = below(table["path"], tree.data_dir)
     if not (isinstance(prop, str) and isinstance(tree.docs.get(rel), dict)):  # parsed strictly: one value per key
         return table
     if keys is not None and not (isinstance(keys, list) and all(isinstance(key, str) for key in keys)):
