@@ -55,14 +55,18 @@ def _frictionless_loaded() -> None:
 # clean (by a real check, earlier in this process) gets the clean verdict again; anything else, and
 # every problem, is found by a real check. Opt-in, per test: never for tests of the checks themselves.
 
-_CLEAN_DOCUMENTS: set[tuple[str, str, str]] = set()  # (schema name, sha256 of the schema, sha256 of the bytes)
+_CLEAN_DOCUMENTS: set[tuple[str | None, str | None, str]] = set()  # (schema name, schema sha256, bytes sha256)
 _CLEAN_TABLES: set[str] = set()
 
 
-def _schema_digest(name: str | None) -> str:
+def _schema_digest(name: str | None) -> str | None:
+    """The digest of the schema the validator uses; None (never a known verdict) if the schemas cannot be read."""
     from builder.validate.schema import load_schemas
 
-    schema = load_schemas().get(name) if name else None
+    try:
+        schema = load_schemas().get(name) if name else None
+    except Exception:  # a broken schema file: validate reports it, every time
+        return None
     return hashlib.sha256(json.dumps(schema, sort_keys=True).encode()).hexdigest()
 
 
@@ -87,10 +91,10 @@ def known_documents(monkeypatch: pytest.MonkeyPatch) -> None:
         names = {rel: schema_for(rel) for rel in tree.docs}
         digests = {name: _schema_digest(name) for name in set(names.values())}
         keys = {rel: (names[rel], digests[names[rel]], hashlib.sha256(tree.raw[rel]).hexdigest()) for rel in tree.docs}
-        known = {rel for rel, key in keys.items() if key in _CLEAN_DOCUMENTS}
+        known = {rel for rel, key in keys.items() if key[1] is not None and key in _CLEAN_DOCUMENTS}
         rest = Tree(root=tree.root, data_dir=tree.data_dir, docs={r: d for r, d in tree.docs.items() if r not in known})
         problems, passed = real(rest)
-        _CLEAN_DOCUMENTS.update(keys[rel] for rel in passed)
+        _CLEAN_DOCUMENTS.update(keys[rel] for rel in passed if keys[rel][1] is not None)
         return problems, known | passed
 
     monkeypatch.setattr(run, "check_schemas", check_schemas)
