@@ -26,7 +26,7 @@ from builder.release.compat import (
     schema_changes,
 )
 from conftest import REPO
-from test_release import git, rebuild_with, release, repo  # noqa: F401  (repo is a fixture)
+from test_release import fresh_template, git, rebuild_with, release, released_repo, released_template  # noqa: F401  (fixtures)
 
 Schemas = dict[str, dict[str, Any]]
 Docs = dict[str, Any]
@@ -268,8 +268,8 @@ def test_schema_diff_refuses_what_is_neither_folder_nor_ref(in_repo: Path, cli) 
 # builder release: the guard and the changelog section, end to end
 
 
-def test_release_refuses_a_schema_change_then_records_it_with_the_reason(repo: Path, cli) -> None:  # noqa: F811
-    assert release(cli).exit_code == 0
+def test_release_refuses_a_schema_change_then_records_it_with_the_reason(released_repo: Path, cli) -> None:  # noqa: F811
+    repo = released_repo  # released once as v2026.11.29 (test_release.released_template asserts it)
     defs_path = repo / "schemas" / "defs.schema.json"
     defs = json.loads(defs_path.read_text())
     defs["$defs"]["precision"]["enum"].append("FP4")

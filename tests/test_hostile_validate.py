@@ -12,7 +12,8 @@ the only fault (a careless edit would be caught by its hash alone). An audit hoo
 file opened and every connection made while a command runs: the hostile entries are never opened.
 
 jsonschema and frictionless take nearly all of a validate run; a verdict already found clean for
-the same bytes is reused (see `known_documents`), so only what a case changed is checked again.
+the same bytes is reused (`known_documents` and `known_verdicts` in conftest.py), so only what a
+case changed is checked again.
 The network cases always run frictionless for real.
 """
 
@@ -35,11 +36,7 @@ from typing import Any
 
 import pytest
 
-from builder.layout import schema_for
-from builder.validate import run, tables
-from builder.validate.descriptor import safe_tables
 from builder.validate.physics import check_configuration
-from builder.validate.tree import Tree
 from conftest import REPO
 from hostile import assert_refused, run_cli, tree_digest
 
@@ -87,54 +84,6 @@ def opened(events: list[tuple[str, Any]]) -> set[str]:
 
 def network(events: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     return [(event, args) for event, args in events if event != "open"]
-
-
-# Verdicts already known: the committed documents' schemas, the committed tables' frictionless run.
-
-_CLEAN_TABLES: set[str] = set()
-_CLEAN_DOCUMENTS: set[tuple[str, str]] = set()
-
-
-def _tables_key(tree: Any) -> str:
-    handed = safe_tables(tree)
-    facts = {r["path"]: hashlib.sha256(tree.raw[r["path"].split("/", 1)[1]]).hexdigest() for r in handed}
-    return json.dumps([handed, facts], sort_keys=True)
-
-
-@pytest.fixture
-def known_documents(monkeypatch: pytest.MonkeyPatch) -> None:
-    """jsonschema and frictionless take nearly all of a validate run, and each verdict is a function of
-    its input alone: a document's of its schema and bytes, frictionless's of the tables it is handed and
-    their bytes. An input byte for byte the same as one already found clean gets the clean verdict
-    again; anything else (every hostile input) is checked for real. This fixture: the documents."""
-    real = run.check_schemas
-
-    def check_schemas(tree: Tree) -> tuple[list[Any], set[str]]:
-        keys = {rel: (schema_for(rel), hashlib.sha256(tree.raw[rel]).hexdigest()) for rel in tree.docs}
-        known = {rel for rel, key in keys.items() if key in _CLEAN_DOCUMENTS}
-        rest = Tree(root=tree.root, data_dir=tree.data_dir, docs={r: d for r, d in tree.docs.items() if r not in known})
-        problems, passed = real(rest)
-        _CLEAN_DOCUMENTS.update(keys[rel] for rel in passed)
-        return problems, known | passed
-
-    monkeypatch.setattr(run, "check_schemas", check_schemas)
-
-
-@pytest.fixture
-def known_verdicts(known_documents: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """known_documents, and frictionless's clean verdict on the committed tables (see there)."""
-    real = tables.check_tables
-
-    def check_tables(tree: Tree) -> list[Any]:
-        key = _tables_key(tree)
-        if key in _CLEAN_TABLES:
-            return []
-        found = real(tree)
-        if not found:
-            _CLEAN_TABLES.add(key)
-        return found
-
-    monkeypatch.setattr(tables, "check_tables", check_tables)
 
 
 # Hostile edits.
