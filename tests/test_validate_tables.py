@@ -112,3 +112,52 @@ except RuntimeError as exc:
     )
     assert message is not None
     assert "ValueError: frictionless blew up" in message
+
+
+def test_the_worker_checks_two_groups_at_once_and_answers_as_one(repo_copy) -> None:
+    """Faults in both groups (the CSV's, an index's foreign key) come back in the descriptor's order,
+    as the inline check lists them; a table and the table its foreign key names stay together."""
+    broken_csv(repo_copy)
+    index = repo_copy / "data" / "workloads" / "video-chat" / "index.json"
+    index.write_text(index.read_text().replace('"slug": "qwen-3-vl-8b-instruct"', '"slug": "no-such-model"', 1))
+    groups, split, together, by_groups = in_a_fresh_process(
+        repo_copy,
+        """
+from builder.validate.descriptor import safe_tables
+groups = tables._groups(tree, safe_tables(tree))
+inline = tables.check_tables(tree)
+tables._IN_WORKER = True  # as in the forked worker
+split = tables.check_tables(tree)
+answer = [[[t["name"] for t in g] for g in groups], [str(p) for p in split], split == inline]
+answer.append(tables._in_two(tree, safe_tables(tree), groups) == inline)  # answered by the groups, not the fallback
+""",
+    )
+    assert together
+    assert by_groups
+    assert sorted(map(len, groups)) == [2, 10]
+    assert ["workloads", "configurations"] in groups
+    assert [p.split(": ")[0:2] for p in split] == [
+        ["data/workloads/video-chat/index.json", "/rows/0"],
+        ["data/configurations.csv", "row 2, column gpu_power_watts_total"],
+        ["data/configurations.csv", "/"],
+    ]
+
+
+def test_tables_that_cannot_be_told_apart_are_checked_together(repo_copy) -> None:
+    """Two tables of one name: no groups, and frictionless words the fault for the whole package."""
+    desc_path = repo_copy / "datapackage.json"
+    desc = json.loads(desc_path.read_text())
+    desc["resources"][2]["name"] = desc["resources"][0]["name"]
+    desc_path.write_text(json.dumps(desc, indent=2) + "\n")
+    groups, same = in_a_fresh_process(
+        repo_copy,
+        """
+from builder.validate.descriptor import safe_tables
+groups = tables._groups(tree, safe_tables(tree))
+inline = tables.check_tables(tree)
+tables._IN_WORKER = True
+answer = [groups, tables.check_tables(tree) == inline and bool(inline)]
+""",
+    )
+    assert groups is None
+    assert same

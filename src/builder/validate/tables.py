@@ -22,9 +22,12 @@ from __future__ import annotations
 import gc
 import json
 import multiprocessing
+import os
+import pickle
 import threading
 import traceback
 import weakref
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -85,12 +88,17 @@ def start_tables(tree: Tree) -> PendingTables:
 
 
 def _worker(tree: Tree, send: Any) -> None:
+    global _IN_WORKER
+    _IN_WORKER = True  # here check_tables splits its tables in two and checks both halves at once
     try:
         answer: tuple[bool, Any] = (True, check_tables(tree))
     except BaseException:  # reported to the parent, which raises it
         answer = (False, traceback.format_exc())
     send.send(answer)
     send.close()
+
+
+_IN_WORKER = False
 
 
 def _stop(process: Any, receive: Any, frozen: bool) -> None:
@@ -103,23 +111,111 @@ def _stop(process: Any, receive: Any, frozen: bool) -> None:
 
 
 def check_tables(tree: Tree) -> list[Problem]:
-    from frictionless import Package, system
+    """Every problem frictionless finds in the package's tables, in the descriptor's order.
 
+    In the forked worker the tables are split in two groups (a table and the tables its foreign
+    keys name stay together) and the groups are checked at once, one in a child of the worker;
+    the answer is the same list. Anything a group cannot answer alone (a descriptor fault, a
+    failed child) is answered by checking every table together, as everywhere else."""
     desc = tree.descriptor
     if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
         return []
     tables = safe_tables(tree)  # never a path outside the package, a URL, or a schema to fetch
     if not tables:
         return [Problem(DESCRIPTOR, "/resources", "expected tabular resources, found none")]
+    groups = _groups(tree, tables) if _IN_WORKER and threading.active_count() == 1 else None
+    if groups is not None and (found := _in_two(tree, tables, groups)) is not None:
+        return found
+    report = _validated(tree, tables)
+    return [problem for _, found in report.tasks for problem in found] + report.package
+
+
+@dataclass
+class _Report:
+    tasks: list[tuple[str, list[Problem]]]  # (table name, its problems), in the order checked
+    package: list[Problem]  # about the descriptor as a whole
+
+
+def _validated(tree: Tree, tables: list[dict[str, Any]]) -> _Report:
+    """Frictionless on these tables, as one package."""
+    from frictionless import Package, system
+
     with system.use_context(trusted=False):
         try:
             package = Package(frictionless_descriptor([as_rows(tree, t) for t in tables]), basepath=str(tree.root))
         except Exception as exc:  # frictionless reports descriptor faults as its own exceptions
-            return [Problem(DESCRIPTOR, "/", f"expected a valid Data Package descriptor, found: {exc}")]
+            return _Report([], [Problem(DESCRIPTOR, "/", f"expected a valid Data Package descriptor, found: {exc}")])
         report = package.validate()
-    problems = [_problem(tables, task.name, error) for task in report.tasks for error in task.errors]
+    tasks = [(task.name, [_problem(tables, task.name, error) for error in task.errors]) for task in report.tasks]
     found = [f"expected a valid Data Package descriptor, found: {error.message}" for error in report.errors]
-    return problems + [Problem(DESCRIPTOR, "/", message) for message in found]
+    return _Report(tasks, [Problem(DESCRIPTOR, "/", message) for message in found])
+
+
+def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[dict[str, Any]]]) -> list[Problem] | None:
+    """The problems of every table, the groups checked at once (the second in a forked child);
+    None when a group has a fault only the whole package can word, or the child fails."""
+    import frictionless  # noqa: F401  (imported once, before the fork, for both groups)
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: check the second group, send the report, leave without cleaning up
+        try:
+            os.close(read)
+            try:
+                answer = pickle.dumps(_validated(tree, groups[1]))
+            except BaseException:  # the parent checks every table itself
+                answer = pickle.dumps(None)
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(answer)
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        mine = _validated(tree, groups[0])
+    finally:
+        with os.fdopen(read, "rb") as pipe:
+            sent = pipe.read()
+        os.waitpid(pid, 0)
+    theirs = pickle.loads(sent) if sent else None
+    if theirs is None or mine.package or theirs.package:
+        return None
+    by_name = dict(mine.tasks + theirs.tasks)
+    if set(by_name) != {table["name"] for table in tables}:
+        return None
+    return [problem for table in tables for problem in by_name[table["name"]]]
+
+
+def _groups(tree: Tree, tables: list[dict[str, Any]]) -> list[list[dict[str, Any]]] | None:
+    """The tables in two groups of about the same work (their bytes, and a fixed cost per table),
+    a table and the tables its foreign keys name together; None when they cannot be split so."""
+    names = [table.get("name") for table in tables]
+    if not all(isinstance(name, str) for name in names) or len(set(names)) != len(names):
+        return None
+    together = {name: {name} for name in names}
+    for table in tables:
+        schema = table.get("schema")
+        keys = schema.get("foreignKeys", []) if isinstance(schema, dict) else []
+        if not isinstance(keys, list):
+            return None
+        for key in keys:
+            reference = key.get("reference") if isinstance(key, dict) else None
+            other = reference.get("resource") if isinstance(reference, dict) else None
+            if isinstance(other, str) and other in together and other != table["name"]:
+                merged = together[table["name"]] | together[other]
+                together.update(dict.fromkeys(merged, merged))
+    parts = {frozenset(group) for group in together.values()}
+    cost = {t["name"]: TABLE_COST + len(tree.raw.get(below(t["path"], tree.data_dir) or "", b"")) for t in tables}
+    loads: list[tuple[int, set[str]]] = [(0, set()), (0, set())]
+    for part in sorted(parts, key=lambda p: (-sum(cost[n] for n in p), sorted(p))):
+        load, members = loads.pop(0)
+        loads.append((load + sum(cost[n] for n in part), members | part))
+        loads.sort(key=lambda entry: entry[0])
+    if not all(members for _, members in loads):
+        return None
+    return [[t for t in tables if t["name"] in members] for _, members in loads]
+
+
+TABLE_COST = 12_000  # what frictionless spends on a table whatever its size, in bytes of rows it could read meanwhile
 
 
 def as_rows(tree: Tree, table: dict[str, Any]) -> dict[str, Any]:
