@@ -161,3 +161,40 @@ answer = [groups, tables.check_tables(tree) == inline and bool(inline)]
     )
     assert groups is None
     assert same
+
+
+def test_a_worker_that_cannot_fork_again_checks_every_table_itself(repo_copy) -> None:
+    broken_csv(repo_copy)
+    same, found = in_a_fresh_process(
+        repo_copy,
+        """
+def no_fork():
+    raise BlockingIOError(11, "Resource temporarily unavailable")
+inline = tables.check_tables(tree)
+tables.os.fork = no_fork
+tables._IN_WORKER = True
+split = tables.check_tables(tree)
+answer = [split == inline, len(split)]
+""",
+    )
+    assert same
+    assert found == 2
+
+
+def test_no_worker_when_the_system_cannot_fork_then_the_check_runs_inline(repo_copy) -> None:
+    broken_csv(repo_copy)
+    forked, same, frozen = in_a_fresh_process(
+        repo_copy,
+        """
+import gc, multiprocessing.context
+def refuse(self):
+    raise BlockingIOError(11, "Resource temporarily unavailable")
+multiprocessing.context.ForkProcess.start = refuse
+inline = tables.check_tables(tree)
+pending = tables.start_tables(tree)
+answer = [pending._process is not None, pending.result() == inline, gc.get_freeze_count()]
+""",
+    )
+    assert not forked
+    assert same
+    assert frozen == 0

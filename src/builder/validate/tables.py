@@ -47,19 +47,27 @@ class PendingTables:
         if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
             return  # forking a threaded process can deadlock the child; check inline at result()
         context = multiprocessing.get_context("fork")
-        self._receive, send = context.Pipe(duplex=False)
-        self._process = context.Process(target=_worker, args=(tree, send), daemon=True)
+        try:
+            self._receive, send = context.Pipe(duplex=False)
+        except OSError:  # out of file descriptors: check inline at result()
+            return
+        process = context.Process(target=_worker, args=(tree, send), daemon=True)
         # Frozen objects are left alone by the garbage collector, so neither process's collections
         # write to (and so copy) the memory pages they share until the worker is done.
         frozen = gc.get_freeze_count() == 0
         if frozen:
             gc.freeze()
         try:
-            self._process.start()
-        except BaseException:
+            process.start()
+        except BaseException as exc:
             if frozen:
                 gc.unfreeze()
+            send.close()
+            self._receive.close()
+            if isinstance(exc, OSError):  # out of processes or memory: check inline at result()
+                return
             raise
+        self._process = process
         send.close()
         self._stop = weakref.finalize(self, _stop, self._process, self._receive, frozen)
 
@@ -156,8 +164,16 @@ def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[dict[str
     None when a group has a fault only the whole package can word, or the child fails."""
     import frictionless  # noqa: F401  (imported once, before the fork, for both groups)
 
-    read, write = os.pipe()
-    pid = os.fork()
+    try:
+        read, write = os.pipe()
+    except OSError:  # out of file descriptors: one process checks them all
+        return None
+    try:
+        pid = os.fork()
+    except OSError:  # out of processes or memory: likewise
+        os.close(read)
+        os.close(write)
+        return None
     if pid == 0:  # the child: check the second group, send the report, leave without cleaning up
         try:
             os.close(read)
