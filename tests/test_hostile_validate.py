@@ -295,6 +295,7 @@ DESCRIPTOR = [
     ("foreign-keys-removed", descriptor(res(0, "schema", "foreignKeys", drop=True)), f"{DESC}: /resources/0/schema/foreignKeys: expected"),
     ("dialect-property", descriptor(res(0, "dialect", "json", "property", value="models")), f'{DESC}: /resources/0/dialect/json/property: expected "rows", found "models"'),
     ("dialect-removed", descriptor(res(1, "dialect", drop=True)), f"{DESC}: /resources/1/dialect: expected"),
+    ("dialect-json-null", descriptor(res(1, "dialect", "json", value=None)), f"{DESC}: /resources/1/dialect/json: expected"),
     ("csv-dialect-added", descriptor(res(11, "dialect", value={"delimiter": ";"})), f'{DESC}: /resources/11/dialect: expected no such key, found {{"delimiter": ";"}}'),
     ("extra-resource", descriptor(lambda d: d["resources"].append({"name": "notes", "path": "data/index.json", "format": "json"})), f'{DESC}: /resources/73: expected only the resources the builder writes, found one named "notes"'),
     ("resource-twice", descriptor(lambda d: d["resources"].append(d["resources"][15])), f'{DESC}: /resources/73: expected each resource once, found "model-deepseek-v3-1" again'),

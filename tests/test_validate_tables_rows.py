@@ -98,6 +98,9 @@ DESCRIPTOR_FAULTS = [
     ("primary-key-gone", table("index-rows", lambda r: r["schema"].pop("primaryKey"))),
     ("fk-to-other-workload", table("index-rows", lambda r: referenced(r).update(resource="model-list-image-chat"))),
     ("fk-to-nothing", table("index-rows", lambda r: referenced(r).update(resource="nothing"))),
+    # a dialect whose json control is not an object: frictionless reads the table without one
+    ("json-control-null", table("model-list", lambda r: r["dialect"].update(json=None))),
+    ("json-control-a-string", table("index-rows", lambda r: r["dialect"].update(json="rows"))),
 ]  # fmt: skip
 
 

@@ -264,7 +264,9 @@ def _problem(tables: list[dict[str, Any]], name: str, error: Any) -> Problem:
     res = next((r for r in tables if r.get("name") == name), {})
     message = f"{error.type}: {error.note or error.message}"
     row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
-    prop = res.get("dialect", {}).get("json", {}).get("property")
+    dialect = res.get("dialect")
+    control = dialect.get("json") if isinstance(dialect, dict) else None  # a hand edit may make it anything
+    prop = control.get("property") if isinstance(control, dict) else None
     if row is None:
         where = "/"
     elif prop:
