@@ -59,6 +59,8 @@ FAULTS = [
     ("row-not-an-object", rows("index.json", lambda items: items.insert(3, [1, 2]))),
     ("row-a-string", rows(f"{PS}/models.json", lambda items: items.append("model"))),
     ("not-json", lambda data: (data / "models.json").write_text("{not json")),
+    # frictionless finds the rows by the dotted path `models.item`, which this key's value also has
+    ("dotted-top-level-key", edit("models.json", lambda doc: doc.update({"models.item": {"slug": "x"}}))),
 ]  # fmt: skip
 
 
@@ -101,7 +103,35 @@ DESCRIPTOR_FAULTS = [
     # a dialect whose json control is not an object: frictionless reads the table without one
     ("json-control-null", table("model-list", lambda r: r["dialect"].update(json=None))),
     ("json-control-a-string", table("index-rows", lambda r: r["dialect"].update(json="rows"))),
+    ("keys-null", table("model-list", lambda r: r["dialect"]["json"].update(keys=None))),
 ]  # fmt: skip
+
+
+def moved_rows(key: str) -> Callable[[Path], None]:
+    """The model list's rows also under `key` (a faulty copy), and its dialect's property naming it."""
+
+    def apply(root: Path) -> None:
+        def change(doc: dict[str, Any]) -> None:
+            doc[key] = [dict(row, params_b="x") for row in doc["models"]]
+            if "." in key:  # the dotted path frictionless follows leads to the good rows
+                outer, inner = key.split(".", 1)
+                doc[outer] = {inner: doc["models"]}
+
+        edit("models.json", change)(root / "data")
+        descriptor(root, table("model-list", lambda r: r["dialect"]["json"].update(property=key)))
+
+    return apply
+
+
+# Properties that are not one key of the document to frictionless's JSON reader.
+MOVED = [("empty-property", moved_rows("")), ("dotted-property", moved_rows("m.x"))]
+
+
+@pytest.mark.parametrize("apply", [pytest.param(a, id=n) for n, a in MOVED])
+def test_a_property_is_read_as_the_file_reader_reads_it(repo_copy, apply) -> None:
+    apply(repo_copy)
+    inline, from_files = both_routes(repo_copy)
+    assert inline == without_file_counts(from_files)
 
 
 def both_routes(root: Path) -> tuple[list[str], list[str]]:

@@ -10,8 +10,9 @@ reader lays them out (the dialect's `keys` as the header, a missing key as an em
 row, type, constraint, primary-key and foreign-key checks are frictionless's own; only the
 reading is done here, which saves it re-reading the file and inferring a schema it then discards.
 A table whose JSON does not have that shape (no such property, an empty or non-list value,
-an item that is not an object) goes to frictionless as the file, so it reports the fault
-in its own words. The CSV goes as the file.
+an item that is not an object, a null `keys`, an empty or dotted property or a dotted top-level
+key, which frictionless's dotted path may read otherwise) goes to frictionless as the file,
+so it reports the fault in its own words. The CSV goes as the file.
 
 Importing frictionless and validating the tables is most of `builder validate` on a small
 package, so `start_tables` runs it in a forked worker while the caller does the other checks.
@@ -244,9 +245,14 @@ def as_rows(tree: Tree, table: dict[str, Any]) -> dict[str, Any]:
         return table
     keys, prop = control.get("keys"), control.get("property")
     rel = below(table["path"], tree.data_dir)
-    if not (isinstance(prop, str) and isinstance(tree.docs.get(rel), dict)):  # parsed strictly: one value per key
+    doc = tree.docs.get(rel)
+    if not (isinstance(prop, str) and isinstance(doc, dict)):  # parsed strictly: one value per key
         return table
-    if keys is not None and not (isinstance(keys, list) and all(isinstance(key, str) for key in keys)):
+    if "keys" in control and not (isinstance(keys, list) and all(isinstance(key, str) for key in keys)):
+        return table  # a null `keys` is a fault in frictionless's words, not the same as none
+    # Frictionless finds the rows by the dotted path `<property>.item`: an empty property names
+    # nothing, and a dot in the property or in another top-level key can name other values too.
+    if not prop or any("." in key for key in (prop, *doc)):
         return table
     rows = json.loads(tree.raw[rel], parse_float=Decimal).get(prop)
     if not (isinstance(rows, list) and rows and all(isinstance(row, dict) for row in rows)):
