@@ -198,3 +198,24 @@ answer = [pending._process is not None, pending.result() == inline, gc.get_freez
     assert not forked
     assert same
     assert frozen == 0
+
+
+def test_a_child_that_answers_in_part_is_answered_by_checking_every_table(repo_copy) -> None:
+    """A child killed while it writes its report leaves part of a pickle in the pipe (a report over
+    the pipe's buffer waits there until the worker reads); the worker then checks every table itself."""
+    broken_csv(repo_copy)
+    fell_back, same = in_a_fresh_process(
+        repo_copy,
+        """
+import types
+from builder.validate.descriptor import safe_tables
+inline = tables.check_tables(tree)
+tables._IN_WORKER = True
+whole = tables.pickle
+tables.pickle = types.SimpleNamespace(dumps=lambda value: whole.dumps(value)[:-9], loads=whole.loads)
+fell_back = tables._in_two(tree, safe_tables(tree), tables._groups(tree, safe_tables(tree))) is None
+answer = [fell_back, tables.check_tables(tree) == inline]
+""",
+    )
+    assert fell_back
+    assert same

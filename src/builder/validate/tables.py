@@ -193,7 +193,10 @@ def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[dict[str
         with os.fdopen(read, "rb") as pipe:
             sent = pipe.read()
         os.waitpid(pid, 0)
-    theirs = pickle.loads(sent) if sent else None
+    try:
+        theirs = pickle.loads(sent) if sent else None
+    except Exception:  # the child ended part way through its answer (killed while the pipe was full)
+        theirs = None
     if theirs is None or mine.package or theirs.package:
         return None
     by_name = dict(mine.tasks + theirs.tasks)
