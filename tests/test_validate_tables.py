@@ -10,6 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from builder.errors import Problem
 from builder.validate import tables
 from builder.validate.tree import load_tree
@@ -219,3 +221,42 @@ answer = [fell_back, tables.check_tables(tree) == inline]
     )
     assert fell_back
     assert same
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="tells a running process from a zombie by /proc")
+def test_stopping_the_worker_stops_its_child(repo_copy, tmp_path) -> None:
+    """When the worker is stopped before it answers (validate ending early on another error), the
+    child checking the other group ends with it: no process outlives builder validate."""
+    record = tmp_path / "child.pid"
+    child, alive = in_a_fresh_process(
+        repo_copy,
+        f"""
+import signal, time
+main, real = os.getpid(), tables._validated
+def slow_in_the_child(tree, group):
+    if os.getppid() != main:  # the worker's child
+        Path({str(record)!r}).write_text(str(os.getpid()))
+        time.sleep(60)
+    return real(tree, group)
+tables._validated = slow_in_the_child
+pending = tables.start_tables(tree)
+while not Path({str(record)!r}).exists():
+    time.sleep(0.05)
+child = int(Path({str(record)!r}).read_text())
+pending._stop()  # as when the PendingTables is dropped unanswered
+def running(pid):
+    try:
+        return Path(f"/proc/{{pid}}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+deadline = time.monotonic() + 10
+while running(child) and time.monotonic() < deadline:
+    time.sleep(0.05)
+alive = running(child)
+if alive:
+    os.kill(child, signal.SIGKILL)
+answer = [child, alive]
+""",
+    )
+    assert child
+    assert not alive

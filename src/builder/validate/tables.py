@@ -20,11 +20,13 @@ package, so `start_tables` runs it in a forked worker while the caller does the 
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import multiprocessing
 import os
 import pickle
+import signal
 import threading
 import traceback
 import weakref
@@ -169,14 +171,20 @@ def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[dict[str
         read, write = os.pipe()
     except OSError:  # out of file descriptors: one process checks them all
         return None
+    guard = threading.current_thread() is threading.main_thread()  # only there can a handler be set
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}) if guard else None
     try:
         pid = os.fork()
     except OSError:  # out of processes or memory: likewise
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(read)
         os.close(write)
         return None
     if pid == 0:  # the child: check the second group, send the report, leave without cleaning up
         try:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a SIGTERM meanwhile ends it here
             os.close(read)
             try:
                 answer = pickle.dumps(_validated(tree, groups[1]))
@@ -186,12 +194,17 @@ def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[dict[str
                 pipe.write(answer)
         finally:
             os._exit(0)
+    if mask is not None:  # the worker stopped (PendingTables._stop) takes its child with it
+        previous = signal.signal(signal.SIGTERM, functools.partial(_end_with, pid))
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     os.close(write)
     try:
         mine = _validated(tree, groups[0])
     finally:
         with os.fdopen(read, "rb") as pipe:
             sent = pipe.read()
+        if mask is not None:  # before the wait: once reaped, the child's pid may be another's
+            signal.signal(signal.SIGTERM, previous)
         os.waitpid(pid, 0)
     try:
         theirs = pickle.loads(sent) if sent else None
@@ -203,6 +216,17 @@ def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[dict[str
     if set(by_name) != {table["name"] for table in tables}:
         return None
     return [problem for table in tables for problem in by_name[table["name"]]]
+
+
+def _end_with(child: int, signum: int, _frame: Any) -> None:
+    """The worker's SIGTERM handler while its child runs: end the child, then the worker as the signal would."""
+    try:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+    except OSError:  # already gone
+        pass
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 def _groups(tree: Tree, tables: list[dict[str, Any]]) -> list[list[dict[str, Any]]] | None:
