@@ -23,16 +23,15 @@ from conftest import REPO
 
 COMMIT_DATE = "2026-10-19T12:00:00+00:00"
 COMMIT_EPOCH = 1792411200  # COMMIT_DATE in seconds
-GIT_ENV = {
+GIT_IDENTITY = {  # who commits in a test repository, and no user or system git configuration
     "GIT_AUTHOR_NAME": "t",
     "GIT_AUTHOR_EMAIL": "t@example.org",
     "GIT_COMMITTER_NAME": "t",
     "GIT_COMMITTER_EMAIL": "t@example.org",
-    "GIT_AUTHOR_DATE": COMMIT_DATE,
-    "GIT_COMMITTER_DATE": COMMIT_DATE,
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+GIT_ENV = {**GIT_IDENTITY, "GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE}
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from consumer_release import GIT_IDENTITY as IDENTITY
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 
 FILES = (
@@ -36,14 +37,6 @@ FILES = (
     "DATA-LICENCE.md",
     ".gitignore",
 )
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.org",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.org",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 INCLUDED = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
 FIRST = "v2026.11.29"
 RELEASED_NOTHING = "Nothing was released"

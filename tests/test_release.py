@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, invoke
+from consumer_release import GIT_IDENTITY as IDENTITY
 
 FILES = (
     "data",
@@ -27,14 +28,6 @@ FILES = (
     ".gitignore",
 )
 
-
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.org",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.org",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-}
 
 # Every release here validates what it releases and cross-validates it with the previous release; a
 # document or table byte for byte as one already found clean keeps that verdict (conftest.known_verdicts,
