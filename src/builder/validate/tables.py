@@ -264,11 +264,10 @@ TABLE_COST = 12_000  # what frictionless spends on a table whatever its size, in
 
 def as_rows(tree: Tree, table: dict[str, Any]) -> dict[str, Any]:
     """The table with its JSON rows inline (see the module docstring), or as it is."""
-    dialect = table.get("dialect")
-    if table.get("format") != "json" or table.get("encoding", "utf-8") != "utf-8" or not isinstance(dialect, dict):
+    control = _json_control(table)
+    if table.get("format") != "json" or table.get("encoding", "utf-8") != "utf-8" or control is None:
         return table
-    control = dialect.get("json")
-    if set(dialect) != {"json"} or not isinstance(control, dict) or not set(control) <= {"property", "keys"}:
+    if set(table["dialect"]) != {"json"} or not set(control) <= {"property", "keys"}:
         return table
     keys, prop = control.get("keys"), control.get("property")
     rel = below(table["path"], tree.data_dir)
@@ -297,9 +296,8 @@ def _problem(tables: list[dict[str, Any]], name: str, error: Any) -> Problem:
     res = next((r for r in tables if r.get("name") == name), {})
     message = f"{error.type}: {error.note or error.message}"
     row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
-    dialect = res.get("dialect")
-    control = dialect.get("json") if isinstance(dialect, dict) else None  # a hand edit may make it anything
-    prop = control.get("property") if isinstance(control, dict) else None
+    control = _json_control(res)
+    prop = control.get("property") if control is not None else None
     if row is None:
         where = "/"
     elif prop:
@@ -307,3 +305,10 @@ def _problem(tables: list[dict[str, Any]], name: str, error: Any) -> Problem:
     else:
         where = f"row {row}" + (f", column {field}" if field else "")
     return Problem(str(res.get("path", name)), where, message)
+
+
+def _json_control(table: dict[str, Any]) -> dict[str, Any] | None:
+    """The table's `dialect.json` object, or None where a hand edit made either anything else."""
+    dialect = table.get("dialect")
+    control = dialect.get("json") if isinstance(dialect, dict) else None
+    return control if isinstance(control, dict) else None
