@@ -49,32 +49,28 @@ def copy_data(source: Path, target: Path) -> None:
             (target / rel).write_bytes(path.read_bytes())
 
 
-def with_link(at: str, target: str, data: bool = True) -> Setup:
-    """A data folder `out` with a symbolic link at `at` (relative to out) pointing to `target`."""
+def with_entry(at: str, create: Callable[[Path], None], data: bool = True) -> Setup:
+    """A data folder `out` whose entry at `at` (relative to out) is made by `create`, replacing any file there."""
 
     def make(root: Path) -> str:
         folder_with(data=data)(root)
-        link = root / "out" / at
-        link.parent.mkdir(parents=True, exist_ok=True)
-        if link.exists():
-            link.unlink()
-        link.symlink_to(target)
+        entry = root / "out" / at
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        if entry.exists():
+            entry.unlink()
+        create(entry)
         return "out"
 
     return make
+
+
+def with_link(at: str, target: str, data: bool = True) -> Setup:
+    """A data folder `out` with a symbolic link at `at` (relative to out) pointing to `target`."""
+    return with_entry(at, lambda link: link.symlink_to(target), data)
 
 
 def with_fifo(at: str) -> Setup:
-    def make(root: Path) -> str:
-        folder_with(data=True)(root)
-        fifo = root / "out" / at
-        fifo.parent.mkdir(parents=True, exist_ok=True)
-        if fifo.exists():
-            fifo.unlink()
-        os.mkfifo(fifo)
-        return "out"
-
-    return make
+    return with_entry(at, os.mkfifo)
 
 
 def link_to(target: str, name: str = "link") -> Setup:
