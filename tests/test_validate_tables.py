@@ -117,8 +117,9 @@ except RuntimeError as exc:
 
 
 def test_the_worker_checks_two_groups_at_once_and_answers_as_one(repo_copy) -> None:
-    """Faults in both groups (the CSV's, an index's foreign key) come back in the descriptor's order,
-    as the inline check lists them; a table and the table its foreign key names stay together."""
+    """Faults in both groups (the CSV's; an index's foreign key, whose model list is in the other
+    group) come back in the descriptor's order, as the inline check lists them, answered by the
+    groups and not by the fallback."""
     broken_csv(repo_copy)
     index = repo_copy / "data" / "workloads" / "video-chat" / "index.json"
     index.write_text(index.read_text().replace('"slug": "qwen-3-vl-8b-instruct"', '"slug": "no-such-model"', 1))
@@ -126,18 +127,23 @@ def test_the_worker_checks_two_groups_at_once_and_answers_as_one(repo_copy) -> N
         repo_copy,
         """
 from builder.validate.descriptor import safe_tables
-groups = tables._groups(tree, safe_tables(tree))
+handed = safe_tables(tree)
+groups = tables._groups(tree, handed)
 inline = tables.check_tables(tree)
 tables._IN_WORKER = True  # as in the forked worker
 split = tables.check_tables(tree)
-answer = [[[t["name"] for t in g] for g in groups], [str(p) for p in split], split == inline]
-answer.append(tables._in_two(tree, safe_tables(tree), groups) == inline)  # answered by the groups, not the fallback
+answer = [[[handed[i]["name"] for i in g] for g in groups], [str(p) for p in split], split == inline]
+answer.append(tables._in_two(tree, handed, groups) == inline)  # answered by the groups, not the fallback
 """,
     )
     assert together
     assert by_groups
-    assert sorted(map(len, groups)) == [2, 10]
-    assert ["workloads", "configurations"] in groups
+    assert sorted(map(len, groups)) == [4, 8]
+    first, second = (
+        next(i for i, g in enumerate(groups) if name in g) for name in ("configurations", "index-rows-video-chat")
+    )
+    assert first != second
+    assert "model-list-video-chat" not in groups[second]  # the foreign key is checked across the groups
     assert [p.split(": ")[0:2] for p in split] == [
         ["data/workloads/video-chat/index.json", "/rows/0"],
         ["data/configurations.csv", "row 2, column gpu_power_watts_total"],
@@ -146,22 +152,24 @@ answer.append(tables._in_two(tree, safe_tables(tree), groups) == inline)  # answ
 
 
 def test_tables_that_cannot_be_told_apart_are_checked_together(repo_copy) -> None:
-    """Two tables of one name: no groups, and frictionless words the fault for the whole package."""
+    """Two tables of one name: the groups give no answer, and frictionless words the fault for the
+    whole package, as inline."""
     desc_path = repo_copy / "datapackage.json"
     desc = json.loads(desc_path.read_text())
     desc["resources"][2]["name"] = desc["resources"][0]["name"]
     desc_path.write_text(json.dumps(desc, indent=2) + "\n")
-    groups, same = in_a_fresh_process(
+    by_groups, same = in_a_fresh_process(
         repo_copy,
         """
 from builder.validate.descriptor import safe_tables
-groups = tables._groups(tree, safe_tables(tree))
+handed = safe_tables(tree)
 inline = tables.check_tables(tree)
 tables._IN_WORKER = True
-answer = [groups, tables.check_tables(tree) == inline and bool(inline)]
+by_groups = tables._in_two(tree, handed, tables._groups(tree, handed))
+answer = [by_groups, tables.check_tables(tree) == inline and bool(inline)]
 """,
     )
-    assert groups is None
+    assert by_groups is None
     assert same
 
 
@@ -232,13 +240,13 @@ def test_stopping_the_worker_stops_its_child(repo_copy, tmp_path) -> None:
         repo_copy,
         f"""
 import signal, time
-main, real = os.getpid(), tables._validated
-def slow_in_the_child(tree, group):
+main, real = os.getpid(), tables._checked
+def slow_in_the_child(package, handed, group):
     if os.getppid() != main:  # the worker's child
         Path({str(record)!r}).write_text(str(os.getpid()))
         time.sleep(60)
-    return real(tree, group)
-tables._validated = slow_in_the_child
+    return real(package, handed, group)
+tables._checked = slow_in_the_child
 pending = tables.start_tables(tree)
 while not Path({str(record)!r}).exists():
     time.sleep(0.05)

@@ -27,6 +27,7 @@ DIST = Path("dist")
 CHANGELOG = Path("CHANGELOG.md")
 GIT = Path(".git")
 DESCRIPTOR = "datapackage.json"  # beside the data folder, in its parent
+PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"  # the Data Package standard it follows
 PACKAGE_NAME = "leadgreen-data"  # the descriptor's `name`: how a build knows a descriptor is its own
 
 # The published files, by path inside the data folder.

@@ -18,6 +18,7 @@ from builder.layout import (
     INDEX_SCHEMA,
     MODEL_LIST_SCHEMA,
     MODEL_SCHEMA,
+    PROFILE,
     ROOT_WORKLOAD,
     SCHEMAS,
     WORKLOAD_LIST,
@@ -31,7 +32,6 @@ from builder.metadata import source_for, workloads
 from builder.pin import Lock
 from builder.transform import INDEX_ROW_KEYS, WORKLOAD_ENTRY_KEYS
 
-PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
 

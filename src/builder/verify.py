@@ -1,8 +1,9 @@
 """Is the committed package sound? What `builder validate`, `builder drift` and `builder release` check.
 
 `builder validate` starts its frictionless worker (validate.tables) as soon as the tree is read, so
-this module imports the schema checks (jsonschema) and the build only inside the functions that
-use them: the worker is forked before those imports, and they run beside it.
+this module imports what only the other checks need (jsonschema, the metadata, the lock, the
+descriptor's derivation) and the build inside the functions that use them: the worker is forked
+before those imports, and they run beside it.
 """
 
 from __future__ import annotations
@@ -15,9 +16,6 @@ from typing import Any
 
 from builder.errors import DriftError, InputError, Problem, ValidationError
 from builder.layout import DESCRIPTOR, LOCK, METADATA, SCHEMAS, require_repo_root
-from builder.metadata import load_metadata
-from builder.package import curated_parts
-from builder.pin import load_lock
 from builder.validate import tables
 from builder.validate.tree import Refused, load_tree, read_file, scan
 from builder.write import recover
@@ -53,6 +51,10 @@ def problems_in(data: Path) -> list[Problem]:
 
 def _provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
     """What the descriptor's curated keys must be (None in a release archive), and the base URL."""
+    from builder.metadata import load_metadata
+    from builder.package import curated_parts
+    from builder.pin import load_lock
+
     if (root / METADATA).is_file():
         meta = load_metadata(root / METADATA)
         return curated_parts(load_lock(root / LOCK), meta), meta["base_url"]

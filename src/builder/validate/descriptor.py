@@ -20,8 +20,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from builder.errors import Problem, shown
-from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, SCHEMAS, below, is_package_path
-from builder.package import PROFILE, derived_parts
+from builder.layout import (
+    CSV,
+    DESCRIPTOR,
+    DESCRIPTOR_SCHEMA,
+    INDEX,
+    MODEL_LIST,
+    PROFILE,
+    SCHEMAS,
+    below,
+    is_package_path,
+)
 from builder.validate.tree import Tree, json_type
 
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
@@ -60,6 +69,7 @@ def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
 
 def derived(tree: Tree, version: Any) -> dict[str, Any]:
     """The descriptor's keys that the tree determines, as the builder would write them."""
+    from builder.package import derived_parts  # here, not above: the tables worker forks before this import
     from builder.validate.schema import load_schemas
 
     files = dict(tree.raw)

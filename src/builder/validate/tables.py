@@ -30,7 +30,7 @@ import signal
 import threading
 import traceback
 import weakref
-from dataclasses import dataclass
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -124,10 +124,9 @@ def _stop(process: Any, receive: Any, frozen: bool) -> None:
 def check_tables(tree: Tree) -> list[Problem]:
     """Every problem frictionless finds in the package's tables, in the descriptor's order.
 
-    In the forked worker the tables are split in two groups (a table and the tables its foreign
-    keys name stay together) and the groups are checked at once, one in a child of the worker;
-    the answer is the same list. Anything a group cannot answer alone (a descriptor fault, a
-    failed child) is answered by checking every table together, as everywhere else."""
+    In the forked worker the tables are split in two groups of about the same work, checked at
+    once, one in a child of the worker; the answer is the same list. A descriptor fault, or a child
+    that fails, is answered by checking every table together, as everywhere else."""
     desc = tree.descriptor
     if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
         return []
@@ -137,36 +136,74 @@ def check_tables(tree: Tree) -> list[Problem]:
     groups = _groups(tree, tables) if _IN_WORKER and threading.active_count() == 1 else None
     if groups is not None and (found := _in_two(tree, tables, groups)) is not None:
         return found
-    report = _validated(tree, tables)
-    return [problem for _, found in report.tasks for problem in found] + report.package
+    return _validated(tree, tables)
 
 
-@dataclass
-class _Report:
-    tasks: list[tuple[str, list[Problem]]]  # (table name, its problems), in the order checked
-    package: list[Problem]  # about the descriptor as a whole
-
-
-def _validated(tree: Tree, tables: list[dict[str, Any]]) -> _Report:
-    """Frictionless on these tables, as one package."""
-    from frictionless import Package, system
+def _validated(tree: Tree, tables: list[dict[str, Any]]) -> list[Problem]:
+    """Frictionless on these tables, as one package: each table's problems in turn, then the descriptor's."""
+    from frictionless import system
 
     with system.use_context(trusted=False):
         try:
-            package = Package(frictionless_descriptor([as_rows(tree, t) for t in tables]), basepath=str(tree.root))
+            package = _package(tree, tables)
         except Exception as exc:  # frictionless reports descriptor faults as its own exceptions
-            return _Report([], [Problem(DESCRIPTOR, "/", f"expected a valid Data Package descriptor, found: {exc}")])
+            return [Problem(DESCRIPTOR, "/", f"expected a valid Data Package descriptor, found: {exc}")]
         report = package.validate()
-    tasks = [(task.name, [_problem(tables, task.name, error) for error in task.errors]) for task in report.tasks]
-    found = [f"expected a valid Data Package descriptor, found: {error.message}" for error in report.errors]
-    return _Report(tasks, [Problem(DESCRIPTOR, "/", message) for message in found])
+    found = [_problem(tables, task.name, error) for task in report.tasks for error in task.errors]
+    message = "expected a valid Data Package descriptor, found: {}"
+    return found + [Problem(DESCRIPTOR, "/", message.format(error.message)) for error in report.errors]
 
 
-def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[dict[str, Any]]]) -> list[Problem] | None:
-    """The problems of every table, the groups checked at once (the second in a forked child);
-    None when a group has a fault only the whole package can word, or the child fails."""
-    import frictionless  # noqa: F401  (imported once, before the fork, for both groups)
+def _package(tree: Tree, tables: list[dict[str, Any]]) -> Any:
+    """The frictionless Package of these tables (a JSON table as its rows: as_rows); frictionless's
+    own exception when the descriptor is not one it accepts."""
+    from frictionless import Package
 
+    return Package(frictionless_descriptor([as_rows(tree, t) for t in tables]), basepath=str(tree.root))
+
+
+def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[int]]) -> list[Problem] | None:
+    """The problems of every table, the two groups checked at once (the second in a forked child);
+    None when the descriptor has a fault only the whole package can word, or the child fails.
+
+    The package is made and its descriptor checked once, before the fork, as Package.validate does
+    first; each process then checks its group's tables as Package.validate checks each table, with
+    the whole package at hand for foreign keys. So neither process pays frictionless's setup twice."""
+    from frictionless import system
+
+    with system.use_context(trusted=False):
+        try:
+            package = _package(tree, tables)
+            package.to_descriptor(validate=True)
+        except Exception:  # a descriptor fault: the whole check words it
+            return None
+        if len(package.resources) != len(tables):
+            return None
+        answers = _forked(lambda: _checked(package, tables, groups[1]), lambda: _checked(package, tables, groups[0]))
+    if answers is None:
+        return None
+    by_table = dict(answers[0] + answers[1])
+    if sorted(by_table) != list(range(len(tables))):
+        return None
+    return [problem for i in range(len(tables)) for problem in by_table[i]]
+
+
+def _checked(package: Any, tables: list[dict[str, Any]], group: list[int]) -> list[tuple[int, list[Problem]]]:
+    """Each of these tables (by position) checked as Package.validate checks it: its own metadata,
+    then its rows with the default checklist and error limit."""
+    from frictionless import Checklist
+
+    checklist = Checklist()
+    found = []
+    for i in group:
+        report = package.resources[i].validate(checklist=checklist)
+        found.append((i, [_problem(tables, task.name, error) for task in report.tasks for error in task.errors]))
+    return found
+
+
+def _forked(theirs: Callable[[], Any], mine: Callable[[], Any]) -> tuple[Any, Any] | None:
+    """(theirs(), mine()), theirs computed in a forked child meanwhile and sent back pickled; None
+    when the child cannot be made or does not answer in full."""
     try:
         read, write = os.pipe()
     except OSError:  # out of file descriptors: one process checks them all
@@ -181,13 +218,13 @@ def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[dict[str
         os.close(read)
         os.close(write)
         return None
-    if pid == 0:  # the child: check the second group, send the report, leave without cleaning up
+    if pid == 0:  # the child: answer, then leave without cleaning up
         try:
             if mask is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a SIGTERM meanwhile ends it here
             os.close(read)
             try:
-                answer = pickle.dumps(_validated(tree, groups[1]))
+                answer = pickle.dumps(theirs())
             except BaseException:  # the parent checks every table itself
                 answer = pickle.dumps(None)
             with os.fdopen(write, "wb") as pipe:
@@ -199,7 +236,7 @@ def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[dict[str
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     os.close(write)
     try:
-        mine = _validated(tree, groups[0])
+        here = mine()
     finally:
         with os.fdopen(read, "rb") as pipe:
             sent = pipe.read()
@@ -207,15 +244,10 @@ def _in_two(tree: Tree, tables: list[dict[str, Any]], groups: list[list[dict[str
             signal.signal(signal.SIGTERM, previous)
         os.waitpid(pid, 0)
     try:
-        theirs = pickle.loads(sent) if sent else None
+        there = pickle.loads(sent) if sent else None
     except Exception:  # the child ended part way through its answer (killed while the pipe was full)
-        theirs = None
-    if theirs is None or mine.package or theirs.package:
         return None
-    by_name = dict(mine.tasks + theirs.tasks)
-    if set(by_name) != {table["name"] for table in tables}:
-        return None
-    return [problem for table in tables for problem in by_name[table["name"]]]
+    return None if there is None else (there, here)
 
 
 def _end_with(child: int, signum: int, _frame: Any) -> None:
@@ -229,37 +261,21 @@ def _end_with(child: int, signum: int, _frame: Any) -> None:
     os.kill(os.getpid(), signum)
 
 
-def _groups(tree: Tree, tables: list[dict[str, Any]]) -> list[list[dict[str, Any]]] | None:
-    """The tables in two groups of about the same work (their bytes, and a fixed cost per table),
-    a table and the tables its foreign keys name together; None when they cannot be split so."""
-    names = [table.get("name") for table in tables]
-    if not all(isinstance(name, str) for name in names) or len(set(names)) != len(names):
+def _groups(tree: Tree, tables: list[dict[str, Any]]) -> list[list[int]] | None:
+    """The tables' positions in two groups of about the same work (a fixed cost per table, plus
+    its bytes), heavier first; None when there are not two tables to split."""
+    if len(tables) < 2:
         return None
-    together = {name: {name} for name in names}
-    for table in tables:
-        schema = table.get("schema")
-        keys = schema.get("foreignKeys", []) if isinstance(schema, dict) else []
-        if not isinstance(keys, list):
-            return None
-        for key in keys:
-            reference = key.get("reference") if isinstance(key, dict) else None
-            other = reference.get("resource") if isinstance(reference, dict) else None
-            if isinstance(other, str) and other in together and other != table["name"]:
-                merged = together[table["name"]] | together[other]
-                together.update(dict.fromkeys(merged, merged))
-    parts = {frozenset(group) for group in together.values()}
-    cost = {t["name"]: TABLE_COST + len(tree.raw.get(below(t["path"], tree.data_dir) or "", b"")) for t in tables}
-    loads: list[tuple[int, set[str]]] = [(0, set()), (0, set())]
-    for part in sorted(parts, key=lambda p: (-sum(cost[n] for n in p), sorted(p))):
+    cost = [TABLE_COST + len(tree.raw.get(below(t["path"], tree.data_dir) or "", b"")) for t in tables]
+    loads: list[tuple[int, list[int]]] = [(0, []), (0, [])]
+    for i in sorted(range(len(tables)), key=lambda i: -cost[i]):
         load, members = loads.pop(0)
-        loads.append((load + sum(cost[n] for n in part), members | part))
+        loads.append((load + cost[i], [*members, i]))
         loads.sort(key=lambda entry: entry[0])
-    if not all(members for _, members in loads):
-        return None
-    return [[t for t in tables if t["name"] in members] for _, members in loads]
+    return [sorted(members) for _, members in reversed(loads)]
 
 
-TABLE_COST = 12_000  # what frictionless spends on a table whatever its size, in bytes of rows it could read meanwhile
+TABLE_COST = 24_000  # what frictionless spends on a table whatever its size, in bytes of rows it could read meanwhile
 
 
 def as_rows(tree: Tree, table: dict[str, Any]) -> dict[str, Any]:
