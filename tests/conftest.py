@@ -78,20 +78,30 @@ def _tables_key(tree: Any) -> str:
     return json.dumps([handed, facts], sort_keys=True)
 
 
+def _document_keys(tree: Any) -> dict[str, tuple[str | None, str | None, str]]:
+    from builder.layout import schema_for
+
+    names = {rel: schema_for(rel) for rel in tree.docs}
+    digests = {name: _schema_digest(name) for name in set(names.values())}
+    return {rel: (names[rel], digests[names[rel]], hashlib.sha256(tree.raw[rel]).hexdigest()) for rel in tree.docs}
+
+
+def known_clean(tree: Any) -> set[str]:
+    """The tree's documents whose schema and bytes were already found clean (see above)."""
+    return {rel for rel, key in _document_keys(tree).items() if key[1] is not None and key in _CLEAN_DOCUMENTS}
+
+
 @pytest.fixture
 def known_documents(monkeypatch: pytest.MonkeyPatch) -> None:
     """A document whose schema and bytes were already found clean is not checked again (see above)."""
-    from builder.layout import schema_for
     from builder.validate import run
     from builder.validate.tree import Tree
 
     real = run.check_schemas
 
     def check_schemas(tree: Tree) -> tuple[list[Any], set[str]]:
-        names = {rel: schema_for(rel) for rel in tree.docs}
-        digests = {name: _schema_digest(name) for name in set(names.values())}
-        keys = {rel: (names[rel], digests[names[rel]], hashlib.sha256(tree.raw[rel]).hexdigest()) for rel in tree.docs}
-        known = {rel for rel, key in keys.items() if key[1] is not None and key in _CLEAN_DOCUMENTS}
+        keys = _document_keys(tree)
+        known = known_clean(tree)
         rest = Tree(root=tree.root, data_dir=tree.data_dir, docs={r: d for r, d in tree.docs.items() if r not in known})
         problems, passed = real(rest)
         _CLEAN_DOCUMENTS.update(keys[rel] for rel in passed if keys[rel][1] is not None)

@@ -161,8 +161,8 @@ def test_truncated_body_is_refused(repo_copy: Path, cli, pauses) -> None:
 
 
 def test_server_that_never_answers_is_refused_in_bounded_time(repo_copy: Path, cli, pauses) -> None:
-    with raw_server(None) as url:
-        out = refused(repo_copy, cli, "--url", url, *FAST)
+    with raw_server(None) as url:  # the last --timeout wins: waiting is all this test does
+        out = refused(repo_copy, cli, "--url", url, *FAST, "--timeout", "0.2")
     assert "timed out (ReadTimeout)" in out
     assert pauses == [1.0]
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from builder.validate import schema, tables
+from conftest import known_clean
 from edits import edit
 
 Q8 = "models/qwen-3-8b.json"
@@ -268,21 +269,35 @@ class NoTables:
 
 
 @pytest.fixture
-def schema_runs(known_documents: None, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any]]:
-    """Each schema check `builder validate` runs, as (tree, result). Documents byte for byte as already
-    found clean keep that verdict (conftest.known_documents): only what a case changed is checked again."""
+def schema_runs(known_documents: None, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any, set[str]]]:
+    """Each schema check `builder validate` runs, as (tree, result, documents known clean before it).
+    Documents byte for byte as already found clean keep that verdict (conftest.known_documents):
+    only what a case changed is checked again."""
     from builder.validate import run
 
-    runs: list[tuple[Any, Any]] = []
+    runs: list[tuple[Any, Any, set[str]]] = []
     real = run.check_schemas
 
     def recorded(tree):
+        known = known_clean(tree)
         result = real(tree)
-        runs.append((tree, result))
+        runs.append((tree, result, known))
         return result
 
     monkeypatch.setattr(run, "check_schemas", recorded)
     return runs
+
+
+class KnownInWorkers:
+    """schema.validator(name) for the forked slices: a document known clean before the case (by
+    identity: the workers share the parent's parsed documents) keeps its verdict; every document
+    the case changed is checked for real, in a worker."""
+
+    def __init__(self, real: Any, known: set[int]) -> None:
+        self._real, self._known = real, known
+
+    def iter_errors(self, doc: Any) -> Any:
+        return iter(()) if id(doc) in self._known else self._real.iter_errors(doc)
 
 
 @pytest.fixture
@@ -324,10 +339,16 @@ def test_hand_edit_is_rejected_by_rule(
     assert any(line.startswith(("data/", "datapackage.json")) for line in lines)
 
     # The same tree through the parallel path (PARALLEL_FROM documents on): the same problems in the
-    # same order, and the same documents passed on to the cross-file checks.
-    ((tree, serial),) = schema_runs
+    # same order, and the same documents passed on to the cross-file checks. As in the serial run,
+    # what the case changed is checked for real (here in the forked workers), and the documents
+    # known clean before it keep their verdict (test_parallel_schema_check_keeps_the_order_across_slices
+    # checks a whole tree for real in the workers).
+    ((tree, serial, known),) = schema_runs
     assert schema_pools == []  # 20 documents: checked serially by builder validate
     assert bool(serial[0]) == (case in SCHEMA_FAULTS)
+    real = schema.validator
+    ids = {id(tree.docs[rel]) for rel in known}
+    monkeypatch.setattr(schema, "validator", lambda name: KnownInWorkers(real(name), ids))
     monkeypatch.setattr(schema, "PARALLEL_FROM", 1)
     assert schema.check_schemas(tree) == serial
     assert schema_pools == [2]  # the fork pool ran, on two slices of the documents
