@@ -6,7 +6,9 @@ Heavy imports (jsonschema, frictionless, httpx) happen inside the commands, so t
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
+import gc
 import sys
 from pathlib import Path
 
@@ -445,3 +447,14 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
         click.echo("documents: each side's documents are valid against the other side's schemas")
     if exit_code and not result.clean:
         sys.exit(1)
+
+
+def run() -> None:
+    """The `builder` command: main(), in a process that ends when it returns.
+
+    At exit Python collects the whole heap (for `validate`, every parsed document and jsonschema's
+    and frictionless's modules) before the process ends; freezing it first skips those collections,
+    about 30 ms of a 0.5 s `builder validate`. The interpreter never promised to finalize objects
+    still alive at exit, and every file a command writes is closed and synced before it returns."""
+    atexit.register(gc.freeze)  # runs after the other exit handlers (the tables worker's stop among them)
+    main()
