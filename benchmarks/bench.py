@@ -140,8 +140,9 @@ class Answered:
     def __init__(self, tree): pass
     def result(self): return []
 tables.start_tables = Answered
-from builder.cli import main
-main(["validate"])
+from builder.cli import run
+sys.argv = ["builder", "validate"]
+run()
 """
 
 
