@@ -328,7 +328,7 @@ def test_hand_edit_is_rejected_by_rule(
     if not case.startswith("tables-"):
         # Only the table cases need frictionless (0.2 s and a forked worker a run); the others run
         # every other check, without the tables step.
-        monkeypatch.setattr(tables, "start_tables", lambda tree: NoTables())
+        monkeypatch.setattr(tables, "start_tables", lambda tree, ahead=None: NoTables())
     apply(repo_copy / "data")
     result = cli("validate")
     assert result.exit_code == 1, result.output

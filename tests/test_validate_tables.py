@@ -49,7 +49,7 @@ def test_forked_worker_returns_what_the_inline_check_returns(repo_copy) -> None:
         """
 inline = tables.check_tables(tree)
 pending = tables.start_tables(tree)
-forked = pending._process is not None
+forked = pending._worker is not None
 answer = [pending.result() == inline, forked, sorted({(p.path, p.where, p.message.split(":")[0]) for p in inline})]
 """,
     )
@@ -202,7 +202,7 @@ def refuse(self):
 multiprocessing.context.ForkProcess.start = refuse
 inline = tables.check_tables(tree)
 pending = tables.start_tables(tree)
-answer = [pending._process is not None, pending.result() == inline, gc.get_freeze_count()]
+answer = [pending._worker is not None, pending.result() == inline, gc.get_freeze_count()]
 """,
     )
     assert not forked
@@ -251,7 +251,7 @@ pending = tables.start_tables(tree)
 while not Path({str(record)!r}).exists():
     time.sleep(0.05)
 child = int(Path({str(record)!r}).read_text())
-pending._stop()  # as when the PendingTables is dropped unanswered
+pending._worker.stop()  # as when the PendingTables is dropped unanswered
 def running(pid):
     try:
         return Path(f"/proc/{{pid}}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
@@ -268,3 +268,94 @@ answer = [child, alive]
     )
     assert child
     assert not alive
+
+
+def test_a_worker_forked_ahead_of_the_tree_answers_as_the_inline_check(repo_copy) -> None:
+    """`builder validate` forks the worker before it reads anything (worker_ahead); the worker imports
+    frictionless meanwhile and is handed the tree's tables: the same problems as inline, in both groups."""
+    broken_csv(repo_copy)
+    index = repo_copy / "data" / "workloads" / "video-chat" / "index.json"
+    index.write_text(index.read_text().replace('"slug": "qwen-3-vl-8b-instruct"', '"slug": "no-such-model"', 1))
+    forked, imported_here, same, found = in_a_fresh_process(
+        repo_copy,
+        """
+import sys
+ahead = tables.worker_ahead()
+forked, imported_here = ahead is not None, "frictionless" in sys.modules
+answer = tables.start_tables(tree, ahead).result()
+inline = tables.check_tables(tree)
+answer = [forked, imported_here, answer == inline, [p.path for p in answer]]
+""",
+    )
+    assert forked
+    assert not imported_here  # the worker imported it, not this process
+    assert same
+    assert found == [
+        "data/workloads/video-chat/index.json",
+        "data/configurations.csv",
+        "data/configurations.csv",
+    ]
+
+
+def test_no_worker_ahead_where_frictionless_is_imported_already(repo_copy) -> None:
+    """Then a worker forked with the tree inherits the import: nothing to overlap."""
+    ahead, same = in_a_fresh_process(
+        repo_copy,
+        """
+import frictionless
+ahead = tables.worker_ahead()
+answer = [ahead is not None, tables.start_tables(tree, ahead).result() == tables.check_tables(tree)]
+""",
+    )
+    assert not ahead
+    assert same
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="tells a running process from a zombie by /proc")
+def test_a_worker_ahead_that_is_never_handed_a_tree_ends(repo_copy) -> None:
+    """validate ending before it reads the tree (a missing schema, an interrupt): the worker is stopped
+    when dropped, and one whose caller closed its end unsent ends by itself."""
+    stopped, ended = in_a_fresh_process(
+        repo_copy,
+        """
+import gc, time
+def gone(pid):
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return False  # ended, not yet reaped
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+dropped = tables.worker_ahead()
+pid = dropped.process.pid
+del dropped  # its finalizer stops it
+gc.collect()
+stopped = gone(pid)
+unsent = tables.worker_ahead()
+unsent._trees.close()  # the caller's end closed unsent: the worker's taker sees EOF
+unsent.process.join(30)
+answer = [stopped, unsent.process.exitcode == 0]
+""",
+    )
+    assert stopped
+    assert ended
+
+
+def test_a_worker_ahead_that_died_is_replaced_by_one_forked_with_the_tree(repo_copy) -> None:
+    broken_csv(repo_copy)
+    handed, same = in_a_fresh_process(
+        repo_copy,
+        """
+import signal
+ahead = tables.worker_ahead()
+os.kill(ahead.process.pid, signal.SIGKILL)
+ahead.process.join()
+handed = ahead.hand(tree)
+answer = [handed, tables.start_tables(tree, ahead).result() == tables.check_tables(tree)]
+""",
+    )
+    assert not handed
+    assert same

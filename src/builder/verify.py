@@ -21,17 +21,18 @@ from builder.validate.tree import Refused, load_tree, read_file, scan
 from builder.write import recover
 
 
-def validate_committed(data: Path) -> None:
+def validate_committed(data: Path, ahead: tables.Worker | None = None) -> None:
     """Every check of `data` and the descriptor beside it; ValidationError listing every problem.
 
     In a repository (metadata.toml in the data folder's parent) the descriptor's curated parts must
     equal what metadata.toml and upstream/lock.json make of them; in a release archive, which has
-    neither, they are checked against schemas/datapackage.schema.json."""
+    neither, they are checked against schemas/datapackage.schema.json. `ahead` is the tables
+    worker, if the caller forked it first (validate.tables.worker_ahead)."""
     recover(data)  # first finish a publish that a killed build had committed to (builder.write)
     if not data.is_dir():
         raise InputError(f"{data}: expected a data folder, found none")
     try:
-        problems = problems_in(data)
+        problems = problems_in(data, ahead)
     except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a schema or descriptor
         # shaped so that no check can even start (a schema file missing or of the wrong kind)
         raise InputError(f"{SCHEMAS}/: cannot check {data} with these schemas ({type(exc).__name__}: {exc})") from exc
@@ -39,10 +40,10 @@ def validate_committed(data: Path) -> None:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
 
 
-def problems_in(data: Path) -> list[Problem]:
+def problems_in(data: Path, ahead: tables.Worker | None = None) -> list[Problem]:
     """Every problem of the package as it lies on disk, without finishing an interrupted publish."""
     tree = load_tree(data)
-    pending = tables.start_tables(tree)  # frictionless, in a forked worker while the other checks run here
+    pending = tables.start_tables(tree, ahead)  # frictionless, in a forked worker while the other checks run here
     from builder.validate.run import check_published
 
     curated, base_url = _provenance(data.parent, tree.descriptor)

@@ -20,6 +20,7 @@ package, so `start_tables` runs it in a forked worker while the caller does the 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import json
@@ -27,6 +28,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import threading
 import traceback
 import weakref
@@ -41,20 +43,76 @@ from builder.validate.tree import Tree
 
 
 class PendingTables:
-    """check_tables(tree), running in a forked worker; `result()` waits for its problems."""
+    """check_tables(tree), running in a forked worker; `result()` waits for its problems.
 
-    def __init__(self, tree: Tree) -> None:
+    `ahead` is a worker forked before the tree was read (worker_ahead), which has been importing
+    frictionless meanwhile: it is handed the tree's tables. Without one, a worker is forked now,
+    and inherits the tree."""
+
+    def __init__(self, tree: Tree, ahead: Worker | None = None) -> None:
         self._tree = tree
         self._problems: list[Problem] | None = None
-        self._process: Any = None
-        if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
-            return  # forking a threaded process can deadlock the child; check inline at result()
-        context = multiprocessing.get_context("fork")
+        if ahead is not None and not ahead.hand(tree):
+            ahead.stop()  # gone before it was handed the tree: fork another
+            ahead = None
+        self._worker = ahead or Worker.fork(tree)
+
+    def result(self) -> list[Problem]:
+        """The same problems, in the same order, as check_tables(tree) would return here."""
+        if self._problems is not None:
+            return self._problems
+        if self._worker is None:
+            self._problems = check_tables(self._tree)
+            return self._problems
         try:
-            self._receive, send = context.Pipe(duplex=False)
-        except OSError:  # out of file descriptors: check inline at result()
-            return
-        process = context.Process(target=_worker, args=(tree, send), daemon=True)
+            ok, value = self._worker.answers.recv()
+        except EOFError:  # the worker died without an answer: check here instead
+            ok, value = True, check_tables(self._tree)
+        finally:
+            self._worker.stop()
+        if not ok:
+            raise RuntimeError(f"the frictionless worker failed:\n{value}")
+        self._problems = value
+        return value
+
+
+def start_tables(tree: Tree, ahead: Worker | None = None) -> PendingTables:
+    """Begin check_tables(tree) in a forked worker (inline where fork is unavailable or unsafe)."""
+    return PendingTables(tree, ahead)
+
+
+def worker_ahead() -> Worker | None:
+    """A worker forked before the tree is read, to import frictionless while the caller reads it
+    (then start_tables(tree, worker)); None where frictionless is imported here already, so that
+    a worker forked with the tree inherits it, or where no worker can be forked."""
+    if "frictionless" in sys.modules:
+        return None
+    return Worker.fork(None)
+
+
+class Worker:
+    """A forked process that runs check_tables on one tree and sends back its answer."""
+
+    def __init__(self, process: Any, answers: Any, trees: Any, frozen: bool) -> None:
+        self.process, self.answers, self._trees = process, answers, trees
+        self.stop = weakref.finalize(self, _stop, process, answers, trees, frozen)
+
+    @classmethod
+    def fork(cls, tree: Tree | None) -> Worker | None:
+        """The worker, given the tree (which it inherits) or not (it imports frictionless, then
+        waits to be handed one); None where it cannot fork, and the check runs inline."""
+        if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+            return None  # forking a threaded process can deadlock the child
+        context = multiprocessing.get_context("fork")
+        pipes: list[tuple[Any, Any]] = []
+        try:
+            for _ in range(1 if tree is not None else 2):  # answers, and trees when it is handed one
+                pipes.append(context.Pipe(duplex=False))
+        except OSError:  # out of file descriptors
+            _close(*(end for pipe in pipes for end in pipe))
+            return None
+        (answers, answer), (take, trees) = pipes[0], (pipes[1] if tree is None else (None, None))
+        process = context.Process(target=_worker, args=(tree, take, trees, answer), daemon=True)
         # Frozen objects are left alone by the garbage collector, so neither process's collections
         # write to (and so copy) the memory pages they share until the worker is done.
         frozen = gc.get_freeze_count() == 0
@@ -65,43 +123,50 @@ class PendingTables:
         except BaseException as exc:
             if frozen:
                 gc.unfreeze()
-            send.close()
-            self._receive.close()
-            if isinstance(exc, OSError):  # out of processes or memory: check inline at result()
-                return
+            _close(answers, answer, take, trees)
+            if isinstance(exc, OSError):  # out of processes or memory
+                return None
             raise
-        self._process = process
-        send.close()
-        self._stop = weakref.finalize(self, _stop, self._process, self._receive, frozen)
+        _close(answer, take)
+        return cls(process, answers, trees, frozen)
 
-    def result(self) -> list[Problem]:
-        """The same problems, in the same order, as check_tables(tree) would return here."""
-        if self._problems is not None:
-            return self._problems
-        if self._process is None:
-            self._problems = check_tables(self._tree)
-            return self._problems
+    def hand(self, tree: Tree) -> bool:
+        """Send a worker forked ahead what check_tables reads of the tree; False if it is gone (or
+        the tree cannot be sent), and then nothing was sent."""
+        if self._trees is None or self._trees.closed:
+            return False
         try:
-            ok, value = self._receive.recv()
-        except EOFError:  # the worker died without an answer: check here instead
-            ok, value = True, check_tables(self._tree)
+            self._trees.send(tables_part(tree))
+        except Exception:  # a broken or closed pipe, or a tree pickle refuses (too deep)
+            return False
         finally:
-            self._stop()
-        if not ok:
-            raise RuntimeError(f"the frictionless worker failed:\n{value}")
-        self._problems = value
-        return value
+            self._trees.close()
+        return True
 
 
-def start_tables(tree: Tree) -> PendingTables:
-    """Begin check_tables(tree) in a forked worker (inline where fork is unavailable or unsafe)."""
-    return PendingTables(tree)
+def tables_part(tree: Tree) -> Tree:
+    """The part of the tree that check_tables reads: the descriptor, and the files its tables name."""
+    rels = {below(table["path"], tree.data_dir) for table in safe_tables(tree)}
+    raw = {rel: tree.raw[rel] for rel in rels if rel in tree.raw}
+    docs = {rel: tree.docs[rel] for rel in rels if rel in tree.docs}
+    return Tree(root=tree.root, data_dir=tree.data_dir, raw=raw, docs=docs, descriptor=tree.descriptor)
 
 
-def _worker(tree: Tree, send: Any) -> None:
+def _worker(tree: Tree | None, take: Any, trees: Any, send: Any) -> None:
     global _IN_WORKER
     _IN_WORKER = True  # here check_tables splits its tables in two and checks both halves at once
+    _close(trees)  # the caller's end, inherited: it alone may hold it open, so that its exit ends recv()
     try:
+        if tree is None:  # forked ahead of the tree: import frictionless while a thread takes it
+            handed: list[Any] = []
+            taker = threading.Thread(target=_take, args=(take, handed))
+            taker.start()  # so that the caller's send never waits for the import
+            import frictionless  # noqa: F401
+
+            taker.join()  # before any fork here
+            if not handed:  # never handed one (the caller stopped first)
+                return
+            tree = handed[0]
         answer: tuple[bool, Any] = (True, check_tables(tree))
     except BaseException:  # reported to the parent, which raises it
         answer = (False, traceback.format_exc())
@@ -112,13 +177,26 @@ def _worker(tree: Tree, send: Any) -> None:
 _IN_WORKER = False
 
 
-def _stop(process: Any, receive: Any, frozen: bool) -> None:
-    receive.close()
+def _take(take: Any, handed: list[Any]) -> None:
+    """The tree the caller sends, into `handed`; nothing if it closes its end unsent (the worker then
+    ends without an answer, and the caller checks inline)."""
+    with contextlib.suppress(BaseException):  # EOF, or a part of a tree: nothing to check
+        handed.append(take.recv())
+
+
+def _stop(process: Any, answers: Any, trees: Any, frozen: bool) -> None:
+    _close(answers, trees)
     if process.is_alive():
         process.terminate()
     process.join()
     if frozen:
         gc.unfreeze()
+
+
+def _close(*ends: Any) -> None:
+    for end in ends:
+        if end is not None:
+            end.close()
 
 
 def check_tables(tree: Tree) -> list[Problem]:
