@@ -15,7 +15,10 @@ key, which frictionless's dotted path may read otherwise) goes to frictionless a
 so it reports the fault in its own words. The CSV goes as the file.
 
 Importing frictionless and validating the tables is most of `builder validate` on a small
-package, so `start_tables` runs it in a forked worker while the caller does the other checks.
+package, so it runs in a forked worker while the caller does the other checks. `builder validate`
+forks it before it reads anything (`worker_ahead`), so that frictionless is imported there while
+the caller reads the tree, and then hands it the tables (`start_tables(tree, ahead)`). The worker
+makes the frictionless package once and checks its tables in two groups at once (`_in_two`).
 """
 
 from __future__ import annotations
