@@ -116,6 +116,26 @@ except RuntimeError as exc:
     assert "ValueError: frictionless blew up" in message
 
 
+def test_a_worker_interrupted_alone_is_answered_by_the_inline_check(repo_copy) -> None:
+    """An interrupt that reaches only the worker (not validate itself) costs its answer, not a traceback."""
+    broken_csv(repo_copy)
+    same, found = in_a_fresh_process(
+        repo_copy,
+        """
+main, real = os.getpid(), tables.check_tables
+def interrupted_in_the_worker(tree):
+    if os.getpid() != main:
+        raise KeyboardInterrupt
+    return real(tree)
+tables.check_tables = interrupted_in_the_worker
+pending = tables.start_tables(tree)
+answer = [pending.result() == real(tree), len(real(tree))]
+""",
+    )
+    assert same
+    assert found == 2
+
+
 def test_the_worker_checks_two_groups_at_once_and_answers_as_one(repo_copy) -> None:
     """Faults in both groups (the CSV's; an index's foreign key, whose model list is in the other
     group) come back in the descriptor's order, as the inline check lists them, answered by the

@@ -171,6 +171,8 @@ def _worker(tree: Tree | None, take: Any, trees: Any, send: Any) -> None:
                 return
             tree = handed[0]
         answer: tuple[bool, Any] = (True, check_tables(tree))
+    except KeyboardInterrupt:  # the worker alone interrupted: no answer, and the caller checks inline
+        return
     except BaseException:  # reported to the parent, which raises it
         answer = (False, traceback.format_exc())
     send.send(answer)
