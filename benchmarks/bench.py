@@ -150,24 +150,30 @@ run()
 """
 
 
-def layers(work: Path) -> dict[str, float]:
-    """In-process split of `builder validate` (fresh interpreter, so imports are counted).
+def layers(work: Path, runs: int) -> dict[str, float]:
+    """In-process split of `builder validate` (fresh interpreters, so imports are counted): the
+    median of each layer over `runs` interpreters.
 
     "frictionless inline" is what the tables check costs when run alone (import included);
     "frictionless as seen" is what it adds to `builder validate`, where it runs in a forked worker
-    beside the other checks: starting the worker, and waiting for its answer after them.
+    beside the other checks: starting the worker, handing it the tables, and waiting for its
+    answer after them.
     """
-    run = subprocess.run([sys.executable, "-c", LAYERS], cwd=work, check=True, capture_output=True, text=True)
-    return json.loads(run.stdout)
-
-
-def paired(first: list[str], second: list[str], cwd: Path, runs: int) -> tuple[float, float]:
-    """Median wall times of two whole processes, run in turn, so that both see the same load."""
-    times: tuple[list[float], list[float]] = ([], [])
+    seen: dict[str, list[float]] = {}
     for _ in range(runs):
-        for cmd, kept in zip((first, second), times, strict=True):
+        run = subprocess.run([sys.executable, "-c", LAYERS], cwd=work, check=True, capture_output=True, text=True)
+        for layer, took in json.loads(run.stdout).items():
+            seen.setdefault(layer, []).append(took)
+    return {layer: statistics.median(took) for layer, took in seen.items()}
+
+
+def in_turns(commands: list[list[str]], cwd: Path, runs: int) -> list[float]:
+    """Median wall times of whole processes, each run taking its turn, so that all see the same load."""
+    times: list[list[float]] = [[] for _ in commands]
+    for _ in range(runs):
+        for cmd, kept in zip(commands, times, strict=True):
             kept.append(timed(cmd, cwd, 1))
-    return statistics.median(times[0]), statistics.median(times[1])
+    return [statistics.median(kept) for kept in times]
 
 
 def bench(scale: int, root: Path, runs: int) -> dict[str, float]:
@@ -182,21 +188,21 @@ def bench(scale: int, root: Path, runs: int) -> dict[str, float]:
         progress(f"{scale}x: {name} {result[name]:.3f} s")
 
     measure("build", lambda: timed([builder, "build", "--date", "2026-09-27"], work, runs))
-    progress(f"{scale}x: validate, and validate without its tables step, in turn ...")
+    progress(f"{scale}x: validate, validate without its tables step, and check-jsonschema, in turn ...")
     no_tables = [sys.executable, "-c", NO_TABLES]
-    result["validate"], result["validate without frictionless"] = paired([builder, "validate"], no_tables, work, runs)
-    without = result["validate without frictionless"]
-    result["  frictionless as seen, whole process"] = result["validate"] - without
-    progress(f"{scale}x: validate {result['validate']:.3f} s, without frictionless {without:.3f} s")
+    text = ["./check-data-schema", "schemas/model.schema.json", *text_conversation_models(work)]
+    validate, without, peer = in_turns([[builder, "validate"], no_tables, text], work, runs)
+    result["validate"], result["validate without frictionless"] = validate, without
+    result["  frictionless as seen, whole process"] = validate - without
+    progress(f"{scale}x: validate {validate:.3f} s, without frictionless {without:.3f} s, peer {peer:.3f} s")
     measure("help", lambda: timed([builder, "--help"], work, runs))
     measure("check-jsonschema", lambda: check_jsonschema(work, runs))
     models = ["./check-data-schema", "schemas/model.schema.json", *model_documents(work)]
     measure("check-jsonschema, model documents only", lambda: timed(models, work, runs))
-    text = ["./check-data-schema", "schemas/model.schema.json", *text_conversation_models(work)]
-    measure("check-jsonschema, text-conversation model documents", lambda: timed(text, work, runs))
+    result["check-jsonschema, text-conversation model documents (in turn with validate)"] = peer
     measure("json.loads floor", lambda: timed([sys.executable, "-c", FLOOR, "data"], work, runs))
     progress(f"{scale}x: validate by layer ...")
-    result.update({f"  validate: {k}": v for k, v in layers(work).items()})
+    result.update({f"  validate: {k}": v for k, v in layers(work, runs).items()})
     result["files"] = len(list((work / "data").rglob("*.json")))
     result["configurations"] = sum(1 for _ in (work / "data" / "configurations.csv").open()) - 1
     return result
