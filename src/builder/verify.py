@@ -1,9 +1,9 @@
 """Is the committed package sound? What `builder validate`, `builder drift` and `builder release` check.
 
-`builder validate` starts its frictionless worker (validate.tables) as soon as the tree is read, so
-this module imports what only the other checks need (jsonschema, the metadata, the lock, the
-descriptor's derivation) and the build inside the functions that use them: the worker is forked
-before those imports, and they run beside it.
+The frictionless worker (validate.tables) is forked before the tree is read (by `builder validate`,
+which hands it over as `ahead`) or as soon as it is, so this module imports what only the other
+checks need (jsonschema, the metadata, the lock, the descriptor's derivation) and the build inside
+the functions that use them: the worker does not wait for those imports, and they run beside it.
 """
 
 from __future__ import annotations

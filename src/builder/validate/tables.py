@@ -149,9 +149,9 @@ class Worker:
 
 def tables_part(tree: Tree) -> Tree:
     """The part of the tree that check_tables reads: the descriptor, and the files its tables name."""
-    rels = {below(table["path"], tree.data_dir) for table in safe_tables(tree)}
-    raw = {rel: tree.raw[rel] for rel in rels if rel in tree.raw}
-    docs = {rel: tree.docs[rel] for rel in rels if rel in tree.docs}
+    rels = {below(table["path"], tree.data_dir) for table in safe_tables(tree)}  # each one read (safe_tables)
+    raw = {rel: tree.raw[rel] for rel in rels}
+    docs = {rel: tree.docs[rel] for rel in rels if rel in tree.docs}  # the CSV has none
     return Tree(root=tree.root, data_dir=tree.data_dir, raw=raw, docs=docs, descriptor=tree.descriptor)
 
 
@@ -232,9 +232,8 @@ def _validated(tree: Tree, tables: list[dict[str, Any]]) -> list[Problem]:
         except Exception as exc:  # frictionless reports descriptor faults as its own exceptions
             return [Problem(DESCRIPTOR, "/", f"expected a valid Data Package descriptor, found: {exc}")]
         report = package.validate()
-    found = [_problem(tables, task.name, error) for task in report.tasks for error in task.errors]
     message = "expected a valid Data Package descriptor, found: {}"
-    return found + [Problem(DESCRIPTOR, "/", message.format(error.message)) for error in report.errors]
+    return _task_problems(tables, report) + [Problem(DESCRIPTOR, "/", message.format(e.message)) for e in report.errors]
 
 
 def _package(tree: Tree, tables: list[dict[str, Any]]) -> Any:
@@ -279,9 +278,13 @@ def _checked(package: Any, tables: list[dict[str, Any]], group: list[int]) -> li
     checklist = Checklist()
     found = []
     for i in group:
-        report = package.resources[i].validate(checklist=checklist)
-        found.append((i, [_problem(tables, task.name, error) for task in report.tasks for error in task.errors]))
+        found.append((i, _task_problems(tables, package.resources[i].validate(checklist=checklist))))
     return found
+
+
+def _task_problems(tables: list[dict[str, Any]], report: Any) -> list[Problem]:
+    """The problems of each table a frictionless report checked, in its order."""
+    return [_problem(tables, task.name, error) for task in report.tasks for error in task.errors]
 
 
 def _forked(theirs: Callable[[], Any], mine: Callable[[], Any]) -> tuple[Any, Any] | None:
