@@ -71,10 +71,11 @@ def _schema_digest(name: str | None) -> str | None:
 
 
 def _tables_key(tree: Any) -> str:
+    from builder.layout import below
     from builder.validate.descriptor import safe_tables
 
     handed = safe_tables(tree)
-    facts = {r["path"]: hashlib.sha256(tree.raw[r["path"].split("/", 1)[1]]).hexdigest() for r in handed}
+    facts = {r["path"]: hashlib.sha256(tree.raw[below(r["path"], tree.data_dir)]).hexdigest() for r in handed}
     return json.dumps([handed, facts], sort_keys=True)
 
 
@@ -86,9 +87,11 @@ def _document_keys(tree: Any) -> dict[str, tuple[str | None, str | None, str]]:
     return {rel: (names[rel], digests[names[rel]], hashlib.sha256(tree.raw[rel]).hexdigest()) for rel in tree.docs}
 
 
-def known_clean(tree: Any) -> set[str]:
-    """The tree's documents whose schema and bytes were already found clean (see above)."""
-    return {rel for rel, key in _document_keys(tree).items() if key[1] is not None and key in _CLEAN_DOCUMENTS}
+def known_clean(tree: Any, keys: dict[str, tuple[str | None, str | None, str]] | None = None) -> set[str]:
+    """The tree's documents whose schema and bytes were already found clean (see above); `keys`,
+    its _document_keys when the caller has them already."""
+    keys = _document_keys(tree) if keys is None else keys
+    return {rel for rel, key in keys.items() if key[1] is not None and key in _CLEAN_DOCUMENTS}
 
 
 @pytest.fixture
@@ -101,7 +104,7 @@ def known_documents(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def check_schemas(tree: Tree) -> tuple[list[Any], set[str]]:
         keys = _document_keys(tree)
-        known = known_clean(tree)
+        known = known_clean(tree, keys)
         rest = Tree(root=tree.root, data_dir=tree.data_dir, docs={r: d for r, d in tree.docs.items() if r not in known})
         problems, passed = real(rest)
         _CLEAN_DOCUMENTS.update(keys[rel] for rel in passed if keys[rel][1] is not None)
