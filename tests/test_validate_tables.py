@@ -379,3 +379,150 @@ answer = [handed, tables.start_tables(tree, ahead).result() == tables.check_tabl
     )
     assert not handed
     assert same
+
+
+# The worker imports frictionless without pydantic (builder.validate.lean).
+
+
+def frictionless_modules() -> dict[str, Any]:
+    """Each module of the installed frictionless (its tests left out), by name: its parsed source."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec("frictionless")
+    assert spec is not None
+    assert spec.submodule_search_locations
+    top = Path(next(iter(spec.submodule_search_locations)))
+    found = {}
+    for path in sorted(top.rglob("*.py")):
+        parts = path.relative_to(top.parent).with_suffix("").parts
+        if "__spec__" in parts:
+            continue
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = (path.name == "__init__.py", ast.parse(path.read_bytes()))
+    return found
+
+
+def test_frictionless_needs_pydantic_only_where_the_worker_stands_in() -> None:
+    """The premise of the stand-ins: the modules of frictionless that import pydantic are the two
+    stood in, and frictionless takes from them only the names the stand-ins have. A frictionless
+    release that uses pydantic anywhere else fails here, before the worker could differ."""
+    import ast
+
+    from builder.validate.lean import STAND_INS
+
+    importers, taken = set(), {}
+    for name, (is_package, tree) in frictionless_modules().items():
+        package = name if is_package else name.rpartition(".")[0]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets = [(alias.name, None) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package
+                for _ in range(node.level - 1):
+                    base = base.rpartition(".")[0]
+                source = (
+                    f"{base}.{node.module}" if node.level and node.module else (base if node.level else node.module)
+                )
+                targets = [(source, alias.name) for alias in node.names]
+            else:
+                continue
+            for source, imported in targets:
+                if source == "pydantic" or source.startswith("pydantic."):
+                    importers.add(name)
+                if source in STAND_INS:
+                    taken.setdefault(source, set()).add(imported)
+                if imported is not None and f"{source}.{imported}" in STAND_INS:  # from . import models
+                    used = {
+                        n.attr
+                        for n in ast.walk(tree)
+                        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == imported
+                    }
+                    taken.setdefault(f"{source}.{imported}", set()).update(used)
+    assert importers == set(STAND_INS)
+    assert {module: sorted(names) for module, names in taken.items()} == {
+        module: sorted(names) for module, names in STAND_INS.items()
+    }
+
+
+def test_the_worker_ahead_checks_without_pydantic_and_answers_as_frictionless_whole(repo_copy) -> None:
+    """A CSV cell and a foreign key at fault: the worker, which never imports pydantic, finds what
+    frictionless imported whole (this session's) finds."""
+    broken_csv(repo_copy)
+    index = repo_copy / "data" / "workloads" / "code-completion" / "index.json"
+    index.write_text(index.read_text().replace('"slug": "qwen-3-coder-30b-a3b"', '"slug": "no-such-model"', 1))
+    whole = tables.check_tables(load_tree(repo_copy / "data"))
+    assert "pydantic" in sys.modules  # this session imported frictionless whole
+    in_worker, found = in_a_fresh_process(
+        repo_copy,
+        """
+import sys
+watched = ("pydantic", "pydantic_core", "frictionless")
+tables.check_tables = lambda tree, real=tables.check_tables: real(tree) + [
+    Problem("modules", "/", " ".join(sorted(m for m in watched if m in sys.modules)))]
+found = tables.start_tables(tree, tables.worker_ahead()).result()
+answer = [found.pop().message, [[p.path, p.where, p.message] for p in found]]
+""",
+    )
+    assert in_worker == "frictionless"
+    assert [Problem(*p) for p in found] == whole
+    assert [p.path for p in whole] == [
+        "data/workloads/code-completion/index.json",
+        "data/configurations.csv",
+        "data/configurations.csv",
+    ]
+
+
+def test_a_stand_in_is_a_module_whose_classes_raise_past_any_handler_of_frictionless() -> None:
+    """Used, a stand-in raises LeftOut, which no `except Exception` in frictionless turns into a report."""
+    import importlib.util
+
+    from builder.validate.lean import STAND_INS, LeftOut, StandIns
+
+    finder = StandIns()
+    assert finder.find_spec("frictionless.system", None) is None
+    spec = finder.find_spec("frictionless.system.models", None)
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    assert [name for name in vars(models) if not name.startswith("__")] == list(STAND_INS[models.__name__])
+    raised = None
+    try:
+        models.PublishResult(url="https://example.org")
+    except Exception:  # as frictionless might
+        pytest.fail("caught as an Exception")
+    except LeftOut as exc:
+        raised = str(exc)
+    assert raised == "frictionless.system.models.PublishResult was used"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a frictionless that takes a name the stand-ins lack: importing it fails in the worker
+        'lean.STAND_INS = {"frictionless.system.models": ()}',
+        # a stand-in used during the check
+        """
+main, real = os.getpid(), tables.check_tables
+def publishes(tree):
+    if os.getpid() != main:
+        from frictionless.system.models import PublishResult  # as frictionless takes it
+        PublishResult(url="https://example.org")
+    return real(tree)
+tables.check_tables = publishes
+""",
+    ],
+    ids=["import", "use"],
+)
+def test_a_worker_that_needs_what_it_left_out_is_answered_inline(repo_copy, body) -> None:
+    broken_csv(repo_copy)
+    found, imported = in_a_fresh_process(
+        repo_copy,
+        f"""
+from builder.validate import lean
+{body}
+found = tables.start_tables(tree, tables.worker_ahead()).result()  # the worker answers nothing
+answer = [[p.path for p in found], "pydantic" in sys.modules]  # checked here, frictionless whole
+""",
+    )
+    assert imported
+    assert found == ["data/configurations.csv", "data/configurations.csv"]

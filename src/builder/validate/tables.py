@@ -16,9 +16,10 @@ so it reports the fault in its own words. The CSV goes as the file.
 
 Importing frictionless and validating the tables is most of `builder validate` on a small
 package, so it runs in a forked worker while the caller does the other checks. `builder validate`
-forks it before it reads anything (`worker_ahead`), so that frictionless is imported there while
-the caller reads the tree, and then hands it the tables (`start_tables(tree, ahead)`). The worker
-makes the frictionless package once and checks its tables in two groups at once (`_in_two`).
+forks it before it reads anything (`worker_ahead`), so that frictionless is imported there (without
+pydantic, which validation never uses: builder.validate.lean) while the caller reads the tree, and
+then hands it the tables (`start_tables(tree, ahead)`). The worker makes the frictionless package
+once and checks its tables in two groups at once (`_in_two`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from typing import Any
 from builder.errors import Problem
 from builder.layout import DESCRIPTOR, below
 from builder.validate.descriptor import frictionless_descriptor, safe_tables
+from builder.validate.lean import LeftOut, import_frictionless
 from builder.validate.tree import Tree
 
 
@@ -160,19 +162,21 @@ def _worker(tree: Tree | None, take: Any, trees: Any, send: Any) -> None:
     _IN_WORKER = True  # here check_tables splits its tables in two and checks both halves at once
     _close(trees)  # the caller's end, inherited: it alone may hold it open, so that its exit ends recv()
     try:
-        if tree is None:  # forked ahead of the tree: import frictionless while a thread takes it
-            handed: list[Any] = []
+        handed: list[Any] = [tree] if tree is not None else []
+        taker = None
+        if tree is None:  # forked ahead of the tree: a thread takes it while frictionless is imported,
             taker = threading.Thread(target=_take, args=(take, handed))
             taker.start()  # so that the caller's send never waits for the import
-            import frictionless  # noqa: F401
-
-            taker.join()  # before any fork here
-            if not handed:  # never handed one (the caller stopped first)
-                return
-            tree = handed[0]
-        answer: tuple[bool, Any] = (True, check_tables(tree))
-    except KeyboardInterrupt:  # the worker alone interrupted: no answer, and the caller checks inline
-        return
+        try:
+            import_frictionless()  # without pydantic, unless imported already (builder.validate.lean)
+        finally:
+            if taker is not None:
+                taker.join()  # before any fork here
+        if not handed:  # never handed one (the caller stopped first)
+            return
+        answer: tuple[bool, Any] = (True, check_tables(handed[0]))
+    except (KeyboardInterrupt, LeftOut):  # the worker alone interrupted, or frictionless needs what
+        return  # it left out: no answer, and the caller checks inline
     except BaseException:  # reported to the parent, which raises it
         answer = (False, traceback.format_exc())
     send.send(answer)
