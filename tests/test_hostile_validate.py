@@ -324,6 +324,9 @@ REFS = [
     ("dialect-as-url", descriptor(res(1, "dialect", value="http://127.0.0.1:9/dialect.json")), f"{DESC}: /resources/1/dialect: expected an inline dialect object"),
     ("profile-inside-table-schema", descriptor(res(0, "schema", "$schema", value="http://127.0.0.1:9/p.json")), f"{DESC}: /resources/0/schema/$schema: expected no $schema (a profile named by path or URL is never loaded)"),
     ("profile-on-resource", descriptor(res(1, "profile", value="http://127.0.0.1:9/p.json")), f"{DESC}: /resources/1/profile: expected no profile on a resource"),
+    # frictionless's Google Sheets format reads a URL whatever the path: the table is never handed to it
+    ("table-format-gsheets", descriptor(res(11, "format", value="gsheets")), f'{DESC}: /resources/11/format: expected "csv" or "json", a format read from the file alone, found "gsheets"'),
+    ("table-format-none", descriptor(res(11, "format", drop=True)), f'{DESC}: /resources/11/format: expected "csv" or "json", a format read from the file alone, found none'),
 ]  # fmt: skip
 
 
@@ -448,6 +451,23 @@ def test_no_request_reaches_a_server_the_descriptor_names(repo_copy: Path, known
         refused(repo_copy, "validate", (f"{DESC}: /", url))
     assert httpserver.log == []
     assert not [args for event, args in network(events) if event == "socket.connect"]
+
+
+def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_copy: Path) -> None:
+    """Frictionless's Google Sheets format reads https://docs.google.com/... whatever the path: with
+    such a format the table stays out of frictionless's package, checked here in this process, where
+    every socket call is seen."""
+    from builder.validate.descriptor import safe_tables
+    from builder.validate.tables import check_tables
+    from builder.validate.tree import load_tree
+
+    descriptor(res(11, "format", value="gsheets"))(repo_copy)
+    tree = load_tree(repo_copy / "data")
+    assert "configurations" not in [table["name"] for table in safe_tables(tree)]
+    assert len(safe_tables(tree)) == 11
+    with watching() as events:
+        assert check_tables(tree) == []
+    assert not network(events)
 
 
 # Physics on its own: every law fails on NaN and the infinities.

@@ -2,7 +2,8 @@
 
 - Where it points: every resource `path` is a relative path inside the package (layout.is_package_path),
   a document's `jsonSchema` is one of the package's schemas, a table's `schema` and `dialect` are
-  inline objects with no `$schema` or `profile` in them. Whatever fails is reported and never opened,
+  inline objects with no `$schema` or `profile` in them, and its `format` one that frictionless reads
+  from the file alone (TABLE_FORMATS). Whatever fails is reported and never opened,
   nor handed to frictionless (`safe_tables` is all frictionless sees).
 - What the tree makes of it: `$schema`, `version` and `resources` (with their table schemas, keys and
   dialects) equal what the builder generates from the tree's own files.
@@ -38,6 +39,9 @@ FACTS = ("bytes", "hash")  # their values are checked by crossfile.check_descrip
 TABLE_KEYS = ("name", "title", "description", "type", "path", "format", "mediatype", "encoding", "dialect", "schema")
 TABLE_KEYS += FACTS
 LOADERS = ("$schema", "profile")  # keys that make frictionless load a profile from a path or URL
+# What a table's format may be: ones frictionless reads from the file alone (the builder writes these
+# two). Another format can fetch: "gsheets", or none on a path that names Google Sheets, reads a URL.
+TABLE_FORMATS = ("csv", "json")
 
 Finding = tuple[str, str]  # (JSON pointer, message)
 
@@ -113,6 +117,10 @@ def _refusals(i: int, res: dict[str, Any]) -> list[Finding]:
     for key in LOADERS:
         if key in res:
             found.append((f"{at}/{pointer_part(key)}", f"expected no {key} on a resource, found {shown(res[key])}"))
+    if res.get("type") == "table" and res.get("format") not in TABLE_FORMATS:
+        value = shown(res["format"]) if "format" in res else "none"
+        formats = " or ".join(map(shown, TABLE_FORMATS))
+        found.append((f"{at}/format", f"expected {formats}, a format read from the file alone, found {value}"))
     return found
 
 
