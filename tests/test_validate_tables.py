@@ -473,11 +473,25 @@ answer = [found.pop().message, [[p.path, p.where, p.message] for p in found]]
     ]
 
 
-def test_a_stand_in_is_a_module_whose_classes_raise_past_any_handler_of_frictionless() -> None:
-    """Used, a stand-in raises LeftOut, which no `except Exception` in frictionless turns into a report."""
+def left_out(touch: Any) -> str | None:
+    """What LeftOut says when `touch()` raises it; a test failure if anything catching Exception could."""
+    from builder.validate.lean import LeftOut
+
+    try:
+        touch()
+    except Exception as exc:  # as frictionless, or a plugin of it, might
+        pytest.fail(f"caught as an Exception: {exc!r}")
+    except LeftOut as exc:
+        return str(exc)
+    return None
+
+
+def test_a_stand_in_touched_raises_past_any_handler_of_frictionless() -> None:
+    """Creating a stand-in class, reading an attribute it lacks, or taking a name its module lacks
+    raises LeftOut, which no `except Exception` turns into a report; dunders stay plain lookups."""
     import importlib.util
 
-    from builder.validate.lean import STAND_INS, LeftOut, StandIns
+    from builder.validate.lean import STAND_INS, StandIns
 
     finder = StandIns()
     assert finder.find_spec("frictionless.system", None) is None
@@ -485,14 +499,13 @@ def test_a_stand_in_is_a_module_whose_classes_raise_past_any_handler_of_friction
     models = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(models)
     assert [name for name in vars(models) if not name.startswith("__")] == list(STAND_INS[models.__name__])
-    raised = None
-    try:
-        models.PublishResult(url="https://example.org")
-    except Exception:  # as frictionless might
-        pytest.fail("caught as an Exception")
-    except LeftOut as exc:
-        raised = str(exc)
-    assert raised == "frictionless.system.models.PublishResult was used"
+    result = models.PublishResult
+    assert left_out(lambda: result(url="https://example.org")) == "frictionless.system.models.PublishResult was used"
+    assert left_out(lambda: result.model_validate) == "frictionless.system.models.PublishResult.model_validate was used"
+    assert left_out(lambda: models.BaseModel) == "frictionless.system.models.BaseModel was used"
+    assert not hasattr(models, "__path__")  # a module, not a package, to the import system
+    assert not hasattr(result, "__wrapped__")  # as introspection probes
+    assert result.__name__ == "PublishResult"
 
 
 @pytest.mark.parametrize(
@@ -510,8 +523,29 @@ def publishes(tree):
     return real(tree)
 tables.check_tables = publishes
 """,
+        # a stand-in's attribute read during the check
+        """
+main, real = os.getpid(), tables.check_tables
+def reads(tree):
+    if os.getpid() != main:
+        from frictionless.system.models import PublishResult
+        PublishResult.model_json_schema()
+    return real(tree)
+tables.check_tables = reads
+""",
+        # a plugin of frictionless (a module named frictionless_*, imported when a package is first
+        # made) that reads a stand-in's attribute
+        """
+plugins = Path(tree.root).parent / "plugins"
+plugins.mkdir()
+(plugins / "frictionless_reads_models.py").write_text(
+    "from frictionless.system.models import PublishResult\\n"
+    "SCHEMA = PublishResult.model_json_schema()\\n"
+)
+sys.path.insert(0, str(plugins))
+""",
     ],
-    ids=["import", "use"],
+    ids=["import", "use", "read", "plugin"],
 )
 def test_a_worker_that_needs_what_it_left_out_is_answered_inline(repo_copy, body) -> None:
     broken_csv(repo_copy)

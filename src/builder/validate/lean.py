@@ -6,15 +6,17 @@ zenodo.models`). Yet pydantic and its compiled core are a large part of `import 
 more so where modules are read from disk. The forked tables worker validates and exits, so there
 those two modules are stand-ins, and pydantic is never imported.
 
-Should a stand-in ever be used, or a frictionless need more from those modules than the names
-below, `LeftOut` is raised: a BaseException, so that no `except Exception` in frictionless can make
-a report of it. The worker then ends without an answer, and the caller checks the tables itself,
-with frictionless imported whole. tests/test_validate_tables.py keeps the premise honest: of
-frictionless's modules, those two alone import pydantic.
+Should validation ever touch a stand-in (create one of its classes, read a class's attribute, take
+a name the module lacks), `LeftOut` is raised: a BaseException, so that no `except Exception` in
+frictionless, or in a plugin of it, can make a report of it. The worker then ends without an answer,
+and the caller checks the tables itself, with frictionless imported whole. So a plugin or a
+frictionless release that uses those modules costs time, never a verdict. tests/test_validate_tables.py
+keeps the premise honest: of frictionless's modules, those two alone import pydantic.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 from importlib.machinery import ModuleSpec
@@ -31,15 +33,12 @@ class LeftOut(BaseException):
 
 
 def import_frictionless() -> None:
-    """Import frictionless with the stand-ins, unless it is imported already; LeftOut where this
-    frictionless cannot be imported so. The stand-ins are served from then on, to this process."""
+    """Import frictionless with the stand-ins, unless it is imported already. The stand-ins are
+    served from then on, to this process (plugins are imported when a package is first made)."""
     if "frictionless" in sys.modules:
         return
     sys.meta_path.insert(0, StandIns())
-    try:
-        import frictionless  # noqa: F401
-    except ImportError as exc:  # it takes another name from a stood-in module
-        raise LeftOut(f"frictionless without pydantic: {exc}") from exc
+    import frictionless  # noqa: F401
 
 
 class StandIns:
@@ -55,9 +54,23 @@ class StandIns:
     def exec_module(self, module: types.ModuleType) -> None:
         module.__doc__ = "A stand-in, never used in validation (builder.validate.lean)."
         for name in STAND_INS[module.__name__]:
-            setattr(module, name, type(name, (_Unused,), {"__module__": module.__name__}))
+            setattr(module, name, _Unusable(name, (), {"__module__": module.__name__}))
+        module.__getattr__ = functools.partial(_missing, module.__name__)  # a name it lacks (PEP 562)
 
 
-class _Unused:
-    def __init__(self, *_args: object, **_kwargs: object) -> None:
-        raise LeftOut(f"{type(self).__module__}.{type(self).__name__} was used")
+class _Unusable(type):
+    """The type of a stand-in class: creating one, or reading an attribute it lacks, is LeftOut."""
+
+    def __call__(cls, *_args: object, **_kwargs: object) -> None:
+        raise LeftOut(f"{cls.__module__}.{cls.__name__} was used")
+
+    def __getattr__(cls, name: str) -> None:
+        _missing(f"{cls.__module__}.{cls.__name__}", name)
+
+
+def _missing(owner: str, name: str) -> None:
+    """What a stand-in lacks: a dunder is missing as on any object (the import system and
+    introspection probe those); any other name is LeftOut."""
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)
+    raise LeftOut(f"{owner}.{name} was used")
