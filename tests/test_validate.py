@@ -41,6 +41,19 @@ def test_usage_errors_exit_2(in_repo, cli, args) -> None:
     assert cli("validate", *args).exit_code == 2
 
 
+@pytest.mark.parametrize("command", ["validate", "drift"])
+@pytest.mark.parametrize("where", ["root", "empty"])
+def test_a_folder_that_is_no_data_folder_is_refused_in_one_line(in_repo, cli, tmp_path, command, where) -> None:
+    """`--data /` (or a home folder, or an empty one): one line, before anything below it is walked."""
+    folder = "/" if where == "root" else str(tmp_path)
+    result = cli(command, "--data", folder)
+    assert result.exit_code == 1
+    names = "index.json, models.json, workloads.json or configurations.csv"
+    assert result.output.splitlines() == [
+        f"error: {folder}: expected a data folder, with {names} at its top, found none of them"
+    ]
+
+
 def test_frictionless_validates_the_descriptor_on_its_own(in_repo) -> None:
     """What `frictionless validate datapackage.json` runs (its validate action, every table read
     from its file), here in process, where frictionless is imported already."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import DriftError, InputError, Problem, ValidationError
-from builder.layout import DESCRIPTOR, LOCK, METADATA, SCHEMAS, require_repo_root
+from builder.layout import CSV, DESCRIPTOR, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST, require_repo_root
 from builder.validate import tables
 from builder.validate.tree import Refused, load_tree, read_file, scan
 from builder.write import recover
@@ -31,6 +31,7 @@ def validate_committed(data: Path, ahead: tables.Worker | None = None) -> None:
     recover(data)  # first finish a publish that a killed build had committed to (builder.write)
     if not data.is_dir():
         raise InputError(f"{data}: expected a data folder, found none")
+    require_data_folder(data)
     try:
         problems = problems_in(data, ahead)
     except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a schema or descriptor
@@ -38,6 +39,14 @@ def validate_committed(data: Path, ahead: tables.Worker | None = None) -> None:
         raise InputError(f"{SCHEMAS}/: cannot check {data} with these schemas ({type(exc).__name__}: {exc})") from exc
     if problems:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
+
+
+def require_data_folder(data: Path) -> None:
+    """InputError where the folder `data` holds none of the files at a data folder's top: no data
+    folder at all (a home folder, /), which is one line, not a finding for every file below it."""
+    if data.is_dir() and not any(os.path.lexists(data / name) for name in (INDEX, MODEL_LIST, WORKLOAD_LIST, CSV)):
+        names = f"{INDEX}, {MODEL_LIST}, {WORKLOAD_LIST} or {CSV}"
+        raise InputError(f"{data}: expected a data folder, with {names} at its top, found none of them")
 
 
 def problems_in(data: Path, ahead: tables.Worker | None = None) -> list[Problem]:
@@ -72,6 +81,7 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
 
     require_repo_root()
     recover(data)
+    require_data_folder(data)
     committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if os.path.lexists(data) else {}
     descriptor = data.parent / DESCRIPTOR
     if os.path.lexists(descriptor):
