@@ -486,10 +486,12 @@ def left_out(touch: Any) -> str | None:
     return None
 
 
-def test_a_stand_in_touched_raises_past_any_handler_of_frictionless() -> None:
-    """Creating a stand-in class, reading an attribute it lacks, or taking a name its module lacks
-    raises LeftOut, which no `except Exception` turns into a report; dunders stay plain lookups."""
+def test_a_stand_in_used_raises_past_any_handler_of_frictionless() -> None:
+    """Any use of a stand-in, or of a name its module lacks, raises LeftOut, which no `except
+    Exception` turns into a report; the dunders the import system probes stay plain lookups."""
+    import abc
     import importlib.util
+    import types
 
     from builder.validate.lean import STAND_INS, StandIns
 
@@ -500,12 +502,25 @@ def test_a_stand_in_touched_raises_past_any_handler_of_frictionless() -> None:
     spec.loader.exec_module(models)
     assert [name for name in vars(models) if not name.startswith("__")] == list(STAND_INS[models.__name__])
     result = models.PublishResult
-    assert left_out(lambda: result(url="https://example.org")) == "frictionless.system.models.PublishResult was used"
-    assert left_out(lambda: result.model_validate) == "frictionless.system.models.PublishResult.model_validate was used"
+    used = "frictionless.system.models.PublishResult was used"
+    uses = {
+        "created": lambda: result(url="https://example.org"),
+        "subclassed": lambda: types.new_class("Mine", (result,)),  # as a class statement does
+        "subclassed beside a metaclass": lambda: types.new_class("Mine", (abc.ABC, result)),
+        "isinstance": lambda: isinstance(object(), result),
+        "issubclass": lambda: issubclass(int, result),
+        "subscripted": lambda: result[int],
+        "in a union": lambda: result | None,
+        "set": lambda: setattr(result, "x", 1),
+    }
+    for what, use in uses.items():
+        assert left_out(use) == used, what
+    assert left_out(lambda: result.model_validate) == f"{used[: -len(' was used')]}.model_validate was used"
+    assert left_out(lambda: result.__fields__) == f"{used[: -len(' was used')]}.__fields__ was used"
     assert left_out(lambda: models.BaseModel) == "frictionless.system.models.BaseModel was used"
+    assert left_out(lambda: models.__all__) == "frictionless.system.models.__all__ was used"  # a star import
     assert not hasattr(models, "__path__")  # a module, not a package, to the import system
-    assert not hasattr(result, "__wrapped__")  # as introspection probes
-    assert result.__name__ == "PublishResult"
+    assert repr(result) == "<stand-in for frictionless.system.models.PublishResult>"
 
 
 @pytest.mark.parametrize(
@@ -544,8 +559,20 @@ plugins.mkdir()
 )
 sys.path.insert(0, str(plugins))
 """,
+        # a plugin that subclasses one beside another metaclass's class
+        """
+plugins = Path(tree.root).parent / "plugins"
+plugins.mkdir()
+(plugins / "frictionless_subclasses_models.py").write_text(
+    "import abc\\n"
+    "from frictionless.system.models import PublishResult\\n"
+    "class Mine(PublishResult, abc.ABC):\\n"
+    "    pass\\n"
+)
+sys.path.insert(0, str(plugins))
+""",
     ],
-    ids=["import", "use", "read", "plugin"],
+    ids=["import", "use", "read", "plugin", "plugin-subclass"],
 )
 def test_a_worker_that_needs_what_it_left_out_is_answered_inline(repo_copy, body) -> None:
     broken_csv(repo_copy)

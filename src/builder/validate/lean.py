@@ -6,12 +6,13 @@ zenodo.models`). Yet pydantic and its compiled core are a large part of `import 
 more so where modules are read from disk. The forked tables worker validates and exits, so there
 those two modules are stand-ins, and pydantic is never imported.
 
-Should validation ever touch a stand-in (create one of its classes, read a class's attribute, take
-a name the module lacks), `LeftOut` is raised: a BaseException, so that no `except Exception` in
-frictionless, or in a plugin of it, can make a report of it. The worker then ends without an answer,
-and the caller checks the tables itself, with frictionless imported whole. So a plugin or a
-frictionless release that uses those modules costs time, never a verdict. tests/test_validate_tables.py
-keeps the premise honest: of frictionless's modules, those two alone import pydantic.
+Each name frictionless takes from those modules is a stand-in object that can only be passed
+around: any other use (a call, an attribute, a subclass, isinstance, a star import, a name the
+module lacks) raises `LeftOut`, a BaseException, so that no `except Exception` in frictionless, or in
+a plugin of it, can make a report of it. The worker then ends without an answer, and the caller
+checks the tables itself, with frictionless imported whole. So a plugin or a frictionless release
+that uses those modules costs time, never a verdict. tests/test_validate_tables.py keeps the premise
+honest: of frictionless's modules, those two alone import pydantic.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import functools
 import sys
 import types
 from importlib.machinery import ModuleSpec
+from typing import NoReturn
 
 # Each module of frictionless that imports pydantic, and the names frictionless takes from it.
 STAND_INS = {
@@ -43,7 +45,7 @@ def import_frictionless() -> None:
 
 class StandIns:
     """An import finder and loader for the stood-in modules: found first, loaded as any module is
-    (so bound in its package), each with a class of every name frictionless takes from it."""
+    (so bound in its package), each with a stand-in for every name frictionless takes from it."""
 
     def find_spec(self, fullname: str, _path: object, _target: object = None) -> ModuleSpec | None:
         return ModuleSpec(fullname, self) if fullname in STAND_INS else None
@@ -54,23 +56,38 @@ class StandIns:
     def exec_module(self, module: types.ModuleType) -> None:
         module.__doc__ = "A stand-in, never used in validation (builder.validate.lean)."
         for name in STAND_INS[module.__name__]:
-            setattr(module, name, _Unusable(name, (), {"__module__": module.__name__}))
+            setattr(module, name, StandIn(f"{module.__name__}.{name}"))
         module.__getattr__ = functools.partial(_missing, module.__name__)  # a name it lacks (PEP 562)
 
 
-class _Unusable(type):
-    """The type of a stand-in class: creating one, or reading an attribute it lacks, is LeftOut."""
+class StandIn:
+    """A name frictionless takes from a stood-in module (a class, in frictionless): it can be passed
+    around, and stored as an annotation; any use of it is LeftOut."""
 
-    def __call__(cls, *_args: object, **_kwargs: object) -> None:
-        raise LeftOut(f"{cls.__module__}.{cls.__name__} was used")
+    __slots__ = ("_name",)
 
-    def __getattr__(cls, name: str) -> None:
-        _missing(f"{cls.__module__}.{cls.__name__}", name)
+    def __init__(self, name: str) -> None:
+        object.__setattr__(self, "_name", name)
+
+    def __repr__(self) -> str:
+        return f"<stand-in for {self._name}>"
+
+    def _used(self, *_args: object, **_kwargs: object) -> NoReturn:
+        raise LeftOut(f"{self._name} was used")
+
+    # Created, subclassed (a base that is no class is asked for its __mro_entries__), tested with
+    # isinstance or issubclass, subscripted, iterated, or joined in a union.
+    __call__ = __mro_entries__ = __instancecheck__ = __subclasscheck__ = _used
+    __getitem__ = __iter__ = __or__ = __ror__ = __setattr__ = __delattr__ = _used
+
+    def __getattr__(self, name: str) -> NoReturn:  # any attribute it lacks, dunders too
+        raise LeftOut(f"{self._name}.{name} was used")
 
 
-def _missing(owner: str, name: str) -> None:
-    """What a stand-in lacks: a dunder is missing as on any object (the import system and
-    introspection probe those); any other name is LeftOut."""
-    if name.startswith("__") and name.endswith("__"):
+def _missing(module: str, name: str) -> NoReturn:
+    """A name the stand-in module lacks. The import system probes a module's dunders (`__path__`,
+    `__file__`): those are missing as on any module; `__all__`, read by a star import, and any other
+    name are LeftOut."""
+    if name.startswith("__") and name.endswith("__") and name != "__all__":
         raise AttributeError(name)
-    raise LeftOut(f"{owner}.{name} was used")
+    raise LeftOut(f"{module}.{name} was used")
