@@ -54,6 +54,17 @@ def test_a_folder_that_is_no_data_folder_is_refused_in_one_line(in_repo, cli, tm
     ]
 
 
+@pytest.mark.parametrize(
+    ("command", "code", "said"),
+    [("validate", 2, "expected a data folder, found no folder aaa"), ("drift", 1, "(File name too long); refusing")],
+)
+def test_a_data_path_that_cannot_be_looked_up_is_refused_without_a_traceback(in_repo, cli, command, code, said):
+    result = cli(command, "--data", "a" * 300)
+    assert isinstance(result.exception, SystemExit), result.exception  # an error of ours, not a crash
+    assert result.exit_code == code
+    assert said in result.output
+
+
 def test_frictionless_validates_the_descriptor_on_its_own(in_repo) -> None:
     """What `frictionless validate datapackage.json` runs (its validate action, every table read
     from its file), here in process, where frictionless is imported already."""

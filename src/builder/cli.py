@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from builder.errors import UPSTREAM_MOVED, BuilderError, OutputError, ProblemsError, UnreachableError
+from builder.files import is_folder
 from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, SCHEMAS, require_repo_root
 
 
@@ -176,7 +177,7 @@ def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> Non
 def validate(data: Path) -> None:
     """Check every file: JSON Schemas, tables, cross-file consistency and physics."""
     require_repo_root(SCHEMAS, where="the repository root or the top folder of an unpacked release archive")
-    if not data.is_dir():
+    if not is_folder(data):
         raise click.BadParameter(f"expected a data folder, found no folder {data}", param_hint="--data")
     from builder.validate.tables import worker_ahead
 

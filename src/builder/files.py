@@ -26,6 +26,15 @@ def kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "an unknown kind of file")
 
 
+def is_folder(path: Path) -> bool:
+    """Whether `path` is a folder (a link to one too); False where that cannot be told: a name too
+    long, a folder on the way that cannot be searched, a NUL in the name."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 class Refused(Exception):
     """An entry that was not read, and why: its kind, its size, or the error that stopped the read."""
 
