@@ -470,6 +470,23 @@ def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_c
     assert not network(events)
 
 
+@pytest.mark.parametrize("entry", ["python -m builder", "builder"])
+def test_no_module_of_the_package_root_is_imported(repo_copy: Path, entry: str) -> None:
+    """A package root may be an archive unpacked from anywhere. Frictionless imports every
+    `frictionless_*` module on the import path as a plugin, and `python -m` puts the current folder
+    first on that path: the builder takes it off, so this module in the root is never run."""
+    marker = repo_copy.parent / "ran"
+    (repo_copy / "frictionless_planted.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    command = (
+        [sys.executable, "-m", "builder"]
+        if entry.startswith("python")
+        else [str(Path(sys.executable).parent / "builder")]
+    )
+    run = subprocess.run([*command, "validate"], cwd=repo_copy, capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "data: valid\n", "")
+    assert not marker.exists()
+
+
 # Physics on its own: every law fails on NaN and the infinities.
 
 LAWS = {  # field -> the laws (pointers) it takes part in, besides its own finiteness
