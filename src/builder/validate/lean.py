@@ -4,20 +4,23 @@ Frictionless imports pydantic for two things validation never reaches: the resul
 package (`frictionless.system.models`) and the Zenodo portal's metadata (`frictionless.portals.
 zenodo.models`). Yet pydantic and its compiled core are a large part of `import frictionless`, the
 more so where modules are read from disk. The forked tables worker validates and exits, so there
-those two modules are stand-ins, and pydantic is never imported.
+those two modules are stand-ins, and pydantic is never imported. Only frictionless's own modules
+meet the stand-ins: where a `frictionless_*` module (a third-party plugin, which frictionless
+imports) may be on the import path, the worker imports frictionless whole.
 
 Each name frictionless takes from those modules is a stand-in object that can only be passed
 around: any other use (a call, an attribute, a subclass, isinstance, a star import, a name the
-module lacks) raises `LeftOut`, a BaseException, so that no `except Exception` in frictionless, or in
-a plugin of it, can make a report of it. The worker then ends without an answer, and the caller
-checks the tables itself, with frictionless imported whole. So a plugin or a frictionless release
-that uses those modules costs time, never a verdict. tests/test_validate_tables.py keeps the premise
-honest: of frictionless's modules, those two alone import pydantic.
+module lacks) raises `LeftOut`, a BaseException, so that no `except Exception` in frictionless can
+make a report of it. The worker then ends without an answer, and the caller checks the tables
+itself, with frictionless imported whole: a frictionless release that uses those modules costs
+time, never a verdict. tests/test_validate_tables.py keeps the premise honest: of frictionless's
+modules, those two alone import pydantic, and take only the names stood in.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import types
 from importlib.machinery import ModuleSpec
@@ -39,8 +42,29 @@ def import_frictionless() -> None:
     served from then on, to this process (plugins are imported when a package is first made)."""
     if "frictionless" in sys.modules:
         return
-    sys.meta_path.insert(0, StandIns())
+    if not _plugin_possible():
+        sys.meta_path.insert(0, StandIns())
     import frictionless  # noqa: F401
+
+
+def _plugin_possible() -> bool:
+    """Whether a module named `frictionless_*` may be on the import path. Frictionless imports each
+    as a plugin (`pkgutil.iter_modules`), and a plugin may use the stood-in names in any way, so then
+    frictionless is imported whole. Erring on the safe side: any entry so named, or a path entry that
+    is an archive, counts."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except NotADirectoryError:  # a zip archive on the path: its modules are not listed here
+            return True
+        except (OSError, ValueError):  # missing or unreadable: pkgutil finds no module there either
+            continue
+        if any(name.startswith(PLUGIN_PREFIX) for name in names):
+            return True
+    return False
+
+
+PLUGIN_PREFIX = "frictionless_"  # frictionless.system.System.plugins: a module so named is a plugin
 
 
 class StandIns:
@@ -70,10 +94,10 @@ class StandIn:
         object.__setattr__(self, "_name", name)
 
     def __repr__(self) -> str:
-        return f"<stand-in for {self._name}>"
+        return f"<stand-in for {_name_of(self)}>"
 
     def _used(self, *_args: object, **_kwargs: object) -> NoReturn:
-        raise LeftOut(f"{self._name} was used")
+        raise LeftOut(f"{_name_of(self)} was used")
 
     # Created, subclassed (a base that is no class is asked for its __mro_entries__), tested with
     # isinstance or issubclass, subscripted, iterated, or joined in a union.
@@ -81,7 +105,15 @@ class StandIn:
     __getitem__ = __iter__ = __or__ = __ror__ = __setattr__ = __delattr__ = _used
 
     def __getattr__(self, name: str) -> NoReturn:  # any attribute it lacks, dunders too
-        raise LeftOut(f"{self._name}.{name} was used")
+        raise LeftOut(f"{_name_of(self)}.{name} was used")
+
+
+def _name_of(stand_in: StandIn) -> str:
+    """Its name; a copy, made without __init__, has none (and reading it must not recurse)."""
+    try:
+        return str(object.__getattribute__(stand_in, "_name"))
+    except AttributeError:
+        return "a copy of a stand-in"
 
 
 def _missing(module: str, name: str) -> NoReturn:
