@@ -56,13 +56,31 @@ def test_a_folder_that_is_no_data_folder_is_refused_in_one_line(in_repo, cli, tm
 
 @pytest.mark.parametrize(
     ("command", "code", "said"),
-    [("validate", 2, "expected a data folder, found no folder aaa"), ("drift", 1, "(File name too long); refusing")],
+    [
+        ("validate", 2, "expected a data folder, found an error (File name too long) at aaa"),
+        ("drift", 1, "aaa: expected a data folder, found an error (File name too long)"),
+    ],
 )
 def test_a_data_path_that_cannot_be_looked_up_is_refused_without_a_traceback(in_repo, cli, command, code, said):
     result = cli(command, "--data", "a" * 300)
     assert isinstance(result.exception, SystemExit), result.exception  # an error of ours, not a crash
     assert result.exit_code == code
     assert said in result.output
+
+
+def test_a_path_is_looked_up_or_said_why_not(tmp_path) -> None:
+    from builder.files import is_folder, lookup_error
+
+    (tmp_path / "file").write_text("x")
+    cases = {
+        tmp_path: (None, True),
+        tmp_path / "missing": (None, False),
+        tmp_path / "file" / "below": (None, False),  # a file on the way: nothing is there
+        tmp_path / ("a" * 300): ("File name too long", False),
+        tmp_path / "nul\0": ("embedded null byte", False),
+    }
+    for path, expected in cases.items():
+        assert (lookup_error(path), is_folder(path)) == expected, path
 
 
 def test_frictionless_validates_the_descriptor_on_its_own(in_repo) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from builder.errors import UPSTREAM_MOVED, BuilderError, OutputError, ProblemsError, UnreachableError
-from builder.files import is_folder
+from builder.files import is_folder, lookup_error
 from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, SCHEMAS, require_repo_root
 
 
@@ -177,8 +177,10 @@ def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> Non
 def validate(data: Path) -> None:
     """Check every file: JSON Schemas, tables, cross-file consistency and physics."""
     require_repo_root(SCHEMAS, where="the repository root or the top folder of an unpacked release archive")
-    if not is_folder(data):
-        raise click.BadParameter(f"expected a data folder, found no folder {data}", param_hint="--data")
+    error = lookup_error(data)
+    if error is not None or not is_folder(data):
+        found = f"an error ({error}) at" if error is not None else "no folder"
+        raise click.BadParameter(f"expected a data folder, found {found} {data}", param_hint="--data")
     from builder.validate.tables import worker_ahead
 
     ahead = worker_ahead()  # forked first: frictionless is imported there while this process reads the rest

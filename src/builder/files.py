@@ -26,6 +26,20 @@ def kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "an unknown kind of file")
 
 
+def lookup_error(path: Path) -> str | None:
+    """Why `path` cannot be looked up: a name too long, a folder on the way that cannot be searched,
+    a NUL in it. None where it can, whether anything is there or not."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def is_folder(path: Path) -> bool:
     """Whether `path` is a folder (a link to one too); False where that cannot be told: a name too
     long, a folder on the way that cannot be searched, a NUL in the name."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import DriftError, InputError, Problem, ValidationError
-from builder.files import is_folder
+from builder.files import is_folder, lookup_error
 from builder.layout import CSV, DESCRIPTOR, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST, require_repo_root
 from builder.validate import tables
 from builder.validate.tree import Refused, load_tree, read_file, scan
@@ -30,9 +30,9 @@ def validate_committed(data: Path, ahead: tables.Worker | None = None) -> None:
     neither, they are checked against schemas/datapackage.schema.json. `ahead` is the tables
     worker, if the caller forked it first (validate.tables.worker_ahead)."""
     recover(data)  # first finish a publish that a killed build had committed to (builder.write)
+    require_data_folder(data)
     if not is_folder(data):
         raise InputError(f"{data}: expected a data folder, found none")
-    require_data_folder(data)
     try:
         problems = problems_in(data, ahead)
     except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a schema or descriptor
@@ -43,8 +43,12 @@ def validate_committed(data: Path, ahead: tables.Worker | None = None) -> None:
 
 
 def require_data_folder(data: Path) -> None:
-    """InputError where the folder `data` holds none of the files at a data folder's top: no data
-    folder at all (a home folder, /), which is one line, not a finding for every file below it."""
+    """InputError where `data` cannot be looked up (so it is neither there nor missing), or is a
+    folder that holds none of the files at a data folder's top: no data folder at all (a home
+    folder, /), which is one line, not a finding for every file below it."""
+    error = lookup_error(data)
+    if error is not None:
+        raise InputError(f"{data}: expected a data folder, found an error ({error})")
     if is_folder(data) and not any(os.path.lexists(data / name) for name in (INDEX, MODEL_LIST, WORKLOAD_LIST, CSV)):
         names = f"{INDEX}, {MODEL_LIST}, {WORKLOAD_LIST} or {CSV}"
         raise InputError(f"{data}: expected a data folder, with {names} at its top, found none of them")
