@@ -68,6 +68,20 @@ def test_a_data_path_that_cannot_be_looked_up_is_refused_without_a_traceback(in_
     assert said in result.output
 
 
+def test_a_removed_current_folder_is_one_line(tmp_path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = f"import os, sys; os.chdir({str(gone)!r}); os.rmdir({str(gone)!r}); sys.argv = ['builder', 'validate']; "
+    run = subprocess.run(
+        [sys.executable, "-c", script + "from builder.cli import run; run()"], capture_output=True, text=True
+    )
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == (
+        "error: the current folder (removed): expected schemas here, found none; "
+        "run from the repository root or the top folder of an unpacked release archive\n"
+    )
+
+
 def test_a_path_is_looked_up_or_said_why_not(tmp_path) -> None:
     from builder.files import is_folder, lookup_error
 

@@ -221,7 +221,11 @@ def require_repo_root(*needed: Path, where: str = "the repository root") -> None
     """Refuse to run outside the repository root, where the relative paths above hold."""
     missing = [str(path) for path in (needed or (METADATA, LOCK)) if not path.exists()]
     if missing:
-        raise InputError(f"{Path.cwd()}: expected {' and '.join(missing)} here, found none; run from {where}")
+        try:
+            here = str(Path.cwd())
+        except OSError:  # the current folder was removed
+            here = "the current folder (removed)"
+        raise InputError(f"{here}: expected {' and '.join(missing)} here, found none; run from {where}")
 
 
 FOREIGN_SHOWN = 5  # offending entries named in a refusal
