@@ -31,8 +31,6 @@ def validate_committed(data: Path, ahead: tables.Worker | None = None) -> None:
     worker, if the caller forked it first (validate.tables.worker_ahead)."""
     recover(data)  # first finish a publish that a killed build had committed to (builder.write)
     require_data_folder(data)
-    if not is_folder(data):
-        raise InputError(f"{data}: expected a data folder, found none")
     try:
         problems = problems_in(data, ahead)
     except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a schema or descriptor
@@ -42,14 +40,19 @@ def validate_committed(data: Path, ahead: tables.Worker | None = None) -> None:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
 
 
-def require_data_folder(data: Path) -> None:
-    """InputError where `data` cannot be looked up (so it is neither there nor missing), or is a
-    folder that holds none of the files at a data folder's top: no data folder at all (a home
-    folder, /), which is one line, not a finding for every file below it."""
+def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
+    """InputError where `data` cannot be looked up (so it is neither there nor missing), is no
+    folder (unless `absent_ok`: drift reports what is there instead), or is a folder that holds
+    none of the files at a data folder's top: no data folder at all (a home folder, /), which is one
+    line, not a finding for every file below it."""
     error = lookup_error(data)
     if error is not None:
         raise InputError(f"{data}: expected a data folder, found an error ({error})")
-    if is_folder(data) and not any(os.path.lexists(data / name) for name in (INDEX, MODEL_LIST, WORKLOAD_LIST, CSV)):
+    if not is_folder(data):
+        if absent_ok:
+            return
+        raise InputError(f"{data}: expected a data folder, found none")
+    if not any(os.path.lexists(data / name) for name in (INDEX, MODEL_LIST, WORKLOAD_LIST, CSV)):
         names = f"{INDEX}, {MODEL_LIST}, {WORKLOAD_LIST} or {CSV}"
         raise InputError(f"{data}: expected a data folder, with {names} at its top, found none of them")
 
@@ -86,7 +89,7 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
 
     require_repo_root()
     recover(data)
-    require_data_folder(data)
+    require_data_folder(data, absent_ok=True)
     committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if os.path.lexists(data) else {}
     descriptor = data.parent / DESCRIPTOR
     if os.path.lexists(descriptor):

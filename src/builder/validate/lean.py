@@ -47,6 +47,9 @@ def import_frictionless() -> None:
     import frictionless  # noqa: F401
 
 
+PLUGIN_PREFIX = "frictionless_"  # frictionless.system.System.plugins: a module so named is a plugin
+
+
 def _plugin_possible() -> bool:
     """Whether a module named `frictionless_*` may be on the import path. Frictionless imports each
     as a plugin (`pkgutil.iter_modules`), and a plugin may use the stood-in names in any way, so then
@@ -62,9 +65,6 @@ def _plugin_possible() -> bool:
         if any(name.startswith(PLUGIN_PREFIX) for name in names):
             return True
     return False
-
-
-PLUGIN_PREFIX = "frictionless_"  # frictionless.system.System.plugins: a module so named is a plugin
 
 
 class StandIns:
