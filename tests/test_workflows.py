@@ -75,7 +75,12 @@ def test_release_runs_on_release_tags_and_rebuilds_dist_from_the_tag() -> None:
     assert checkout["uses"].startswith("actions/checkout@")
     assert checkout["with"]["fetch-depth"] == 0
     runs = [step.get("run", "") for step in steps(build)]
-    assert 'builder dist --notes "$RUNNER_TEMP/release-notes.md"' in runs
+    # nothing is built or published until the tagged data validates and matches its pinned upstream
+    assert (
+        runs.index("builder validate")
+        < runs.index("builder drift")
+        < runs.index('builder dist --notes "$RUNNER_TEMP/release-notes.md"')
+    )
     assert "cd dist && sha256sum -c SHA256SUMS" in runs
     assert 'mkdir "$RUNNER_TEMP/wheel" && cp dist/*.whl "$RUNNER_TEMP/wheel/"' in runs
 
