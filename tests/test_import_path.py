@@ -1,0 +1,38 @@
+"""No module in the current folder is ever imported by the builder, whatever the import path says."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BUILDER = str(Path(sys.executable).parent / "builder")
+
+
+@pytest.mark.parametrize(
+    ("entry", "pythonpath"),
+    [
+        pytest.param([BUILDER], ":/opt/lib", id="builder, PYTHONPATH with an empty first part"),
+        pytest.param([BUILDER], "/opt/lib:", id="builder, PYTHONPATH with an empty last part"),
+        pytest.param([BUILDER], ".", id="builder, PYTHONPATH=."),
+        pytest.param([sys.executable, "-m", "builder"], None, id="python -m builder"),
+        pytest.param([sys.executable, "-m", "builder"], "/opt/lib::/srv", id="python -m builder, empty middle part"),
+    ],
+)
+def test_a_planted_plugin_in_the_current_folder_never_runs(
+    repo_copy: Path, entry: list[str], pythonpath: str | None
+) -> None:
+    """Frictionless imports every `frictionless_*` module on the path as a plugin; one planted in an
+    unpacked archive's root would run under `builder validate` if the current folder were on the path."""
+    marker = repo_copy.parent / "ran"
+    (repo_copy / "frictionless_planted.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (repo_copy / "click.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
+    run = subprocess.run([*entry, "validate"], cwd=repo_copy, env=env, capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "data: valid\n", "")
+    assert not marker.exists()
