@@ -119,8 +119,7 @@ DATA_HELP = "Data folder to check; datapackage.json is read beside it, in its pa
 def main() -> None:
     """Build, check and release the LeadGreen v1 data package (run from the repo root).
 
-    Exit codes: 0 done, 1 error, 2 usage error; stopped by Ctrl-C (SIGINT) 1, by SIGHUP 129, by SIGTERM 143,
-    after undoing what the run had begun.
+    Exit codes: 0 done, 1 error, 2 usage error; stopped (what the run began undone): Ctrl-C 1, SIGHUP 129, SIGTERM 143.
     """
 
 
@@ -464,11 +463,7 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
 
 
 class Stopped(BaseException):
-    """SIGTERM or SIGHUP: unwinds through every cleanup as Ctrl-C does, then exits 128 + the signal number."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
+    """SIGTERM or SIGHUP (its number, args[0]): unwinds through every cleanup as Ctrl-C does."""
 
 
 def _stop(main_pid: int, signum: int, _frame: object) -> None:
@@ -480,9 +475,8 @@ def _stop(main_pid: int, signum: int, _frame: object) -> None:
 
 
 def run() -> None:
-    """The `builder` command: main(), with SIGTERM and SIGHUP raising Stopped (unless they are ignored).
-
-    Freezing the heap at exit skips a last collection, about 30 ms of a `builder validate`."""
+    """The `builder` command: main(), SIGTERM and SIGHUP raising Stopped (unless ignored); gc.freeze at exit
+    skips a last collection of the heap (30 ms of a `builder validate`)."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) == signal.SIG_DFL:
             signal.signal(signum, functools.partial(_stop, os.getpid()))
@@ -490,5 +484,5 @@ def run() -> None:
     try:
         main()
     except Stopped as exc:
-        click.echo(f"Stopped by {exc}.", err=True)
-        sys.exit(128 + exc.signum)
+        click.echo(f"Stopped by {signal.Signals(exc.args[0]).name}.", err=True)
+        sys.exit(128 + exc.args[0])  # the shell's code for a process ended by that signal

@@ -120,8 +120,7 @@ def check_committed(data: Path, date: str) -> None:
 
 
 def files_below(folder: Path) -> dict[str, bytes]:
-    """Every file below `folder` by relative path, read only if the whole tree holds nothing but
-    folders and regular files within the size limit; else ValidationError listing what does not."""
+    """Every file below `folder`, by relative path, if all are regular files within the size limit."""
     listing = scan(folder, folder.name)
     if listing.problems:
         raise _refusal(folder, listing.problems)

@@ -1,12 +1,11 @@
-"""Canonical JSON, the date rule, and the one publish step of every command that writes output.
+"""Canonical JSON, the date rule, and the one publish step of every command that writes, with its guards.
 
-A folder is published by staging the new one in a hidden stage folder beside it
-(`.NAME.stage-XXXXXXXX`), fsyncing it, then, with SIGINT, SIGTERM and SIGHUP held back, two
-renames (the old folder into the stage, the new one into place) and one more per file beside it
-(the descriptor), and last the stage, now holding the old folder, is removed. Files that cannot
-travel in a folder (upstream snapshots and their lock) are staged under hidden names beside each
-and renamed in order, the lock last, so a kill in between leaves snapshots the lock disagrees with.
-A killed run leaves its stage behind: `builder validate` reports it, the next run removes it.
+A folder is published by writing the new one, synced, in a hidden stage folder beside it
+(`.NAME.stage-XXXXXXXX`), then, with SIGINT, SIGTERM and SIGHUP held back, renaming the old folder
+into the stage, the new one into place and each file beside it (the descriptor) over its own, and
+last removing the stage. Files that cannot travel in a folder (upstream snapshots and their lock)
+are staged beside each and renamed in order, the lock last. A killed run leaves its stage:
+`builder validate` reports it, the next run removes it.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import OutputError
-from builder.files import Refused, kind, read_regular
+from builder.files import Refused, is_folder, kind, read_regular
 from builder.layout import (
     DATA,
     DESCRIPTOR,
@@ -109,7 +108,7 @@ def remove_stages(target: Path) -> None:
     for stage in stages(target):
         mode = stage.lstat().st_mode
         if stat.S_ISDIR(mode):
-            if not os.path.lexists(target) and _is_folder(stage / "old"):
+            if not os.path.lexists(target) and is_folder(stage / "old"):
                 os.rename(stage / "old", target)  # killed between its two renames: the old folder goes back
             shutil.rmtree(stage)
         elif stat.S_ISREG(mode):
@@ -166,14 +165,14 @@ def publish(
                         for name in beside:
                             os.replace(stage / name, out.parent / name)
                     except OSError:  # undo: the new folder out again, the old one back
-                        if not os.path.lexists(stage / "new") and _is_folder(out):
+                        if not os.path.lexists(stage / "new") and is_folder(out):
                             os.rename(out, stage / "new")
-                        if _is_folder(stage / "old"):
+                        if is_folder(stage / "old"):
                             os.rename(stage / "old", out)
                         raise
                     _fsync(out.parent)
             finally:
-                if _is_folder(out) or not _is_folder(stage / "old"):
+                if is_folder(out) or not is_folder(stage / "old"):
                     shutil.rmtree(stage, ignore_errors=True)
     except OSError as exc:
         raise OutputError(f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged") from exc
@@ -192,16 +191,13 @@ def _stage(stage: Path, out: Path, files: dict[str, bytes], beside: dict[str, by
         _carry_hidden(out, new)
     for name, data in beside.items():
         _write(stage / name, data)
-    for folder, dirs, _names in os.walk(new):
-        for name in dirs:
-            _fsync(Path(folder) / name)
-    _fsync(new)
-    _fsync(stage)
+    for folder, _dirs, _names in os.walk(stage):
+        _fsync(Path(folder))
 
 
 def _carry_hidden(out: Path, new: Path) -> None:
     """Hard-link (or copy) the old folder's hidden regular files into the new one."""
-    if not _is_folder(out):
+    if not is_folder(out):
         return
     for folder, dirs, names in os.walk(out):
         dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders: refused by check_output
@@ -222,6 +218,7 @@ def replace_files(files: dict[Path, bytes]) -> None:
     """Replace files that cannot travel in one folder: stage each beside its target and sync it, then
     rename them in order with signals held, the last one last (the lock, which names the others' sha256)."""
     staged: list[Path] = []
+    done: list[str] = []
     try:
         for final in files:
             remove_stages(final)
@@ -232,10 +229,12 @@ def replace_files(files: dict[Path, bytes]) -> None:
         with signals_held():
             for tmp, final in zip(staged, files, strict=True):
                 os.replace(tmp, final)
+                done.append(str(final))
             for parent in {final.parent for final in files}:
                 _fsync(parent)
     except OSError as exc:
-        raise OutputError(f"{exc.filename or 'output'}: cannot write ({exc.strerror}); nothing was changed") from exc
+        left = f"only {', '.join(done)} replaced; run the command again" if done else "nothing was changed"
+        raise OutputError(f"{exc.filename or 'output'}: cannot write ({exc.strerror}); {left}") from exc
     finally:
         for tmp in staged:
             with suppress(OSError):
@@ -269,13 +268,6 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _is_folder(path: Path) -> bool:
-    try:
-        return stat.S_ISDIR(path.lstat().st_mode)
-    except OSError:
-        return False
 
 
 # Guards: which folders a command may replace.
@@ -369,21 +361,14 @@ def _foreign_entries(out: Path, owned: Callable[[str], bool], owned_folder: Call
 def _check_descriptor_beside(out: Path) -> None:
     path = out.parent / DESCRIPTOR
     try:
-        os.lstat(path)
         name = json.loads(read_regular(path, MAX_FILE_BYTES, follow_links=False)).get("name")
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot read ({exc.strerror}); refusing to write {out}") from exc
     except Refused as exc:
-        if exc.found_kind or exc.error:
+        if exc.found_kind or (exc.error and os.path.lexists(path)):
             found = f"cannot read ({exc.error})" if exc.error else f"expected a regular file, found {exc.found_kind}"
             raise OutputError(f"{path}: {found}; refusing to replace it ({out})") from None
-        return  # too large: a build may repair it
+        return  # missing, or too large: a build writes it
     except (ValueError, AttributeError, RecursionError):
         return  # broken (a merge conflict, say): a build may repair it
     if isinstance(name, str) and name != PACKAGE_NAME:
-        raise OutputError(
-            f"{path}: expected the descriptor of {PACKAGE_NAME}, found the package {name!r}; "
-            f"refusing to replace it ({out})"
-        )
+        raise OutputError(f"{path}: expected the descriptor of {PACKAGE_NAME}, found the package {name!r}; "
+                          f"refusing to replace it ({out})")  # fmt: skip

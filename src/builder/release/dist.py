@@ -48,10 +48,7 @@ def commit_epoch(commit: str) -> int:
 
 
 def files_at(commit: str, paths: tuple[str, ...] = CONTENTS) -> dict[str, bytes]:
-    """Every file under `paths` at `commit`, by repository path, sorted: the one source of the
-    release's files (the archive, its manifest and the wheel). Read from git's object store, never
-    from the working folder; a link or a submodule is refused. Paths absent at the commit are left out.
-    """
+    """Every file under `paths` at `commit` by path, from git's objects (links and submodules refused)."""
     files, odd = git.tree_files(resolve_commit(commit), paths)
     if odd:
         raise ReleaseError(f"expected regular files only in the release, found {', '.join(odd[:5])} at {commit[:12]}")

@@ -7,11 +7,7 @@ the tag exists the release is made; dist/ is what `builder dist` makes from it, 
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import tempfile
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +16,7 @@ from builder import git
 from builder.diff import diff_trees, load_docs
 from builder.errors import BuilderError, ReleaseError, ValidationError
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
-from builder.pin import Lock, load_lock
+from builder.pin import load_lock
 from builder.release import artifacts
 from builder.release.compat import guard_release
 from builder.release.dist import build_dist, files_at
@@ -35,7 +31,7 @@ from builder.release.rules import (
 )
 from builder.release.rules import summary as tag_summary
 from builder.verify import check_committed
-from builder.write import HELD, check_dist_output, replace_files
+from builder.write import check_dist_output, replace_files, signals_held
 
 
 @dataclass(frozen=True)
@@ -51,8 +47,6 @@ class Plan:
 
     start: str  # the commit the release builds on
     version: Version
-    api: str
-    locks: dict[str, Lock]  # by upstream task
     message: str  # the tag message
     changelog: bytes  # CHANGELOG.md as it will be committed
 
@@ -88,7 +82,7 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
     except BaseException as exc:
         if undo.tagged():
             raise  # the tag exists: the release is made, and `builder dist` makes dist/ from it
-        with _no_interrupts():
+        with signals_held():  # a second signal waits until the rollback is done
             left = undo.run()
         if not isinstance(exc, BuilderError | OSError):
             raise  # a bug or an interrupt: rolled back, and shown as it is
@@ -152,7 +146,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
     message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
     new_changelog = insert_entry(changelog_text, entry).encode("utf-8")
-    return Plan(start, version, api, locks, message, new_changelog)
+    return Plan(start, version, message, new_changelog)
 
 
 def _committed(commit: str) -> dict[str, bytes]:
@@ -246,20 +240,6 @@ class Undo:
             CHANGELOG.unlink(missing_ok=True)  # this run created it (a hook may have edited it since)
         elif _read(CHANGELOG) != self.changelog_before:
             replace_files({CHANGELOG: self.changelog_before})
-
-
-@contextlib.contextmanager
-def _no_interrupts() -> Iterator[None]:
-    """Ignore SIGINT, SIGTERM and SIGHUP while rolling back (a second one would leave it half done)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in HELD}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
 
 def _read(path: Path) -> bytes | None:
