@@ -119,7 +119,8 @@ DATA_HELP = "Data folder to check; datapackage.json is read beside it, in its pa
 def main() -> None:
     """Build, check and release the LeadGreen v1 data package (run from the repo root).
 
-    Exit codes: 0 done, 1 error, 2 usage error; stopped (what the run began undone): Ctrl-C 1, SIGHUP 129, SIGTERM 143.
+    Exit codes: 0 done, 1 error, 2 usage error; stopped by Ctrl-C 1, by SIGHUP 129, by SIGTERM 143 (each
+    writer then leaves its old output or its new one, never a mix).
     """
 
 
@@ -467,11 +468,10 @@ class Stopped(BaseException):
 
 
 def _stop(main_pid: int, signum: int, _frame: object) -> None:
-    if os.getpid() != main_pid:  # a forked worker ends as the signal's default does
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-        return
-    raise Stopped(signum)
+    if os.getpid() == main_pid:
+        raise Stopped(signum)
+    signal.signal(signum, signal.SIG_DFL)  # a forked worker ends as the signal's default does
+    os.kill(os.getpid(), signum)
 
 
 def run() -> None:
