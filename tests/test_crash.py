@@ -1,16 +1,17 @@
-"""Killed or concurrent builds: the data folder and the descriptor beside it change as one unit.
+"""Killed and signalled runs: every writer leaves its old output or its new one, never a mix.
 
-Three angles on the publish protocol of builder.write:
-- in process, a simulated kill before every file-system call of a publish (and of the recovery
-  after it): what is on disk is then recovered to the old package or the new one, never a mix;
-- real `builder build` processes killed with SIGKILL at random instants, half of them timed to land
-  while the build publishes, then checked without a fresh build first;
-- two real builds at once, from different inputs: one consistent package.
+A run is a forked child of this process (imports already warm) that sends itself a signal just
+before a chosen call: the n-th file-system call of a build for SIGKILL (60 seeded points), or a
+named step for SIGINT, SIGTERM and SIGHUP in `build`, `site`, `dist`, `fetch` and `release`.
+After each, what is on disk must be the old output or the new one, and after the same command
+runs again, the new one with no stage left beside it. `builder validate` is checked read-only
+under strace.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import random
@@ -18,430 +19,488 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
-import time
+import tempfile
+import traceback
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pytest_httpserver import HTTPServer
 
-import builder.write
-from builder.build import build
-from builder.verify import problems_in
-from builder.write import journal_path, output_lock, publish, recover, staging_prefix
-from conftest import REPO
-from hostile import run_cli
+import builder.build
+from builder.write import stages
+from conftest import REPO, copy_package
+from consumer_release import GIT_IDENTITY, make_release_repo
 
 DATE = "2031-01-01"
+FS_CALLS = (
+    "open",
+    "write",
+    "fsync",
+    "close",
+    "fchmod",
+    "chmod",
+    "mkdir",
+    "rename",
+    "replace",
+    "unlink",
+    "rmdir",
+    "link",
+)
+EXIT = {signal.SIGINT: 1, signal.SIGTERM: 143, signal.SIGHUP: 129}  # Ctrl-C: click's "Aborted!"
 
 
-def state(out: Path) -> str:
-    """What a reader sees: the data folder's entries and the descriptor beside it, as one digest."""
-    digest = hashlib.sha256()
-    for path in sorted(out.rglob("*")) if out.is_dir() else []:
-        rel = path.relative_to(out).as_posix()
-        digest.update(rel.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"<folder>") + b"\0")
-    descriptor = out.parent / "datapackage.json"
-    digest.update(b"descriptor\0" + (descriptor.read_bytes() if descriptor.is_file() else b"<none>"))
-    return digest.hexdigest()
+def digest(*paths: Path) -> str:
+    """Every entry below each path (a folder's entries, or one file's bytes), as one digest; stages left out."""
+    sha = hashlib.sha256()
+    for top in paths:
+        sha.update(b"\1")
+        if top.is_file():
+            sha.update(top.read_bytes())
+        for path in sorted(top.rglob("*")) if top.is_dir() else []:
+            if not path.name.startswith("."):
+                sha.update(f"{path.relative_to(top)}\0{path.read_bytes().hex() if path.is_file() else '/'}\0".encode())
+        if not top.exists():
+            sha.update(b"<none>")
+    return sha.hexdigest()
 
 
-def leftovers(out: Path) -> list[str]:
-    """Staging folders and journals of ours beside `out` (the lock file may stay: see builder.write)."""
-    names = (p.name for p in out.parent.iterdir())
-    return sorted(n for n in names if n.startswith(staging_prefix(out)) or n == journal_path(out).name)
+def package(root: Path) -> str:
+    return digest(root / "data", root / "datapackage.json")
 
 
-# In process: a kill before each file-system call.
+def leftovers(*targets: Path) -> list[str]:
+    return [p.name for t in targets for p in stages(t)]
 
 
-class Killed(BaseException):
-    """What SIGKILL does to a publish: nothing after this point runs, no except or finally of ours cleans up."""
+# A child that signals itself.
 
 
-CALLS = ("mkdir", "rename", "replace", "unlink", "link", "rmdir", "open", "write", "fsync")
+def arm(target: str, n: int, signum: int) -> None:
+    """Send `signum` to this process just before the n-th call of `target` ("os.rename", or "module:function";
+    "os" alone counts every call in FS_CALLS)."""
+    module, _, name = target.partition(":") if ":" in target else target.partition(".")
+    names = FS_CALLS if target == "os" else (name,)
+    host = importlib.import_module(module)
+    count = [0]
+
+    def wrap(real: Callable) -> Callable:
+        def call(*args, **kwargs):
+            count[0] += 1
+            if count[0] == n:
+                os.kill(os.getpid(), signum)
+            return real(*args, **kwargs)
+
+        return call
+
+    for each in names:
+        setattr(host, each, wrap(getattr(host, each)))
 
 
-@pytest.fixture
-def kill_at(monkeypatch: pytest.MonkeyPatch):
-    """kill_at(n, fn): run fn with a Killed raised before its n-th file-system call; True if it was killed."""
+def run(
+    args: list[str] | Callable[[], object], at: tuple[str, int] | None = None, signum: int = signal.SIGKILL
+) -> tuple[int, str]:
+    """`builder ARGS` in a forked child, signalled at `at`; its exit code (-signal if killed) and stderr."""
+    err = Path(tempfile.gettempdir()) / f"builder-child-{os.getpid()}.err"
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+            sys.stderr = open(err, "w", buffering=1)  # noqa: SIM115
+            sys.argv = ["builder", *([] if callable(args) else args)]
+            if at is not None:
+                arm(*at, signum)
+            if callable(args):
+                args()
+            else:
+                from builder.cli import run as builder_run
 
-    def run(n: int, fn) -> bool:
-        count = {"calls": 0}
-
-        def counted(real):
-            def call(*args, **kwargs):
-                count["calls"] += 1
-                if count["calls"] == n:
-                    raise Killed
-                return real(*args, **kwargs)
-
-            return call
-
-        with monkeypatch.context() as patch:
-            for name in CALLS:
-                patch.setattr(os, name, counted(getattr(os, name)))
-            patch.setattr(Path, "write_bytes", counted(Path.write_bytes))
-            patch.setattr(builder.write, "_exchange", counted(builder.write._exchange))
-            try:
-                fn()
-            except Killed:
-                return True
-        return False
-
-    return run
-
-
-def no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A kill keeps the page cache: fsync is no part of what these tests check, and slow on a busy disk."""
-    monkeypatch.setattr(builder.write, "_fsync", lambda path: None)
-    monkeypatch.setattr(os, "fsync", lambda fd: None)
+                builder_run()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    text = err.read_text() if err.exists() else ""
+    err.unlink(missing_ok=True)
+    return (-os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)), text
 
 
-OLD = {"index.json": b"old index\n", "models/a.json": b"a, old\n", "models/b.json": b"b, gone in new\n"}
-NEW = {"index.json": b"new index\n", "models/a.json": b"a, new\n", "models/c.json": b"c, new\n"}
+def assert_stopped(code: int, stderr: str, signum: int) -> None:
+    assert "Traceback" not in stderr, stderr
+    assert code == EXIT[signum], stderr
+    assert ("Aborted!" if signum == signal.SIGINT else f"Stopped by {signum.name}.") in stderr
 
 
-def old_package(root: Path) -> Path:
-    if root.exists():
-        shutil.rmtree(root)
-    out = root / "data"
-    publish(out, OLD, {"datapackage.json": b"old descriptor\n"})
-    (out / ".gitkeep").write_bytes(b"kept\n")
-    (out / "models" / ".gitkeep").write_bytes(b"kept too\n")
-    return out
-
-
-def new_publish(out: Path) -> None:
-    publish(out, NEW, {"datapackage.json": b"new descriptor\n"})
-
-
-@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2-exchange", "two-renames"])
-def test_a_kill_before_any_call_of_a_publish_leaves_old_or_new(tmp_path, monkeypatch, kill_at, exchange) -> None:
-    if not exchange:
-        monkeypatch.setattr(builder.write, "_exchange", lambda a, b: False)
-    no_fsync(monkeypatch)
-    root = tmp_path / "pkg"
-    old, new = state(old_package(root)), None
-    new_publish(out := old_package(root))
-    new = state(out)
-    assert old != new
-    assert (out / ".gitkeep").read_bytes() == b"kept\n"
-    seen = Counter()
-    for n in range(1, 1000):
-        out = old_package(root)
-        if not kill_at(n, lambda out=out: new_publish(out)):
-            assert state(out) == new
-            break
-        committed = journal_path(out).exists()
-        raw = state(out)
-        finished = not committed and raw == new  # killed while removing the staging folder, after the journal
-        seen["committed" if committed else "finished" if finished else "before commit"] += 1
-        seen["mixed on disk until recovered"] += raw not in (old, new)
-        assert committed or raw in (old, new), f"kill before call {n}: no journal, yet neither old nor new"
-        recover(out)
-        assert state(out) == (new if committed or finished else old), f"kill before call {n}"
-        with output_lock(out):  # what the next build does first
-            pass
-        assert leftovers(out) == [], f"kill before call {n}"
-    else:
-        pytest.fail("publish never completed")
-    assert seen["before commit"] > 20
-    assert seen["committed"] > 5
-    assert seen["finished"] > 1
-    assert seen["mixed on disk until recovered"] >= 1  # the window exists, and recovery closes it
-
-
-def test_a_kill_during_recovery_is_recovered_by_the_next_command(tmp_path, monkeypatch, kill_at) -> None:
-    """Step 5 is idempotent: kill the recovery itself before each of its calls, then recover again."""
-    no_fsync(monkeypatch)
-    root = tmp_path / "pkg"
-    new_publish(out := old_package(root))
-    new = state(out)
-    killed_after_commit = []
-    for n in range(1, 1000):
-        out = old_package(root)
-        if not kill_at(n, lambda out=out: new_publish(out)):
-            break
-        if journal_path(out).exists():
-            killed_after_commit.append(n)
-    assert killed_after_commit
-    for n in sorted(
-        {killed_after_commit[0], killed_after_commit[len(killed_after_commit) // 2], killed_after_commit[-1]}
-    ):
-        for m in range(1, 1000):
-            out = old_package(root)
-            kill_at(n, lambda out=out: new_publish(out))
-            if not kill_at(m, lambda out=out: recover(out)):
-                break
-            recover(out)
-            assert state(out) == new, f"publish killed before call {n}, recovery before call {m}"
-            with output_lock(out):  # the next build: a staging folder left after the journal went is removed
-                pass
-            assert leftovers(out) == []
-
-
-def test_validate_finishes_a_build_killed_between_the_swap_and_the_descriptor(repo_copy, monkeypatch) -> None:
-    """The one window where the pair on disk is a mix: `builder validate` rolls it forward, then passes."""
-    raw = json.loads((repo_copy / "upstream" / "lm-arena-chat.json").read_text())
-    for conf in raw["configurations"]:
-        if conf["model_id"] == "Qwen/Qwen3-8B":
-            conf["avg_power_watts"] *= 1.01
-            conf["energy_per_token_joules"] *= 1.01
-    pin_upstream(repo_copy, json.dumps(raw).encode())
-    old_descriptor = (repo_copy / "datapackage.json").read_bytes()
-
-    def killed(*args):
-        raise Killed
-
-    with monkeypatch.context() as patch:
-        patch.setattr(os, "replace", killed)  # the descriptor is the one file put with os.replace
-        with pytest.raises(Killed):
-            build(Path("data"), None, DATE)
-    assert journal_path(Path("data")).exists()
-    assert (repo_copy / "datapackage.json").read_bytes() == old_descriptor  # beside the new tree: a mix
-    problems = problems_in(Path("data"))
-    assert any("datapackage.json" in str(p) for p in problems)
-    outcome = run_cli("validate")
-    assert outcome.exit_code == 0, outcome.output
-    assert not journal_path(Path("data")).exists()
-    assert (repo_copy / "datapackage.json").read_bytes() != old_descriptor
-    assert leftovers(repo_copy / "data") == []
-
-
-def test_stale_staging_folders_are_removed_only_when_ours(tmp_path) -> None:
-    out = tmp_path / "data"
-    publish(out, OLD, {"datapackage.json": b"old\n"})
-    prefix = staging_prefix(out)
-    ours = tmp_path / f"{prefix}killed00"
-    (ours / "tree" / "models").mkdir(parents=True)
-    (ours / "tree" / "index.json").write_bytes(b"{}")
-    (ours / builder.write.MARKER).write_bytes(builder.write.MARK)
-    half_marked = tmp_path / f"{prefix}halfmark"
-    half_marked.mkdir()
-    (half_marked / builder.write.MARKER).write_bytes(builder.write.MARK[:5])
-    empty = tmp_path / f"{prefix}emptydir"
-    empty.mkdir()
-    unmarked = tmp_path / f"{prefix}someones"
-    unmarked.mkdir()
-    (unmarked / "keep.txt").write_text("not ours\n")
-    wrong_mark = tmp_path / f"{prefix}wrongmrk"
-    wrong_mark.mkdir()
-    (wrong_mark / builder.write.MARKER).write_text("something else\n")
-    link = tmp_path / f"{prefix}linkfold"
-    link.symlink_to(ours / "tree")
-    other_name = tmp_path / ".other.new-abcd1234"
-    other_name.mkdir()
-    (other_name / builder.write.MARKER).write_bytes(builder.write.MARK)
-    longer = tmp_path / f"{prefix}abcd1234.new-abcd1234"  # the staging folder of an output named data.new-abcd1234
-    longer.mkdir()
-    (longer / builder.write.MARKER).write_bytes(builder.write.MARK)
-    empty_other = tmp_path / f"{prefix}x"
-    empty_other.mkdir()
-    with output_lock(out):
-        pass
-    left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
-    expected = [f"{prefix}abcd1234.new-abcd1234", f"{prefix}linkfold", f"{prefix}someones", f"{prefix}wrongmrk"]
-    assert left == [*expected, f"{prefix}x", ".other.new-abcd1234"]
-    assert (unmarked / "keep.txt").read_text() == "not ours\n"
-
-
-def test_a_journal_that_is_not_ours_is_refused_and_kept(tmp_path) -> None:
-    out = tmp_path / "data"
-    publish(out, OLD, {"datapackage.json": b"old\n"})
-    journal_path(out).write_text('{"kind": "something else"}\n')
-    before = state(out)
-    with pytest.raises(builder.write.OutputError, match=r"\.data\.publish: expected a publish journal"):
-        recover(out)
-    assert journal_path(out).read_text() == '{"kind": "something else"}\n'
-    assert state(out) == before
-
-
-# Real processes: SIGKILL at random instants.
-
-
-def pin_upstream(root: Path, data: bytes) -> None:
-    """Pin other upstream bytes, as `builder fetch` would: the snapshot and its lock's sha256 and size."""
-    (root / "upstream" / "lm-arena-chat.json").write_bytes(data)
-    lock = json.loads((root / "upstream" / "lock.json").read_text())
-    lock["tasks"]["lm-arena-chat"].update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
-    (root / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
-
-
-UNPINNED = "datapackage.json: /sources/0/"  # a lane builds from --upstream files, which the lock does not name
-
-
-def assert_valid_unpinned(data: Path) -> None:
-    """Every check passes but the one that the descriptor's source is the pinned upstream."""
-    problems = [str(p) for p in problems_in(data)]
-    assert problems, "a package built from an unpinned file must not pass as the pinned one"
-    assert all(p.startswith(UNPINNED) for p in problems), problems
-
-
-def assert_only_unpinned(code: int, stderr: str) -> None:
-    lines = stderr.splitlines()
-    assert code == 1, stderr
-    assert all(line.startswith(UNPINNED) for line in lines[:-1]), stderr
-    assert lines[-1].startswith("error: data: ")
+# Packages: a repository copy with two upstream files whose packages differ.
 
 
 def make_lane(root: Path) -> Path:
-    """A repository copy with two upstream files whose packages differ (one model's energy scaled)."""
     root.mkdir(parents=True)
-    for name in ("upstream", "schemas"):
+    for name in ("upstream", "schemas", "data"):
         shutil.copytree(REPO / name, root / name)
-    shutil.copy2(REPO / "metadata.toml", root / "metadata.toml")
+    for name in ("metadata.toml", "datapackage.json"):
+        shutil.copy2(REPO / name, root / name)
     raw = json.loads((root / "upstream" / "lm-arena-chat.json").read_text())
     (root / "a.json").write_text(json.dumps(raw))
-    for conf in raw["configurations"]:
-        if conf["model_id"] == "Qwen/Qwen3-8B":
-            conf["avg_power_watts"] *= 1.01
-            conf["energy_per_token_joules"] *= 1.01
-    (root / "b.json").write_text(json.dumps(raw))
+    (root / "b.json").write_bytes(scaled(raw, 1.01))
     return root
 
 
-def build_command(upstream: str) -> list[str]:
-    return [sys.executable, "-m", "builder", "build", "--out", "data", "--upstream", upstream, "--date", DATE]
+def scaled(raw: dict, factor: float) -> bytes:
+    for conf in raw["configurations"]:
+        if conf["model_id"] == "Qwen/Qwen3-8B":
+            conf["avg_power_watts"] *= factor
+            conf["energy_per_token_joules"] *= factor
+    return json.dumps(raw).encode()
 
 
-def run_build(lane: Path, upstream: str) -> None:
-    done = subprocess.run(build_command(upstream), cwd=lane, capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
+def build_args(upstream: str) -> list[str]:
+    return ["build", "--upstream", upstream, "--date", DATE]
 
 
 @pytest.fixture(scope="module")
-def packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The two packages a lane can hold, by upstream name: built, validated in full, digested."""
-    lane = make_lane(tmp_path_factory.mktemp("reference") / "lane")
-    found = {}
-    here = Path.cwd()
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dict[str, str]]:
+    """A lane holding package a.json, and each package's render (which only reads) and digest."""
+    root = make_lane(tmp_path_factory.mktemp("reference") / "lane")
+    renders, digests = {}, {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        for upstream in ("b.json", "a.json"):
+            builder.build.build(Path("data"), {"lm-arena-chat": Path(upstream)}, DATE)
+            digests[upstream] = package(root)
+            renders[upstream] = builder.build.render(Path("data"), {"lm-arena-chat": Path(upstream)}, DATE)
+    assert digests["a.json"] != digests["b.json"]
+    return root, renders, digests
+
+
+@pytest.fixture
+def lane(reference, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "lane"
+    shutil.copytree(reference[0], root, symlinks=True)
+    monkeypatch.chdir(root)
+    monkeypatch.setattr(os, "fsync", lambda fd: None)  # a kill keeps the page cache: no fsync is needed here
+    return root
+
+
+@pytest.fixture
+def cached_renders(reference, lane: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The two packages' digests, by upstream file; a build renders from the cache."""
+    renders = reference[1]
+    monkeypatch.setattr(builder.build, "render", lambda out, up, date: renders[str(up["lm-arena-chat"])])
+    return reference[2]
+
+
+def rebuild(upstream: str) -> None:
+    builder.build.build(Path("data"), {"lm-arena-chat": Path(upstream)}, DATE)
+
+
+# SIGKILL at seeded points of `build`.
+
+
+def count_calls(fn: Callable[[], object]) -> int:
+    """How many FS_CALLS `fn` makes."""
+    calls, saved = [0], {name: getattr(os, name) for name in FS_CALLS}
+
+    def wrap(real: Callable) -> Callable:
+        def call(*args, **kwargs):
+            calls[0] += 1
+            return real(*args, **kwargs)
+
+        return call
+
     try:
-        os.chdir(lane)
-        for upstream in ("a.json", "b.json"):
-            run_build(lane, upstream)
-            assert_valid_unpinned(Path("data"))
-            found[upstream] = state(lane / "data")
+        for name, real in saved.items():
+            setattr(os, name, wrap(real))
+        fn()
     finally:
-        os.chdir(here)
-    assert found["a.json"] != found["b.json"]
-    return found
+        for name, real in saved.items():
+            setattr(os, name, real)
+    return calls[0]
 
 
-cli_validated = threading.Event()
-
-
-def kill_lane(lane: Path, packages: dict[str, str], kills: int, seed: int, report: Counter) -> None:
-    """Start builds towards the other package, SIGKILL each at a random instant; check what is left.
-
-    After each kill, without a build first: the package must be the old or the new one, and the new
-    one if a journal was left. Once, with a journal left, that is checked by a real `builder validate`;
-    otherwise by `recover` (what validate does first) and the digest, equal to one of the two packages
-    that `validate_committed` passed in full (validation is a function of those bytes).
-    """
-    rng = random.Random(seed)
-    out = lane / "data"
-    current = "a.json"
-    started = time.monotonic()
-    run_build(lane, current)
-    duration = time.monotonic() - started
-    assert state(out) == packages[current]  # a build is deterministic: the same bytes in every lane
-    done = 0
-    while done < kills:
+def test_build_killed_at_60_seeded_points_leaves_old_or_new(lane: Path, cached_renders: dict[str, str]) -> None:
+    total = count_calls(lambda: rebuild("b.json"))
+    assert total > 200
+    rebuild("a.json")
+    seen, current = Counter(), "a.json"
+    for n in sorted(random.Random(19).sample(range(1, total + 20), 60)):  # a few past the end: never killed
         target = "b.json" if current == "a.json" else "a.json"
-        before = {p.name for p in lane.iterdir()}
-        launched = time.monotonic()
-        process = subprocess.Popen(
-            build_command(target), cwd=lane, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        if rng.random() < 0.5:  # anywhere in the run: imports, render, publish
-            delay = rng.uniform(0, duration)
-        else:  # once a new staging folder shows, within the publish window
-            while process.poll() is None and not any(
-                p.startswith(staging_prefix(out)) and p not in before for p in os.listdir(lane)
-            ):
-                time.sleep(0.0005)
-            delay = rng.uniform(0, 0.06)
-        try:
-            process.wait(timeout=delay)
-            finished = True
-            duration = min(duration, time.monotonic() - launched)  # the runs get faster once caches are warm
-        except subprocess.TimeoutExpired:
-            finished = False
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        if finished and process.returncode == 0:
-            report["finished before the kill"] += 1
-            current = target
-            continue
-        done += 1
-        report["kills"] += 1
-        new = {p.name for p in lane.iterdir()} - before
-        committed = journal_path(out).exists()
-        mid_publish = committed or any(n.startswith(staging_prefix(out)) for n in new)
-        report["landed mid-publish"] += mid_publish
-        report["landed after the commit (journal left)"] += committed
-        raw = state(out)
-        report["mixed on disk until recovered"] += raw not in packages.values()
-        assert len([n for n in os.listdir(lane) if n.startswith(staging_prefix(out))]) <= 1
-        if committed and not cli_validated.is_set():
-            cli_validated.set()
-            check = subprocess.run(
-                [sys.executable, "-m", "builder", "validate"], cwd=lane, capture_output=True, text=True, timeout=60
-            )
-            assert_only_unpinned(check.returncode, check.stderr)
-            report["validated by the CLI"] += 1
+        old, new = cached_renders[current], cached_renders[target]
+        code, err = run(lambda target=target: rebuild(target), ("os", n), signal.SIGKILL)
+        after = package(lane)
+        if code == 0:
+            assert after == new, err
+            seen["finished"] += 1
+        elif not (lane / "data").exists():  # killed between the swap's two renames
+            (stage,) = stages(lane / "data")
+            assert digest(stage / "old", lane / "datapackage.json") == old  # the old package, moved aside whole
+            seen["old, moved aside"] += 1
+            code, err = run(["validate"])
+            assert (code, err.count("\n")) == (1, 1), err
+            assert "run `builder build`" in err
         else:
-            recover(out)  # what `builder validate` does before it reads (validate_committed)
-        after = state(out)
-        assert after in (packages[current], packages[target]), f"kill {done} in {lane.name}: neither old nor new"
-        if committed:
-            assert after == packages[target], "a committed publish must roll forward"
-        assert journal_path(out).exists() is False
-        current = target if after == packages[target] else current
-    run_build(lane, "a.json")
-    assert state(out) == packages["a.json"]
-    assert leftovers(out) == []
-
-
-def test_builds_killed_at_random_leave_the_old_or_the_new_package(tmp_path, packages) -> None:
-    lanes = [make_lane(tmp_path / f"lane{i}") for i in range(3)]
-    reports = [Counter() for _ in lanes]
-    errors: list[BaseException] = []
-
-    def run(i: int) -> None:
-        try:
-            kill_lane(lanes[i], packages, kills=18, seed=1000 + i, report=reports[i])
-        except BaseException as exc:  # reported below, in the test's own thread
-            errors.append(exc)
-
-    started = time.monotonic()
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(lanes))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    report = sum(reports, Counter())
-    keys = ("kills", "landed mid-publish", "landed after the commit (journal left)", "mixed on disk until recovered")
-    shown = {key: report[key] for key in (*keys, "finished before the kill", "validated by the CLI")}
-    print(f"\nSIGKILL test: {shown} in {time.monotonic() - started:.1f} s")  # shown with -s
-    assert report["kills"] == 54
-    assert report["landed mid-publish"] >= 10
-
-
-def test_two_builds_at_once_end_in_one_consistent_package(tmp_path, monkeypatch, packages) -> None:
-    lane = make_lane(tmp_path / "lane")
-    monkeypatch.chdir(lane)
-    for _round in range(3):
-        processes = [
-            subprocess.Popen(build_command(u), cwd=lane, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for u in ("b.json", "a.json")
-        ]
-        for process in processes:
-            _, err = process.communicate(timeout=60)
-            assert process.returncode == 0, err
-        assert state(lane / "data") in packages.values()
-        assert_valid_unpinned(Path("data"))
+            assert code == -signal.SIGKILL, err
+            assert after in (old, new), f"killed before call {n}: neither the old package nor the new"
+            seen["old" if after == old else "new"] += 1
+        rebuild(target)  # the next build
+        assert package(lane) == new
         assert leftovers(lane / "data") == []
+        current = target
+    print(f"\nSIGKILL at 60 of {total} calls: {dict(seen)}")  # shown with -s
+    assert seen["old"] >= 10
+    assert seen["new"] >= 1
+
+
+def test_a_build_killed_between_the_two_renames_is_reported_then_repaired(lane: Path, cached_renders) -> None:
+    """The one instant with no data folder: the old one sits whole in the stage until the next build."""
+    code, _ = run(build_args("b.json"), ("os.rename", 2), signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    assert not (lane / "data").exists()
+    (stage,) = stages(lane / "data")
+    assert digest(stage / "old", lane / "datapackage.json") == cached_renders["a.json"]
+    code, err = run(["validate"])
+    assert (code, err.count("\n")) == (1, 1), err
+    assert err.startswith(f"error: data: half-published: {stage.name} was left")
+    assert "run `builder build`" in err
+    assert run(build_args("b.json")) == (0, "")
+    assert package(lane) == cached_renders["b.json"]
+    assert leftovers(lane / "data") == []
+
+
+# SIGINT, SIGTERM and SIGHUP in every command that writes.
+
+BUILD_POINTS = [
+    pytest.param(signal.SIGINT, ("builder.write:_write", 10), id="SIGINT-staging"),
+    pytest.param(signal.SIGTERM, ("os.rename", 1), id="SIGTERM-at-the-swap"),
+    pytest.param(signal.SIGHUP, ("os.rmdir", 1), id="SIGHUP-removing-the-stage"),
+]
+
+
+def check_signalled(code: int, err: str, signum: int, after: str, old: str, again: Callable[[], str], targets) -> None:
+    """Stopped as the signal says, old or new on disk; the same command again: new, and no stage left."""
+    assert_stopped(code, err, signum)
+    new = again()
+    assert after in (old, new)
+    assert leftovers(*targets) == []
+
+
+@pytest.mark.parametrize(("signum", "at"), BUILD_POINTS)
+def test_build_signalled(lane: Path, cached_renders, signum: int, at: tuple[str, int]) -> None:
+    code, err = run(build_args("b.json"), at, signum)
+    after = package(lane)
+
+    def again() -> str:
+        assert run(build_args("b.json")) == (0, "")
+        return package(lane)
+
+    check_signalled(code, err, signum, after, cached_renders["a.json"], again, [lane / "data"])
+    assert package(lane) == cached_renders["b.json"]
+
+
+def fake_site(monkeypatch: pytest.MonkeyPatch, version: list[str]) -> None:
+    """`builder site` with a small plan per version (the real plan is pure and tested in test_site)."""
+    import builder.site.build as site
+
+    plan = {f"p/{i}.html": f"<p>{i} {version[0]}</p>\n".encode() for i in range(40)}
+    monkeypatch.setattr(site, "load_package", lambda root: None)
+    monkeypatch.setattr(site, "data_version", lambda pkg: version[0])
+    monkeypatch.setattr(site, "plan_site", lambda pkg: {**plan, "index.html": version[0].encode()})
+
+
+@pytest.mark.parametrize(
+    ("signum", "at"),
+    [
+        pytest.param(signal.SIGINT, ("builder.write:_write", 20), id="SIGINT-staging"),
+        pytest.param(signal.SIGTERM, ("os.rename", 1), id="SIGTERM-at-the-swap"),
+        pytest.param(signal.SIGHUP, ("os.rename", 2), id="SIGHUP-between-the-renames"),
+    ],
+)
+def test_site_signalled(lane: Path, monkeypatch: pytest.MonkeyPatch, signum: int, at: tuple[str, int]) -> None:
+    version = ["old"]
+    fake_site(monkeypatch, version)
+    assert run(["site"]) == (0, "")
+    old = digest(lane / "site")
+    version[0] = "new"
+    code, err = run(["site"], at, signum)
+    assert (lane / "site" / "index.html").is_file()  # never lost, not even between the renames
+    after = digest(lane / "site")
+
+    def again() -> str:
+        assert run(["site"]) == (0, "")
+        return digest(lane / "site")
+
+    check_signalled(code, err, signum, after, old, again, [lane / "site"])
+
+
+@pytest.fixture
+def git_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in GIT_IDENTITY.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("HOME", str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("signum", "at"),
+    [
+        pytest.param(signal.SIGINT, ("builder.write:_write", 2), id="SIGINT-staging"),
+        pytest.param(signal.SIGTERM, ("os.rename", 1), id="SIGTERM-at-the-swap"),
+        pytest.param(signal.SIGHUP, ("os.rmdir", 1), id="SIGHUP-removing-the-stage"),
+    ],
+)
+@pytest.mark.usefixtures("git_env")
+def test_dist_signalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int, at: tuple[str, int]) -> None:
+    import builder.release.dist as dist
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    make_release_repo(repo)
+    monkeypatch.chdir(repo)
+    files = dist.dist_files(dist.release_at_head())  # computed once: it only reads git
+    monkeypatch.setattr(dist, "dist_files", lambda release: files)
+    (repo / "dist").mkdir()
+    (repo / "dist" / "SHA256SUMS").write_text("stale sums\n")
+    old = digest(repo / "dist")
+    code, err = run(["dist"], at, signum)
+    after = digest(repo / "dist")
+
+    def again() -> str:
+        assert run(["dist"]) == (0, "")
+        return digest(repo / "dist")
+
+    check_signalled(code, err, signum, after, old, again, [repo / "dist"])
+    assert {p.name: p.read_bytes() for p in (repo / "dist").iterdir()} == files
+
+
+FETCH_POINTS = [
+    pytest.param(signal.SIGINT, ("builder.refresh:download", 1), id="SIGINT-before-the-download"),
+    pytest.param(signal.SIGTERM, ("os.replace", 1), id="SIGTERM-committing"),
+    pytest.param(signal.SIGHUP, ("builder.write:_write_fd", 2), id="SIGHUP-staging-the-lock"),
+]
+TASK_PATH = "/tasks/lm-arena-chat.json"
+
+
+def pin(root: Path) -> str:
+    return digest(root / "upstream")
+
+
+@pytest.mark.parametrize(("signum", "at"), FETCH_POINTS)
+def test_fetch_signalled(lane: Path, httpserver: HTTPServer, signum: int, at: tuple[str, int]) -> None:
+    httpserver.expect_request(TASK_PATH).respond_with_data((lane / "b.json").read_bytes())
+    args = ["fetch", "--task", "lm-arena-chat", "--url", httpserver.url_for(TASK_PATH), "--retries", "0"]
+    old = pin(lane)
+    code, err = run(args, at, signum)
+    after = pin(lane)
+
+    def again() -> str:
+        code, err = run(args)
+        assert code == 0, err
+        return pin(lane)
+
+    check_signalled(code, err, signum, after, old, again, list((lane / "upstream").iterdir()))
+    assert (lane / "upstream" / "lm-arena-chat.json").read_bytes() == (lane / "b.json").read_bytes()
+
+
+def test_fetch_killed_between_snapshot_and_lock_is_detected(lane: Path, httpserver: HTTPServer) -> None:
+    """The lock is renamed last: a snapshot it does not name is refused by the next build; fetch again repairs."""
+    httpserver.expect_request(TASK_PATH).respond_with_data((lane / "b.json").read_bytes())
+    args = ["fetch", "--task", "lm-arena-chat", "--url", httpserver.url_for(TASK_PATH), "--retries", "0"]
+    code, _ = run(args, ("os.replace", 2), signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    code, err = run(["build", "--date", DATE])
+    assert code == 1, err
+    assert "sha256" in err
+    assert run(args)[0] == 0
+    assert run(["build", "--date", DATE])[0] == 0
+    assert leftovers(*(lane / "upstream").iterdir()) == []
+
+
+def release_repo(root: Path) -> Path:
+    root.mkdir()
+    for name in ("data", "schemas", "upstream", "reader", "metadata.toml", "datapackage.json", "LICENSE",
+                 "DATA-LICENCE.md", ".gitignore"):  # fmt: skip
+        (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, root / name)
+    for args in (["init", "--quiet", "--initial-branch", "main"], ["add", "-A"], ["commit", "--quiet", "-m", "data"]):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    return root
+
+
+def git_state(repo: Path) -> str:
+    out = [subprocess.run(["git", *a], cwd=repo, capture_output=True, text=True).stdout for a in
+           (["rev-parse", "HEAD"], ["tag"], ["status", "--porcelain"])]  # fmt: skip
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize(
+    ("signum", "at"),
+    [
+        pytest.param(signal.SIGINT, ("builder.git:commit", 1), id="SIGINT-before-the-commit"),
+        pytest.param(signal.SIGTERM, ("builder.git:create_annotated_tag", 1), id="SIGTERM-before-the-tag"),
+        pytest.param(signal.SIGHUP, ("os.rename", 1), id="SIGHUP-after-the-tag-making-dist"),
+    ],
+)
+@pytest.mark.usefixtures("git_env")
+def test_release_signalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int, at: tuple[str, int]) -> None:
+    import builder.release.dist as dist
+    import builder.release.flow as flow
+
+    repo = release_repo(tmp_path / "repo")
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(flow, "check_committed", lambda data, date: None)  # validate and drift: tested elsewhere
+    monkeypatch.setattr(dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.tag}\n".encode()})
+    old = git_state(repo), (repo / "CHANGELOG.md").exists()
+    code, err = run(["release"], at, signum)
+    assert_stopped(code, err, signum)
+    tagged = subprocess.run(["git", "tag"], cwd=repo, capture_output=True, text=True).stdout.split()
+    if tagged:  # the release is made: dist/ comes from the tag, and rebuilding it needs no rollback
+        assert (tagged, signum) == (["v2026.11.29"], signal.SIGHUP)
+        assert run(["dist"]) == (0, "")
+    else:
+        assert (git_state(repo), (repo / "CHANGELOG.md").exists()) == old
+        code, err = run(["release"])
+        assert code == 0, err
+    assert (repo / "dist" / "SHA256SUMS").read_text() == "v2026.11.29\n"
+    assert git_state(repo).endswith("\nv2026.11.29\n\n")  # tagged, and a clean tree
+    assert leftovers(repo / "dist", repo / "CHANGELOG.md") == []
+
+
+# `builder validate` only reads.
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+@pytest.mark.parametrize("planted", [False, True], ids=["clean", "stage-and-old-journal-planted"])
+def test_validate_only_reads(tmp_path: Path, planted: bool) -> None:
+    lane = copy_package(tmp_path / "repo")  # the committed package
+    if planted:
+        stage = lane / ".data.stage-k1ll3d00"
+        (stage / "old" / "models").mkdir(parents=True)
+        (stage / "old" / "index.json").write_text("{}\n")
+        (lane / ".data.publish").write_text(
+            json.dumps({"kind": "leadgreen builder publish journal", "stage": stage.name})
+        )
+    before = {p: p.read_bytes() if p.is_file() else None for p in sorted(lane.rglob("*"))}
+    trace = lane.parent / "trace"
+    done = subprocess.run(
+        ["strace", "-f", "-qq", "-e", "trace=%file", "-o", str(trace), sys.executable, "-m", "builder", "validate"],
+        cwd=lane, capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=300,
+    )  # fmt: skip
+    calls = trace.read_text().splitlines()
+    writes = [c for c in calls if any(flag in c for flag in ("O_WRONLY", "O_RDWR", "O_CREAT"))]
+    changes = [c for c in calls if c.split("(")[0].split()[-1] in
+               {"rename", "renameat", "renameat2", "unlink", "unlinkat", "mkdir", "mkdirat", "rmdir", "symlink",
+                "symlinkat", "link", "linkat"}]  # fmt: skip
+    assert writes + changes == []
+    assert {p: p.read_bytes() if p.is_file() else None for p in sorted(lane.rglob("*"))} == before
+    if planted:
+        assert done.returncode == 1
+        assert done.stderr.count("\n") == 1, done.stderr
+        assert "half-published" in done.stderr
+        assert "`builder build`" in done.stderr
+    else:
+        assert done.returncode == 0, done.stderr

@@ -305,8 +305,6 @@ def test_failed_commit_rolls_everything_back(
     make_repo: Callable[[str], Path], name: str, body: str, second: bool, said: str
 ) -> None:
     repo = make_repo("second" if second else "fresh")
-    if second:
-        (repo / "dist" / "notes.txt").write_text("mine, not the release's\n")
     tag = "v2026.12.02" if second else FIRST
     script = hook(repo, name, body)
     before = state(repo)
@@ -393,7 +391,7 @@ def test_commit_without_identity_past_the_check_rolls_back(
     released(release(), "v2026.12.02" if second else FIRST)
 
 
-# --- The tag cannot be made: the commit and dist/ are undone ---
+# --- The tag cannot be made: the commit is undone ---
 
 
 def lock_file(tag: str) -> Callable[[Path], Callable[[], None]]:
@@ -438,7 +436,7 @@ TAG_FAILURES = [
 
 @pytest.mark.parametrize(("setup", "second", "names"), TAG_FAILURES)
 @pytest.mark.usefixtures("trusted_data")
-def test_failed_tag_rolls_back_commit_and_dist(
+def test_failed_tag_rolls_back_the_commit(
     make_repo: Callable[[str], Path], setup: Callable[[Path], Callable[[], None]], second: bool, names: tuple[str, ...]
 ) -> None:
     repo = make_repo("second" if second else "fresh")
@@ -450,7 +448,7 @@ def test_failed_tag_rolls_back_commit_and_dist(
     released(release(), "v2026.12.02" if second else FIRST)
 
 
-# --- dist/ cannot be written: the tag is never made, the commit and CHANGELOG.md are undone ---
+# --- dist/ would be damaged by the rebuild after the tag: refused before anything is written ---
 
 
 def dist_file(ignored: bool) -> Callable[[Path], Callable[[], None]]:
@@ -505,23 +503,22 @@ def immutable_dist(repo: Path) -> Callable[[], None]:
 
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-NOT_A_FOLDER = ("dist: expected a folder", RELEASED_NOTHING)
+NOT_A_FOLDER = "dist: expected a folder, found"
+FOREIGN = "dist: expected an empty folder or a folder of release files, found"
 DIST_FAILURES = [
     pytest.param(dist_file(False), ("the working tree is dirty (dist)",), id="dist-is-a-file"),
-    pytest.param(dist_file(True), (*NOT_A_FOLDER, "found a file"), id="dist-is-an-ignored-file"),
-    pytest.param(dist_dangling_link, (*NOT_A_FOLDER, "a link to nothing"), id="dist-is-a-dangling-link"),
-    pytest.param(
-        folder_at("SHA256SUMS", False), ("SHA256SUMS", "Is a directory", RELEASED_NOTHING), id="sums-name-is-a-folder"
-    ),
+    pytest.param(dist_file(True), (f"{NOT_A_FOLDER} a regular file",), id="dist-is-an-ignored-file"),
+    pytest.param(dist_dangling_link, (f"{NOT_A_FOLDER} a symbolic link",), id="dist-is-a-dangling-link"),
+    pytest.param(folder_at("SHA256SUMS", False), (f"{FOREIGN} SHA256SUMS/, notes.txt",), id="sums-name-is-a-folder"),
     pytest.param(
         folder_at(f"leadgreen-data-{FIRST}.manifest.json", True),
-        ("manifest.json", "Is a directory", RELEASED_NOTHING),
+        (f"{FOREIGN} leadgreen-data-{FIRST}.manifest.json/, notes.txt",),
         id="manifest-name-is-a-folder-stale-archive",
     ),
-    pytest.param(immutable_dist, ("dist/", "Operation not permitted", RELEASED_NOTHING), id="dist-immutable"),
+    pytest.param(immutable_dist, (f"{FOREIGN} notes.txt",), id="dist-immutable"),
     pytest.param(
         read_only_dist,
-        ("dist", "Permission denied", RELEASED_NOTHING),
+        (f"{FOREIGN} notes.txt",),
         id="dist-read-only",
         marks=pytest.mark.skipif(ROOT, reason="root writes into a read-only folder"),
     ),
@@ -530,7 +527,7 @@ DIST_FAILURES = [
 
 @pytest.mark.parametrize(("setup", "names"), DIST_FAILURES)
 @pytest.mark.usefixtures("trusted_data")
-def test_unwritable_dist_rolls_everything_back(
+def test_a_dist_folder_the_rebuild_would_damage_is_refused_first(
     repo: Path, setup: Callable[[Path], Callable[[], None]], names: tuple[str, ...]
 ) -> None:
     fix = setup(repo)
@@ -542,9 +539,8 @@ def test_unwritable_dist_rolls_everything_back(
         fix()  # before any assertion can fail: pytest must be able to delete an immutable folder
     assert_nothing_changed(outcome, names, before, after)
     assert git(repo, "tag") == ""
+    (repo / "dist" / "notes.txt").unlink(missing_ok=True)
     released(release(), FIRST)
-    notes = repo / "dist" / "notes.txt"
-    assert not notes.exists() or notes.read_bytes() == b"someone's notes\n"
 
 
 # --- The archive holds the committed tree, whatever else lies in the working folder ---
@@ -645,54 +641,25 @@ def interrupt_at_tag(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(builder_git, "create_annotated_tag", stop)
 
 
-def interrupt_after_tag(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tag is made, then the run is stopped: the rollback must delete the tag it made."""
+def interrupt_at_commit(monkeypatch: pytest.MonkeyPatch) -> None:
     from builder import git as builder_git
 
-    real = builder_git.create_annotated_tag
-
-    def made_then_stop(tag: str, message: str, target: str) -> None:
-        real(tag, message, target)
+    def stop(*_args: str) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(builder_git, "create_annotated_tag", made_then_stop)
-
-
-def interrupt_writing_dist(monkeypatch: pytest.MonkeyPatch) -> None:
-    """One dist/ file is in place, then the run is stopped."""
-    from builder.release import flow
-
-    real = flow.replace_files
-
-    def one_then_stop(files: dict[Path, bytes]) -> None:
-        real(dict(list(files.items())[:1]))
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(flow, "replace_files", one_then_stop)
-
-
-def interrupt_after_commit(monkeypatch: pytest.MonkeyPatch) -> None:
-    from builder.release import flow
-
-    def stop(*_args: object) -> dict[Path, bytes]:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(flow, "dist_files", stop)
+    monkeypatch.setattr(builder_git, "commit", stop)
 
 
 INTERRUPTS = [
-    pytest.param(interrupt_after_commit, False, id="after-commit"),
-    pytest.param(interrupt_writing_dist, False, id="writing-dist"),
-    pytest.param(interrupt_writing_dist, True, id="writing-dist-second-release"),
+    pytest.param(interrupt_at_commit, False, id="at-commit"),
     pytest.param(interrupt_at_tag, False, id="at-tag"),
-    pytest.param(interrupt_after_tag, False, id="after-tag"),
-    pytest.param(interrupt_after_tag, True, id="after-tag-second-release"),
+    pytest.param(interrupt_at_tag, True, id="at-tag-second-release"),
 ]
 
 
 @pytest.mark.parametrize(("interrupt", "second"), INTERRUPTS)
 @pytest.mark.usefixtures("trusted_data")
-def test_interrupt_rolls_everything_back(
+def test_interrupt_before_the_tag_rolls_everything_back(
     make_repo: Callable[[str], Path],
     monkeypatch: pytest.MonkeyPatch,
     interrupt: Callable[[pytest.MonkeyPatch], None],
@@ -705,6 +672,30 @@ def test_interrupt_rolls_everything_back(
         outcome = release()
     assert_nothing_changed(outcome, ("Aborted!",), before, state(repo))
     released(release(), "v2026.12.02" if second else FIRST)
+
+
+@pytest.mark.usefixtures("trusted_data")
+def test_interrupt_after_the_tag_keeps_the_release_and_dist_is_rebuilt(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from builder import git as builder_git
+
+    real = builder_git.create_annotated_tag
+
+    def made_then_stop(tag: str, message: str, target: str) -> None:
+        real(tag, message, target)
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as mp:
+        mp.setattr(builder_git, "create_annotated_tag", made_then_stop)
+        outcome = release()
+    assert outcome.exit_code == 1
+    assert "Aborted!" in outcome.output
+    assert git(repo, "rev-parse", f"{FIRST}^{{commit}}") == git(repo, "rev-parse", "HEAD")
+    assert not (repo / "dist").exists()
+    assert run_cli("dist").exit_code == 0
+    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=repo / "dist", capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
 
 
 # --- The changelog's headings, as the incomplete-clone check reads them ---

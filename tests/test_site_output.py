@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import builder.write
 from builder.errors import OutputError
 from builder.site import output
 from builder.site.output import MARKER, check_target, write_site
@@ -47,7 +48,7 @@ def test_refuses_a_file_and_a_symbolic_link(tmp_path) -> None:
 def test_a_previous_site_is_replaced_and_its_stale_files_go(tmp_path) -> None:
     out = tmp_path / "site"
     write_site(out, {**FILES, "old/gone.html": b"old\n"}, tmp_path / "repo")
-    assert write_site(out, FILES, tmp_path / "repo") == []
+    write_site(out, FILES, tmp_path / "repo")
     assert snapshot(out) == {**FILES, MARKER: output.marker(list(FILES))}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging or backup folder left
 
@@ -71,14 +72,14 @@ def test_a_failed_write_leaves_the_old_site_whole(tmp_path, monkeypatch) -> None
     out = tmp_path / "site"
     write_site(out, FILES, tmp_path / "repo")
     before = snapshot(out)
-    real = Path.write_bytes
+    real = builder.write._write
 
-    def failing(self: Path, data: bytes) -> int:
-        if self.name == "b.json":
-            raise OSError(28, "No space left on device", str(self))
-        return real(self, data)
+    def failing(path: Path, data: bytes) -> None:
+        if path.name == "b.json":
+            raise OSError(28, "No space left on device", str(path))
+        real(path, data)
 
-    monkeypatch.setattr(Path, "write_bytes", failing)
+    monkeypatch.setattr(builder.write, "_write", failing)
     with pytest.raises(OutputError, match=r"No space left on device.*is unchanged"):
         write_site(out, {**FILES, "index.html": b"<p>newer</p>\n"}, tmp_path / "repo")
     assert snapshot(out) == before
@@ -92,7 +93,7 @@ def test_a_failed_swap_puts_the_old_site_back(tmp_path, monkeypatch) -> None:
     real = os.rename
 
     def failing(src, dst):
-        if Path(src).name.startswith(".site.new-"):
+        if Path(src).parent.name.startswith(".site.stage-") and Path(src).name == "new":
             raise OSError(18, "Invalid cross-device link", str(src))
         return real(src, dst)
 

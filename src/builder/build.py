@@ -1,4 +1,4 @@
-"""The build: load inputs, derive the documents, check them, publish atomically."""
+"""The build: load inputs, derive the documents, check them, publish them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from builder.csvview import configurations_csv
 from builder.errors import InputError, ValidationError
 from builder.fetch import Limits
-from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, check_output, is_hidden
+from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.metadata import load_metadata, workloads
 from builder.package import descriptor
 from builder.pin import Lock, read_pinned, read_regular_file, sha256
@@ -17,7 +17,7 @@ from builder.upstream import parse_tasks
 from builder.validate.run import check_built
 from builder.validate.schema import load_schemas
 from builder.validate.tree import Tree
-from builder.write import dumps, keep_dates, output_lock, parse_or_none, publish
+from builder.write import check_output, dumps, keep_dates, parse_or_none, publish
 
 
 @dataclass(frozen=True)
@@ -81,15 +81,10 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
 
 
 def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
-    """Regenerate `out` and the descriptor beside it as one unit (see builder.write).
-
-    Only into a folder a build may replace (`check_output`), under the output's lock, after
-    finishing whatever a killed build left; on any error both are left as they were.
-    """
+    """Regenerate `out` and the descriptor beside it (see builder.write); on any error both stay as they were."""
     check_output(out)
-    with output_lock(out):
-        result = render(out, upstream, date)
-        publish(out, result.files, {DESCRIPTOR: result.descriptor})
+    result = render(out, upstream, date)
+    publish(out, result.files, {DESCRIPTOR: result.descriptor}, keep_hidden=True)
     return result
 
 

@@ -6,16 +6,11 @@ repository root, where every command runs.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import stat
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.errors import InputError, OutputError
-from builder.files import kind
+from builder.errors import InputError
 
 # The repository.
 DATA = Path("data")
@@ -226,122 +221,3 @@ def require_repo_root(*needed: Path, where: str = "the repository root") -> None
         except OSError:  # the current folder was removed
             here = "the current folder (removed)"
         raise InputError(f"{here}: expected {' and '.join(missing)} here, found none; run from {where}")
-
-
-FOREIGN_SHOWN = 5  # offending entries named in a refusal
-
-
-def _built(rel: str) -> bool:
-    return is_published(rel) or (is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
-
-
-DIST_FILE = re.compile(
-    r"leadgreen-data-v[0-9.]+\.(tar\.gz|manifest\.json)|leadgreen_data-[0-9.]+-py3-none-any\.whl|SHA256SUMS"
-)
-
-
-def check_dist_output(out: Path) -> None:
-    """Refuse a dist folder that `builder dist` would damage: like check_output, but the folder may
-    hold only release files (and lie nowhere in data/)."""
-    check_output(out, owned=lambda rel: bool(DIST_FILE.fullmatch(rel)), owned_folder=lambda rel: False,
-                 what="a folder of release files", data=False)  # fmt: skip
-
-
-def check_output(
-    out: Path,
-    owned: Callable[[str], bool] = _built,
-    owned_folder: Callable[[str], bool] = is_published_folder,
-    what: str = "a data folder",
-    data: bool = True,
-) -> None:
-    """Refuse an output folder that a build would damage; OutputError naming it, and why.
-
-    A build replaces the whole folder, so the folder must be missing, empty, or hold only what a
-    build publishes (`is_published` files, the `models` folder) and hidden regular files, which
-    are carried over. It must not be the current folder (the repository root), hold it, be or
-    lie inside `upstream/`, `schemas/` or `.git/`, or lie inside `data/`, comparing real paths.
-    Nothing here follows a link or opens an entry: kinds come from lstat, so a FIFO or a device
-    is refused, never read. The descriptor beside the folder must be a regular file, and not
-    another package's.
-    """
-    try:
-        mode = out.lstat().st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        mode = None  # missing: the build creates it (or says why it cannot)
-    except OSError as exc:
-        raise OutputError(f"{out}: cannot read the output folder ({exc.strerror}); refusing to write") from exc
-    if mode is not None and not stat.S_ISDIR(mode):
-        raise OutputError(f"{out}: expected a folder, found {kind(mode)}; refusing to replace it")
-    try:
-        real = out.resolve()
-        here = Path.cwd().resolve()
-        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT)}
-        inside_only = (here / DATA).resolve()  # the committed data folder itself is the default output
-    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
-        raise OutputError(f"{out}: cannot resolve the output folder ({exc}); refusing to write") from exc
-    if here.is_relative_to(real):
-        what = "the current folder" if real == here else "a folder that contains the current folder"
-        raise OutputError(f"{out}: is {what} ({real}); refusing to replace it")
-    for name, folder in protected.items():
-        if real.is_relative_to(folder):
-            what = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
-            raise OutputError(f"{out}: is {what} ({real}); refusing to write there")
-    if real.is_relative_to(inside_only) and (real != inside_only or not data):
-        where = "inside the" if real != inside_only else "the"
-        raise OutputError(f"{out}: is {where} {DATA}/ folder ({real}); refusing to write there")
-    foreign = _foreign_entries(out, owned, owned_folder) if mode is not None else []
-    if foreign:
-        more = " ..." if len(foreign) > FOREIGN_SHOWN else ""
-        raise OutputError(
-            f"{out}: expected an empty folder or {what}, found {', '.join(foreign[:FOREIGN_SHOWN])}{more}; "
-            "refusing to replace it"
-        )
-    if data:
-        _check_descriptor_beside(out)
-
-
-def _foreign_entries(out: Path, owned: Callable[[str], bool], owned_folder: Callable[[str], bool]) -> list[str]:
-    """Entries a build did not publish, breadth first, sorted, at most FOREIGN_SHOWN + 1 of them."""
-    found: list[str] = []
-    folders = [""]
-    while folders and len(found) <= FOREIGN_SHOWN:
-        prefix = folders.pop(0)
-        try:
-            with os.scandir(out / prefix if prefix else out) as listing:
-                entries = sorted((e.name, e.stat(follow_symlinks=False).st_mode) for e in listing)
-        except OSError as exc:
-            raise OutputError(f"{out}: cannot read {out / prefix} ({exc.strerror}); refusing to write") from exc
-        for name, mode in entries:
-            rel = f"{prefix}{name}"
-            if stat.S_ISDIR(mode) and owned_folder(rel):
-                folders.append(f"{rel}/")
-            elif stat.S_ISDIR(mode):
-                found.append(f"{rel}/")
-            elif not stat.S_ISREG(mode):
-                found.append(f"{rel} ({kind(mode)})")
-            elif not owned(rel):
-                found.append(rel)
-    return found
-
-
-def _check_descriptor_beside(out: Path) -> None:
-    path = out.parent / DESCRIPTOR
-    try:
-        mode = path.lstat().st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot read ({exc.strerror}); refusing to write {out}") from exc
-    if not stat.S_ISREG(mode):
-        raise OutputError(f"{path}: expected a regular file, found {kind(mode)}; refusing to replace it ({out})")
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # never blocks, never follows
-        with os.fdopen(fd, "rb") as file:
-            name = json.loads(file.read()).get("name") if stat.S_ISREG(os.fstat(fd).st_mode) else None
-    except (OSError, ValueError, AttributeError, RecursionError):
-        return  # unreadable or broken (a merge conflict, say): a build may repair it
-    if isinstance(name, str) and name != PACKAGE_NAME:
-        raise OutputError(
-            f"{path}: expected the descriptor of {PACKAGE_NAME}, found the package {name!r}; "
-            f"refusing to replace it ({out})"
-        )

@@ -1,10 +1,4 @@
-"""Is the committed package sound? What `builder validate`, `builder drift` and `builder release` check.
-
-The frictionless worker (validate.tables) is forked before the tree is read (by `builder validate`,
-which hands it over as `ahead`) or as soon as it is, so this module imports what only the other
-checks need (jsonschema, the metadata, the lock, the descriptor's derivation) and the build inside
-the functions that use them: the worker does not wait for those imports, and they run beside it.
-"""
+"""Is the committed package sound? What `builder validate`, `builder drift` and `builder release` check; reads only."""
 
 from __future__ import annotations
 
@@ -19,17 +13,15 @@ from builder.files import is_folder, lookup_error
 from builder.layout import CSV, DESCRIPTOR, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST, require_repo_root
 from builder.validate import tables
 from builder.validate.tree import Refused, load_tree, read_file, scan
-from builder.write import recover
+from builder.write import stages
 
 
 def validate_committed(data: Path, ahead: tables.Worker | None = None) -> None:
     """Every check of `data` and the descriptor beside it; ValidationError listing every problem.
 
-    In a repository (metadata.toml in the data folder's parent) the descriptor's curated parts must
-    equal what metadata.toml and upstream/lock.json make of them; in a release archive, which has
-    neither, they are checked against schemas/datapackage.schema.json. `ahead` is the tables
-    worker, if the caller forked it first (validate.tables.worker_ahead)."""
-    recover(data)  # first finish a publish that a killed build had committed to (builder.write)
+    The descriptor's curated parts must equal what metadata.toml and the lock make of them (in a release
+    archive, which has neither: schemas/datapackage.schema.json). `ahead`: a tables worker forked first."""
+    refuse_half_published(data)
     require_data_folder(data)
     try:
         problems = problems_in(data, ahead)
@@ -40,11 +32,18 @@ def validate_committed(data: Path, ahead: tables.Worker | None = None) -> None:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
 
 
+def refuse_half_published(data: Path) -> None:
+    """One line naming the repair when a publish into `data` was interrupted (its stage is still beside it)."""
+    left = stages(data)
+    if left:
+        raise ValidationError(
+            f"{data}: half-published: {left[0]} was left by an interrupted publish; run `builder build` to finish", []
+        )
+
+
 def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
-    """InputError where `data` cannot be looked up (so it is neither there nor missing), is no
-    folder (unless `absent_ok`: drift reports what is there instead), or is a folder that holds
-    none of the files at a data folder's top: no data folder at all (a home folder, /), which is one
-    line, not a finding for every file below it."""
+    """InputError where `data` cannot be looked up, is no folder (unless `absent_ok`, for drift), or holds
+    none of the files at a data folder's top (a home folder, /): one line, not a finding per file below."""
     error = lookup_error(data)
     if error is not None:
         raise InputError(f"{data}: expected a data folder, found an error ({error})")
@@ -58,7 +57,7 @@ def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
 
 
 def problems_in(data: Path, ahead: tables.Worker | None = None) -> list[Problem]:
-    """Every problem of the package as it lies on disk, without finishing an interrupted publish."""
+    """Every problem of the package as it lies on disk."""
     tree = load_tree(data)
     pending = tables.start_tables(tree, ahead)  # frictionless, in a forked worker while the other checks run here
     from builder.validate.run import check_published
@@ -81,14 +80,13 @@ def _provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str
 
 
 def check_drift(data: Path, date: str) -> dict[str, str]:
-    """A unified diff per file that a fresh build of the pin would change; empty when there is no drift.
+    """A unified diff per file that a fresh build of the pin (in a temporary folder) would change.
 
-    The committed tree is walked first, without following links: a symlink, FIFO, socket, device or
-    file over the size limit in it (or as the descriptor) is refused before anything is copied."""
+    The committed tree is walked first without following links: anything but folders and regular files
+    within the size limit is refused before anything is copied."""
     from builder.build import build
 
     require_repo_root()
-    recover(data)
     require_data_folder(data, absent_ok=True)
     committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if os.path.lexists(data) else {}
     descriptor = data.parent / DESCRIPTOR
@@ -122,8 +120,7 @@ def check_committed(data: Path, date: str) -> None:
 
 
 def files_below(folder: Path) -> dict[str, bytes]:
-    """Every file below `folder` by relative path, read only if the whole tree holds nothing but
-    folders and regular files within the size limit; else ValidationError listing what does not."""
+    """Every file below `folder`, by relative path, if all are regular files within the size limit."""
     listing = scan(folder, folder.name)
     if listing.problems:
         raise _refusal(folder, listing.problems)

@@ -1,85 +1,50 @@
-"""Canonical JSON, the date rule, and the publish of a package: data folder and descriptor as one unit.
+"""Canonical JSON, the date rule, and the one publish step of every command that writes, with its guards.
 
-A package is a data folder `out` and files beside it in `out.parent` (the descriptor,
-`datapackage.json`, which `builder validate` reads there). A build must leave the old package or
-the new one, never a mix, even when it is killed (SIGKILL) at any instant or when another build
-runs at the same time. No rename changes two directory entries at once, so a publish is a small
-journaled transaction, with every name beside `out` derived from its name N:
-
-1. Lock (`output_lock`). An exclusive flock on `.N.lock` beside `out`, held for the whole render
-   and publish, so concurrent builds serialize. The build that created the lock file removes it;
-   one that finds it already there leaves it. A build that gets the lock checks that the file it
-   locked is still the one at that path, and starts over if not, so a removal never lets two in.
-2. Settle (`settle`, under the lock). A journal left by a killed build is rolled forward (step 5);
-   then stale staging folders are removed: only folders named as mkdtemp names ours
-   (`.N.new-` and 8 random characters) that carry our marker file, or are empty. Nothing else
-   beside `out` is ever removed.
-3. Stage (`publish`). A staging folder `W = .N.new-XXXX` beside `out` gets the marker first, then
-   `W/tree` (the new data folder, plus every hidden file of the old one, hard-linked, so that a
-   `.gitkeep` survives) and `W/beside/<file>` (the new descriptor). Every file and folder is fsynced.
-4. Commit. The journal (W's name, the inode of `W/tree`, the sha256 of each beside file) is written
-   in W and fsynced with the rest of W, then renamed to `.N.publish` beside `out`; the parent folder
-   is fsynced. From this instant the new package is the outcome, whatever happens to the process.
-5. Roll forward (`_roll_forward`), idempotent: if `out` is not the new tree (by inode), swap it in
-   (renameat2 RENAME_EXCHANGE; two renames where the file system cannot exchange; one rename when
-   there is no old tree); then each beside file whose bytes are not the new ones gets the staged copy
-   (hard-linked to a temporary name in W, renamed over it). Fsync the parent, remove the journal,
-   remove W (its marker last, so a half-removed W is still recognised as ours).
-
-A build killed before step 4 leaves the old package intact and a stale W, which the next build
-removes; one killed after the journal is removed leaves the new package and a stale W. One killed
-in between leaves a journal, and the next command that reads or writes the package runs step 5
-again, under the lock (`recover`: `builder build`, and `validate`, `drift` and so `release` through
-builder.verify): the new package. The pair on disk is a mix (or, where the file system cannot
-exchange, has no data folder) only while such a journal exists, that is when a kill lands in the
-microseconds between the tree swap and the descriptor rename, and only until that next command.
-A reader outside this package (a plain `cat`, `builder diff`) can see that state. An error that
-is not a kill (a full disk, EIO) after step 4 is rolled back in process: old descriptor bytes put
-back, old tree swapped back, journal and W removed; if that rollback itself fails, the journal
-stays and the next command rolls forward.
-
-The fsyncs (every staged file and folder, in parallel, then the parent twice) are what a power
-loss needs; a kill alone would not. They cost a few to ~20 ms on a busy disk.
+A folder is published by writing the new one, synced, in a hidden stage folder beside it
+(`.NAME.stage-XXXXXXXX`), then, with SIGINT, SIGTERM and SIGHUP held back, renaming the old folder
+into the stage, the new one into place and each file beside it (the descriptor) over its own, and
+last removing the stage. Files that cannot travel in a folder (upstream snapshots and their lock)
+are staged beside each and renamed in order, the lock last. A killed run leaves its stage:
+`builder validate` reports it, the next run removes it.
 """
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import fcntl
-import hashlib
 import json
 import os
-import secrets
+import re
 import shutil
+import signal
 import stat
 import tempfile
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 from builder.errors import OutputError
-from builder.layout import DESCRIPTOR, is_hidden
+from builder.files import Refused, is_folder, kind, read_regular
+from builder.layout import (
+    DATA,
+    DESCRIPTOR,
+    GIT,
+    MAX_FILE_BYTES,
+    PACKAGE_NAME,
+    SCHEMAS,
+    UPSTREAM,
+    is_hidden,
+    is_published,
+    is_published_folder,
+)
 
 DATE_KEYS = ("updated", "data_version")
-
-MARKER = ".builder-staging"  # in every staging folder: only folders that carry it are ever removed
-MARK = b"leadgreen builder: a staging folder, removed by the next build\n"
-JOURNAL_KIND = "leadgreen builder publish journal"
-STAGE_SUFFIX = 8  # tempfile.mkdtemp's random part, from STAGE_CHARS
-STAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
-TREE = "tree"  # the staged data folder inside a staging folder
-BESIDE = "beside"  # the staged files beside the data folder
+STAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")  # tempfile's random part, 8 of them
+HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while a swap runs
 
 
 def dumps(doc: Any) -> bytes:
-    """UTF-8, 2-space indent, keys in insertion order, one trailing newline; strict JSON only.
-
-    NaN and Infinity are refused (OutputError naming where), never written as `NaN`/`Infinity`:
-    the last guard behind the checks of upstream and metadata, which refuse them first.
-    """
+    """UTF-8, 2-space indent, keys in insertion order, one trailing newline; NaN and Infinity refused."""
     try:
         return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
     except ValueError as exc:
@@ -120,417 +85,179 @@ def parse_or_none(data: bytes | None) -> Any:
         return None
 
 
-# Names beside the output folder, all derived from its name.
+# Stages: the hidden entries beside a target that a publish works in.
 
 
-def staging_prefix(out: Path) -> str:
-    return f".{out.name}.new-"
+def stage_prefix(target: Path) -> str:
+    return f".{target.name}.stage-"
 
 
-def lock_path(out: Path) -> Path:
-    return out.parent / f".{out.name}.lock"
+def stages(target: Path) -> list[Path]:
+    """The stage folders and files beside `target` (by name only; nothing is opened)."""
+    prefix = stage_prefix(target)
+    try:
+        names = os.listdir(target.parent)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    found = [n for n in names if n.startswith(prefix) and len(n) == len(prefix) + 8]
+    return [target.parent / n for n in sorted(found) if set(n[len(prefix) :]) <= STAGE_CHARS]
 
 
-def journal_path(out: Path) -> Path:
-    return out.parent / f".{out.name}.publish"
-
-
-# Step 1: the lock.
+def remove_stages(target: Path) -> None:
+    """Remove what a killed run left beside `target`, first putting back an old folder it had moved away."""
+    for stage in stages(target):
+        mode = stage.lstat().st_mode
+        if stat.S_ISDIR(mode):
+            if not os.path.lexists(target) and is_folder(stage / "old"):
+                os.rename(stage / "old", target)  # killed between its two renames: the old folder goes back
+            shutil.rmtree(stage)
+        elif stat.S_ISREG(mode):
+            os.unlink(stage)
 
 
 @contextmanager
-def output_lock(out: Path) -> Iterator[None]:
-    """Hold the output's lock (creating its parent folders if needed), settled (see `settle`)."""
-    out = Path(out)
-    made: list[Path] = []
+def signals_held() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back until the block ends: the renames inside are never split."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
     try:
-        _make_folders(out.parent, made)
-        fd, created = _take_lock(lock_path(out))
-    except OSError as exc:
-        _remove_empty(made)
-        raise OutputError(f"{out}: cannot write beside the output folder ({exc.strerror})") from exc
-    ok = False
-    try:
-        settle(out)
         yield
-        ok = True
     finally:
-        try:
-            if created:
-                with suppress(OSError):
-                    os.unlink(lock_path(out))
-        finally:
-            os.close(fd)  # releases the lock, whatever happened above
-            if not ok:
-                _remove_empty(made)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _take_lock(path: Path) -> tuple[int, bool]:
-    for _attempt in range(100):
-        created = True
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        except FileExistsError:
-            created = False
-            fd = _open_existing(path)
-            if fd is None:
-                continue  # removed by its creator meanwhile
-        except FileNotFoundError:
-            _make_folders(path.parent)  # removed by a failed build that had created it
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            mine = os.fstat(fd)
-            there = os.stat(path, follow_symlinks=False)
-        except FileNotFoundError:
-            os.close(fd)  # the holder before us removed the file: this lock guards nothing
-            continue
-        except BaseException:
-            os.close(fd)
-            raise
-        if (mine.st_dev, mine.st_ino) == (there.st_dev, there.st_ino):
-            return fd, created
-        os.close(fd)
-    raise OSError(errno.EAGAIN, "cannot take the output lock", str(path))
-
-
-def _open_existing(path: Path) -> int | None:
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive flock on `folder` itself: two publishes into it run one after the other."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EEXIST, f"{path.name} is not a regular file", str(path))
-    return fd
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
-def _make_folders(folder: Path, made: list[Path] | None = None) -> None:
-    """mkdir -p, adding the folders it created (outermost first) to `made`."""
-    for path in [p for p in [folder, *folder.parents] if not os.path.lexists(p)][::-1]:
-        try:
-            path.mkdir()
-        except FileExistsError:
-            continue
-        if made is not None:
-            made.append(path)
+# Publishing.
 
 
-def _remove_empty(folders: list[Path]) -> None:
-    for path in reversed(folders):
-        with suppress(OSError):
-            path.rmdir()  # only ever removes an empty folder
+def publish(
+    out: Path, files: dict[str, bytes], beside: dict[str, bytes] | None = None, keep_hidden: bool = False
+) -> None:
+    """Make `out` hold exactly `files` (and, if `keep_hidden`, its old hidden files), and put `beside` next to it.
 
-
-# Step 2: settle what a killed build left.
-
-
-def recover(out: Path) -> bool:
-    """Finish a publish that a killed build had committed to; True if there was one.
-
-    What `builder validate` and `drift` call before reading a package: one lstat when there is
-    nothing to finish; otherwise it waits for the lock, so a live build is never disturbed.
+    On an error or a signal, `out` and the files beside it are left as they were.
     """
-    out = Path(out)
-    if not os.path.lexists(journal_path(out)):
-        return False
-    with output_lock(out):
-        pass
-    return True
-
-
-def settle(out: Path) -> None:
-    """Under the lock: roll a committed publish forward, then remove our stale staging folders."""
-    try:
-        if os.path.lexists(journal_path(out)):
-            journal = _read_journal(out)
-            stage = out.parent / journal["stage"]
-            if _is_stage(out, stage):
-                _roll_forward(out, stage, journal)
-                _finish(out, stage)
-            else:  # W removed by hand: nothing to finish from, and a fresh build rewrites everything
-                os.unlink(journal_path(out))
-        with os.scandir(out.parent) as listing:
-            stale = [out.parent / e.name for e in listing if _stage_name(out, e.name)]
-        for stage in sorted(stale):
-            with suppress(OSError):  # best effort: a leftover we cannot remove must not block builds
-                if _is_stage(out, stage):
-                    _remove_stage(stage)
-                elif stat.S_ISDIR(stage.lstat().st_mode):
-                    stage.rmdir()  # an empty one: a build killed before it wrote the marker
-    except OSError as exc:
-        raise OutputError(
-            f"{exc.filename or out}: cannot finish an interrupted build ({exc.strerror}); "
-            f"once {journal_path(out)} is removed by hand, a build rewrites the package"
-        ) from exc
-
-
-def _stage_name(out: Path, name: str) -> bool:
-    """A name tempfile.mkdtemp gave one of our staging folders (an output named `data.new-x` has its own)."""
-    suffix = name.removeprefix(staging_prefix(out))
-    return suffix != name and len(suffix) == STAGE_SUFFIX and set(suffix) <= STAGE_CHARS
-
-
-def _is_stage(out: Path, stage: Path) -> bool:
-    """One of our staging folders: our name pattern, a real folder, our marker in it."""
-    if not _stage_name(out, stage.name):
-        return False
-    try:
-        if not stat.S_ISDIR(stage.lstat().st_mode):
-            return False
-        mark = _read_regular(stage / MARKER, limit=len(MARK))
-    except OSError:
-        return False
-    return mark is not None and MARK.startswith(mark)  # a killed build may have written only part of it
-
-
-def _remove_stage(stage: Path) -> None:
-    """Remove a staging folder, its marker last; never follows a link."""
-    with os.scandir(stage) as listing:
-        entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in listing if e.name != MARKER]
-    for name, is_dir in entries:
-        if is_dir:
-            shutil.rmtree(stage / name)
-        else:
-            os.unlink(stage / name)
-    with suppress(OSError):
-        os.unlink(stage / MARKER)
-    stage.rmdir()
-
-
-# Steps 3 and 4: stage and commit.
-
-
-def publish(out: Path, files: dict[str, bytes], beside: dict[str, bytes]) -> None:
-    """Make `out` hold exactly `files` (plus its hidden files) and `beside` sit next to it, as one unit.
-
-    The caller holds `output_lock(out)` when other builds may run. Either everything changes or,
-    on an error, nothing does; after a kill, the next command completes or discards the publish.
-    """
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"{out}: expected a folder to write into, found a file")
+    out, beside = Path(out), beside or {}
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=staging_prefix(out), dir=out.parent))
-        _write_new(stage / MARKER, MARK, sync=False)  # synced with the rest of the stage
     except OSError as exc:
         raise OutputError(f"{out}: cannot write beside the output folder ({exc.strerror})") from exc
-    committed = False
-    log: list[tuple[str, Path | None]] = []
     try:
-        tree = stage / TREE
-        tree.mkdir()  # the published folder: normal modes (mkdtemp made W 0700)
-        for rel, data in sorted(files.items()):
-            target = tree / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        _carry_hidden(out, tree)
-        (stage / BESIDE).mkdir()
-        for name, data in sorted(beside.items()):
-            (stage / BESIDE / name).write_bytes(data)
-        old_beside = {name: _read_regular(out.parent / name) for name in beside}
-        journal = {
-            "kind": JOURNAL_KIND,
-            "stage": stage.name,
-            "tree": tree.stat().st_ino,
-            "beside": {name: _sha256(data) for name, data in sorted(beside.items())},
-        }
-        _write_new(stage / "journal", dumps(journal), sync=False)
-        _sync_below(stage)  # the journal with the rest: one parallel batch
-        os.rename(stage / "journal", journal_path(out))
-        committed = True
-        _fsync(out.parent)
-        _roll_forward(out, stage, journal, log)
-        os.unlink(journal_path(out))
+        with _locked(out.parent):
+            remove_stages(out)
+            stage = Path(tempfile.mkdtemp(prefix=stage_prefix(out), dir=out.parent))
+            try:
+                _stage(stage, out, files, beside, keep_hidden)
+                with signals_held():
+                    try:
+                        if os.path.lexists(out):
+                            os.rename(out, stage / "old")
+                        os.rename(stage / "new", out)
+                        for name in beside:
+                            os.replace(stage / name, out.parent / name)
+                    except OSError:  # undo: the new folder out again, the old one back
+                        if not os.path.lexists(stage / "new") and is_folder(out):
+                            os.rename(out, stage / "new")
+                        if is_folder(stage / "old"):
+                            os.rename(stage / "old", out)
+                        raise
+                    _fsync(out.parent)
+            finally:
+                if is_folder(out) or not is_folder(stage / "old"):
+                    shutil.rmtree(stage, ignore_errors=True)
     except OSError as exc:
-        if committed:
-            _roll_back(out, stage, log, old_beside)
-        else:
-            _remove_stage(stage)
         raise OutputError(f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged") from exc
-    with suppress(OSError):
-        _remove_stage(stage)  # if this fails, the next build removes it
 
 
-def _carry_hidden(out: Path, tree: Path) -> None:
+def _stage(stage: Path, out: Path, files: dict[str, bytes], beside: dict[str, bytes], keep_hidden: bool) -> None:
+    """Write the new folder as `stage/new` and the files beside it in `stage`, all synced."""
+    new = stage / "new"
+    _mkdir(new)
+    for rel, data in sorted(files.items()):
+        for folder in reversed(Path(rel).parents[:-1]):
+            if not (new / folder).is_dir():
+                _mkdir(new / folder)
+        _write(new / rel, data)
+    if keep_hidden:
+        _carry_hidden(out, new)
+    for name, data in beside.items():
+        _write(stage / name, data)
+    for folder, _dirs, _names in os.walk(stage):
+        _fsync(Path(folder))
+
+
+def _carry_hidden(out: Path, new: Path) -> None:
     """Hard-link (or copy) the old folder's hidden regular files into the new one."""
-    if not out.is_dir() or out.is_symlink():
+    if not is_folder(out):
         return
     for folder, dirs, names in os.walk(out):
         dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders: refused by check_output
         for name in names:
             source = Path(folder) / name
-            rel = source.relative_to(out).as_posix()
-            if not is_hidden(rel) or not stat.S_ISREG(source.lstat().st_mode):
+            rel = source.relative_to(out)
+            if not is_hidden(rel.as_posix()) or not stat.S_ISREG(source.lstat().st_mode):
                 continue
-            target = tree / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if not (new / rel).parent.is_dir():
+                _mkdir((new / rel).parent)
             try:
-                os.link(source, target, follow_symlinks=False)
+                os.link(source, new / rel, follow_symlinks=False)
             except OSError:
-                shutil.copy2(source, target, follow_symlinks=False)
+                shutil.copy2(source, new / rel, follow_symlinks=False)
 
 
-def _finish(out: Path, stage: Path) -> None:
-    os.unlink(journal_path(out))
-    with suppress(OSError):
-        _remove_stage(stage)
-
-
-# Step 5: roll forward (a live build, or the next command after a kill); and back, on an error.
-
-
-def _roll_forward(out: Path, stage: Path, journal: dict[str, Any], log: list | None = None) -> None:
-    """Bring `out` and the files beside it to the staged package; safe to repeat from any point."""
-    log = [] if log is None else log
-    tree = stage / TREE
-    if _inode(out) != journal["tree"]:
-        if _inode(tree) != journal["tree"]:
-            raise OSError(errno.ENOENT, "the staged tree is missing", str(tree))
-        if not os.path.lexists(out):
-            os.rename(tree, out)
-            log.append(("moved", None))
-        elif _exchange(tree, out):
-            log.append(("exchanged", None))
-        else:
-            aside = next(stage / f"old{i}" for i in range(1000) if not os.path.lexists(stage / f"old{i}"))
-            os.rename(out, aside)
-            try:
-                os.rename(tree, out)
-            except OSError:
-                os.rename(aside, out)
-                raise
-            log.append(("renamed", aside))
-    for name, digest in journal["beside"].items():
-        target = out.parent / name
-        if _digest(target) != digest:
-            temporary = stage / f"put-{name}"
+def replace_files(files: dict[Path, bytes]) -> None:
+    """Replace files that cannot travel in one folder: stage each beside its target and sync it, then
+    rename them in order with signals held, the last one last (the lock, which names the others' sha256)."""
+    staged: list[Path] = []
+    done: list[str] = []
+    try:
+        for final in files:
+            remove_stages(final)
+        for final, data in files.items():
+            fd, tmp = tempfile.mkstemp(prefix=stage_prefix(final), dir=final.parent)
+            staged.append(Path(tmp))
+            _write_fd(fd, data)
+        with signals_held():
+            for tmp, final in zip(staged, files, strict=True):
+                os.replace(tmp, final)
+                done.append(str(final))
+            for parent in {final.parent for final in files}:
+                _fsync(parent)
+    except OSError as exc:
+        left = f"only {', '.join(done)} replaced; run the command again" if done else "nothing was changed"
+        raise OutputError(f"{exc.filename or 'output'}: cannot write ({exc.strerror}); {left}") from exc
+    finally:
+        for tmp in staged:
             with suppress(OSError):
-                os.unlink(temporary)
-            try:
-                os.link(stage / BESIDE / name, temporary)
-            except OSError:
-                shutil.copyfile(stage / BESIDE / name, temporary)
-                _fsync(temporary)
-            os.replace(temporary, target)
-    _fsync(out.parent)
+                tmp.unlink()
 
 
-def _roll_back(out: Path, stage: Path, log: list[tuple[str, Path | None]], old: dict[str, bytes | None]) -> None:
-    """Undo an in-process publish that failed after its commit; if even that fails, leave the journal."""
+def _mkdir(path: Path) -> None:
+    path.mkdir()
+    path.chmod(0o755)  # whatever the umask
+
+
+def _write(path: Path, data: bytes) -> None:
+    _write_fd(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), data)
+
+
+def _write_fd(fd: int, data: bytes) -> None:
+    """Write, chmod 0644 (whatever the umask), fsync and close a new file."""
     try:
-        for name, data in old.items():
-            target = out.parent / name
-            if _read_regular(target) != data:
-                if data is None:
-                    os.unlink(target)
-                else:
-                    _write_new(stage / f"back-{name}", data)
-                    os.rename(stage / f"back-{name}", target)
-        for how, aside in reversed(log):
-            if how == "moved":
-                os.rename(out, stage / TREE)
-            elif how == "exchanged":
-                if not _exchange(stage / TREE, out):
-                    raise OSError(errno.EINVAL, "cannot exchange back", str(out))
-            elif aside is not None:
-                os.rename(out, stage / TREE)
-                os.rename(aside, out)
-        _fsync(out.parent)
-        os.unlink(journal_path(out))
-    except OSError as exc:
-        raise OutputError(
-            f"{exc.filename or out}: cannot write output, nor undo it ({exc.strerror}); "
-            f"the next build or validate completes the new package"
-        ) from exc
-    with suppress(OSError):
-        _remove_stage(stage)
-
-
-_RENAME_EXCHANGE = 2
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two paths (Linux renameat2); False where that is not available."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        renameat2 = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    at_fdcwd = -100
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: the file system cannot exchange
-        return False
-    raise OSError(err, os.strerror(err), str(b))
-
-
-# Small file-system helpers.
-
-
-def _read_journal(out: Path) -> dict[str, Any]:
-    path = journal_path(out)
-    try:
-        journal = json.loads(_read_regular(path, limit=1 << 20) or b"")
-        beside = journal["beside"]
-        ok = (
-            journal["kind"] == JOURNAL_KIND
-            and isinstance(journal["stage"], str)
-            and isinstance(journal["tree"], int)
-            and isinstance(beside, dict)
-            and sorted(beside) == [DESCRIPTOR]  # a journal names the descriptor beside the tree, nothing else
-            and all(isinstance(d, str) for d in beside.values())
-        )
-    except (OSError, ValueError, TypeError, KeyError):
-        ok = False
-    if not ok:
-        raise OutputError(f"{path}: expected a publish journal of the builder, found something else; remove it by hand")
-    return journal
-
-
-def _read_regular(path: Path, limit: int | None = None) -> bytes | None:
-    """A regular file's bytes, or None when it is missing or anything else; never blocks, never follows."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return None
-        raise
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return file.read() if limit is None else file.read(limit + 1)
-
-
-def _digest(path: Path) -> str | None:
-    data = _read_regular(path)
-    return None if data is None else _sha256(data)
-
-
-def _sha256(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def _inode(path: Path) -> int | None:
-    try:
-        found = path.lstat()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return found.st_ino if stat.S_ISDIR(found.st_mode) else None
-
-
-def _write_new(path: Path, data: bytes, sync: bool = True) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-    try:
+        os.fchmod(fd, 0o644)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-        if sync:
-            os.fsync(fd)
+        os.fsync(fd)
     finally:
         os.close(fd)
 
@@ -539,52 +266,109 @@ def _fsync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         os.fsync(fd)
-    except OSError as exc:
-        if exc.errno not in (errno.EINVAL, errno.ENOTSUP):  # some file systems cannot sync a folder
-            raise
     finally:
         os.close(fd)
 
 
-def _sync_below(root: Path) -> None:
-    """fsync every file and folder below root (and root), before anything refers to them.
+# Guards: which folders a command may replace.
 
-    In parallel: concurrent fsyncs share one journal commit, which on a busy ext4 makes ~25 of
-    them cost about what one does (16 ms instead of 100 ms, measured).
-    """
-    paths = [Path(folder) / name for folder, dirs, names in os.walk(root) for name in [*names, *dirs]]
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        list(pool.map(_fsync, [*paths, root]))
+FOREIGN_SHOWN = 5  # offending entries named in a refusal
+DIST_FILE = re.compile(
+    r"leadgreen-data-v[0-9.]+\.(tar\.gz|manifest\.json)|leadgreen_data-[0-9.]+-py3-none-any\.whl|SHA256SUMS"
+)
 
 
-def new_file(final: Path, data: bytes) -> Path:
-    """A new file beside `final`, under a name no one can have planted (O_EXCL, random, never a link)."""
-    tmp = final.with_name(f".{final.name}.new-{os.getpid()}-{secrets.token_hex(8)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-    with os.fdopen(fd, "wb") as file:
-        file.write(data)
-    return tmp
+def _built(rel: str) -> bool:
+    return is_published(rel) or (is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
 
 
-def replace_files(files: dict[Path, bytes]) -> None:
-    """Replace several files together: all are staged first; if any replace fails, the rest are restored."""
-    staged: list[tuple[Path, Path]] = []
-    done: list[tuple[Path, bytes | None]] = []
+def check_dist_output(out: Path) -> None:
+    """Refuse a dist folder that `builder dist` would damage: it may hold only release files, and not lie in data/."""
+    check_output(out, owned=lambda rel: bool(DIST_FILE.fullmatch(rel)), owned_folder=lambda rel: False,
+                 what="a folder of release files", data=False)  # fmt: skip
+
+
+def check_output(
+    out: Path,
+    owned: Callable[[str], bool] = _built,
+    owned_folder: Callable[[str], bool] = is_published_folder,
+    what: str = "a data folder",
+    data: bool = True,
+) -> None:
+    """Refuse, naming why, an output folder that is not missing, empty or holding only what `owned` accepts,
+    that holds the current folder, or lies in upstream/, schemas/, .git/ or data/ (real paths, lstat kinds);
+    and, for a data folder, a descriptor beside it that is no regular file or another package's."""
     try:
-        for final, data in files.items():
-            tmp = new_file(final, data)
-            staged.append((tmp, final))
-        for tmp, final in staged:
-            before = final.read_bytes() if final.exists() else None
-            os.replace(tmp, final)
-            done.append((final, before))
+        mode = out.lstat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None  # missing: the build creates it (or says why it cannot)
     except OSError as exc:
-        for final, before in reversed(done):
-            if before is None:
-                final.unlink(missing_ok=True)
-            else:
-                final.write_bytes(before)
-        raise OutputError(f"{exc.filename or 'output'}: cannot write ({exc.strerror}); nothing was changed") from exc
-    finally:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
+        raise OutputError(f"{out}: cannot read the output folder ({exc.strerror}); refusing to write") from exc
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise OutputError(f"{out}: expected a folder, found {kind(mode)}; refusing to replace it")
+    try:
+        real = out.resolve()
+        here = Path.cwd().resolve()
+        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT)}
+        inside_only = (here / DATA).resolve()  # the committed data folder itself is the default output
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
+        raise OutputError(f"{out}: cannot resolve the output folder ({exc}); refusing to write") from exc
+    if here.is_relative_to(real):
+        which = "the current folder" if real == here else "a folder that contains the current folder"
+        raise OutputError(f"{out}: is {which} ({real}); refusing to replace it")
+    for name, folder in protected.items():
+        if real.is_relative_to(folder):
+            where = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
+            raise OutputError(f"{out}: is {where} ({real}); refusing to write there")
+    if real.is_relative_to(inside_only) and (real != inside_only or not data):
+        where = "inside the" if real != inside_only else "the"
+        raise OutputError(f"{out}: is {where} {DATA}/ folder ({real}); refusing to write there")
+    foreign = _foreign_entries(out, owned, owned_folder) if mode is not None else []
+    if foreign:
+        more = " ..." if len(foreign) > FOREIGN_SHOWN else ""
+        raise OutputError(
+            f"{out}: expected an empty folder or {what}, found {', '.join(foreign[:FOREIGN_SHOWN])}{more}; "
+            "refusing to replace it"
+        )
+    if data:
+        _check_descriptor_beside(out)
+
+
+def _foreign_entries(out: Path, owned: Callable[[str], bool], owned_folder: Callable[[str], bool]) -> list[str]:
+    """Entries a build did not publish, breadth first, sorted, at most FOREIGN_SHOWN + 1 of them."""
+    found: list[str] = []
+    folders = [""]
+    while folders and len(found) <= FOREIGN_SHOWN:
+        prefix = folders.pop(0)
+        try:
+            with os.scandir(out / prefix if prefix else out) as listing:
+                entries = sorted((e.name, e.stat(follow_symlinks=False).st_mode) for e in listing)
+        except OSError as exc:
+            raise OutputError(f"{out}: cannot read {out / prefix} ({exc.strerror}); refusing to write") from exc
+        for name, mode in entries:
+            rel = f"{prefix}{name}"
+            if stat.S_ISDIR(mode) and owned_folder(rel):
+                folders.append(f"{rel}/")
+            elif stat.S_ISDIR(mode):
+                found.append(f"{rel}/")
+            elif not stat.S_ISREG(mode):
+                found.append(f"{rel} ({kind(mode)})")
+            elif not owned(rel):
+                found.append(rel)
+    return found
+
+
+def _check_descriptor_beside(out: Path) -> None:
+    path = out.parent / DESCRIPTOR
+    try:
+        name = json.loads(read_regular(path, MAX_FILE_BYTES, follow_links=False)).get("name")
+    except Refused as exc:
+        if exc.found_kind or (exc.error and os.path.lexists(path)):
+            found = f"cannot read ({exc.error})" if exc.error else f"expected a regular file, found {exc.found_kind}"
+            raise OutputError(f"{path}: {found}; refusing to replace it ({out})") from None
+        return  # missing, or too large: a build writes it
+    except (ValueError, AttributeError, RecursionError):
+        return  # broken (a merge conflict, say): a build may repair it
+    if isinstance(name, str) and name != PACKAGE_NAME:
+        raise OutputError(f"{path}: expected the descriptor of {PACKAGE_NAME}, found the package {name!r}; "
+                          f"refusing to replace it ({out})")  # fmt: skip

@@ -1,14 +1,7 @@
-"""`builder dist`: rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release commit at HEAD.
+"""`builder dist`: rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag at HEAD.
 
-Everything comes from the commit, through `files_at`, never from the working tree, and every
-timestamp from the commit's date, so any clone of the tag gives the same bytes at any time:
-
-- SOURCE_DATE_EPOCH is the committer date of the tagged commit (`git log -1 --format=%ct
-  <tag>^{commit}`). The commit date is part of the commit, so every clone has it; it is the same
-  for an annotated and a lightweight tag (a clone made by some CI checkouts may hold the tag as
-  either), and it is the timestamp `git archive` gives the commit's files. Any
-  SOURCE_DATE_EPOCH in the environment is ignored.
-- The archive's timestamps come from the release's data version date (artifacts.archive).
+Every file comes from the tagged commit's objects, never the working tree, and every timestamp from
+its committer date (SOURCE_DATE_EPOCH from the environment is ignored): any clone gives the same bytes.
 """
 
 from __future__ import annotations
@@ -20,12 +13,12 @@ from pathlib import Path
 
 from builder import git
 from builder.errors import ReleaseError
-from builder.layout import CHANGELOG, DIST, INDEX, LOCK, check_dist_output
+from builder.layout import CHANGELOG, DIST, INDEX, LOCK
 from builder.pin import Lock, lock_json, parse_lock
 from builder.release import artifacts, wheel
 from builder.release.artifacts import CONTENTS
 from builder.release.rules import Version
-from builder.write import publish
+from builder.write import check_dist_output, publish
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 READER_PATHS = (wheel.READER,)
@@ -55,10 +48,7 @@ def commit_epoch(commit: str) -> int:
 
 
 def files_at(commit: str, paths: tuple[str, ...] = CONTENTS) -> dict[str, bytes]:
-    """Every file under `paths` at `commit`, by repository path, sorted: the one source of the
-    release's files (the archive, its manifest and the wheel). Read from git's object store, never
-    from the working folder; a link or a submodule is refused. Paths absent at the commit are left out.
-    """
+    """Every file under `paths` at `commit` by path, from git's objects (links and submodules refused)."""
     files, odd = git.tree_files(resolve_commit(commit), paths)
     if odd:
         raise ReleaseError(f"expected regular files only in the release, found {', '.join(odd[:5])} at {commit[:12]}")
@@ -113,7 +103,7 @@ def build_dist(out: Path = DIST) -> tuple[Release, list[Path]]:
     check_dist_output(out)
     release = release_at_head()
     named = dist_files(release)
-    publish(out, named, {})
+    publish(out, named)
     return release, [out / name for name in named]
 
 

@@ -1,36 +1,25 @@
-"""`builder release`: refuse unless everything holds, then changelog, commit, dist/ and annotated tag.
+"""`builder release`: checks, then the changelog commit, then the annotated tag; then dist/ from the tag.
 
-Everything is checked and computed before the first write, from the committed tree (HEAD), never
-from the working folder. Then, in this order: CHANGELOG.md, `git add`, `git commit` (hooks run),
-the archive, manifest and SHA256SUMS built from the new commit's objects and written to dist/,
-and last the annotated tag, the one step that makes the release. Any failure after the first
-write rolls back what this run did, newest first, each step only while it is in the state this
-run left it: the tag is deleted if it is on this run's commit (which no one else has seen), HEAD
-goes back (compare-and-swap) if it is still that commit, the index entry and the bytes of
-CHANGELOG.md are restored, and dist/ files are restored byte for byte, or removed when this run
-created them and they still hold this run's bytes.
+Everything is checked and computed before the first write, from the committed tree (HEAD). A failure or
+signal before the tag exists rolls back the commit (compare-and-swap), the index and CHANGELOG.md. Once
+the tag exists the release is made; dist/ is what `builder dist` makes from it, and that command repairs it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import tempfile
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from builder import git
 from builder.diff import diff_trees, load_docs
-from builder.errors import BuilderError, OutputError, ReleaseError, ValidationError
+from builder.errors import BuilderError, ReleaseError, ValidationError
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
-from builder.pin import Lock, load_lock
+from builder.pin import load_lock
 from builder.release import artifacts
 from builder.release.compat import guard_release
-from builder.release.dist import Release, commit_epoch, dist_files, files_at
+from builder.release.dist import build_dist, files_at
 from builder.release.rules import (
     LARGE_CHANGE_PCT,
     Version,
@@ -42,7 +31,7 @@ from builder.release.rules import (
 )
 from builder.release.rules import summary as tag_summary
 from builder.verify import check_committed
-from builder.write import new_file, replace_files
+from builder.write import check_dist_output, replace_files, signals_held
 
 
 @dataclass(frozen=True)
@@ -58,8 +47,6 @@ class Plan:
 
     start: str  # the commit the release builds on
     version: Version
-    api: str
-    locks: dict[str, Lock]  # by upstream task
     message: str  # the tag message
     changelog: bytes  # CHANGELOG.md as it will be committed
 
@@ -88,11 +75,14 @@ def check_git_state() -> None:
 def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> Released:
     check_git_state()
     plan = plan_release(today, accept, accept_schema)
-    undo = Undo(plan.start, CHANGELOG, _read(CHANGELOG))
+    check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
+    undo = Undo(plan.start, _read(CHANGELOG))
     try:
-        return _release(plan, undo)
+        _release(plan, undo)
     except BaseException as exc:
-        with _no_interrupts():
+        if undo.tagged():
+            raise  # the tag exists: the release is made, and `builder dist` makes dist/ from it
+        with signals_held():  # a second signal waits until the rollback is done
             left = undo.run()
         if not isinstance(exc, BuilderError | OSError):
             raise  # a bug or an interrupt: rolled back, and shown as it is
@@ -103,6 +93,13 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
         else:
             note = f"Nothing was released: {CHANGELOG}, HEAD, the tags and {DIST}/ are as they were"
         raise ReleaseError(f"{cause}. {note}") from exc
+    try:
+        _, paths = build_dist(DIST)
+    except BuilderError as exc:
+        raise ReleaseError(
+            f"tagged {plan.version.tag}, but {DIST}/ was not rebuilt ({exc}); run `builder dist`"
+        ) from exc
+    return Released(plan.version, paths, plan.message)
 
 
 def plan_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
@@ -149,7 +146,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
     message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
     new_changelog = insert_entry(changelog_text, entry).encode("utf-8")
-    return Plan(start, version, api, locks, message, new_changelog)
+    return Plan(start, version, message, new_changelog)
 
 
 def _committed(commit: str) -> dict[str, bytes]:
@@ -179,33 +176,18 @@ def _check_committed_data(committed: dict[str, bytes], commit: str, today: str) 
         return load_docs(str(root / DATA))
 
 
-def _release(plan: Plan, undo: Undo) -> Released:
+def _release(plan: Plan, undo: Undo) -> None:
     tag = plan.version.tag
     undo.changelog_written = True  # from here on, even a failed write is undone
-    _put(CHANGELOG, plan.changelog)
+    replace_files({CHANGELOG: plan.changelog})
     git.run("add", "--", CHANGELOG.as_posix())
     undo.staged = True
     git.commit(f"Release {tag}\n\n{plan.message}", CHANGELOG.as_posix())
     made = git.head()
     if made == plan.start or git.parents(made) != [plan.start]:
         raise ReleaseError(f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}")
-    undo.commit = made
-    release = Release(tag, plan.version, made, commit_epoch(made))
-    outputs = {DIST / name: data for name, data in dist_files(release).items()}
-    undo.save_dist(outputs)
-    _write_dist(outputs)
-    undo.tag = tag  # recorded before git runs: an interrupt may land after git made the tag
+    undo.commit, undo.tag = made, tag  # recorded before git runs: a signal may land after git made the tag
     git.create_annotated_tag(tag, plan.message, made)
-    return Released(plan.version, list(outputs), plan.message)
-
-
-def _write_dist(outputs: dict[Path, bytes]) -> None:
-    try:
-        DIST.mkdir(exist_ok=True)
-    except OSError as exc:
-        found = "a file" if DIST.is_file() else "a link to nothing" if DIST.is_symlink() else exc.strerror
-        raise OutputError(f"{DIST}: expected a folder to write the release files into, found {found}") from None
-    replace_files(outputs)
 
 
 @dataclass
@@ -213,39 +195,26 @@ class Undo:
     """What this run changed so far, and how to put it back."""
 
     start: str
-    changelog_path: Path
     changelog_before: bytes | None
     changelog_written: bool = False
     staged: bool = False
     commit: str | None = None
     tag: str | None = None  # the tag this run set out to make, on `commit`
-    dist_existed: bool = False
-    dist_before: dict[Path, bytes | None] = field(default_factory=dict)
-    dist_ours: dict[Path, bytes] = field(default_factory=dict)
 
-    def save_dist(self, outputs: dict[Path, bytes]) -> None:
-        self.dist_existed = DIST.is_dir()
-        self.dist_before = {path: _read(path) for path in outputs}
-        self.dist_ours = dict(outputs)
+    def tagged(self) -> bool:
+        """Whether the tag exists on this run's commit: then the release is made and nothing is undone."""
+        made = git.lookup(f"refs/tags/{self.tag}") if self.tag and self.commit else None
+        return made is not None and git.resolve(f"{made}^{{commit}}") == self.commit
 
     def run(self) -> list[str]:
         """Undo, newest step first; what could not be undone, one phrase each."""
         left: list[str] = []
-        steps = (self._tag, self._head, self._index, self._changelog, self._dist)
-        for step in steps:
+        for step in (self._head, self._index, self._changelog):
             try:
                 step(left)
             except (BuilderError, OSError) as exc:
                 left.append(f"{step.__name__.strip('_')}: {exc}")
         return left
-
-    def _tag(self, left: list[str]) -> None:
-        """Delete the tag if it is there and on this run's commit, which no one else has seen."""
-        if self.tag is None or self.commit is None:
-            return
-        made = git.lookup(f"refs/tags/{self.tag}")
-        if made is not None and git.resolve(f"{made}^{{commit}}") == self.commit:
-            git.delete_tag(self.tag, made)
 
     def _head(self, left: list[str]) -> None:
         now = git.head()
@@ -253,67 +222,26 @@ class Undo:
             try:
                 git.move_head(self.start, self.commit, "builder release: roll back the release commit")
             except ReleaseError as exc:
-                left.append(
-                    f"HEAD is still the release commit {now[:12]} ({exc}); "
-                    f"undo it with `git reset --keep {self.start[:12]}`"
-                )
+                left.append(f"HEAD is still the release commit {now[:12]} ({exc}); "
+                            f"undo it with `git reset --keep {self.start[:12]}`")  # fmt: skip
         elif now != self.start:
             left.append(f"HEAD moved to {now[:12]} during the release, left there (was {self.start[:12]})")
 
     def _index(self, left: list[str]) -> None:
         if self.staged and git.head() == self.start:
-            git.unstage(self.changelog_path.as_posix(), self.start)
+            git.unstage(CHANGELOG.as_posix(), self.start)
 
     def _changelog(self, left: list[str]) -> None:
         if not self.changelog_written:
             return
         if git.head() != self.start:
-            left.append(f"{self.changelog_path} left as committed, since HEAD is not back at {self.start[:12]}")
-            return
-        now = _read(self.changelog_path)
-        if self.changelog_before is None:
-            if now is not None:  # this run created it (a hook may have edited it since)
-                self.changelog_path.unlink()
-        elif now != self.changelog_before:
-            _put(self.changelog_path, self.changelog_before)
-
-    def _dist(self, left: list[str]) -> None:
-        for path, before in self.dist_before.items():
-            now = _read(path)
-            if before is None:
-                if now is not None and now == self.dist_ours.get(path):
-                    path.unlink()
-            elif now != before:
-                _put(path, before)
-        if self.dist_before and not self.dist_existed and DIST.is_dir() and not any(DIST.iterdir()):
-            DIST.rmdir()
-
-
-@contextlib.contextmanager
-def _no_interrupts() -> Iterator[None]:
-    """Ignore Ctrl-C while rolling back (a second one would leave the rollback half done)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+            left.append(f"{CHANGELOG} left as committed, since HEAD is not back at {self.start[:12]}")
+        elif self.changelog_before is None:
+            CHANGELOG.unlink(missing_ok=True)  # this run created it (a hook may have edited it since)
+        elif _read(CHANGELOG) != self.changelog_before:
+            replace_files({CHANGELOG: self.changelog_before})
 
 
 def _read(path: Path) -> bytes | None:
     """A regular file's bytes, or None when there is none (or something else is there)."""
     return path.read_bytes() if path.is_file() else None
-
-
-def _put(path: Path, data: bytes) -> None:
-    """Replace a file's bytes in one rename, keeping its mode."""
-    mode = path.stat().st_mode & 0o7777 if path.is_file() else None
-    tmp = new_file(path, data)
-    try:
-        if mode is not None:
-            tmp.chmod(mode)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)

@@ -15,7 +15,6 @@ class SiteResult:
     files: int
     pages: int
     data_version: str
-    left: list[str]  # files of the old site not written by `builder site`, left where they were
 
 
 def build_site(out: Path, root: Path = Path(".")) -> SiteResult:
@@ -23,6 +22,6 @@ def build_site(out: Path, root: Path = Path(".")) -> SiteResult:
     check_target(out, root)  # refuse before spending time on charts
     pkg = load_package(root)
     files = plan_site(pkg)
-    left = write_site(out, files, root)
+    write_site(out, files, root)
     pages = sum(1 for path in files if path.endswith(".html"))
-    return SiteResult(len(files) + 1, pages, data_version(pkg), left)
+    return SiteResult(len(files) + 1, pages, data_version(pkg))
