@@ -433,7 +433,7 @@ def test_a_schema_that_is_not_a_regular_file_is_never_read(repo_copy: Path, comm
     from builder.validate import schema
 
     (repo_copy / "schemas" / "zero.schema.json").symlink_to("/dev/zero")
-    caches = (schema.load_schemas, schema.validator)
+    caches = (schema.load_schemas, schema.validator, schema.fast_validator)
     for cached in caches:
         cached.cache_clear()
     try:

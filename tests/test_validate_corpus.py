@@ -308,3 +308,25 @@ def test_schema_problems_keep_the_documents_order(repo_copy) -> None:
     problems, passed = schema.check_schemas(tree)
     assert [p.path for p in problems] == ["data/index.json", f"data/{last}"]
     assert passed == {rel for rel in tree.docs if rel not in ("index.json", last)}
+
+
+PARSER_CASES = ("schema-nan", "schema-truncated-file")  # refused while parsing, before any schema applies
+
+
+@pytest.mark.parametrize(
+    ("apply", "expected"), [c for c in CASES if c.id.startswith("schema-") and c.id not in PARSER_CASES]
+)
+def test_build_self_check_rejects_every_schema_case(repo_copy, apply, expected) -> None:
+    """The build's fast schema check (fastjsonschema) rejects what jsonschema rejects."""
+    from fastjsonschema import JsonSchemaException
+
+    from builder.validate.schema import fast_validator, schema_for
+
+    data = repo_copy / "data"
+    before = {p: p.read_bytes() for p in data.rglob("*.json")}
+    apply(data)
+    edited = [p for p in data.rglob("*.json") if before.get(p) != p.read_bytes()]
+    assert len(edited) == 1
+    rel = edited[0].relative_to(data).as_posix()
+    with pytest.raises(JsonSchemaException):
+        fast_validator(schema_for(rel))(json.loads(edited[0].read_text()))
