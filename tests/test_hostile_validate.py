@@ -10,11 +10,6 @@ JSON pointer, no traceback, and the whole repo copy, hashed before and after, id
 file edited on purpose has its size and hash restamped in datapackage.json, so that the edit is
 the only fault (a careless edit would be caught by its hash alone). An audit hook records every
 file opened and every connection made while a command runs: the hostile entries are never opened.
-
-jsonschema and frictionless take nearly all of a validate run; a verdict already found clean for
-the same bytes is reused (`known_documents` and `known_verdicts` in conftest.py), so only what a
-case changed is checked again.
-The network cases always run frictionless for real.
 """
 
 from __future__ import annotations
@@ -37,6 +32,9 @@ from typing import Any
 import pytest
 
 from builder.validate.physics import check_configuration
+from builder.validate.run import check_rules
+from builder.validate.tree import load_tree
+from builder.verify import _provenance
 from conftest import REPO
 from hostile import assert_refused, run_cli, tree_digest
 
@@ -357,16 +355,34 @@ def refused(root: Path, command: str, names: str | tuple[str, ...]) -> None:
     assert_refused(outcome, 1, names, before, tree_digest(root))
 
 
+def rule_lines(root: Path) -> str:
+    """What every check of `builder validate` but frictionless's finds in the package at `root`, one line each."""
+    tree = load_tree(root / "data")
+    curated, base_url = _provenance(root, tree.descriptor)
+    return "\n".join(str(p) for p in check_rules(tree, base_url, curated)[0])
+
+
+REFUSED = _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR), ("csv", CSV_BYTES))
+
+
+@pytest.mark.parametrize(("apply", "names"), REFUSED)
+def test_validate_refuses(repo_copy: Path, apply, names) -> None:
+    apply(repo_copy)
+    found = rule_lines(repo_copy)
+    for name in (names,) if isinstance(names, str) else names:
+        assert name in found, f"expected {name!r} in the problems, found:\n{found}"
+
+
 @pytest.mark.parametrize(
-    ("apply", "names"), _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR), ("csv", CSV_BYTES))
+    ("apply", "names"), [next(c for c in REFUSED if c.id.startswith(f"{g}-")) for g in ("parse", "descriptor", "csv")]
 )
-def test_validate_refuses(repo_copy: Path, known_verdicts: None, apply, names) -> None:
+def test_validate_refuses_through_the_cli(repo_copy: Path, apply, names) -> None:
     apply(repo_copy)
     refused(repo_copy, "validate", names)
 
 
 @pytest.mark.parametrize(("apply", "names"), _cli_cases(("refs", REFS)))
-def test_validate_refuses_what_points_outside(repo_copy: Path, known_verdicts: None, apply, names) -> None:
+def test_validate_refuses_what_points_outside(repo_copy: Path, apply, names) -> None:
     """Nothing outside the package is opened (frictionless runs whenever its tables differ from the committed ones)."""
     (repo_copy.parent / "outside.csv").write_text("canary\n")
     apply(repo_copy)
@@ -389,7 +405,7 @@ def scratch_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.mark.parametrize("command", ["validate", "drift"])
 @pytest.mark.parametrize("entry", [pytest.param(entry, id=f"files-{name}") for name, entry in FILES])
-def test_only_regular_files_are_read(repo_copy: Path, scratch_tmp: Path, known_verdicts: None, entry, command):
+def test_only_regular_files_are_read(repo_copy: Path, scratch_tmp: Path, entry, command):
     hostile = entry.apply(repo_copy)
     before = tree_digest(repo_copy)
     if entry.huge:
@@ -443,7 +459,7 @@ POINTING_AT = [  # what the descriptor could name a URL as, each pointed at a lo
 
 
 @pytest.mark.parametrize("change", POINTING_AT)
-def test_no_request_reaches_a_server_the_descriptor_names(repo_copy: Path, known_documents: None, httpserver, change):
+def test_no_request_reaches_a_server_the_descriptor_names(repo_copy: Path, httpserver, change):
     """Frictionless runs for real here, on whatever the descriptor's tables have become."""
     url = httpserver.url_for("/").rstrip("/")
     descriptor(change(url))(repo_copy)
@@ -455,18 +471,16 @@ def test_no_request_reaches_a_server_the_descriptor_names(repo_copy: Path, known
 
 def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_copy: Path) -> None:
     """Frictionless's Google Sheets format reads https://docs.google.com/... whatever the path: with
-    such a format the table stays out of frictionless's package, checked here in this process, where
-    every socket call is seen."""
-    from builder.validate.descriptor import safe_tables
-    from builder.validate.tables import check_tables
-    from builder.validate.tree import load_tree
+    such a format the descriptor is refused and frictionless gets no table, here in this process,
+    where every socket call is seen."""
+    from builder.verify import problems_in
 
     descriptor(res(11, "format", value="gsheets"))(repo_copy)
-    tree = load_tree(repo_copy / "data")
-    assert "configurations" not in [table["name"] for table in safe_tables(tree)]
-    assert len(safe_tables(tree)) == 11
     with watching() as events:
-        assert check_tables(tree) == []
+        found = [str(p) for p in problems_in(repo_copy / "data")]
+    assert found == [
+        f'{DESC}: /resources/11/format: expected "csv" or "json", a format read from the file alone, found "gsheets"'
+    ]
     assert not network(events)
 
 
@@ -564,7 +578,7 @@ def archive_problems() -> list[str]:
     return []
 
 
-def test_a_release_archive_is_valid(archive: Path, known_verdicts: None) -> None:
+def test_a_release_archive_is_valid(archive: Path) -> None:
     assert archive_problems() == []
 
 
@@ -588,9 +602,7 @@ ARCHIVE = [
 
 
 @pytest.mark.parametrize(("apply", "names"), _cli_cases(("archive", ARCHIVE)))
-def test_a_release_archive_is_checked_against_the_descriptor_schema(
-    archive: Path, known_verdicts: None, apply, names
-) -> None:
+def test_a_release_archive_is_checked_against_the_descriptor_schema(archive: Path, apply, names) -> None:
     apply(archive)
     before = tree_digest(archive)
     found = archive_problems()

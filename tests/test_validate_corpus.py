@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
-from builder.validate import schema, tables
-from conftest import known_clean
+from builder.validate import schema
+from builder.validate.run import check_published, check_rules
+from builder.validate.tree import load_tree
+from builder.verify import _provenance
 from edits import edit
 
 Q8 = "models/qwen-3-8b.json"
@@ -261,74 +263,32 @@ CASES = [
 ]  # fmt: skip
 
 
-class NoTables:
-    """In place of the frictionless worker: no table problems."""
-
-    def result(self) -> list:
-        return []
-
-
-@pytest.fixture
-def schema_runs(known_documents: None, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any, set[str]]]:
-    """Each schema check `builder validate` runs, as (tree, result, documents known clean before it).
-    Documents byte for byte as already found clean keep that verdict (conftest.known_documents):
-    only what a case changed is checked again."""
-    from builder.validate import run
-
-    runs: list[tuple[Any, Any, set[str]]] = []
-    real = run.check_schemas
-
-    def recorded(tree):
-        known = known_clean(tree)
-        result = real(tree)
-        runs.append((tree, result, known))
-        return result
-
-    monkeypatch.setattr(run, "check_schemas", recorded)
-    return runs
-
-
-class KnownInWorkers:
-    """schema.validator(name) for the forked slices: a document known clean before the case (by
-    identity: the workers share the parent's parsed documents) keeps its verdict; every document
-    the case changed is checked for real, in a worker."""
-
-    def __init__(self, real: Any, known: set[int]) -> None:
-        self._real, self._known = real, known
-
-    def iter_errors(self, doc: Any) -> Any:
-        return iter(()) if id(doc) in self._known else self._real.iter_errors(doc)
-
-
-@pytest.fixture
-def schema_pools(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The number of slices each forked schema pool was given; two workers even on a one-core machine."""
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-
-    pools: list[int] = []
-
-    class SpyPool(ProcessPoolExecutor):
-        def map(self, fn, *iterables, **kwargs):
-            slices = list(iterables[0])
-            pools.append(len(slices))
-            return super().map(fn, slices, **kwargs)
-
-    monkeypatch.setattr(schema, "ProcessPoolExecutor", SpyPool)
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    return pools
+def rule_problems(data: Path, *, with_tables: bool) -> list[str]:
+    """What `builder validate` finds in `data`: every check, frictionless's only `with_tables`."""
+    tree = load_tree(data)
+    curated, base_url = _provenance(data.parent, tree.descriptor)
+    if with_tables:
+        return [str(p) for p in check_published(tree, base_url, curated)]
+    return [str(p) for p in check_rules(tree, base_url, curated)[0]]
 
 
 @pytest.mark.parametrize(("apply", "expected"), CASES)
-def test_hand_edit_is_rejected_by_rule(
-    request, repo_copy, cli, monkeypatch, schema_runs, schema_pools, apply, expected
-) -> None:
-    """Rejected by name; and forked schema workers find exactly what the serial schema check found."""
-    case = request.node.callspec.id
-    if not case.startswith("tables-"):
-        # Only the table cases need frictionless (0.2 s and a forked worker a run); the others run
-        # every other check, without the tables step.
-        monkeypatch.setattr(tables, "start_tables", lambda tree, ahead=None: NoTables())
+def test_hand_edit_is_rejected_by_rule(request, repo_copy, apply, expected) -> None:
+    """Each case through the checks themselves (frictionless for the table cases alone), one line a problem."""
+    apply(repo_copy / "data")
+    found = rule_problems(repo_copy / "data", with_tables=request.node.callspec.id.startswith("tables-"))
+    assert any(expected in line for line in found), found
+    assert all(line.startswith(("data/", "datapackage.json")) and "\n" not in line for line in found), found
+
+
+ONE_PER_CLASS = [
+    next(c for c in CASES if c.id.startswith(f"{group}-"))
+    for group in ("schema", "consistency", "physics", "descriptor", "tables")
+]
+
+
+@pytest.mark.parametrize(("apply", "expected"), ONE_PER_CLASS)
+def test_hand_edit_is_rejected_by_the_cli(repo_copy, cli, apply, expected) -> None:
     apply(repo_copy / "data")
     result = cli("validate")
     assert result.exit_code == 1, result.output
@@ -336,26 +296,21 @@ def test_hand_edit_is_rejected_by_rule(
     assert lines[-1].startswith("error: data: ")
     assert all(": " in line for line in lines)
     assert any(expected in line for line in lines), result.output
-    assert any(line.startswith(("data/", "datapackage.json")) for line in lines)
 
-    # The same tree through the parallel path (PARALLEL_FROM documents on): the same problems in the
-    # same order, and the same documents passed on to the cross-file checks. As in the serial run,
-    # what the case changed is checked for real (here in the forked workers), and the documents
-    # known clean before it keep their verdict (test_parallel_schema_check_keeps_the_order_across_slices
-    # checks a whole tree for real in the workers).
-    ((tree, serial, known),) = schema_runs
-    assert schema_pools == []  # 20 documents: checked serially by builder validate
-    assert bool(serial[0]) == (case in SCHEMA_FAULTS)
-    real = schema.validator
-    ids = {id(tree.docs[rel]) for rel in known}
-    monkeypatch.setattr(schema, "validator", lambda name: KnownInWorkers(real(name), ids))
-    monkeypatch.setattr(schema, "PARALLEL_FROM", 1)
-    assert schema.check_schemas(tree) == serial
-    assert schema_pools == [2]  # the fork pool ran, on two slices of the documents
+
+def test_schema_problems_keep_the_documents_order(repo_copy) -> None:
+    """Faults in two documents: one line each, in the tree's order, and neither passes on."""
+    data = repo_copy / "data"
+    edit("index.json", lambda d: d.update(version="2"))(data)
+    last = sorted((data / "models").glob("*.json"))[-1].relative_to(data).as_posix()
+    edit(last, conf(0, tensor_parallel=0))(data)
+    tree = load_tree(data)
+    problems, passed = schema.check_schemas(tree)
+    assert [p.path for p in problems] == ["data/index.json", f"data/{last}"]
+    assert passed == {rel for rel in tree.docs if rel not in ("index.json", last)}
 
 
 PARSER_CASES = ("schema-nan", "schema-truncated-file")  # refused while parsing, before any schema applies
-SCHEMA_FAULTS = {c.id for c in CASES if c.id.startswith("schema-") and c.id not in PARSER_CASES}
 
 
 @pytest.mark.parametrize(
@@ -375,19 +330,3 @@ def test_build_self_check_rejects_every_schema_case(repo_copy, apply, expected) 
     rel = edited[0].relative_to(data).as_posix()
     with pytest.raises(JsonSchemaException):
         fast_validator(schema_for(rel))(json.loads(edited[0].read_text()))
-
-
-def test_parallel_schema_check_keeps_the_order_across_slices(repo_copy, schema_pools, monkeypatch) -> None:
-    """Faults in both halves of the documents (every corpus case breaks one document): same list, same order."""
-    from builder.validate.tree import load_tree
-
-    data = repo_copy / "data"
-    edit("index.json", lambda d: d.update(version="2"))(data)
-    last = sorted((data / "models").glob("*.json"))[-1].relative_to(data).as_posix()
-    edit(last, conf(0, tensor_parallel=0))(data)
-    tree = load_tree(data)
-    serial = schema.check_schemas(tree)
-    assert [p.path for p in serial[0]] == ["data/index.json", f"data/{last}"]
-    monkeypatch.setattr(schema, "PARALLEL_FROM", 1)
-    assert schema.check_schemas(tree) == serial
-    assert schema_pools == [2]

@@ -191,12 +191,9 @@ def validate(data: Path) -> None:
     if error is not None or not is_folder(data):
         found = f"an error ({error}) at" if error is not None else "no folder"
         raise click.BadParameter(f"expected a data folder, found {found} {data}", param_hint="--data")
-    from builder.validate.tables import worker_ahead
-
-    ahead = worker_ahead()  # forked first: frictionless is imported there while this process reads the rest
     from builder.verify import validate_committed
 
-    validate_committed(data, ahead)
+    validate_committed(data)
     click.echo(f"{data}: valid")
 
 

@@ -11,20 +11,19 @@ from typing import Any
 from builder.errors import DriftError, InputError, Problem, ValidationError
 from builder.files import is_folder, lookup_error
 from builder.layout import CSV, DESCRIPTOR, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST, require_repo_root
-from builder.validate import tables
 from builder.validate.tree import Refused, load_tree, read_file, scan
 from builder.write import stages
 
 
-def validate_committed(data: Path, ahead: tables.Worker | None = None) -> None:
+def validate_committed(data: Path) -> None:
     """Every check of `data` and the descriptor beside it; ValidationError listing every problem.
 
     The descriptor's curated parts must equal what metadata.toml and the lock make of them (in a release
-    archive, which has neither: schemas/datapackage.schema.json). `ahead`: a tables worker forked first."""
+    archive, which has neither: schemas/datapackage.schema.json)."""
     refuse_half_published(data)
     require_data_folder(data)
     try:
-        problems = problems_in(data, ahead)
+        problems = problems_in(data)
     except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a schema or descriptor
         # shaped so that no check can even start (a schema file missing or of the wrong kind)
         raise InputError(f"{SCHEMAS}/: cannot check {data} with these schemas ({type(exc).__name__}: {exc})") from exc
@@ -56,14 +55,13 @@ def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
         raise InputError(f"{data}: expected a data folder, with {names} at its top, found none of them")
 
 
-def problems_in(data: Path, ahead: tables.Worker | None = None) -> list[Problem]:
+def problems_in(data: Path) -> list[Problem]:
     """Every problem of the package as it lies on disk."""
     tree = load_tree(data)
-    pending = tables.start_tables(tree, ahead)  # frictionless, in a forked worker while the other checks run here
     from builder.validate.run import check_published
 
     curated, base_url = _provenance(data.parent, tree.descriptor)
-    return check_published(tree, base_url, curated, pending)
+    return check_published(tree, base_url, curated)
 
 
 def _provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:

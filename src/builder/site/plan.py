@@ -6,15 +6,11 @@ the tree gets a page at the site path of its URL, showing the document its `url`
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
 import posixpath
-import threading
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from builder.errors import InputError
-from builder.layout import DATA, DESCRIPTOR, MODEL_SCHEMA, SCHEMAS, is_model, schema_for
+from builder.layout import DATA, DESCRIPTOR, MODEL_SCHEMA, SCHEMAS, schema_for
 from builder.site import charts, home, load, render, views
 from builder.site.checks import put, reading
 from builder.site.load import Package
@@ -71,7 +67,6 @@ def _gpus(doc: Any) -> set[str]:
 def _model_pages(pkg: Package, files, schema_paths, gpu_order, common) -> dict[str, dict[str, str]]:
     """Render every model page into files; returns, per model list, slug -> page path."""
     published = {api_path(rel): rel for rel in pkg.docs}
-    drawn = _draw_model_charts({rel: doc for rel, doc in pkg.docs.items() if is_model(rel)}, gpu_order)
     pages: dict[str, dict[str, str]] = {}
     for list_rel in load.model_lists(pkg):
         pages[list_rel] = {}
@@ -90,39 +85,15 @@ def _model_pages(pkg: Package, files, schema_paths, gpu_order, common) -> dict[s
             links = {"page": page, "doc": doc_path, "schema": schema_paths[schema]}
             chart_path = posixpath.join(posixpath.dirname(page), MODEL_CHART)
             with reading(f"data/{doc_rel}"):
-                chart, html = _model_page(pkg.docs[doc_rel], links, chart_path, gpu_order, common, drawn.get(doc_rel))
+                chart, html = _model_page(pkg.docs[doc_rel], links, chart_path, gpu_order, common)
                 pages[list_rel][str(entry["slug"])] = page
             put(files, chart_path, chart)
             put(files, page, html)
     return pages
 
 
-def _draw_model_charts(docs: dict[str, Any], gpu_order: list[str]) -> dict[str, charts.Chart]:
-    """Every model document's chart, drawn on all cores (matplotlib is most of the site's time).
-
-    Forked workers draw with the same fixed settings, so the bytes are those of a serial run; a
-    document that cannot be drawn is left to the page, which reports it against its file.
-    """
-    rels = sorted(docs)
-    workers = min(os.cpu_count() or 1, 4)
-    if len(rels) < 8 or workers < 2 or threading.active_count() > 1 or "fork" not in mp.get_all_start_methods():
-        return {}
-    with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
-        drawn = pool.map(_try_chart, [(docs[rel], gpu_order) for rel in rels], chunksize=4)
-        return {rel: chart for rel, chart in zip(rels, drawn, strict=True) if chart is not None}
-
-
-def _try_chart(job: tuple[Any, list[str]]) -> charts.Chart | None:
-    try:
-        return charts.energy_latency(*job)
-    except Exception:  # drawn again by its page, whose error names the file
-        return None
-
-
-def _model_page(
-    doc: dict, links: dict[str, str], chart_path: str, gpu_order: list[str], common: dict, drawn: Any = None
-):
-    chart = drawn or charts.energy_latency(doc, gpu_order)
+def _model_page(doc: dict, links: dict[str, str], chart_path: str, gpu_order: list[str], common: dict):
+    chart = charts.energy_latency(doc, gpu_order)
     caption = f"{doc['unit']} against median inter-token latency, every configuration; stars mark the best per GPU."
     view = views.model_view(doc, links, views.chart_view(links["page"], chart_path, chart, caption), common)
     return chart.svg, render.render("model.html", view)

@@ -1,18 +1,9 @@
-"""datapackage.json checked in full, not only its sizes and hashes (crossfile.check_descriptor does those).
+"""datapackage.json checked in full, beyond the sizes and hashes that crossfile.check_descriptor checks.
 
-- Where it points: every resource `path` is a relative path inside the package (layout.is_package_path),
-  a document's `jsonSchema` is one of the package's schemas, a table's `schema` and `dialect` are
-  inline objects with no `$schema` or `profile` in them, and its `format` one that frictionless reads
-  from the file alone (TABLE_FORMATS). Whatever fails is reported and never opened,
-  nor handed to frictionless (`safe_tables` is all frictionless sees).
-- What the tree makes of it: `$schema`, `version` and `resources` (with their table schemas, keys and
-  dialects) equal what the builder generates from the tree's own files.
-- Its curated parts (name, title, description, homepage, licenses, sources) equal what metadata.toml
-  and the upstream lock make of them, in a repository; in a release archive, which has neither,
-  the whole descriptor must pass schemas/datapackage.schema.json.
-
-Every difference is one Problem at a JSON pointer: `datapackage.json: /resources/0/schema/fields/3/type:
-expected "number", found "any"`.
+Every resource must point inside the package, name no profile or schema to load, and, with `$schema`
+and `version`, equal what the builder generates from the tree; the curated keys must equal what
+metadata.toml and the lock make of them (in a release archive, which has neither, the descriptor
+must pass schemas/datapackage.schema.json). Each difference is one Problem at a JSON pointer.
 """
 
 from __future__ import annotations
@@ -27,7 +18,6 @@ from builder.layout import (
     DESCRIPTOR_SCHEMA,
     INDEX,
     MODEL_LIST,
-    PROFILE,
     SCHEMAS,
     below,
     is_package_path,
@@ -36,8 +26,6 @@ from builder.validate.tree import Tree, json_type
 
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
 FACTS = ("bytes", "hash")  # their values are checked by crossfile.check_descriptor, which names the file
-TABLE_KEYS = ("name", "title", "description", "type", "path", "format", "mediatype", "encoding", "dialect", "schema")
-TABLE_KEYS += FACTS
 LOADERS = ("$schema", "profile")  # keys that make frictionless load a profile from a path or URL
 # What a table's format may be: ones frictionless reads from the file alone (the builder writes these
 # two). Another format can fetch: "gsheets", or none on a path that names Google Sheets, reads a URL.
@@ -46,12 +34,16 @@ TABLE_FORMATS = ("csv", "json")
 Finding = tuple[str, str]  # (JSON pointer, message)
 
 
-def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None) -> list[Problem]:
-    """Every problem of the descriptor beyond sizes and hashes. `curated` is what metadata.toml and
-    the lock make of the curated keys (package.curated_parts), or None in a release archive."""
+def check_package(
+    tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
+) -> tuple[list[Problem], list[dict[str, Any]]]:
+    """Every problem of the descriptor beyond sizes and hashes, and the generated tables frictionless
+    may check: those whose file was read, and none unless the descriptor's resources equal the
+    generated ones. `curated` is package.curated_parts of metadata.toml and the lock, or None in a
+    release archive."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
-        return []  # unreadable or not an object: reported when the tree was read
+        return [], []  # unreadable or not an object: reported when the tree was read
     unsafe = check_refs(desc)
     refused = {at for at, _ in unsafe}
     versions = [doc["data_version"] for doc in ok.values() if isinstance(doc.get("data_version"), str)]
@@ -62,18 +54,25 @@ def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
     else:
         found = {key: value for key, value in desc.items() if key not in CURATED}
     differences = [(at, msg) for at, msg in compare(expected, found) if not any(_below(at, r) for r in refused)]
+    tables = []
+    if not unsafe and not any(_below(at, "/resources") for at, _ in differences):
+        tables = [
+            {key: value for key, value in res.items() if key not in FACTS}
+            for res in expected["resources"]
+            if res.get("type") == "table" and below(res["path"], tree.data_dir) in tree.raw
+        ]
     if not isinstance(desc.get("resources"), list):
         differences = [(at, msg) for at, msg in differences if at != "/resources"]  # crossfile reports it
     findings = sorted(unsafe) + differences
     if curated is None:  # a place already reported is not reported again in the schema's words
         reported = {at for at, _ in findings}
         findings += [(at, msg) for at, msg in against_schema(desc) if at not in reported]
-    return [Problem(DESCRIPTOR, at, message) for at, message in findings]
+    return [Problem(DESCRIPTOR, at, message) for at, message in findings], tables
 
 
 def derived(tree: Tree, version: Any) -> dict[str, Any]:
     """The descriptor's keys that the tree determines, as the builder would write them."""
-    from builder.package import derived_parts  # here, not above: the tables worker forks before this import
+    from builder.package import derived_parts
     from builder.validate.schema import load_schemas
 
     files = dict(tree.raw)
@@ -135,27 +134,6 @@ def _loaders(node: Any, at: str) -> Iterator[tuple[str, str, Any]]:
                 pending.append((f"{where}/{pointer_part(key)}", value))
         elif isinstance(item, list):
             pending.extend((f"{where}/{i}", value) for i, value in enumerate(item))
-
-
-def safe_tables(tree: Tree) -> list[dict[str, Any]]:
-    """The descriptor's table resources that frictionless may open: a safe path to a published file
-    that was read as a regular file, inline schema and dialect, only the keys a table has."""
-    desc = tree.descriptor
-    resources = desc.get("resources") if isinstance(desc, dict) else None
-    if not isinstance(resources, list):
-        return []
-    tables = []
-    for i, res in enumerate(resources):
-        if not isinstance(res, dict) or res.get("type") != "table" or _refusals(i, res):
-            continue
-        if below(res.get("path"), tree.data_dir) in tree.raw:
-            tables.append({key: res[key] for key in TABLE_KEYS if key in res})
-    return tables
-
-
-def frictionless_descriptor(tables: list[dict[str, Any]]) -> dict[str, Any]:
-    """The package frictionless validates: our profile and the safe tables, nothing it could fetch."""
-    return {"$schema": PROFILE, "resources": tables}
 
 
 # Comparison.

@@ -25,7 +25,10 @@ def is_number(value: Any) -> bool:
 
 
 def finite(*values: Any) -> bool:
-    return all(is_number(v) and math.isfinite(v) for v in values)
+    for value in values:
+        if not isinstance(value, (int, float)) or value.__class__ is bool or not math.isfinite(value):
+            return False
+    return True
 
 
 def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> list[tuple[str, str]]:

@@ -18,23 +18,26 @@ from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.physics import check_physics
 from builder.validate.schema import check_schemas, check_schemas_fast
-from builder.validate.tables import PendingTables
+from builder.validate.tables import check_tables
 from builder.validate.tree import Tree
 from builder.validate.workloads import check_identity, check_shared_across, check_workload_list, group_by_workload
 
 
-def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None, tables: PendingTables) -> list[Problem]:
-    """Every problem in a package under review: jsonschema (the authority), the descriptor in full,
-    then frictionless on the tables, whose answer `tables` (validate.tables.start_tables(tree),
-    begun by the caller) holds. `curated` is what metadata.toml and the lock make of the
-    descriptor's curated keys, or None in a release archive (then its JSON Schema checks them)."""
+def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
+    """Every problem in a package under review: check_rules, then frictionless on the generated tables."""
+    problems, tables = check_rules(tree, base_url, curated)
+    return problems + (check_tables(tree.root, tables) if tables else [])
+
+
+def check_rules(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
+    """Every check but frictionless's: jsonschema, the rules and the descriptor; with the generated
+    tables frictionless may check (descriptor.check_package, which `curated` is for)."""
     problems = [*tree.problems, *check_files(tree)]
     schema_problems, passed = check_schemas(tree)
     problems += schema_problems
-    ok = {rel: tree.docs[rel] for rel in sorted(passed)}
-    problems += check_consistency(tree, ok, base_url)
-    problems += check_package(tree, ok, curated)
-    return problems + tables.result()
+    problems += check_consistency(tree, {rel: tree.docs[rel] for rel in sorted(passed)}, base_url)
+    descriptor_problems, tables = check_package(tree, {rel: tree.docs[rel] for rel in passed}, curated)
+    return problems + descriptor_problems, tables
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:

@@ -1,16 +1,13 @@
 """JSON Schema (draft 2020-12) checks of every document, $refs resolved offline by $id.
 
-Each schema's $refs are resolved once, through a `referencing` registry of our own schemas
-keyed by $id, into a self-contained schema that jsonschema then applies, instead of resolving
-them again for every document. Large trees are checked on all cores.
+Each schema is resolved once into a self-contained schema and compiled once into a validator;
+a document is checked with is_valid, and only a failing one has its errors collected. The build's
+self-check runs the same schemas compiled by fastjsonschema first (benchmarks/README.md says why).
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from typing import Any
 
@@ -23,8 +20,6 @@ from builder.layout import SCHEMAS, schema_for
 from builder.validate.tree import Refused, StrictJSONError, Tree, json_type, parse_json, read_file
 
 __all__ = ["check_schemas", "check_schemas_fast", "fast_validator", "load_schemas", "schema_for", "validator"]
-
-PARALLEL_FROM = 200  # documents; below this, starting workers costs more than it saves
 
 
 @cache
@@ -91,51 +86,28 @@ def describe(error: ValidationError) -> str:
     return f"expected {kind} {shown(rule, 10_000)}, found {found}"
 
 
-_SHARED: list[tuple[str, str, str, Any]] = []  # (shown path, rel, schema name, doc), inherited by forked workers
-
-
-def _check_slice(bounds: tuple[int, int]) -> tuple[list[Problem], list[str]]:
-    start, stop = bounds
-    problems: list[Problem] = []
-    passed: list[str] = []
-    broken: set[str] = set()
-    for where, rel, name, doc in _SHARED[start:stop]:
-        try:
-            errors = sorted(validator(name).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
-        except Exception as exc:  # a broken schema file: jsonschema and referencing raise their own exceptions
-            if name not in broken:
-                broken.add(name)
-                found = f"{type(exc).__name__}: {shown(str(exc), 160)}"
-                problems.append(Problem(f"{SCHEMAS}/{name}", "/", f"expected a usable JSON Schema, found {found}"))
-            continue
-        problems += [Problem(where, pointer(e.absolute_path), describe(e)) for e in errors]
-        if not errors:
-            passed.append(rel)
-    return problems, passed
-
-
 def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
     """Problems, and the documents that passed (only those go on to the cross-file checks)."""
-    global _SHARED
-    _SHARED = [
-        (tree.shown(rel), rel, name, doc)
-        for rel, doc in tree.docs.items()
-        if doc is not None and (name := schema_for(rel)) is not None
-    ]
-    workers = min(os.cpu_count() or 1, 4)
-    try:
-        if len(_SHARED) < PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-            problems, passed = _check_slice((0, len(_SHARED)))
-            return problems, set(passed)
-        for name in {n for _, _, n, _ in _SHARED}:
-            validator(name)  # compile once, before forking, so workers inherit it
-        step = -(-len(_SHARED) // workers)
-        slices = [(i, min(i + step, len(_SHARED))) for i in range(0, len(_SHARED), step)]
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            results = list(pool.map(_check_slice, slices))
-        return [p for r in results for p in r[0]], {rel for r in results for rel in r[1]}
-    finally:
-        _SHARED = []
+    problems: list[Problem] = []
+    passed: set[str] = set()
+    broken: set[str] = set()
+    for rel, doc in tree.docs.items():
+        name = schema_for(rel)
+        if doc is None or name is None or name in broken:
+            continue
+        try:
+            check = validator(name)
+            if check.is_valid(doc):
+                passed.add(rel)
+                continue
+            errors = sorted(check.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+        except Exception as exc:  # a broken schema file: jsonschema and referencing raise their own exceptions
+            broken.add(name)
+            found = f"{type(exc).__name__}: {shown(str(exc), 160)}"
+            problems.append(Problem(f"{SCHEMAS}/{name}", "/", f"expected a usable JSON Schema, found {found}"))
+            continue
+        problems += [Problem(tree.shown(rel), pointer(e.absolute_path), describe(e)) for e in errors]
+    return problems, passed
 
 
 @cache
