@@ -28,6 +28,11 @@ def shown(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def pointer(parts: Any) -> str:
+    """A JSON pointer to the place `parts` (keys and indexes) names."""
+    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
 class BuilderError(Exception):
     """Base of every error the builder reports to its user."""
 
