@@ -80,3 +80,28 @@ def test_schemas_are_strict() -> None:
 
     for name, schema in SCHEMAS.items():
         walk(schema, name)
+
+
+def test_the_input_schemas_are_never_published(monkeypatch: pytest.MonkeyPatch) -> None:
+    """schemas/inputs/ is the builder's own: not in the descriptor, the schema set, the site or a release."""
+    from builder.release import dist
+    from builder.validate.schema import load_schemas
+
+    inputs = sorted(p.name for p in (REPO / "schemas" / "inputs").glob("*.schema.json"))
+    assert inputs == ["lock.schema.json", "metadata.schema.json", "upstream-task.schema.json"]
+    assert "schemas/inputs" not in json.dumps(DESCRIPTOR)
+    monkeypatch.chdir(REPO)
+    assert not set(load_schemas()) & set(inputs)
+    committed = {f"schemas/inputs/{name}": b"{}" for name in inputs} | {"schemas/model.schema.json": b"{}"}
+    monkeypatch.setattr(dist, "resolve_commit", lambda commit: commit)
+    monkeypatch.setattr(dist.git, "tree_files", lambda commit, paths: (committed, []))
+    assert list(dist.files_at("0" * 40)) == ["schemas/model.schema.json"]
+
+
+@pytest.mark.parametrize("name", ["lock.schema.json", "metadata.schema.json", "upstream-task.schema.json"])
+def test_each_input_schema_is_a_valid_draft_2020_12_schema(name: str) -> None:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((REPO / "schemas" / "inputs" / name).read_text())
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(schema)
