@@ -11,6 +11,8 @@ import hashlib
 import json
 from typing import Any
 
+from referencing import Registry, Resource
+
 from builder.csvview import COLUMNS
 from builder.layout import (
     CSV,
@@ -31,41 +33,39 @@ from builder.layout import (
 from builder.metadata import source_for, workloads
 from builder.pin import Lock
 from builder.transform import INDEX_ROW_KEYS, WORKLOAD_ENTRY_KEYS
+from builder.validate.schema import resolved
 
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
 
 
-def _resolver(schemas: dict[str, dict[str, Any]]):
-    """Follow $ref (and a one-item allOf) into the shared definitions, one level at a time."""
-    defs = schemas[DEFS_SCHEMA]["$defs"]
+def _resolved(schemas: dict[str, dict[str, Any]], name: str, nodes: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Subschemas of schemas[name] with every $ref resolved (validate.schema.resolved) and each
+    one-item allOf merged into the field that holds it."""
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
+    holder = resolved({"$id": schemas[name]["$id"], "properties": nodes}, registry)
+    return {key: _merged(node) for key, node in holder["properties"].items()}
 
-    def resolve(node: dict[str, Any]) -> dict[str, Any]:
-        ref = node.get("$ref") or (node.get("allOf") or [{}])[0].get("$ref")
-        if ref is None:
-            return node
-        target = resolve(defs[ref.rsplit("/", 1)[1]])
-        return {**target, **{k: v for k, v in node.items() if k not in ("$ref", "allOf")}}
 
-    return resolve
+def _merged(node: dict[str, Any]) -> dict[str, Any]:
+    if len(node.get("allOf", ())) != 1:
+        return node
+    return {**_merged(node["allOf"][0]), **{k: v for k, v in node.items() if k != "allOf"}}
 
 
 def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Each published field's JSON Schema, by name, with one level of $ref/allOf resolved."""
-    resolve = _resolver(schemas)
-    found = {name: resolve(node) for name, node in schemas[DEFS_SCHEMA]["$defs"].items()}
+    """Each published field's JSON Schema, by name, $refs resolved."""
+    found = _resolved(schemas, DEFS_SCHEMA, schemas[DEFS_SCHEMA]["$defs"])
     entry = schemas[MODEL_LIST_SCHEMA]["properties"]["models"]["items"]["properties"]
+    found |= _resolved(schemas, MODEL_LIST_SCHEMA, {name: entry[name] for name in ("gpus", "url", "page")})
     row = schemas[INDEX_SCHEMA]["properties"]["rows"]["items"]["properties"]
-    found.update({name: resolve(entry[name]) for name in ("gpus", "url", "page")})
-    found["model"] = resolve(row["model"])
-    return found
+    return found | _resolved(schemas, INDEX_SCHEMA, {"model": row["model"]})
 
 
 def workload_fields(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The JSON Schema of each field of a workload list entry, resolved."""
-    resolve = _resolver(schemas)
     entry = schemas[WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
-    return {name: resolve(node) for name, node in entry.items()}
+    return _resolved(schemas, WORKLOAD_LIST_SCHEMA, entry)
 
 
 def table_field(name: str, node: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from builder import git
-from builder.errors import InputError, ReleaseError, shown
+from builder.errors import InputError, Problem, ReleaseError, pointer, shown
 
 SCHEMA_SUFFIX = ".schema.json"
 SHOWN_FAILURES = 20  # in a changelog section or an error message; the rest are counted
@@ -37,21 +37,10 @@ class SchemaChange:
         return f"{self.schema} {self.path or '/'}: {self.kind}" + (f": {self.detail}" if self.detail else "")
 
 
-@dataclass(frozen=True, order=True)
-class Failure:
-    against: str  # "previous documents, new schemas" or "new documents, previous schemas"
-    path: str
-    where: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.where}: {self.message}"
-
-
 @dataclass(frozen=True)
 class Compat:
     changes: list[SchemaChange] = field(default_factory=list)
-    failures: list[Failure] = field(default_factory=list)
+    failures: list[tuple[str, Problem]] = field(default_factory=list)  # (which side against which, problem)
 
     @property
     def clean(self) -> bool:
@@ -75,8 +64,8 @@ def check_compat(
     """
     if schema_for is None:
         from builder.layout import schema_for
-    failures = cross_validate(new_schemas, old_docs, schema_for, OLD_DOCS_NEW_SCHEMAS)
-    failures += cross_validate(old_schemas, new_docs, schema_for, NEW_DOCS_OLD_SCHEMAS)
+    failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs, schema_for)]
+    failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs, schema_for)]
     return Compat(schema_changes(old_schemas, new_schemas), failures)
 
 
@@ -99,37 +88,35 @@ def _base(name: str, schema: dict[str, Any]) -> str:
 
 
 def cross_validate(
-    schemas: dict[str, dict[str, Any]], docs: dict[str, Any], schema_for: Callable[[str], str | None], against: str
-) -> list[Failure]:
-    """Each document against its schema in `schemas` (formats checked), every problem a Failure."""
+    schemas: dict[str, dict[str, Any]], docs: dict[str, Any], schema_for: Callable[[str], str | None]
+) -> list[Problem]:
+    """Each document against its schema in `schemas` (formats checked), every problem found."""
     from jsonschema import Draft202012Validator
     from referencing.exceptions import Unresolvable
 
-    from builder.validate.schema import describe, pointer, resolved
+    from builder.validate.schema import describe, resolved
 
     registry = _registry(schemas)
     validators: dict[str, Any] = {}
-    failures: list[Failure] = []
+    failures: list[Problem] = []
     for rel, doc in sorted(docs.items()):
         name = schema_for(rel)
         if name is None:
             continue
         if name not in schemas:
-            failures.append(Failure(against, rel, "/", f"expected schema {name} in the set, found none"))
+            failures.append(Problem(rel, "/", f"expected schema {name} in the set, found none"))
             continue
         if name not in validators:
             try:  # $refs resolved once per schema, within the set, as builder validate does
-                schema = {"$id": _base(name, schemas[name]), **schemas[name]}
-                validators[name] = Draft202012Validator(
-                    resolved(schema, registry), format_checker=Draft202012Validator.FORMAT_CHECKER
-                )
+                schema = resolved({"$id": _base(name, schemas[name]), **schemas[name]}, registry)
+                validators[name] = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
             except Unresolvable as exc:
                 validators[name] = f"expected every $ref to resolve within the set, found {exc}"
         if isinstance(validators[name], str):
-            failures.append(Failure(against, rel, "/", validators[name]))
+            failures.append(Problem(rel, "/", validators[name]))
             continue
         errors = sorted(validators[name].iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
-        failures += [Failure(against, rel, pointer(e.absolute_path), describe(e)) for e in errors]
+        failures += [Problem(rel, pointer(e.absolute_path), describe(e)) for e in errors]
     return failures
 
 
@@ -138,26 +125,21 @@ def cross_validate(
 
 @dataclass
 class _Node:
-    """What a schema says of one place in a document, with $ref and allOf merged in."""
+    """What a schema says of one place in a document, with allOf merged in."""
 
     types: frozenset[str] | None = None
     enum: list[Any] | None = None
     const: Any = None
     has_const: bool = False
     required: set[str] = field(default_factory=set)
-    children: dict[str, list[tuple[Any, Any]]] = field(default_factory=dict)  # path step -> [(subschema, resolver)]
+    children: dict[str, list[Any]] = field(default_factory=dict)  # path step -> subschemas
 
 
-def _merge(schema: Any, resolver: Any, into: _Node, depth: int = 0) -> None:
+def _merge(schema: Any, into: _Node) -> None:
     if not isinstance(schema, dict):
         return
-    if depth > 64:
-        raise InputError("expected $refs that end, found a cycle deeper than 64 steps")
-    if "$ref" in schema:
-        found = resolver.lookup(schema["$ref"])
-        _merge(found.contents, found.resolver, into, depth + 1)
     for sub in schema.get("allOf", []):
-        _merge(sub, resolver, into, depth + 1)
+        _merge(sub, into)
     if "type" in schema:
         kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
         into.types = frozenset(kinds) if into.types is None else into.types & frozenset(kinds)
@@ -167,36 +149,34 @@ def _merge(schema: Any, resolver: Any, into: _Node, depth: int = 0) -> None:
         into.const, into.has_const = schema["const"], True
     into.required |= set(schema.get("required", []))
     for name, sub in schema.get("properties", {}).items():
-        into.children.setdefault(f"/{name}", []).append((sub, resolver))
+        into.children.setdefault(f"/{name}", []).append(sub)
     if isinstance(schema.get("items"), dict):
-        into.children.setdefault("[]", []).append((schema["items"], resolver))
+        into.children.setdefault("[]", []).append(schema["items"])
     if isinstance(schema.get("additionalProperties"), dict):
-        into.children.setdefault("/*", []).append((schema["additionalProperties"], resolver))
+        into.children.setdefault("/*", []).append(schema["additionalProperties"])
 
 
 def _flatten(name: str, schema: dict[str, Any], registry: Any) -> dict[str, _Node]:
-    """Every place the schema describes, by path, from its root."""
+    """Every place the schema describes, by path, from its root, $refs resolved."""
+    from builder.validate.schema import resolved
+
     out: dict[str, _Node] = {}
 
-    def visit(parts: list[tuple[Any, Any]], path: str, depth: int) -> None:
+    def visit(parts: list[Any], path: str, depth: int) -> None:
         node = _Node()
-        for sub, resolver in parts:
-            _merge(sub, resolver, node)
+        for sub in parts:
+            _merge(sub, node)
         out[path] = node
         if depth < 32:
             for step, subs in node.children.items():
                 visit(subs, path + step, depth + 1)
 
-    visit([(schema, registry.resolver(base_uri=_base(name, schema)))], "", 0)
+    visit([resolved({"$id": _base(name, schema), **schema}, registry)], "", 0)
     return out
 
 
 def _type_name(node: _Node) -> str:
     return "|".join(sorted(node.types)) if node.types else "any"
-
-
-def _show(values: list[Any]) -> str:
-    return ", ".join(shown(v, 10_000) for v in values)
 
 
 def schema_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[SchemaChange]:
@@ -242,21 +222,25 @@ def _compare(name: str, before: dict[str, _Node], after: dict[str, _Node]) -> It
             yield SchemaChange(name, path, "const changed", " -> ".join(consts))
 
 
+def _listed(values: list[Any]) -> str:
+    return ", ".join(shown(v, 10_000) for v in values)
+
+
 def _compare_enum(name: str, path: str, old: list[Any] | None, new: list[Any] | None) -> Iterator[SchemaChange]:
     if old == new:
         return
     if old is None:
-        yield SchemaChange(name, path, "enum narrowed", f"now only {_show(new or [])}")
+        yield SchemaChange(name, path, "enum narrowed", f"now only {_listed(new or [])}")
         return
     if new is None:
-        yield SchemaChange(name, path, "enum widened", f"no longer limited to {_show(old)}")
+        yield SchemaChange(name, path, "enum widened", f"no longer limited to {_listed(old)}")
         return
     gained = [v for v in new if v not in old]
     lost = [v for v in old if v not in new]
     if gained:
-        yield SchemaChange(name, path, "enum widened", f"added {_show(gained)}")
+        yield SchemaChange(name, path, "enum widened", f"added {_listed(gained)}")
     if lost:
-        yield SchemaChange(name, path, "enum narrowed", f"removed {_show(lost)}")
+        yield SchemaChange(name, path, "enum narrowed", f"removed {_listed(lost)}")
 
 
 # Reading schema and document sets, from a folder or a git ref
@@ -318,7 +302,7 @@ def require_accepted(compat: Compat, accepted: str | None, old_major: str | None
     if compat.clean or accepted or (old_major is not None and new_major is not None and old_major != new_major):
         return
     listed = "; ".join(map(str, compat.changes[:SHOWN_FAILURES]))
-    counts = {a: sum(f.against == a for f in compat.failures) for a in (OLD_DOCS_NEW_SCHEMAS, NEW_DOCS_OLD_SCHEMAS)}
+    counts = {a: sum(side == a for side, _ in compat.failures) for a in (OLD_DOCS_NEW_SCHEMAS, NEW_DOCS_OLD_SCHEMAS)}
     broken = ", ".join(f"{n} problem(s) with {a}" for a, n in counts.items() if n)
     raise ReleaseError(
         "the schemas changed within API major version "
@@ -345,7 +329,7 @@ def changelog_section(
         (OLD_DOCS_NEW_SCHEMAS, f"The documents of {previous} against the new schemas"),
         (NEW_DOCS_OLD_SCHEMAS, f"The new documents against the schemas of {previous}"),
     ):
-        found = [f for f in compat.failures if f.against == against]
+        found = [f for side, f in compat.failures if side == against]
         if not found:
             lines += [f"{title}: valid.", ""]
             continue
