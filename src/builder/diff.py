@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -11,8 +10,9 @@ from typing import Any
 from builder import git
 from builder.errors import InputError, shown
 from builder.fetch import Limits
+from builder.files import read_regular_file
 from builder.layout import ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
-from builder.pin import read_regular_file
+from builder.validate.tree import StrictJSONError, parse_json
 from builder.write import DATE_KEYS
 
 ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")
@@ -82,35 +82,24 @@ def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
     folder = Path(spec)
     if folder.is_dir():
         shown = f"{spec.rstrip('/')}/"
-        files = {p.relative_to(folder).as_posix(): _read(p) for p in folder.rglob("*.json")}
+        cap = Limits().max_bytes  # a FIFO named x.json is not waited on, a device not read
+        files = {
+            p.relative_to(folder).as_posix(): read_regular_file(p, cap, "a document") for p in folder.rglob("*.json")
+        }
     else:
         shown = f"{spec}:{data_dir}/"
         files = _files_at_ref(spec, data_dir)
     docs = {}
     for rel, data in sorted(files.items()):
         try:
-            docs[rel] = json.loads(data, parse_constant=_refuse_constant, parse_float=_finite_float)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, long integers, NaN
-            raise InputError(f"{shown}{rel}: expected a JSON document, found one that does not parse ({exc})") from exc
+            docs[rel] = parse_json(data)
+        except StrictJSONError as exc:
+            where, message = exc.faults[0]
+            raise InputError(f"{shown}{rel}: {where}: {message}") from None
         fault = _shape_fault(rel, docs[rel])
         if fault:
             raise InputError(f"{shown}{rel}: {fault}")
     return docs
-
-
-def _read(path: Path) -> bytes:
-    return read_regular_file(path, Limits().max_bytes, "a document")  # a FIFO named x.json is not waited on
-
-
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"expected finite numbers only, found {name}")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"expected finite numbers only, found {text[:40]}")
-    return value
 
 
 def _shape_fault(rel: str, doc: Any) -> str | None:

@@ -13,7 +13,6 @@ narrowed; const changed; schema files added or removed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Set
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,9 @@ from typing import Any
 
 from builder import git
 from builder.errors import InputError, Problem, ReleaseError, pointer, shown
+from builder.files import read_regular_file
+from builder.layout import MAX_FILE_BYTES
+from builder.validate.tree import StrictJSONError, parse_json
 
 SCHEMA_SUFFIX = ".schema.json"
 SHOWN_FAILURES = 20  # in a changelog section or an error message; the rest are counted
@@ -252,16 +254,19 @@ def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
     if folder.is_dir():
         inner = folder / "schemas"
         found = sorted((inner if inner.is_dir() else folder).glob(f"*{SCHEMA_SUFFIX}"))
-        files = {p.name: p.read_bytes() for p in found}
+        files = {p.name: read_regular_file(p, MAX_FILE_BYTES, "a JSON Schema") for p in found}
     else:
         files = {rel.removeprefix("schemas/"): data for rel, data in _at_ref(spec, "schemas").items()}
         files = {name: data for name, data in files.items() if "/" not in name and name.endswith(SCHEMA_SUFFIX)}
     if not files:
         raise InputError(f"{spec}: expected *{SCHEMA_SUFFIX} files in a folder or at a git ref, found none")
-    try:
-        return {name: json.loads(data) for name, data in sorted(files.items())}
-    except ValueError as exc:
-        raise InputError(f"{spec}: expected JSON schemas, found one that does not parse ({exc})") from exc
+    schemas = {}
+    for name, data in sorted(files.items()):
+        try:
+            schemas[name] = parse_json(data)
+        except StrictJSONError as exc:
+            raise InputError(f"{spec}: {name}: {exc.faults[0][0]}: {exc.faults[0][1]}") from None
+    return schemas
 
 
 def load_doc_set(spec: str) -> dict[str, Any]:
