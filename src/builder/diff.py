@@ -88,7 +88,8 @@ def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
         }
     else:
         shown = f"{spec}:{data_dir}/"
-        files = _files_at_ref(spec, data_dir)
+        found = git.files_at_ref(spec, data_dir, f"a data folder or a git ref holding {data_dir}/")
+        files = {rel: data for rel, data in found.items() if rel.endswith(".json")}
     docs = {}
     for rel, data in sorted(files.items()):
         try:
@@ -125,16 +126,6 @@ def _shape_fault(rel: str, doc: Any) -> str | None:
         if not isinstance(conf.get("repeat"), int) or isinstance(conf.get("repeat"), bool):
             return f"/configurations/{i}/repeat: expected an integer, found {shown(conf.get('repeat'))}"
     return None
-
-
-def _files_at_ref(ref: str, data_dir: str) -> dict[str, bytes]:
-    """The JSON files below `data_dir` at a git ref, from git's object store; the ref is never an option."""
-    commit = git.commit_of(ref)
-    if commit is None:
-        raise InputError(f"{ref}: expected a data folder or a git ref holding {data_dir}/, found neither")
-    files, _links = git.tree_files(commit, (data_dir,))
-    prefix = f"{data_dir}/"
-    return {rel.removeprefix(prefix): data for rel, data in files.items() if rel.endswith(".json")}
 
 
 def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from builder.errors import ReleaseError, shown
+from builder.errors import InputError, ReleaseError, shown
 
 OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
 
@@ -76,15 +76,19 @@ def lookup(ref: str) -> str | None:
 def commit_of(ref: str) -> str | None:
     """The commit a ref (a branch, tag, sha or `HEAD~2`) names, or None when it names none."""
     try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-        )
-    except OSError as exc:
-        raise ReleaseError(f"cannot run git ({exc.strerror}); is it installed and on PATH?") from None
-    found = done.stdout.decode("ascii", errors="replace").strip()
-    return found if done.returncode == 0 and OBJECT_ID.fullmatch(found) else None
+        return lookup(f"{ref}^{{commit}}")
+    except ReleaseError:  # not a repository, or not a ref at all
+        return None
+
+
+def files_at_ref(ref: str, folder: str, expected: str) -> dict[str, bytes]:
+    """The files below `folder` at the commit `ref` names, by path inside it; InputError saying what was
+    `expected` when `ref` names no commit."""
+    commit = commit_of(ref)
+    if commit is None:
+        raise InputError(f"{ref}: expected {expected}, found neither")
+    files, _links = tree_files(commit, (folder,))
+    return {rel.removeprefix(f"{folder}/"): data for rel, data in files.items()}
 
 
 def head() -> str:

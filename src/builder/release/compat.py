@@ -1,14 +1,7 @@
 """Schema compatibility between two releases: what changed in the schemas, and whose documents break.
 
-Pure: the inputs are two schema sets (file name -> schema) and two document sets (path inside
-the data folder -> document). `$ref`s resolve only within the given set, through a `referencing`
-registry keyed by `$id`; nothing is fetched.
-
-`check_compat` cross-validates (the previous release's documents against the new schemas, the
-new documents against the previous schemas) and lists the schema changes, walking
-`properties`, `items`, `additionalProperties`, `allOf` and `$ref` (and so `$defs`) from each
-schema's root: fields added, removed, retyped; required added or removed; enums widened or
-narrowed; const changed; schema files added or removed.
+`check_compat` validates each side's documents against the other side's schemas and lists the
+schema changes a reader can see. `$ref`s resolve only within the given set; nothing is fetched.
 """
 
 from __future__ import annotations
@@ -256,8 +249,8 @@ def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
         found = sorted((inner if inner.is_dir() else folder).glob(f"*{SCHEMA_SUFFIX}"))
         files = {p.name: read_regular_file(p, MAX_FILE_BYTES, "a JSON Schema") for p in found}
     else:
-        files = {rel.removeprefix("schemas/"): data for rel, data in _at_ref(spec, "schemas").items()}
-        files = {name: data for name, data in files.items() if "/" not in name and name.endswith(SCHEMA_SUFFIX)}
+        found = git.files_at_ref(spec, "schemas", "a folder or a git ref")
+        files = {name: data for name, data in found.items() if "/" not in name and name.endswith(SCHEMA_SUFFIX)}
     if not files:
         raise InputError(f"{spec}: expected *{SCHEMA_SUFFIX} files in a folder or at a git ref, found none")
     schemas = {}
@@ -276,21 +269,7 @@ def load_doc_set(spec: str) -> dict[str, Any]:
     folder = Path(spec)
     if folder.is_dir():
         return load_docs(str(folder / "data" if (folder / "data").is_dir() else folder))
-    return load_docs(resolve_ref(spec))
-
-
-def resolve_ref(ref: str) -> str:
-    commit = git.commit_of(ref)
-    if commit is None:
-        raise InputError(f"{ref}: expected a folder or a git ref, found neither")
-    return commit
-
-
-def _at_ref(ref: str, path: str) -> dict[str, bytes]:
-    files, _links = git.tree_files(resolve_ref(ref), (path,))
-    if not files:
-        raise InputError(f"{ref}: expected {path}/ at that ref, found none")
-    return files
+    return load_docs(spec)
 
 
 # The release guard and its changelog section
@@ -350,7 +329,7 @@ def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepte
     return the changelog section."""
     from builder.diff import load_docs
 
-    old_docs = load_docs(resolve_ref(previous))
+    old_docs = load_docs(previous)
     compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
     old_major, new_major = major(old_docs), major(new_docs)
     require_accepted(compat, accepted, old_major, new_major)
