@@ -383,16 +383,16 @@ def first_conf(change: Callable[[dict], object]) -> Callable[[dict], object]:
 
 
 SHAPES = [
-    pytest.param(doc_edit(MODEL, lambda d: d.pop("best")), f"{MODEL}: /best: expected an object of configurations by GPU, found null", id="model-without-best"),
+    pytest.param(doc_edit(MODEL, lambda d: d.pop("best")), f"{MODEL}: /: expected required property 'best', found it missing", id="model-without-best"),
     pytest.param(doc_edit(MODEL, lambda d: d.update(best=[1])), f"{MODEL}: /best: expected an object", id="best-a-list"),
-    pytest.param(doc_edit(MODEL, lambda d: d["best"].update(H100=3)), f"{MODEL}: /best: expected an object", id="best-value-a-number"),
+    pytest.param(doc_edit(MODEL, lambda d: d["best"].update(H100=3)), f"{MODEL}: /best/H100: expected a configuration object, found 3", id="best-value-a-number"),
     pytest.param(doc_edit(MODEL, lambda d: d.update(configurations="many")), f"{MODEL}: /configurations: expected a list of configurations, found \"many\"", id="configurations-a-string"),
-    pytest.param(doc_edit(MODEL, lambda d: d.update(configurations=[7])), f"{MODEL}: /configurations/0: expected an object, found 7", id="configuration-a-number"),
-    pytest.param(doc_edit(MODEL, first_conf(lambda c: c.pop("row_id"))), f"{MODEL}: /configurations/0/row_id: expected a string, found null", id="configuration-without-row-id"),
+    pytest.param(doc_edit(MODEL, lambda d: d.update(configurations=[7])), f"{MODEL}: /configurations/0: expected a configuration object, found 7", id="configuration-a-number"),
+    pytest.param(doc_edit(MODEL, first_conf(lambda c: c.pop("row_id"))), f"{MODEL}: /configurations/0: expected required property 'row_id', found it missing", id="configuration-without-row-id"),
     pytest.param(doc_edit(MODEL, first_conf(lambda c: c.update(repeat="1"))), f"{MODEL}: /configurations/0/repeat: expected an integer, found \"1\"", id="repeat-a-string"),
     pytest.param(doc_edit(MODEL, lambda d: d.update(data_version=20261019)), f"{MODEL}: /data_version: expected a string, found 20261019", id="data-version-a-number"),
-    pytest.param(doc_edit("index.json", lambda d: [d], replace=True), "index.json: expected a JSON object, found list", id="index-a-list"),
-    pytest.param(doc_edit(MODEL, lambda d: "text", replace=True), f"{MODEL}: expected a JSON object, found str", id="model-a-string"),
+    pytest.param(doc_edit("index.json", lambda d: [d], replace=True), "index.json: /: expected a JSON object, found [{\"version\": \"1\"", id="index-a-list"),
+    pytest.param(doc_edit(MODEL, lambda d: "text", replace=True), f"{MODEL}: /: expected a JSON object, found \"text\"", id="model-a-string"),
     pytest.param(doc_edit(MODEL, first_conf(lambda c: c.update(tokens_per_second=float("nan")))), f"{MODEL}: /configurations/0/tokens_per_second: expected a finite number, found NaN", id="NaN"),
     pytest.param(raw_file(MODEL, b'{"best": {}, "configurations": [], "x": 1e999}'), f"{MODEL}: /x: expected a finite number, found 1e999", id="1e999"),
     pytest.param(raw_file(MODEL, b'{"x": ' + b"1" * 5000 + b"}"), f"{MODEL}: /x: expected an integer within +/-2^53, found 11111111111111111111...1111111111 (5000 characters)", id="int-5000-digits"),

@@ -88,7 +88,12 @@ def test_the_input_schemas_are_never_published(monkeypatch: pytest.MonkeyPatch) 
     from builder.validate.schema import load_schemas
 
     inputs = sorted(p.name for p in (REPO / "schemas" / "inputs").glob("*.schema.json"))
-    assert inputs == ["lock.schema.json", "metadata.schema.json", "upstream-task.schema.json"]
+    assert inputs == [
+        "diff-document.schema.json",
+        "lock.schema.json",
+        "metadata.schema.json",
+        "upstream-task.schema.json",
+    ]
     assert "schemas/inputs" not in json.dumps(DESCRIPTOR)
     monkeypatch.chdir(REPO)
     assert not set(load_schemas()) & set(inputs)
@@ -98,7 +103,7 @@ def test_the_input_schemas_are_never_published(monkeypatch: pytest.MonkeyPatch) 
     assert list(dist.files_at("0" * 40)) == ["schemas/model.schema.json"]
 
 
-@pytest.mark.parametrize("name", ["lock.schema.json", "metadata.schema.json", "upstream-task.schema.json"])
+@pytest.mark.parametrize("name", sorted(p.name for p in (REPO / "schemas" / "inputs").glob("*.schema.json")))
 def test_each_input_schema_is_a_valid_draft_2020_12_schema(name: str) -> None:
     from jsonschema import Draft202012Validator
 

@@ -11,6 +11,7 @@ from builder import git
 from builder.errors import InputError, shown
 from builder.fetch import Limits
 from builder.files import read_regular_file
+from builder.inputs import DIFF_SCHEMA, schema_problems
 from builder.layout import ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
 from builder.validate.tree import StrictJSONError, parse_json
 from builder.write import DATE_KEYS
@@ -97,35 +98,10 @@ def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
         except StrictJSONError as exc:
             where, message = exc.faults[0]
             raise InputError(f"{shown}{rel}: {where}: {message}") from None
-        fault = _shape_fault(rel, docs[rel])
-        if fault:
-            raise InputError(f"{shown}{rel}: {fault}")
+        faults = schema_problems(DIFF_SCHEMA, docs[rel], f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ())
+        if faults:  # the shape diff needs, and no more: builder validate checks the rest
+            raise InputError(str(faults[0]))
     return docs
-
-
-def _shape_fault(rel: str, doc: Any) -> str | None:
-    """What diff needs of a document, and no more (builder validate checks the rest): objects,
-    a string data_version, and in a model document a `best` object of objects and a
-    `configurations` list of objects with a string row_id and an integer repeat."""
-    if not isinstance(doc, dict):
-        return f"expected a JSON object, found {type(doc).__name__}"
-    if not isinstance(doc.get("data_version", ""), str):
-        return f"/data_version: expected a string, found {doc['data_version']!r}"
-    if not is_model(rel):
-        return None
-    best, confs = doc.get("best"), doc.get("configurations")
-    if not isinstance(best, dict) or not all(isinstance(b, dict) for b in best.values()):
-        return f"/best: expected an object of configurations by GPU, found {shown(best)}"
-    if not isinstance(confs, list):
-        return f"/configurations: expected a list of configurations, found {shown(confs)}"
-    for i, conf in enumerate(confs):
-        if not isinstance(conf, dict):
-            return f"/configurations/{i}: expected an object, found {shown(conf)}"
-        if not isinstance(conf.get("row_id"), str):
-            return f"/configurations/{i}/row_id: expected a string, found {shown(conf.get('row_id'))}"
-        if not isinstance(conf.get("repeat"), int) or isinstance(conf.get("repeat"), bool):
-            return f"/configurations/{i}/repeat: expected an integer, found {shown(conf.get('repeat'))}"
-    return None
 
 
 def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:

@@ -17,6 +17,7 @@ from builder.validate.tree import StrictJSONError, parse_json
 
 INPUT_SCHEMAS = SCHEMAS / "inputs"
 METADATA_SCHEMA, LOCK_SCHEMA, TASK_SCHEMA = "metadata.schema.json", "lock.schema.json", "upstream-task.schema.json"
+DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
 
 # An integer is an int, never a float such as 2.0, which would reach ids and file names as "2.0".
 _TYPES = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, v: type(v) is int)
