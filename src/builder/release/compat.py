@@ -11,10 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder import git
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
+
+from builder import git, layout
+from builder.diff import load_docs
 from builder.errors import InputError, Problem, ReleaseError, pointer, shown
 from builder.files import read_regular_file
-from builder.layout import MAX_FILE_BYTES
+from builder.validate.schema import describe, resolved
 from builder.validate.tree import StrictJSONError, parse_json
 
 SCHEMA_SUFFIX = ".schema.json"
@@ -51,14 +57,12 @@ def check_compat(
     new_schemas: dict[str, dict[str, Any]],
     old_docs: dict[str, Any],
     new_docs: dict[str, Any],
-    schema_for: Callable[[str], str | None] | None = None,
+    schema_for: Callable[[str], str | None] = layout.schema_for,
 ) -> Compat:
     """Cross-validate both document sets and list the schema changes.
 
     `schema_for` names the schema file of a document path (default: the package layout's rule).
     """
-    if schema_for is None:
-        from builder.layout import schema_for
     failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs, schema_for)]
     failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs, schema_for)]
     return Compat(schema_changes(old_schemas, new_schemas), failures)
@@ -68,9 +72,6 @@ def check_compat(
 
 
 def _registry(schemas: dict[str, dict[str, Any]]) -> Any:
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT202012
-
     return Registry().with_resources(
         (_base(name, schema), Resource.from_contents(schema, default_specification=DRAFT202012))
         for name, schema in schemas.items()
@@ -86,11 +87,6 @@ def cross_validate(
     schemas: dict[str, dict[str, Any]], docs: dict[str, Any], schema_for: Callable[[str], str | None]
 ) -> list[Problem]:
     """Each document against its schema in `schemas` (formats checked), every problem found."""
-    from jsonschema import Draft202012Validator
-    from referencing.exceptions import Unresolvable
-
-    from builder.validate.schema import describe, resolved
-
     registry = _registry(schemas)
     validators: dict[str, Any] = {}
     failures: list[Problem] = []
@@ -153,8 +149,6 @@ def _merge(schema: Any, into: _Node) -> None:
 
 def _flatten(name: str, schema: dict[str, Any], registry: Any) -> dict[str, _Node]:
     """Every place the schema describes, by path, from its root, $refs resolved."""
-    from builder.validate.schema import resolved
-
     out: dict[str, _Node] = {}
 
     def visit(parts: list[Any], path: str, depth: int) -> None:
@@ -176,8 +170,6 @@ def _type_name(node: _Node) -> str:
 
 def schema_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[SchemaChange]:
     """Every change between two schema sets that a reader of the documents can see."""
-    from referencing.exceptions import Unresolvable
-
     changes = [SchemaChange(n, "", "schema removed") for n in sorted(old.keys() - new.keys())]
     changes += [SchemaChange(n, "", "schema added") for n in sorted(new.keys() - old.keys())]
     old_registry, new_registry = _registry(old), _registry(new)
@@ -247,7 +239,7 @@ def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
     if folder.is_dir():
         inner = folder / "schemas"
         found = sorted((inner if inner.is_dir() else folder).glob(f"*{SCHEMA_SUFFIX}"))
-        files = {p.name: read_regular_file(p, MAX_FILE_BYTES, "a JSON Schema") for p in found}
+        files = {p.name: read_regular_file(p, layout.MAX_FILE_BYTES, "a JSON Schema") for p in found}
     else:
         found = git.files_at_ref(spec, "schemas", "a folder or a git ref")
         files = {name: data for name, data in found.items() if "/" not in name and name.endswith(SCHEMA_SUFFIX)}
@@ -264,8 +256,6 @@ def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
 
 def load_doc_set(spec: str) -> dict[str, Any]:
     """The documents of a folder's data/ (or the folder itself) or of data/ at a git ref."""
-    from builder.diff import load_docs
-
     folder = Path(spec)
     if folder.is_dir():
         return load_docs(str(folder / "data" if (folder / "data").is_dir() else folder))
@@ -327,8 +317,6 @@ def changelog_section(
 def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepted: str | None) -> str:
     """What `builder release` calls: compare the commit `current` with the previous tag, refuse or
     return the changelog section."""
-    from builder.diff import load_docs
-
     old_docs = load_docs(previous)
     compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
     old_major, new_major = major(old_docs), major(new_docs)
