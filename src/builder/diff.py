@@ -125,11 +125,6 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
     return result
 
 
-def workload_prefix(workload: str | None) -> str:
-    """How a diff names another workload's keys: "image-chat:"; text conversation's keep their v1 names."""
-    return "" if workload in (None, ROOT_WORKLOAD) else f"{workload}:"
-
-
 def _diff_workloads(result: Diff, old: dict[str, Any], new: dict[str, Any]) -> None:
     """Workloads (those with an index) added or removed, workload list entries changed, new precision values."""
 
@@ -154,9 +149,10 @@ def _diff_workloads(result: Diff, old: dict[str, Any], new: dict[str, Any]) -> N
 
 
 def _models(docs: dict[str, Any]) -> dict[tuple[str, str], Any]:
-    """The model documents by (workload prefix, slug)."""
+    """The model documents by (workload prefix, slug): "image-chat:"; text conversation's keep their v1 names."""
     found = {rel: place(rel) for rel in docs}
-    return {(workload_prefix(p.workload), p.slug): docs[rel] for rel, p in found.items() if p and p.slug}
+    prefix = {None: "", ROOT_WORKLOAD: ""}
+    return {(prefix.get(p.workload, f"{p.workload}:"), p.slug): docs[rel] for rel, p in found.items() if p and p.slug}
 
 
 def _diff_model(result: Diff, model: tuple[str, str], old: dict[str, Any], new: dict[str, Any]) -> None:

@@ -1,9 +1,5 @@
-"""The Data Package v2 descriptor: every published file a resource, tables with keys, provenance.
-
-Tables are views that frictionless checks: per workload its index rows and model list, plus the
-workload list and the one flat configurations table, so their number grows with workloads, never
-with models. Every JSON document is a resource with its size and sha256.
-"""
+"""The Data Package v2 descriptor: every JSON document a resource with its size and sha256, and table
+views for frictionless (per workload its index rows and model list, the workload list, the CSV)."""
 
 from __future__ import annotations
 
@@ -36,6 +32,7 @@ from builder.transform import INDEX_ROW_KEYS, WORKLOAD_ENTRY_KEYS
 from builder.validate.schema import resolved
 
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
+DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "version", "licenses", "sources", "resources")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
 
 
@@ -173,15 +170,8 @@ def descriptor(
     files: dict[str, bytes], data_dir: str, version: str, locks: dict[str, Lock], meta: dict[str, Any], schemas: dict
 ) -> dict:
     """The descriptor for a data folder `data_dir` whose files are `files` (relative to it)."""
-    curated = curated_parts(locks, meta)
-    return {
-        "$schema": PROFILE,
-        **{key: curated[key] for key in ("name", "title", "description", "homepage")},
-        "version": version,
-        "licenses": curated["licenses"],
-        "sources": curated["sources"],
-        "resources": resources(files, data_dir, schemas),
-    }
+    parts = {**curated_parts(locks, meta), **derived_parts(files, data_dir, version, schemas)}
+    return {key: parts[key] for key in DESCRIPTOR_KEYS}
 
 
 def derived_parts(files: dict[str, bytes], data_dir: str, version: str, schemas: dict) -> dict[str, Any]:

@@ -24,8 +24,6 @@ LOCK_MAX_BYTES = 64 * 1024
 COMMIT = re.compile(r"[0-9a-f]{40}")
 ENTRY = ("properties", "tasks", "additionalProperties")  # where an entry's rules are in the schema
 
-__all__ = ["Lock", "Pinned", "check_entry", "dump_lock", "load_lock", "parse_lock", "read_pinned", "read_regular_file"]
-
 
 @dataclass(frozen=True)
 class Lock:

@@ -61,11 +61,8 @@ class Upstream:
 
 
 def parse_tasks(inputs: dict[str, tuple[bytes, str]]) -> dict[str, Upstream]:
-    """Parse and check several task files (task -> bytes, name shown), then check them against each other.
-
-    A model in several tasks must have one nickname, architecture and parameter counts
-    everywhere, and a slug one model. UpstreamError lists every problem of every file.
-    """
+    """Parse and check several task files (task -> bytes, name shown), then check them against each other
+    (_model_faults); UpstreamError lists every problem of every file."""
     parsed: dict[str, Upstream] = {}
     refused: list[UpstreamError] = []
     for task, (data, name) in inputs.items():
