@@ -116,3 +116,18 @@ def test_unknown_fields_are_tolerated_with_one_warning(repo_copy: Path, cli) -> 
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
     assert warnings == [f"warning: {good}: unknown upstream field(s) ignored: new_metric, other"]
+
+
+def test_untrusted_text_is_printed_escaped(built: Path, tmp_path: Path, cli) -> None:
+    """A model id, GPU or key holding ESC, BEL, a newline or U+202E never reaches the terminal raw."""
+    bad = tmp_path / "bad.json"
+    evil = row(model_id="x\x1b]0;t\x07/y\n", gpu_model="H\x1b[31m\u202e")
+    evil["new\nkey"] = 1
+    bad.write_bytes(rows(evil)())
+    result = cli("build", "--upstream", str(bad), "--out", str(built))
+    assert result.exit_code == 1
+    assert not {"\x1b", "\x07", "\u202e"} & set(result.output), result.output
+    assert all(line.startswith((f"{bad}: ", "error: ")) for line in result.output.splitlines()), result.output
+    assert (
+        r"/configurations/0/gpu_model (x\x1b]0;t\x07/y\n, H\x1b[31m\u202e, 1 GPU(s), max_num_seqs 64)" in result.output
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 
-from builder.errors import Problem, UpstreamError, shown
+from builder.errors import Problem, UpstreamError, printable, shown
 from builder.inputs import TASK_SCHEMA, schema_problems
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
 from builder.slug import slugify
@@ -102,7 +102,7 @@ def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
     unknown = sorted({key for raw in confs for key in raw} - KNOWN)
-    warnings = [f"{path}: unknown upstream field(s) ignored: {', '.join(unknown)}"] if unknown else []
+    warnings = [f"{path}: unknown upstream field(s) ignored: {printable(', '.join(unknown))}"] if unknown else []
     return Upstream(list(rows.values()), warnings)
 
 
@@ -154,4 +154,4 @@ def _identity(raw: object) -> str:
     if not isinstance(raw, dict):
         return ""
     model, gpu, count, seqs = (raw.get(k, "?") for k in ("model_id", "gpu_model", "num_gpus", "max_num_seqs"))
-    return f" ({model}, {gpu}, {count} GPU(s), max_num_seqs {seqs})"
+    return printable(f" ({model}, {gpu}, {count} GPU(s), max_num_seqs {seqs})")
