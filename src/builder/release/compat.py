@@ -59,10 +59,7 @@ def check_compat(
     new_docs: dict[str, Any],
     schema_for: Callable[[str], str | None] = layout.schema_for,
 ) -> Compat:
-    """Cross-validate both document sets and list the schema changes.
-
-    `schema_for` names the schema file of a document path (default: the package layout's rule).
-    """
+    """Cross-validate both document sets (`schema_for` names a document's schema) and list the schema changes."""
     failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs, schema_for)]
     failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs, schema_for)]
     return Compat(schema_changes(old_schemas, new_schemas), failures)
@@ -257,9 +254,7 @@ def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
 def load_doc_set(spec: str) -> dict[str, Any]:
     """The documents of a folder's data/ (or the folder itself) or of data/ at a git ref."""
     folder = Path(spec)
-    if folder.is_dir():
-        return load_docs(str(folder / "data" if (folder / "data").is_dir() else folder))
-    return load_docs(spec)
+    return load_docs(str(folder / "data") if (folder / "data").is_dir() else spec)
 
 
 # The release guard and its changelog section
