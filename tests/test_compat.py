@@ -166,7 +166,7 @@ def test_each_change_is_listed(case: tuple[Compat, list[str], dict]) -> None:
 def test_each_change_is_cross_validated(case: tuple[Compat, list[str], dict]) -> None:
     compat, _, failures = case
     for against, first in failures.items():
-        found = [str(f) for f in compat.failures if f.against == against]
+        found = [str(f) for side, f in compat.failures if side == against]
         if first is None:
             assert found == [], against
         else:
@@ -224,12 +224,23 @@ def test_const_and_schema_files_added_and_removed() -> None:
 def test_refs_resolve_within_the_set_only() -> None:
     """A $ref to a schema outside the set is reported, never fetched."""
     schemas = {"a.schema.json": {"$id": "https://example.org/a.json", "$ref": "https://example.org/missing.json"}}
-    failures = cross_validate(schemas, {"index.json": {}}, lambda rel: "a.schema.json", OLD_DOCS_NEW_SCHEMAS)
+    failures = cross_validate(schemas, {"index.json": {}}, lambda rel: "a.schema.json")
     assert [str(f) for f in failures] == [
         "index.json: /: expected every $ref to resolve within the set, found https://example.org/missing.json"
     ]
     with pytest.raises(InputError, match=r"a\.schema\.json: expected every \$ref to resolve within the schema set"):
         schema_changes(schemas, schemas)
+
+
+def test_a_ref_cycle_is_one_line_in_both_the_diff_and_the_cross_check() -> None:
+    """The one $ref resolver refuses a definition that refers to itself, instead of walking it forever."""
+    node = {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}
+    schemas = {"a.schema.json": {"$id": "urn:x:a", "$ref": "#/$defs/node", "$defs": {"node": node}}}
+    cycle = 'urn:x:a": expected \\$refs that end, found a cycle through "#/\\$defs/node"'
+    with pytest.raises(InputError, match=cycle):
+        schema_changes(schemas, schemas)
+    with pytest.raises(InputError, match=cycle):
+        cross_validate(schemas, {"index.json": {}}, lambda rel: "a.schema.json")
 
 
 # The command line: builder schema-diff

@@ -133,7 +133,7 @@ def test_a_task_file_of_another_task_is_refused(repo_copy, httpserver: HTTPServe
     before = tree_digest(repo_copy)
     outcome = run_cli("fetch", "--task", "gpqa", "--url", url, *FAST)
     assert_refused(
-        outcome, 1, f"{url}: /task: expected the task file of gpqa, found 'video-chat'", before, tree_digest(repo_copy)
+        outcome, 1, f'{url}: /task: expected the task file of gpqa, found "video-chat"', before, tree_digest(repo_copy)
     )
 
 

@@ -1,75 +1,166 @@
-"""upstream/lock.json: one entry per task, each checked (keys, types, a plain file name); a bad lock stops the build."""
+"""upstream/lock.json: every field variant against the lock's schema and rules (unit), and each class of
+bad lock once through `build`, `fetch` and `check-upstream`, refused before use and changing nothing."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_httpserver import HTTPServer
 
+from builder.errors import InputError, ProblemsError
+from builder.fetch import Limits
+from builder.pin import check_entry, parse_lock
 from hostile import assert_refused, run_cli, tree_digest
 
+REPO = Path(__file__).resolve().parent.parent
 LOCK = "upstream/lock.json"
+GOOD = (REPO / LOCK).read_text()
+SHA = "0cd52dab897c5d91a45f4d413038f3b8b4251b0f"
+CAP = Limits().max_bytes
+LK = f"{LOCK}: /tasks/lm-arena-chat/"
+PATH = "/public/data/tasks/lm-arena-chat.json"
+FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
 
+FILE = "expected a plain file name inside the lock's folder (no '/', no '..', no leading dot)"
+URL = "expected an http(s) URL with a host and no credentials"
+COMMIT = "expected a 40-character lowercase hex commit sha, or null"
+DATE = 'expected a date as a string "YYYY-MM-DD"'
+SIZE = f"expected an integer from 0 to {CAP} bytes (fetch's cap)"
 
-def entry(task: str, **values: Any) -> Callable[[dict], None]:
-    return lambda lock: lock["tasks"][task].update(values)
-
-
-def drop_key(task: str, key: str) -> Callable[[dict], None]:
-    return lambda lock: lock["tasks"][task].pop(key)
-
-
-def flat(lock: dict) -> None:
-    """The lock as it was before there were several tasks: one entry at the top."""
-    only = lock.pop("tasks")["lm-arena-chat"]
-    lock.update(only)
-
-
-CASES = [
-    ("flat-single-task-lock", flat, 'expected {"tasks": {TASK: entry, ...}} with at least one task'),
-    ("no-tasks", lambda lock: lock.update(tasks={}), 'expected {"tasks": {TASK: entry, ...}} with at least one task'),
-    ("key-missing", drop_key("gpqa", "commit"), "/tasks/gpqa: expected exactly the keys"),
-    ("extra-key", entry("image-chat", note="x"), "/tasks/image-chat: expected exactly the keys"),
-    ("file-outside", entry("gpqa", file="../metadata.toml"), "/tasks/gpqa: file: expected a plain file name inside the lock's folder"),
-    ("file-hidden", entry("gpqa", file=".gpqa.json"), "file: expected a plain file name inside the lock's folder"),
-    ("file-is-the-lock", entry("gpqa", file="lock.json"), "file: expected a plain file name inside the lock's folder"),
-    ("file-not-a-string", entry("gpqa", file=7), "file: expected a plain file name inside the lock's folder"),
-    ("two-tasks-one-file", entry("gpqa", file="video-chat.json"), "expected one file per task, found video-chat.json named by several tasks"),
-    ("url-not-http", entry("video-chat", url="file:///etc/passwd"), "/tasks/video-chat: url: expected an http(s) URL with a host and no credentials"),
-    ("commit-a-number", entry("gpqa", commit=7), "commit: expected a 40-character lowercase hex commit sha, or null, found 7"),
-    ("sha256-upper-case", entry("gpqa", sha256="792582EFD1473E9CBC41200DEAC4D420A106C9207C68928CC7E712E3B55132DC"), "sha256: expected 64 lowercase hex characters"),
-    ("size-negative", entry("gpqa", size=-1), "size: expected an integer from 0 to"),
-    ("size-boolean", entry("gpqa", size=True), "size: expected an integer from 0 to"),
-    ("size-a-string", entry("gpqa", size="161530"), "size: expected an integer from 0 to"),
-    ("impossible-date", entry("gpqa", retrieved="2026-02-30"), 'retrieved: expected a date as a string "YYYY-MM-DD", found \'2026-02-30\''),
-    ("task-name-with-a-slash", lambda lock: lock["tasks"].update({"../gpqa": lock["tasks"].pop("gpqa")}), "expected task names of [a-z0-9] and single '-'"),
+FIELDS = [
+    ("file", "../../x", f'{LK}file: {FILE}, found "../../x"', "file-parent"),
+    ("file", "/etc/passwd", f'{LK}file: {FILE}, found "/etc/passwd"', "file-absolute"),
+    ("file", "sub/x.json", f"{LK}file: {FILE}", "file-subfolder"),
+    ("file", ".hidden", f"{LK}file: {FILE}", "file-leading-dot"),
+    ("file", "a..json", f"{LK}file: {FILE}", "file-dot-dot-inside"),
+    ("file", "", f'{LK}file: {FILE}, found ""', "file-empty"),
+    ("file", 3, f"{LK}file: {FILE}, found 3", "file-int"),
+    ("file", "x.json\n", f"{LK}file: {FILE}", "file-trailing-newline"),
+    ("file", "lock.json", f"{LK}file: expected a snapshot's file name, found 'lock.json', the lock's own", "file-the-lock"),
+    ("file", "gpqa.json", f"{LOCK}: /tasks: expected one file per task, found gpqa.json named by several tasks", "two-tasks-one-file"),
+    ("url", "ftp://example.org/x.json", f'{LK}url: {URL}, found "ftp://example.org/x.json"', "url-ftp"),
+    ("url", "http://user:pw@example.org/x", f"{LK}url: {URL}", "url-credentials"),
+    ("url", "file:///etc/passwd", f"{LK}url: {URL}", "url-file"),
+    ("url", "http:///x.json", f"{LK}url: {URL}", "url-no-host"),
+    ("url", "http://[::1", f"{LK}url: {URL}", "url-malformed"),
+    ("url", "http://example.org:99999/x", f"{LK}url: {URL}", "url-port-past-65535"),
+    ("url", "https://example.org/a b", f"{LK}url: {URL}", "url-space"),
+    ("commit", "abc", f'{LK}commit: {COMMIT}, found "abc"', "commit-short"),
+    ("commit", SHA + "0", f"{LK}commit: {COMMIT}", "commit-41-hex"),
+    ("commit", SHA.upper(), f"{LK}commit: {COMMIT}", "commit-uppercase"),
+    ("commit", "-" + SHA[1:], f"{LK}commit: {COMMIT}", "commit-option-like"),
+    ("commit", 7, f"{LK}commit: {COMMIT}, found 7", "commit-a-number"),
+    ("sha256", "24e25d46", f'{LK}sha256: expected 64 lowercase hex characters, found "24e25d46"', "sha256-short"),
+    ("sha256", "z" * 64, f"{LK}sha256: expected 64 lowercase hex characters", "sha256-not-hex"),
+    ("sha256", "24E25D46CDD6A9D9D58F8DE63928D6F42601F9966D22E4D7A478E5F11F89A7EC", f"{LK}sha256: expected 64 lowercase hex characters", "sha256-upper-case"),
+    ("size", -1, f"{LK}size: {SIZE}, found -1", "size-negative"),
+    ("size", "286127", f'{LK}size: {SIZE}, found "286127"', "size-string"),
+    ("size", True, f"{LK}size: {SIZE}, found true", "size-boolean"),
+    ("size", 286127.0, f"{LK}size: {SIZE}, found 286127.0", "size-float"),
+    ("size", CAP + 1, f"{LK}size: {SIZE}, found {CAP + 1}", "size-over-cap"),
+    ("retrieved", "26/09/2026", f'{LK}retrieved: {DATE}, found "26/09/2026"', "retrieved-not-iso"),
+    ("retrieved", "2026-02-30", f'{LK}retrieved: {DATE}, found "2026-02-30"', "retrieved-impossible"),
+    ("retrieved", 20260926, f"{LK}retrieved: {DATE}, found 20260926", "retrieved-int"),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("change", "expected"), [pytest.param(c, e, id=n) for n, c, e in CASES])
-def test_bad_lock_is_refused_and_changes_nothing(repo_copy, change, expected) -> None:
-    lock = json.loads((repo_copy / LOCK).read_text())
-    change(lock)
-    (repo_copy / LOCK).write_text(json.dumps(lock, indent=2) + "\n")
-    before = tree_digest(repo_copy)
-    outcome = run_cli("build", "--date", "2031-01-01")
-    assert_refused(outcome, 1, (LOCK, expected), before, tree_digest(repo_copy))
+def flat(text: str) -> str:
+    """The lock as it was before there were several tasks: one entry at the top."""
+    return json.dumps(json.loads(text)["tasks"]["lm-arena-chat"])
 
 
-def test_duplicate_key_in_the_lock_is_refused(repo_copy) -> None:
-    text = (repo_copy / LOCK).read_text().replace('"size": 161530,', '"size": 161530,\n      "size": 1,', 1)
-    (repo_copy / LOCK).write_text(text)
-    before = tree_digest(repo_copy)
-    outcome = run_cli("build", "--date", "2031-01-01")
-    assert_refused(
-        outcome, 1, (LOCK, "expected each key once, found 'size' more than once"), before, tree_digest(repo_copy)
-    )
+def renamed(task: str) -> Callable[[str], str]:
+    return lambda text: text.replace('"lm-arena-chat": {', f'"{task}": {{', 1)
 
 
-def test_the_lock_pins_the_five_task_files_in_workload_order(in_repo) -> None:
-    tasks = json.loads((in_repo / LOCK).read_text())["tasks"]
+TEXT = [
+    (lambda t: t.replace('"size"', '"size": 1, "size"', 1), f"{LOCK}: /tasks/lm-arena-chat: expected each key once, found \"size\" again", "duplicate-key"),
+    (lambda t: re.sub(r'"size": \d+', '"size": NaN', t, count=1), f"{LOCK}: /tasks/lm-arena-chat/size: expected a finite number, found NaN", "size-NaN"),
+    (lambda t: re.sub(r'"size": \d+', '"size": 1' + "0" * 5000, t, count=1), f"{LOCK}: /tasks/lm-arena-chat/size: expected an integer within +/-2^53", "size-5001-digits"),
+    (lambda t: t.replace('"retrieved"', '"extra": 1, "retrieved"', 1), f"{LOCK}: /tasks/lm-arena-chat: expected no properties beyond the schema's, found 'extra'", "unknown-key"),
+    (lambda t: t.replace('      "commit": "0cd52dab897c5d91a45f4d413038f3b8b4251b0f",\n', "", 1), f"{LOCK}: /tasks/lm-arena-chat: expected required property 'commit', found it missing", "key-missing"),
+    (lambda t: "[]", f"{LOCK}: /: expected {{\"tasks\": {{TASK: entry, ...}}}} with at least one task, found []", "not-an-object"),
+    (flat, f"{LOCK}: /: expected required property 'tasks', found it missing", "flat-single-task-lock"),
+    (lambda t: '{"tasks": {}}', f"{LOCK}: /tasks: expected at least one task, each named by a slug, found {{}}", "no-tasks"),
+    (renamed("../gpqa"), f'{LOCK}: /tasks: expected a slug: [a-z0-9] words joined by single \'-\', found "../gpqa"', "task-name-with-a-slash"),
+    (lambda t: t[:100], f"{LOCK}: line 5 column 14: expected valid JSON", "truncated"),
+]  # fmt: skip
+
+
+def set_field(key: str, value: Any) -> Callable[[str], str]:
+    def edit(text: str) -> str:
+        lock = json.loads(text)
+        lock["tasks"]["lm-arena-chat"][key] = value
+        return json.dumps(lock, indent=2)
+
+    return edit
+
+
+def refusal(text: str) -> str:
+    """Every line parse_lock refuses `text` with."""
+    with pytest.raises((InputError, ProblemsError)) as caught:
+        parse_lock(text.encode(), LOCK)
+    return "\n".join([str(caught.value), *map(str, getattr(caught.value, "problems", []))])
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [pytest.param(k, v, m, id=n) for k, v, m, n in FIELDS])
+def test_bad_lock_field_is_refused(key: str, value: Any, message: str) -> None:
+    assert message in refusal(set_field(key, value)(GOOD))
+
+
+@pytest.mark.parametrize(("edit", "message"), [pytest.param(e, m, id=n) for e, m, n in TEXT])
+def test_bad_lock_file_is_refused(edit: Callable[[str], str], message: str) -> None:
+    assert message in refusal(edit(GOOD))
+
+
+def test_a_refreshed_entry_is_checked_as_a_read_one() -> None:
+    entry = json.loads(GOOD)["tasks"]["lm-arena-chat"]
+    assert check_entry(entry, LOCK).sha256 == entry["sha256"]
+    with pytest.raises(
+        InputError, match=re.escape(f"{LOCK}: /file: expected a snapshot's file name, found 'lock.json'")
+    ):
+        check_entry({**entry, "file": "lock.json"}, LOCK)
+    with pytest.raises(InputError, match=re.escape(f"{LOCK}: /url: {URL}")):
+        check_entry({**entry, "url": "ftp://x"}, LOCK)
+
+
+# Through the CLI: one case per class, per command that reads the lock.
+CLASSES = [
+    pytest.param(set_field("file", "../../x"), f'{LK}file: {FILE}, found "../../x"', id="field-path-escape"),
+    pytest.param(TEXT[0][0], TEXT[0][1], id="duplicate-key"),
+    pytest.param(TEXT[1][0], TEXT[1][1], id="non-finite-number"),
+    pytest.param(TEXT[5][0], TEXT[5][1], id="wrong-shape"),
+    pytest.param(set_field("file", "gpqa.json"), FIELDS[9][2], id="two-tasks-one-file"),
+]
+COMMANDS = [
+    pytest.param(["build", "--date", "2031-01-01"], id="build"),
+    pytest.param(["fetch", "--url", "SERVER", *FAST], id="fetch"),
+    pytest.param(["check-upstream", "--url", "SERVER", *FAST], id="check-upstream"),
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize(("edit", "message"), CLASSES)
+def test_bad_lock_is_refused_before_use_and_changes_nothing(
+    repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, command: list[str], edit, message: str
+) -> None:
+    httpserver.expect_request(PATH).respond_with_data((repo_copy / "upstream" / "lm-arena-chat.json").read_bytes())
+    lock = repo_copy / LOCK
+    lock.write_text(edit(lock.read_text()))
+    before = tree_digest(tmp_path)
+    outcome = run_cli(*[httpserver.url_for(PATH) if arg == "SERVER" else arg for arg in command])
+    assert_refused(outcome, 1, (message,), before, tree_digest(tmp_path))
+    assert len([line for line in outcome.output.splitlines() if LOCK in line]) == 1, outcome.output
+    assert not (tmp_path / "x").exists()  # where `fetch` wrote before: upstream/../../x
+
+
+def test_the_lock_pins_the_five_task_files_in_workload_order() -> None:
+    tasks = json.loads(GOOD)["tasks"]
     assert list(tasks) == ["lm-arena-chat", "gpqa", "sourcegraph-fim", "image-chat", "video-chat"]
     assert {t: (e["file"], e["sha256"], e["size"]) for t, e in tasks.items()} == {
         "lm-arena-chat": ("lm-arena-chat.json", "24e25d46cdd6a9d9d58f8de63928d6f42601f9966d22e4d7a478e5f11f89a7ec", 286127),

@@ -80,3 +80,53 @@ def test_schemas_are_strict() -> None:
 
     for name, schema in SCHEMAS.items():
         walk(schema, name)
+
+
+def test_the_input_schemas_are_never_published(monkeypatch: pytest.MonkeyPatch) -> None:
+    """schemas/inputs/ is the builder's own: not in the descriptor, the schema set, the site or a release."""
+    from builder.release import dist
+    from builder.validate.schema import load_schemas
+
+    inputs = sorted(p.name for p in (REPO / "schemas" / "inputs").glob("*.schema.json"))
+    assert inputs == [
+        "diff-document.schema.json",
+        "lock.schema.json",
+        "metadata.schema.json",
+        "upstream-task.schema.json",
+    ]
+    assert "schemas/inputs" not in json.dumps(DESCRIPTOR)
+    monkeypatch.chdir(REPO)
+    assert not set(load_schemas()) & set(inputs)
+    committed = {f"schemas/inputs/{name}": b"{}" for name in inputs} | {"schemas/model.schema.json": b"{}"}
+    monkeypatch.setattr(dist, "resolve_commit", lambda commit: commit)
+    monkeypatch.setattr(dist.git, "tree_files", lambda commit, paths: (committed, []))
+    assert list(dist.files_at("0" * 40)) == ["schemas/model.schema.json"]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (REPO / "schemas" / "inputs").glob("*.schema.json")))
+def test_each_input_schema_is_a_valid_draft_2020_12_schema(name: str) -> None:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((REPO / "schemas" / "inputs" / name).read_text())
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(schema)
+
+
+def test_the_name_rule_of_every_script_refuses_control_and_format_characters_and_formulas() -> None:
+    """schemas/inputs/upstream-task.schema.json's safe-text: letters of any script pass; Unicode Cc and Cf
+    anywhere, a leading =, +, - or @, and a trailing newline do not."""
+    import re
+    import sys
+    import unicodedata
+
+    schema = json.loads((REPO / "schemas" / "inputs" / "upstream-task.schema.json").read_text())
+    safe = re.compile(schema["$defs"]["safe-text"]["pattern"])
+    for name in ("PixArt-Σ", "Qwen 3 14B", "Модель 7B", "日本語モデル", "a=b", "x@y"):
+        assert safe.search(name), name
+    for name in ("", "=HYPERLINK(1)", "+1", "-x", "@x", "x\n", "\x1b[31mx"):
+        assert not safe.search(name), name
+    hidden = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Cc", "Cf")]
+    assert len(hidden) > 200
+    assert not [c for c in hidden if safe.search(f"a{c}b") or safe.search(f"{c}ab")]
+    letters = [chr(c) for c in range(0x10000) if unicodedata.category(chr(c)).startswith("L")]
+    assert all(safe.search(f"{c}1") for c in letters)

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from builder.errors import UpstreamError
+from builder.upstream import parse_tasks
 from hostile import assert_refused, run_cli, tree_digest
 from test_validate_corpus import _descriptor, conf, edit, text
 
@@ -161,9 +163,9 @@ def rename_first_model(nickname: str) -> Callable[[dict], None]:
 
 
 UPSTREAM = [
-    ("truncated", lambda task: (PIN / f"{task}.json").read_bytes()[:5000], "expected JSON, found invalid JSON"),
+    ("truncated", lambda task: (PIN / f"{task}.json").read_bytes()[:5000], "expected valid JSON, found"),
     ("nan-power", lambda task: pinned(task, first_row(avg_power_watts=float("nan"))), "/configurations/0/avg_power_watts"),
-    ("unknown-precision", lambda task: pinned(task, first_row(weight_precision="int4")), "expected one of ['bfloat16', 'fp8', 'mxfp4'], found 'int4'"),
+    ("unknown-precision", lambda task: pinned(task, first_row(weight_precision="int4")), 'expected one of bfloat16, fp8, mxfp4, found "int4"'),
     ("another-task-file", lambda task: (PIN / f"{TASKS[(TASKS.index(task) + 1) % 5]}.json").read_bytes(), "/task: expected the task file of"),
     ("slug-of-another-model", lambda task: pinned(task, rename_first_model("Gemma 3 27B")), "expected one model per slug"),
 ]  # fmt: skip
@@ -171,7 +173,18 @@ UPSTREAM = [
 
 @pytest.mark.parametrize("task", TASKS)
 @pytest.mark.parametrize(("make", "expected"), [pytest.param(m, e, id=n) for n, m, e in UPSTREAM])
-def test_bad_upstream_for_any_task_is_refused_and_changes_nothing(repo_copy, task, make, expected) -> None:
+def test_bad_upstream_for_any_task_is_refused(task, make, expected) -> None:
+    inputs = {t: ((PIN / f"{t}.json").read_bytes(), f"upstream/{t}.json") for t in TASKS}
+    with pytest.raises(UpstreamError) as caught:
+        parse_tasks({**inputs, task: (make(task), "bad.json")})
+    lines = [str(problem) for problem in caught.value.problems]
+    assert any(line.startswith("bad.json: ") and expected in line for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    ("make", "expected", "task"), [pytest.param(m, e, TASKS[i % 5], id=n) for i, (n, m, e) in enumerate(UPSTREAM)]
+)
+def test_bad_upstream_through_build_is_refused_and_changes_nothing(repo_copy, task, make, expected) -> None:
     """The repo copy holds the pin and a full build of it (data/, datapackage.json): none of it may change."""
     bad = repo_copy / f"bad-{task}.json"
     bad.write_bytes(make(task))

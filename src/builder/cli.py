@@ -452,8 +452,8 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
         click.echo(str(change))
     if not result.changes:
         click.echo(f"no schema changes from {old} to {new}")
-    for failure in result.failures:
-        click.echo(f"{failure.against}: {failure}")
+    for against, failure in result.failures:
+        click.echo(f"{against}: {failure}")
     if documents and not result.failures:
         click.echo("documents: each side's documents are valid against the other side's schemas")
     if exit_code and not result.clean:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -11,8 +10,10 @@ from typing import Any
 from builder import git
 from builder.errors import InputError, shown
 from builder.fetch import Limits
+from builder.files import read_regular_file
+from builder.inputs import DIFF_SCHEMA, schema_problems
 from builder.layout import ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
-from builder.pin import read_regular_file
+from builder.validate.tree import StrictJSONError, parse_json
 from builder.write import DATE_KEYS
 
 ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")
@@ -82,70 +83,25 @@ def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
     folder = Path(spec)
     if folder.is_dir():
         shown = f"{spec.rstrip('/')}/"
-        files = {p.relative_to(folder).as_posix(): _read(p) for p in folder.rglob("*.json")}
+        cap = Limits().max_bytes  # a FIFO named x.json is not waited on, a device not read
+        files = {
+            p.relative_to(folder).as_posix(): read_regular_file(p, cap, "a document") for p in folder.rglob("*.json")
+        }
     else:
         shown = f"{spec}:{data_dir}/"
-        files = _files_at_ref(spec, data_dir)
+        found = git.files_at_ref(spec, data_dir, f"a data folder or a git ref holding {data_dir}/")
+        files = {rel: data for rel, data in found.items() if rel.endswith(".json")}
     docs = {}
     for rel, data in sorted(files.items()):
         try:
-            docs[rel] = json.loads(data, parse_constant=_refuse_constant, parse_float=_finite_float)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, long integers, NaN
-            raise InputError(f"{shown}{rel}: expected a JSON document, found one that does not parse ({exc})") from exc
-        fault = _shape_fault(rel, docs[rel])
-        if fault:
-            raise InputError(f"{shown}{rel}: {fault}")
+            docs[rel] = parse_json(data)
+        except StrictJSONError as exc:
+            where, message = exc.faults[0]
+            raise InputError(f"{shown}{rel}: {where}: {message}") from None
+        faults = schema_problems(DIFF_SCHEMA, docs[rel], f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ())
+        if faults:  # the shape diff needs, and no more: builder validate checks the rest
+            raise InputError(str(faults[0]))
     return docs
-
-
-def _read(path: Path) -> bytes:
-    return read_regular_file(path, Limits().max_bytes, "a document")  # a FIFO named x.json is not waited on
-
-
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"expected finite numbers only, found {name}")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"expected finite numbers only, found {text[:40]}")
-    return value
-
-
-def _shape_fault(rel: str, doc: Any) -> str | None:
-    """What diff needs of a document, and no more (builder validate checks the rest): objects,
-    a string data_version, and in a model document a `best` object of objects and a
-    `configurations` list of objects with a string row_id and an integer repeat."""
-    if not isinstance(doc, dict):
-        return f"expected a JSON object, found {type(doc).__name__}"
-    if not isinstance(doc.get("data_version", ""), str):
-        return f"/data_version: expected a string, found {doc['data_version']!r}"
-    if not is_model(rel):
-        return None
-    best, confs = doc.get("best"), doc.get("configurations")
-    if not isinstance(best, dict) or not all(isinstance(b, dict) for b in best.values()):
-        return f"/best: expected an object of configurations by GPU, found {shown(best)}"
-    if not isinstance(confs, list):
-        return f"/configurations: expected a list of configurations, found {shown(confs)}"
-    for i, conf in enumerate(confs):
-        if not isinstance(conf, dict):
-            return f"/configurations/{i}: expected an object, found {shown(conf)}"
-        if not isinstance(conf.get("row_id"), str):
-            return f"/configurations/{i}/row_id: expected a string, found {shown(conf.get('row_id'))}"
-        if not isinstance(conf.get("repeat"), int) or isinstance(conf.get("repeat"), bool):
-            return f"/configurations/{i}/repeat: expected an integer, found {shown(conf.get('repeat'))}"
-    return None
-
-
-def _files_at_ref(ref: str, data_dir: str) -> dict[str, bytes]:
-    """The JSON files below `data_dir` at a git ref, from git's object store; the ref is never an option."""
-    commit = git.commit_of(ref)
-    if commit is None:
-        raise InputError(f"{ref}: expected a data folder or a git ref holding {data_dir}/, found neither")
-    files, _links = git.tree_files(commit, (data_dir,))
-    prefix = f"{data_dir}/"
-    return {rel.removeprefix(prefix): data for rel, data in files.items() if rel.endswith(".json")}
 
 
 def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
@@ -167,11 +123,6 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
                 result.headers_changed.append(Change(rel, key, old[rel].get(key), new[rel].get(key)))
     result.headers_changed.sort(key=lambda c: (c.where, c.field))
     return result
-
-
-def workload_prefix(workload: str | None) -> str:
-    """How a diff names another workload's keys: "image-chat:"; text conversation's keep their v1 names."""
-    return "" if workload in (None, ROOT_WORKLOAD) else f"{workload}:"
 
 
 def _diff_workloads(result: Diff, old: dict[str, Any], new: dict[str, Any]) -> None:
@@ -198,9 +149,10 @@ def _diff_workloads(result: Diff, old: dict[str, Any], new: dict[str, Any]) -> N
 
 
 def _models(docs: dict[str, Any]) -> dict[tuple[str, str], Any]:
-    """The model documents by (workload prefix, slug)."""
+    """The model documents by (workload prefix, slug): "image-chat:"; text conversation's keep their v1 names."""
     found = {rel: place(rel) for rel in docs}
-    return {(workload_prefix(p.workload), p.slug): docs[rel] for rel, p in found.items() if p and p.slug}
+    prefix = {None: "", ROOT_WORKLOAD: ""}
+    return {(prefix.get(p.workload, f"{p.workload}:"), p.slug): docs[rel] for rel, p in found.items() if p and p.slug}
 
 
 def _diff_model(result: Diff, model: tuple[str, str], old: dict[str, Any], new: dict[str, Any]) -> None:

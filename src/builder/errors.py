@@ -20,12 +20,23 @@ class Problem:
 
 
 def shown(value: Any, limit: int = 80) -> str:
-    """A value as a message shows it: JSON (a NaN as Python writes it), cut to `limit` characters."""
+    """A value as a message shows it: JSON (a NaN as Python writes it), escaped, cut to `limit` characters."""
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
         text = repr(value)
+    text = printable(text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def pointer(parts: Any) -> str:
+    """A JSON pointer to the place `parts` (keys and indexes) names, safe to print."""
+    return printable("/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts))
+
+
+def printable(text: str) -> str:
+    """Untrusted text safe to print: control and other non-printable characters as Python escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class BuilderError(Exception):

@@ -10,6 +10,8 @@ import os
 import stat
 from pathlib import Path
 
+from builder.errors import InputError
+
 _KINDS = (
     (stat.S_ISLNK, "a symbolic link"),
     (stat.S_ISFIFO, "a FIFO"),
@@ -95,3 +97,15 @@ def _check(found: os.stat_result, max_bytes: int) -> None:
         raise Refused(found_kind=kind(found.st_mode))
     if found.st_size > max_bytes:
         raise Refused(size=found.st_size)
+
+
+def read_regular_file(path: Path, max_bytes: int, what: str) -> bytes:
+    """read_regular through links, with InputError naming `what` for anything refused."""
+    try:
+        return read_regular(path, max_bytes, follow_links=True)
+    except Refused as exc:
+        if exc.error is not None:
+            raise InputError(f"{path}: cannot read {what} ({exc.error})") from exc
+        if exc.found_kind is not None:
+            raise InputError(f"{path}: expected {what} as a regular file, found {exc.found_kind}; not read") from exc
+        raise InputError(f"{path}: expected {what} of at most {max_bytes} bytes, found {exc.size}; not read") from exc

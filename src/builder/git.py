@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from builder.errors import ReleaseError
+from builder.errors import InputError, ReleaseError, shown
 
 OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
 
@@ -29,12 +29,8 @@ def run(*args: str, stdin: bytes | None = None, absent: int | None = None) -> by
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip() or done.stdout.decode(errors="replace").strip()
         said = " | ".join(line for line in said.splitlines() if line.strip())
-        raise ReleaseError(f"`git {' '.join(_shown(args))}` failed: {said or f'exit status {done.returncode}'}")
+        raise ReleaseError(f"git {shown(list(args), 160)} failed: {said or f'exit status {done.returncode}'}")
     return done.stdout
-
-
-def _shown(args: tuple[str, ...]) -> list[str]:
-    return [a if len(a) <= 60 and "\n" not in a else a[:57].split("\n")[0] + "..." for a in args]
 
 
 def git(*args: str, strip: bool = True, stdin: str | None = None) -> str:
@@ -80,15 +76,19 @@ def lookup(ref: str) -> str | None:
 def commit_of(ref: str) -> str | None:
     """The commit a ref (a branch, tag, sha or `HEAD~2`) names, or None when it names none."""
     try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-        )
-    except OSError as exc:
-        raise ReleaseError(f"cannot run git ({exc.strerror}); is it installed and on PATH?") from None
-    found = done.stdout.decode("ascii", errors="replace").strip()
-    return found if done.returncode == 0 and OBJECT_ID.fullmatch(found) else None
+        return lookup(f"{ref}^{{commit}}")
+    except ReleaseError:  # not a repository, or not a ref at all
+        return None
+
+
+def files_at_ref(ref: str, folder: str, expected: str) -> dict[str, bytes]:
+    """The files below `folder` at the commit `ref` names, by path inside it; InputError saying what was
+    `expected` when `ref` names no commit."""
+    commit = commit_of(ref)
+    if commit is None:
+        raise InputError(f"{ref}: expected {expected}, found neither")
+    files, _links = tree_files(commit, (folder,))
+    return {rel.removeprefix(f"{folder}/"): data for rel, data in files.items()}
 
 
 def head() -> str:

@@ -190,20 +190,6 @@ def page_url(base_url: str, slug: str, workload: str = ROOT_WORKLOAD) -> str:
     return f"{base_url}/{workload_dir(workload)}{MODELS_DIR}/{slug}/"
 
 
-# The pinned upstream: one snapshot file per task, named in the lock, beside it.
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-
-
-def snapshot_name(task: str) -> str:
-    """The file name a task's snapshot gets in UPSTREAM."""
-    return f"{task}{JSON}"
-
-
-def is_plain_file_name(name: str) -> bool:
-    """A file name the lock may point at: one plain name in UPSTREAM (no folder, not hidden, not the lock)."""
-    return bool(_PLAIN_NAME.fullmatch(name)) and name != LOCK.name
-
-
 def num_gpus_for(tensor_parallel: int, data_parallel: int, expert_parallel: int) -> int:
     """The GPUs a parallel layout occupies: tensor x data parallel, or the expert-parallel width."""
     return max(tensor_parallel * data_parallel, expert_parallel)

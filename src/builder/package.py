@@ -1,15 +1,13 @@
-"""The Data Package v2 descriptor: every published file a resource, tables with keys, provenance.
-
-Tables are views that frictionless checks: per workload its index rows and model list, plus the
-workload list and the one flat configurations table, so their number grows with workloads, never
-with models. Every JSON document is a resource with its size and sha256.
-"""
+"""The Data Package v2 descriptor: every JSON document a resource with its size and sha256, and table
+views for frictionless (per workload its index rows and model list, the workload list, the CSV)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from typing import Any
+
+from referencing import Registry, Resource
 
 from builder.csvview import COLUMNS
 from builder.layout import (
@@ -31,41 +29,40 @@ from builder.layout import (
 from builder.metadata import source_for, workloads
 from builder.pin import Lock
 from builder.transform import INDEX_ROW_KEYS, WORKLOAD_ENTRY_KEYS
+from builder.validate.schema import resolved
 
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
+DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "version", "licenses", "sources", "resources")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
 
 
-def _resolver(schemas: dict[str, dict[str, Any]]):
-    """Follow $ref (and a one-item allOf) into the shared definitions, one level at a time."""
-    defs = schemas[DEFS_SCHEMA]["$defs"]
+def _resolved(schemas: dict[str, dict[str, Any]], name: str, nodes: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Subschemas of schemas[name] with every $ref resolved (validate.schema.resolved) and each
+    one-item allOf merged into the field that holds it."""
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
+    holder = resolved({"$id": schemas[name]["$id"], "properties": nodes}, registry)
+    return {key: _merged(node) for key, node in holder["properties"].items()}
 
-    def resolve(node: dict[str, Any]) -> dict[str, Any]:
-        ref = node.get("$ref") or (node.get("allOf") or [{}])[0].get("$ref")
-        if ref is None:
-            return node
-        target = resolve(defs[ref.rsplit("/", 1)[1]])
-        return {**target, **{k: v for k, v in node.items() if k not in ("$ref", "allOf")}}
 
-    return resolve
+def _merged(node: dict[str, Any]) -> dict[str, Any]:
+    if len(node.get("allOf", ())) != 1:
+        return node
+    return {**_merged(node["allOf"][0]), **{k: v for k, v in node.items() if k != "allOf"}}
 
 
 def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Each published field's JSON Schema, by name, with one level of $ref/allOf resolved."""
-    resolve = _resolver(schemas)
-    found = {name: resolve(node) for name, node in schemas[DEFS_SCHEMA]["$defs"].items()}
+    """Each published field's JSON Schema, by name, $refs resolved."""
+    found = _resolved(schemas, DEFS_SCHEMA, schemas[DEFS_SCHEMA]["$defs"])
     entry = schemas[MODEL_LIST_SCHEMA]["properties"]["models"]["items"]["properties"]
+    found |= _resolved(schemas, MODEL_LIST_SCHEMA, {name: entry[name] for name in ("gpus", "url", "page")})
     row = schemas[INDEX_SCHEMA]["properties"]["rows"]["items"]["properties"]
-    found.update({name: resolve(entry[name]) for name in ("gpus", "url", "page")})
-    found["model"] = resolve(row["model"])
-    return found
+    return found | _resolved(schemas, INDEX_SCHEMA, {"model": row["model"]})
 
 
 def workload_fields(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The JSON Schema of each field of a workload list entry, resolved."""
-    resolve = _resolver(schemas)
     entry = schemas[WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
-    return {name: resolve(node) for name, node in entry.items()}
+    return _resolved(schemas, WORKLOAD_LIST_SCHEMA, entry)
 
 
 def table_field(name: str, node: dict[str, Any]) -> dict[str, Any]:
@@ -173,15 +170,8 @@ def descriptor(
     files: dict[str, bytes], data_dir: str, version: str, locks: dict[str, Lock], meta: dict[str, Any], schemas: dict
 ) -> dict:
     """The descriptor for a data folder `data_dir` whose files are `files` (relative to it)."""
-    curated = curated_parts(locks, meta)
-    return {
-        "$schema": PROFILE,
-        **{key: curated[key] for key in ("name", "title", "description", "homepage")},
-        "version": version,
-        "licenses": curated["licenses"],
-        "sources": curated["sources"],
-        "resources": resources(files, data_dir, schemas),
-    }
+    parts = {**curated_parts(locks, meta), **derived_parts(files, data_dir, version, schemas)}
+    return {key: parts[key] for key in DESCRIPTOR_KEYS}
 
 
 def derived_parts(files: dict[str, bytes], data_dir: str, version: str, schemas: dict) -> dict[str, Any]:

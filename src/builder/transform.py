@@ -88,19 +88,14 @@ def build_documents(rows: list[Row], meta: Doc, date: str, workload: Workload | 
     """Every document of one workload (by default the first), keyed by its path inside the data folder."""
     work = workload or workloads(meta)[0]
     source = source_for(meta, work)
-    models = [model_document(group, meta, date, source) for group in group_by_model(rows)]
-    models.sort(key=lambda doc: doc["slug"])
+    groups: dict[str, list[Row]] = defaultdict(list)  # by model, in upstream order
+    for row in rows:
+        groups[row.model_id].append(row)
+    models = sorted((model_document(group, meta, date, source) for group in groups.values()), key=lambda m: m["slug"])
     docs = {model_rel(m["slug"], work.id): m for m in models}
     docs[index_rel(work.id)] = index_document(models, meta, date, work, source)
     docs[model_list_rel(work.id)] = model_list_document(models, meta, date, work.id, source)
     return docs
-
-
-def group_by_model(rows: list[Row]) -> list[list[Row]]:
-    groups: dict[str, list[Row]] = defaultdict(list)
-    for row in rows:
-        groups[row.model_id].append(row)
-    return list(groups.values())
 
 
 def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:

@@ -10,17 +10,7 @@ import json
 import tarfile
 from typing import Any
 
-FOLDERS = ("data", "schemas")
-CONTENTS = (*FOLDERS, "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
-
-
-def release_files(committed: dict[str, bytes]) -> dict[str, bytes]:
-    """The files of a commit (by path, as `git.tree_files` reads them) that go into the archive, sorted.
-
-    Only what is committed: a git-ignored or untracked file in the working folder never gets here.
-    """
-    picked = {rel: data for rel, data in committed.items() if rel in CONTENTS or rel.split("/")[0] in FOLDERS}
-    return dict(sorted(picked.items()))
+CONTENTS = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
 
 
 def archive(files: dict[str, bytes], top: str, date: str) -> bytes:

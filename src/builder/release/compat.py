@@ -1,26 +1,27 @@
 """Schema compatibility between two releases: what changed in the schemas, and whose documents break.
 
-Pure: the inputs are two schema sets (file name -> schema) and two document sets (path inside
-the data folder -> document). `$ref`s resolve only within the given set, through a `referencing`
-registry keyed by `$id`; nothing is fetched.
-
-`check_compat` cross-validates (the previous release's documents against the new schemas, the
-new documents against the previous schemas) and lists the schema changes, walking
-`properties`, `items`, `additionalProperties`, `allOf` and `$ref` (and so `$defs`) from each
-schema's root: fields added, removed, retyped; required added or removed; enums widened or
-narrowed; const changed; schema files added or removed.
+`check_compat` validates each side's documents against the other side's schemas and lists the
+schema changes a reader can see. `$ref`s resolve only within the given set; nothing is fetched.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder import git
-from builder.errors import InputError, ReleaseError, shown
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
+
+from builder import git, layout
+from builder.diff import load_docs
+from builder.errors import InputError, Problem, ReleaseError, pointer, shown
+from builder.files import read_regular_file
+from builder.validate.schema import describe, resolved
+from builder.validate.tree import StrictJSONError, parse_json
 
 SCHEMA_SUFFIX = ".schema.json"
 SHOWN_FAILURES = 20  # in a changelog section or an error message; the rest are counted
@@ -37,21 +38,10 @@ class SchemaChange:
         return f"{self.schema} {self.path or '/'}: {self.kind}" + (f": {self.detail}" if self.detail else "")
 
 
-@dataclass(frozen=True, order=True)
-class Failure:
-    against: str  # "previous documents, new schemas" or "new documents, previous schemas"
-    path: str
-    where: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.where}: {self.message}"
-
-
 @dataclass(frozen=True)
 class Compat:
     changes: list[SchemaChange] = field(default_factory=list)
-    failures: list[Failure] = field(default_factory=list)
+    failures: list[tuple[str, Problem]] = field(default_factory=list)  # (which side against which, problem)
 
     @property
     def clean(self) -> bool:
@@ -67,16 +57,11 @@ def check_compat(
     new_schemas: dict[str, dict[str, Any]],
     old_docs: dict[str, Any],
     new_docs: dict[str, Any],
-    schema_for: Callable[[str], str | None] | None = None,
+    schema_for: Callable[[str], str | None] = layout.schema_for,
 ) -> Compat:
-    """Cross-validate both document sets and list the schema changes.
-
-    `schema_for` names the schema file of a document path (default: the package layout's rule).
-    """
-    if schema_for is None:
-        from builder.layout import schema_for
-    failures = cross_validate(new_schemas, old_docs, schema_for, OLD_DOCS_NEW_SCHEMAS)
-    failures += cross_validate(old_schemas, new_docs, schema_for, NEW_DOCS_OLD_SCHEMAS)
+    """Cross-validate both document sets (`schema_for` names a document's schema) and list the schema changes."""
+    failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs, schema_for)]
+    failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs, schema_for)]
     return Compat(schema_changes(old_schemas, new_schemas), failures)
 
 
@@ -84,9 +69,6 @@ def check_compat(
 
 
 def _registry(schemas: dict[str, dict[str, Any]]) -> Any:
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT202012
-
     return Registry().with_resources(
         (_base(name, schema), Resource.from_contents(schema, default_specification=DRAFT202012))
         for name, schema in schemas.items()
@@ -99,37 +81,30 @@ def _base(name: str, schema: dict[str, Any]) -> str:
 
 
 def cross_validate(
-    schemas: dict[str, dict[str, Any]], docs: dict[str, Any], schema_for: Callable[[str], str | None], against: str
-) -> list[Failure]:
-    """Each document against its schema in `schemas` (formats checked), every problem a Failure."""
-    from jsonschema import Draft202012Validator
-    from referencing.exceptions import Unresolvable
-
-    from builder.validate.schema import describe, pointer, resolved
-
+    schemas: dict[str, dict[str, Any]], docs: dict[str, Any], schema_for: Callable[[str], str | None]
+) -> list[Problem]:
+    """Each document against its schema in `schemas` (formats checked), every problem found."""
     registry = _registry(schemas)
     validators: dict[str, Any] = {}
-    failures: list[Failure] = []
+    failures: list[Problem] = []
     for rel, doc in sorted(docs.items()):
         name = schema_for(rel)
         if name is None:
             continue
         if name not in schemas:
-            failures.append(Failure(against, rel, "/", f"expected schema {name} in the set, found none"))
+            failures.append(Problem(rel, "/", f"expected schema {name} in the set, found none"))
             continue
         if name not in validators:
             try:  # $refs resolved once per schema, within the set, as builder validate does
-                schema = {"$id": _base(name, schemas[name]), **schemas[name]}
-                validators[name] = Draft202012Validator(
-                    resolved(schema, registry), format_checker=Draft202012Validator.FORMAT_CHECKER
-                )
+                schema = resolved({"$id": _base(name, schemas[name]), **schemas[name]}, registry)
+                validators[name] = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
             except Unresolvable as exc:
                 validators[name] = f"expected every $ref to resolve within the set, found {exc}"
         if isinstance(validators[name], str):
-            failures.append(Failure(against, rel, "/", validators[name]))
+            failures.append(Problem(rel, "/", validators[name]))
             continue
         errors = sorted(validators[name].iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
-        failures += [Failure(against, rel, pointer(e.absolute_path), describe(e)) for e in errors]
+        failures += [Problem(rel, pointer(e.absolute_path), describe(e)) for e in errors]
     return failures
 
 
@@ -138,26 +113,21 @@ def cross_validate(
 
 @dataclass
 class _Node:
-    """What a schema says of one place in a document, with $ref and allOf merged in."""
+    """What a schema says of one place in a document, with allOf merged in."""
 
     types: frozenset[str] | None = None
     enum: list[Any] | None = None
     const: Any = None
     has_const: bool = False
     required: set[str] = field(default_factory=set)
-    children: dict[str, list[tuple[Any, Any]]] = field(default_factory=dict)  # path step -> [(subschema, resolver)]
+    children: dict[str, list[Any]] = field(default_factory=dict)  # path step -> subschemas
 
 
-def _merge(schema: Any, resolver: Any, into: _Node, depth: int = 0) -> None:
+def _merge(schema: Any, into: _Node) -> None:
     if not isinstance(schema, dict):
         return
-    if depth > 64:
-        raise InputError("expected $refs that end, found a cycle deeper than 64 steps")
-    if "$ref" in schema:
-        found = resolver.lookup(schema["$ref"])
-        _merge(found.contents, found.resolver, into, depth + 1)
     for sub in schema.get("allOf", []):
-        _merge(sub, resolver, into, depth + 1)
+        _merge(sub, into)
     if "type" in schema:
         kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
         into.types = frozenset(kinds) if into.types is None else into.types & frozenset(kinds)
@@ -167,27 +137,27 @@ def _merge(schema: Any, resolver: Any, into: _Node, depth: int = 0) -> None:
         into.const, into.has_const = schema["const"], True
     into.required |= set(schema.get("required", []))
     for name, sub in schema.get("properties", {}).items():
-        into.children.setdefault(f"/{name}", []).append((sub, resolver))
+        into.children.setdefault(f"/{name}", []).append(sub)
     if isinstance(schema.get("items"), dict):
-        into.children.setdefault("[]", []).append((schema["items"], resolver))
+        into.children.setdefault("[]", []).append(schema["items"])
     if isinstance(schema.get("additionalProperties"), dict):
-        into.children.setdefault("/*", []).append((schema["additionalProperties"], resolver))
+        into.children.setdefault("/*", []).append(schema["additionalProperties"])
 
 
 def _flatten(name: str, schema: dict[str, Any], registry: Any) -> dict[str, _Node]:
-    """Every place the schema describes, by path, from its root."""
+    """Every place the schema describes, by path, from its root, $refs resolved."""
     out: dict[str, _Node] = {}
 
-    def visit(parts: list[tuple[Any, Any]], path: str, depth: int) -> None:
+    def visit(parts: list[Any], path: str, depth: int) -> None:
         node = _Node()
-        for sub, resolver in parts:
-            _merge(sub, resolver, node)
+        for sub in parts:
+            _merge(sub, node)
         out[path] = node
         if depth < 32:
             for step, subs in node.children.items():
                 visit(subs, path + step, depth + 1)
 
-    visit([(schema, registry.resolver(base_uri=_base(name, schema)))], "", 0)
+    visit([resolved({"$id": _base(name, schema), **schema}, registry)], "", 0)
     return out
 
 
@@ -195,14 +165,8 @@ def _type_name(node: _Node) -> str:
     return "|".join(sorted(node.types)) if node.types else "any"
 
 
-def _show(values: list[Any]) -> str:
-    return ", ".join(shown(v, 10_000) for v in values)
-
-
 def schema_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[SchemaChange]:
     """Every change between two schema sets that a reader of the documents can see."""
-    from referencing.exceptions import Unresolvable
-
     changes = [SchemaChange(n, "", "schema removed") for n in sorted(old.keys() - new.keys())]
     changes += [SchemaChange(n, "", "schema added") for n in sorted(new.keys() - old.keys())]
     old_registry, new_registry = _registry(old), _registry(new)
@@ -242,21 +206,25 @@ def _compare(name: str, before: dict[str, _Node], after: dict[str, _Node]) -> It
             yield SchemaChange(name, path, "const changed", " -> ".join(consts))
 
 
+def _listed(values: list[Any]) -> str:
+    return ", ".join(shown(v, 10_000) for v in values)
+
+
 def _compare_enum(name: str, path: str, old: list[Any] | None, new: list[Any] | None) -> Iterator[SchemaChange]:
     if old == new:
         return
     if old is None:
-        yield SchemaChange(name, path, "enum narrowed", f"now only {_show(new or [])}")
+        yield SchemaChange(name, path, "enum narrowed", f"now only {_listed(new or [])}")
         return
     if new is None:
-        yield SchemaChange(name, path, "enum widened", f"no longer limited to {_show(old)}")
+        yield SchemaChange(name, path, "enum widened", f"no longer limited to {_listed(old)}")
         return
     gained = [v for v in new if v not in old]
     lost = [v for v in old if v not in new]
     if gained:
-        yield SchemaChange(name, path, "enum widened", f"added {_show(gained)}")
+        yield SchemaChange(name, path, "enum widened", f"added {_listed(gained)}")
     if lost:
-        yield SchemaChange(name, path, "enum narrowed", f"removed {_show(lost)}")
+        yield SchemaChange(name, path, "enum narrowed", f"removed {_listed(lost)}")
 
 
 # Reading schema and document sets, from a folder or a git ref
@@ -268,40 +236,25 @@ def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
     if folder.is_dir():
         inner = folder / "schemas"
         found = sorted((inner if inner.is_dir() else folder).glob(f"*{SCHEMA_SUFFIX}"))
-        files = {p.name: p.read_bytes() for p in found}
+        files = {p.name: read_regular_file(p, layout.MAX_FILE_BYTES, "a JSON Schema") for p in found}
     else:
-        files = {rel.removeprefix("schemas/"): data for rel, data in _at_ref(spec, "schemas").items()}
-        files = {name: data for name, data in files.items() if "/" not in name and name.endswith(SCHEMA_SUFFIX)}
+        found = git.files_at_ref(spec, "schemas", "a folder or a git ref")
+        files = {name: data for name, data in found.items() if "/" not in name and name.endswith(SCHEMA_SUFFIX)}
     if not files:
         raise InputError(f"{spec}: expected *{SCHEMA_SUFFIX} files in a folder or at a git ref, found none")
-    try:
-        return {name: json.loads(data) for name, data in sorted(files.items())}
-    except ValueError as exc:
-        raise InputError(f"{spec}: expected JSON schemas, found one that does not parse ({exc})") from exc
+    schemas = {}
+    for name, data in sorted(files.items()):
+        try:
+            schemas[name] = parse_json(data)
+        except StrictJSONError as exc:
+            raise InputError(f"{spec}: {name}: {exc.faults[0][0]}: {exc.faults[0][1]}") from None
+    return schemas
 
 
 def load_doc_set(spec: str) -> dict[str, Any]:
     """The documents of a folder's data/ (or the folder itself) or of data/ at a git ref."""
-    from builder.diff import load_docs
-
     folder = Path(spec)
-    if folder.is_dir():
-        return load_docs(str(folder / "data" if (folder / "data").is_dir() else folder))
-    return load_docs(resolve_ref(spec))
-
-
-def resolve_ref(ref: str) -> str:
-    commit = git.commit_of(ref)
-    if commit is None:
-        raise InputError(f"{ref}: expected a folder or a git ref, found neither")
-    return commit
-
-
-def _at_ref(ref: str, path: str) -> dict[str, bytes]:
-    files, _links = git.tree_files(resolve_ref(ref), (path,))
-    if not files:
-        raise InputError(f"{ref}: expected {path}/ at that ref, found none")
-    return files
+    return load_docs(str(folder / "data") if (folder / "data").is_dir() else spec)
 
 
 # The release guard and its changelog section
@@ -318,7 +271,7 @@ def require_accepted(compat: Compat, accepted: str | None, old_major: str | None
     if compat.clean or accepted or (old_major is not None and new_major is not None and old_major != new_major):
         return
     listed = "; ".join(map(str, compat.changes[:SHOWN_FAILURES]))
-    counts = {a: sum(f.against == a for f in compat.failures) for a in (OLD_DOCS_NEW_SCHEMAS, NEW_DOCS_OLD_SCHEMAS)}
+    counts = {a: sum(side == a for side, _ in compat.failures) for a in (OLD_DOCS_NEW_SCHEMAS, NEW_DOCS_OLD_SCHEMAS)}
     broken = ", ".join(f"{n} problem(s) with {a}" for a, n in counts.items() if n)
     raise ReleaseError(
         "the schemas changed within API major version "
@@ -345,7 +298,7 @@ def changelog_section(
         (OLD_DOCS_NEW_SCHEMAS, f"The documents of {previous} against the new schemas"),
         (NEW_DOCS_OLD_SCHEMAS, f"The new documents against the schemas of {previous}"),
     ):
-        found = [f for f in compat.failures if f.against == against]
+        found = [f for side, f in compat.failures if side == against]
         if not found:
             lines += [f"{title}: valid.", ""]
             continue
@@ -359,9 +312,7 @@ def changelog_section(
 def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepted: str | None) -> str:
     """What `builder release` calls: compare the commit `current` with the previous tag, refuse or
     return the changelog section."""
-    from builder.diff import load_docs
-
-    old_docs = load_docs(resolve_ref(previous))
+    old_docs = load_docs(previous)
     compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
     old_major, new_major = major(old_docs), major(new_docs)
     require_accepted(compat, accepted, old_major, new_major)

@@ -52,7 +52,7 @@ def files_at(commit: str, paths: tuple[str, ...] = CONTENTS) -> dict[str, bytes]
     files, odd = git.tree_files(resolve_commit(commit), paths)
     if odd:
         raise ReleaseError(f"expected regular files only in the release, found {', '.join(odd[:5])} at {commit[:12]}")
-    return files
+    return {rel: data for rel, data in files.items() if not rel.startswith("schemas/inputs/")}  # never published
 
 
 def release_at_head() -> Release:

@@ -39,21 +39,25 @@ def load_schemas() -> dict[str, dict[str, Any]]:
 
 
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
-    """The schema with every $ref replaced by its target, looked up by $id in the registry."""
+    """The schema with every $ref replaced by its target, looked up by $id in the registry (the one
+    $ref resolver); a $ref that leads back into itself is refused with InputError."""
 
-    def walk(node: Any, resolver: Any) -> Any:
+    def walk(node: Any, resolver: Any, inside: tuple[int, ...]) -> Any:
         if isinstance(node, list):
-            return [walk(item, resolver) for item in node]
+            return [walk(item, resolver, inside) for item in node]
         if not isinstance(node, dict):
             return node
         if "$ref" in node:
             found = resolver.lookup(node["$ref"])
-            target = walk(found.contents, found.resolver)
-            rest = {k: walk(v, resolver) for k, v in node.items() if k != "$ref"}
+            if id(found.contents) in inside:
+                cycle = f"expected $refs that end, found a cycle through {shown(node['$ref'])}"
+                raise InputError(f"{shown(schema['$id'])}: {cycle}")
+            target = walk(found.contents, found.resolver, (*inside, id(found.contents)))
+            rest = {k: walk(v, resolver, inside) for k, v in node.items() if k != "$ref"}
             return {"allOf": [target], **rest} if rest else target
-        return {k: walk(v, resolver) for k, v in node.items() if k != "$defs"}
+        return {k: walk(v, resolver, inside) for k, v in node.items() if k != "$defs"}
 
-    return walk(schema, registry.resolver(base_uri=schema["$id"]))
+    return walk(schema, registry.resolver(base_uri=schema["$id"]), ())
 
 
 @cache

@@ -1,0 +1,52 @@
+"""The input files' JSON Schemas (schemas/inputs/, never published), applied as the documents' are."""
+
+from __future__ import annotations
+
+import operator
+from functools import cache, reduce
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError
+
+from builder.errors import InputError, Problem, pointer, shown
+from builder.files import read_regular_file
+from builder.layout import SCHEMAS
+from builder.validate.schema import describe
+from builder.validate.tree import StrictJSONError, parse_json
+
+INPUT_SCHEMAS = SCHEMAS / "inputs"
+METADATA_SCHEMA, LOCK_SCHEMA, TASK_SCHEMA = "metadata.schema.json", "lock.schema.json", "upstream-task.schema.json"
+DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
+
+# An integer is an int, never a float such as 2.0, which would reach ids and file names as "2.0".
+_TYPES = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, v: type(v) is int)
+_Validator = validators.extend(Draft202012Validator, type_checker=_TYPES)
+
+
+@cache
+def validator(name: str) -> Any:
+    """The compiled validator of one input schema, format checking on."""
+    path = INPUT_SCHEMAS / name
+    try:
+        schema = parse_json(read_regular_file(path, 1 << 20, "an input schema"))
+    except StrictJSONError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    return _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def schema_problems(name: str, value: Any, path: str, part: tuple[str, ...] = ()) -> list[Problem]:
+    """Every way `value` breaks the input schema `name` (or its subschema at `part`), one Problem each."""
+    check = validator(name)
+    if part:
+        check = check.evolve(schema=reduce(operator.getitem, part, check.schema))
+    errors = sorted(check.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
+    return list(dict.fromkeys(Problem(path, pointer(e.absolute_path), _expected(e)) for e in errors))
+
+
+def _expected(error: ValidationError) -> str:
+    """The field's description says what it expects; keys missing or unknown are the object's to name."""
+    said = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if said is None or error.validator in ("required", "additionalProperties"):
+        return describe(error)
+    return f"expected {said}, found {shown(error.instance, 60)}"
