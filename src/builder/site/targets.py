@@ -63,5 +63,6 @@ def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> tuple[tu
     if frontier is not None:
         found = from_frontier(frontier, doc["slug"], configs)
         if found is not None:
-            return targets_of(frontier), found
+            chosen = targets_of(frontier)
+            return chosen, {**computed(configs, chosen), **found}  # a GPU type the frontier lacks is computed
     return TARGETS_MS, computed(configs)
