@@ -365,6 +365,7 @@ def test_pages_workflow_pins_every_action_and_keeps_least_privilege() -> None:
     assert "id-token: write" in deploy
     assert "contents:" not in deploy
     assert "builder site --out _site" in build
+    assert "rm -f _site/.leadgreen-site" in build  # the file list is not published
     assert 'python-version: "3.11"' in build
     checker = Path(sys.executable).with_name("check-jsonschema")
     run = subprocess.run([checker, "--builtin-schema", "vendor.github-workflows", str(path)], capture_output=True)

@@ -167,3 +167,38 @@ def test_a_model_chart_has_a_series_per_gpu_setup_in_batch_order() -> None:
     assert f"2 {TIMES} B200" in svg
     assert f"4 {TIMES} H100" in svg
     assert "deadline" not in svg
+
+
+def test_a_generation_workload_gets_a_generic_table_and_no_llm_parts() -> None:
+    """A workload whose kind is not llm (text-to-image) gets its pages with every field, and no latency targets."""
+    pkg = load_package(REPO)
+    folder, api = "workloads/text-to-image/", f"{BASE}/api/v1/workloads/text-to-image/"
+    source = {**pkg.docs["index.json"]["source"], "data_url": "https://example.org/tasks/text-to-image.json"}
+    config = {"gpu": "H100", "num_gpus": 1, "batch_size": 8, "batch_latency_s": 4.2, "joules_per_image": 120.5,
+              "wh_per_thousand_images": 33.47, "row_id": "pixart-sigma/H100/1/8", "repeat": 1}  # fmt: skip
+    model = {"slug": "pixart-sigma", "name": "PixArt-\N{GREEK CAPITAL LETTER SIGMA}", "gpus": ["H100"],
+             "url": f"{api}models/pixart-sigma.json", "page": f"{BASE}/{folder}models/pixart-sigma/"}  # fmt: skip
+    docs = {
+        f"{folder}index.json": {"workload": "text-to-image", "unit": "Wh per 1,000 images", "source": source,
+                                "rows": [{"model": model["name"], "slug": "pixart-sigma", **config}]},
+        f"{folder}models.json": {"models": [model], "source": source},
+        f"{folder}models/pixart-sigma.json": {"slug": "pixart-sigma", "name": model["name"], "source": source,
+                                               "configurations": [config], "caveat": "GPU energy only."},
+    }  # fmt: skip
+    workloads = json.loads(json.dumps(pkg.docs["workloads.json"]))
+    workloads["workloads"].append({"id": "text-to-image", "name": "Text to Image", "kind": "image",
+                                   "description": "Images from text prompts.", "index_url": f"{api}index.json",
+                                   "models_url": f"{api}models.json"})  # fmt: skip
+    docs["workloads.json"] = workloads
+    raw = {rel: json.dumps(doc).encode() for rel, doc in docs.items()}
+    files = plan_site(dataclasses.replace(pkg, docs={**pkg.docs, **docs}, data={**pkg.data, **raw}))
+    page = files[f"{folder}models/pixart-sigma/index.html"].decode("utf-8")
+    assert "in Text to Image</span></h1>" in page
+    assert '<th scope="col">Batch latency s</th>' in page
+    assert "<td>4.2000</td>" in page
+    assert ">text-to-image.json</a>" in page
+    workload = files[f"{folder}index.html"].decode("utf-8")
+    assert 'href="models/pixart-sigma/"' in workload
+    assert "latency target" not in workload
+    assert "Text to Image" in files["index.html"].decode("utf-8")
+    assert "pixart-sigma" not in files["gpus/h100/index.html"].decode("utf-8")
