@@ -103,7 +103,7 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str]) -> Chart:
     groups = series(configs, gpu_order)
     labels = [f"{n} \N{MULTIPLICATION SIGN} {gpu}" for gpu, n, _ in groups]
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(7.2, 5.0))
+        fig = Figure(figsize=(6.0, 4.6))  # small, so its text stays legible when a phone shrinks it
         FigureCanvasSVG(fig)
         ax = fig.add_subplot()
         for (gpu, n, rows), label in zip(groups, labels, strict=True):
@@ -127,39 +127,38 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str]) -> Chart:
 
 
 def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str) -> Chart:
-    """A dot per index row on a log axis, lowest energy at the top; colour and marker by GPU setup."""
+    """A dot per index row on a log axis, lowest energy at the top, its label above it (the plot keeps the width)."""
     rows, unit = doc["rows"], doc["unit"]
     title = f"{label}: lowest energy per model and GPU setup"
+    height = 1.0 + 0.4 * len(rows)
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(7.2, 1.6 + 0.3 * len(rows)))
+        fig = Figure(figsize=(5.2, height))
         FigureCanvasSVG(fig)
+        fig.subplots_adjust(left=0.02, right=0.98, top=1 - 0.35 / height, bottom=0.65 / height)
         ax = fig.add_subplot()
-        ys = list(range(len(rows)))
         values = [r["wh_per_million_output_tokens"] for r in rows]
+        low, high = min(values) / 1.5, max(values) * 1.25
         seen = set()
-        for y, row, value in zip(ys, rows, values, strict=True):
+        for y, (row, value) in enumerate(zip(rows, values, strict=True)):
             colour, _ = _style(row["gpu"], gpu_order)
-            ax.hlines(y, min(values) / 1.6, value, color="#e3e8e5", linewidth=1, zorder=1)
             key = f"{row['num_gpus']} \N{MULTIPLICATION SIGN} {row['gpu']}"
+            ax.hlines(y, low, value, color="#c9d3cd", linewidth=1, zorder=1)
             ax.plot([value], [y], linestyle="", marker=_marker(row["num_gpus"], COUNTS), color=colour, markersize=7,
                     label=key if key not in seen else "_", zorder=3)  # fmt: skip
+            ax.text(low * 1.03, y - 0.2, f"{row['model']}, {key}: {words.fixed(value, 2)}", fontsize=10, va="bottom")
             seen.add(key)
-        ax.set_yticks(ys, [str(r["model"]) for r in rows])
-        ax.invert_yaxis()
+        ax.set_yticks([])
+        ax.set_ylim(len(rows) - 0.5, -0.95)  # the first label sits above the first row
         ax.set_xscale("log")
         _log_axis(ax.xaxis)
-        ax.set_xlim(min(values) / 1.6, max(values) * 1.6)
+        ax.set_xlim(low, high)
         ax.set_xlabel(f"{unit} (log scale, lower is better)")
-        ax.set_title(title, loc="left")
-        ax.grid(True, axis="x", which="major", color="#dddddd", linewidth=0.6)
+        ax.set_title(title, loc="left", fontsize=12)
+        ax.grid(True, axis="x", which="major", color="#e4e9e6", linewidth=0.6)
         ax.set_axisbelow(True)
         handles, names = ax.get_legend_handles_labels()
         order = sorted(range(len(names)), key=lambda i: names[i])
-        ax.legend(
-            [handles[i] for i in order],
-            [names[i] for i in order],
-            loc="upper right",
-            framealpha=0.95,
-            title="GPU setup",
-        )  # the lowest rows sit at the left of the top, so the top right is free
+        below = -0.75 / (height * (1 - 1.0 / height))  # under the axis label, in axes fractions
+        ax.legend([handles[i] for i in order], [names[i] for i in order], loc="upper center", ncol=4,
+                  bbox_to_anchor=(0.5, below), frameon=False, title="GPU setup")  # fmt: skip
         return _chart(fig, title, words.dots_chart_alt(rows, unit))
