@@ -96,7 +96,15 @@ def test_every_link_of_every_page_resolves_and_only_the_source_is_elsewhere(site
                 missing.append(f"{page.relative_to(site)}: <{tag} {attribute}={value}>")
     assert missing == []
     assert hosts == allowed
-    assert len(pages) == 1 + sum(len(json.loads(p.read_bytes())["models"]) for p in model_lists(root))
+    expected = {url_to_file(site, m["page"]) for p in model_lists(root) for m in json.loads(p.read_bytes())["models"]}
+    workloads = [w["id"] for w in json.loads((root / "data" / "workloads.json").read_bytes())["workloads"]]
+    expected |= {site / "workloads" / w / "index.html" for w in workloads}
+    expected |= {site / f for f in ("index.html", "404.html", "models/index.html", "glossary/index.html")}
+    expected |= {site / f / "index.html" for f in ("api/v1", "schemas/v1", "gpus", "gpus/b200", "gpus/h100")}
+    expected |= {site / "api/v1/workloads" / w / "index.html" for w in workloads if w != "text-conversation"}
+    assert expected <= set(pages)
+    linked = {page_link_target(site, page, v) for page in pages for _, _, v in parse_html(page).links}
+    assert set(pages) - linked <= {site / "404.html"}  # every page is reached by a link
 
 
 def test_every_model_page_shows_its_document(sites) -> None:
@@ -108,51 +116,60 @@ def test_every_model_page_shows_its_document(sites) -> None:
         assert doc["name"] in html
         assert doc["model_id"] in html
         assert doc["architecture"] in html
-        body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+        body = html.split('<table class="configurations">', 1)[1].split("<tbody>", 1)[1].split("</tbody>", 1)[0]
         assert body.count("<tr") == len(doc["configurations"])
         assert body.count('<tr class="best">') == len(doc["best"])
         assert f'href="../../api/v1/models/{doc["slug"]}.json"' in html
         assert 'href="../../schemas/v1/model.schema.json"' in html
-        assert '<img src="energy-latency.svg" alt="Scatter chart' in html
+        assert '<img src="energy-latency.svg" alt="Dot chart' in html
+        assert f"<title>{doc['name']} — Text Conversation · LeadGreen</title>" in html
+        assert '<li><a href="../../workloads/text-conversation/">Text Conversation</a></li>' in html  # breadcrumb
+        assert "lm-arena-chat.json</a>" in html
         assert "<figcaption>" in html
         for text in (doc["caveat"], doc["source"]["cite"], doc["source"]["licence"]):
             assert text.replace("'", "&#39;") in html
 
 
-NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 8: "eight"}
-
-
-def test_best_configuration_in_words(sites) -> None:
+def test_lowest_configuration_per_gpu_leads_each_model_page(sites) -> None:
     root, site = sites["today"]
     for path in sorted((root / "data" / "models").glob("*.json")):
         doc = json.loads(path.read_bytes())
         html = (site / "models" / doc["slug"] / "index.html").read_text(encoding="utf-8")
+        row = html.split('<tr id="target-any">', 1)[1].split("</tr>", 1)[0]
         for gpu, best in doc["best"].items():
-            n = best["num_gpus"]
-            said = (
-                f"On {NUMBERS[n]} {gpu}{'s' if n > 1 else ''}, {best['wh_per_million_output_tokens']:,.2f} Wh per "
-                f"million output tokens at a median {best['median_itl_ms']:,.1f} ms between tokens"
-            )
-            assert said in html, path.name
+            cell = row.split(f'<td data-gpu="{gpu}">', 1)[1].split("</td>", 1)[0]
+            assert f"<strong>{best['wh_per_million_output_tokens']:,.2f}</strong>" in cell, path.name
+            assert f"{best['num_gpus']} \N{MULTIPLICATION SIGN} {gpu}, {best['max_num_seqs']:,} seqs" in cell
 
 
-def test_home_page_has_the_index_in_energy_order_with_links(sites) -> None:
+def test_workload_page_has_the_index_in_energy_order_with_links(sites) -> None:
     root, site = sites["today"]
     index = json.loads((root / "data" / "index.json").read_bytes())
-    html = (site / "index.html").read_text(encoding="utf-8")
-    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    html = (site / "workloads" / "text-conversation" / "index.html").read_text(encoding="utf-8")
+    body = html.split('<table class="index">', 1)[1].split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     rows = body.split("<tr>")[1:]
     assert len(rows) == len(index["rows"])
     for html_row, row in zip(rows, index["rows"], strict=True):  # in the index's (energy) order
-        assert f'<a href="models/{row["slug"]}/">{row["model"]}</a>' in html_row
-        assert f"<td>{row['gpu']}" in html_row or f" {row['gpu']}" in html_row
+        assert f'<a href="../../models/{row["slug"]}/">{row["model"]}</a>' in html_row
+        assert f"{row['num_gpus']} \N{MULTIPLICATION SIGN} {row['gpu']}" in html_row
         assert f"<td>{row['wh_per_million_output_tokens']:,.2f}</td>" in html_row
-    assert '<img src="charts/text-conversation.svg"' in html
+    assert '<img src="energy-by-model.svg"' in html
+
+
+def test_home_page_is_an_overview_with_data_pin_cite_and_download(sites) -> None:
+    root, site = sites["today"]
+    html = (site / "index.html").read_text(encoding="utf-8")
     version = max(json.loads(p.read_bytes())["data_version"] for p in (root / "data").rglob("*.json"))
     assert f"Data version <strong>{version}</strong>" in html
     assert f"<code>v{version.replace('-', '.')}</code>" in html
+    assert "git clone --branch v" in html
+    assert "https://github.com/leadgreen/leadgreen-data</code>" in html
     for download in ("data/configurations.csv", "datapackage.json", "CITATION.cff"):
         assert f'href="download/{download}"' in html
+    assert html.count("Chung et al.") == 1  # one citation
+    assert html.count("LeadGreen") == 2  # the title and the brand link; one brand in the title
+    for workload in ("text-conversation", "problem-solving", "code-completion", "image-chat", "video-chat"):
+        assert f'href="workloads/{workload}/"' in html
     assert (site / "download" / "datapackage.json").read_bytes() == (root / "datapackage.json").read_bytes()
 
 
@@ -183,14 +200,15 @@ def test_a_second_workload_gets_its_pages_without_code(sites) -> None:
     for slug in WORKLOAD_MODELS:
         page = site / "workloads" / WORKLOAD / "models" / slug / "index.html"
         html = page.read_text(encoding="utf-8")
-        assert "(long context)</h1>" in html
+        assert '(long context) <span class="sub">in Long context</span></h1>' in html
         assert f'href="../../../../api/v1/workloads/{WORKLOAD}/models/{slug}.json"' in html
         assert (page.parent / "energy-latency.svg").is_file()
     home = (site / "index.html").read_text(encoding="utf-8")
-    assert 'id="workload-text-conversation"' in home
-    assert f'id="workload-{WORKLOAD}"' in home
-    assert f'<img src="charts/{WORKLOAD}.svg"' in home
-    assert f'href="workloads/{WORKLOAD}/models/qwen-3-8b/">Qwen 3 8B (long context)</a>' in home
+    assert 'href="workloads/text-conversation/"' in home
+    assert f'href="workloads/{WORKLOAD}/"' in home
+    page = (site / "workloads" / WORKLOAD / "index.html").read_text(encoding="utf-8")
+    assert '<img src="energy-by-model.svg"' in page
+    assert 'href="models/qwen-3-8b/">Qwen 3 8B (long context)</a>' in page
     assert (site / "api" / "v1" / "workloads.json").is_file()
 
 
@@ -261,7 +279,8 @@ def test_cli_builds_the_site_into_site_by_default(repo_copy, cli) -> None:
     assert result.output == f"site: {len(files)} files, {len(pages)} pages, data version {version}\n"
     lists = [repo_copy / "data" / "models.json", *(repo_copy / "data" / "workloads").glob("*/models.json")]
     assert len(lists) == 5
-    assert len(pages) == 1 + sum(len(json.loads(p.read_bytes())["models"]) for p in lists)
+    models = sum(len(json.loads(p.read_bytes())["models"]) for p in lists)
+    assert models < len(pages) < models + 60  # model, workload, GPU, listing and site pages
     assert (repo_copy / "site" / "index.html").is_file()
     assert (repo_copy / "site" / ".leadgreen-site").is_file()
 
@@ -280,7 +299,7 @@ def _hostile_doc() -> dict:
 
 
 def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
-    from builder.site import charts, render, views
+    from builder.site import catalog, charts, pages, render, views
 
     doc = _hostile_doc()
     chart = charts.energy_latency(doc, ["B200", "H100"])
@@ -290,6 +309,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     links = {"page": "models/evil/index.html", "doc": "api/v1/models/evil.json", "schema": "schemas/v1/m.json"}
     common = {"source": views.source_view(doc["source"], []), "data_version": "2026-10-19"}
     view = views.model_view(doc, links, views.chart_view(links["page"], "models/evil/c.svg", chart, "c"), common)
+    view["targets"]["rows"][0]["cells"][0]["setup"] = MARKUP
     html = render.render("model.html", view).decode("utf-8")
     assert "<script" not in html
     assert "<img src=x" not in html
@@ -298,11 +318,11 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     assert "&#34;&gt;&lt;img src=x onerror=alert(2)&gt;" in html
     row = {**json.loads((REPO / "data" / "index.json").read_bytes())["rows"][0], "model": MARKUP}
     index = {**json.loads((REPO / "data" / "index.json").read_bytes()), "rows": [row], "workload": "x"}
-    section = views.workload_view(index, "index.html", {row["slug"]: "models/evil/index.html"}, {}, None)
-    home = {"title": MARKUP, "sections": [section], "data_version": "d", "tag": "t", "downloads": [], "api": [],
-            "schemas": [], "source": common["source"], "base_url": BASE, "citation_href": None,
-            "home_href": "./", "css_href": "style.css", "icon_href": "favicon.svg"}  # fmt: skip
-    page = render.render("index.html", home).decode("utf-8")
+    work = catalog.Workload(MARKUP, MARKUP, MARKUP, "llm", "i.json", None, None, doc["source"], MARKUP, "w/index.html")
+    work.models = [catalog.Model(row["slug"], MARKUP, "m.json", "api/m.json", "m/index.html")]
+    context = {**common, "source": views.source_view(doc["source"], [], work), "json": []}
+    view = pages.workload_view(work, {"i.json": index, "m.json": doc}, None, None, context)
+    page = render.render("workload.html", view).decode("utf-8")
     assert "<script" not in page
     assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3
 
@@ -317,7 +337,7 @@ def test_templates_never_turn_autoescaping_off() -> None:
 
 def test_charts_are_svg_with_a_title_and_a_description(sites) -> None:
     _, site = sites["today"]
-    for path in [site / "charts" / "text-conversation.svg", *sorted(site.glob("models/*/energy-latency.svg"))]:
+    for path in [*site.glob("workloads/*/energy-by-model.svg"), *sorted(site.glob("models/*/energy-latency.svg"))]:
         head = path.read_text(encoding="utf-8")[:3000]
         for present in ("<svg ", 'viewBox="', "\n <title>", "\n <desc>"):
             assert present in head, (path, present)
@@ -345,6 +365,7 @@ def test_pages_workflow_pins_every_action_and_keeps_least_privilege() -> None:
     assert "id-token: write" in deploy
     assert "contents:" not in deploy
     assert "builder site --out _site" in build
+    assert "rm -f _site/.leadgreen-site" in build  # the file list is not published
     assert 'python-version: "3.11"' in build
     checker = Path(sys.executable).with_name("check-jsonschema")
     run = subprocess.run([checker, "--builtin-schema", "vendor.github-workflows", str(path)], capture_output=True)

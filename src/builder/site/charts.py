@@ -13,22 +13,23 @@ from xml.sax.saxutils import escape
 import matplotlib
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from builder.site import words
 
-# Okabe-Ito: told apart with the common colour-vision deficiencies; markers differ as well.
-COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000")
+# Okabe-Ito hues darkened where needed: each at least 3:1 against white (WCAG 1.4.11); markers differ too.
+COLOURS = ("#0072B2", "#B85400", "#007A5A", "#A3407A", "#6B4C9A", "#806600", "#000000")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
-DEADLINE_COLOUR = "#B22222"
+LINESTYLES = ("-", "--", ":", "-.")
 STYLE = {
     "svg.hashsalt": "leadgreen-site",  # clip-path and marker ids from a fixed salt, not a random one
     "svg.fonttype": "none",  # text stays text: searchable, readable by screen readers, escaped
     "svg.id": "chart",
-    "font.size": 11,  # large for the figure: charts shrink to fit narrow windows
-    "axes.titlesize": 12,
-    "legend.fontsize": 10,
+    "text.usetex": False,
+    "text.parse_math": False,  # a $ in a model name is a dollar, never TeX
+    "font.size": 12,  # large for the figure: charts shrink to fit narrow windows
+    "axes.titlesize": 13,
+    "legend.fontsize": 11,
 }
 NO_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 
@@ -41,9 +42,17 @@ class Chart:
 
 
 def _style(gpu: str, gpu_order: list[str]) -> tuple[str, str]:
-    """A GPU's colour and marker, the same on every chart (gpu_order: every GPU of the package, sorted)."""
-    i = gpu_order.index(gpu)
-    return COLOURS[i % len(COLOURS)], MARKERS[i % len(MARKERS)]
+    """A GPU type's colour and line style, the same on every chart (gpu_order: every GPU type, sorted)."""
+    i = gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
+    return COLOURS[i % len(COLOURS)], LINESTYLES[i % len(LINESTYLES)]
+
+
+def _marker(n: int, counts: list[int]) -> str:
+    """A GPU count's marker, the same on every chart of the package."""
+    return MARKERS[counts.index(n) % len(MARKERS)] if n in counts else MARKERS[-1]
+
+
+COUNTS = [1, 2, 4, 8]
 
 
 def _plain(value: float, _pos: int) -> str:
@@ -57,79 +66,99 @@ def _log_axis(axis: Any, subs: tuple[float, ...] = (1.0, 2.0, 5.0)) -> None:
     axis.set_minor_locator(NullLocator())
 
 
+def _fit(values: list[float], pad: float = 1.25) -> tuple[float, float]:
+    """Log-axis limits that hold every value with a margin, and nothing far beyond."""
+    return min(values) / pad, max(values) * pad
+
+
 def _chart(fig: Figure, title: str, alt: str) -> Chart:
-    """The figure as SVG, with <title> and <desc> as the first children of <svg>."""
+    """The figure as SVG, cropped to its drawing, with <title> and <desc> as the first children of <svg>."""
     title = " ".join(title.split())
     buf = io.BytesIO()
-    fig.savefig(buf, format="svg", metadata=NO_METADATA)
+    fig.savefig(buf, format="svg", metadata=NO_METADATA, bbox_inches="tight", pad_inches=0.12)
     text = buf.getvalue().decode("utf-8")
     at = text.index(">", text.index("<svg")) + 1
     label = f"\n <title>{escape(title)}</title>\n <desc>{escape(alt)}</desc>"
     return Chart((text[:at] + label + text[at:]).encode("utf-8"), title, alt)
 
 
+def series(configs: list[dict[str, Any]], gpu_order: list[str]) -> list[tuple[str, int, list[dict[str, Any]]]]:
+    """(GPU type, GPU count, its configurations in batch order), in GPU order then count."""
+    keys = sorted({(c["gpu"], c["num_gpus"]) for c in configs}, key=lambda k: (_rank(k[0], gpu_order), k))
+    found = []
+    for gpu, n in keys:
+        rows = [c for c in configs if (c["gpu"], c["num_gpus"]) == (gpu, n)]
+        found.append((gpu, n, sorted(rows, key=lambda c: (c["max_num_seqs"], c.get("repeat", 1)))))
+    return found
+
+
+def _rank(gpu: str, gpu_order: list[str]) -> int:
+    return gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
+
+
 def energy_latency(doc: dict[str, Any], gpu_order: list[str]) -> Chart:
-    """Energy per output token against median inter-token latency, one series per GPU, best marked."""
-    unit, deadline, configs = doc["unit"], doc["itl_deadline_ms"], doc["configurations"]
-    title = f"{doc['name']}:\nenergy per output token against latency"
+    """Energy per output token against median inter-token latency: a line per GPU setup, in batch order."""
+    unit, configs = doc["unit"], doc["configurations"]
+    title = f"{doc['name']}: energy against latency"
+    groups = series(configs, gpu_order)
+    labels = [f"{n} \N{MULTIPLICATION SIGN} {gpu}" for gpu, n, _ in groups]
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(7.2, 4.6))
+        fig = Figure(figsize=(6.0, 4.6))  # small, so its text stays legible when a phone shrinks it
         FigureCanvasSVG(fig)
-        fig.subplots_adjust(left=0.1, right=0.72, bottom=0.12, top=0.88)  # fixed: a layout engine triples the time
         ax = fig.add_subplot()
-        for gpu in doc["gpus"]:
-            colour, marker = _style(gpu, gpu_order)
-            points = [(c["median_itl_ms"], c["wh_per_million_output_tokens"]) for c in configs if c["gpu"] == gpu]
-            ax.scatter(*zip(*points, strict=True), s=26, color=colour, marker=marker, alpha=0.8, label=gpu)
-        for gpu, best in doc["best"].items():
-            colour, _ = _style(gpu, gpu_order)
-            xy = (best["median_itl_ms"], best["wh_per_million_output_tokens"])
-            ax.scatter(*xy, s=240, marker="*", color=colour, edgecolors="black", linewidths=0.8, zorder=5)
-            ax.annotate(f"best on {gpu}", xy, xytext=(8, 6), textcoords="offset points", fontsize=10)
-        ax.axvline(deadline, color=DEADLINE_COLOUR, linestyle="--", linewidth=1.2)
+        for (gpu, n, rows), label in zip(groups, labels, strict=True):
+            colour, line = _style(gpu, gpu_order)
+            xs = [c["median_itl_ms"] for c in rows]
+            ys = [c["wh_per_million_output_tokens"] for c in rows]
+            ax.plot(xs, ys, color=colour, linestyle=line, linewidth=1.4, marker=_marker(n, COUNTS), markersize=6,
+                    markerfacecolor="white", markeredgewidth=1.5, label=label)  # fmt: skip
         ax.set(xscale="log", yscale="log")
-        fig.suptitle(title, x=0.41)
+        ax.set_title(title, loc="left", wrap=True)
         ax.set_xlabel("median inter-token latency (ms, log scale)")
         ax.set_ylabel(f"{unit} (log scale)")
-        lows = min(c["median_itl_ms"] for c in configs)
-        ax.set_xlim(lows / 1.6, max(deadline, max(c["median_itl_ms"] for c in configs)) * 1.6)
+        ax.set_xlim(*_fit([c["median_itl_ms"] for c in configs]))
+        ax.set_ylim(*_fit([c["wh_per_million_output_tokens"] for c in configs]))
         _log_axis(ax.xaxis)
         _log_axis(ax.yaxis, (1.0, 2.0, 3.0, 5.0))  # energy often spans less than a decade
         ax.grid(True, which="major", color="#dddddd", linewidth=0.6)
-        handles, _ = ax.get_legend_handles_labels()
-        handles += [
-            Line2D([], [], marker="*", color="#777777", markeredgecolor="black", linestyle="", markersize=12),
-            Line2D([], [], color=DEADLINE_COLOUR, linestyle="--"),
-        ]
-        labels = [*doc["gpus"], "best per GPU", f"deadline, {deadline:g} ms"]
-        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)  # beside the points
-        return _chart(fig, title, words.latency_chart_alt(doc))
+        ncol = min(len(groups), 4)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=ncol, frameon=False, title="GPU setup")
+        return _chart(fig, title, words.latency_chart_alt(doc, labels))
 
 
 def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str) -> Chart:
-    """Bars of energy per output token of each index row, lowest first."""
+    """A dot per index row on a log axis, lowest energy at the top, its label above it (the plot keeps the width)."""
     rows, unit = doc["rows"], doc["unit"]
-    title = f"{unit},\nbest configuration per model and GPU (workload {label})"
+    title = f"{label}: lowest energy per model and GPU setup"
+    height = 1.0 + 0.4 * len(rows)
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(7.5, 1.4 + 0.26 * len(rows)), layout="constrained")
+        fig = Figure(figsize=(5.2, height))
         FigureCanvasSVG(fig)
+        fig.subplots_adjust(left=0.02, right=0.98, top=1 - 0.35 / height, bottom=0.65 / height)
         ax = fig.add_subplot()
-        ys = range(len(rows))
         values = [r["wh_per_million_output_tokens"] for r in rows]
-        colours = [_style(r["gpu"], gpu_order)[0] for r in rows]
-        ax.barh(ys, values, color=colours, height=0.7)
-        for y, value in zip(ys, values, strict=True):
-            ax.annotate(words.fixed(value, 2), (value, y), xytext=(3, 0), textcoords="offset points", va="center")
-        ax.set_yticks(list(ys), [f"{r['model']} ({r['num_gpus']}\N{MULTIPLICATION SIGN} {r['gpu']})" for r in rows])
-        ax.invert_yaxis()
+        low, high = min(values) / 1.5, max(values) * 1.25
+        seen = set()
+        for y, (row, value) in enumerate(zip(rows, values, strict=True)):
+            colour, _ = _style(row["gpu"], gpu_order)
+            key = f"{row['num_gpus']} \N{MULTIPLICATION SIGN} {row['gpu']}"
+            ax.hlines(y, low, value, color="#c9d3cd", linewidth=1, zorder=1)
+            ax.plot([value], [y], linestyle="", marker=_marker(row["num_gpus"], COUNTS), color=colour, markersize=7,
+                    label=key if key not in seen else "_", zorder=3)  # fmt: skip
+            ax.text(low * 1.03, y - 0.2, f"{row['model']}, {key}: {words.fixed(value, 2)}", fontsize=10, va="bottom")
+            seen.add(key)
+        ax.set_yticks([])
+        ax.set_ylim(len(rows) - 0.5, -0.95)  # the first label sits above the first row
         ax.set_xscale("log")
         _log_axis(ax.xaxis)
-        ax.set_xlim(min(values) / 1.5, max(values) * 2.2)
-        ax.set_xlabel(f"{unit} (log scale; lower is better)")
-        fig.suptitle(title)
-        ax.grid(True, axis="x", which="major", color="#dddddd", linewidth=0.6)
+        ax.set_xlim(low, high)
+        ax.set_xlabel(f"{unit} (log scale, lower is better)")
+        ax.set_title(title, loc="left", fontsize=12)
+        ax.grid(True, axis="x", which="major", color="#e4e9e6", linewidth=0.6)
         ax.set_axisbelow(True)
-        gpus = sorted({r["gpu"] for r in rows}, key=gpu_order.index)
-        handles = [Line2D([], [], color=_style(g, gpu_order)[0], linewidth=6) for g in gpus]
-        ax.legend(handles, gpus, loc="upper right", framealpha=0.9)  # bars are shortest at the top
-        return _chart(fig, title, words.bars_chart_alt(rows, unit))
+        handles, names = ax.get_legend_handles_labels()
+        order = sorted(range(len(names)), key=lambda i: names[i])
+        below = -0.75 / (height * (1 - 1.0 / height))  # under the axis label, in axes fractions
+        ax.legend([handles[i] for i in order], [names[i] for i in order], loc="upper center", ncol=4,
+                  bbox_to_anchor=(0.5, below), frameon=False, title="GPU setup")  # fmt: skip
+        return _chart(fig, title, words.dots_chart_alt(rows, unit))

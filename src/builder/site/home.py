@@ -1,67 +1,71 @@
-"""The home page: per workload a chart and the index table; the data version; pin, cite, download."""
+"""The home page (a short overview that links the workloads; pin, cite, download) and the 404 page."""
 
 from __future__ import annotations
 
 import posixpath
-import re
 from typing import Any
+from urllib.parse import urlsplit
 
-from builder.errors import InputError
 from builder.release.rules import Version
-from builder.site import charts, load, render, views
-from builder.site.checks import put, reading
+from builder.site import listing, pages, render, views
+from builder.site.catalog import Workload
 from builder.site.load import Package
-from builder.site.urls import api_path, href
+from builder.site.urls import API_PREFIX, href
 
 PAGE = "index.html"
-CHART_DIR = "charts/"
 DOWNLOAD = "download/"
 CITATION = f"{DOWNLOAD}CITATION.cff"
-SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+TITLE = "LeadGreen: GPU energy of AI models, per configuration"
 
 
-def render_home(pkg: Package, files: dict[str, bytes], pages: dict[str, dict[str, str]], ctx: dict[str, Any]) -> bytes:
-    """Adds each workload's chart to files and returns the page. pages: model list -> slug -> page path."""
-    sections, seen = [], set()
-    for rel in load.indexes(pkg):
-        doc = pkg.docs[rel]
-        folder = posixpath.dirname(rel)
-        workload = str(doc.get("workload") or folder.replace("/", "-") or "index")
-        if workload in seen:
-            continue  # one workload published twice (at the root and in its own folder) is shown once
-        if not SLUG.fullmatch(workload):
-            raise InputError(f"data/{rel}: /workload: expected a slug, found {workload!r}")
-        seen.add(workload)
-        list_rel = posixpath.join(folder, "models.json")
-        links = {"index (JSON)": api_path(rel)}
-        if list_rel in pkg.docs:
-            links["model list (JSON)"] = api_path(list_rel)
-        chart_path, chart_view = f"{CHART_DIR}{workload}.svg", None
-        with reading(f"data/{rel}"):
-            if doc["rows"]:
-                chart = charts.energy_by_model(doc, ctx["gpu_order"], workload)
-                put(files, chart_path, chart.svg)
-                caption = f"{doc['unit']} of the best configuration per model and GPU, lowest first (log scale)."
-                chart_view = views.chart_view(PAGE, chart_path, chart, caption)
-            sections.append(views.workload_view(doc, PAGE, pages.get(list_rel, {}), links, chart_view))
-    version = load.data_version(pkg)
+def provenance(works: list[Workload], licences: list[tuple[str, str]], page: str) -> dict[str, Any]:
+    """The shared source block, and per workload its upstream task, file and commit."""
+    first = next((w.source for w in works if w.source), {})
+    view = views.source_view(first, licences)
+    view["workloads"] = [{**views.source_view(w.source, [], w), "href": href(page, w.page)} for w in works if w.source]
+    return view
+
+
+def render_home(pkg: Package, files: dict[str, bytes], works: list[Workload], frontiers: dict, ctx: dict) -> bytes:
+    """The overview: the workloads with their lowest energy at 100 ms first, then how to use the data."""
+    version = ctx["data_version"]
+    dated = [doc for doc in pkg.docs.values() if isinstance(doc, dict) and doc.get("data_version")]
+    versions = sorted({str(doc["data_version"]) for doc in dated})
+    rows = pages.workloads_view(works, pkg.docs, frontiers, PAGE, ctx)
+    description = (
+        f"GPU energy per output token of {sum(r['models'] for r in rows)} model pages in {len(works)} workloads, "
+        "per GPU setup and latency target, from the ML.ENERGY Leaderboard: tables, charts, JSON and CSV."
+    )
+    downloads = [
+        {"label": path.removeprefix(DOWNLOAD), "href": href(PAGE, path), "size": listing.size(len(files[path]))}
+        for path in sorted(files)
+        if path.startswith(DOWNLOAD) and (path.count("/") == 1 or path.endswith(".csv"))
+    ]
     context = {
-        "title": "LeadGreen: GPU energy per output token of large language models",
-        "sections": sections,
-        "data_version": version,
+        **views.frame(PAGE, TITLE, description, [], ctx),
+        "rows": rows,
+        "versions": versions,
         "tag": Version(version).tag,
-        "downloads": [
-            {"label": path.removeprefix(DOWNLOAD), "href": href(PAGE, path)}
-            for path in sorted(files)
-            if path.startswith(DOWNLOAD) and (path.count("/") == 1 or path.endswith(".csv"))
-        ],
-        "api": [{"label": f"/{api_path(rel)}", "href": href(PAGE, api_path(rel))} for rel in sorted(ctx["api_docs"])],
-        "schemas": [{"label": posixpath.basename(p), "href": href(PAGE, p)} for p in sorted(ctx["schemas"].values())],
-        "source": ctx["source"],
+        "downloads": downloads,
+        "download_href": href(PAGE, DOWNLOAD + "index.html"),
+        "api_href": href(PAGE, API_PREFIX + "index.html"),
+        "schemas_href": href(PAGE, "schemas/v1/index.html"),
         "base_url": pkg.base_url,
+        "repository": pkg.repository,
         "citation_href": href(PAGE, CITATION) if CITATION in files else None,
-        "home_href": "./",
-        "css_href": href(PAGE, render.STYLESHEET),
-        "icon_href": href(PAGE, render.ICON),
+        "source": provenance(works, ctx["licences"], PAGE),
+        "schemas": [{"label": posixpath.basename(p), "href": href(PAGE, p)} for p in sorted(ctx["schemas"].values())],
     }
     return render.render("index.html", context)
+
+
+def render_404(pkg: Package, common: dict) -> bytes:
+    """The not-found page: served at any path, so its links start at the site root."""
+    root = urlsplit(pkg.base_url).path.rstrip("/") + "/"
+
+    def link(path: str) -> str:
+        return root + (path.removesuffix("index.html") if path.endswith("index.html") else path)
+
+    crumbs = [("Home", PAGE)]
+    frame = views.frame("404.html", "Page not found", "No page at this address.", crumbs, {**common, "link": link})
+    return render.render("404.html", frame)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
-from builder.layout import DATA, DESCRIPTOR, INDEX, METADATA, MODEL_LIST, SCHEMAS
+from builder.layout import DATA, DESCRIPTOR, INDEX, METADATA, SCHEMAS
 from builder.metadata import load_metadata
 from builder.validate.tree import Refused, load_tree, read_file
 
@@ -25,6 +25,7 @@ class Package:
     schema_docs: dict[str, Any]
     descriptor: bytes
     extras: dict[str, bytes]  # files from EXTRAS that exist, by name
+    repository: str  # metadata.toml's repository: the git URL to clone a release from
 
 
 def _reject_constant(name: str) -> float:
@@ -65,10 +66,11 @@ def load_package(root: Path) -> Package:
     descriptor = _read(root / DESCRIPTOR)
     parse_json(DESCRIPTOR, descriptor)
     extras = {name: _read(root / name) for name in EXTRAS if (root / name).is_file()}
-    base_url = load_metadata(root / METADATA)["base_url"]
+    meta = load_metadata(root / METADATA)
+    base_url = meta["base_url"]
     if not isinstance(base_url, str) or not base_url.startswith("https://"):
         raise InputError(f"{root / METADATA}: base_url: expected an https:// URL, found {base_url!r}")
-    return Package(base_url.rstrip("/"), data, docs, schemas, schema_docs, descriptor, extras)
+    return Package(base_url.rstrip("/"), data, docs, schemas, schema_docs, descriptor, extras, meta["repository"])
 
 
 def _by_depth(rels: list[str]) -> list[str]:
@@ -86,11 +88,6 @@ def _documents(pkg: Package, name: str, key: str) -> list[str]:
     return _by_depth(found)
 
 
-def model_lists(pkg: Package) -> list[str]:
-    """Every model list in the tree (data/models.json, data/workloads/<id>/models.json, ...)."""
-    return _documents(pkg, MODEL_LIST, "models")
-
-
 def indexes(pkg: Package) -> list[str]:
     """Every index document in the tree, the root workload's first."""
     return _documents(pkg, INDEX, "rows")
@@ -102,15 +99,6 @@ def data_version(pkg: Package) -> str:
     if not versions:
         raise InputError(f"{DATA}: expected documents with a data_version, found none")
     return max(str(v) for v in versions)
-
-
-def source(pkg: Package) -> dict[str, Any]:
-    """The source block, as the root index (or else the first document that has one) carries it."""
-    for rel in indexes(pkg) + sorted(pkg.docs):
-        doc = pkg.docs[rel]
-        if isinstance(doc, dict) and isinstance(doc.get("source"), dict):
-            return doc["source"]
-    raise InputError(f"{DATA}: expected documents with a source block, found none")
 
 
 def licence_links(pkg: Package) -> list[tuple[str, str]]:

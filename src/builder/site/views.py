@@ -1,63 +1,125 @@
-"""What each page shows, as plain values for the templates (pure: documents in, strings out).
+"""What a model page shows, and the parts every page shares, as plain values for the templates (pure).
 
 Every link is relative to the page it is on, so the site works under any path prefix.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from builder.site import words
+from builder.site import targets, words
 from builder.site.render import ICON, STYLESHEET
 from builder.site.urls import href
 
-# (key, column heading, decimals; None for text, "yes/no" for booleans)
-CONFIG_COLUMNS: tuple[tuple[str, str, int | str | None], ...] = (
-    ("gpu", "GPU", None),
-    ("num_gpus", "GPUs", 0),
-    ("tensor_parallel", "TP", 0),
-    ("data_parallel", "DP", 0),
-    ("expert_parallel", "EP", 0),
-    ("precision", "Precision", None),
-    ("max_num_seqs", "Max sequences", 0),
-    ("avg_requests_in_flight", "Requests in flight", 1),
-    ("wh_per_million_output_tokens", "Wh / M output tokens", 2),
-    ("joules_per_output_token", "J / output token", 7),
-    ("median_itl_ms", "Median ITL (ms)", 1),
-    ("p90_itl_ms", "p90 ITL (ms)", 1),
-    ("p95_itl_ms", "p95 ITL (ms)", 1),
-    ("p99_itl_ms", "p99 ITL (ms)", 1),
-    ("tokens_per_second", "Output tokens / s", 1),
-    ("gpu_power_watts_total", "GPU power (W)", 0),
-    ("avg_output_tokens", "Avg output tokens", 0),
-    ("under_itl_deadline", "Under deadline", "yes/no"),
-    ("repeat", "Repeat", 0),
+SITE_NAME = "LeadGreen"
+GLOSSARY = "glossary/index.html"
+MODELS_PAGE = "models/index.html"
+GPUS_PAGE = "gpus/index.html"
+WORKLOADS_PAGE = "workloads/index.html"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: the field, its heading, its unit, how to show it, and the full words of an abbreviation."""
+
+    key: str
+    label: str
+    unit: str = ""
+    kind: int | str | None = None  # decimals; "sig" for 4 significant digits; "yes/no"; None for text
+    abbr: str = ""
+
+
+ENERGY = Column("wh_per_million_output_tokens", "Energy", "Wh per million output tokens", 2)
+MEDIAN = Column("median_itl_ms", "Median ITL", "ms", 1, "inter-token latency")
+PER_RESPONSE = Column("joules_per_response", "Energy per response", "J", 1)
+MAX_SEQS = Column("max_num_seqs", "Max sequences", "batch limit", 0)
+KEY_COLUMNS = (
+    ENERGY,
+    MEDIAN,
+    PER_RESPONSE,
+    MAX_SEQS,
+    Column("tokens_per_second", "Output", "tokens per s", 1),
+    Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0),
 )
-INDEX_KEYS = (
-    "precision",
-    "wh_per_million_output_tokens",
-    "joules_per_output_token",
-    "median_itl_ms",
-    "avg_requests_in_flight",
-    "gpu_power_watts_total",
-    "max_num_seqs",
+DETAIL_COLUMNS = (
+    MAX_SEQS,
+    Column("tensor_parallel", "TP", "GPUs", 0, "tensor parallelism: GPUs that split each layer"),
+    Column("data_parallel", "DP", "copies", 0, "data parallelism: copies of the model serving requests"),
+    Column("expert_parallel", "EP", "GPUs", 0, "expert parallelism: GPUs the experts are spread over"),
+    Column("precision", "Precision", "weights"),
+    Column("avg_requests_in_flight", "Requests in flight", "average", 1),
+    Column("joules_per_output_token", "Energy", "J per output token", "sig"),
+    Column("p90_itl_ms", "p90 ITL", "ms", 1, "90th percentile inter-token latency"),
+    Column("p95_itl_ms", "p95 ITL", "ms", 1, "95th percentile inter-token latency"),
+    Column("p99_itl_ms", "p99 ITL", "ms", 1, "99th percentile inter-token latency"),
+    Column("avg_output_tokens", "Response length", "output tokens, average", 0),
+    Column("repeat", "Repeat", "run", 0),
 )
-INDEX_COLUMNS = tuple(column for key in INDEX_KEYS for column in CONFIG_COLUMNS if column[0] == key)
 
 
 def cell(value: Any, kind: int | str | None) -> str:
+    if value is None:
+        return "\N{EN DASH}"
     if kind == "yes/no":
         return "yes" if value else "no"
-    if isinstance(kind, int) and isinstance(value, int | float) and not isinstance(value, bool):
-        return words.fixed(value, kind)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if kind == "sig":
+            return words.significant(value)
+        if isinstance(kind, int):
+            return words.fixed(value, kind)
     return str(value)
 
 
-def source_view(source: dict[str, Any], licences: list[tuple[str, str]]) -> dict[str, Any]:
+def heading(column: Column) -> dict[str, str]:
+    return {"label": column.label, "unit": column.unit, "abbr": column.abbr}
+
+
+def present(columns: tuple[Column, ...], rows: list[dict[str, Any]]) -> list[Column]:
+    """The columns at least one row has a value for (energy per response only where the data has it)."""
+    return [c for c in columns if any(c.key in row for row in rows)]
+
+
+def table(columns: list[Column], rows: list[dict[str, Any]], first: str = "setup") -> dict[str, Any]:
+    """A table view whose first cell of each row is its heading (a sticky column); the rest are cells."""
+    body = []
+    for row in rows:
+        label = words.setup(row["num_gpus"], row["gpu"]) if first == "setup" else str(row[first])
+        body.append({"label": label, "cells": [cell(row.get(c.key), c.kind) for c in columns]})
+    return {"columns": [heading(c) for c in columns], "rows": body}
+
+
+def frame(page: str, title: str, description: str, crumbs: list[tuple[str, str]], common: dict) -> dict[str, Any]:
+    """What base.html needs: title, meta description, breadcrumb, navigation, footer; links relative to page.
+
+    crumbs: (label, site path) from Home down to the page's parent; the page itself ends the trail.
+    """
+    link = common.get("link") or (lambda path: href(page, path))
+    nav = [("Workloads", WORKLOADS_PAGE), ("Models", MODELS_PAGE), ("GPUs", GPUS_PAGE), ("Glossary", GLOSSARY)]
+    return {
+        "title": title,
+        "full_title": title if title.startswith(SITE_NAME) else f"{title} · {SITE_NAME}",
+        "description": " ".join(description.split()),
+        "crumbs": [{"label": label, "href": link(path)} for label, path in crumbs],
+        "nav": [{"label": label, "href": link(path), "current": path == page} for label, path in nav],
+        "home_href": link("index.html"),
+        "css_href": link(STYLESHEET),
+        "icon_href": link(ICON),
+        "glossary_href": link(GLOSSARY),
+        "data_version": common["data_version"],
+    }
+
+
+def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workload: Any = None) -> dict[str, Any]:
+    """The provenance of one workload's figures: upstream, task, file, commit, licence, citation."""
     keys = ("name", "publisher", "version", "workload", "method", "licence", "cite", "url", "data_url", "cite_url")
     view = {key: str(source.get(key, "")) for key in keys}
     for key in ("url", "data_url", "cite_url"):  # a link only where it is https; otherwise the text alone
         view[f"{key}_href"] = view[key] if view[key].startswith("https://") else None
+    view["file"] = view["data_url"].rsplit("/", 1)[-1]
+    view["task"] = view["file"].removesuffix(".json")
+    view["commit"] = getattr(workload, "commit", "")
+    view["workload_name"] = getattr(workload, "name", view["workload"])
     view["licence_evidence"] = [str(item) for item in source.get("licence_evidence", [])]
     view["licence_links"] = [{"name": name, "href": url} for name, url in licences]
     return view
@@ -67,72 +129,69 @@ def chart_view(page: str, chart_path: str, chart: Any, caption: str) -> dict[str
     return {"src": href(page, chart_path), "alt": chart.alt, "title": chart.title, "caption": caption}
 
 
-def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict[str, str], common: dict) -> dict[str, Any]:
-    """A model page. links: site paths of page, doc and schema; common: source and package data version."""
-    page = links["page"]
-    best = []
-    for gpu in doc["gpus"]:
-        cfg = doc["best"].get(gpu)
-        if cfg is None:
-            sentence, detail = words.no_best_sentence(gpu, doc["itl_deadline_ms"]), ""
-        else:
-            sentence, detail = words.best_sentence(cfg, doc["unit"]), words.best_detail(cfg)
-        best.append({"sentence": sentence[:1].upper() + sentence[1:], "detail": detail})
-    bests = list(doc["best"].values())
-    rows = [
-        {"best": cfg in bests, "cells": [cell(cfg[key], kind) for key, _, kind in CONFIG_COLUMNS]}
-        for cfg in doc["configurations"]
-    ]
+def target_rows(doc: dict[str, Any], frontier: dict[str, Any] | None) -> dict[str, Any]:
+    """The latency-target table of a model page: a row per target and one for any latency, a column per GPU."""
+    chosen, under = targets.best_under(doc, frontier)
+    gpus = list(doc["gpus"])
+    rows = []
+    for target in chosen:
+        picks = [under.get(gpu, {}).get(str(target)) for gpu in gpus]
+        rows.append({"id": f"target-{target}", "label": f"Under {target} ms", "cells": [pick(p) for p in picks]})
+    overall = [doc["best"].get(gpu) for gpu in gpus]
+    rows.append({"id": "target-any", "label": "Any latency", "cells": [pick(p) for p in overall]})
+    used = frontier is not None and targets.from_frontier(frontier, doc["slug"], doc["configurations"]) is not None
+    return {"gpus": gpus, "rows": rows, "from_frontier": used}
+
+
+def pick(conf: dict[str, Any] | None) -> dict[str, str] | None:
+    if conf is None:
+        return None
     return {
-        "title": doc["name"],
+        "energy": words.fixed(conf["wh_per_million_output_tokens"], 2),
+        "setup": words.setup(conf["num_gpus"], conf["gpu"]),
+        "seqs": f"{conf['max_num_seqs']:,}",
+        "itl": words.fixed(conf["median_itl_ms"], 1),
+    }
+
+
+def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, common: dict) -> dict[str, Any]:
+    """A model page. links: site paths of page, doc, schema; common: workload, others, source, versions."""
+    page, work = links["page"], common.get("workload")
+    work_name = work.name if work else ""
+    title = f"{doc['name']} — {work_name}" if work_name else doc["name"]
+    crumbs = [("Home", "index.html")] + ([(work_name, work.page)] if work else [])
+    configs = doc["configurations"]
+    best_keys = {(c["row_id"], c.get("repeat")) for c in doc["best"].values()}
+    key, detail = table(present(KEY_COLUMNS, configs), configs), table(present(DETAIL_COLUMNS, configs), configs)
+    for row, cfg in zip(key["rows"], configs, strict=True):
+        row["best"] = (cfg["row_id"], cfg.get("repeat")) in best_keys
+    description = (
+        f"GPU energy of {doc['name']} in the {work_name or 'LLM'} workload: {len(configs)} measured "
+        f"configurations on {', '.join(doc['gpus'])}, the best under 50, 100 and 200 ms, and the source."
+    )
+    return {
+        **frame(page, title, description, crumbs, common),
         "name": doc["name"],
+        "workload_name": work_name,
+        "workload_description": work.description if work else "",
+        "workload_href": href(page, work.page) if work else None,
+        "others": [{"label": name, "href": href(page, path)} for name, path in common.get("others", [])],
         "model_id": doc["model_id"],
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
         "architecture": doc["architecture"],
         "gpus": ", ".join(doc["gpus"]),
-        "best": best,
-        "deadline": f"{doc['itl_deadline_ms']:g}",
+        "targets": target_rows(doc, common.get("frontier")),
         "unit": doc["unit"],
         "chart": chart,
-        "columns": [heading for _, heading, _ in CONFIG_COLUMNS],
-        "rows": rows,
+        "key": key,
+        "detail": detail,
         "caveat": doc["caveat"],
         "updated": doc["updated"],
-        "data_version": common["data_version"],
+        "doc_version": doc.get("data_version", doc["updated"]),
         "source": common["source"],
         "doc_href": href(page, links["doc"]),
         "doc_name": links["doc"],
         "schema_href": href(page, links["schema"]),
         "schema_name": links["schema"].rsplit("/", 1)[-1],
-        "home_href": href(page, "index.html"),
-        "css_href": href(page, STYLESHEET),
-        "icon_href": href(page, ICON),
-    }
-
-
-def workload_view(doc: dict[str, Any], page: str, pages: dict[str, str], links: dict[str, str], chart: dict) -> dict:
-    """One workload's section of the home page. pages: slug -> site path of its model page."""
-    rows = []
-    for rank, row in enumerate(doc["rows"], start=1):
-        target = pages.get(row["slug"])
-        rows.append(
-            {
-                "rank": rank,
-                "model": row["model"],
-                "href": href(page, target) if target else None,
-                "gpus": words.gpus(row["num_gpus"], row["gpu"]),
-                "cells": [cell(row[key], kind) for key, _, kind in INDEX_COLUMNS],
-            }
-        )
-    return {
-        "workload": doc.get("workload", ""),
-        "description": doc.get("source", {}).get("workload", ""),
-        "selection": doc.get("selection", ""),
-        "deadline": f"{doc['itl_deadline_ms']:g}",
-        "unit": doc["unit"],
-        "caveat": doc.get("caveat", ""),
-        "chart": chart,
-        "columns": ["#", "Model", "GPUs", *[heading for _, heading, _ in INDEX_COLUMNS]],
-        "rows": rows,
-        "links": [{"label": label, "href": href(page, path)} for label, path in links.items()],
+        "frontier_href": href(page, common["frontier_path"]) if common.get("frontier_path") else None,
     }

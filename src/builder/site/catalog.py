@@ -1,0 +1,156 @@
+"""The package as the site sees it: its workloads, each with its documents, provenance and pages (pure).
+
+A workload comes from data/workloads.json when the package has one, else from the index
+documents; its provenance (upstream task, file, commit) from its own index and the descriptor.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from builder.errors import InputError
+from builder.layout import MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST
+from builder.site import load
+from builder.site.load import Package
+from builder.site.urls import API_PREFIX, require_path
+
+SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+LLM = "llm"
+
+
+@dataclass
+class Model:
+    """One model of one workload: its list entry, its document and its page."""
+
+    slug: str
+    name: str
+    doc_rel: str
+    doc_path: str  # site path of its JSON document
+    page: str  # site path of its page
+
+
+@dataclass
+class Workload:
+    id: str
+    name: str
+    description: str
+    kind: str  # llm, image or video
+    index_rel: str | None
+    list_rel: str | None
+    frontier_rel: str | None
+    source: dict[str, Any]
+    commit: str
+    page: str  # site path of the workload's page
+    models: list[Model] = field(default_factory=list)
+
+    @property
+    def task_file(self) -> str:
+        return posixpath.basename(str(self.source.get("data_url", ""))) or self.id
+
+
+def data_rel(url: object, pkg: Package, where: str) -> str:
+    """The file of data/ a public API URL names, or an InputError naming where the URL is."""
+    path = require_path(url, pkg.base_url, where)
+    rel = path.removeprefix(API_PREFIX)
+    if rel == path or rel not in pkg.docs:
+        raise InputError(f"{where}: expected a published document, found {url!r}")
+    return rel
+
+
+def commits(pkg: Package) -> dict[str, str]:
+    """Upstream file URL -> the commit it was pinned at, from the descriptor's sources."""
+    descriptor = json.loads(pkg.descriptor)
+    sources = descriptor.get("sources") if isinstance(descriptor, dict) else None
+    return {
+        str(item["path"]): str(item["version"])
+        for item in sources or []
+        if isinstance(item, dict) and "path" in item and "version" in item
+    }
+
+
+def _entries(pkg: Package) -> list[dict[str, Any]]:
+    """The workload list's entries, then one for each index document the list does not name."""
+    listed = pkg.docs.get(WORKLOAD_LIST)
+    entries = []
+    if isinstance(listed, dict) and isinstance(listed.get("workloads"), list):
+        entries = [e if isinstance(e, dict) else {} for e in listed["workloads"]]
+    named = {e.get("index_url") for e in entries}
+    for rel in load.indexes(pkg):
+        url = f"{pkg.base_url}/{API_PREFIX}{rel}"
+        if url in named:
+            continue
+        folder = posixpath.dirname(rel)
+        doc = pkg.docs[rel]
+        wid = str(doc.get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
+        models_url = f"{pkg.base_url}/{API_PREFIX}{posixpath.join(folder, MODEL_LIST)}"
+        entries.append({"id": wid, "index_url": url, "models_url": models_url})
+    return entries
+
+
+def workloads(pkg: Package) -> list[Workload]:
+    """Every workload, in the list's order, with its models in their list's order."""
+    pinned, found, seen = commits(pkg), [], set()
+    for i, entry in enumerate(_entries(pkg)):
+        where = f"data/{WORKLOAD_LIST}: /workloads/{i}"
+        wid = str(entry.get("id", ""))
+        if not SLUG.fullmatch(wid) or wid in seen:
+            raise InputError(f"{where}/id: expected a slug of its own, found {wid!r}")
+        seen.add(wid)
+        index_rel = data_rel(entry["index_url"], pkg, f"{where}/index_url") if "index_url" in entry else None
+        list_rel = data_rel(entry["models_url"], pkg, f"{where}/models_url") if "models_url" in entry else None
+        frontier_rel = data_rel(entry["frontier"], pkg, f"{where}/frontier") if "frontier" in entry else None
+        head = pkg.docs.get(index_rel or list_rel or "", {})
+        source = head.get("source") if isinstance(head, dict) and isinstance(head.get("source"), dict) else {}
+        name = str(entry.get("name") or wid.replace("-", " ").capitalize())
+        work = Workload(
+            id=wid,
+            name=name,
+            description=str(entry.get("description", "")),
+            kind=str(entry.get("kind", LLM)),
+            index_rel=index_rel,
+            list_rel=list_rel,
+            frontier_rel=frontier_rel,
+            source=source,
+            commit=pinned.get(str(source.get("data_url", "")), ""),
+            page=f"workloads/{wid}/index.html",
+        )
+        work.models = _models(pkg, work)
+        found.append(work)
+    return found
+
+
+def _models(pkg: Package, work: Workload) -> list[Model]:
+    if work.list_rel is None:
+        return []
+    models = []
+    for i, entry in enumerate(pkg.docs[work.list_rel].get("models", [])):
+        where = f"data/{work.list_rel}: /models/{i}"
+        if not isinstance(entry, dict):
+            raise InputError(f"{where}: expected an object, found {entry!r}")
+        page = require_path(entry.get("page"), pkg.base_url, f"{where}/page")
+        doc_path = require_path(entry.get("url"), pkg.base_url, f"{where}/url")
+        rel = doc_path.removeprefix(API_PREFIX)
+        if rel == doc_path or rel not in pkg.docs:
+            raise InputError(f"{where}/url: expected a published document at {entry['url']}, found none")
+        models.append(Model(str(entry.get("slug", "")), str(entry.get("name", "")), rel, doc_path, page))
+    return models
+
+
+def gpu_order(pkg: Package) -> list[str]:
+    """Every GPU type measured anywhere in the package, sorted."""
+    found = set()
+    for doc in pkg.docs.values():
+        if isinstance(doc, dict):
+            for key in ("configurations", "rows"):
+                rows = doc.get(key)
+                if isinstance(rows, list):
+                    found |= {str(r["gpu"]) for r in rows if isinstance(r, dict) and "gpu" in r}
+    return sorted(found)
+
+
+def gpu_slug(gpu: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-") or "gpu"

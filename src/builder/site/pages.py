@@ -1,0 +1,145 @@
+"""The views of the pages that gather models: a workload, a GPU type, every model, the home page (pure)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from builder.site import targets, views, words
+from builder.site.catalog import LLM, Workload, gpu_slug
+from builder.site.urls import href
+from builder.site.views import ENERGY, MAX_SEQS, MEDIAN, Column, frame, table
+
+HOME = [("Home", "index.html")]
+INDEX_COLUMNS = (ENERGY, MEDIAN, MAX_SEQS, Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0))
+
+
+def gpu_page(gpu: str) -> str:
+    return f"gpus/{gpu_slug(gpu)}/index.html"
+
+
+def _energy(conf: dict[str, Any] | None) -> float:
+    return math.inf if conf is None else float(conf["wh_per_million_output_tokens"])
+
+
+def comparison(work: Workload, docs: dict[str, Any], frontier: Any, page: str, target: int) -> dict[str, Any]:
+    """Every model's lowest energy under target ms, a column per GPU type, lowest first."""
+    gpus = sorted({g for m in work.models for g in docs[m.doc_rel].get("gpus", [])})
+    rows = []
+    for model in work.models:
+        doc = docs[model.doc_rel]
+        _, under = targets.best_under(doc, frontier)
+        picks = [under.get(gpu, {}).get(str(target)) for gpu in gpus]
+        cells = [views.pick(p) if gpu in doc["gpus"] else "unmeasured" for p, gpu in zip(picks, gpus, strict=True)]
+        low = min(picks, key=_energy) if picks else None
+        rows.append({"name": model.name, "href": href(page, model.page), "cells": cells, "low": low})
+    rows.sort(key=lambda r: (_energy(r["low"]), r["name"]))
+    return {"target": target, "gpus": gpus, "rows": rows}
+
+
+def generic_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Rows of a kind the site has no columns for: every plain field, as the data names it."""
+    keys = [k for k, v in (rows[0] if rows else {}).items() if isinstance(v, str | int | float | bool)]
+    columns = [Column(k, k.replace("_", " ").capitalize(), "", 4 if isinstance(rows[0][k], float) else 0) for k in keys]
+    head = [views.heading(c) for c in columns[1:]]
+    body = [{"label": str(r.get(keys[0], "")), "cells": [views.cell(r.get(c.key), c.kind) for c in columns[1:]]}
+            for r in rows] if keys else []  # fmt: skip
+    return {"first": columns[0].label if columns else "", "columns": head, "rows": body}
+
+
+def workload_view(work: Workload, docs: dict[str, Any], frontier: Any, chart: dict | None, common: dict) -> dict:
+    """A workload's page: its description, comparison at the chosen target, chart, index and model list."""
+    page, index = work.page, docs.get(work.index_rel or "", {})
+    folder = page.removesuffix("index.html") + "models/"
+    rows = index.get("rows", [])
+    llm = work.kind == LLM
+    view = {
+        **frame(page, work.name, f"{work.name}: {work.description} GPU energy per model and GPU.", HOME, common),
+        "work": work,
+        "llm": llm,
+        "chart": chart,
+        "unit": index.get("unit", ""),
+        "caveat": index.get("caveat", ""),
+        "models": [{"name": m.name, "href": href(page, m.page)} for m in work.models],
+        "folder_href": href(page, folder + "index.html")
+        if any(m.page.startswith(folder) for m in work.models)
+        else None,
+        "json": [(label, href(page, path)) for label, path in common["json"]],
+        "source": common["source"],
+        "configurations": sum(len(docs[m.doc_rel].get("configurations", [])) for m in work.models),
+    }
+    if llm:
+        view["compare"] = comparison(work, docs, frontier, page, targets.CHOSEN_MS)
+        view["index"] = table(list(INDEX_COLUMNS), rows)
+        for out, row in zip(view["index"]["rows"], rows, strict=True):
+            model = next((m for m in work.models if m.slug == row["slug"]), None)
+            out["model"] = {"name": row["model"], "href": href(page, model.page) if model else None}
+    else:
+        view["generic"] = generic_table(rows)
+    return view
+
+
+def gpu_view(gpu: str, works: list[Workload], docs: dict[str, Any], frontiers: dict, common: dict) -> dict:
+    """A GPU type's page: per workload, every model measured on it, lowest overall and under each target."""
+    page, sections = gpu_page(gpu), []
+    for work in works:
+        if work.kind != LLM:
+            continue
+        rows = []
+        for model in work.models:
+            doc = docs[model.doc_rel]
+            if gpu not in doc.get("gpus", []):
+                continue
+            chosen, under = targets.best_under(doc, frontiers.get(work.id))
+            cells = [views.pick(doc["best"].get(gpu))] + [views.pick(under[gpu].get(str(t))) for t in chosen]
+            rows.append({"name": model.name, "href": href(page, model.page), "cells": cells, "slug": model.slug})
+        if rows:
+            heads = ["Any latency"] + [f"Under {t} ms" for t in targets.TARGETS_MS]
+            sections.append({"work": work, "href": href(page, work.page), "heads": heads, "rows": rows})
+    description = f"Every model measured on {gpu}: its lowest-energy configuration, overall and under 50, 100, 200 ms."
+    return {**frame(page, f"{gpu} GPUs", description, [("Home", "index.html"), ("GPUs", views.GPUS_PAGE)], common),
+            "gpu": gpu, "sections": sections}  # fmt: skip
+
+
+def gpus_view(gpus: list[str], docs: dict[str, Any], works: list[Workload], common: dict) -> dict:
+    page = views.GPUS_PAGE
+    items = []
+    for gpu in gpus:
+        n = len({m.slug for w in works for m in w.models if gpu in docs[m.doc_rel].get("gpus", [])})
+        items.append({"label": gpu, "href": href(page, gpu_page(gpu)), "models": n})
+    description = "The GPU types measured, each with every model's lowest-energy configuration on it."
+    return {**frame(page, "GPU types", description, [("Home", "index.html")], common), "items": items}
+
+
+def models_view(works: list[Workload], docs: dict[str, Any], common: dict) -> dict:
+    """Every model across workloads, alphabetically, with a link to its page in each workload."""
+    page, by_slug = views.MODELS_PAGE, {}
+    for work in works:
+        for model in work.models:
+            doc = docs[model.doc_rel]
+            entry = by_slug.setdefault(model.slug, {"name": model.name, "links": [], "doc": doc})
+            entry["links"].append({"label": work.name, "href": href(page, model.page)})
+    rows = []
+    for _slug, entry in sorted(by_slug.items(), key=lambda item: (item[1]["name"].lower(), item[0])):
+        doc = entry["doc"]
+        params = words.parameters(doc["params_b"], doc["active_params_b"]) if "params_b" in doc else ""
+        rows.append({"name": entry["name"], "params": params, "architecture": doc.get("architecture", ""),
+                     "links": entry["links"]})  # fmt: skip
+    description = f"All {len(rows)} models measured, with links to their page in each workload."
+    return {**frame(page, "All models", description, [("Home", "index.html")], common), "rows": rows}
+
+
+def workloads_view(works: list[Workload], docs: dict[str, Any], frontiers: dict, page: str, common: dict) -> list:
+    """A row per workload for the home page and the workloads page: size and the lowest energy at 100 ms."""
+    rows = []
+    for work in works:
+        low = None
+        if work.kind == LLM:
+            compare = comparison(work, docs, frontiers.get(work.id), page, targets.CHOSEN_MS)
+            best = next((r for r in compare["rows"] if r["low"] is not None), None)
+            if best is not None:
+                low = {"model": best["name"], "href": best["href"], **views.pick(best["low"])}
+        configs = sum(len(docs[m.doc_rel].get("configurations", [])) for m in work.models)
+        rows.append({"name": work.name, "href": href(page, work.page), "description": work.description,
+                     "models": len(work.models), "configurations": configs, "low": low})  # fmt: skip
+    return rows

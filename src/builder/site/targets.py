@@ -1,0 +1,68 @@
+"""The best configuration under each latency target, per model and GPU type (pure).
+
+Read from the workload's frontier document when it has one; else computed from the model
+document's configurations by the same rule as `best`: the lowest energy per token among the
+configurations whose median inter-token latency is at most the target, the first on a tie.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TARGETS_MS = (50, 100, 200)
+CHOSEN_MS = 100  # the target of each workload page's comparison table
+Under = dict[str, dict[str, dict[str, Any] | None]]  # gpu -> str(target) -> configuration or None
+
+
+def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_MS) -> Under:
+    """Per GPU type (sorted), per target, the configuration `best` would pick with that deadline."""
+    found: Under = {}
+    for gpu in sorted({str(c["gpu"]) for c in configs}):
+        on_gpu = [c for c in configs if c["gpu"] == gpu]
+        found[gpu] = {}
+        for target in targets:
+            held = None
+            for conf in on_gpu:
+                fast = conf["median_itl_ms"] <= target
+                if fast and (held is None or conf["joules_per_output_token"] < held["joules_per_output_token"]):
+                    held = conf
+            found[gpu][str(target)] = held
+    return found
+
+
+def from_frontier(frontier: dict[str, Any], slug: str, configs: list[dict[str, Any]]) -> Under | None:
+    """The frontier document's best_under of one model, each entry as its full configuration.
+
+    None when the document does not list the model. An entry names its configuration by
+    (row_id, repeat); the configuration's published values are the entry's.
+    """
+    by_key = {(c["row_id"], c.get("repeat", 1)): c for c in configs}
+    for model in frontier.get("models", []):
+        if model.get("slug") != slug:
+            continue
+        found: Under = {}
+        for gpu in sorted(model.get("gpus", {})):
+            under = model["gpus"][gpu].get("best_under", {})
+            found[gpu] = {}
+            for target, entry in under.items():
+                conf = None if entry is None else by_key.get((entry["row_id"], entry.get("repeat", 1)))
+                found[gpu][str(target)] = conf if conf is not None or entry is None else {**entry, "gpu": gpu}
+        return found
+    return None
+
+
+def targets_of(frontier: dict[str, Any] | None) -> tuple[int, ...]:
+    if frontier and isinstance(frontier.get("itl_targets_ms"), list):
+        return tuple(int(t) for t in frontier["itl_targets_ms"])
+    return TARGETS_MS
+
+
+def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> tuple[tuple[int, ...], Under]:
+    """(targets, per GPU per target) for one model document, from the frontier when it lists the model."""
+    configs = doc["configurations"]
+    if frontier is not None:
+        found = from_frontier(frontier, doc["slug"], configs)
+        if found is not None:
+            chosen = targets_of(frontier)
+            return chosen, {**computed(configs, chosen), **found}  # a GPU type the frontier lacks is computed
+    return TARGETS_MS, computed(configs)

@@ -1,0 +1,204 @@
+"""builder site answers the questions people bring: which GPU at my latency, where a figure is from, what a GPU runs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from builder.site import charts
+from builder.site.build import build_site
+from builder.site.load import load_package
+from builder.site.plan import plan_site
+from sitehelp import BASE, REPO
+
+TIMES = "\N{MULTIPLICATION SIGN}"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("pages") / "site"
+    build_site(out, REPO)
+    return out
+
+
+def html(site: Path, path: str) -> str:
+    return (site / path / "index.html").read_text(encoding="utf-8")
+
+
+def target_cell(page: str, target: str, gpu: str) -> str:
+    row = page.split(f'<tr id="target-{target}">', 1)[1].split("</tr>", 1)[0]
+    return row.split(f'<td data-gpu="{gpu}">', 1)[1].split("</td>", 1)[0]
+
+
+def test_llama_3_1_70b_on_b200_under_100_ms_is_75_22(site) -> None:
+    page = html(site, "models/llama-3-1-70b-instruct")
+    cell = target_cell(page, "100", "B200")
+    assert "<strong>75.22</strong>" in cell
+    assert f"2 {TIMES} B200, 512 seqs, 63.7 ms" in cell
+    assert "<strong>116.95</strong>" in target_cell(page, "100", "H100")
+    assert "Llama 3.1 70B Instruct — Text Conversation · LeadGreen</title>" in page
+
+
+def test_the_video_chat_page_of_qwen_3_vl_235b_names_its_own_source(site) -> None:
+    page = html(site, "workloads/video-chat/models/qwen-3-vl-235b-a22b-instruct")
+    source = page.split('<section class="source"', 1)[1]
+    assert ">video-chat.json</a>" in source
+    assert "<dd><code>video-chat</code></dd>" in source
+    assert "0cd52dab897c5d91a45f4d413038f3b8b4251b0f" in source
+    assert "lm-arena-chat" not in page
+    assert "<h1>Qwen 3 VL 235B A22B Instruct <span" in page
+    assert "in Video Chat</span></h1>" in page
+    assert '<a href="../../../image-chat/models/qwen-3-vl-235b-a22b-instruct/">Image Chat</a>' in page  # same model
+    image = html(site, "workloads/image-chat/models/qwen-3-vl-235b-a22b-instruct")
+    assert ">image-chat.json</a>" in image.split('<section class="source"', 1)[1]
+
+
+def test_the_b200_page_lists_every_model_measured_on_b200(site) -> None:
+    page = html(site, "gpus/b200")
+    lists = [REPO / "data" / "models.json", *sorted((REPO / "data" / "workloads").glob("*/models.json"))]
+    expected = 0
+    for path in lists:
+        workload = "text-conversation" if path.parent.name == "data" else path.parent.name
+        section = page.split(f'<section id="workload-{workload}">', 1)[1].split("</section>", 1)[0]
+        for entry in json.loads(path.read_bytes())["models"]:
+            assert (f'data-slug="{entry["slug"]}"' in section) == ("B200" in entry["gpus"]), (workload, entry["slug"])
+            expected += "B200" in entry["gpus"]
+    assert page.count("<tr data-slug=") == expected > 40
+
+
+def test_the_workload_page_compares_every_model_at_100_ms_lowest_first(site) -> None:
+    page = html(site, "workloads/text-conversation")
+    table = page.split('<table class="compare">', 1)[1].split("</table>", 1)[0]
+    values = [min(float(v.replace(",", "")) for v in re.findall(r"<strong>([\d,.]+)</strong>", row) or ["inf"])
+              for row in table.split("<tbody>", 1)[1].split("<tr>")[1:]]  # fmt: skip
+    assert len(values) == len(json.loads((REPO / "data" / "models.json").read_bytes())["models"])
+    assert values == sorted(values)
+    assert "Chatbot conversations on LM Arena prompts" in page  # the plain description from workloads.json
+
+
+def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
+    """A frontier.json the workload list names wins over the computation (here it names another row, to tell)."""
+    pkg = load_package(REPO)
+    doc = pkg.docs["models/llama-3-1-70b-instruct.json"]
+    other = next(c for c in doc["configurations"] if c["gpu"] == "B200" and c["max_num_seqs"] == 1024)
+    entry = {k: other[k] for k in ("row_id", "repeat", "num_gpus", "max_num_seqs", "median_itl_ms")}
+    entry["wh_per_million_output_tokens"] = other["wh_per_million_output_tokens"]
+    frontier = {
+        "workload": "text-conversation",
+        "data_version": "2026-11-29",
+        "itl_targets_ms": [50, 100, 200],
+        "models": [{"slug": doc["slug"], "gpus": {"B200": {"frontier": [entry],
+                    "best_under": {"50": None, "100": entry, "200": entry}}}}],
+    }  # fmt: skip
+    workloads = json.loads(json.dumps(pkg.docs["workloads.json"]))
+    workloads["workloads"][0]["frontier"] = f"{BASE}/api/v1/frontier.json"
+    raw = json.dumps(frontier).encode()
+    docs = {**pkg.docs, "frontier.json": frontier, "workloads.json": workloads}
+    files = plan_site(dataclasses.replace(pkg, docs=docs, data={**pkg.data, "frontier.json": raw}))
+    page = files["models/llama-3-1-70b-instruct/index.html"].decode("utf-8")
+    assert f"<strong>{other['wh_per_million_output_tokens']:,.2f}</strong>" in target_cell(page, "100", "B200")
+    assert "none this fast" in target_cell(page, "50", "B200")
+    assert 'the <a href="../../api/v1/frontier.json">frontier document</a>' in page
+    assert "<strong>116.95</strong>" in target_cell(page, "100", "H100")  # not in the frontier: computed
+    assert files["api/v1/frontier.json"] == raw
+
+
+def test_site_files_404_robots_sitemap_and_a_description_on_every_page(site) -> None:
+    pages = sorted(site.rglob("*.html"))
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        assert re.search(r'<meta name="description" content="[^"]{20,}">', text), path
+        assert text.count("LeadGreen</title>") + text.count("<title>LeadGreen:") == 1, path
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert sitemap.count("<loc>") == len(pages) - 1  # all but 404.html
+    assert f"<loc>{BASE}/models/llama-3-1-70b-instruct/</loc>" in sitemap
+    assert (site / "robots.txt").read_text() == f"User-agent: *\nAllow: /\nSitemap: {BASE}/sitemap.xml\n"
+    missing = (site / "404.html").read_text(encoding="utf-8")
+    assert 'href="/style.css"' in missing
+    assert 'href="/models/"' in missing
+    listing = html(site, "api/v1")
+    assert '<a href="index.json">index.json</a> <span class="unit">' in listing
+    assert '<a href="workloads/">workloads/</a>' in listing
+
+
+def test_glossary_explains_every_abbreviation_in_a_heading(site) -> None:
+    glossary = html(site, "glossary")
+    page = html(site, "models/llama-3-1-70b-instruct")
+    for abbr in re.findall(r"<abbr title=\"[^\"]+\">([^<]+)</abbr>", page):
+        assert all(word in glossary for word in abbr.split()), abbr
+    for term in ("TP", "DP", "EP"):
+        assert re.search(f'<abbr title="[^"]+">{term}</abbr>', page), term
+    assert "itl_deadline_ms" not in page
+    assert 'GPU power <span class="unit">(W, all GPUs)</span>' in page
+    assert "<td>0.2708</td>" in page  # J per output token, 4 significant digits
+
+
+def _contrast(colour: str) -> float:
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(int(colour[i : i + 2], 16) / 255) for i in (1, 3, 5))
+    return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05)
+
+
+def test_chart_colours_have_3_to_1_contrast_on_white_and_markers_differ() -> None:
+    assert min(_contrast(c) for c in charts.COLOURS) >= 3.0
+    assert len(set(charts.MARKERS)) == len(charts.MARKERS)
+
+
+def test_chart_text_is_never_parsed_as_math() -> None:
+    doc = json.loads((REPO / "data" / "models" / "qwen-3-8b.json").read_bytes())
+    doc["name"] = "Costs $5 and $x^2$"
+    svg = charts.energy_latency(doc, ["B200", "H100"]).svg.decode("utf-8")
+    assert "Costs $5 and $x^2$" in svg
+
+
+def test_a_model_chart_has_a_series_per_gpu_setup_in_batch_order() -> None:
+    doc = json.loads((REPO / "data" / "models" / "llama-3-1-70b-instruct.json").read_bytes())
+    found = charts.series(doc["configurations"], ["B200", "H100"])
+    assert [(gpu, n) for gpu, n, _ in found] == [("B200", 2), ("H100", 4)]
+    for _, _, rows in found:
+        assert [r["max_num_seqs"] for r in rows] == sorted(r["max_num_seqs"] for r in rows)
+    svg = charts.energy_latency(doc, ["B200", "H100"]).svg.decode("utf-8")
+    assert f"2 {TIMES} B200" in svg
+    assert f"4 {TIMES} H100" in svg
+    assert "deadline" not in svg
+
+
+def test_a_generation_workload_gets_a_generic_table_and_no_llm_parts() -> None:
+    """A workload whose kind is not llm (text-to-image) gets its pages with every field, and no latency targets."""
+    pkg = load_package(REPO)
+    folder, api = "workloads/text-to-image/", f"{BASE}/api/v1/workloads/text-to-image/"
+    source = {**pkg.docs["index.json"]["source"], "data_url": "https://example.org/tasks/text-to-image.json"}
+    config = {"gpu": "H100", "num_gpus": 1, "batch_size": 8, "batch_latency_s": 4.2, "joules_per_image": 120.5,
+              "wh_per_thousand_images": 33.47, "row_id": "pixart-sigma/H100/1/8", "repeat": 1}  # fmt: skip
+    model = {"slug": "pixart-sigma", "name": "PixArt-\N{GREEK CAPITAL LETTER SIGMA}", "gpus": ["H100"],
+             "url": f"{api}models/pixart-sigma.json", "page": f"{BASE}/{folder}models/pixart-sigma/"}  # fmt: skip
+    docs = {
+        f"{folder}index.json": {"workload": "text-to-image", "unit": "Wh per 1,000 images", "source": source,
+                                "rows": [{"model": model["name"], "slug": "pixart-sigma", **config}]},
+        f"{folder}models.json": {"models": [model], "source": source},
+        f"{folder}models/pixart-sigma.json": {"slug": "pixart-sigma", "name": model["name"], "source": source,
+                                               "configurations": [config], "caveat": "GPU energy only."},
+    }  # fmt: skip
+    workloads = json.loads(json.dumps(pkg.docs["workloads.json"]))
+    workloads["workloads"].append({"id": "text-to-image", "name": "Text to Image", "kind": "image",
+                                   "description": "Images from text prompts.", "index_url": f"{api}index.json",
+                                   "models_url": f"{api}models.json"})  # fmt: skip
+    docs["workloads.json"] = workloads
+    raw = {rel: json.dumps(doc).encode() for rel, doc in docs.items()}
+    files = plan_site(dataclasses.replace(pkg, docs={**pkg.docs, **docs}, data={**pkg.data, **raw}))
+    page = files[f"{folder}models/pixart-sigma/index.html"].decode("utf-8")
+    assert "in Text to Image</span></h1>" in page
+    assert '<th scope="col">Batch latency s</th>' in page
+    assert "<td>4.2000</td>" in page
+    assert ">text-to-image.json</a>" in page
+    workload = files[f"{folder}index.html"].decode("utf-8")
+    assert 'href="models/pixart-sigma/"' in workload
+    assert "latency target" not in workload
+    assert "Text to Image" in files["index.html"].decode("utf-8")
+    assert "pixart-sigma" not in files["gpus/h100/index.html"].decode("utf-8")
