@@ -6,10 +6,8 @@ Heavy imports (jsonschema, frictionless, httpx) happen inside the commands, so t
 
 from __future__ import annotations
 
-import atexit
 import datetime as dt
 import functools
-import gc
 import os
 import signal
 import sys
@@ -472,12 +470,10 @@ def _stop(main_pid: int, signum: int, _frame: object) -> None:
 
 
 def run() -> None:
-    """The `builder` command: main(), SIGTERM and SIGHUP raising Stopped (unless ignored); gc.freeze at exit
-    skips a last collection of the heap (30 ms of a `builder validate`)."""
+    """The `builder` command: main(), with SIGTERM and SIGHUP raising Stopped (unless they are ignored)."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) == signal.SIG_DFL:
             signal.signal(signum, functools.partial(_stop, os.getpid()))
-    atexit.register(gc.freeze)  # runs after the other exit handlers (the tables worker's stop among them)
     try:
         main()
     except Stopped as exc:
