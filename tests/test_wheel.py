@@ -46,6 +46,7 @@ def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None
     published = {
         rel: (release.repo / rel).read_bytes()
         for rel in git(release.repo, "ls-files", "data", "schemas", "datapackage.json").split()
+        if not rel.startswith("schemas/inputs/")  # the builder's own input schemas are never published
     }
     with zipfile.ZipFile(release.wheel) as whl:
         names = whl.namelist()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from builder.errors import InputError, ReleaseError, shown
+from builder.errors import InputError, ReleaseError, printable
 
 OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
 
@@ -29,7 +29,7 @@ def run(*args: str, stdin: bytes | None = None, absent: int | None = None) -> by
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip() or done.stdout.decode(errors="replace").strip()
         said = " | ".join(line for line in said.splitlines() if line.strip())
-        raise ReleaseError(f"git {shown(list(args), 160)} failed: {said or f'exit status {done.returncode}'}")
+        raise ReleaseError(f"`git {printable(' '.join(args))}` failed: {said or f'exit status {done.returncode}'}")
     return done.stdout
 
 
