@@ -79,7 +79,7 @@ UPSTREAM = [
     pytest.param(text_with("energy_per_token_joules", "1e306", avg_power_watts=1e306, output_throughput_tokens_per_sec=1.0), ("/configurations/0/energy_per_token_joules", "expected at most 1e+12 (a sane upper bound), found 1e+306"), id="energy-1e306-wh-overflows"),
     pytest.param(duplicate_in_row(), (f"/configurations/0 {ID}", "found 'energy_per_token_joules' more than once"), id="duplicate-key-in-row"),
     pytest.param(duplicate_top_level(), ("/: expected each key once in an object, found 'configurations' more than once",), id="duplicate-key-top-level"),
-    pytest.param(text_with("energy_per_request_joules", "NaN"), (f"/configurations/0/energy_per_request_joules {ID}", "expected a finite number, found nan"), id="ignored-field-NaN"),
+    pytest.param(text_with("energy_per_request_joules", "NaN"), (f"/configurations/0/energy_per_request_joules {ID}", "expected a finite number > 0, found nan"), id="energy-per-request-NaN"),
     pytest.param(json.dumps(upstream([row()]) | {"count": 2**60}).encode(), ("/count", "expected an integer within +-2^53"), id="top-level-int-2^60"),
     pytest.param(text_with("nickname", '"Test @FF@ Model"').replace(b"@FF@", b"\xff"), ("byte", "expected UTF-8 text, found the byte 0xff"), id="invalid-utf8"),
 ]  # fmt: skip
