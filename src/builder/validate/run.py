@@ -17,6 +17,7 @@ from builder.validate.crossfile import (
 from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.physics import check_physics
+from builder.validate.responses import check_responses
 from builder.validate.schema import check_schemas, check_schemas_fast
 from builder.validate.tables import PendingTables
 from builder.validate.tree import Tree
@@ -66,5 +67,5 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
     if WORKLOAD_LIST in ok:
         problems += check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
-            problems += check_csv(tree, ok)
+            problems += check_csv(tree, ok) + check_responses(tree)
     return problems + check_descriptor(tree)
