@@ -8,6 +8,7 @@ from pathlib import Path
 from builder.csvview import configurations_csv
 from builder.errors import InputError, ValidationError
 from builder.fetch import Limits
+from builder.frontier import build_frontiers
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, check_output, is_hidden
 from builder.metadata import load_metadata, workloads
 from builder.package import descriptor
@@ -62,6 +63,7 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     parsed = parse_tasks(inputs)
     rows = {task: up.rows for task, up in parsed.items()}
     docs = build_package(rows, meta, date)
+    docs |= build_frontiers(rows, docs, meta, date)
     old = {rel: _read_or_none(out / rel) for rel in [*docs, CSV]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}

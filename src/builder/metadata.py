@@ -64,6 +64,10 @@ BASE_URL = Rule(
 )
 DEADLINE = Rule("a finite number > 0", _positive_number)
 COUNT = Rule("an integer >= 1", _count)
+TARGETS = Rule(
+    "a non-empty array of increasing integers >= 1",
+    lambda v: isinstance(v, list) and bool(v) and all(map(_count, v)) and v == sorted(set(v)),
+)
 TEXTS = Rule("a non-empty array of non-empty strings", lambda v: isinstance(v, list) and v and all(map(_text, v)))
 
 Schema = dict[str, "Rule | Schema | list[Schema]"]  # a nested dict is a TOML table, [dict] an array of them
@@ -73,6 +77,7 @@ SCHEMA: Schema = {
     "base_url": BASE_URL,
     "header": {"version": TEXT, "unit": TEXT, "itl_deadline_ms": DEADLINE, "caveat": TEXT, "boundary": TEXT},
     "index": {"selection": TEXT},
+    "frontier": {"itl_targets_ms": TARGETS},
     "source": {
         "name": TEXT,
         "publisher": TEXT,
