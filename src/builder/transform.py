@@ -52,8 +52,8 @@ WORKLOAD_ENTRY_KEYS = (
     "configuration_count",
     "index_url",
     "models_url",
-    "frontier_url",
     "data_url",
+    "frontier_url",
 )
 
 
