@@ -110,7 +110,9 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
             "model.schema.json /configurations[]/max_num_seqs: retyped: integer -> string",
         ],
         {
-            OLD_DOCS_NEW_SCHEMAS: 'frontier.json: /models/0/gpus/B200/best_under/100/max_num_seqs: expected type "string"',
+            OLD_DOCS_NEW_SCHEMAS: (
+                'frontier.json: /models/0/gpus/B200/best_under/100/max_num_seqs: expected type "string"'
+            ),
             NEW_DOCS_OLD_SCHEMAS: None,
         },
     ),
@@ -249,6 +251,7 @@ def test_schema_diff_of_two_folders(tmp_path: Path, cli) -> None:
         'index.schema.json /rows[]/precision: enum widened: added "FP4"',
         'model.schema.json /best/*/precision: enum widened: added "FP4"',
         'model.schema.json /configurations[]/precision: enum widened: added "FP4"',
+        "Widening: every change adds (a schema, a field, an enum value, a resource or a column).",
     ]
 
 
