@@ -317,6 +317,8 @@ CORPUS = [
     ("entry-not-a-configuration", edit(F, at(f"{Q8}/frontier/0", lambda e: e.update(repeat=2))), f"data/frontier.json: {Q8}/frontier/0: expected a configuration of models/qwen-3-8b.json on this GPU, found no qwen-3-8b/B200/1/8 repeat 2"),
     ("gpu-missing", edit(F, at("/models/17/gpus", lambda g: g.pop("H100"))), "data/frontier.json: /models/17/gpus: expected the GPUs of models/qwen-3-8b.json ['B200', 'H100'], found ['B200']"),
     ("extra-field", edit(F, at(f"{Q8}/frontier/0", lambda e: e.update(note="x"))), f"data/frontier.json: {Q8}/frontier/0: expected no properties beyond the schema's, found 'note'"),
+    ("entry-twice", edit(F, at(Q8, lambda g: g["frontier"].insert(1, dict(g["frontier"][0])))), f"data/frontier.json: {Q8}/frontier/1: expected each configuration once, found qwen-3-8b/B200/1/8 repeat 1 again"),
+    ("out-of-order", edit(F, at(Q8, lambda g: g["frontier"].insert(0, g["frontier"].pop(1)))), f"data/frontier.json: {Q8}/frontier/1: expected median_itl_ms ascending, found 5.0 after 5.8"),
     ("file-missing", lambda data: (data / "workloads" / "problem-solving" / F).unlink(), "data/workloads/problem-solving/frontier.json: /: expected this file, found it missing"),
     ("csv-wh-not-joules-over-3-6", csv_cell("wh_per_thousand_responses", "2000.0"), "data/configurations.csv: line 2, column wh_per_thousand_responses: expected joules_per_response / 3.6 = 2013.82 (deepseek-v3-1/B200/8/8 repeat 1 of text-conversation), found 2000.0"),
 ]  # fmt: skip

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from builder.errors import Problem
+from builder.frontier import ENTRY_KEYS
 from builder.layout import frontier_rel, model_list_rel, model_rel, place
 from builder.validate.schema import pointer
 from builder.validate.tree import Tree
 
 Conf = dict[str, Any]
-KEYS = ("row_id", "repeat", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens")
 
 
 def check_frontiers(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
@@ -66,6 +66,7 @@ def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str,
 
 
 def _check_gpu(shown: str, where: str, source: str, held: dict[str, Any], confs: list[Conf]) -> list[Problem]:
+    """One model's frontier and best_under on one GPU type, against its configurations there."""
     problems: list[Problem] = []
     keyed = {(c["row_id"], c["repeat"]): c for c in confs}
     front: list[Conf] = []
@@ -73,6 +74,14 @@ def _check_gpu(shown: str, where: str, source: str, held: dict[str, Any], confs:
         conf = _matching(shown, f"{where}/frontier/{j}", source, entry, keyed, problems)
         if conf is None:
             continue
+        if any(c is conf for c in front):
+            problems.append(
+                Problem(shown, f"{where}/frontier/{j}", f"expected each configuration once, found {_name(conf)} again")
+            )
+            continue
+        if front and conf["median_itl_ms"] < front[-1]["median_itl_ms"]:
+            msg = f"expected median_itl_ms ascending, found {conf['median_itl_ms']} after {front[-1]['median_itl_ms']}"
+            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
         front.append(conf)
         better = next((c for c in confs if _below(c, conf)), None)
         if better is not None:
@@ -114,7 +123,7 @@ def _matching(
         msg = f"expected a configuration of {source} on this GPU, found no {entry['row_id']} repeat {entry['repeat']}"
         problems.append(Problem(shown, at, msg))
         return None
-    for key in KEYS:
+    for key in ENTRY_KEYS:
         if entry[key] != conf[key]:
             msg = f"expected {conf[key]!r} as in {source} {_name(conf)}, found {entry[key]!r}"
             problems.append(Problem(shown, f"{at}/{key}", msg))
