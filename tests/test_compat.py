@@ -103,12 +103,16 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
         "field retyped",
         retype_field,
         [
+            "frontier.schema.json /models[]/gpus/*/best_under/*/max_num_seqs: retyped: integer -> string",
+            "frontier.schema.json /models[]/gpus/*/frontier[]/max_num_seqs: retyped: integer -> string",
             "index.schema.json /rows[]/max_num_seqs: retyped: integer -> string",
             "model.schema.json /best/*/max_num_seqs: retyped: integer -> string",
             "model.schema.json /configurations[]/max_num_seqs: retyped: integer -> string",
         ],
         {
-            OLD_DOCS_NEW_SCHEMAS: 'index.json: /rows/0/max_num_seqs: expected type "string", found ',
+            OLD_DOCS_NEW_SCHEMAS: (
+                'frontier.json: /models/0/gpus/B200/best_under/100/max_num_seqs: expected type "string"'
+            ),
             NEW_DOCS_OLD_SCHEMAS: None,
         },
     ),
@@ -258,6 +262,7 @@ def test_schema_diff_of_two_folders(tmp_path: Path, cli) -> None:
         'index.schema.json /rows[]/precision: enum widened: added "FP4"',
         'model.schema.json /best/*/precision: enum widened: added "FP4"',
         'model.schema.json /configurations[]/precision: enum widened: added "FP4"',
+        "Widening: every change adds (a schema, a field, an enum value, a resource or a column).",
     ]
 
 

@@ -83,7 +83,7 @@ UPSTREAM = [
     pytest.param(text_with("energy_per_token_joules", "1e306", avg_power_watts=1e306, output_throughput_tokens_per_sec=1.0), (f"/configurations/0/energy_per_token_joules {ID}", "expected a finite number > 0 and <= 1e12, found 1e+306"), id="energy-1e306-wh-overflows"),
     pytest.param(duplicate_in_row(), ("/configurations/0", 'expected each key once, found "energy_per_token_joules" again'), id="duplicate-key-in-row"),
     pytest.param(duplicate_top_level(), ('/: expected each key once, found "configurations" again',), id="duplicate-key-top-level"),
-    pytest.param(text_with("energy_per_request_joules", "NaN"), ("/configurations/0/energy_per_request_joules", f"{FINITE} NaN"), id="ignored-field-NaN"),
+    pytest.param(text_with("energy_per_request_joules", "NaN"), ("/configurations/0/energy_per_request_joules", f"{FINITE} NaN"), id="energy-per-request-NaN"),
     pytest.param(json.dumps(upstream([row()]) | {"count": 2**60}).encode(), ("/count", f"{WITHIN} {2**60}"), id="top-level-int-2^60"),
     pytest.param(text_with("nickname", '"Test @FF@ Model"').replace(b"@FF@", b"\xff"), ("byte 108", "expected UTF-8 JSON, found undecodable bytes (invalid start byte)"), id="invalid-utf8"),
 ]  # fmt: skip

@@ -38,6 +38,7 @@ out["by_workload_docs"] = {
     w: {
         "index": lg.index(w),
         "models": lg.models(w),
+        "frontier": lg.frontier(w),
         "model": {m["slug"]: lg.model(m["slug"], w) for m in lg.models(w)["models"]},
     }
     for w in out["workload_ids"]
@@ -53,6 +54,7 @@ calls = {
     "workload": lambda: lg.index("image-generation"),
     "workload_path": lambda: lg.models("../data"),
     "configurations": lambda: lg.configurations("image-generation"),
+    "frontier": lambda: lg.frontier("image-generation"),
     "schema": lambda: lg.schema("nope"),
 }
 out["errors"] = {}
@@ -136,6 +138,7 @@ def test_every_workloads_documents_equal_the_files_at_the_tag(seen: dict, releas
         folder = "data" if workload == DEFAULT else f"data/workloads/{workload}"
         assert docs["index"] == repo_json(release, f"{folder}/index.json"), workload
         assert docs["models"] == repo_json(release, f"{folder}/models.json"), workload
+        assert docs["frontier"] == repo_json(release, f"{folder}/frontier.json"), workload
         for slug, doc in docs["model"].items():
             assert doc == repo_json(release, f"{folder}/models/{slug}.json"), (workload, slug)
 
@@ -158,13 +161,12 @@ def test_unknown_workload_names_it_and_lists_the_known_ones(seen: dict) -> None:
     assert seen["errors"]["workload"] == "unknown workload 'image-generation'; known workloads: " + KNOWN
     assert seen["errors"]["workload_path"] == "unknown workload '../data'; known workloads: " + KNOWN
     assert seen["errors"]["configurations"] == seen["errors"]["workload"]
+    assert seen["errors"]["frontier"] == seen["errors"]["workload"]
 
 
 def test_unknown_schema_kind_lists_the_kinds(seen: dict) -> None:
-    assert (
-        seen["errors"]["schema"]
-        == "unknown schema kind 'nope'; known kinds: datapackage, defs, index, model, model-list, workload-list"
-    )
+    kinds = "datapackage, defs, frontier, index, model, model-list, workload-list"
+    assert seen["errors"]["schema"] == f"unknown schema kind 'nope'; known kinds: {kinds}"
 
 
 def test_configurations_are_typed_by_the_packages_table_schema(seen: dict, release: Built) -> None:

@@ -32,7 +32,9 @@ def json_fields(table: str) -> tuple[list[str], dict]:
         items = SCHEMAS["workload-list.schema.json"]["properties"]["workloads"]["items"]
     else:
         conf, model = DEFS["configuration"], ("workload", "slug", "name", "model_id")
-        return [*model, *conf["required"]], {**{k: DEFS[k] for k in model}, **conf["properties"]}
+        appended = ("joules_per_response", "wh_per_thousand_responses", "params_b", "active_params_b", "architecture")
+        columns = [*model, *conf["required"], *appended]
+        return columns, {**{k: DEFS[k] for k in (*model, *appended)}, **conf["properties"]}
     return items["required"], items["properties"]
 
 

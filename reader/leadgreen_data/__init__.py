@@ -29,6 +29,7 @@ __all__ = [
     "TAG",
     "__version__",
     "configurations",
+    "frontier",
     "index",
     "model",
     "models",
@@ -98,6 +99,18 @@ def index(workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
 def models(workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
     """The model list document."""
     return _json(f"{_folder(workload)}/models.json")
+
+
+def frontier(workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
+    """The energy-latency frontier document: per model and GPU type, the configurations no other beats
+    on both energy and median inter-token latency, and the best under each latency target.
+
+    Raises LookupError for an unknown workload, or a release that has no frontier for it.
+    """
+    rel = f"{_folder(workload)}/frontier.json"
+    if not _node(rel).is_file():
+        raise LookupError(f"no frontier for workload {workload} in this release (older releases have none)")
+    return _json(rel)
 
 
 def model(slug: str, workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:

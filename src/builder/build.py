@@ -8,10 +8,12 @@ from pathlib import Path
 from builder.csvview import configurations_csv
 from builder.errors import InputError, ValidationError
 from builder.fetch import Limits
+from builder.frontier import build_frontiers
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.metadata import load_metadata, workloads
 from builder.package import descriptor
 from builder.pin import Lock, read_pinned, read_regular_file, sha256
+from builder.responses import response_energies
 from builder.transform import build_package
 from builder.upstream import parse_tasks
 from builder.validate.run import check_built
@@ -59,11 +61,13 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     meta = load_metadata(METADATA)
     locks, inputs = load_upstream(upstream or {}, [work.task for work in workloads(meta)])
     parsed = parse_tasks(inputs)
-    docs = build_package({task: up.rows for task, up in parsed.items()}, meta, date)
+    rows = {task: up.rows for task, up in parsed.items()}
+    docs = build_package(rows, meta, date)
+    docs |= build_frontiers(rows, docs, meta, date)
     old = {rel: _read_or_none(out / rel) for rel in [*docs, CSV]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
-    files[CSV] = configurations_csv(docs)
+    files[CSV] = configurations_csv(docs, response_energies(rows, meta))
     version = max(doc["data_version"] for doc in docs.values())
     package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)

@@ -440,15 +440,19 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     const changed. With --documents, also each side's data/ against the other side's schemas.
     """
     from builder.release.compat import Compat, check_compat, load_doc_set, load_schema_set, schema_changes
+    from builder.release.widening import verdict, with_tables
 
     old_schemas, new_schemas = load_schema_set(old), load_schema_set(new)
     if documents:
         result = check_compat(old_schemas, new_schemas, load_doc_set(old), load_doc_set(new))
     else:
         result = Compat(schema_changes(old_schemas, new_schemas))
+    result = with_tables(result, old, new)  # columns and resources in datapackage.json
     for change in result.changes:
         click.echo(str(change))
-    if not result.changes:
+    if result.changes:
+        click.echo(verdict(result.changes))
+    else:
         click.echo(f"no schema changes from {old} to {new}")
     for against, failure in result.failures:
         click.echo(f"{against}: {failure}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 from typing import Any
 
 from builder.layout import WORKLOAD_LIST, place
@@ -32,7 +33,9 @@ CONFIG_KEYS = (
     "repeat",
 )
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
-COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS)
+RESPONSE_COLUMNS = ("joules_per_response", "wh_per_thousand_responses")  # from upstream rows, not the documents
+MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended
+COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS, *RESPONSE_COLUMNS, *MODEL_KEYS)
 
 
 def cell(value: Any) -> str:
@@ -41,9 +44,10 @@ def cell(value: Any) -> str:
     return str(value)
 
 
-def configurations_csv(docs: dict[str, Any]) -> bytes:
+def configurations_csv(docs: dict[str, Any], responses: Mapping[tuple[str, str, int], tuple[float, float]]) -> bytes:
     """CSV of the model documents among `docs` (by path): workloads in the workload list's order (any
-    it does not list after, by id), models in slug order, each model's configurations in order."""
+    it does not list after, by id), models in slug order, each model's configurations in order.
+    `responses` gives each configuration's RESPONSE_COLUMNS by (workload, row_id, repeat); empty if absent."""
     listed = [entry["id"] for entry in docs[WORKLOAD_LIST]["workloads"]] if WORKLOAD_LIST in docs else []
     rank = {workload: i for i, workload in enumerate(listed)}
     models = [(found.workload, doc) for rel, doc in docs.items() if (found := place(rel)) and found.kind == "model"]
@@ -53,6 +57,8 @@ def configurations_csv(docs: dict[str, Any]) -> bytes:
     writer.writerow(COLUMNS)
     for workload, model in models:
         head = [workload, model["slug"], model["name"], model["model_id"]]
+        tail = [cell(model[k]) for k in MODEL_KEYS]
         for conf in model["configurations"]:
-            writer.writerow([*head, *(cell(conf[k]) for k in CONFIG_KEYS)])
+            energy = [cell(v) for v in responses.get((workload, conf["row_id"], conf["repeat"]), ("", ""))]
+            writer.writerow([*head, *(cell(conf[k]) for k in CONFIG_KEYS), *energy, *tail])
     return buf.getvalue().encode("utf-8")

@@ -28,6 +28,7 @@ PACKAGE_NAME = "leadgreen-data"  # the descriptor's `name`: how a build knows a 
 # The published files, by path inside the data folder.
 INDEX = "index.json"
 MODEL_LIST = "models.json"
+FRONTIER = "frontier.json"  # an LLM workload's energy-latency frontier, beside its index
 MODELS_DIR = "models"
 WORKLOAD_LIST = "workloads.json"
 WORKLOADS_DIR = "workloads"
@@ -45,6 +46,7 @@ DEFS_SCHEMA = "defs.schema.json"
 INDEX_SCHEMA = "index.schema.json"
 MODEL_LIST_SCHEMA = "model-list.schema.json"
 MODEL_SCHEMA = "model.schema.json"
+FRONTIER_SCHEMA = "frontier.schema.json"
 DESCRIPTOR_SCHEMA = "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
 
 # The most bytes a file in the data folder (or the descriptor) may hold: the largest published
@@ -56,7 +58,9 @@ SCHEMA_OF_KIND = {
     "model-list": MODEL_LIST_SCHEMA,
     "model": MODEL_SCHEMA,
     "workload-list": WORKLOAD_LIST_SCHEMA,
+    "frontier": FRONTIER_SCHEMA,
 }
+_KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}  # a workload's own documents
 
 
 def workload_dir(workload: str) -> str:
@@ -72,6 +76,10 @@ def model_list_rel(workload: str = ROOT_WORKLOAD) -> str:
     return workload_dir(workload) + MODEL_LIST
 
 
+def frontier_rel(workload: str = ROOT_WORKLOAD) -> str:
+    return workload_dir(workload) + FRONTIER
+
+
 def model_rel(slug: str, workload: str = ROOT_WORKLOAD) -> str:
     """The path of a model's document inside the data folder."""
     return f"{workload_dir(workload)}{MODELS_DIR}/{slug}{JSON}"
@@ -81,7 +89,7 @@ def model_rel(slug: str, workload: str = ROOT_WORKLOAD) -> str:
 class Place:
     """What a path inside the data folder holds: its kind, its workload (None for workloads.json) and slug."""
 
-    kind: str  # "index", "model-list", "model", "workload-list" or "csv"
+    kind: str  # "index", "model-list", "frontier", "model", "workload-list" or "csv"
     workload: str | None = None
     slug: str | None = None
 
@@ -96,8 +104,8 @@ def place(rel: str) -> Place | None:
         workload, _, rest = tail.partition("/")
         if not _ID.fullmatch(workload) or workload == ROOT_WORKLOAD:
             return None
-    if rest in (INDEX, MODEL_LIST):
-        return Place("index" if rest == INDEX else "model-list", workload)
+    if rest in _KIND_OF_NAME:
+        return Place(_KIND_OF_NAME[rest], workload)
     folder, _, name = rest.partition("/")
     if folder == MODELS_DIR and "/" not in name and name.endswith(JSON) and len(name) > len(JSON):
         return Place("model", workload, name[: -len(JSON)])

@@ -13,6 +13,7 @@ from builder.csvview import COLUMNS
 from builder.layout import (
     CSV,
     DEFS_SCHEMA,
+    FRONTIER_SCHEMA,
     INDEX_SCHEMA,
     MODEL_LIST_SCHEMA,
     MODEL_SCHEMA,
@@ -21,6 +22,7 @@ from builder.layout import (
     SCHEMAS,
     WORKLOAD_LIST,
     WORKLOAD_LIST_SCHEMA,
+    frontier_rel,
     index_rel,
     is_workload_id,
     model_list_rel,
@@ -157,6 +159,7 @@ def workload_resources(
         json_resource(
             f"model-list-document{suffix}", data_dir, model_list, files, MODEL_LIST_SCHEMA, f"Model list{of}"
         ),
+        json_resource(f"frontier-document{suffix}", data_dir, frontier_rel(w), files, FRONTIER_SCHEMA, f"Frontier{of}"),
     ]
     for rel in sorted(files):
         found = place(rel)

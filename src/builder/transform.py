@@ -9,6 +9,7 @@ from typing import Any
 from builder.layout import (
     WORKLOAD_LIST,
     document_url,
+    frontier_rel,
     index_rel,
     model_list_rel,
     model_rel,
@@ -52,6 +53,7 @@ WORKLOAD_ENTRY_KEYS = (
     "index_url",
     "models_url",
     "data_url",
+    "frontier_url",
 )
 
 
@@ -77,10 +79,11 @@ def workload_entry(work: Workload, model_count: int, configuration_count: int, b
 
 
 def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
-    """The public URLs of a workload's index and model list."""
+    """The public URLs of a workload's index, model list and frontier."""
     return {
         "index_url": document_url(base_url, version, index_rel(workload)),
         "models_url": document_url(base_url, version, model_list_rel(workload)),
+        "frontier_url": document_url(base_url, version, frontier_rel(workload)),
     }
 
 

@@ -70,11 +70,12 @@ def undated(doc: dict[str, Any]) -> dict[str, Any]:
 
 def keep_dates(new: dict[str, Any], old: Any) -> dict[str, Any]:
     """New content keeps the old dates when nothing else changed; otherwise it keeps its own."""
-    if not isinstance(old, dict) or not all(isinstance(old.get(k), str) for k in DATE_KEYS):
+    keys = [k for k in DATE_KEYS if k in new]  # a frontier has data_version alone
+    if not isinstance(old, dict) or not all(isinstance(old.get(k), str) for k in keys):
         return new
     if undated(old) != undated(new):
         return new
-    return {**new, **{k: old[k] for k in DATE_KEYS}}  # existing keys keep their position
+    return {**new, **{k: old[k] for k in keys}}  # existing keys keep their position
 
 
 def parse_or_none(data: bytes | None) -> Any:

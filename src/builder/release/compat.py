@@ -294,6 +294,9 @@ def changelog_section(
     lines += [f"Compared with the schemas of {previous}:", ""]
     lines += [f"- {change}" for change in compat.changes] or ["- (no change in the schemas themselves)"]
     lines.append("")
+    from builder.release.widening import verdict  # it imports this module
+
+    lines += [verdict(compat.changes), ""] if compat.changes else []
     for against, title in (
         (OLD_DOCS_NEW_SCHEMAS, f"The documents of {previous} against the new schemas"),
         (NEW_DOCS_OLD_SCHEMAS, f"The new documents against the schemas of {previous}"),
@@ -314,6 +317,9 @@ def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepte
     return the changelog section."""
     old_docs = load_docs(previous)
     compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
+    from builder.release.widening import with_tables  # it imports this module
+
+    compat = with_tables(compat, previous, current)  # CSV columns and resources, from datapackage.json
     old_major, new_major = major(old_docs), major(new_docs)
     require_accepted(compat, accepted, old_major, new_major)
     return changelog_section(compat, accepted, previous, old_major, new_major)

@@ -26,6 +26,7 @@ from builder.layout import (
     slug_of,
 )
 from builder.package import file_facts
+from builder.responses import read_responses
 from builder.transform import index_row
 from builder.validate.tree import Tree
 
@@ -151,7 +152,7 @@ def check_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     """The flat table is exactly the model documents' configurations, in the workload list's order."""
     if CSV not in tree.raw:
         return []
-    expected = configurations_csv(ok)
+    expected = configurations_csv(ok, read_responses(tree.raw[CSV]))  # their values: see validate.responses
     if tree.raw[CSV] == expected:
         return []
     want = expected.decode().split("\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from builder.errors import Problem
-from builder.layout import WORKLOAD_LIST, index_rel, is_model, model_list_rel
+from builder.layout import WORKLOAD_LIST, index_rel, is_model, model_list_rel, place
 from builder.validate.crossfile import (
     check_csv,
     check_descriptor,
@@ -16,7 +16,9 @@ from builder.validate.crossfile import (
 )
 from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
+from builder.validate.frontier import check_frontiers
 from builder.validate.physics import check_physics
+from builder.validate.responses import check_responses
 from builder.validate.schema import check_schemas, check_schemas_fast
 from builder.validate.tables import check_tables
 from builder.validate.tree import Tree
@@ -56,7 +58,7 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
     for rel, doc in ok.items():
         if is_model(rel):
             problems += check_model(tree.shown(rel), rel, doc) + check_physics(tree.shown(rel), doc)
-        else:
+        elif place(rel).kind != "frontier":  # type: ignore[union-attr]  # a frontier has data_version alone
             problems += check_dates(tree.shown(rel), doc)
     groups = group_by_workload(tree, ok)
     for workload, (docs, slugs) in groups.items():
@@ -69,5 +71,5 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
     if WORKLOAD_LIST in ok:
         problems += check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
-            problems += check_csv(tree, ok)
-    return problems + check_descriptor(tree)
+            problems += check_csv(tree, ok) + check_responses(tree)
+    return problems + check_frontiers(tree, ok) + check_descriptor(tree)

@@ -1,0 +1,149 @@
+"""Each workload's frontier.json against its model documents: entries, dominance and best_under.
+
+The documents publish rounded values, and rounding never reverses an order, only makes ties. So
+a frontier entry is reported dominated only when another configuration is strictly lower on both
+energy and latency; a configuration is reported missing only when no other is lower or equal on
+both; and a best_under entry only when a configuration that surely qualifies beats it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builder.errors import Problem
+from builder.frontier import ENTRY_KEYS
+from builder.layout import frontier_rel, model_list_rel, model_rel, place
+from builder.validate.schema import pointer
+from builder.validate.tree import Tree
+
+Conf = dict[str, Any]
+
+
+def check_frontiers(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
+    """Every workload with an index has a frontier, and each frontier that passed its schema holds."""
+    problems = []
+    for rel in sorted(tree.raw):
+        found = place(rel)
+        want = frontier_rel(found.workload) if found and found.kind == "index" and found.workload else None
+        if want is not None and want not in tree.raw:
+            problems.append(Problem(tree.shown(want), "/", "expected this file, found it missing"))
+    for rel, doc in ok.items():
+        found = place(rel)
+        if found and found.kind == "frontier" and found.workload:
+            problems += check_frontier(tree, found.workload, doc, ok)
+    return problems
+
+
+def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any]) -> list[Problem]:
+    """One frontier: its workload, models and GPU types, then each GPU type's entries."""
+    shown = tree.shown(frontier_rel(workload))
+    problems = []
+    if doc["workload"] != workload:
+        problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {doc['workload']!r}"))
+    listed = ok.get(model_list_rel(workload))
+    slugs = [m["slug"] for m in doc["models"]]
+    if listed is not None and slugs != [m["slug"] for m in listed["models"]]:
+        want = [m["slug"] for m in listed["models"]]
+        msg = f"expected the slugs of {model_list_rel(workload)} {want}, found {slugs}"
+        problems.append(Problem(shown, "/models", msg))
+    targets = [str(t) for t in doc["itl_targets_ms"]]
+    for i, item in enumerate(doc["models"]):
+        model = ok.get(model_rel(item["slug"], workload))
+        if model is None:
+            continue  # missing (the model list says so) or with schema problems of its own
+        at, source = f"/models/{i}/gpus", model_rel(item["slug"], workload)
+        if list(item["gpus"]) != model["gpus"]:
+            msg = f"expected the GPUs of {source} {model['gpus']}, found {list(item['gpus'])}"
+            problems.append(Problem(shown, at, msg))
+        for gpu, held in item["gpus"].items():
+            confs = [c for c in model["configurations"] if c["gpu"] == gpu]
+            where = pointer(["models", i, "gpus", gpu])
+            if list(held["best_under"]) != targets:
+                msg = f"expected best_under keys {targets} (itl_targets_ms), found {list(held['best_under'])}"
+                problems.append(Problem(shown, f"{where}/best_under", msg))
+            problems += _check_gpu(shown, where, source, held, confs)
+    return problems
+
+
+def _check_gpu(shown: str, where: str, source: str, held: dict[str, Any], confs: list[Conf]) -> list[Problem]:
+    """One model's frontier and best_under on one GPU type, against its configurations there."""
+    problems: list[Problem] = []
+    keyed = {(c["row_id"], c["repeat"]): c for c in confs}
+    front: list[Conf] = []
+    for j, entry in enumerate(held["frontier"]):
+        conf = _matching(shown, f"{where}/frontier/{j}", source, entry, keyed, problems)
+        if conf is None:
+            continue
+        if any(c is conf for c in front):
+            problems.append(
+                Problem(shown, f"{where}/frontier/{j}", f"expected each configuration once, found {_name(conf)} again")
+            )
+            continue
+        if front and conf["median_itl_ms"] < front[-1]["median_itl_ms"]:
+            msg = f"expected median_itl_ms ascending, found {conf['median_itl_ms']} after {front[-1]['median_itl_ms']}"
+            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
+        front.append(conf)
+        better = next((c for c in confs if _below(c, conf)), None)
+        if better is not None:
+            msg = f"expected a configuration no other dominates, found {_name(conf)} dominated by {_name(better)}"
+            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
+    on_front = {id(c) for c in front}
+    for conf in confs:
+        if id(conf) not in on_front and not any(_at_or_below(c, conf) for c in confs if c is not conf):
+            msg = f"expected every undominated configuration, found {_name(conf)} ({source}) missing"
+            problems.append(Problem(shown, f"{where}/frontier", msg))
+    for target, entry in held["best_under"].items():
+        at = f"{where}/best_under/{target}"
+        surely = [c for c in confs if c["median_itl_ms"] < float(target)]  # rounded below the target: unrounded too
+        want = min(surely, key=lambda c: c["joules_per_output_token"], default=None)  # the first on a tie
+        if entry is None:
+            if want is not None:
+                msg = f"expected {_name(want)} (the lowest energy under {target} ms), found null"
+                problems.append(Problem(shown, at, msg))
+            continue
+        conf = _matching(shown, at, source, entry, keyed, problems)
+        if conf is None:
+            continue
+        if conf["median_itl_ms"] > float(target):
+            found_itl = f"{_name(conf)} at {conf['median_itl_ms']}"
+            msg = f"expected a configuration with median_itl_ms <= {target}, found {found_itl}"
+            problems.append(Problem(shown, at, msg))
+        elif want is not None and _rank(want, confs) < _rank(conf, confs):
+            msg = f"expected {_name(want)} (the lowest energy under {target} ms), found {_name(conf)}"
+            problems.append(Problem(shown, at, msg))
+    return problems
+
+
+def _matching(
+    shown: str, at: str, source: str, entry: dict[str, Any], keyed: dict[tuple[str, int], Conf], problems: list[Problem]
+) -> Conf | None:
+    """The configuration an entry names, when it exists and every value equals the published one."""
+    conf = keyed.get((entry["row_id"], entry["repeat"]))
+    if conf is None:
+        msg = f"expected a configuration of {source} on this GPU, found no {entry['row_id']} repeat {entry['repeat']}"
+        problems.append(Problem(shown, at, msg))
+        return None
+    for key in ENTRY_KEYS:
+        if entry[key] != conf[key]:
+            msg = f"expected {conf[key]!r} as in {source} {_name(conf)}, found {entry[key]!r}"
+            problems.append(Problem(shown, f"{at}/{key}", msg))
+    return conf
+
+
+def _below(a: Conf, b: Conf) -> bool:
+    """`a` is strictly lower than `b` on both rounded energy and latency, so it surely dominates."""
+    return a["joules_per_output_token"] < b["joules_per_output_token"] and a["median_itl_ms"] < b["median_itl_ms"]
+
+
+def _at_or_below(a: Conf, b: Conf) -> bool:
+    """`a` is lower or equal on both rounded values, so it may dominate `b`."""
+    return a["joules_per_output_token"] <= b["joules_per_output_token"] and a["median_itl_ms"] <= b["median_itl_ms"]
+
+
+def _rank(conf: Conf, confs: list[Conf]) -> tuple[float, int]:
+    """How `best` orders candidates: energy, then configuration order."""
+    return conf["joules_per_output_token"], next(i for i, c in enumerate(confs) if c is conf)
+
+
+def _name(conf: Conf) -> str:
+    return f"{conf['row_id']} repeat {conf['repeat']}"
