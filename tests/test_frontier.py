@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from builder.validate import tables
+from builder.validate.run import check_rules
+from builder.validate.tree import load_tree
+from builder.verify import _provenance
 from conftest import REPO
 from edits import edit
 
@@ -324,16 +326,19 @@ CORPUS = [
 ]  # fmt: skip
 
 
-class NoTables:
-    """In place of the frictionless worker: no table problems."""
-
-    def result(self) -> list:
-        return []
-
-
 @pytest.mark.parametrize(("apply", "expected"), [pytest.param(a, e, id=n) for n, a, e in CORPUS])
-def test_validate_refuses_a_planted_fault(repo_copy, cli, monkeypatch, apply, expected) -> None:
-    monkeypatch.setattr(tables, "start_tables", lambda tree, ahead=None: NoTables())
+def test_the_checks_refuse_a_planted_fault(repo_copy, apply, expected) -> None:
+    """Each fault through validate's checks (frictionless aside: these faults are in JSON documents)."""
+    apply(repo_copy / "data")
+    tree = load_tree(repo_copy / "data")
+    curated, base_url = _provenance(repo_copy, tree.descriptor)
+    found = [str(p) for p in check_rules(tree, base_url, curated)[0]]
+    assert expected in found, found
+
+
+def test_validate_refuses_a_dominated_entry(repo_copy, cli) -> None:
+    """One fault through the whole command: exit 1 and its line."""
+    _name, apply, expected = CORPUS[0]
     apply(repo_copy / "data")
     result = cli("validate")
     assert result.exit_code == 1, result.output
