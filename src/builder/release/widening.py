@@ -7,14 +7,16 @@ still holds. Anything else (removed, retyped, reordered, restricted) narrows it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from builder import git
-from builder.layout import DESCRIPTOR
-from builder.release.compat import Compat, SchemaChange, resolve_ref
+from builder.errors import InputError
+from builder.files import read_regular_file
+from builder.layout import DESCRIPTOR, MAX_FILE_BYTES
+from builder.release.compat import Compat, SchemaChange
+from builder.validate.tree import parse_json
 
 WIDENING = frozenset({"schema added", "field added", "enum widened", "resource added", "column appended"})
 
@@ -74,14 +76,17 @@ def load_descriptor(spec: str) -> dict[str, Any] | None:
     folder = Path(spec)
     if folder.is_dir():
         path = folder / DESCRIPTOR
-        data = path.read_bytes() if path.is_file() else None
+        data = read_regular_file(path, MAX_FILE_BYTES, "a data package descriptor") if path.exists() else None
     else:
-        files, _ = git.tree_files(resolve_ref(spec), (DESCRIPTOR,))
+        commit = git.commit_of(spec)
+        if commit is None:
+            raise InputError(f"{spec}: expected a folder or a git ref, found neither")
+        files, _ = git.tree_files(commit, (DESCRIPTOR,))
         data = files.get(DESCRIPTOR)
     if data is None:
         return None
     try:
-        found = json.loads(data)
+        found = parse_json(data)
     except ValueError:
         found = {}
     return found if isinstance(found, dict) else {}
