@@ -41,6 +41,7 @@ def test_llama_3_1_70b_on_b200_under_100_ms_is_75_22(site) -> None:
     assert f"2 {TIMES} B200, 512 seqs, 63.7 ms" in cell
     assert "<strong>116.95</strong>" in target_cell(page, "100", "H100")
     assert "Llama 3.1 70B Instruct — Text Conversation · LeadGreen</title>" in page
+    assert 'the <a href="../../api/v1/frontier.json">frontier document</a>' in page  # read from it, not computed
 
 
 def test_the_video_chat_page_of_qwen_3_vl_235b_names_its_own_source(site) -> None:
@@ -95,7 +96,7 @@ def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
                     "best_under": {"50": None, "100": entry, "200": entry}}}}],
     }  # fmt: skip
     workloads = json.loads(json.dumps(pkg.docs["workloads.json"]))
-    workloads["workloads"][0]["frontier"] = f"{BASE}/api/v1/frontier.json"
+    workloads["workloads"][0]["frontier_url"] = f"{BASE}/api/v1/frontier.json"
     raw = json.dumps(frontier).encode()
     docs = {**pkg.docs, "frontier.json": frontier, "workloads.json": workloads}
     files = plan_site(dataclasses.replace(pkg, docs=docs, data={**pkg.data, "frontier.json": raw}))

@@ -102,7 +102,9 @@ def workloads(pkg: Package) -> list[Workload]:
         seen.add(wid)
         index_rel = data_rel(entry["index_url"], pkg, f"{where}/index_url") if "index_url" in entry else None
         list_rel = data_rel(entry["models_url"], pkg, f"{where}/models_url") if "models_url" in entry else None
-        frontier_rel = data_rel(entry["frontier"], pkg, f"{where}/frontier") if "frontier" in entry else None
+        frontier_rel = (
+            data_rel(entry["frontier_url"], pkg, f"{where}/frontier_url") if "frontier_url" in entry else None
+        )
         head = pkg.docs.get(index_rel or list_rel or "", {})
         source = head.get("source") if isinstance(head, dict) and isinstance(head.get("source"), dict) else {}
         name = str(entry.get("name") or wid.replace("-", " ").capitalize())
