@@ -11,14 +11,15 @@ import unicodedata
 
 _OUTSIDE = re.compile(r"[^a-z0-9]+")
 
-# The Greek letters by their lower-case form (final sigma and the variant forms included).
-GREEK = {
-    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta", "η": "eta",
-    "θ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi",
-    "ο": "omicron", "π": "pi", "ρ": "rho", "σ": "sigma", "ς": "sigma", "τ": "tau", "υ": "upsilon",
-    "φ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega", "ϐ": "beta", "ϑ": "theta", "ϕ": "phi",
-    "ϖ": "pi", "ϰ": "kappa", "ϱ": "rho", "ϲ": "sigma", "ϵ": "epsilon",
-}  # fmt: skip
+# A Greek letter's Unicode name ends in its English name: GREEK SMALL LETTER SIGMA, GREEK
+# CAPITAL LETTER FINAL SIGMA, GREEK LUNATE SIGMA SYMBOL, GREEK BETA SYMBOL.
+_GREEK = re.compile(r"GREEK (?:SMALL |CAPITAL )?(?:LETTER )?(?:FINAL |LUNATE )?([A-Z]+)(?: SYMBOL)?")
+
+
+def greek_name(char: str) -> str | None:
+    """The English name of a Greek letter ("sigma" for capital, small and final sigma), else None."""
+    found = _GREEK.fullmatch(unicodedata.name(char, "")) if unicodedata.category(char).startswith("L") else None
+    return found.group(1).lower() if found else None
 
 
 def transliterate(name: str) -> str:
@@ -28,8 +29,8 @@ def transliterate(name: str) -> str:
     for char in unicodedata.normalize("NFKD", name):
         if char.isascii():
             out.append(char)
-        elif char.lower() in GREEK:
-            out.append(GREEK[char.lower()])
+        elif (greek := greek_name(char)) is not None:
+            out.append(greek)
     return "".join(out)
 
 
