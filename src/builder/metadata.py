@@ -18,6 +18,7 @@ from typing import Any
 
 from builder.errors import InputError, Problem, ProblemsError
 from builder.fetch import url_problem
+from builder.genmeta import is_generation_table, table_problems
 from builder.layout import METADATA, ROOT_WORKLOAD
 from builder.pin import is_iso_date, read_regular_file
 from builder.slug import slugify
@@ -95,6 +96,7 @@ SCHEMA: Schema = {
             "id": TEXT,
             "name": TEXT,
             "task": TEXT,
+            "kind": Rule('"llm" (an "image" or "video" workload is checked by builder.genmeta)', lambda v: v == "llm"),
             "description": TEXT,
             "data_url": HTTPS,
             "configurations": TEXT,
@@ -177,6 +179,9 @@ def check_metadata(meta: dict[str, Any], path: str, schema: Schema = SCHEMA, pre
                 problems.append(Problem(path, where, f"expected [[{key}]] tables, found {_show(tables)}"))
             else:
                 for i, table in enumerate(tables):
+                    if is_generation_table(table):  # its own input schema
+                        problems += table_problems(table, path, f"{where}[{i}].")
+                        continue
                     problems += check_metadata(table, path, rule[0], f"{where}[{i}].")
         elif isinstance(rule, dict):
             if isinstance(meta[key], dict):
@@ -206,8 +211,10 @@ def _show(value: Any) -> str:
 
 
 def workloads(meta: dict[str, Any], path: Path = METADATA) -> list[Workload]:
-    """The curated workloads in publishing order (the [[workload]] tables), checked."""
+    """The curated LLM workloads in publishing order (the [[workload]] tables of kind llm), checked;
+    builder.genmeta.generation_workloads gives the others."""
     tables = meta.get("workload")
+    tables = [t for t in tables if not is_generation_table(t)] if isinstance(tables, list) else tables
     if not isinstance(tables, list) or not tables:
         raise InputError(f"{path}: expected [[workload]] tables, found none")
     found: list[Workload] = []

@@ -12,6 +12,9 @@ import json
 from typing import Any
 
 from builder.csvview import COLUMNS
+from builder.gendocs import source as generation_source
+from builder.genmeta import generation_workloads
+from builder.genpackage import WORKLOAD_ENTRY_ADDED, generation_resources, is_generation
 from builder.layout import (
     CSV,
     DEFS_SCHEMA,
@@ -201,7 +204,12 @@ def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any
         "licenses": [
             {"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0", "title": src["licence"]}
         ],
-        "sources": [source_entry(locks[work.task], source_for(meta, work)) for work in works if work.task in locks],
+        "sources": [source_entry(locks[work.task], source_for(meta, work)) for work in works if work.task in locks]
+        + [
+            source_entry(locks[g.task], generation_source(meta, g))
+            for g in generation_workloads(meta)
+            if g.task in locks
+        ],
     }
 
 
@@ -227,6 +235,11 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
         json_resource("workload-list-document", data_dir, WORKLOAD_LIST, files, WORKLOAD_LIST_SCHEMA, "Workload list")
     ]
     for workload, name in listed_workloads(files):
+        if is_generation(workload):  # its own tables and schemas
+            own_tables, own_documents = generation_resources(workload, name, files, data_dir, schemas)
+            tables += own_tables
+            documents += own_documents
+            continue
         own_tables, own_documents = workload_resources(workload, name, files, data_dir, defs)
         tables += own_tables
         documents += own_documents
@@ -237,8 +250,8 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
             "One row per workload: its upstream task, its counts and the URLs of its index and model list.",
             f"{data_dir}/{WORKLOAD_LIST}",
             "workloads",
-            WORKLOAD_ENTRY_KEYS,
-            table_schema(WORKLOAD_ENTRY_KEYS, workload_fields(schemas), ["id"]),
+            (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED),
+            table_schema((*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED), workload_fields(schemas), ["id"]),
         )
     )
     # No foreign key: a configuration's model is in its own workload's model list, and a Table

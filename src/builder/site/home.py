@@ -8,7 +8,7 @@ from typing import Any
 
 from builder.errors import InputError
 from builder.release.rules import Version
-from builder.site import charts, load, render, views
+from builder.site import charts, genviews, load, render, views
 from builder.site.checks import put, reading
 from builder.site.load import Package
 from builder.site.urls import api_path, href
@@ -36,6 +36,10 @@ def render_home(pkg: Package, files: dict[str, bytes], pages: dict[str, dict[str
         links = {"index (JSON)": api_path(rel)}
         if list_rel in pkg.docs:
             links["model list (JSON)"] = api_path(list_rel)
+        if genviews.is_generation(doc):  # no chart yet
+            with reading(f"data/{rel}"):
+                sections.append(genviews.workload_view(doc, PAGE, pages.get(list_rel, {}), links))
+            continue
         chart_path, chart_view = f"{CHART_DIR}{workload}.svg", None
         with reading(f"data/{rel}"):
             if doc["rows"]:

@@ -14,8 +14,8 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from builder.errors import InputError
-from builder.layout import DATA, DESCRIPTOR, MODEL_SCHEMA, SCHEMAS, is_model, schema_for
-from builder.site import charts, home, load, render, views
+from builder.layout import DATA, DESCRIPTOR, GENERATION_SCHEMA_OF_KIND, MODEL_SCHEMA, SCHEMAS, is_model, schema_for
+from builder.site import charts, genviews, home, load, render, views
 from builder.site.checks import put, reading
 from builder.site.load import Package
 from builder.site.urls import api_path, require_path
@@ -55,7 +55,8 @@ def plan_site(pkg: Package) -> dict[str, bytes]:
         source = views.source_view(load.source(pkg), load.licence_links(pkg))
     common = {"source": source, "data_version": load.data_version(pkg)}
     pages = _model_pages(pkg, files, schema_paths, gpu_order, common)
-    api_docs = [rel for rel, doc in pkg.docs.items() if schema_name(rel, doc, list(schema_paths)) != MODEL_SCHEMA]
+    model_schemas = (MODEL_SCHEMA, GENERATION_SCHEMA_OF_KIND["generation-model"])
+    api_docs = [rel for rel, doc in pkg.docs.items() if schema_name(rel, doc, list(schema_paths)) not in model_schemas]
     context = {"schemas": schema_paths, "gpu_order": gpu_order, "source": source, "api_docs": api_docs}
     put(files, home.PAGE, home.render_home(pkg, files, pages, context))
     return dict(sorted(files.items()))
@@ -88,6 +89,12 @@ def _model_pages(pkg: Package, files, schema_paths, gpu_order, common) -> dict[s
             if schema is None:
                 raise InputError(f"data/{doc_rel}: expected a document one of the schemas describes, found none")
             links = {"page": page, "doc": doc_path, "schema": schema_paths[schema]}
+            if genviews.is_generation(pkg.docs[doc_rel]):  # a page without a chart (text to image, to video)
+                with reading(f"data/{doc_rel}"):
+                    view = genviews.model_view(pkg.docs[doc_rel], links, common)
+                    put(files, page, render.render("generation-model.html", view))
+                    pages[list_rel][str(entry["slug"])] = page
+                continue
             chart_path = posixpath.join(posixpath.dirname(page), MODEL_CHART)
             with reading(f"data/{doc_rel}"):
                 chart, html = _model_page(pkg.docs[doc_rel], links, chart_path, gpu_order, common, drawn.get(doc_rel))

@@ -16,6 +16,7 @@ from builder.validate.crossfile import (
 )
 from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
+from builder.validate.generation import check_generation
 from builder.validate.physics import check_physics
 from builder.validate.schema import check_schemas, check_schemas_fast
 from builder.validate.tables import PendingTables
@@ -67,4 +68,5 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
         problems += check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
             problems += check_csv(tree, ok)
+    problems += check_generation(tree, ok, base_url)  # text to image, text to video
     return problems + check_descriptor(tree)
