@@ -210,3 +210,22 @@ def test_the_parser_refuses_an_unsound_row(kind: str, change: dict, message: str
     with pytest.raises(UpstreamError) as refused:
         parse_generation(json.dumps(doc).encode(), "x", kind)
     assert any(message in str(p) for p in refused.value.problems), refused.value.problems
+
+
+def test_diff_and_the_release_guard_see_a_generation_change(repo_copy, tmp_path) -> None:
+    from builder.diff import diff_trees, load_docs
+
+    doc = _task("video")
+    for conf in doc["configurations"]:
+        if conf["model_id"] == "Wan-AI/Wan2.1-T2V-14B-Diffusers":
+            conf["avg_power_watts"] *= 1.3
+            conf["energy_per_video_joules"] *= 1.3
+    changed = tmp_path / "t2v.json"
+    changed.write_text(json.dumps(doc), encoding="utf-8")
+    out = tmp_path / "new" / "data"
+    built = run_cli("build", "--upstream", f"text-to-video={changed}", "--out", str(out), "--date", "2026-12-02")
+    assert built.exit_code == 0, built.output
+    shown = run_cli("diff", "data", str(out))
+    assert "best changed: text-to-video:wan-2-1-14b B200 wh_per_video: " in shown.output, shown.output
+    large = diff_trees(load_docs("data"), load_docs(str(out))).large_changes(10.0)
+    assert any(line.startswith("text-to-video:wan-2-1-14b H100 joules_per_video: ") for line in large), large
