@@ -229,3 +229,23 @@ def test_diff_and_the_release_guard_see_a_generation_change(repo_copy, tmp_path)
     assert "best changed: text-to-video:wan-2-1-14b B200 wh_per_video: " in shown.output, shown.output
     large = diff_trees(load_docs("data"), load_docs(str(out))).large_changes(10.0)
     assert any(line.startswith("text-to-video:wan-2-1-14b H100 joules_per_video: ") for line in large), large
+
+
+METADATA_CASES = [  # (what metadata.toml says, what it says instead, the message)
+    ('unit = "Wh per video"\nlatency_limit_s = 300', 'unit = "Wh per 1,000 images"\nlatency_limit_s = 300',
+     "workload[6].unit: 'Wh per video' was expected", "unit-of-another-kind"),
+    ("latency_limit_s = 30 ", "latency_limit_s = 0 ",
+     "workload[5].latency_limit_s: 0 is less than or equal to the minimum of 0", "limit-zero"),
+    ('task = "gpqa"\nkind = "llm"', 'task = "gpqa"\nkind = "image"', "workload[1]", "llm-table-as-image"),
+    ('task = "gpqa"\nkind = "llm"\n', 'task = "gpqa"\n', "workload[1].kind: expected", "kind-missing"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [pytest.param(*case[:3], id=case[3]) for case in METADATA_CASES])
+def test_a_wrong_generation_table_in_the_metadata_is_refused(repo_copy, old: str, new: str, message: str) -> None:
+    text = (repo_copy / "metadata.toml").read_text(encoding="utf-8")
+    assert old in text
+    (repo_copy / "metadata.toml").write_text(text.replace(old, new, 1), encoding="utf-8")
+    outcome = run_cli("build", "--date", "2031-01-01")
+    assert outcome.exit_code == 1, outcome.output
+    assert message in outcome.output, outcome.output
