@@ -225,7 +225,7 @@ def test_allowed_output_is_built(repo_copy: Path, make) -> None:
     outcome = run_cli("build", "--out", str(out), "--date", "2031-01-01")
     assert outcome.exit_code == 0, outcome.output
     files = published(out)
-    assert len(files) == 62  # five workloads' documents, the workload list and the CSV
+    assert len(files) == 62 + 18  # five LLM workloads and the CSV: 62; two generation workloads: 16 documents, 2 CSVs
     assert all(is_published(rel) for rel in files)
     assert json.loads((out.parent / "datapackage.json").read_text())["resources"][0]["path"].startswith(out.name)
     no_leftovers(out.parent, out.name)

@@ -179,7 +179,7 @@ def test_tables_grow_with_workloads_never_with_models() -> None:
         for w in ("text-to-image", "text-to-video")
         for kind in ("index-rows", "model-list", "configurations")
     ]
-    assert tables == [*per_workload, *generation, "workloads", "configurations"]
+    assert tables == [*per_workload, "workloads", "configurations", *generation]
     assert [s["title"].split(": ")[-1] for s in descriptor["sources"]] == [
         "Text Conversation (lm-arena-chat)", "Problem Solving (gpqa)", "Code Completion (sourcegraph-fim)",
         "Image Chat (image-chat)", "Video Chat (video-chat)", "Text to Image (text-to-image)", "Text to Video (text-to-video)",
@@ -279,9 +279,14 @@ def test_the_changelog_says_when_a_precision_value_is_new(in_repo) -> None:
     new = load_docs("data")
     old = {rel: doc for rel, doc in new.items() if not rel.startswith(("workloads/", "workloads.json"))}
     diff = diff_trees(old, new)
-    assert diff.workloads_added == ["code-completion", "image-chat", "problem-solving", "video-chat"]
+    assert diff.workloads_added == [
+        "code-completion", "image-chat", "problem-solving", "text-to-image", "text-to-video", "video-chat",
+    ]  # fmt: skip
     assert diff.precisions_added == ["MXFP4"]
     entry = changelog_entry(Version("2026-11-29"), "1", Version("2026-10-19"), diff, None, "upstream")
-    assert "workloads added: code-completion, image-chat, problem-solving, video-chat" in entry
+    assert (
+        "workloads added: code-completion, image-chat, problem-solving, text-to-image, text-to-video, video-chat"
+        in entry
+    )
     assert "precision values added: MXFP4" in entry
     assert "consumers who switch on precision should handle MXFP4." in entry

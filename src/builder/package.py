@@ -228,17 +228,18 @@ def listed_workloads(files: dict[str, bytes]) -> list[tuple[str, str]]:
 
 def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dict[str, Any]]:
     """Every published file as a resource: the tables first (two a workload, the workload list, the CSV),
-    then the JSON documents. The workloads are those workloads.json lists."""
+    then the JSON documents; last, the generation workloads' tables and documents. The workloads are those
+    workloads.json lists."""
     defs = field_definitions(schemas)
     tables: list[dict] = []
     documents = [
         json_resource("workload-list-document", data_dir, WORKLOAD_LIST, files, WORKLOAD_LIST_SCHEMA, "Workload list")
     ]
+    generation: list[dict[str, Any]] = []
     for workload, name in listed_workloads(files):
-        if is_generation(workload):  # its own tables and schemas
+        if is_generation(workload):  # its own tables and schemas, after every other resource
             own_tables, own_documents = generation_resources(workload, name, files, data_dir, schemas)
-            tables += own_tables
-            documents += own_documents
+            generation += [*own_tables, *own_documents]
             continue
         own_tables, own_documents = workload_resources(workload, name, files, data_dir, defs)
         tables += own_tables
@@ -269,7 +270,7 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
             "schema": table_schema(COLUMNS, defs, ["workload", "slug", "row_id", "repeat"]),
         }
     )
-    return [*tables, *documents]
+    return [*tables, *documents, *generation]
 
 
 def source_entry(lock: Lock, src: dict[str, Any]) -> dict[str, Any]:
