@@ -1,4 +1,4 @@
-"""`builder fetch` and `builder check-upstream` over the five task files: every task, one task, all or nothing."""
+"""`builder fetch` and `builder check-upstream` over the seven task files: every task, one task, all or nothing."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pytest_httpserver import HTTPServer
 from hostile import assert_refused, run_cli, tree_digest
 from netfaults import closed_port_url
 
-TASKS = ("lm-arena-chat", "gpqa", "sourcegraph-fim", "image-chat", "video-chat")
+TASKS = ("lm-arena-chat", "gpqa", "sourcegraph-fim", "image-chat", "video-chat", "text-to-image", "text-to-video")
 FAST = ["--timeout", "0.5", "--retries", "0", "--deadline", "20"]
 
 
@@ -30,10 +30,12 @@ def serve_pins(repo: Path, server: HTTPServer, changed: dict[str, bytes] | None 
 
 
 def scaled(repo: Path, task: str, factor: float) -> bytes:
-    """A task's pinned file with every configuration's energy and power scaled."""
+    """A task's pinned file with every configuration's energy and power scaled (so energy stays power x latency)."""
     doc = json.loads((repo / "upstream" / f"{task}.json").read_bytes())
     for conf in doc["configurations"]:
-        conf["energy_per_token_joules"] *= factor
+        for key in ("energy_per_token_joules", "energy_per_image_joules", "energy_per_video_joules"):
+            if key in conf:
+                conf[key] *= factor
         conf["avg_power_watts"] *= factor
     return json.dumps(doc, indent=1).encode()
 
@@ -140,11 +142,12 @@ def test_a_task_file_of_another_task_is_refused(repo_copy, httpserver: HTTPServe
 def test_unknown_task_is_a_usage_error(repo_copy) -> None:
     before = tree_digest(repo_copy)
     for command in ("fetch", "check-upstream"):
-        outcome = run_cli(command, "--task", "text-to-image", *FAST)
+        outcome = run_cli(command, "--task", "text-to-audio", *FAST)
         assert_refused(
             outcome,
             2,
-            "expected one of lm-arena-chat, gpqa, sourcegraph-fim, image-chat, video-chat",
+            "expected one of lm-arena-chat, gpqa, sourcegraph-fim, image-chat, video-chat, text-to-image, "
+            "text-to-video",
             before,
             tree_digest(repo_copy),
         )

@@ -225,7 +225,7 @@ def test_allowed_output_is_built(repo_copy: Path, make) -> None:
     outcome = run_cli("build", "--out", str(out), "--date", "2031-01-01")
     assert outcome.exit_code == 0, outcome.output
     files = published(out)
-    assert len(files) == 67  # five workloads' documents (a frontier each), the workload list and the CSV
+    assert len(files) == 67 + 18  # five LLM workloads with the list and the CSV: 67; two generation workloads: 18
     assert all(is_published(rel) for rel in files)
     assert json.loads((out.parent / "datapackage.json").read_text())["resources"][0]["path"].startswith(out.name)
     no_leftovers(out.parent, out.name)

@@ -159,13 +159,23 @@ def test_bad_lock_is_refused_before_use_and_changes_nothing(
     assert not (tmp_path / "x").exists()  # where `fetch` wrote before: upstream/../../x
 
 
-def test_the_lock_pins_the_five_task_files_in_workload_order() -> None:
+def test_the_lock_pins_the_seven_task_files_in_workload_order() -> None:
     tasks = json.loads(GOOD)["tasks"]
-    assert list(tasks) == ["lm-arena-chat", "gpqa", "sourcegraph-fim", "image-chat", "video-chat"]
+    assert list(tasks) == [
+        "lm-arena-chat",
+        "gpqa",
+        "sourcegraph-fim",
+        "image-chat",
+        "video-chat",
+        "text-to-image",
+        "text-to-video",
+    ]
     assert {t: (e["file"], e["sha256"], e["size"]) for t, e in tasks.items()} == {
         "lm-arena-chat": ("lm-arena-chat.json", "24e25d46cdd6a9d9d58f8de63928d6f42601f9966d22e4d7a478e5f11f89a7ec", 286127),
         "gpqa": ("gpqa.json", "792582efd1473e9cbc41200deac4d420a106c9207c68928cc7e712e3b55132dc", 161530),
         "sourcegraph-fim": ("sourcegraph-fim.json", "e74db077b9cdff916d9a60f482dc5cc1d0be220fc701c7ce0d6408c6c6cf7034", 43583),
         "image-chat": ("image-chat.json", "aeccaca7330c06f6305a6b78a2b633a1f65513eb0fd2cc17d67bbcd6820336ce", 151142),
         "video-chat": ("video-chat.json", "9932b4e57fb59e6a1e021f6f7e5def5c60682af6600eb70ebd0268bdaefaabb0", 87322),
+        "text-to-image": ("text-to-image.json", "0e893ef2590fb2750b40b215a122e7b85cb1d8c1b87af1e60e025a1f887940fa", 401622),
+        "text-to-video": ("text-to-video.json", "296807e77ac432a113c0f53d63a4d21fb45998b32633f6fc914dfb29f8c48eb1", 249741),
     }  # fmt: skip

@@ -154,7 +154,7 @@ def test_unknown_model_names_it_and_suggests_close_matches(seen: dict) -> None:
     assert seen["errors"]["model_path"].startswith("unknown model '../index' in workload text-conversation")
 
 
-KNOWN = "text-conversation, problem-solving, code-completion, image-chat, video-chat"
+KNOWN = "text-conversation, problem-solving, code-completion, image-chat, video-chat, text-to-image, text-to-video"
 
 
 def test_unknown_workload_names_it_and_lists_the_known_ones(seen: dict) -> None:
@@ -165,8 +165,12 @@ def test_unknown_workload_names_it_and_lists_the_known_ones(seen: dict) -> None:
 
 
 def test_unknown_schema_kind_lists_the_kinds(seen: dict) -> None:
-    kinds = "datapackage, defs, frontier, index, model, model-list, workload-list"
-    assert seen["errors"]["schema"] == f"unknown schema kind 'nope'; known kinds: {kinds}"
+    assert (
+        seen["errors"]["schema"]
+        == "unknown schema kind 'nope'; known kinds: datapackage, defs, frontier, generation-configuration, "
+        "generation-defs, generation-index, generation-model, generation-model-list, index, model, model-list, "
+        "workload-list"
+    )
 
 
 def test_configurations_are_typed_by_the_packages_table_schema(seen: dict, release: Built) -> None:
@@ -276,4 +280,4 @@ print(json.dumps({{
         assert f"workload {w['id']}: {w['model_count']} models" in seen["summary"]
 
 
-KNOWN_IN_ORDER = ["text-conversation", "problem-solving", "code-completion", "image-chat", "video-chat"]
+KNOWN_IN_ORDER = KNOWN.split(", ")

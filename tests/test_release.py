@@ -135,6 +135,8 @@ def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> No
         "sourcegraph-fim",
         "image-chat",
         "video-chat",
+        "text-to-image",
+        "text-to-video",
     ]
     listing = subprocess.run(["tar", "-tzf", "dist/leadgreen-data-v2026.11.29.tar.gz"], capture_output=True, text=True)
     assert "leadgreen-data-v2026.11.29/data/models/qwen-3-8b.json" in listing.stdout.split()

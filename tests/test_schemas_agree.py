@@ -10,21 +10,29 @@ from conftest import REPO
 
 SCHEMAS = {p.name: json.loads(p.read_text()) for p in (REPO / "schemas").glob("*.schema.json")}
 DEFS = SCHEMAS["defs.schema.json"]["$defs"]
+GEN_DEFS = SCHEMAS["generation-defs.schema.json"]["$defs"]  # the generation workloads' fields
+GENERATION = ("text-to-image", "text-to-video")
 DESCRIPTOR = json.loads((REPO / "datapackage.json").read_text())
 TABLES = {r["name"]: r for r in DESCRIPTOR["resources"] if r.get("type") == "table"}
 
 
 def resolve(node: dict) -> dict:
-    """Follow $ref (and a one-item allOf) into the shared definitions."""
+    """Follow $ref (and a one-item allOf) into the shared definitions (or the generation ones)."""
     ref = node.get("$ref") or (node.get("allOf") or [{}])[0].get("$ref")
     if not ref:
         return node
-    return {**resolve(DEFS[ref.split("/")[-1]]), **{k: v for k, v in node.items() if k not in ("$ref", "allOf")}}
+    defs = GEN_DEFS if ref.startswith("generation-defs.schema.json") else DEFS
+    return {**resolve(defs[ref.split("/")[-1]]), **{k: v for k, v in node.items() if k not in ("$ref", "allOf")}}
 
 
 def json_fields(table: str) -> tuple[list[str], dict]:
     """The JSON Schema fields a table views: index rows and model lists of every workload, workloads, the CSV."""
-    if table.startswith("index-rows"):
+    generation = next((w for w in GENERATION if table.endswith(f"-{w}")), None)
+    if generation is not None:
+        kind = generation.removeprefix("text-to-")
+        name = {"index-rows": f"{kind}IndexRow", "model-list": "modelEntry", "configurations": f"{kind}CsvRow"}
+        items = GEN_DEFS[name[table.removesuffix(f"-{generation}")]]
+    elif table.startswith("index-rows"):
         items = SCHEMAS["index.schema.json"]["properties"]["rows"]["items"]
     elif table.startswith("model-list"):
         items = SCHEMAS["model-list.schema.json"]["properties"]["models"]["items"]

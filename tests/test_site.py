@@ -278,7 +278,7 @@ def test_cli_builds_the_site_into_site_by_default(repo_copy, cli) -> None:
     version = max(json.loads(p.read_bytes())["data_version"] for p in (repo_copy / "data").rglob("*.json"))
     assert result.output == f"site: {len(files)} files, {len(pages)} pages, data version {version}\n"
     lists = [repo_copy / "data" / "models.json", *(repo_copy / "data" / "workloads").glob("*/models.json")]
-    assert len(lists) == 5
+    assert len(lists) == 7  # five LLM workloads, text to image and text to video
     models = sum(len(json.loads(p.read_bytes())["models"]) for p in lists)
     assert models < len(pages) < models + 60  # model, workload, GPU, listing and site pages
     assert (repo_copy / "site" / "index.html").is_file()

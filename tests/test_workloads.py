@@ -99,7 +99,7 @@ def test_each_new_workload_has_the_hand_computed_values(workload: str) -> None:
 
 
 def test_the_new_workloads_hold_510_configurations_32_model_entries_and_57_best_rows() -> None:
-    new = [w["id"] for w in load("workloads.json")["workloads"][1:]]
+    new = [w["id"] for w in load("workloads.json")["workloads"][1:] if w["kind"] == "llm"]
     assert new == ["problem-solving", "code-completion", "image-chat", "video-chat"]
     assert sum(len(load(f"workloads/{w}/models.json")["models"]) for w in new) == 32
     assert sum(len(load(f"workloads/{w}/index.json")["rows"]) for w in new) == 57
@@ -126,6 +126,8 @@ def test_the_workload_list_points_at_every_workload() -> None:
         ("code-completion", "Code Completion", "sourcegraph-fim", 3, 50),
         ("image-chat", "Image Chat", "image-chat", 11, 173),
         ("video-chat", "Video Chat", "video-chat", 6, 100),
+        ("text-to-image", "Text to Image", "text-to-image", 7, 638),
+        ("text-to-video", "Text to Video", "text-to-video", 5, 382),
     ]
     first, image = doc["workloads"][0], doc["workloads"][3]
     assert (first["index_url"], first["models_url"]) == (
@@ -172,10 +174,15 @@ def test_tables_grow_with_workloads_never_with_models() -> None:
         for w in ("problem-solving", "code-completion", "image-chat", "video-chat")
         for kind in ("index-rows", "model-list")
     ]
-    assert tables == [*per_workload, "workloads", "configurations"]
+    generation = [
+        f"{kind}-{w}"
+        for w in ("text-to-image", "text-to-video")
+        for kind in ("index-rows", "model-list", "configurations")
+    ]
+    assert tables == [*per_workload, "workloads", "configurations", *generation]
     assert [s["title"].split(": ")[-1] for s in descriptor["sources"]] == [
         "Text Conversation (lm-arena-chat)", "Problem Solving (gpqa)", "Code Completion (sourcegraph-fim)",
-        "Image Chat (image-chat)", "Video Chat (video-chat)",
+        "Image Chat (image-chat)", "Video Chat (video-chat)", "Text to Image (text-to-image)", "Text to Video (text-to-video)",
     ]  # fmt: skip
 
 
@@ -211,7 +218,7 @@ def test_plain_upstream_file_is_the_text_conversation_task(repo_copy) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        pytest.param(["--upstream", "text-to-image=x.json"], "expected tasks among lm-arena-chat, gpqa, sourcegraph-fim, image-chat, video-chat, found text-to-image", id="unknown-task"),
+        pytest.param(["--upstream", "text-to-audio=x.json"], "expected tasks among lm-arena-chat, gpqa, sourcegraph-fim, image-chat, video-chat, text-to-image, text-to-video, found text-to-audio", id="unknown-task"),
         pytest.param(["--upstream", "gpqa=a.json", "--upstream", "gpqa=b.json"], "expected each task once, found gpqa given twice", id="task-twice"),
         pytest.param(["--upstream", "a.json", "--upstream", "lm-arena-chat=b.json"], "expected each task once, found lm-arena-chat given twice", id="plain-and-named"),
         pytest.param(["--upstream", "gpqa="], "expected FILE or TASK=FILE, found 'gpqa='", id="no-file"),
@@ -272,9 +279,14 @@ def test_the_changelog_says_when_a_precision_value_is_new(in_repo) -> None:
     new = load_docs("data")
     old = {rel: doc for rel, doc in new.items() if not rel.startswith(("workloads/", "workloads.json"))}
     diff = diff_trees(old, new)
-    assert diff.workloads_added == ["code-completion", "image-chat", "problem-solving", "video-chat"]
+    assert diff.workloads_added == [
+        "code-completion", "image-chat", "problem-solving", "text-to-image", "text-to-video", "video-chat",
+    ]  # fmt: skip
     assert diff.precisions_added == ["MXFP4"]
     entry = changelog_entry(Version("2026-11-29"), "1", Version("2026-10-19"), diff, None, "upstream")
-    assert "workloads added: code-completion, image-chat, problem-solving, video-chat" in entry
+    assert (
+        "workloads added: code-completion, image-chat, problem-solving, text-to-image, text-to-video, video-chat"
+        in entry
+    )
     assert "precision values added: MXFP4" in entry
     assert "consumers who switch on precision should handle MXFP4." in entry

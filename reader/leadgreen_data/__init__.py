@@ -130,12 +130,21 @@ def model(slug: str, workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
     return _json(f"{folder}/{slug}.json")
 
 
-def _table_schema() -> dict[str, Any]:
-    """The Table Schema of the configurations CSV, from the packaged datapackage.json."""
+def _table_schema(rel: str = _CSV) -> dict[str, Any]:
+    """The Table Schema of a configurations CSV, from the packaged datapackage.json."""
     for resource in _json("datapackage.json").get("resources", []):
-        if resource.get("path") == _CSV and isinstance(resource.get("schema"), dict):
+        if resource.get("path") == rel and isinstance(resource.get("schema"), dict):
             return resource["schema"]
-    raise LookupError(f"datapackage.json describes no table at {_CSV}")
+    raise LookupError(f"datapackage.json describes no table at {rel}")
+
+
+def _csv_of(workload: str | None) -> str:
+    """The CSV holding a workload's configurations: its own (text to image and to video have one), or the
+    shared one."""
+    if workload is None or workload == DEFAULT_WORKLOAD:
+        return _CSV
+    own = f"{_folder(workload)}/configurations.csv"
+    return own if _node(own).is_file() else _CSV
 
 
 def _converter(field: dict[str, Any], missing: list[str]) -> Any:
@@ -166,14 +175,16 @@ def _converter(field: dict[str, Any], missing: list[str]) -> Any:
 def configurations(workload: str | None = None) -> list[dict[str, Any]]:
     """Every row of the configurations CSV as a dict, values typed by the package's table schema.
 
-    With a workload, only that workload's rows.
+    With a workload, only that workload's rows; a generation workload (text-to-image, text-to-video)
+    has a CSV of its own, with its own columns (energy per image or per video).
     """
     if workload is not None:
         _folder(workload)  # refuses an unknown workload
-    table = _table_schema()
+    rel = _csv_of(workload)
+    table = _table_schema(rel)
     missing = table.get("missingValues", [""])
     convert = {f["name"]: _converter(f, missing) for f in table.get("fields", [])}
-    text = _node(_CSV).read_text(encoding="utf-8")
+    text = _node(rel).read_text(encoding="utf-8")
     rows = [
         {name: convert.get(name, str)(value) for name, value in row.items()}
         for row in csv.DictReader(io.StringIO(text, newline=""))

@@ -14,10 +14,9 @@ def summary() -> str:
         f"unit: {head.get('unit', 'unknown')}",
         f"files: {lg.path()}",
     ]
-    rows = lg.configurations()
     others = [w for w in lg._workload_ids() if w != lg.DEFAULT_WORKLOAD]
     for workload in [lg.DEFAULT_WORKLOAD, *others]:
-        count = sum(row.get("workload", lg.DEFAULT_WORKLOAD) == workload for row in rows)
+        count = len(lg.configurations(workload))
         lines.append(
             f"workload {workload}: {len(lg.models(workload)['models'])} models, "
             f"{len(lg.index(workload)['rows'])} index rows, {count} configurations"

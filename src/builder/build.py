@@ -9,6 +9,8 @@ from builder.csvview import configurations_csv
 from builder.errors import InputError, ValidationError
 from builder.fetch import Limits
 from builder.frontier import build_frontiers
+from builder.genmeta import generation_workloads
+from builder.genpackage import extend_workload_list, generation_documents, generation_tables
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.metadata import load_metadata, workloads
 from builder.package import descriptor
@@ -59,15 +61,21 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     `upstream` maps a task to a file that replaces its pin; every other task is built from the pin.
     """
     meta = load_metadata(METADATA)
-    locks, inputs = load_upstream(upstream or {}, [work.task for work in workloads(meta)])
+    generation = [work.task for work in generation_workloads(meta)]
+    locks, inputs = load_upstream(upstream or {}, [work.task for work in workloads(meta)] + generation)
+    generated, gen_warnings = generation_documents({task: inputs.pop(task) for task in generation}, meta, date)
     parsed = parse_tasks(inputs)
     rows = {task: up.rows for task, up in parsed.items()}
     docs = build_package(rows, meta, date)
     docs |= build_frontiers(rows, docs, meta, date)
-    old = {rel: _read_or_none(out / rel) for rel in [*docs, CSV]}  # each old file read once
+    docs |= generated
+    extend_workload_list(docs, meta)
+    tables = [CSV, *generation_tables(docs, meta)]
+    old = {rel: _read_or_none(out / rel) for rel in [*docs, *tables]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
     files[CSV] = configurations_csv(docs, response_energies(rows, meta))
+    files |= generation_tables(docs, meta)
     version = max(doc["data_version"] for doc in docs.values())
     package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
@@ -81,7 +89,7 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     written |= {f"{out.name}/{rel}": "removed" for rel in sorted(existing - files.keys())}
     written[DESCRIPTOR] = _state(_read_or_none(out.parent / DESCRIPTOR), package_bytes)
     written = {path: state for path, state in written.items() if state}
-    return BuildResult(files, package_bytes, written, [w for up in parsed.values() for w in up.warnings])
+    return BuildResult(files, package_bytes, written, [w for up in parsed.values() for w in up.warnings] + gen_warnings)
 
 
 def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:

@@ -253,10 +253,12 @@ def _limits(max_bytes: int, timeout: float, retries: int, deadline: float):
 
 def _tasks() -> list[str]:
     """The upstream tasks, in workload order, from the curated metadata."""
+    from builder.genmeta import generation_workloads
     from builder.metadata import load_metadata, workloads
 
     require_repo_root(METADATA)
-    return [w.task for w in workloads(load_metadata(METADATA))]
+    meta = load_metadata(METADATA)
+    return [w.task for w in workloads(meta)] + [w.task for w in generation_workloads(meta)]
 
 
 def _fetch_urls(task: str | None, url: str | None) -> dict[str, str]:

@@ -17,6 +17,7 @@ from builder.validate.tree import StrictJSONError, parse_json
 from builder.write import DATE_KEYS
 
 ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")
+ENERGY += ("wh_per_thousand_images", "joules_per_image", "wh_per_video", "joules_per_video")  # generation workloads
 BODY_KEYS = {"rows", "models", "configurations", "best", "slug", "name", "model_id", "params_b", "active_params_b"}
 BODY_KEYS |= {"architecture", "gpus", "workloads"}
 
@@ -129,7 +130,9 @@ def _diff_workloads(result: Diff, old: dict[str, Any], new: dict[str, Any]) -> N
     """Workloads (those with an index) added or removed, workload list entries changed, new precision values."""
 
     def workloads(docs: dict[str, Any]) -> set[str]:
-        return {p.workload for rel in docs if (p := place(rel)) and p.kind == "index" and p.workload}
+        return {
+            p.workload for rel in docs if (p := place(rel)) and p.kind in ("index", "generation-index") and p.workload
+        }
 
     def entries(docs: dict[str, Any]) -> dict[str, Any]:
         return {entry["id"]: entry for entry in docs.get(WORKLOAD_LIST, {}).get("workloads", [])}

@@ -63,6 +63,18 @@ SCHEMA_OF_KIND = {
 _KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}  # a workload's own documents
 
 
+# The generation workloads (builder.generation): their own document kinds and schemas, and a flat
+# CSV each at workloads/<id>/configurations.csv. Their metadata says the same kind (builder.genmeta).
+GENERATION_WORKLOADS = {"text-to-image": "image", "text-to-video": "video"}
+GENERATION_SCHEMA_OF_KIND = {
+    "generation-index": "generation-index.schema.json",
+    "generation-model-list": "generation-model-list.schema.json",
+    "generation-model": "generation-model.schema.json",
+    "generation-csv": "generation-configuration.schema.json",  # the JSON Schema of one CSV row
+}
+SCHEMA_OF_KIND |= GENERATION_SCHEMA_OF_KIND
+
+
 def workload_dir(workload: str) -> str:
     """The folder of a workload's documents inside the data folder, with its trailing '/' ('' for the root)."""
     return "" if workload == ROOT_WORKLOAD else f"{WORKLOADS_DIR}/{workload}/"
@@ -104,11 +116,26 @@ def place(rel: str) -> Place | None:
         workload, _, rest = tail.partition("/")
         if not _ID.fullmatch(workload) or workload == ROOT_WORKLOAD:
             return None
+    if workload in GENERATION_WORKLOADS:
+        return _generation_place(workload, rest)
     if rest in _KIND_OF_NAME:
         return Place(_KIND_OF_NAME[rest], workload)
     folder, _, name = rest.partition("/")
     if folder == MODELS_DIR and "/" not in name and name.endswith(JSON) and len(name) > len(JSON):
         return Place("model", workload, name[: -len(JSON)])
+    return None
+
+
+def _generation_place(workload: str, rest: str) -> Place | None:
+    """What a path inside a generation workload's folder holds: kinds "generation-index", "-model-list",
+    "-model" and "-csv"."""
+    if rest in (INDEX, MODEL_LIST, CSV):
+        return Place(
+            {INDEX: "generation-index", MODEL_LIST: "generation-model-list", CSV: "generation-csv"}[rest], workload
+        )
+    folder, _, name = rest.partition("/")
+    if folder == MODELS_DIR and "/" not in name and name.endswith(JSON) and len(name) > len(JSON):
+        return Place("generation-model", workload, name[: -len(JSON)])
     return None
 
 

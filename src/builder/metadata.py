@@ -8,13 +8,15 @@ The file is checked against schemas/inputs/metadata.schema.json, then by the rul
 from __future__ import annotations
 
 import math
+import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, ProblemsError
+from builder.errors import InputError, Problem, ProblemsError
 from builder.files import read_regular_file
+from builder.genmeta import is_generation_table, table_problems
 from builder.inputs import METADATA_SCHEMA, schema_problems
 from builder.layout import METADATA, ROOT_WORKLOAD
 from builder.slug import slugify
@@ -54,6 +56,7 @@ class Workload:
     id: str  # the slug of the leaderboard's tab label, `name`
     name: str
     task: str  # the upstream task, whose file the documents are derived from
+    kind: str  # "llm": an image or video workload is a builder.genmeta.GenerationWorkload
     description: str
     data_url: str
     configurations: str
@@ -71,13 +74,35 @@ def load_metadata(path: Path) -> dict[str, Any]:
         raise InputError(f"{path}: expected TOML, found a syntax error ({exc})") from exc
     except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits
         raise InputError(f"{path}: expected TOML, found a value Python cannot read ({exc})") from exc
-    problems = schema_problems(METADATA_SCHEMA, meta, str(path))
+    problems = _problems(meta, str(path))
     if len(problems) == 1:
         raise InputError(str(problems[0]))
     if problems:
         raise ProblemsError(f"{path}: {len(problems)} problems in the curated metadata; nothing was written", problems)
     workloads(meta, path)
     return meta
+
+
+def _problems(meta: dict[str, Any], path: str) -> list[Problem]:
+    """The metadata schema's problems, with each generation [[workload]] table checked by its own schema."""
+    tables = meta.get("workload")
+    if not isinstance(tables, list):
+        return schema_problems(METADATA_SCHEMA, meta, path)
+    llm = [i for i, table in enumerate(tables) if not is_generation_table(table)]
+    problems = schema_problems(METADATA_SCHEMA, {**meta, "workload": [tables[i] for i in llm]}, path)
+    problems = [_renumbered(problem, llm) for problem in problems]
+    for i, table in enumerate(tables):
+        if is_generation_table(table):
+            problems += table_problems(table, path, f"/workload/{i}")
+    return problems
+
+
+def _renumbered(problem: Problem, llm: list[int]) -> Problem:
+    """A problem of the i-th LLM table, pointed at that table's place among all [[workload]] tables."""
+    found = re.match(r"/workload/([0-9]+)(?=/|$)", problem.where)
+    if found is None:
+        return problem
+    return replace(problem, where=f"/workload/{llm[int(found[1])]}{problem.where[found.end() :]}")
 
 
 class _NonFinite:
@@ -96,8 +121,9 @@ def _finite(text: str) -> float | _NonFinite:
 
 
 def workloads(meta: dict[str, Any], path: Path = METADATA) -> list[Workload]:
-    """The curated workloads in publishing order, with the rules across [[workload]] tables checked."""
-    found = [Workload(**table) for table in meta["workload"]]
+    """The curated LLM workloads in publishing order, with the rules across [[workload]] tables checked
+    (builder.genmeta.generation_workloads gives the image and video ones)."""
+    found = [Workload(**table) for table in meta["workload"] if not is_generation_table(table)]
     for i, work in enumerate(found):
         if work.id != slugify(work.name):
             raise InputError(

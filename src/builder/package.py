@@ -10,6 +10,9 @@ from typing import Any
 from referencing import Registry, Resource
 
 from builder.csvview import COLUMNS
+from builder.gendocs import source as generation_source
+from builder.genmeta import generation_workloads
+from builder.genpackage import WORKLOAD_ENTRY_ADDED, generation_resources, is_generation
 from builder.layout import (
     CSV,
     DEFS_SCHEMA,
@@ -67,11 +70,11 @@ def workload_fields(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, A
     return _resolved(schemas, WORKLOAD_LIST_SCHEMA, entry)
 
 
-def table_field(name: str, node: dict[str, Any]) -> dict[str, Any]:
+def table_field(name: str, node: dict[str, Any], required: bool = True) -> dict[str, Any]:
     """A Table Schema field that says what the JSON Schema says of the same field."""
     kind = node["type"]
     assert kind in TABLE_TYPES, f"{name}: no Table Schema type for {kind}"
-    constraints: dict[str, Any] = {"required": True}
+    constraints: dict[str, Any] = {"required": required}
     for key in ("minimum", "exclusiveMinimum", "enum", "minLength", "maxLength"):
         if key in node:
             constraints[key] = node[key]
@@ -86,10 +89,16 @@ def table_field(name: str, node: dict[str, Any]) -> dict[str, Any]:
 
 
 def table_schema(
-    names: tuple[str, ...], defs: dict[str, dict[str, Any]], key: list[str], models: str | None = None
+    names: tuple[str, ...],
+    defs: dict[str, dict[str, Any]],
+    key: list[str],
+    models: str | None = None,
+    optional: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """A Table Schema of the named fields; `models`, when given, is the model-list table its slugs must be in."""
-    schema: dict[str, Any] = {"fields": [table_field(n, defs[n]) for n in names], "primaryKey": key}
+    """A Table Schema of the named fields, each required but the `optional` ones; `models`, when given, is
+    the model-list table its slugs must be in."""
+    fields = [table_field(n, defs[n], n not in optional) for n in names]
+    schema: dict[str, Any] = {"fields": fields, "primaryKey": key}
     if models:
         schema["foreignKeys"] = [{"fields": ["slug"], "reference": {"resource": models, "fields": ["slug"]}}]
     return schema
@@ -194,7 +203,12 @@ def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any
         "licenses": [
             {"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0", "title": src["licence"]}
         ],
-        "sources": [source_entry(locks[work.task], source_for(meta, work)) for work in works if work.task in locks],
+        "sources": [source_entry(locks[work.task], source_for(meta, work)) for work in works if work.task in locks]
+        + [
+            source_entry(locks[g.task], generation_source(meta, g))
+            for g in generation_workloads(meta)
+            if g.task in locks
+        ],
     }
 
 
@@ -213,13 +227,19 @@ def listed_workloads(files: dict[str, bytes]) -> list[tuple[str, str]]:
 
 def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dict[str, Any]]:
     """Every published file as a resource: the tables first (two a workload, the workload list, the CSV),
-    then the JSON documents. The workloads are those workloads.json lists."""
+    then the JSON documents; last, the generation workloads' tables and documents. The workloads are those
+    workloads.json lists."""
     defs = field_definitions(schemas)
     tables: list[dict] = []
     documents = [
         json_resource("workload-list-document", data_dir, WORKLOAD_LIST, files, WORKLOAD_LIST_SCHEMA, "Workload list")
     ]
+    generation: list[dict[str, Any]] = []
     for workload, name in listed_workloads(files):
+        if is_generation(workload):  # its own tables and schemas, after every other resource
+            own_tables, own_documents = generation_resources(workload, name, files, data_dir, schemas)
+            generation += [*own_tables, *own_documents]
+            continue
         own_tables, own_documents = workload_resources(workload, name, files, data_dir, defs)
         tables += own_tables
         documents += own_documents
@@ -230,8 +250,13 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
             "One row per workload: its upstream task, its counts and the URLs of its index and model list.",
             f"{data_dir}/{WORKLOAD_LIST}",
             "workloads",
-            WORKLOAD_ENTRY_KEYS,
-            table_schema(WORKLOAD_ENTRY_KEYS, workload_fields(schemas), ["id"]),
+            (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED),
+            table_schema(
+                (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED),
+                workload_fields(schemas),
+                ["id"],
+                optional=("frontier_url",),
+            ),
         )
     )
     # No foreign key: a configuration's model is in its own workload's model list, and a Table
@@ -249,7 +274,7 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
             "schema": table_schema(COLUMNS, defs, ["workload", "slug", "row_id", "repeat"]),
         }
     )
-    return [*tables, *documents]
+    return [*tables, *documents, *generation]
 
 
 def source_entry(lock: Lock, src: dict[str, Any]) -> dict[str, Any]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from builder.errors import FetchError, InputError
 from builder.fetch import Limits, Progress, download
+from builder.genpackage import parse_every_task
 from builder.pin import Lock, check_entry, dump_lock, load_lock, read_pinned, sha256
-from builder.upstream import parse_tasks
 from builder.write import replace_files
 
 
@@ -66,14 +66,14 @@ def fetch_and_pin(
     others = read_pinned(lock_path, [task for task in old if task not in urls])
     inputs = {task: (pin.data, str(pin.path)) for task, pin in others.items()}
     inputs |= {task: (bodies[task], urls[task]) for task in urls}
-    parsed = parse_tasks(inputs)
+    warnings_of = parse_every_task(inputs)  # the generation tasks by their own parser
     new = dict(old)
     for task, data in bodies.items():
         new[task] = Lock(old[task].file, urls[task], commit, sha256(data), len(data), today)
         check_entry(asdict(new[task]), f"{lock_path}: /tasks/{task}", lock_path.name)  # what load_lock accepts
     files = {lock_path.parent / old[task].file: data for task, data in bodies.items()}
     replace_files({**files, lock_path: dump_lock(new)})
-    warnings = [w for task in urls for w in parsed[task].warnings]
+    warnings = [w for task in urls for w in warnings_of[task]]
     return Refreshed([Refresh(task, old[task], new[task]) for task in urls], warnings)
 
 

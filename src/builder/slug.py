@@ -1,10 +1,39 @@
-"""The slug rule shared by the builder and the validators."""
+"""The slug rule shared by the builder and the validators.
+
+A slug is the name transliterated to ASCII, lower-cased, each run of characters outside [a-z0-9]
+replaced by one '-', no '-' at either end. Transliteration: the name is NFKD-decomposed, each
+Greek letter becomes its English name (Σ -> sigma, so "PixArt-Σ" -> "pixart-sigma"), and any
+other character drops its accents and is kept only if then ASCII. An ASCII name is unchanged by it.
+"""
 
 import re
+import unicodedata
 
 _OUTSIDE = re.compile(r"[^a-z0-9]+")
 
+# A Greek letter's Unicode name ends in its English name: GREEK SMALL LETTER SIGMA, GREEK
+# CAPITAL LETTER FINAL SIGMA, GREEK LUNATE SIGMA SYMBOL, GREEK BETA SYMBOL.
+_GREEK = re.compile(r"GREEK (?:SMALL |CAPITAL )?(?:LETTER )?(?:FINAL |LUNATE )?([A-Z]+)(?: SYMBOL)?")
+
+
+def greek_name(char: str) -> str | None:
+    """The English name of a Greek letter ("sigma" for capital, small and final sigma), else None."""
+    found = _GREEK.fullmatch(unicodedata.name(char, "")) if unicodedata.category(char).startswith("L") else None
+    return found.group(1).lower() if found else None
+
+
+def transliterate(name: str) -> str:
+    """The name in ASCII: NFKD, Greek letters as their English names, other non-ASCII characters
+    without their accents, or dropped."""
+    out = []
+    for char in unicodedata.normalize("NFKD", name):
+        if char.isascii():
+            out.append(char)
+        elif (greek := greek_name(char)) is not None:
+            out.append(greek)
+    return "".join(out)
+
 
 def slugify(name: str) -> str:
-    """Lower-case, runs outside [a-z0-9] become one '-', no '-' at either end."""
-    return _OUTSIDE.sub("-", name.lower()).strip("-")
+    """Transliterated to ASCII, lower-case, runs outside [a-z0-9] become one '-', no '-' at either end."""
+    return _OUTSIDE.sub("-", transliterate(name).lower()).strip("-")

@@ -17,6 +17,7 @@ from builder.validate.crossfile import (
 from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.frontier import check_frontiers
+from builder.validate.generation import check_generation
 from builder.validate.physics import check_physics
 from builder.validate.responses import check_responses
 from builder.validate.schema import check_schemas, check_schemas_fast
@@ -72,4 +73,5 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
         problems += check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
             problems += check_csv(tree, ok) + check_responses(tree)
+    problems += check_generation(tree, ok, base_url)  # text to image, text to video
     return problems + check_frontiers(tree, ok) + check_descriptor(tree)

@@ -22,8 +22,8 @@ def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[st
     groups: dict[str, tuple[dict[str, Any], set[str]]] = {layout.ROOT_WORKLOAD: ({}, set())}
     for rel in tree.docs:
         found = layout.place(rel)
-        if found is None or found.workload is None:
-            continue
+        if found is None or found.workload is None or found.workload in layout.GENERATION_WORKLOADS:
+            continue  # a generation workload's documents: builder.validate.generation
         docs, slugs = groups.setdefault(found.workload, ({}, set()))
         if rel in ok:
             docs[rel] = ok[rel]
@@ -101,6 +101,8 @@ def check_workload_list(
         if workload in ids[:i]:
             problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
             continue
+        if workload in layout.GENERATION_WORKLOADS:
+            continue  # its entry is checked by builder.validate.generation
         docs, slugs = groups.get(workload, ({}, set()))
         for rel in (layout.index_rel(workload), layout.model_list_rel(workload)):
             if rel not in tree.docs:

@@ -1,0 +1,194 @@
+"""Read and check an upstream generation task file (text to image, text to video): untrusted input stops here.
+
+The file's shape is checked by schemas/inputs/generation-task.schema.json (jsonschema); this
+module checks what a schema cannot: numbers JSON carries faithfully and keys given once, names
+without control or format characters, one name and parameter count per model, one model per
+slug, num_gpus = ulysses_degree x ring_degree, and the physics of every row.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from builder.errors import Problem, UpstreamError
+from builder.layout import SCHEMAS
+from builder.slug import slugify
+
+INPUT_SCHEMA = SCHEMAS / "inputs" / "generation-task.schema.json"
+PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
+REL_TOLERANCE = 1e-9  # upstream's energy and throughput agree with power and latency to float precision
+MAX_INT = 2**53
+MODEL_FIELDS = ("nickname", "total_params_billions", "activated_params_billions")
+
+
+@dataclass(frozen=True)
+class GenRow:
+    """One checked upstream configuration of an image or video workload, in neutral names."""
+
+    nickname: str
+    model_id: str
+    architecture: str
+    gpu_model: str
+    weight_precision: str
+    num_gpus: int
+    batch_size: int
+    ulysses_degree: int
+    ring_degree: int
+    inference_steps: int
+    total_params_billions: float
+    activated_params_billions: float
+    avg_power_watts: float
+    batch_latency_s: float
+    energy_joules: float  # per image or per video
+    throughput_per_sec: float  # images or videos per second
+    width: int
+    height: int
+    num_frames: int | None  # video only
+    fps: int | None  # video only
+
+
+def upstream_names(kind: str) -> dict[str, str]:
+    """GenRow field -> upstream field, for a kind ("image" or "video")."""
+    own = {
+        "energy_joules": f"energy_per_{kind}_joules",
+        "throughput_per_sec": f"throughput_{kind}s_per_sec",
+        "width": f"{kind}_width",
+        "height": f"{kind}_height",
+    }
+    if kind == "video":
+        own |= {"num_frames": "num_frames", "fps": "fps"}
+    shared = ("nickname", "model_id", "gpu_model", "weight_precision", "num_gpus", "batch_size", "ulysses_degree")
+    shared += ("ring_degree", "inference_steps", "total_params_billions", "activated_params_billions")
+    shared += ("avg_power_watts", "batch_latency_s")
+    return {**{name: name for name in shared}, **own}
+
+
+@cache
+def _validator(kind: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(INPUT_SCHEMA.read_text(encoding="utf-8"))
+    return Draft202012Validator({**schema, "$ref": f"#/$defs/{kind}Task"})
+
+
+class _Unfaithful:
+    """A number JSON readers do not carry faithfully (NaN, Infinity, an integer past 2^53): kept as its
+    text, so that the schema refuses it where it stands."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text[:30]
+
+    def __repr__(self) -> str:
+        return f"the number {self.text} (not one JSON carries faithfully)"
+
+
+def _load(data: bytes, path: str) -> Any:
+    faults: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in items]
+        faults.extend(
+            f"expected each key once, found {k!r} more than once"
+            for k in sorted({k for k in keys if keys.count(k) > 1})
+        )
+        return dict(items)
+
+    def integer(text: str) -> int | _Unfaithful:
+        if len(text.lstrip("-")) > 20 or abs(int(text)) > MAX_INT:
+            return _Unfaithful(text)
+        return int(text)
+
+    def real(text: str) -> float | _Unfaithful:
+        value = float(text)
+        return value if math.isfinite(value) else _Unfaithful(text)
+
+    try:
+        doc = json.loads(
+            data.decode("utf-8"),
+            object_pairs_hook=pairs,
+            parse_constant=_Unfaithful,
+            parse_int=integer,
+            parse_float=real,
+        )
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise UpstreamError(
+            f"{path}: not a JSON task file; nothing was written", [Problem(path, "/", str(exc))]
+        ) from exc
+    if faults:
+        raise UpstreamError(f"{path}: {len(faults)} problem(s) in upstream", [Problem(path, "/", f) for f in faults])
+    return doc
+
+
+def control_characters(name: str) -> list[str]:
+    """The Unicode control (Cc) and format (Cf) characters of a name, as U+XXXX."""
+    return [f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf")]
+
+
+def parse_generation(data: bytes, path: str, kind: str) -> tuple[list[GenRow], list[str]]:
+    """The checked rows of an upstream task file of `kind` ("image" or "video"), and warnings;
+    UpstreamError listing every problem otherwise."""
+    doc = _load(data, path)
+    errors = sorted(_validator(kind).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    problems = [Problem(path, "/" + "/".join(map(str, e.absolute_path)), e.message) for e in errors]
+    if problems:
+        raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
+    names = upstream_names(kind)
+    rows = []
+    for raw in doc["configurations"]:
+        values = {field: raw.get(name) for field, name in names.items()}
+        rows.append(GenRow(architecture=doc["architecture"], **{"num_frames": None, "fps": None, **values}))
+    problems = [Problem(path, f"/configurations/{i}", msg) for i, row in enumerate(rows) for msg in row_faults(row)]
+    problems += model_faults(rows, path)
+    if problems:
+        raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
+    known = {*names.values(), "task", "task_display_name", "architecture"}
+    unknown = sorted({k for raw in doc["configurations"] for k in raw} - known)
+    warnings = [f"{path}: unknown upstream field(s) ignored: {', '.join(unknown)}"] if unknown else []
+    return rows, warnings
+
+
+def row_faults(row: GenRow) -> list[str]:
+    """What is wrong with one row on its own: its name, its GPU layout, its physics."""
+    faults = []
+    if control_characters(row.nickname):
+        faults.append(f"nickname: expected no control or format characters, found {control_characters(row.nickname)}")
+    if not slugify(row.nickname):
+        faults.append(f"nickname: expected a name whose slug is not empty, found {row.nickname!r}")
+    if row.num_gpus != row.ulysses_degree * row.ring_degree:
+        faults.append(f"num_gpus: expected ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}")
+    energy = row.avg_power_watts * row.batch_latency_s / row.batch_size
+    if not math.isclose(row.energy_joules, energy, rel_tol=REL_TOLERANCE):
+        faults.append(
+            f"energy: expected avg_power_watts x batch_latency_s / batch_size = {energy!r}, found {row.energy_joules!r}"
+        )
+    throughput = row.batch_size / row.batch_latency_s
+    if not math.isclose(row.throughput_per_sec, throughput, rel_tol=REL_TOLERANCE):
+        faults.append(
+            f"throughput: expected batch_size / batch_latency_s = {throughput!r}, found {row.throughput_per_sec!r}"
+        )
+    if row.avg_power_watts > MAX_INT or row.energy_joules * 1000 / 3600 > 1e12:
+        faults.append("expected power and energy that round to exact numbers")
+    return faults
+
+
+def model_faults(rows: list[GenRow], path: str) -> list[Problem]:
+    """One name and parameter count per model id, one model per slug."""
+    problems = []
+    first: dict[str, GenRow] = {}
+    owner: dict[str, str] = {}
+    for row in rows:
+        seen = first.setdefault(row.model_id, row)
+        for name in MODEL_FIELDS:
+            if getattr(row, name) != getattr(seen, name):
+                msg = f"expected one {name} per model ({getattr(seen, name)!r}), found {getattr(row, name)!r}"
+                problems.append(Problem(path, f"model {row.model_id}", msg))
+        slug = slugify(row.nickname)
+        if owner.setdefault(slug, row.model_id) != row.model_id:
+            msg = f"expected one model per slug, found {owner[slug]} and {row.model_id} both as {slug!r}"
+            problems.append(Problem(path, f"slug {slug}", msg))
+    return sorted(set(problems))
