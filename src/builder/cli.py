@@ -17,6 +17,7 @@ import click
 from builder.errors import UPSTREAM_MOVED, BuilderError, OutputError, ProblemsError, UnreachableError
 from builder.files import is_folder, lookup_error
 from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, SCHEMAS, require_repo_root
+from builder.report import FORMATS, problems_as
 
 
 def today_utc() -> str:
@@ -174,8 +175,14 @@ def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> Non
 @click.option(
     "--data", type=click.Path(path_type=Path, file_okay=False), default=DATA, show_default=True, help=DATA_HELP
 )
-def validate(data: Path) -> None:
-    """Check every file: JSON Schemas, tables, cross-file consistency and physics."""
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Problems as text lines, JSON lines (file, pointer, expected, found, message) or GitHub "
+              "workflow commands (::error file=...), which annotate a pull request.")  # fmt: skip
+def validate(data: Path, fmt: str) -> None:
+    """Check every file: JSON Schemas, tables, cross-file consistency and physics.
+
+    Exits 0 when every file is valid, 1 when any problem is found (all are printed), 2 on usage errors.
+    """
     require_repo_root(SCHEMAS, where="the repository root or the top folder of an unpacked release archive")
     error = lookup_error(data)
     if error is not None or not is_folder(data):
@@ -186,7 +193,8 @@ def validate(data: Path) -> None:
     ahead = worker_ahead()  # forked first: frictionless is imported there while this process reads the rest
     from builder.verify import validate_committed
 
-    validate_committed(data, ahead)
+    with problems_as(fmt):
+        validate_committed(data, ahead)
     click.echo(f"{data}: valid")
 
 
