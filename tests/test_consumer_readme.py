@@ -8,7 +8,8 @@ leadgreen-data==VERSION` installs the release's wheel offline), with check-jsons
 frictionless from the test environment. Python blocks run with the test environment's python
 (where pandas is) reading the fresh environment's packages. Where the machine allows
 (`unshare -n`), each block runs with no network at all. Every block's output must equal its
-text block. The versions in both READMEs must be the current data version's.
+text block (the fresh environment's path shown as .venv). The versions in both READMEs must
+be the current data version's.
 """
 
 from __future__ import annotations
@@ -165,7 +166,8 @@ def ran(release: Built) -> dict[str, Ran]:
         run = subprocess.run(
             [*_no_network_prefix(), *cmd], cwd=folder, env={**env, **extra}, capture_output=True, text=True
         )
-        results[example.where] = Ran(run.returncode, run.stdout, run.stderr)
+        shown = run.stdout.replace(str(python.parent.parent), ".venv")  # the venv's path, as a user's .venv
+        results[example.where] = Ran(run.returncode, shown, run.stderr)
     return results
 
 

@@ -54,7 +54,7 @@ def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None
         metadata = whl.read(f"leadgreen_data-{release.version}.dist-info/METADATA").decode()
         generated = whl.read("leadgreen_data/_release.py").decode()
     module = {"leadgreen_data/__init__.py", "leadgreen_data/__main__.py", "leadgreen_data/py.typed"}
-    module.add("leadgreen_data/_release.py")
+    module |= {"leadgreen_data/_release.py", "leadgreen_data/types.py"}
     info = f"leadgreen_data-{release.version}.dist-info/"
     meta = {info + name for name in ("METADATA", "WHEEL", "RECORD", "licenses/LICENSE", "licenses/DATA-LICENCE.md")}
     assert set(names) == {f"leadgreen_data/{rel}" for rel in published} | module | meta
