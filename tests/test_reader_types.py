@@ -112,7 +112,7 @@ def test_mypy_strict_rejects_a_misspelt_key_and_workload(staged: Path, tmp_path:
 def test_mypy_strict_accepts_the_readmes_python(staged: Path, tmp_path: Path) -> None:
     """Every python block of both READMEs but the pandas one (pandas ships no types without pandas-stubs)."""
     blocks = [e.code for e in all_examples() if e.lang == "python" and "import pandas" not in e.code]
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     for code in blocks:
         run = mypy(staged, code, tmp_path)
         assert run.returncode == 0, code + run.stdout

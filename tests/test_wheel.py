@@ -54,7 +54,7 @@ def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None
         metadata = whl.read(f"leadgreen_data-{release.version}.dist-info/METADATA").decode()
         generated = whl.read("leadgreen_data/_release.py").decode()
     module = {"leadgreen_data/__init__.py", "leadgreen_data/__main__.py", "leadgreen_data/py.typed"}
-    module |= {"leadgreen_data/_release.py", "leadgreen_data/types.py"}
+    module |= {"leadgreen_data/_release.py", "leadgreen_data/types.py", "leadgreen_data/CITATION.cff"}
     info = f"leadgreen_data-{release.version}.dist-info/"
     meta = {info + name for name in ("METADATA", "WHEEL", "RECORD", "licenses/LICENSE", "licenses/DATA-LICENCE.md")}
     assert set(names) == {f"leadgreen_data/{rel}" for rel in published} | module | meta
@@ -217,3 +217,15 @@ def test_wheel_size_is_small(release: Built) -> None:
     assert release.wheel.stat().st_size < 1_000_000
     with zipfile.ZipFile(io.BytesIO(release.wheel.read_bytes())) as whl:
         assert whl.testzip() is None
+
+
+def test_the_citation_is_in_the_archive_and_the_wheel(release: Built) -> None:
+    import tarfile
+
+    cff = (release.repo / "CITATION.cff").read_bytes()
+    with tarfile.open(release.archive) as tar:
+        member = tar.extractfile(f"leadgreen-data-{release.tag}/CITATION.cff")
+        assert member is not None
+        assert member.read() == cff
+    with zipfile.ZipFile(release.wheel) as whl:
+        assert whl.read("leadgreen_data/CITATION.cff") == cff

@@ -43,6 +43,7 @@ __all__ = [
     "TAG",
     "__version__",
     "all_configurations",
+    "citation",
     "configurations",
     "index",
     "model",
@@ -211,6 +212,14 @@ def schema(kind: SchemaKind) -> dict[str, Any]:
     if kind not in known:
         raise LookupError(f"unknown schema kind {kind!r}; known kinds: {', '.join(known)}")
     return cast("dict[str, Any]", _json(f"schemas/{kind}{_SCHEMA_SUFFIX}"))
+
+
+def citation() -> str:
+    """The release's CITATION.cff: this package at this version, and the papers to cite with it."""
+    node = _node("CITATION.cff")
+    if not node.is_file():
+        raise LookupError("this release has no CITATION.cff")
+    return str(node.read_text(encoding="utf-8"))
 
 
 _extracted: list[Path] = []

@@ -191,10 +191,12 @@ def validate(data: Path, fmt: str) -> None:
     from builder.validate.tables import worker_ahead
 
     ahead = worker_ahead()  # forked first: frictionless is imported there while this process reads the rest
+    from builder.citation import check_citation
     from builder.verify import validate_committed
 
     with problems_as(fmt):
         validate_committed(data, ahead)
+        check_citation(data)
     click.echo(f"{data}: valid")
 
 

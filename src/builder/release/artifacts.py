@@ -11,7 +11,7 @@ import tarfile
 from typing import Any
 
 FOLDERS = ("data", "schemas")
-CONTENTS = (*FOLDERS, "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
+CONTENTS = (*FOLDERS, "datapackage.json", "CHANGELOG.md", "CITATION.cff", "LICENSE", "DATA-LICENCE.md")
 
 
 def release_files(committed: dict[str, bytes]) -> dict[str, bytes]:

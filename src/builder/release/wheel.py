@@ -36,6 +36,7 @@ BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in p
 READER = "reader"  # the reader's source folder in the repository: reader/leadgreen_data/, reader/README.md
 PUBLISHED = ("data/", "schemas/", "datapackage.json")  # what of the release files goes into the wheel
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
+CITATION = "CITATION.cff"
 GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
 REQUIRES_PYTHON = ">=3.10"
 
@@ -133,6 +134,8 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
     if missing:
         raise ReleaseError(f"expected {', '.join(missing)} at the release commit, found none")
     staged |= {name: files[name] for name in LICENCES}
+    if CITATION in files:  # leadgreen_data.citation() reads it
+        staged[f"{MODULE}/{CITATION}"] = files[CITATION]
     staged["README.md"] = reader[f"{READER}/README.md"]
     staged["pyproject.toml"] = _pyproject(version).encode()
     data_version = newest_data_version(files)
