@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from builder.errors import UPSTREAM_MOVED, BuilderError, OutputError, ProblemsError, UnreachableError
+from builder.extras import require_extra
 from builder.files import is_folder, lookup_error
 from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, SCHEMAS, require_repo_root
 from builder.report import FORMATS, problems_as
@@ -396,6 +397,7 @@ def release(accept: str | None, accept_schema: str | None) -> None:
     from builder.release.flow import cut_release
 
     require_repo_root()
+    require_extra("release", "release")
     done = cut_release(today_utc(), accept, accept_schema)
     click.echo(done.summary)
     for path in done.artifacts:
@@ -411,6 +413,7 @@ def site(out: Path) -> None:
 
     Exits 0 when built, 1 when the package or the --out folder is refused, 2 on usage errors.
     """
+    require_extra("site", "site")
     from builder.site.build import build_site
 
     result = build_site(out)
@@ -439,6 +442,7 @@ def dist_command(out: Path, notes: Path | None) -> None:
     from builder.release.dist import build_dist, notes_at
 
     require_repo_root()
+    require_extra("release", "dist")
     release, paths = build_dist(out)
     click.echo(f"{out}: rebuilt from {release.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
     for path in paths:

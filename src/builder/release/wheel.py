@@ -151,7 +151,7 @@ def check_backend() -> None:
     if found != BACKEND_VERSION:
         raise ReleaseError(
             f"the data wheel is reproducible with flit_core {BACKEND_VERSION}, found {found or 'none'}; "
-            "reinstall the builder (pip install -e .)"
+            "reinstall the builder with its release extra (pip install -e '.[release]')"
         )
 
 
