@@ -161,7 +161,7 @@ METADATA = [
     pytest.param(set_line("base_url", '"https://user:pw@leadgreen.ai"'), f"{MT}base_url: expected an https URL", id="base-url-credentials"),
     pytest.param(drop_table("header"), f"{MT}header: expected a table, found nothing (key missing)", id="missing-table"),
     pytest.param(set_line("caveat", '""'), f"{MT}header.caveat: expected a non-empty string, found ''", id="empty-caveat"),
-    pytest.param(lambda t: "colour = 1\n" + t, f"{MT}colour: expected only the keys base_url, header, index, source, workload here", id="unknown-top-level-key"),
+    pytest.param(lambda t: "colour = 1\n" + t, f"{MT}colour: expected only the keys base_url, repository, header, index, source, workload here", id="unknown-top-level-key"),
     pytest.param(add_after("[header]", 'colour = "green"'), f"{MT}header.colour: expected only the keys", id="unknown-key-in-table"),
     pytest.param(source_as_string, f"{MT}source: expected a table, found 'ML.ENERGY'", id="source-as-string"),
     pytest.param(set_line("reference_row", '{ model = "Qwen 3 32B", gpu = "H100", num_gpus = "2" }'), f"{MT}workload[0].reference_row.num_gpus: expected an integer >= 1, found '2'", id="reference-row-num-gpus-string"),

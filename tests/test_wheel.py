@@ -229,3 +229,18 @@ def test_the_citation_is_in_the_archive_and_the_wheel(release: Built) -> None:
         assert member.read() == cff
     with zipfile.ZipFile(release.wheel) as whl:
         assert whl.read("leadgreen_data/CITATION.cff") == cff
+
+
+def test_the_wheels_project_urls_point_into_the_repository_at_the_tag(release: Built) -> None:
+    import tomllib
+
+    repository = tomllib.loads((release.repo / "metadata.toml").read_text())["repository"]
+    with zipfile.ZipFile(release.wheel) as whl:
+        metadata = whl.read(f"leadgreen_data-{release.version}.dist-info/METADATA").decode()
+    urls = sorted(line for line in metadata.splitlines() if line.startswith("Project-URL: "))
+    assert urls == [
+        f"Project-URL: Changelog, {repository}/blob/{release.tag}/CHANGELOG.md",
+        f"Project-URL: Data dictionary, {repository}/blob/{release.tag}/docs/data-dictionary.md",
+        "Project-URL: Homepage, https://leadgreen.ai",
+        f"Project-URL: Repository, {repository}",
+    ]

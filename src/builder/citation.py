@@ -15,6 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from builder import repository
 from builder.errors import InputError, Problem, ValidationError
 from builder.write import replace_files
 
@@ -67,6 +68,8 @@ def render_cff(curated: dict[str, Any], data_version: str) -> str:
     cff = dict(curated["cff"])
     references = cff.pop("references", [])
     head = {"cff-version": "1.2.0", **cff, "version": release_version(data_version), "date-released": data_version}
+    if curated.get("repository"):
+        head["repository-code"] = curated["repository"]
     lines = [f"# Written by `builder build` from {CURATED} and the data version: edit {CURATED}, not this file."]
     lines += _yaml(head, 0)
     if curated["doi"]:
@@ -86,6 +89,8 @@ def render_zenodo(curated: dict[str, Any], data_version: str) -> str:
             related.append({"identifier": f"arXiv:{found['id']}", "relation": "references", "scheme": "arxiv"})
         if not any(ids) and ref.get("url"):
             related.append({"identifier": ref["url"], "relation": "isDerivedFrom", "scheme": "url"})
+    if curated.get("repository"):
+        related.append({"identifier": curated["repository"], "relation": "isSupplementTo", "scheme": "url"})
     creators = [
         {"name": a["name"]} if "name" in a else {"name": f"{a['family-names']}, {a['given-names']}"}
         for a in cff["authors"]
@@ -112,6 +117,8 @@ def _curated_at(root: Path, curated: Path) -> bool:
 def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, bytes]:
     """CITATION.cff and .zenodo.json for a descriptor's data version."""
     meta, data_version = load(curated), json.loads(descriptor)["version"]
+    found = repository.load(curated.parent / repository.METADATA)
+    meta["repository"] = found.url if found else None  # the one curated place that names it
     return {CFF: render_cff(meta, data_version).encode(), ZENODO: render_zenodo(meta, data_version).encode()}
 
 

@@ -18,7 +18,7 @@ from builder.errors import UPSTREAM_MOVED, BuilderError, OutputError, ProblemsEr
 from builder.extras import require_extra
 from builder.files import is_folder, lookup_error
 from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, SCHEMAS, require_repo_root
-from builder.report import FORMATS, problems_as
+from builder.report import FORMATS, problems_as, warn
 
 
 def today_utc() -> str:
@@ -196,11 +196,14 @@ def validate(data: Path, fmt: str) -> None:
 
     ahead = worker_ahead()  # forked first: frictionless is imported there while this process reads the rest
     from builder.citation import check_citation
+    from builder.repository import warnings as repository_warnings
     from builder.verify import validate_committed
 
     with problems_as(fmt):
         validate_committed(data, ahead)
         check_citation(data)
+    for text in repository_warnings(data.parent / METADATA):
+        warn(text, fmt, file=str(METADATA))
     click.echo(f"{data}: valid")
 
 

@@ -71,6 +71,7 @@ Schema = dict[str, "Rule | Schema | list[Schema]"]  # a nested dict is a TOML ta
 REFERENCE_ROW: Schema = {"model": TEXT, "gpu": TEXT, "num_gpus": COUNT}
 SCHEMA: Schema = {
     "base_url": BASE_URL,
+    "repository": HTTPS,  # where the package's git repository is cloned from; the site's "pin a version"
     "header": {"version": TEXT, "unit": TEXT, "itl_deadline_ms": DEADLINE, "caveat": TEXT, "boundary": TEXT},
     "index": {"selection": TEXT},
     "source": {

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import ReleaseError
+from builder.repository import parse as parse_repository
 
 DIST_NAME = "leadgreen-data"
 MODULE = "leadgreen_data"
@@ -37,6 +38,7 @@ READER = "reader"  # the reader's source folder in the repository: reader/leadgr
 PUBLISHED = ("data/", "schemas/", "datapackage.json")  # what of the release files goes into the wheel
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
 CITATION = "CITATION.cff"
+METADATA = "metadata.toml"  # its repository gives the wheel's project URLs
 GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
 REQUIRES_PYTHON = ">=3.10"
 
@@ -64,7 +66,7 @@ def wheel_filename(version: str) -> str:
     return f"{MODULE}-{version}-py3-none-any.whl"
 
 
-def _pyproject(version: str) -> str:
+def _pyproject(version: str, tag: str, repository: str | None) -> str:
     """The staging project's pyproject.toml; every value is ours (the version is checked above)."""
     return f"""\
 [build-system]
@@ -91,7 +93,16 @@ dependencies = []
 
 [project.urls]
 Homepage = "https://leadgreen.ai"
-"""
+{_urls(repository, tag)}"""
+
+
+def _urls(repository: str | None, tag: str) -> str:
+    """The project URLs into the repository at the release's tag; none when metadata.toml names no repository."""
+    if not repository:
+        return ""
+    pages = {"Repository": "", "Data dictionary": f"/blob/{tag}/docs/data-dictionary.md"}
+    pages["Changelog"] = f"/blob/{tag}/CHANGELOG.md"
+    return "".join(f"{json.dumps(name)} = {json.dumps(repository + path)}\n" for name, path in pages.items())
 
 
 def _release_module(version: str, tag: str, data_version: str) -> str:
@@ -137,7 +148,8 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
     if CITATION in files:  # leadgreen_data.citation() reads it
         staged[f"{MODULE}/{CITATION}"] = files[CITATION]
     staged["README.md"] = reader[f"{READER}/README.md"]
-    staged["pyproject.toml"] = _pyproject(version).encode()
+    found = parse_repository(reader.get(METADATA, b"").decode("utf-8", "replace"))
+    staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()
     data_version = newest_data_version(files)
     staged[f"{MODULE}/{GENERATED}"] = _release_module(version, tag, data_version).encode()
     return dict(sorted(staged.items()))
