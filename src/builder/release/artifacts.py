@@ -12,6 +12,7 @@ from typing import Any
 
 FOLDERS = ("data", "schemas")
 CONTENTS = (*FOLDERS, "datapackage.json", "CHANGELOG.md", "CITATION.cff", "LICENSE", "DATA-LICENCE.md")
+OPTIONAL = ("CITATION.cff",)  # archived when the commit has it
 
 
 def release_files(committed: dict[str, bytes]) -> dict[str, bytes]:
