@@ -1,11 +1,15 @@
-"""The README's consumer commands, run as written, offline, on a release built from the working tree.
+"""The README's and the wheel README's code, run as written, offline, on a release built from the working tree.
 
-Every ```sh block after a `<!-- consumer-test -->` line in README.md runs with bash in a fresh
-folder holding the release's dist/ files and a clone named leadgreen-data, with `python` a fresh
-virtual environment's (pip included) and check-jsonschema and frictionless from the test
-environment. The README's example version is replaced by the built one. Where the machine
-allows (`unshare -n`), each block runs with no network at all. Also: the data dictionary names
-every field of every schema and every CSV column.
+Every ```sh and ```python block of README.md's consumer part ("Use the data") and of
+reader/README.md is followed by a ```text block: what it prints. The blocks run in order in one
+folder holding the release's dist/ files and a clone named leadgreen-data; `python` is a fresh
+virtual environment's (pip included, the index replaced by dist/, so `pip install
+leadgreen-data==VERSION` installs the release's wheel offline), with check-jsonschema and
+frictionless from the test environment. Python blocks run with the test environment's python
+(where pandas is) reading the fresh environment's packages. Where the machine allows
+(`unshare -n`), each block runs with no network at all. Every block's output must equal its
+text block (the fresh environment's path shown as .venv). The versions in both READMEs must
+be the current data version's.
 """
 
 from __future__ import annotations
@@ -16,55 +20,111 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from builder.release.wheel import dist_version
 from conftest import REPO
 from consumer_release import Built, built, fresh_venv, offline_pip_env
 
-pytestmark = pytest.mark.slow
-
 README = REPO / "README.md"
-EXAMPLE_VERSION = "2026.10.19"
-MARKER = "<!-- consumer-test -->"
-BLOCK = re.compile(re.escape(MARKER) + r"\n```sh\n(?P<body>.*?)\n```\n", re.DOTALL)
+READER_README = REPO / "reader" / "README.md"
+CONSUMER_PART = ("## Use the data\n", "## What is published\n")
+FENCE = re.compile(r"^```(?P<lang>[a-z]*)\n(?P<body>.*?)^```$", re.M | re.S)
+RUNNABLE = ("sh", "python")
+# The contributor blocks outside the consumer part: the two commands (CI runs the test command
+# verbatim, from .ci/run) and illustrations (the validate output, the layout).
+TEST_COMMAND = "python3.11 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest"
 
 
-def blocks() -> list[str]:
-    return [m["body"] for m in BLOCK.finditer(README.read_text())]
+@dataclass(frozen=True)
+class Example:
+    where: str
+    lang: str
+    code: str
+    output: str
 
 
-def test_every_marked_block_is_a_sh_block() -> None:
+def fences(text: str) -> list[tuple[str, str]]:
+    return [(m["lang"], m["body"]) for m in FENCE.finditer(text)]
+
+
+def consumer_part(text: str) -> str:
+    start, end = (text.index(heading) for heading in CONSUMER_PART)
+    return text[start:end]
+
+
+def examples(text: str, where: str) -> list[Example]:
+    """Each runnable block with the text block after it; a block in any other arrangement is an error."""
+    found, blocks = [], fences(text)
+    for i in range(0, len(blocks), 2):
+        (lang, code), after = blocks[i], blocks[i + 1] if i + 1 < len(blocks) else ("", "")
+        assert (lang, after[0]) in {(run, "text") for run in RUNNABLE}, f"{where}: expected code then text: {code}"
+        found.append(Example(f"{where} #{len(found) + 1}", lang, code, after[1]))
+    return found
+
+
+def all_examples() -> list[Example]:
+    return examples(consumer_part(README.read_text()), "README") + examples(READER_README.read_text(), "reader")
+
+
+def current_version() -> str:
+    data_version = json.loads((REPO / "datapackage.json").read_bytes())["version"]
+    return dist_version("v" + data_version.replace("-", "."))
+
+
+# Fast: the shape of the READMEs
+
+
+def test_every_consumer_block_is_code_then_its_output() -> None:
+    assert [e.where for e in all_examples()] == [*(f"README #{i}" for i in range(1, 7)), "reader #1", "reader #2"]
+
+
+def test_the_consumer_part_comes_first() -> None:
     text = README.read_text()
-    assert text.count(MARKER) == len(blocks()) == 4
+    assert text.index("## Use the data") < text.index("## For contributors") < text.index("## Contributing")
+    assert text.index("pip install --quiet leadgreen-data==") < 1200  # on the first screen
 
 
-def test_the_readme_shows_every_route_and_the_offline_schema_check() -> None:
+def test_the_blocks_outside_the_consumer_part_are_the_two_commands_and_illustrations() -> None:
     text = README.read_text()
-    assert "python -m pip install leadgreen-data==2026.10.19" in text
-    assert "https://raw.githubusercontent.com/<owner>/leadgreen-data/v2026.10.19/data/" in text
-    assert "sha256sum -c SHA256SUMS" in text
-    assert "pd.read_csv(" in text
-    command = (
-        "check-jsonschema --base-uri file://$PWD/schemas/ --schemafile schemas/model.schema.json data/models/*.json"
-    )
-    assert command in blocks()[2]
-    assert "frictionless[json]" in text
+    outside = text.replace(consumer_part(text), "")
+    code = [body for lang, body in fences(outside) if lang in RUNNABLE]
+    assert len(code) == 1
+    assert TEST_COMMAND in code[0].splitlines()
+    assert TEST_COMMAND in (REPO / ".ci" / "run").read_text().splitlines()
 
 
-@pytest.fixture(scope="module")
-def release() -> Built:
-    return built()
+@pytest.mark.parametrize("path", [README, READER_README], ids=["README", "reader"])
+def test_examples_name_the_current_version(path: Path) -> None:
+    text = path.read_text()
+    version = current_version()
+    dotted = set(re.findall(r"(?<![\d.])\d{4}\.\d{1,2}\.\d{1,2}(?![\d])", text))
+    assert dotted == {version}
+    data_version = json.loads((REPO / "datapackage.json").read_bytes())["version"]
+    assert data_version in text
 
 
-@pytest.fixture(scope="module")
-def path_env(release: Built) -> dict[str, str]:
-    """PATH: a fresh venv's python (with pip), then this environment's tools, then the system's."""
-    python = fresh_venv(release.root / "readme-venv")
-    tools = Path(sys.executable).parent
-    path = os.pathsep.join([str(python.parent), str(tools), os.environ.get("PATH", "")])
-    return {**offline_pip_env(), "PATH": path, "VIRTUAL_ENV": str(python.parent.parent)}
+@pytest.mark.parametrize("path", [README, READER_README], ids=["README", "reader"])
+def test_comparisons_select_one_workload(path: Path) -> None:
+    """Every call that returns numbers of many models names its workload, or relies on the one default."""
+    for example in examples(consumer_part(path.read_text()) if path == README else path.read_text(), path.name):
+        assert "configurations()" not in example.code, example.where
+        if "groupby" in example.code or "sort_values" in example.code:
+            assert re.search(r'configurations\("[a-z-]+"\)|workload == "', example.code), example.where
+
+
+# Slow: the blocks run
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    stdout: str
+    stderr: str
 
 
 def _no_network_prefix() -> list[str]:
@@ -74,33 +134,49 @@ def _no_network_prefix() -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("number", range(4), ids=["pip", "raw-file", "archive", "pandas"])
-def test_readme_block_runs_offline(number: int, release: Built, path_env: dict[str, str], tmp_path: Path) -> None:
-    body = blocks()[number].replace(EXAMPLE_VERSION, release.version)
-    if "import pandas" in body:
-        has = subprocess.run(["python", "-c", "import pandas"], env=path_env, capture_output=True)
-        if has.returncode != 0:
-            pytest.skip("pandas is not installed where the README's python runs")
+@pytest.fixture(scope="module")
+def release() -> Built:
+    return built()
+
+
+@pytest.fixture(scope="module")
+def ran(release: Built) -> dict[str, Ran]:
+    """Every example, in order, in one folder: the dist files, a clone, a fresh venv."""
+    folder = release.root / "readme"
+    folder.mkdir()
     for item in release.dist.iterdir():
-        shutil.copy2(item, tmp_path / item.name)
-    subprocess.run(["git", "clone", "--quiet", str(release.repo), str(tmp_path / "leadgreen-data")], check=True)
-    run = subprocess.run(
-        [*_no_network_prefix(), "bash", "-euo", "pipefail", "-c", body],
-        cwd=tmp_path,
-        env=path_env,
-        capture_output=True,
-        text=True,
-    )
-    assert run.returncode == 0, f"{body}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}"
-    best = json.loads((release.repo / "data" / "models" / "qwen-3-8b.json").read_bytes())["best"]["H100"]
-    expected = {
-        0: [f"leadgreen-data {release.version} (tag {release.tag})", str(best["wh_per_million_output_tokens"])],
-        1: [json.loads((release.repo / "data" / "models" / "qwen-3-8b.json").read_bytes())["data_version"]],
-        2: ["OK", "ok -- validation done", "VALID"],
-        3: ["wh_per_million_output_tokens"],
-    }[number]
-    for text in expected:
-        assert text in run.stdout, (text, run.stdout)
+        shutil.copy2(item, folder / item.name)
+    subprocess.run(["git", "clone", "--quiet", str(release.repo), str(folder / "leadgreen-data")], check=True)
+    python = fresh_venv(release.root / "readme-venv")
+    site = sysconfig.get_path("purelib", vars={"base": str(python.parent.parent)})
+    tools = Path(sys.executable).parent
+    env = {
+        **offline_pip_env(),
+        "PIP_FIND_LINKS": str(release.dist),
+        "PATH": os.pathsep.join([str(python.parent), str(tools), os.environ.get("PATH", "")]),
+        "VIRTUAL_ENV": str(python.parent.parent),
+    }
+    results = {}
+    for example in all_examples():
+        if example.lang == "sh":
+            cmd = ["bash", "-euo", "pipefail", "-c", example.code]
+            extra = {}
+        else:
+            cmd, extra = [sys.executable, "-c", example.code], {"PYTHONPATH": site}
+        run = subprocess.run(
+            [*_no_network_prefix(), *cmd], cwd=folder, env={**env, **extra}, capture_output=True, text=True
+        )
+        shown = run.stdout.replace(str(python.parent.parent), ".venv")  # the venv's path, as a user's .venv
+        results[example.where] = Ran(run.returncode, shown, run.stderr)
+    return results
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", all_examples(), ids=lambda e: e.where.replace(" #", "-"))
+def test_example_prints_what_the_readme_shows(example: Example, ran: dict[str, Ran]) -> None:
+    done = ran[example.where]
+    assert done.code == 0, f"{example.code}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+    assert done.stdout.rstrip("\n") == example.output.rstrip("\n"), f"{example.where} printed:\n{done.stdout}"
 
 
 # The data dictionary

@@ -44,7 +44,7 @@ out["by_workload_docs"] = {
     for w in out["workload_ids"]
 }
 out["model"] = out["by_workload_docs"][lg.DEFAULT_WORKLOAD]["model"]
-rows = lg.configurations()
+rows = lg.all_configurations()
 out["configurations"] = rows
 out["by_workload"] = len(lg.configurations(lg.DEFAULT_WORKLOAD))
 out["types"] = {key: sorted({type(row[key]).__name__ for row in rows}) for key in rows[0]}
@@ -56,6 +56,11 @@ calls = {
     "configurations": lambda: lg.configurations("image-generation"),
     "frontier": lambda: lg.frontier("image-generation"),
     "schema": lambda: lg.schema("nope"),
+    "elsewhere": lambda: lg.model("gpt-oss-20b"),
+    "none": lambda: lg.index(None),
+    "none_configurations": lambda: lg.configurations(None),
+    "underscore": lambda: lg.models("image_chat"),
+    "typo": lambda: lg.index("gqpa"),
 }
 out["errors"] = {}
 for name, call in calls.items():
@@ -65,6 +70,12 @@ for name, call in calls.items():
     except LookupError as exc:
         out["errors"][name] = str(exc)
 out["summary"] = cli.summary()
+out["aliases"] = {
+    "gpqa": lg.index("gpqa") == lg.index("problem-solving"),
+    "lm-arena-chat": lg.configurations("lm-arena-chat") == lg.configurations(),
+    "sourcegraph-fim": lg.model("qwen-3-coder-30b-a3b", "sourcegraph-fim")
+    == lg.model("qwen-3-coder-30b-a3b", "code-completion"),
+}
 out["heavy"] = sorted(name for name in sys.modules if name.split(".")[0] in HEAVY)
 out["heavy_importable"] = []
 import importlib.util
@@ -157,11 +168,41 @@ def test_unknown_model_names_it_and_suggests_close_matches(seen: dict) -> None:
 KNOWN = "text-conversation, problem-solving, code-completion, image-chat, video-chat, text-to-image, text-to-video"
 
 
+TASKS = " (or their upstream tasks: lm-arena-chat, gpqa, sourcegraph-fim)"
+
+
 def test_unknown_workload_names_it_and_lists_the_known_ones(seen: dict) -> None:
-    assert seen["errors"]["workload"] == "unknown workload 'image-generation'; known workloads: " + KNOWN
-    assert seen["errors"]["workload_path"] == "unknown workload '../data'; known workloads: " + KNOWN
+    assert seen["errors"]["workload"] == "unknown workload 'image-generation'; known workloads: " + KNOWN + TASKS
+    assert seen["errors"]["workload_path"] == "unknown workload '../data'; known workloads: " + KNOWN + TASKS
     assert seen["errors"]["configurations"] == seen["errors"]["workload"]
     assert seen["errors"]["frontier"] == seen["errors"]["workload"]
+
+
+def test_a_misspelt_workload_gets_the_workload_id_suggested(seen: dict) -> None:
+    assert seen["errors"]["underscore"] == (
+        "unknown workload 'image_chat' (did you mean image-chat?); known workloads: " + KNOWN + TASKS
+    )
+    assert seen["errors"]["typo"].startswith("unknown workload 'gqpa' (did you mean problem-solving?); ")
+
+
+def test_upstream_task_names_are_aliases_of_their_workloads(seen: dict) -> None:
+    assert seen["aliases"] == {"gpqa": True, "lm-arena-chat": True, "sourcegraph-fim": True}
+
+
+def test_none_is_no_workload_anywhere(seen: dict) -> None:
+    """None means the same everywhere: no workload; every function refuses it and says what to do instead."""
+    expected = (
+        "unknown workload None (name one: numbers compare within one workload; all_configurations() has every row)"
+        "; known workloads: " + KNOWN + TASKS
+    )
+    assert seen["errors"]["none"] == seen["errors"]["none_configurations"] == expected
+
+
+def test_a_model_of_another_workload_is_found_there(seen: dict) -> None:
+    assert seen["errors"]["elsewhere"] == (
+        "unknown model 'gpt-oss-20b' in workload text-conversation; it is in problem-solving: "
+        "model('gpt-oss-20b', workload='problem-solving')"
+    )
 
 
 def test_unknown_schema_kind_lists_the_kinds(seen: dict) -> None:
@@ -238,6 +279,35 @@ def test_python_m_prints_version_source_and_counts(python: Path, release: Built)
     )
 
 
+@pytest.mark.parametrize(
+    ("args", "first", "last"),
+    [
+        pytest.param(["--help"], "usage: python -m leadgreen_data [-h] [--workload ID] [--json]", "Exits 0", id="help"),
+        pytest.param(
+            ["--workload", "gpqa"], "leadgreen-data ", "workload problem-solving: 12 models, 22 index rows", id="one"
+        ),
+    ],
+)
+def test_python_m_options(python: Path, release: Built, args: list[str], first: str, last: str) -> None:
+    run = subprocess.run([str(python), "-I", "-m", "leadgreen_data", *args], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith(first)
+    assert lines[-1].startswith(last)
+
+
+def test_python_m_json_and_a_wrong_workload(python: Path, release: Built) -> None:
+    run = subprocess.run([str(python), "-I", "-m", "leadgreen_data", "--json"], capture_output=True, text=True)
+    found = json.loads(run.stdout)
+    assert (found["version"], found["tag"]) == (release.version, release.tag)
+    assert [w["id"] for w in found["workloads"]] == KNOWN_IN_ORDER
+    assert found["workloads"][1] == {"id": "problem-solving", "models": 12, "index_rows": 22, "configurations": 187}
+    wrong = subprocess.run([str(python), "-I", "-m", "leadgreen_data", "--workload", "x"], capture_output=True)
+    wrong_text = wrong.stderr.decode()
+    assert wrong.returncode == 2
+    assert "python -m leadgreen_data: error: unknown workload 'x'; known workloads: " in wrong_text
+
+
 def test_every_workload_is_read_from_its_folder(tmp_path: Path) -> None:
     """Each workload's index, model list, configurations and summary line, against workloads.json."""
     from builder.release.wheel import staged_files
@@ -263,7 +333,7 @@ print(json.dumps({{
     "index": {{w: lg.index(w)["workload"] for w in ids}},
     "models": {{w: len(lg.models(w)["models"]) for w in ids}},
     "rows": {{w: len(lg.configurations(w)) for w in ids}},
-    "all_rows": len(lg.configurations()),
+    "all_rows": len(lg.all_configurations()),
     "summary": cli.summary(),
 }}))
 """

@@ -17,7 +17,7 @@ BIN = Path(sys.executable).parent
 def test_committed_package_is_valid(in_repo, cli) -> None:
     result = cli("validate")
     assert result.exit_code == 0, result.output
-    assert result.output == "data: valid\n"
+    assert result.stdout == "data: valid\n"
 
 
 def test_every_problem_is_reported_not_just_the_first(repo_copy, cli) -> None:

@@ -55,7 +55,7 @@ def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None
         metadata = whl.read(f"leadgreen_data-{release.version}.dist-info/METADATA").decode()
         generated = whl.read("leadgreen_data/_release.py").decode()
     module = {"leadgreen_data/__init__.py", "leadgreen_data/__main__.py", "leadgreen_data/py.typed"}
-    module.add("leadgreen_data/_release.py")
+    module |= {"leadgreen_data/_release.py", "leadgreen_data/types.py", "leadgreen_data/CITATION.cff"}
     info = f"leadgreen_data-{release.version}.dist-info/"
     meta = {info + name for name in ("METADATA", "WHEEL", "RECORD", "licenses/LICENSE", "licenses/DATA-LICENCE.md")}
     assert set(names) == {f"leadgreen_data/{rel}" for rel in published} | module | meta
@@ -218,3 +218,30 @@ def test_wheel_size_is_small(release: Built) -> None:
     assert release.wheel.stat().st_size < 1_000_000
     with zipfile.ZipFile(io.BytesIO(release.wheel.read_bytes())) as whl:
         assert whl.testzip() is None
+
+
+def test_the_citation_is_in_the_archive_and_the_wheel(release: Built) -> None:
+    import tarfile
+
+    cff = (release.repo / "CITATION.cff").read_bytes()
+    with tarfile.open(release.archive) as tar:
+        member = tar.extractfile(f"leadgreen-data-{release.tag}/CITATION.cff")
+        assert member is not None
+        assert member.read() == cff
+    with zipfile.ZipFile(release.wheel) as whl:
+        assert whl.read("leadgreen_data/CITATION.cff") == cff
+
+
+def test_the_wheels_project_urls_point_into_the_repository_at_the_tag(release: Built) -> None:
+    import tomllib
+
+    repository = tomllib.loads((release.repo / "metadata.toml").read_text())["repository"]
+    with zipfile.ZipFile(release.wheel) as whl:
+        metadata = whl.read(f"leadgreen_data-{release.version}.dist-info/METADATA").decode()
+    urls = sorted(line for line in metadata.splitlines() if line.startswith("Project-URL: "))
+    assert urls == [
+        f"Project-URL: Changelog, {repository}/blob/{release.tag}/CHANGELOG.md",
+        f"Project-URL: Data dictionary, {repository}/blob/{release.tag}/docs/data-dictionary.md",
+        "Project-URL: Homepage, https://leadgreen.ai",
+        f"Project-URL: Repository, {repository}",
+    ]

@@ -128,3 +128,10 @@ def test_upstream_jobs_have_least_privilege() -> None:
     jobs = load("upstream.yml")["jobs"]
     assert jobs["check"]["permissions"] == {"contents": "read", "pull-requests": "read"}
     assert jobs["refresh"]["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write"}
+
+
+def test_ci_turns_validate_problems_into_notes_on_the_files() -> None:
+    job = load("ci.yml")["jobs"]["check"]
+    annotate = steps(job)[-1]
+    assert annotate["run"] == ".venv/bin/builder validate --format github"
+    assert annotate["if"] == "failure()"

@@ -3,6 +3,12 @@
 The published files (JSON documents, the configurations CSV, ``datapackage.json`` and the
 JSON Schemas) are inside this package; the functions below read them. Standard library only.
 
+Every function that takes a workload takes one (an id, or its upstream task name such as
+"gpqa"), never None, and defaults to text conversation: numbers compare within one workload
+only. `all_configurations()` gives every workload's rows at once. The return types are in
+``leadgreen_data.types``, generated from the package's schemas, so a type checker catches a
+misspelt key.
+
 >>> import leadgreen_data
 >>> leadgreen_data.model("qwen-3-8b")["best"]["H100"]["wh_per_million_output_tokens"]  # doctest: +SKIP
 """
@@ -14,20 +20,31 @@ import csv
 import difflib
 import io
 import json
-import re
 import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from leadgreen_data._release import DATA_VERSION, TAG, __version__
+from leadgreen_data.types import (
+    ConfigurationRow,
+    FrontierDocument,
+    IndexDocument,
+    ModelDocument,
+    ModelListDocument,
+    SchemaKind,
+    Workload,
+    WorkloadListWorkload,
+)
 
 __all__ = [
     "DATA_VERSION",
     "DEFAULT_WORKLOAD",
     "TAG",
     "__version__",
+    "all_configurations",
+    "citation",
     "configurations",
     "frontier",
     "index",
@@ -38,10 +55,9 @@ __all__ = [
     "workloads",
 ]
 
-DEFAULT_WORKLOAD = "text-conversation"
+DEFAULT_WORKLOAD: Workload = "text-conversation"
 """The workload whose documents are at the top of the data folder."""
 
-_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _CSV = "data/configurations.csv"
 _SCHEMA_SUFFIX = ".schema.json"
 _TRUE = ("true", "True", "TRUE", "1")  # the Table Schema defaults
@@ -69,82 +85,106 @@ def _names(rel: str, suffix: str = "") -> list[str]:
     return sorted(name[: len(name) - len(suffix)] for name in found if name.endswith(suffix) and name != suffix)
 
 
-def workloads() -> list[dict[str, Any]]:
+def workloads() -> list[WorkloadListWorkload]:
     """The workloads, in publishing order: the entries of ``workloads.json`` (id, name, task,
-    description, counts and URLs); a release without that file has text conversation alone."""
-    if _node("data/workloads.json").is_file():
-        return list(_json("data/workloads.json")["workloads"])
-    return [{"id": DEFAULT_WORKLOAD}]
+    description, counts and URLs)."""
+    return list(_json("data/workloads.json")["workloads"])
 
 
 def _workload_ids() -> list[str]:
     return [entry["id"] for entry in workloads()]
 
 
-def _folder(workload: str) -> str:
+def _workload_id(workload: object) -> str:
+    """The workload id for an id or an upstream task name (gpqa is problem-solving).
+
+    Raises LookupError, suggesting workload ids, for anything else (None included).
+    """
+    entries = workloads()
+    names = {entry["id"]: entry["id"] for entry in entries} | {entry["task"]: entry["id"] for entry in entries}
+    if isinstance(workload, str) and workload in names:
+        return names[workload]
+    ids = ", ".join(entry["id"] for entry in entries)
+    tasks = ", ".join(entry["task"] for entry in entries if entry["task"] not in names.values())
+    if workload is None:
+        hint = " (name one: numbers compare within one workload; all_configurations() has every row)"
+    else:
+        guess = str(workload).strip().lower().replace("_", "-").replace(" ", "-")
+        close = [guess] if guess in names else difflib.get_close_matches(guess, list(names), n=2, cutoff=0.75)
+        hint = f" (did you mean {' or '.join(dict.fromkeys(names[name] for name in close))}?)" if close else ""
+    raise LookupError(f"unknown workload {workload!r}{hint}; known workloads: {ids} (or their upstream tasks: {tasks})")
+
+
+def _folder(workload: object) -> str:
     """The packaged folder holding a workload's documents."""
-    if workload == DEFAULT_WORKLOAD:
-        return "data"
-    known = _workload_ids()
-    if not isinstance(workload, str) or not _SLUG.fullmatch(workload) or workload not in known:
-        raise LookupError(f"unknown workload {workload!r}; known workloads: {', '.join(known)}")
-    return f"data/workloads/{workload}"
+    found = _workload_id(workload)
+    return "data" if found == DEFAULT_WORKLOAD else f"data/workloads/{found}"
 
 
-def index(workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
+def index(workload: Workload = DEFAULT_WORKLOAD) -> IndexDocument:
     """The index document: the best configuration of every model on every GPU, in energy order."""
-    return _json(f"{_folder(workload)}/index.json")
+    return cast(IndexDocument, _json(f"{_folder(workload)}/index.json"))
 
 
-def models(workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
+def models(workload: Workload = DEFAULT_WORKLOAD) -> ModelListDocument:
     """The model list document."""
-    return _json(f"{_folder(workload)}/models.json")
+    return cast(ModelListDocument, _json(f"{_folder(workload)}/models.json"))
 
 
-def frontier(workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
-    """The energy-latency frontier document: per model and GPU type, the configurations no other beats
-    on both energy and median inter-token latency, and the best under each latency target.
+def frontier(workload: Workload = DEFAULT_WORKLOAD) -> FrontierDocument:
+    """The energy-latency frontier document of an LLM workload: per model and GPU type, the configurations
+    no other beats on both energy and median inter-token latency, and the best under each latency target.
 
-    Raises LookupError for an unknown workload, or a release that has no frontier for it.
+    Raises LookupError for an unknown workload, or one (an image or video workload, or an older release)
+    that has no frontier.
     """
     rel = f"{_folder(workload)}/frontier.json"
     if not _node(rel).is_file():
-        raise LookupError(f"no frontier for workload {workload} in this release (older releases have none)")
-    return _json(rel)
+        raise LookupError(f"no frontier for workload {_workload_id(workload)} in this release")
+    return cast(FrontierDocument, _json(rel))
 
 
-def model(slug: str, workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
+def model(slug: str, workload: Workload = DEFAULT_WORKLOAD) -> ModelDocument:
     """One model's document: every measured configuration, and the best per GPU.
 
-    Raises LookupError, naming the slug and suggesting close matches, for a model that is not there.
+    Raises LookupError for a model that is not there: it names the workloads where the model
+    is, or else suggests close matches.
     """
-    folder = f"{_folder(workload)}/models"
+    found = _workload_id(workload)
+    folder = f"{_folder(found)}/models"
     known = _names(folder, ".json")
     if not isinstance(slug, str) or slug not in known:
-        wanted = str(slug).lower()
-        close = [name for name in known if wanted and wanted in name][:3] or difflib.get_close_matches(
-            wanted, known, n=3
-        )
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; known models: {', '.join(known)}"
-        raise LookupError(f"unknown model {slug!r} in workload {workload}{hint}")
-    return _json(f"{folder}/{slug}.json")
+        elsewhere = [w for w in _workload_ids() if w != found and slug in _names(f"{_folder(w)}/models", ".json")]
+        if elsewhere:
+            hint = f"; it is in {', '.join(elsewhere)}: model({slug!r}, workload={elsewhere[0]!r})"
+        else:
+            wanted = str(slug).lower()
+            close = [name for name in known if wanted and wanted in name][:3] or difflib.get_close_matches(
+                wanted, known, n=3
+            )
+            hint = f"; did you mean {', '.join(close)}?" if close else f"; known models: {', '.join(known)}"
+        raise LookupError(f"unknown model {slug!r} in workload {found}{hint}")
+    return cast(ModelDocument, _json(f"{folder}/{slug}.json"))
 
 
 def _table_schema(rel: str = _CSV) -> dict[str, Any]:
     """The Table Schema of a configurations CSV, from the packaged datapackage.json."""
     for resource in _json("datapackage.json").get("resources", []):
         if resource.get("path") == rel and isinstance(resource.get("schema"), dict):
-            return resource["schema"]
+            return cast("dict[str, Any]", resource["schema"])
     raise LookupError(f"datapackage.json describes no table at {rel}")
 
 
-def _csv_of(workload: str | None) -> str:
-    """The CSV holding a workload's configurations: its own (text to image and to video have one), or the
-    shared one."""
-    if workload is None or workload == DEFAULT_WORKLOAD:
-        return _CSV
-    own = f"{_folder(workload)}/configurations.csv"
-    return own if _node(own).is_file() else _CSV
+def _rows(rel: str) -> list[dict[str, Any]]:
+    """The rows of a CSV of the package, each value converted as its table schema says."""
+    table = _table_schema(rel)
+    missing = table.get("missingValues", [""])
+    convert = {f["name"]: _converter(f, missing) for f in table.get("fields", [])}
+    text = _node(rel).read_text(encoding="utf-8")
+    return [
+        {name: convert.get(name, str)(value) for name, value in row.items()}
+        for row in csv.DictReader(io.StringIO(text, newline=""))
+    ]
 
 
 def _converter(field: dict[str, Any], missing: list[str]) -> Any:
@@ -172,34 +212,42 @@ def _converter(field: dict[str, Any], missing: list[str]) -> Any:
     return convert
 
 
-def configurations(workload: str | None = None) -> list[dict[str, Any]]:
-    """Every row of the configurations CSV as a dict, values typed by the package's table schema.
+def all_configurations() -> list[ConfigurationRow]:
+    """Every row of the configurations CSV, every workload's, as a dict typed by the package's table schema.
 
-    With a workload, only that workload's rows; a generation workload (text-to-image, text-to-video)
-    has a CSV of its own, with its own columns (energy per image or per video).
+    Rows of different workloads do not compare: select one (its `workload` column) before ranking.
+    The image and video workloads have CSVs of their own: `configurations("text-to-image")`.
     """
-    if workload is not None:
-        _folder(workload)  # refuses an unknown workload
-    rel = _csv_of(workload)
-    table = _table_schema(rel)
-    missing = table.get("missingValues", [""])
-    convert = {f["name"]: _converter(f, missing) for f in table.get("fields", [])}
-    text = _node(rel).read_text(encoding="utf-8")
-    rows = [
-        {name: convert.get(name, str)(value) for name, value in row.items()}
-        for row in csv.DictReader(io.StringIO(text, newline=""))
-    ]
-    if workload is None:
-        return rows
-    return [row for row in rows if row.get("workload", DEFAULT_WORKLOAD) == workload]
+    return cast("list[ConfigurationRow]", _rows(_CSV))
 
 
-def schema(kind: str) -> dict[str, Any]:
+def configurations(workload: Workload = DEFAULT_WORKLOAD) -> list[ConfigurationRow]:
+    """One workload's configurations, as dicts typed by the package's table schema.
+
+    An image or video workload (text-to-image, text-to-video) has a CSV of its own, whose columns are
+    its own (energy per image or per video): see its table schema in datapackage.json.
+    """
+    found = _workload_id(workload)
+    own = f"{_folder(found)}/configurations.csv"
+    if found != DEFAULT_WORKLOAD and _node(own).is_file():
+        return cast("list[ConfigurationRow]", _rows(own))
+    return [row for row in all_configurations() if row["workload"] == found]
+
+
+def schema(kind: SchemaKind) -> dict[str, Any]:
     """A JSON Schema by kind: the file name's stem, such as "index", "model-list", "model" or "defs"."""
     known = _names("schemas", _SCHEMA_SUFFIX)
     if kind not in known:
         raise LookupError(f"unknown schema kind {kind!r}; known kinds: {', '.join(known)}")
-    return _json(f"schemas/{kind}{_SCHEMA_SUFFIX}")
+    return cast("dict[str, Any]", _json(f"schemas/{kind}{_SCHEMA_SUFFIX}"))
+
+
+def citation() -> str:
+    """The release's CITATION.cff: this package at this version, and the papers to cite with it."""
+    node = _node("CITATION.cff")
+    if not node.is_file():
+        raise LookupError("this release has no CITATION.cff")
+    return str(node.read_text(encoding="utf-8"))
 
 
 _extracted: list[Path] = []

@@ -2,27 +2,71 @@
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
 import leadgreen_data as lg
 
 
-def summary() -> str:
+def facts(workload: str | None = None) -> dict[str, Any]:
+    """The release's version, source, unit and folder, and per workload (every one, or the one named) its counts."""
     head = lg.index()
-    source = head.get("source", {})
+    chosen = lg._workload_ids() if workload is None else [lg._workload_id(workload)]
+    return {
+        "version": lg.__version__,
+        "tag": lg.TAG,
+        "data_version": lg.DATA_VERSION,
+        "source": {"name": head["source"]["name"], "url": head["source"]["url"]},
+        "unit": head["unit"],
+        "files": str(lg.path()),
+        "workloads": [
+            {
+                "id": w,
+                "models": len(lg.models(w)["models"]),  # type: ignore[arg-type]  # an id from workloads.json
+                "index_rows": len(lg.index(w)["rows"]),  # type: ignore[arg-type]
+                "configurations": len(lg.configurations(w)),  # type: ignore[arg-type]
+            }
+            for w in chosen
+        ],
+    }
+
+
+def summary(workload: str | None = None) -> str:
+    found = facts(workload)
     lines = [
-        f"leadgreen-data {lg.__version__} (tag {lg.TAG}), data version {lg.DATA_VERSION}",
-        f"source: {source.get('name', 'unknown')} ({source.get('url', 'no URL')})",
-        f"unit: {head.get('unit', 'unknown')}",
-        f"files: {lg.path()}",
+        f"leadgreen-data {found['version']} (tag {found['tag']}), data version {found['data_version']}",
+        f"source: {found['source']['name']} ({found['source']['url']})",
+        f"unit: {found['unit']}",
+        f"files: {found['files']}",
     ]
-    others = [w for w in lg._workload_ids() if w != lg.DEFAULT_WORKLOAD]
-    for workload in [lg.DEFAULT_WORKLOAD, *others]:
-        count = len(lg.configurations(workload))
-        lines.append(
-            f"workload {workload}: {len(lg.models(workload)['models'])} models, "
-            f"{len(lg.index(workload)['rows'])} index rows, {count} configurations"
-        )
+    for w in found["workloads"]:
+        counts = f"{w['models']} models, {w['index_rows']} index rows, {w['configurations']} configurations"
+        lines.append(f"workload {w['id']}: {counts}")
     return "\n".join(lines)
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m leadgreen_data",
+        description="Print this data release's version, source, unit, folder and, per workload, its counts.",
+        epilog="Exits 0, or 2 on a wrong option or an unknown workload.",
+    )
+    parser.add_argument("--workload", metavar="ID", help="one workload, by id or upstream task name (e.g. gpqa)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    args = parser.parse_args(argv)
+    try:
+        text = json.dumps(facts(args.workload), indent=2) if args.json else summary(args.workload)
+    except LookupError as exc:
+        parser.error(str(exc))
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:  # the reader of our output (head, say) stopped: not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
 if __name__ == "__main__":
-    print(summary())
+    sys.exit(main())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder.citation import write_citation
 from builder.csvview import configurations_csv
 from builder.errors import InputError, ValidationError
 from builder.fetch import Limits
@@ -97,6 +98,7 @@ def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult
     check_output(out)
     result = render(out, upstream, date)
     publish(out, result.files, {DESCRIPTOR: result.descriptor}, keep_hidden=True)
+    write_citation(out.parent, result.descriptor)
     return result
 
 

@@ -16,8 +16,10 @@ from pathlib import Path
 import click
 
 from builder.errors import UPSTREAM_MOVED, BuilderError, OutputError, ProblemsError, UnreachableError
+from builder.extras import require_extra
 from builder.files import is_folder, lookup_error
 from builder.layout import DATA, DESCRIPTOR, DIST, LOCK, METADATA, SCHEMAS, require_repo_root
+from builder.report import FORMATS, problems_as, warn
 
 
 def today_utc() -> str:
@@ -151,7 +153,10 @@ def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, 
 @_out_option(DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
 def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> None:
-    """Regenerate every document of every workload in OUT from the pinned upstream, atomically."""
+    """Regenerate every document of every workload in the --out folder from the pinned upstream, atomically.
+
+    Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on usage errors.
+    """
     from builder.build import build as run_build
 
     require_repo_root(METADATA) if upstreams else require_repo_root()
@@ -179,8 +184,14 @@ def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> Non
 @click.option(
     "--data", type=click.Path(path_type=Path, file_okay=False), default=DATA, show_default=True, help=DATA_HELP
 )
-def validate(data: Path) -> None:
-    """Check every file: JSON Schemas, tables, cross-file consistency and physics."""
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Problems as text lines, JSON lines (file, pointer, expected, found, message) or GitHub "
+              "workflow commands (::error file=...), which annotate a pull request.")  # fmt: skip
+def validate(data: Path, fmt: str) -> None:
+    """Check every file: JSON Schemas, tables, cross-file consistency and physics.
+
+    Exits 0 when every file is valid, 1 when any problem is found (all are printed), 2 on usage errors.
+    """
     require_repo_root(SCHEMAS, where="the repository root or the top folder of an unpacked release archive")
     from builder.verify import refuse_half_published
 
@@ -189,9 +200,15 @@ def validate(data: Path) -> None:
     if error is not None or not is_folder(data):
         found = f"an error ({error}) at" if error is not None else "no folder"
         raise click.BadParameter(f"expected a data folder, found {found} {data}", param_hint="--data")
+    from builder.citation import check_citation
+    from builder.repository import warnings as repository_warnings
     from builder.verify import validate_committed
 
-    validate_committed(data)
+    with problems_as(fmt):
+        validate_committed(data)
+        check_citation(data)
+    for text in repository_warnings(data.parent / METADATA):
+        warn(text, fmt, file=str(METADATA))
     click.echo(f"{data}: valid")
 
 
@@ -200,7 +217,10 @@ def validate(data: Path) -> None:
     "--data", type=click.Path(path_type=Path, file_okay=False), default=DATA, show_default=True, help=DATA_HELP
 )
 def drift(data: Path) -> None:
-    """Rebuild from the pin into a temporary folder; fail, with a diff, if DATA differs."""
+    """Rebuild from the pin into a temporary folder; fail, with a diff, if the --data folder differs.
+
+    Exits 0 when nothing differs, 1 when something does (or the pin cannot be built), 2 on usage errors.
+    """
     from builder.verify import check_drift, drift_error
 
     diffs = check_drift(data, today_utc())
@@ -288,6 +308,7 @@ def fetch(
     """Fetch upstream (every task, or one), check it in full, then replace the pin and its lock atomically.
 
     All or nothing: when any task file is unreachable or refused, no snapshot and no lock entry changes.
+    Exits 0 when pinned, 3 when a task file is unreachable, 1 when one is refused, 2 on usage errors.
     """
     from builder.refresh import fetch_and_pin
 
@@ -307,8 +328,11 @@ def fetch(
 def check_upstream(
     task: str | None, url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float
 ) -> None:
-    """Has upstream moved since the pin? One line per task; exit 0 all unchanged, 4 any moved, 3 any
-    unreachable, 1 other errors."""
+    """Has upstream moved since the pin? One line per task.
+
+    Exits 0 when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 on other
+    errors, 2 on usage errors.
+    """
     from builder.refresh import compare_upstream
 
     found = compare_upstream(_fetch_urls(task, url), LOCK, _limits(max_bytes, timeout, retries, deadline))
@@ -376,10 +400,14 @@ def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bo
     help="Release despite a schema change within the API major version; recorded with the changes.",
 )  # fmt: skip
 def release(accept: str | None, accept_schema: str | None) -> None:
-    """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes."""
+    """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes.
+
+    Exits 0 when tagged, 1 when a check refuses (nothing is left behind), 2 on usage errors.
+    """
     from builder.release.flow import cut_release
 
     require_repo_root()
+    require_extra("release", "release")
     done = cut_release(today_utc(), accept, accept_schema)
     click.echo(done.summary)
     for path in done.artifacts:
@@ -391,7 +419,11 @@ def release(accept: str | None, accept_schema: str | None) -> None:
 @click.option("--out", type=click.Path(path_type=Path), default=Path("site"), show_default=True,
               help="Folder to build into: absent, empty, or a site built before.")  # fmt: skip
 def site(out: Path) -> None:
-    """Build the static web site (pages, charts, API files, schemas) from the committed package."""
+    """Build the static web site (pages, charts, API files, schemas) from the committed package.
+
+    Exits 0 when built, 1 when the package or the --out folder is refused, 2 on usage errors.
+    """
+    require_extra("site", "site")
     from builder.site.build import build_site
 
     result = build_site(out)
@@ -409,14 +441,16 @@ def dist_command(out: Path, notes: Path | None) -> None:
     """Rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag checked out at HEAD.
 
     Refuses unless the working tree is clean and HEAD carries a release tag. Every file comes
-    from the tagged commit and every timestamp from its commit date, so any clone gives the
-    same bytes.
+    from the tagged commit; the wheel's timestamps are the tagged commit's date and the archive's
+    the release's data version date, so any clone gives the same bytes. Exits 0 when rebuilt, 1
+    when refused, 2 on usage errors.
     """
     import hashlib
 
     from builder.release.dist import build_dist, notes_at
 
     require_repo_root()
+    require_extra("release", "dist")
     release, paths = build_dist(out)
     click.echo(f"{out}: rebuilt from {release.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
     for path in paths:
@@ -440,6 +474,8 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
 
     Fields added, removed or retyped, required added or removed, enums widened or narrowed,
     const changed. With --documents, also each side's data/ against the other side's schemas.
+    Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW
+    cannot be read, 2 on usage errors.
     """
     from builder.release.compat import Compat, check_compat, load_doc_set, load_schema_set, schema_changes
     from builder.release.widening import verdict, with_tables

@@ -10,7 +10,8 @@ import json
 import tarfile
 from typing import Any
 
-CONTENTS = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
+CONTENTS = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "CITATION.cff", "LICENSE", "DATA-LICENCE.md")
+OPTIONAL = ("CITATION.cff",)  # archived when the commit has it
 
 
 def archive(files: dict[str, bytes], top: str, date: str) -> bytes:

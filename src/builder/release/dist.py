@@ -21,7 +21,7 @@ from builder.release.rules import Version
 from builder.write import check_dist_output, publish
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
-READER_PATHS = (wheel.READER,)
+READER_PATHS = (wheel.READER, wheel.METADATA)  # the reader's source, and metadata.toml for its project URLs
 
 
 @dataclass(frozen=True)

@@ -153,7 +153,8 @@ def _committed(commit: str) -> dict[str, bytes]:
     """The release contents as committed in `commit`; refuses links, submodules and missing parts."""
     files = files_at(commit)
     present = {rel.split("/")[0] for rel in files}
-    lacking = [name for name in artifacts.CONTENTS if name not in present and name != CHANGELOG.as_posix()]
+    optional = (CHANGELOG.as_posix(), *artifacts.OPTIONAL)
+    lacking = [name for name in artifacts.CONTENTS if name not in present and name not in optional]
     if lacking:
         raise ReleaseError(f"expected {', '.join(lacking)} in commit {commit[:12]}, found none")
     return files

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import ReleaseError
+from builder.repository import parse as parse_repository
 
 DIST_NAME = "leadgreen-data"
 MODULE = "leadgreen_data"
@@ -36,6 +37,8 @@ BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in p
 READER = "reader"  # the reader's source folder in the repository: reader/leadgreen_data/, reader/README.md
 PUBLISHED = ("data/", "schemas/", "datapackage.json")  # what of the release files goes into the wheel
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
+CITATION = "CITATION.cff"
+METADATA = "metadata.toml"  # its repository gives the wheel's project URLs
 GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
 REQUIRES_PYTHON = ">=3.10"
 
@@ -63,7 +66,7 @@ def wheel_filename(version: str) -> str:
     return f"{MODULE}-{version}-py3-none-any.whl"
 
 
-def _pyproject(version: str) -> str:
+def _pyproject(version: str, tag: str, repository: str | None) -> str:
     """The staging project's pyproject.toml; every value is ours (the version is checked above)."""
     return f"""\
 [build-system]
@@ -90,7 +93,16 @@ dependencies = []
 
 [project.urls]
 Homepage = "https://leadgreen.ai"
-"""
+{_urls(repository, tag)}"""
+
+
+def _urls(repository: str | None, tag: str) -> str:
+    """The project URLs into the repository at the release's tag; none when metadata.toml names no repository."""
+    if not repository:
+        return ""
+    pages = {"Repository": "", "Data dictionary": f"/blob/{tag}/docs/data-dictionary.md"}
+    pages["Changelog"] = f"/blob/{tag}/CHANGELOG.md"
+    return "".join(f"{json.dumps(name)} = {json.dumps(repository + path)}\n" for name, path in pages.items())
 
 
 def _release_module(version: str, tag: str, data_version: str) -> str:
@@ -133,8 +145,11 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
     if missing:
         raise ReleaseError(f"expected {', '.join(missing)} at the release commit, found none")
     staged |= {name: files[name] for name in LICENCES}
+    if CITATION in files:  # leadgreen_data.citation() reads it
+        staged[f"{MODULE}/{CITATION}"] = files[CITATION]
     staged["README.md"] = reader[f"{READER}/README.md"]
-    staged["pyproject.toml"] = _pyproject(version).encode()
+    found = parse_repository(reader.get(METADATA, b"").decode("utf-8", "replace"))
+    staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()
     data_version = newest_data_version(files)
     staged[f"{MODULE}/{GENERATED}"] = _release_module(version, tag, data_version).encode()
     return dict(sorted(staged.items()))
@@ -148,7 +163,7 @@ def check_backend() -> None:
     if found != BACKEND_VERSION:
         raise ReleaseError(
             f"the data wheel is reproducible with flit_core {BACKEND_VERSION}, found {found or 'none'}; "
-            "reinstall the builder (pip install -e .)"
+            "reinstall the builder with its release extra (pip install -e '.[release]')"
         )
 
 

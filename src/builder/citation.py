@@ -1,0 +1,171 @@
+"""CITATION.cff and .zenodo.json, written from the curated citation.toml and the data version.
+
+Both follow the data version: CITATION.cff's `version` is the release's (2026.11.29) and its
+`date-released` the data version (2026-11-29); .zenodo.json has the same as `version` and
+`publication_date`. `build` writes them beside the descriptor (write_citation); `validate`
+checks them (citation_problems): in the repository, byte for byte against what citation.toml
+makes; in a release archive, which has no citation.toml, CITATION.cff's version and date.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from builder import repository
+from builder.errors import InputError, Problem, ValidationError
+from builder.write import replace_files
+
+CURATED = Path("citation.toml")
+CFF = "CITATION.cff"
+ZENODO = ".zenodo.json"
+DESCRIPTOR = "datapackage.json"
+ARXIV = re.compile(r"arXiv:(?P<id>\d{4}\.\d{4,5})")
+
+
+def load(path: Path = CURATED) -> dict[str, Any]:
+    try:
+        curated = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"{path}: expected readable TOML, found {type(exc).__name__}: {exc}") from exc
+    for key in ("doi", "cff", "zenodo"):
+        if key not in curated:
+            raise InputError(f"{path}: {key}: expected a value, found none")
+    return curated
+
+
+def release_version(data_version: str) -> str:
+    """2026-11-29 -> 2026.11.29, the version of the release of that data version."""
+    return data_version.replace("-", ".")
+
+
+def _scalar(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else json.dumps(value)
+
+
+def _yaml(value: Any, indent: int) -> list[str]:
+    """Block YAML of TOML values (tables, arrays, strings, numbers), strings JSON-quoted."""
+    pad = " " * indent
+    lines: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, dict | list) and item:
+                lines += [f"{pad}{key}:", *_yaml(item, indent + 2)]
+            else:
+                lines.append(f"{pad}{key}: {_scalar(item)}")
+    else:
+        for item in value:
+            inner = _yaml(item, indent + 2) if isinstance(item, dict | list) else [f"{pad}  {_scalar(item)}"]
+            lines.append(f"{pad}- {inner[0].lstrip()}")
+            lines += inner[1:]
+    return lines
+
+
+def render_cff(curated: dict[str, Any], data_version: str) -> str:
+    cff = dict(curated["cff"])
+    references = cff.pop("references", [])
+    head = {"cff-version": "1.2.0", **cff, "version": release_version(data_version), "date-released": data_version}
+    if curated.get("repository"):
+        head["repository-code"] = curated["repository"]
+    lines = [f"# Written by `builder build` from {CURATED} and the data version: edit {CURATED}, not this file."]
+    lines += _yaml(head, 0)
+    if curated["doi"]:
+        lines += _yaml({"identifiers": [{"type": "doi", "value": curated["doi"], "description": "Zenodo"}]}, 0)
+    else:
+        lines.append(f"# identifiers: the DOI Zenodo mints goes here, from {CURATED}'s doi")
+    lines += _yaml({"references": references}, 0)
+    return "\n".join(lines) + "\n"
+
+
+def render_zenodo(curated: dict[str, Any], data_version: str) -> str:
+    cff = curated["cff"]
+    related = []
+    for ref in cff.get("references", []):
+        ids = [ARXIV.fullmatch(i.get("value", "")) for i in ref.get("identifiers", [])]
+        for found in filter(None, ids):
+            related.append({"identifier": f"arXiv:{found['id']}", "relation": "references", "scheme": "arxiv"})
+        if not any(ids) and ref.get("url"):
+            related.append({"identifier": ref["url"], "relation": "isDerivedFrom", "scheme": "url"})
+    if curated.get("repository"):
+        related.append({"identifier": curated["repository"], "relation": "isSupplementTo", "scheme": "url"})
+    creators = [
+        {"name": a["name"]} if "name" in a else {"name": f"{a['family-names']}, {a['given-names']}"}
+        for a in cff["authors"]
+    ]
+    record = {
+        "title": cff["title"],
+        **curated["zenodo"],
+        "creators": creators,
+        "license": cff["license"],
+        "keywords": cff.get("keywords", []),
+        "version": release_version(data_version),
+        "publication_date": data_version,
+        "access_right": "open",
+        "related_identifiers": related,
+    }
+    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+
+
+def _curated_at(root: Path, curated: Path) -> bool:
+    """Is `root` the folder of citation.toml (the repository root), where the two files are generated?"""
+    return curated.is_file() and root.resolve() == curated.resolve().parent
+
+
+def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, bytes]:
+    """CITATION.cff and .zenodo.json for a descriptor's data version."""
+    meta, data_version = load(curated), json.loads(descriptor)["version"]
+    found = repository.load(curated.parent / repository.METADATA)
+    meta["repository"] = found.url if found else None  # the one curated place that names it
+    return {CFF: render_cff(meta, data_version).encode(), ZENODO: render_zenodo(meta, data_version).encode()}
+
+
+def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
+    """CITATION.cff (and .zenodo.json) at `root` against the data version of the descriptor there."""
+    try:
+        descriptor = (root / DESCRIPTOR).read_bytes()
+        data_version = json.loads(descriptor)["version"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []  # the descriptor's own problems are reported by the package checks
+    if _curated_at(root, curated):
+        stale = [name for name, data in citation_files(descriptor, curated).items() if _read(root / name) != data]
+        wanted = f"expected what `builder build` writes from {curated} for data version {data_version}"
+        return [Problem(name, "/", f"{wanted}, found other bytes (run builder build)") for name in stale]
+    raw = _read(root / CFF)
+    if raw is None:
+        return []  # a data folder without a citation (an older archive, a bare copy): nothing to check
+    text = raw.decode("utf-8", "replace")
+    wanted = {"version": release_version(data_version), "date-released": data_version}
+    problems = []
+    for key, value in wanted.items():
+        found = re.search(rf"^{key}: (.*)$", text, re.MULTILINE)
+        if found is None or found[1] != json.dumps(value):
+            shown = found[1] if found else "none"
+            problems.append(Problem(CFF, f"/{key}", f"expected {json.dumps(value)}, found {shown}"))
+    return problems
+
+
+def write_citation(root: Path, descriptor: bytes) -> None:
+    """Write CITATION.cff and .zenodo.json at `root` where their bytes change (after the package is
+    published: a failure here leaves them stale, which validate reports and the next build repairs)."""
+    if not _curated_at(root, CURATED):
+        return  # a build into another folder (drift's, a test's) has no citation of its own
+    changed = {root / name: data for name, data in citation_files(descriptor).items() if _read(root / name) != data}
+    if changed:
+        replace_files(changed)
+
+
+def check_citation(data: Path) -> None:
+    """ValidationError when CITATION.cff beside `data` does not follow its data version."""
+    problems = citation_problems(data.parent)
+    if problems:
+        raise ValidationError(f"{CFF}: {len(problems)} problem(s)", problems)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None

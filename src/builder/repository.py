@@ -1,0 +1,60 @@
+"""The repository URL: one curated value, metadata.toml's top-level `repository`.
+
+Until the real repository exists it is a placeholder, marked by a `PLACEHOLDER` comment on its
+line or on the comment lines right above it. Everything that names the repository (CITATION.cff,
+.zenodo.json, the data wheel's project URLs) reads it from here; `validate` warns while it is a
+placeholder and does not fail.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+METADATA = Path("metadata.toml")
+MARK = "PLACEHOLDER"
+
+
+@dataclass(frozen=True)
+class Repository:
+    url: str
+    placeholder: bool
+
+
+def parse(text: str) -> Repository | None:
+    """The repository of a metadata.toml's text; None when the file names none."""
+    try:
+        url = tomllib.loads(text).get("repository")
+    except tomllib.TOMLDecodeError:
+        return None  # metadata.toml's own check reports it
+    if not isinstance(url, str):
+        return None
+    lines = text.splitlines()
+    at = next((i for i, line in enumerate(lines) if re.match(r"\s*repository\s*=", line)), None)
+    if at is None:
+        return Repository(url, True)  # set in a way we cannot see: treat as unconfirmed
+    above = at
+    while above > 0 and lines[above - 1].lstrip().startswith("#"):
+        above -= 1
+    return Repository(url, any(MARK in line for line in lines[above : at + 1]))
+
+
+def load(path: Path = METADATA) -> Repository | None:
+    try:
+        return parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def warnings(path: Path = METADATA) -> list[str]:
+    """What validate says about the repository URL: nothing once it is real."""
+    if not path.is_file():
+        return []  # a release archive: its files name the repository already
+    found = load(path)
+    if found is None:
+        return [f"{path.name}: repository: expected the repository URL, found none"]
+    if found.placeholder:
+        return [f"{path.name}: repository: {found.url} is marked {MARK}; set the real URL before a release"]
+    return []

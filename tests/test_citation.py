@@ -1,0 +1,95 @@
+"""CITATION.cff and .zenodo.json: written by build from citation.toml and the data version, checked by validate."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builder.citation import citation_files, citation_problems
+from conftest import REPO
+
+DATA_VERSION = json.loads((REPO / "datapackage.json").read_bytes())["version"]
+
+
+def test_the_committed_files_are_what_build_writes(in_repo) -> None:
+    expected = citation_files((REPO / "datapackage.json").read_bytes(), REPO / "citation.toml")
+    assert {name: (REPO / name).read_bytes() for name in expected} == expected
+    assert citation_problems(REPO) == []
+
+
+def test_citation_cff_follows_the_data_version_and_cites_both_papers() -> None:
+    text = (REPO / "CITATION.cff").read_text()
+    assert f'version: "{DATA_VERSION.replace("-", ".")}"\n' in text
+    assert f'date-released: "{DATA_VERSION}"\n' in text
+    assert 'value: "arXiv:2505.06371"' in text
+    assert 'value: "arXiv:2601.22076"' in text
+    assert "# identifiers: the DOI Zenodo mints goes here" in text
+
+
+def test_citation_cff_is_valid_citation_file_format() -> None:
+    check = Path(sys.executable).parent / "check-jsonschema"
+    run = subprocess.run(
+        [str(check), "--builtin-schema", "vendor.citation-file-format", str(REPO / "CITATION.cff")],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_zenodo_json_has_creators_licence_and_related_identifiers() -> None:
+    record = json.loads((REPO / ".zenodo.json").read_bytes())
+    assert record["upload_type"] == "dataset"
+    assert record["creators"] == [{"name": "LeadGreen"}]
+    assert record["license"] == "Apache-2.0"
+    assert (record["version"], record["publication_date"]) == (DATA_VERSION.replace("-", "."), DATA_VERSION)
+    assert {"identifier": "arXiv:2601.22076", "relation": "references", "scheme": "arxiv"} in record[
+        "related_identifiers"
+    ]
+
+
+def test_a_doi_fills_the_identifiers_slot(tmp_path: Path) -> None:
+    curated = (REPO / "citation.toml").read_text().replace('doi = ""', 'doi = "10.5281/zenodo.1234567"')
+    (tmp_path / "citation.toml").write_text(curated)
+    cff = citation_files((REPO / "datapackage.json").read_bytes(), tmp_path / "citation.toml")["CITATION.cff"]
+    assert b'identifiers:\n  - type: "doi"\n    value: "10.5281/zenodo.1234567"\n' in cff
+
+
+@pytest.fixture
+def with_citation(repo_copy: Path) -> Path:
+    for name in ("citation.toml", "CITATION.cff", ".zenodo.json"):
+        shutil.copy2(REPO / name, repo_copy / name)
+    return repo_copy
+
+
+def test_validate_reports_a_stale_citation(with_citation: Path, cli) -> None:
+    path = with_citation / "CITATION.cff"
+    path.write_text(path.read_text().replace(DATA_VERSION, "2026-10-19"))
+    result = cli("validate")
+    assert result.exit_code == 1
+    assert (
+        "CITATION.cff: /: expected what `builder build` writes from citation.toml for data version "
+        f"{DATA_VERSION}, found other bytes (run builder build)"
+    ) in result.stderr
+
+
+def test_validate_checks_an_archives_citation_by_its_version(repo_copy: Path, cli) -> None:
+    """A release archive has CITATION.cff but no citation.toml: its version and date are checked."""
+    text = (REPO / "CITATION.cff").read_text().replace(DATA_VERSION.replace("-", "."), "2026.10.19")
+    (repo_copy / "CITATION.cff").write_text(text)
+    result = cli("validate")
+    assert result.exit_code == 1
+    assert f'CITATION.cff: /version: expected "{DATA_VERSION.replace("-", ".")}", found "2026.10.19"' in result.stderr
+
+
+def test_build_writes_the_citation_beside_the_descriptor(with_citation: Path, cli) -> None:
+    (with_citation / "CITATION.cff").unlink()
+    (with_citation / ".zenodo.json").write_text("{}\n")
+    result = cli("build", "--date", DATA_VERSION)
+    assert result.exit_code == 0, result.output
+    for name in ("CITATION.cff", ".zenodo.json"):
+        assert (with_citation / name).read_bytes() == (REPO / name).read_bytes(), name

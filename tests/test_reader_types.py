@@ -1,0 +1,119 @@
+"""The reader's types: generated from the schemas, equal to the documents' keys, and enough for `mypy --strict`.
+
+reader/leadgreen_data/types.py is written by scripts/reader_types.py; the test fails when it
+differs from a fresh generation (a schema, the CSV's columns or the workloads changed: run the
+script). mypy runs on the reader as the wheel stages it, and on consumer code.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from builder.release.wheel import staged_files
+from conftest import REPO
+from test_consumer_readme import all_examples
+
+
+def _module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_committed_types_are_what_the_script_generates() -> None:
+    generator = _module(REPO / "scripts" / "reader_types.py", "reader_types")
+    assert (REPO / generator.TARGET).read_text() == generator.generate(REPO)
+
+
+def _keys(kind: Any) -> set[str]:
+    return set(kind.__required_keys__) | set(kind.__optional_keys__)
+
+
+def test_every_document_has_the_keys_of_its_type() -> None:
+    types = _module(REPO / "reader" / "leadgreen_data" / "types.py", "leadgreen_types")
+    data = REPO / "data"
+    for rel, kind in {"index.json": "IndexDocument", "models.json": "ModelListDocument"}.items():
+        for path in [data / rel, *sorted(data.glob(f"workloads/*/{rel}"))]:
+            assert set(json.loads(path.read_bytes())) == _keys(getattr(types, kind)), path
+    for path in sorted(data.rglob("models/*.json")):
+        doc = json.loads(path.read_bytes())
+        assert set(doc) == _keys(types.ModelDocument), path
+        assert all(set(conf) == _keys(types.Configuration) for conf in doc["configurations"]), path
+    workloads = json.loads((data / "workloads.json").read_bytes())
+    assert set(workloads) == _keys(types.WorkloadListDocument)
+    assert all(set(entry) == _keys(types.WorkloadListWorkload) for entry in workloads["workloads"])
+    header = (data / "configurations.csv").read_text().splitlines()[0].split(",")
+    assert header == list(types.ConfigurationRow.__annotations__)
+
+
+MISSPELT = """\
+import leadgreen_data as lg
+
+print(lg.model("qwen-3-8b")["bset"])
+print(lg.index(workload="gpqa2")["rows"])
+print(lg.configurations(None))
+print(lg.configurations()[0]["wh_per_million_output_token"])
+"""
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reader as the wheel holds it (with its generated _release.py), in a folder for MYPYPATH."""
+    names = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
+    files = {
+        p.relative_to(REPO).as_posix(): p.read_bytes()
+        for name in names
+        for p in ([REPO / name] if (REPO / name).is_file() else sorted((REPO / name).rglob("*")))
+        if p.is_file()
+    }
+    reader = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "reader").rglob("*") if p.is_file()}
+    root = tmp_path_factory.mktemp("staged")
+    for rel, data in staged_files(files, reader, "v2026.11.29").items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    return root
+
+
+def mypy(staged: Path, code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "consumer.py").write_text(code)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", "/dev/null", "consumer.py"],
+        cwd=tmp_path,
+        env={"MYPYPATH": str(staged), "PATH": ""},
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.mark.slow
+def test_mypy_strict_rejects_a_misspelt_key_and_workload(staged: Path, tmp_path: Path) -> None:
+    run = mypy(staged, MISSPELT, tmp_path)
+    assert run.returncode == 1
+    assert 'consumer.py:3: error: TypedDict "ModelDocument" has no key "bset"' in run.stdout
+    assert 'consumer.py:4: error: Argument "workload" to "index" has incompatible type' in run.stdout
+    assert 'consumer.py:5: error: Argument 1 to "configurations" has incompatible type "None"' in run.stdout
+    assert 'consumer.py:6: error: TypedDict "ConfigurationRow" has no key "wh_per_million_output_token"' in run.stdout
+    assert "Found 4 errors in 1 file" in run.stdout  # none in the reader itself
+
+
+@pytest.mark.slow
+def test_mypy_strict_accepts_the_readmes_python(staged: Path, tmp_path: Path) -> None:
+    """Every python block of both READMEs but the pandas one (pandas ships no types without pandas-stubs)."""
+    blocks = [e.code for e in all_examples() if e.lang == "python" and "import pandas" not in e.code]
+    assert len(blocks) == 3
+    for code in blocks:
+        run = mypy(staged, code, tmp_path)
+        assert run.returncode == 0, code + run.stdout
+        assert "Success: no issues found in 1 source file" in run.stdout

@@ -1,0 +1,61 @@
+"""The repository URL: metadata.toml's `repository`, named from there everywhere, a marked placeholder until real."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from builder.repository import Repository, parse
+from conftest import REPO
+
+URL = tomllib.loads((REPO / "metadata.toml").read_text())["repository"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param('repository = "https://x.org/r"\n', Repository("https://x.org/r", False), id="real"),
+        pytest.param(
+            'repository = "https://x.org/r"  # PLACEHOLDER until it exists\n',
+            Repository("https://x.org/r", True),
+            id="marked-on-its-line",
+        ),
+        pytest.param(
+            '# PLACEHOLDER: not decided\n# more words\nrepository = "https://x.org/r"\n',
+            Repository("https://x.org/r", True),
+            id="marked-above",
+        ),
+        pytest.param(
+            '# PLACEHOLDER: of another key\nbase_url = "https://x.org"\nrepository = "https://x.org/r"\n',
+            Repository("https://x.org/r", False),
+            id="a-mark-above-another-key",
+        ),
+        pytest.param('base_url = "https://x.org"\n', None, id="absent"),
+    ],
+)
+def test_parse(text: str, expected: Repository | None) -> None:
+    assert parse(text) == expected
+
+
+def test_the_curated_url_is_a_marked_placeholder_for_now() -> None:
+    assert parse((REPO / "metadata.toml").read_text()) == Repository(URL, True)
+
+
+def test_the_readme_and_the_citation_name_the_curated_url() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert "<owner>" not in readme
+    assert f"--depth 1 {URL} leadgreen-data" in readme
+    raw = URL.replace("https://github.com/", "https://raw.githubusercontent.com/")
+    assert f"`{raw}/v" in readme
+    assert f'repository-code: "{URL}"' in (REPO / "CITATION.cff").read_text()
+    assert f'"identifier": "{URL}"' in (REPO / ".zenodo.json").read_text()
+
+
+def test_validate_warns_about_the_placeholder_and_passes(in_repo, cli) -> None:
+    warning = f"metadata.toml: repository: {URL} is marked PLACEHOLDER; set the real URL before a release"
+    text = cli("validate")
+    assert (text.exit_code, text.stdout, text.stderr) == (0, "data: valid\n", f"warning: {warning}\n")
+    github = cli("validate", "--format", "github")
+    assert github.exit_code == 0
+    assert github.stdout.splitlines()[0] == f"::warning file=metadata.toml::{warning}"
