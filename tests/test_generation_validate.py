@@ -233,11 +233,11 @@ def test_diff_and_the_release_guard_see_a_generation_change(repo_copy, tmp_path)
 
 METADATA_CASES = [  # (what metadata.toml says, what it says instead, the message)
     ('unit = "Wh per video"\nlatency_limit_s = 300', 'unit = "Wh per 1,000 images"\nlatency_limit_s = 300',
-     "workload[6].unit: 'Wh per video' was expected", "unit-of-another-kind"),
+     'metadata.toml: /workload/6/unit: expected const "Wh per video", found "Wh per 1,000 images"', "unit-of-another-kind"),
     ("latency_limit_s = 30 ", "latency_limit_s = 0 ",
-     "workload[5].latency_limit_s: 0 is less than or equal to the minimum of 0", "limit-zero"),
-    ('task = "gpqa"\nkind = "llm"', 'task = "gpqa"\nkind = "image"', "workload[1]", "llm-table-as-image"),
-    ('task = "gpqa"\nkind = "llm"\n', 'task = "gpqa"\n', "workload[1].kind: expected", "kind-missing"),
+     "metadata.toml: /workload/5/latency_limit_s: expected a number of seconds > 0, the batch-latency limit", "limit-zero"),
+    ('task = "gpqa"\nkind = "llm"', 'task = "gpqa"\nkind = "image"', "metadata.toml: /workload/1: expected required property 'unit', found it missing", "llm-table-as-image"),
+    ('task = "gpqa"\nkind = "llm"\n', 'task = "gpqa"\n', "metadata.toml: /workload/1: expected required property 'kind', found it missing", "kind-missing"),
 ]  # fmt: skip
 
 

@@ -1,25 +1,24 @@
 """Read and check an upstream generation task file (text to image, text to video): untrusted input stops here.
 
-The file's shape is checked by schemas/inputs/generation-task.schema.json (jsonschema); this
-module checks what a schema cannot: numbers JSON carries faithfully and keys given once, names
-without control or format characters, one name and parameter count per model, one model per
-slug, num_gpus = ulysses_degree x ring_degree, and the physics of every row.
+The bytes are parsed strictly (builder.upstream.load_json) and checked against
+schemas/inputs/generation-task.schema.json; this module checks what a schema cannot: names without
+control or format characters, one name and parameter count per model, one model per slug,
+num_gpus = ulysses_degree x ring_degree, and the physics of every row.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from builder.errors import Problem, UpstreamError
-from builder.layout import SCHEMAS
+from builder.errors import Problem, UpstreamError, printable
+from builder.inputs import schema_problems
 from builder.slug import slugify
+from builder.upstream import load_json
 
-INPUT_SCHEMA = SCHEMAS / "inputs" / "generation-task.schema.json"
+INPUT_SCHEMA = "generation-task.schema.json"  # in schemas/inputs/
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 REL_TOLERANCE = 1e-9  # upstream's energy and throughput agree with power and latency to float precision
 MAX_INT = 2**53
@@ -68,62 +67,6 @@ def upstream_names(kind: str) -> dict[str, str]:
     return {**{name: name for name in shared}, **own}
 
 
-@cache
-def _validator(kind: str) -> Any:
-    from jsonschema import Draft202012Validator
-
-    schema = json.loads(INPUT_SCHEMA.read_text(encoding="utf-8"))
-    return Draft202012Validator({**schema, "$ref": f"#/$defs/{kind}Task"})
-
-
-class _Unfaithful:
-    """A number JSON readers do not carry faithfully (NaN, Infinity, an integer past 2^53): kept as its
-    text, so that the schema refuses it where it stands."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text[:30]
-
-    def __repr__(self) -> str:
-        return f"the number {self.text} (not one JSON carries faithfully)"
-
-
-def _load(data: bytes, path: str) -> Any:
-    faults: list[str] = []
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [k for k, _ in items]
-        faults.extend(
-            f"expected each key once, found {k!r} more than once"
-            for k in sorted({k for k in keys if keys.count(k) > 1})
-        )
-        return dict(items)
-
-    def integer(text: str) -> int | _Unfaithful:
-        if len(text.lstrip("-")) > 20 or abs(int(text)) > MAX_INT:
-            return _Unfaithful(text)
-        return int(text)
-
-    def real(text: str) -> float | _Unfaithful:
-        value = float(text)
-        return value if math.isfinite(value) else _Unfaithful(text)
-
-    try:
-        doc = json.loads(
-            data.decode("utf-8"),
-            object_pairs_hook=pairs,
-            parse_constant=_Unfaithful,
-            parse_int=integer,
-            parse_float=real,
-        )
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise UpstreamError(
-            f"{path}: not a JSON task file; nothing was written", [Problem(path, "/", str(exc))]
-        ) from exc
-    if faults:
-        raise UpstreamError(f"{path}: {len(faults)} problem(s) in upstream", [Problem(path, "/", f) for f in faults])
-    return doc
-
-
 def control_characters(name: str) -> list[str]:
     """The Unicode control (Cc) and format (Cf) characters of a name, as U+XXXX."""
     return [f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf")]
@@ -132,9 +75,8 @@ def control_characters(name: str) -> list[str]:
 def parse_generation(data: bytes, path: str, kind: str) -> tuple[list[GenRow], list[str]]:
     """The checked rows of an upstream task file of `kind` ("image" or "video"), and warnings;
     UpstreamError listing every problem otherwise."""
-    doc = _load(data, path)
-    errors = sorted(_validator(kind).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
-    problems = [Problem(path, "/" + "/".join(map(str, e.absolute_path)), e.message) for e in errors]
+    doc: Any = load_json(data, path)
+    problems = schema_problems(INPUT_SCHEMA, doc, path, ref=f"#/$defs/{kind}Task")
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
     names = upstream_names(kind)
@@ -148,7 +90,7 @@ def parse_generation(data: bytes, path: str, kind: str) -> tuple[list[GenRow], l
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
     known = {*names.values(), "task", "task_display_name", "architecture"}
     unknown = sorted({k for raw in doc["configurations"] for k in raw} - known)
-    warnings = [f"{path}: unknown upstream field(s) ignored: {', '.join(unknown)}"] if unknown else []
+    warnings = [f"{path}: unknown upstream field(s) ignored: {printable(', '.join(unknown))}"] if unknown else []
     return rows, warnings
 
 

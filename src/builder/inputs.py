@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 from functools import cache, reduce
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
@@ -15,7 +16,10 @@ from builder.layout import SCHEMAS
 from builder.validate.schema import describe
 from builder.validate.tree import StrictJSONError, parse_json
 
-INPUT_SCHEMAS = SCHEMAS / "inputs"
+# The builder's own: those of its source checkout, wherever the command runs (a folder of two data
+# trees to diff has none); schemas/inputs/ of the current folder where the builder is installed apart.
+_CHECKOUT = Path(__file__).resolve().parents[2] / SCHEMAS / "inputs"
+INPUT_SCHEMAS = _CHECKOUT if _CHECKOUT.is_dir() else SCHEMAS / "inputs"
 METADATA_SCHEMA, LOCK_SCHEMA, TASK_SCHEMA = "metadata.schema.json", "lock.schema.json", "upstream-task.schema.json"
 DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
 
@@ -35,11 +39,16 @@ def validator(name: str) -> Any:
     return _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
-def schema_problems(name: str, value: Any, path: str, part: tuple[str, ...] = ()) -> list[Problem]:
-    """Every way `value` breaks the input schema `name` (or its subschema at `part`), one Problem each."""
+def schema_problems(
+    name: str, value: Any, path: str, part: tuple[str, ...] = (), ref: str | None = None
+) -> list[Problem]:
+    """Every way `value` breaks the input schema `name` (or its subschema at `part`, or the definition
+    `ref` names, such as "#/$defs/imageTask"), one Problem each."""
     check = validator(name)
     if part:
         check = check.evolve(schema=reduce(operator.getitem, part, check.schema))
+    if ref:
+        check = check.evolve(schema={**check.schema, "$ref": ref})
     errors = sorted(check.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
     return list(dict.fromkeys(Problem(path, pointer(e.absolute_path), _expected(e)) for e in errors))
 

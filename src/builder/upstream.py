@@ -84,7 +84,7 @@ def parse_tasks(inputs: dict[str, tuple[bytes, str]]) -> dict[str, Upstream]:
 
 def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     """Parse and check upstream bytes (of `task`, when given); raise UpstreamError listing every problem."""
-    doc = _load_json(data, path)
+    doc = load_json(data, path)
     problems, bad = [], set()
     for problem in schema_problems(TASK_SCHEMA, doc, path):
         row = _ROW.match(problem.where)
@@ -107,7 +107,8 @@ def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     return Upstream(list(rows.values()), warnings)
 
 
-def _load_json(data: bytes, path: str) -> object:
+def load_json(data: bytes, path: str) -> object:
+    """Strict JSON of an upstream file, or UpstreamError naming where it breaks."""
     if data.lstrip()[:1] == b"<":
         problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
         raise UpstreamError(f"{path}: not JSON; nothing was written", [problem])
