@@ -43,22 +43,29 @@ def test_a_required_field_is_a_widening_only_when_the_field_is_new() -> None:
     )
 
 
+WORKLOAD_COLUMNS = ("frontier_url", "kind", "unit", "latency_metric", "latency_limit")  # appended by issue 21
+
+
 def before_frontier(root: Path) -> Path:
-    """The package's schemas and descriptor as they were before issue 21: no frontier, no new CSV columns."""
+    """The package's schemas and descriptor as they were before issue 21: no frontier, no new CSV columns,
+    no workload kind or latency rule."""
     old = root / "old"
     shutil.copytree(REPO / "schemas", old / "schemas")
     (old / "schemas" / "frontier.schema.json").unlink()
     workloads = json.loads((old / "schemas" / "workload-list.schema.json").read_text())
     items = workloads["properties"]["workloads"]["items"]
-    items["required"].remove("frontier_url")
-    del items["properties"]["frontier_url"]
+    for key in WORKLOAD_COLUMNS:
+        if key in items["required"]:
+            items["required"].remove(key)
+        del items["properties"][key]
+    del items["if"], items["then"]
     (old / "schemas" / "workload-list.schema.json").write_text(json.dumps(workloads))
     desc = json.loads((REPO / "datapackage.json").read_text())
     desc["resources"] = [r for r in desc["resources"] if not r["name"].startswith("frontier-document")]
     for res in desc["resources"]:
         if res["name"] in ("configurations", "workloads"):
             fields = res["schema"]["fields"]
-            res["schema"]["fields"] = [f for f in fields if f["name"] not in (*NEW_COLUMNS, "frontier_url")]
+            res["schema"]["fields"] = [f for f in fields if f["name"] not in (*NEW_COLUMNS, *WORKLOAD_COLUMNS)]
     (old / "datapackage.json").write_text(json.dumps(desc))
     return old
 
@@ -68,7 +75,7 @@ def test_schema_diff_records_the_frontier_and_the_columns_as_a_widening(tmp_path
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     appended = [f"datapackage.json /resources/configurations/{c}" for c in sorted(NEW_COLUMNS)]
-    appended.append("datapackage.json /resources/workloads/frontier_url")
+    appended += [f"datapackage.json /resources/workloads/{c}" for c in sorted(WORKLOAD_COLUMNS)]
     assert [line.split(":")[0] for line in lines if "column appended" in line] == appended
     assert "datapackage.json /resources/frontier-document-video-chat: resource added" in lines
     assert "frontier.schema.json /: schema added" in lines
