@@ -38,11 +38,17 @@ out["by_workload_docs"] = {
     w: {
         "index": lg.index(w),
         "models": lg.models(w),
-        "frontier": lg.frontier(w),
         "model": {m["slug"]: lg.model(m["slug"], w) for m in lg.models(w)["models"]},
     }
     for w in out["workload_ids"]
 }
+out["kinds"] = {entry["id"]: entry["kind"] for entry in lg.workloads()}
+out["frontiers"] = {}
+for w in out["workload_ids"]:
+    try:
+        out["frontiers"][w] = lg.frontier(w)
+    except LookupError as exc:
+        out["frontiers"][w] = str(exc)
 out["model"] = out["by_workload_docs"][lg.DEFAULT_WORKLOAD]["model"]
 rows = lg.all_configurations()
 out["configurations"] = rows
@@ -149,9 +155,23 @@ def test_every_workloads_documents_equal_the_files_at_the_tag(seen: dict, releas
         folder = "data" if workload == DEFAULT else f"data/workloads/{workload}"
         assert docs["index"] == repo_json(release, f"{folder}/index.json"), workload
         assert docs["models"] == repo_json(release, f"{folder}/models.json"), workload
-        assert docs["frontier"] == repo_json(release, f"{folder}/frontier.json"), workload
         for slug, doc in docs["model"].items():
             assert doc == repo_json(release, f"{folder}/models/{slug}.json"), (workload, slug)
+
+
+def test_frontier_is_the_file_at_the_tag_for_an_llm_workload_and_a_lookup_error_otherwise(
+    seen: dict, release: Built
+) -> None:
+    """An llm workload's frontier.json; an image or video workload has none, and frontier() says so."""
+    generation = {"text-to-image": "image", "text-to-video": "video"}
+    assert seen["kinds"] == {w: generation.get(w, "llm") for w in KNOWN_IN_ORDER}
+    for workload, kind in seen["kinds"].items():
+        folder = "data" if workload == DEFAULT else f"data/workloads/{workload}"
+        if kind == "llm":
+            assert seen["frontiers"][workload] == repo_json(release, f"{folder}/frontier.json"), workload
+        else:
+            assert not (release.repo / folder / "frontier.json").exists(), workload
+            assert seen["frontiers"][workload] == f"no frontier for workload {workload} in this release"
 
 
 def test_workloads_are_the_entries_of_the_workload_list(seen: dict, release: Built) -> None:
@@ -192,8 +212,8 @@ def test_upstream_task_names_are_aliases_of_their_workloads(seen: dict) -> None:
 def test_none_is_no_workload_anywhere(seen: dict) -> None:
     """None means the same everywhere: no workload; every function refuses it and says what to do instead."""
     expected = (
-        "unknown workload None (name one: numbers compare within one workload; all_configurations() has every row)"
-        "; known workloads: " + KNOWN + TASKS
+        "unknown workload None (name one: numbers compare within one workload; "
+        "all_configurations() has every LLM workload's rows); known workloads: " + KNOWN + TASKS
     )
     assert seen["errors"]["none"] == seen["errors"]["none_configurations"] == expected
 

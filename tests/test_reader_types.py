@@ -42,18 +42,35 @@ def _keys(kind: Any) -> set[str]:
 
 
 def test_every_document_has_the_keys_of_its_type() -> None:
+    """An llm workload's documents have the keys of IndexDocument, ModelListDocument, ModelDocument and
+    FrontierDocument; an image or video workload's those of the Generation* types (and no frontier)."""
     types = _module(REPO / "reader" / "leadgreen_data" / "types.py", "leadgreen_types")
     data = REPO / "data"
-    for rel, kind in {"index.json": "IndexDocument", "models.json": "ModelListDocument"}.items():
-        for path in [data / rel, *sorted(data.glob(f"workloads/*/{rel}"))]:
-            assert set(json.loads(path.read_bytes())) == _keys(getattr(types, kind)), path
-    for path in sorted(data.rglob("models/*.json")):
-        doc = json.loads(path.read_bytes())
-        assert set(doc) == _keys(types.ModelDocument), path
-        assert all(set(conf) == _keys(types.Configuration) for conf in doc["configurations"]), path
     workloads = json.loads((data / "workloads.json").read_bytes())
+    kinds = {entry["id"]: entry["kind"] for entry in workloads["workloads"]}
+    assert sorted(set(kinds.values())) == ["image", "llm", "video"]
+    for workload, kind in kinds.items():
+        folder = data if workload == "text-conversation" else data / "workloads" / workload
+        prefix = "" if kind == "llm" else "Generation"
+        for rel, name in {"index.json": "IndexDocument", "models.json": "ModelListDocument"}.items():
+            path = folder / rel
+            assert set(json.loads(path.read_bytes())) == _keys(getattr(types, prefix + name)), path
+        paths = sorted((folder / "models").glob("*.json"))
+        assert paths, folder
+        for path in paths:
+            doc = json.loads(path.read_bytes())
+            assert set(doc) == _keys(getattr(types, prefix + "ModelDocument")), path
+            if kind == "llm":
+                assert all(set(conf) == _keys(types.Configuration) for conf in doc["configurations"]), path
+        if kind == "llm":
+            assert set(json.loads((folder / "frontier.json").read_bytes())) == _keys(types.FrontierDocument), folder
+        else:
+            assert not (folder / "frontier.json").exists(), folder
     assert set(workloads) == _keys(types.WorkloadListDocument)
-    assert all(set(entry) == _keys(types.WorkloadListWorkload) for entry in workloads["workloads"])
+    for entry in workloads["workloads"]:  # frontier_url, optional, is an llm workload's only
+        expected = _keys(types.WorkloadListWorkload) - (set() if entry["kind"] == "llm" else {"frontier_url"})
+        assert set(entry) == expected, entry["id"]
+    assert types.WorkloadListWorkload.__optional_keys__ == {"frontier_url"}
     header = (data / "configurations.csv").read_text().splitlines()[0].split(",")
     assert header == list(types.ConfigurationRow.__annotations__)
 

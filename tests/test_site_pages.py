@@ -60,7 +60,12 @@ def test_the_video_chat_page_of_qwen_3_vl_235b_names_its_own_source(site) -> Non
 
 def test_the_b200_page_lists_every_model_measured_on_b200(site) -> None:
     page = html(site, "gpus/b200")
+    listed = json.loads((REPO / "data" / "workloads.json").read_bytes())["workloads"]
+    kinds = {w["id"]: w.get("kind", "llm") for w in listed}
     lists = [REPO / "data" / "models.json", *sorted((REPO / "data" / "workloads").glob("*/models.json"))]
+    lists = [p for p in lists if kinds.get("text-conversation" if p.parent.name == "data" else p.parent.name) == "llm"]
+    assert len(lists) == 5  # the GPU pages show the LLM workloads only
+    assert 'id="workload-text-to-image"' not in page
     expected = 0
     for path in lists:
         workload = "text-conversation" if path.parent.name == "data" else path.parent.name
@@ -170,36 +175,36 @@ def test_a_model_chart_has_a_series_per_gpu_setup_in_batch_order() -> None:
     assert "deadline" not in svg
 
 
-def test_a_generation_workload_gets_a_generic_table_and_no_llm_parts() -> None:
-    """A workload whose kind is not llm (text-to-image) gets its pages with every field, and no latency targets."""
-    pkg = load_package(REPO)
-    folder, api = "workloads/text-to-image/", f"{BASE}/api/v1/workloads/text-to-image/"
-    source = {**pkg.docs["index.json"]["source"], "data_url": "https://example.org/tasks/text-to-image.json"}
-    config = {"gpu": "H100", "num_gpus": 1, "batch_size": 8, "batch_latency_s": 4.2, "joules_per_image": 120.5,
-              "wh_per_thousand_images": 33.47, "row_id": "pixart-sigma/H100/1/8", "repeat": 1}  # fmt: skip
-    model = {"slug": "pixart-sigma", "name": "PixArt-\N{GREEK CAPITAL LETTER SIGMA}", "gpus": ["H100"],
-             "url": f"{api}models/pixart-sigma.json", "page": f"{BASE}/{folder}models/pixart-sigma/"}  # fmt: skip
-    docs = {
-        f"{folder}index.json": {"workload": "text-to-image", "unit": "Wh per 1,000 images", "source": source,
-                                "rows": [{"model": model["name"], "slug": "pixart-sigma", **config}]},
-        f"{folder}models.json": {"models": [model], "source": source},
-        f"{folder}models/pixart-sigma.json": {"slug": "pixart-sigma", "name": model["name"], "source": source,
-                                               "configurations": [config], "caveat": "GPU energy only."},
-    }  # fmt: skip
-    workloads = json.loads(json.dumps(pkg.docs["workloads.json"]))
-    workloads["workloads"].append({"id": "text-to-image", "name": "Text to Image", "kind": "image",
-                                   "description": "Images from text prompts.", "index_url": f"{api}index.json",
-                                   "models_url": f"{api}models.json"})  # fmt: skip
-    docs["workloads.json"] = workloads
-    raw = {rel: json.dumps(doc).encode() for rel, doc in docs.items()}
-    files = plan_site(dataclasses.replace(pkg, docs={**pkg.docs, **docs}, data={**pkg.data, **raw}))
-    page = files[f"{folder}models/pixart-sigma/index.html"].decode("utf-8")
+def test_a_generation_workload_gets_its_index_a_generic_table_and_no_llm_parts(site) -> None:
+    """text-to-image (kind image): its index without a chart, model pages with every field, no latency targets."""
+    folder = "workloads/text-to-image"
+    index = json.loads((REPO / "data" / folder / "index.json").read_bytes())
+    doc = json.loads((REPO / "data" / folder / "models" / "pixart-sigma.json").read_bytes())
+    page = html(site, f"{folder}/models/pixart-sigma")
     assert "in Text to Image</span></h1>" in page
-    assert '<th scope="col">Batch latency s</th>' in page
-    assert "<td>4.2000</td>" in page
+    for heading in ("Batch latency (s)", "Wh per 1,000 images", "J per image", "GPU power (W, all GPUs)", "GPUs",
+                    "Batch size", "Under the latency limit"):  # fmt: skip
+        assert f'<th scope="col">{heading}</th>' in page, heading
+    assert "batch_latency_s" not in page.split("<table", 1)[1].split("</table>", 1)[0]
+    assert f"<td>{doc['configurations'][0]['batch_latency_s']:.4f}</td>" in page
+    assert page.count('<tr><th scope="row">') == len(doc["configurations"])
     assert ">text-to-image.json</a>" in page
-    workload = files[f"{folder}index.html"].decode("utf-8")
+    assert "latency target" not in page
+    assert "energy-latency.svg" not in page
+    workload = html(site, folder)
     assert 'href="models/pixart-sigma/"' in workload
     assert "latency target" not in workload
-    assert "Text to Image" in files["index.html"].decode("utf-8")
-    assert "pixart-sigma" not in files["gpus/h100/index.html"].decode("utf-8")
+    assert "energy-by-model.svg" not in workload
+    assert not (site / folder / "energy-by-model.svg").exists()
+    table = workload.split('<table class="index">', 1)[1].split("</table>", 1)[0]
+    assert "Batch latency" in table
+    assert "Wh per 1,000 images" in table
+    assert table.count('<tr><th scope="row">') == len(index["rows"])
+    first = index["rows"][0]
+    assert f"{first['wh_per_thousand_images']:.2f}" in table.split("</tr>", 2)[1]
+    assert "Text to Image" in html(site, "")
+    for gpu in ("h100", "b200"):
+        assert "pixart-sigma" not in html(site, f"gpus/{gpu}")
+    video = html(site, "workloads/text-to-video")
+    assert "Wh per video" in video.split('<table class="index">', 1)[1].split("</table>", 1)[0]
+    assert "energy-by-model.svg" not in video

@@ -1,11 +1,12 @@
-"""LeadGreen data: GPU energy per output token of large language models, as of one data release.
+"""LeadGreen data: GPU energy of large language models per output token, and of diffusion models per
+image or video, as of one data release.
 
-The published files (JSON documents, the configurations CSV, ``datapackage.json`` and the
+The published files (JSON documents, the configurations CSVs, ``datapackage.json`` and the
 JSON Schemas) are inside this package; the functions below read them. Standard library only.
 
 Every function that takes a workload takes one (an id, or its upstream task name such as
 "gpqa"), never None, and defaults to text conversation: numbers compare within one workload
-only. `all_configurations()` gives every workload's rows at once. The return types are in
+only. `all_configurations()` gives every LLM workload's rows at once. The return types are in
 ``leadgreen_data.types``, generated from the package's schemas, so a type checker catches a
 misspelt key.
 
@@ -107,7 +108,7 @@ def _workload_id(workload: object) -> str:
     ids = ", ".join(entry["id"] for entry in entries)
     tasks = ", ".join(entry["task"] for entry in entries if entry["task"] not in names.values())
     if workload is None:
-        hint = " (name one: numbers compare within one workload; all_configurations() has every row)"
+        hint = " (name one: numbers compare within one workload; all_configurations() has every LLM workload's rows)"
     else:
         guess = str(workload).strip().lower().replace("_", "-").replace(" ", "-")
         close = [guess] if guess in names else difflib.get_close_matches(guess, list(names), n=2, cutoff=0.75)
@@ -213,7 +214,8 @@ def _converter(field: dict[str, Any], missing: list[str]) -> Any:
 
 
 def all_configurations() -> list[ConfigurationRow]:
-    """Every row of the configurations CSV, every workload's, as a dict typed by the package's table schema.
+    """Every row of the shared configurations CSV (every LLM workload's), as a dict typed by the package's
+    table schema.
 
     Rows of different workloads do not compare: select one (its `workload` column) before ranking.
     The image and video workloads have CSVs of their own: `configurations("text-to-image")`.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from builder.citation import write_citation
 from builder.csvview import configurations_csv
-from builder.errors import InputError, ValidationError
+from builder.errors import InputError, OutputError, ValidationError
 from builder.fetch import Limits
 from builder.frontier import build_frontiers
 from builder.genmeta import generation_workloads
@@ -22,7 +22,7 @@ from builder.upstream import parse_tasks
 from builder.validate.run import check_built
 from builder.validate.schema import load_schemas
 from builder.validate.tree import Tree
-from builder.write import check_output, dumps, keep_dates, parse_or_none, publish
+from builder.write import check_output, dumps, keep_dates, parse_or_none, publish, remove_stages
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,10 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
 def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
     """Regenerate `out` and the descriptor beside it (see builder.write); on any error both stay as they were."""
     check_output(out)
+    try:
+        remove_stages(out)  # first the old folder a killed run moved aside goes back, so the date rule sees it
+    except OSError as exc:
+        raise OutputError(f"{exc.filename or out}: cannot remove what a stopped run left ({exc.strerror})") from exc
     result = render(out, upstream, date)
     publish(out, result.files, {DESCRIPTOR: result.descriptor}, keep_hidden=True)
     write_citation(out.parent, result.descriptor)

@@ -112,7 +112,7 @@ def remove_stages(target: Path) -> None:
             if not os.path.lexists(target) and is_folder(stage / "old"):
                 os.rename(stage / "old", target)  # killed between its two renames: the old folder goes back
             shutil.rmtree(stage)
-        elif stat.S_ISREG(mode):
+        else:  # a file, or a link or FIFO planted under a stage's name: the entry goes, never what it names
             os.unlink(stage)
 
 

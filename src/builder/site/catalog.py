@@ -38,7 +38,7 @@ class Workload:
     id: str
     name: str
     description: str
-    kind: str  # llm, image or video
+    kind: str  # llm, image or video: the list entry's, else its index document's, else llm
     index_rel: str | None
     list_rel: str | None
     frontier_rel: str | None
@@ -112,7 +112,7 @@ def workloads(pkg: Package) -> list[Workload]:
             id=wid,
             name=name,
             description=str(entry.get("description", "")),
-            kind=str(entry.get("kind", LLM)),
+            kind=str(entry.get("kind") or (head.get("kind") if isinstance(head, dict) else None) or LLM),
             index_rel=index_rel,
             list_rel=list_rel,
             frontier_rel=frontier_rel,

@@ -37,14 +37,58 @@ def comparison(work: Workload, docs: dict[str, Any], frontier: Any, page: str, t
     return {"target": target, "gpus": gpus, "rows": rows}
 
 
+# plain headings of the generation workloads' fields; any other field is shown by its name
+LABELS = {
+    "gpu": "GPU",
+    "num_gpus": "GPUs",
+    "batch_size": "Batch size",
+    "batch_latency_s": "Batch latency (s)",
+    "wh_per_thousand_images": "Wh per 1,000 images",
+    "wh_per_video": "Wh per video",
+    "joules_per_image": "J per image",
+    "joules_per_video": "J per video",
+    "images_per_second": "Images per second",
+    "videos_per_second": "Videos per second",
+    "gpu_power_watts_total": "GPU power (W, all GPUs)",
+    "under_latency_limit": "Under the latency limit",
+    "ulysses_degree": "Ulysses degree",
+    "ring_degree": "Ring degree",
+    "inference_steps": "Inference steps",
+    "num_frames": "Frames",
+    "fps": "Frames per second",
+    "width": "Width (px)",
+    "height": "Height (px)",
+}
+HEADLINES = {"image": "wh_per_thousand_images", "video": "wh_per_video"}
+
+
+def label(key: str) -> str:
+    """A field's column heading: plain words with its unit where LABELS knows it, else the name in words."""
+    return LABELS.get(key, key.replace("_", " ").capitalize())
+
+
 def generic_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Rows of a kind the site has no columns for: every plain field, as the data names it."""
+    """Rows of a kind the site has no columns for: every plain field, under its plain heading."""
     keys = [k for k, v in (rows[0] if rows else {}).items() if isinstance(v, str | int | float | bool)]
-    columns = [Column(k, k.replace("_", " ").capitalize(), "", 4 if isinstance(rows[0][k], float) else 0) for k in keys]
+    columns = [Column(k, label(k), "", _kind(rows[0][k])) for k in keys]
     head = [views.heading(c) for c in columns[1:]]
     body = [{"label": str(r.get(keys[0], "")), "cells": [views.cell(r.get(c.key), c.kind) for c in columns[1:]]}
             for r in rows] if keys else []  # fmt: skip
     return {"first": columns[0].label if columns else "", "columns": head, "rows": body}
+
+
+def _kind(value: Any) -> int | str:
+    """How a generic cell shows its value: yes/no for a boolean, 4 decimals for a float, else as it is."""
+    return "yes/no" if isinstance(value, bool) else 4 if isinstance(value, float) else 0
+
+
+def _index(work: Workload, rows: list[dict[str, Any]], columns: list[Column], page: str) -> dict[str, Any]:
+    """A workload's index table (model, GPU setup, then columns), each model linked to its page."""
+    index = table(columns, rows)
+    for out, row in zip(index["rows"], rows, strict=True):
+        model = next((m for m in work.models if m.slug == row["slug"]), None)
+        out["model"] = {"name": row["model"], "href": href(page, model.page) if model else None}
+    return index
 
 
 def workload_view(work: Workload, docs: dict[str, Any], frontier: Any, chart: dict | None, common: dict) -> dict:
@@ -70,10 +114,12 @@ def workload_view(work: Workload, docs: dict[str, Any], frontier: Any, chart: di
     }
     if llm:
         view["compare"] = comparison(work, docs, frontier, page, targets.CHOSEN_MS)
-        view["index"] = table(list(INDEX_COLUMNS), rows)
-        for out, row in zip(view["index"]["rows"], rows, strict=True):
-            model = next((m for m in work.models if m.slug == row["slug"]), None)
-            out["model"] = {"name": row["model"], "href": href(page, model.page) if model else None}
+        view["index"] = _index(work, rows, list(INDEX_COLUMNS), page)
+    elif work.kind in HEADLINES and all("slug" in r and "model" in r for r in rows):
+        headline = Column(HEADLINES[work.kind], "Energy", index.get("unit", ""), 2)
+        latency = Column("batch_latency_s", "Batch latency", "s", 3)
+        view["index"] = _index(work, rows, [headline, latency], page)
+        view["limit"] = index.get("latency_limit_s")
     else:
         view["generic"] = generic_table(rows)
     return view
@@ -102,10 +148,11 @@ def gpu_view(gpu: str, works: list[Workload], docs: dict[str, Any], frontiers: d
 
 
 def gpus_view(gpus: list[str], docs: dict[str, Any], works: list[Workload], common: dict) -> dict:
+    """The GPU types page: each type with the number of LLM models its page lists."""
     page = views.GPUS_PAGE
     items = []
     for gpu in gpus:
-        n = len({m.slug for w in works for m in w.models if gpu in docs[m.doc_rel].get("gpus", [])})
+        n = len({m.slug for w in works if w.kind == LLM for m in w.models if gpu in docs[m.doc_rel].get("gpus", [])})
         items.append({"label": gpu, "href": href(page, gpu_page(gpu)), "models": n})
     description = "The GPU types measured, each with every model's lowest-energy configuration on it."
     return {**frame(page, "GPU types", description, [("Home", "index.html")], common), "items": items}
