@@ -143,6 +143,11 @@ def generate(repo: Path = REPO) -> str:
     workloads = json.loads((repo / "data" / "workloads.json").read_bytes())["workloads"]
     ids, tasks = [w["id"] for w in workloads], [w["task"] for w in workloads]
     aliases = [t for t in tasks if t not in ids]
+    llm = [w for w in workloads if w["kind"] == "llm"]
+    llm_names = [w["id"] for w in llm] + [w["task"] for w in llm if w["task"] not in ids]
+    generation = [w["id"] for w in workloads if w["kind"] != "llm"] + [
+        w["task"] for w in workloads if w["kind"] != "llm" and w["task"] not in ids
+    ]
     aliases_text = "".join(
         f"WorkloadId = {literal(ids)}\n"
         '"""A workload id, in publishing order."""\n\n'
@@ -150,6 +155,10 @@ def generate(repo: Path = REPO) -> str:
         '"""An upstream task name: each names its workload too (gpqa is problem-solving)."""\n\n'
         f"Workload = {literal(ids + aliases)}\n"
         '"""What a `workload=` argument accepts: a workload id or its upstream task name."""\n\n'
+        f"LLMWorkload = {literal(llm_names)}\n"
+        '"""A language-model workload (energy per output token): its id or its upstream task name."""\n\n'
+        f"GenerationWorkload = {literal(generation)}\n"
+        '"""An image or video generation workload (energy per image or per video)."""\n\n'
         f"SchemaKind = {literal(kinds)}\n"
         '"""A schema, by its file name in schemas/ without .schema.json."""\n'
     )

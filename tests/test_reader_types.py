@@ -83,6 +83,13 @@ print(lg.index(workload="gpqa2")["rows"])
 print(lg.configurations(None))
 print(lg.configurations()[0]["wh_per_million_output_token"])
 """
+GENERATION = """\
+import leadgreen_data as lg
+
+print(lg.index("text-to-image")["latency_limit_s"], lg.model("flux-1-dev", workload="text-to-image")["best"])
+print(lg.index("text-to-image")["itl_deadline_ms"])
+print(lg.model("flux-1-dev", workload="text-to-video")["bset"])
+"""
 
 
 @pytest.fixture(scope="module")
@@ -119,10 +126,18 @@ def test_mypy_strict_rejects_a_misspelt_key_and_workload(staged: Path, tmp_path:
     run = mypy(staged, MISSPELT, tmp_path)
     assert run.returncode == 1
     assert 'consumer.py:3: error: TypedDict "ModelDocument" has no key "bset"' in run.stdout
-    assert 'consumer.py:4: error: Argument "workload" to "index" has incompatible type' in run.stdout
-    assert 'consumer.py:5: error: Argument 1 to "configurations" has incompatible type "None"' in run.stdout
+    assert 'consumer.py:4: error: No overload variant of "index" matches argument type "str"' in run.stdout
+    assert 'consumer.py:5: error: No overload variant of "configurations" matches argument type "None"' in run.stdout
     assert 'consumer.py:6: error: TypedDict "ConfigurationRow" has no key "wh_per_million_output_token"' in run.stdout
     assert "Found 4 errors in 1 file" in run.stdout  # none in the reader itself
+
+
+def test_mypy_strict_types_a_generation_workload_by_its_own_documents(staged: Path, tmp_path: Path) -> None:
+    """An image workload's index has a batch-latency limit, not an inter-token deadline."""
+    run = mypy(staged, GENERATION, tmp_path)
+    assert 'consumer.py:4: error: TypedDict "GenerationIndexDocument" has no key "itl_deadline_ms"' in run.stdout
+    assert 'consumer.py:5: error: TypedDict "GenerationModelDocument" has no key "bset"' in run.stdout
+    assert "Found 2 errors in 1 file" in run.stdout, run.stdout
 
 
 @pytest.mark.slow

@@ -25,13 +25,18 @@ import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, cast, overload
 
 from leadgreen_data._release import DATA_VERSION, TAG, __version__
 from leadgreen_data.types import (
     ConfigurationRow,
     FrontierDocument,
+    GenerationIndexDocument,
+    GenerationModelDocument,
+    GenerationModelListDocument,
+    GenerationWorkload,
     IndexDocument,
+    LLMWorkload,
     ModelDocument,
     ModelListDocument,
     SchemaKind,
@@ -122,12 +127,20 @@ def _folder(workload: object) -> str:
     return "data" if found == DEFAULT_WORKLOAD else f"data/workloads/{found}"
 
 
-def index(workload: Workload = DEFAULT_WORKLOAD) -> IndexDocument:
+@overload
+def index(workload: LLMWorkload = ...) -> IndexDocument: ...
+@overload
+def index(workload: GenerationWorkload) -> GenerationIndexDocument: ...
+def index(workload: Workload = DEFAULT_WORKLOAD) -> IndexDocument | GenerationIndexDocument:
     """The index document: the best configuration of every model on every GPU, in energy order."""
     return cast(IndexDocument, _json(f"{_folder(workload)}/index.json"))
 
 
-def models(workload: Workload = DEFAULT_WORKLOAD) -> ModelListDocument:
+@overload
+def models(workload: LLMWorkload = ...) -> ModelListDocument: ...
+@overload
+def models(workload: GenerationWorkload) -> GenerationModelListDocument: ...
+def models(workload: Workload = DEFAULT_WORKLOAD) -> ModelListDocument | GenerationModelListDocument:
     """The model list document."""
     return cast(ModelListDocument, _json(f"{_folder(workload)}/models.json"))
 
@@ -145,7 +158,11 @@ def frontier(workload: Workload = DEFAULT_WORKLOAD) -> FrontierDocument:
     return cast(FrontierDocument, _json(rel))
 
 
-def model(slug: str, workload: Workload = DEFAULT_WORKLOAD) -> ModelDocument:
+@overload
+def model(slug: str, workload: LLMWorkload = ...) -> ModelDocument: ...
+@overload
+def model(slug: str, workload: GenerationWorkload) -> GenerationModelDocument: ...
+def model(slug: str, workload: Workload = DEFAULT_WORKLOAD) -> ModelDocument | GenerationModelDocument:
     """One model's document: every measured configuration, and the best per GPU.
 
     Raises LookupError for a model that is not there: it names the workloads where the model
@@ -223,7 +240,11 @@ def all_configurations() -> list[ConfigurationRow]:
     return cast("list[ConfigurationRow]", _rows(_CSV))
 
 
-def configurations(workload: Workload = DEFAULT_WORKLOAD) -> list[ConfigurationRow]:
+@overload
+def configurations(workload: LLMWorkload = ...) -> list[ConfigurationRow]: ...
+@overload
+def configurations(workload: GenerationWorkload) -> list[dict[str, Any]]: ...
+def configurations(workload: Workload = DEFAULT_WORKLOAD) -> list[ConfigurationRow] | list[dict[str, Any]]:
     """One workload's configurations, as dicts typed by the package's table schema.
 
     An image or video workload (text-to-image, text-to-video) has a CSV of its own, whose columns are
@@ -232,7 +253,7 @@ def configurations(workload: Workload = DEFAULT_WORKLOAD) -> list[ConfigurationR
     found = _workload_id(workload)
     own = f"{_folder(found)}/configurations.csv"
     if found != DEFAULT_WORKLOAD and _node(own).is_file():
-        return cast("list[ConfigurationRow]", _rows(own))
+        return _rows(own)
     return [row for row in all_configurations() if row["workload"] == found]
 
 

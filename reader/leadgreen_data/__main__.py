@@ -25,9 +25,9 @@ def facts(workload: str | None = None) -> dict[str, Any]:
         "workloads": [
             {
                 "id": w,
-                "models": len(lg.models(w)["models"]),  # type: ignore[arg-type]  # an id from workloads.json
-                "index_rows": len(lg.index(w)["rows"]),  # type: ignore[arg-type]
-                "configurations": len(lg.configurations(w)),  # type: ignore[arg-type]
+                "models": len(lg.models(w)["models"]),  # type: ignore[call-overload]  # an id from workloads.json
+                "index_rows": len(lg.index(w)["rows"]),  # type: ignore[call-overload]
+                "configurations": len(lg.configurations(w)),  # type: ignore[call-overload]
             }
             for w in chosen
         ],

@@ -44,6 +44,21 @@ Workload = Literal[
 ]
 """What a `workload=` argument accepts: a workload id or its upstream task name."""
 
+LLMWorkload = Literal[
+    "text-conversation",
+    "problem-solving",
+    "code-completion",
+    "image-chat",
+    "video-chat",
+    "lm-arena-chat",
+    "gpqa",
+    "sourcegraph-fim",
+]
+"""A language-model workload (energy per output token): its id or its upstream task name."""
+
+GenerationWorkload = Literal["text-to-image", "text-to-video"]
+"""An image or video generation workload (energy per image or per video)."""
+
 SchemaKind = Literal[
     "datapackage",
     "defs",
