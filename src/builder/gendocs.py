@@ -17,6 +17,7 @@ from builder.genmeta import LATENCY_METRIC, GenerationWorkload
 from builder.layout import CSV, document_url, index_rel, model_list_rel, model_rel, model_url, page_url, workload_dir
 from builder.metadata import SOURCE_KEYS
 from builder.slug import slugify
+from builder.transform import model_identity
 
 Doc = dict[str, Any]
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
@@ -157,12 +158,7 @@ def model_document(rows: list[GenRow], meta: Doc, date: str, work: GenerationWor
         "source": source(meta, work),
         "caveat": meta["header"]["caveat"],
         "boundary": meta["header"]["boundary"],
-        "slug": slug,
-        "name": first.nickname,
-        "model_id": first.model_id,
-        "params_b": float(first.total_params_billions),
-        "active_params_b": float(first.activated_params_billions),
-        "architecture": first.architecture,
+        **model_identity(slug, first),
         "gpus": sorted({c["gpu"] for c in confs}),
         "configurations": confs,
         "best": best_by_gpu(confs, work.kind),

@@ -170,15 +170,22 @@ def model_document(rows: list[Row], meta: Doc, date: str, source: Doc) -> Doc:
         "unit": meta["header"]["unit"],
         "itl_deadline_ms": meta["header"]["itl_deadline_ms"],
         **shared_tail(meta, source),
+        **model_identity(slug, first),
+        "gpus": sorted({c["gpu"] for c in confs}),
+        "configurations": confs,
+        "best": best_by_gpu(confs),
+    }
+
+
+def model_identity(slug: str, first: Any) -> Doc:
+    """The fields that name a model in its document, from its first upstream row (any workload's)."""
+    return {
         "slug": slug,
         "name": first.nickname,
         "model_id": first.model_id,
         "params_b": float(first.total_params_billions),
         "active_params_b": float(first.activated_params_billions),
         "architecture": first.architecture,
-        "gpus": sorted({c["gpu"] for c in confs}),
-        "configurations": confs,
-        "best": best_by_gpu(confs),
     }
 
 
