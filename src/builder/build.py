@@ -71,12 +71,12 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     docs |= build_frontiers(rows, docs, meta, date)
     docs |= generated
     extend_workload_list(docs, meta)
-    tables = [CSV, *generation_tables(docs, meta)]
-    old = {rel: _read_or_none(out / rel) for rel in [*docs, *tables]}  # each old file read once
+    own_tables = generation_tables(docs, meta)  # their CSVs hold no date: made once, before the date rule
+    old = {rel: _read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
     files[CSV] = configurations_csv(docs, response_energies(rows, meta))
-    files |= generation_tables(docs, meta)
+    files |= own_tables
     version = max(doc["data_version"] for doc in docs.values())
     package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
