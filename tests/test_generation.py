@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO
+from published_before import LLM_DOCUMENTS_SHA256
 
 DATA = REPO / "data"
 LIMIT_S = {"text-to-image": 30, "text-to-video": 300}
@@ -197,74 +198,7 @@ def test_the_package_describes_the_new_tables_with_units() -> None:
         assert "watt-hours" in fields["wh_per_thousand_images" if workload == "text-to-image" else "wh_per_video"]
 
 
-# The LLM documents as committed before the generation workloads (on main, 2026-12-01): every byte the
-# same after them. workloads.json (new entries and keys), datapackage.json and the shared CSV (columns
-# appended: tests/test_frontier.py) change.
-UNCHANGED_SHA256 = dict(
-    line.split("=")
-    for line in """
-index.json=5032783fc8e7980aee8ee8b4e65ea4bb4170dc811aee1b7f686f2750ee851736
-models.json=f4fad1362e7ccfaaa81eac3e37c9e1bb78b074c5ca6ffd93a2d6a79c53756f14
-models/deepseek-v3-1.json=5d08e5d92a006835df8b455cea902d54dfd8ccf43d5c7f0b49b4263bcb0e28cc
-models/gemma-3-12b.json=8652939041a9673714f9bea7c9ab6615be0cbb342579f1167cfac640a1f8f482
-models/gemma-3-27b.json=58bffff76a31f48b0c78cde4e7f1b97707c44512a07b0e222deed76087fa812a
-models/llama-3-1-405b-instruct-fp8.json=296ab2685062a29f4000ad003bbb55ef5a07ea7dd0cddc522c30059dcd48909b
-models/llama-3-1-405b-instruct.json=fb3f34b272530f519f151f4c98a459768b41e639d9f064ddd07c8a38d3a39d7e
-models/llama-3-1-70b-instruct.json=02be19afaa3fed9c6a6e802585e38addd966aa6af7e26b10c8502cb47fb8df7c
-models/llama-3-1-8b-instruct.json=dc55ca384be313fec284a645e42373aac080bcb23a83815edec04a9b591f7bdf
-models/llama-3-3-70b-instruct.json=f9d7d53651b083880c08f1b6a66151846060536cb5c5a76fb044324efa1bcd3a
-models/llama-4-maverick-17b-128e-instruct-fp8.json=41b270cf166e5ecfd5ad7b9c9197a97730c843e87ae127dcfa5019d071ed3641
-models/llama-4-scout-17b-16e-instruct.json=9b0c1db9e1c4d7f26f75f0251a9a2873a4611f8a0b45cfc42f48adf58bf38407
-models/nvidia-nemotron-nano-12b-v2.json=faf7fbd404d4c2d6ea20bf025eee7e76f2c35ed97fd7a8d3009b99b69a1a6b18
-models/nvidia-nemotron-nano-9b-v2.json=1a2a75c4368ec174ca1cc5e7f820b098c241d1eee51c0ac739150ce508ea2ca8
-models/qwen-3-14b.json=67738bb193a454c3a7b5e4f9797eb6a9cc0725570ab42a299b02164ed39e4a62
-models/qwen-3-235b-a22b-instruct-fp8.json=87bfacb9d2e940884b50c83956273ec67a4ea8cdcfb593fd0b677cd14c1d6491
-models/qwen-3-235b-a22b-instruct.json=26859416c1eaaf99a5886875c52c76a4301acd6dbbd85b448acb4339ed28b470
-models/qwen-3-30b-a3b-instruct.json=1d8492c5fed81358e9961c7f715c7d269cce650387d692f71b8e99db2edb0cad
-models/qwen-3-32b.json=dab23cfdf9ddeea2bde6a0ca724c11e11f12194840b76bafa1f482036cfdc83e
-models/qwen-3-8b.json=99e3b771b07b19a4b3c79241c92d6b13057894165862f2a4f8a2c3124f4a7c7a
-workloads/code-completion/index.json=b0dae380c1ba4428e8fac47a1dc9a0f0a362e7d92b3d7eb7f14e99d049657fd6
-workloads/code-completion/models.json=d09019f290bd9a1597d7d7de864ed8c653875de7574517a9501fa1994ba37f13
-workloads/code-completion/models/qwen-3-coder-30b-a3b.json=ca4c98c7e59ed5a1430c65d5f8226287d373111be23571dbd5a0c8c3f7a0dcd3
-workloads/code-completion/models/qwen-3-coder-480b-a35b-fp8.json=1a0292c454761385b1737aa5a928d85c8ac26c533ad137f22329205f6cbc2cb1
-workloads/code-completion/models/qwen-3-coder-480b-a35b.json=f68a2f39b24fb4fd98eb10ca965a81686aa214422f923049a9ce39c7f28bbfc8
-workloads/image-chat/index.json=677df1d46d85a5b86a7b488ba560eb131ee6462f4afd032e22c8b9d7c9492891
-workloads/image-chat/models.json=04e2cae9a129d66991403e549bad27bd4ed45f5be90afad6b09a893e8346f554
-workloads/image-chat/models/gemma-3-12b.json=3c41af9907dc33c91be148f5bcc7e4cc8951d5b1244d6944be2b8217743d5cee
-workloads/image-chat/models/gemma-3-27b.json=ed49472a6b5932e7965596c1e5beff3f9ab452f68e9dc501e6374db6533d197b
-workloads/image-chat/models/llama-4-maverick-17b-128e-instruct-fp8.json=972d35bcd034bf1eba5980e7ca385e2d96bcfd478fdb5b9ead4e0f3dcbb8c710
-workloads/image-chat/models/llama-4-scout-17b-16e-instruct.json=6107729ea350eb3b8fce46ae4d9c6f3ee1e5e3f98e50a903b162d92580215daf
-workloads/image-chat/models/nvidia-nemotron-nano-12b-v2-vl.json=58503c9501ea2b8852c5137d3e412522b5bf7f304b8daeaa93673c755cc3ebb1
-workloads/image-chat/models/qwen-3-omni-30b-a3b-instruct.json=fc3f349df866bcebd1da575dfcc1b307b385d4ed023b5d39d6c0fe4ee09f164a
-workloads/image-chat/models/qwen-3-vl-235b-a22b-instruct-fp8.json=e43e11f889344b8817a43ad7ab045ec2607c31c05b87be5b6d99bdbd0650d380
-workloads/image-chat/models/qwen-3-vl-235b-a22b-instruct.json=585b570d686ab231e0a4239d7b2d850c1ff6e4a11354bafbf4d11ac306e89512
-workloads/image-chat/models/qwen-3-vl-30b-a3b-instruct.json=106036e65f2f9c44a7c25f67022d3089a08ee19a878bb8761b1876ed8dffdb3a
-workloads/image-chat/models/qwen-3-vl-32b-instruct.json=b55e014ff16b8cde97a5d4aee84a1a3168615e5ece6f905d76bb2d74b0815e3a
-workloads/image-chat/models/qwen-3-vl-8b-instruct.json=bda01d641b25832352c68c8bf0de17221d2197f691bdfbb720cf2140ea28fda7
-workloads/problem-solving/index.json=59e4b0e86b1c9ab53eb2eac651644d760f5b8192c1d4f6c89ebba0e88a5de5dd
-workloads/problem-solving/models.json=f95f71a767fb44f07938996a0f70d189ad345f01bb280ddbc62348f68c515a30
-workloads/problem-solving/models/deepseek-r1.json=ee155f0e4782aa0a10b619faed93a4b669e9d236c1c3117538a61e4cc59eb69d
-workloads/problem-solving/models/deepseek-v3-1.json=864af1a17c11d0b0fbcdb033af1252adc300d6e8c07d94cd62318562fe8a3843
-workloads/problem-solving/models/gpt-oss-120b.json=fbc0d64fcdfe096e84f8c3929a31c90fa6217b5ed900ec0749ac206791980329
-workloads/problem-solving/models/gpt-oss-20b.json=9b864be7140173b2216a40166229a3cdf99f98a827d43b0c34e8568dc80d9afb
-workloads/problem-solving/models/nvidia-nemotron-nano-12b-v2.json=5ba283efe8dd3a5c85d1d2b1f8a38e5b4fe0afbf22065b94cb3bbb8354994f38
-workloads/problem-solving/models/nvidia-nemotron-nano-9b-v2.json=72c33710fec807ef9fd2aa3826601c8192d0d770889b2e3010dc6cb245911d02
-workloads/problem-solving/models/qwen-3-14b.json=9799df0515a768d390c9c76432bfd047b849f6fe941b3fd5e207aeda875d9897
-workloads/problem-solving/models/qwen-3-235b-a22b-thinking-fp8.json=e0e76a36b7d8395c94f8e4e8b1205bd5278a24d8425e25cab88e84506b8ef6ab
-workloads/problem-solving/models/qwen-3-235b-a22b-thinking.json=d500995d2aaa428b3518be89157b5e3aac04d743e007c792872b048828306791
-workloads/problem-solving/models/qwen-3-30b-a3b-thinking.json=86d0e93b9d55566b9481436d255bb5a83b7e93ee934f37d22c380f03059f6f5c
-workloads/problem-solving/models/qwen-3-32b.json=957ad05db4e4ca56ffb80d3c7d4ab2edced2137039c0d2efddec462acd45d997
-workloads/problem-solving/models/qwen-3-8b.json=18b8a597ba56f060b06d8518e1a01f88468cc161d52f66843b297d66fbf30324
-workloads/video-chat/index.json=fcc509c93aad993f1b68c314e05c62d356d891f8f301db7450c6a43ffd33e8e3
-workloads/video-chat/models.json=9364ab4ee4b95dfbb26ee0de09ccc34973ef858d1668210a35be4294fbaadcef
-workloads/video-chat/models/qwen-3-omni-30b-a3b-instruct.json=f96d3fe2609a79848cc21933ce25e5300818eb410c7d408f8088b0a7388ed2b3
-workloads/video-chat/models/qwen-3-vl-235b-a22b-instruct-fp8.json=9ee577f772a59fec07ca9a14ae1082803e1463b521d3f17a30bdd98a08f38876
-workloads/video-chat/models/qwen-3-vl-235b-a22b-instruct.json=7ebcdfbd1e31787e9314d689fb885b9d90d92de9a005331c34b224f6332a5713
-workloads/video-chat/models/qwen-3-vl-30b-a3b-instruct.json=4717982527ccc0d0e47e4a6e7a173abf113cd1623ba0f3fd31ea1ccdb824d6a1
-workloads/video-chat/models/qwen-3-vl-32b-instruct.json=044462ac8e29ee110497e7e03d8a656c7b7f6601cd02a2103104c7c95548fe36
-workloads/video-chat/models/qwen-3-vl-8b-instruct.json=1a4358510a0fe3c0d301ad1b137de855e1ccfd00d72833e51f0bbb8d12d9b47f
-""".strip().splitlines()
-)
+UNCHANGED_SHA256 = LLM_DOCUMENTS_SHA256  # every byte the same after the generation workloads
 
 
 def test_the_llm_documents_are_byte_for_byte_unchanged() -> None:

@@ -15,32 +15,12 @@ import pytest
 
 from conftest import REPO
 from hostile import assert_refused, run_cli, tree_digest
+from published_before import LLM_DOCUMENTS_SHA256
 
 DATA = REPO / "data"
 
 # sha256 of the v1 text-conversation documents as committed on main before the new workloads.
-V1_SHA256 = {
-    "index.json": "5032783fc8e7980aee8ee8b4e65ea4bb4170dc811aee1b7f686f2750ee851736",
-    "models.json": "f4fad1362e7ccfaaa81eac3e37c9e1bb78b074c5ca6ffd93a2d6a79c53756f14",
-    "models/deepseek-v3-1.json": "5d08e5d92a006835df8b455cea902d54dfd8ccf43d5c7f0b49b4263bcb0e28cc",
-    "models/gemma-3-12b.json": "8652939041a9673714f9bea7c9ab6615be0cbb342579f1167cfac640a1f8f482",
-    "models/gemma-3-27b.json": "58bffff76a31f48b0c78cde4e7f1b97707c44512a07b0e222deed76087fa812a",
-    "models/llama-3-1-405b-instruct-fp8.json": "296ab2685062a29f4000ad003bbb55ef5a07ea7dd0cddc522c30059dcd48909b",
-    "models/llama-3-1-405b-instruct.json": "fb3f34b272530f519f151f4c98a459768b41e639d9f064ddd07c8a38d3a39d7e",
-    "models/llama-3-1-70b-instruct.json": "02be19afaa3fed9c6a6e802585e38addd966aa6af7e26b10c8502cb47fb8df7c",
-    "models/llama-3-1-8b-instruct.json": "dc55ca384be313fec284a645e42373aac080bcb23a83815edec04a9b591f7bdf",
-    "models/llama-3-3-70b-instruct.json": "f9d7d53651b083880c08f1b6a66151846060536cb5c5a76fb044324efa1bcd3a",
-    "models/llama-4-maverick-17b-128e-instruct-fp8.json": "41b270cf166e5ecfd5ad7b9c9197a97730c843e87ae127dcfa5019d071ed3641",
-    "models/llama-4-scout-17b-16e-instruct.json": "9b0c1db9e1c4d7f26f75f0251a9a2873a4611f8a0b45cfc42f48adf58bf38407",
-    "models/nvidia-nemotron-nano-12b-v2.json": "faf7fbd404d4c2d6ea20bf025eee7e76f2c35ed97fd7a8d3009b99b69a1a6b18",
-    "models/nvidia-nemotron-nano-9b-v2.json": "1a2a75c4368ec174ca1cc5e7f820b098c241d1eee51c0ac739150ce508ea2ca8",
-    "models/qwen-3-14b.json": "67738bb193a454c3a7b5e4f9797eb6a9cc0725570ab42a299b02164ed39e4a62",
-    "models/qwen-3-235b-a22b-instruct-fp8.json": "87bfacb9d2e940884b50c83956273ec67a4ea8cdcfb593fd0b677cd14c1d6491",
-    "models/qwen-3-235b-a22b-instruct.json": "26859416c1eaaf99a5886875c52c76a4301acd6dbbd85b448acb4339ed28b470",
-    "models/qwen-3-30b-a3b-instruct.json": "1d8492c5fed81358e9961c7f715c7d269cce650387d692f71b8e99db2edb0cad",
-    "models/qwen-3-32b.json": "dab23cfdf9ddeea2bde6a0ca724c11e11f12194840b76bafa1f482036cfdc83e",
-    "models/qwen-3-8b.json": "99e3b771b07b19a4b3c79241c92d6b13057894165862f2a4f8a2c3124f4a7c7a",
-}
+V1_SHA256 = {rel: digest for rel, digest in LLM_DOCUMENTS_SHA256.items() if not rel.startswith("workloads/")}
 
 # Per new workload, from its task file: models, configurations, index rows (best entries); the first
 # index row (model, gpu, num_gpus, Wh); one model's best per GPU (Wh, median ITL).
