@@ -12,6 +12,7 @@ from builder.fetch import Limits
 from builder.frontier import build_frontiers
 from builder.genmeta import generation_workloads
 from builder.genpackage import extend_workload_list, generation_documents, generation_tables
+from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.metadata import load_metadata, workloads
 from builder.package import descriptor
@@ -20,7 +21,6 @@ from builder.responses import response_energies
 from builder.transform import build_package
 from builder.upstream import parse_tasks
 from builder.validate.run import check_built
-from builder.validate.schema import load_schemas
 from builder.validate.tree import Tree
 from builder.write import check_output, dumps, keep_dates, parse_or_none, publish, remove_stages
 

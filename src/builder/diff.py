@@ -13,7 +13,7 @@ from builder.fetch import Limits
 from builder.files import read_regular_file
 from builder.inputs import DIFF_SCHEMA, schema_problems
 from builder.layout import ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
-from builder.validate.tree import StrictJSONError, parse_json
+from builder.strictjson import StrictJSONError, parse_json
 from builder.write import DATE_KEYS
 
 ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")

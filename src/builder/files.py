@@ -11,6 +11,7 @@ import stat
 from pathlib import Path
 
 from builder.errors import InputError
+from builder.layout import MAX_FILE_BYTES
 
 _KINDS = (
     (stat.S_ISLNK, "a symbolic link"),
@@ -52,11 +53,27 @@ def is_folder(path: Path) -> bool:
 
 
 class Refused(Exception):
-    """An entry that was not read, and why: its kind, its size, or the error that stopped the read."""
+    """An entry that was not read, and why: its kind, its size, or the error that stopped the read.
+    Its text is the "expected ..., found ..." a message shows."""
 
     def __init__(self, found_kind: str | None = None, size: int | None = None, error: str | None = None) -> None:
-        super().__init__(error or found_kind or f"{size} bytes")
+        super().__init__(
+            f"expected a readable file, found an error ({error})"
+            if error is not None
+            else f"expected a regular file, found {found_kind} (not read)"
+            if found_kind is not None
+            else too_large(size or 0)
+        )
         self.found_kind, self.size, self.error = found_kind, size, error
+
+
+def too_large(size: int) -> str:
+    return f"expected a file of at most {MAX_FILE_BYTES // (1024 * 1024)} MiB, found {size} bytes (not read)"
+
+
+def read_file(path: Path) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES, never through a link; else Refused."""
+    return read_regular(path, MAX_FILE_BYTES, follow_links=False)
 
 
 def read_regular(path: Path, max_bytes: int, *, follow_links: bool) -> bytes:

@@ -12,9 +12,9 @@ from jsonschema.exceptions import ValidationError
 
 from builder.errors import InputError, Problem, pointer, shown
 from builder.files import read_regular_file
+from builder.jsonschemas import describe
 from builder.layout import SCHEMAS
-from builder.validate.schema import describe
-from builder.validate.tree import StrictJSONError, parse_json
+from builder.strictjson import StrictJSONError, parse_json
 
 # The builder's own: those of its source checkout, wherever the command runs (a folder of two data
 # trees to diff has none); schemas/inputs/ of the current folder where the builder is installed apart.

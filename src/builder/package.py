@@ -13,6 +13,7 @@ from builder.csvview import COLUMNS
 from builder.gendocs import source as generation_source
 from builder.genmeta import generation_workloads
 from builder.genpackage import WORKLOAD_ENTRY_ADDED, generation_resources, is_generation
+from builder.jsonschemas import resolved
 from builder.layout import (
     CSV,
     DEFS_SCHEMA,
@@ -34,7 +35,6 @@ from builder.layout import (
 from builder.metadata import source_for, workloads
 from builder.pin import Lock
 from builder.transform import INDEX_ROW_KEYS, WORKLOAD_ENTRY_KEYS
-from builder.validate.schema import resolved
 
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
 DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "version", "licenses", "sources", "resources")

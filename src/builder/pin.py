@@ -18,7 +18,7 @@ from builder.errors import InputError, Problem, ProblemsError
 from builder.fetch import Limits
 from builder.files import read_regular_file
 from builder.inputs import LOCK_SCHEMA, schema_problems
-from builder.validate.tree import StrictJSONError, parse_json
+from builder.strictjson import StrictJSONError, parse_json
 
 LOCK_MAX_BYTES = 64 * 1024
 COMMIT = re.compile(r"[0-9a-f]{40}")

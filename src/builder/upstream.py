@@ -14,7 +14,7 @@ from builder.errors import Problem, UpstreamError, printable, shown
 from builder.inputs import TASK_SCHEMA, schema_problems
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
 from builder.slug import slugify
-from builder.validate.tree import StrictJSONError, parse_json
+from builder.strictjson import StrictJSONError, parse_json
 
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 # Published by upstream but not used by the documents: known, so not warned about.

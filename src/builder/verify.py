@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import DriftError, InputError, Problem, ValidationError
-from builder.files import is_folder, lookup_error
+from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import CSV, DESCRIPTOR, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST, require_repo_root
-from builder.validate.tree import Refused, load_tree, read_file, scan
+from builder.validate.tree import load_tree, scan
 from builder.write import stages
 
 

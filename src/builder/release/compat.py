@@ -20,8 +20,8 @@ from builder import git, layout
 from builder.diff import load_docs
 from builder.errors import InputError, Problem, ReleaseError, pointer, shown
 from builder.files import read_regular_file
-from builder.validate.schema import describe, resolved
-from builder.validate.tree import StrictJSONError, parse_json
+from builder.jsonschemas import describe, resolved
+from builder.strictjson import StrictJSONError, parse_json
 
 SCHEMA_SUFFIX = ".schema.json"
 SHOWN_FAILURES = 20  # in a changelog section or an error message; the rest are counted

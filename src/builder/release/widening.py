@@ -16,7 +16,7 @@ from builder.errors import InputError
 from builder.files import read_regular_file
 from builder.layout import DESCRIPTOR, MAX_FILE_BYTES
 from builder.release.compat import Compat, SchemaChange
-from builder.validate.tree import parse_json
+from builder.strictjson import parse_json
 
 WIDENING = frozenset({"schema added", "field added", "enum widened", "resource added", "column appended"})
 

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
+from builder.files import Refused, read_file
 from builder.layout import DATA, DESCRIPTOR, INDEX, METADATA, SCHEMAS
 from builder.metadata import load_metadata
-from builder.validate.tree import Refused, load_tree, read_file
+from builder.validate.tree import load_tree
 
 EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
 

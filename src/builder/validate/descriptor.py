@@ -22,7 +22,8 @@ from builder.layout import (
     below,
     is_package_path,
 )
-from builder.validate.tree import Tree, json_type
+from builder.strictjson import json_type
+from builder.validate.tree import Tree
 
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
 FACTS = ("bytes", "hash")  # their values are checked by crossfile.check_descriptor, which names the file

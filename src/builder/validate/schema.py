@@ -7,87 +7,17 @@ self-check runs the same schemas compiled by fastjsonschema first (benchmarks/RE
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-from referencing import Registry, Resource
 
-from builder.errors import InputError, Problem, shown
+from builder.errors import Problem, pointer, shown
+from builder.jsonschemas import describe, load_schemas, validator
 from builder.layout import SCHEMAS, schema_for
-from builder.validate.tree import Refused, StrictJSONError, Tree, json_type, parse_json, read_file
+from builder.validate.tree import Tree
 
 __all__ = ["check_schemas", "check_schemas_fast", "fast_validator", "load_schemas", "schema_for", "validator"]
-
-
-@cache
-def load_schemas() -> dict[str, dict[str, Any]]:
-    """Every schema of the package, by file name: regular files only, strict JSON objects (a release
-    archive ships its schemas/ beside its data, so they are read as carefully as the data)."""
-    found = {}
-    for path in sorted(SCHEMAS.glob("*.schema.json")):
-        try:
-            schema = parse_json(read_file(path))
-        except (Refused, StrictJSONError) as exc:
-            raise InputError(f"{path}: {exc}") from None
-        if not isinstance(schema, dict):
-            raise InputError(f"{path}: expected a JSON Schema object, found {json_type(schema)}")
-        found[path.name] = schema
-    return found
-
-
-def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
-    """The schema with every $ref replaced by its target, looked up by $id in the registry (the one
-    $ref resolver); a $ref that leads back into itself is refused with InputError."""
-
-    def walk(node: Any, resolver: Any, inside: tuple[int, ...]) -> Any:
-        if isinstance(node, list):
-            return [walk(item, resolver, inside) for item in node]
-        if not isinstance(node, dict):
-            return node
-        if "$ref" in node:
-            found = resolver.lookup(node["$ref"])
-            if id(found.contents) in inside:
-                cycle = f"expected $refs that end, found a cycle through {shown(node['$ref'])}"
-                raise InputError(f"{shown(schema['$id'])}: {cycle}")
-            target = walk(found.contents, found.resolver, (*inside, id(found.contents)))
-            rest = {k: walk(v, resolver, inside) for k, v in node.items() if k != "$ref"}
-            return {"allOf": [target], **rest} if rest else target
-        return {k: walk(v, resolver, inside) for k, v in node.items() if k != "$defs"}
-
-    return walk(schema, registry.resolver(base_uri=schema["$id"]), ())
-
-
-@cache
-def validator(name: str) -> Draft202012Validator:
-    """One compiled validator per schema, built once per process, format checking on."""
-    schemas = load_schemas()
-    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
-    return Draft202012Validator(resolved(schemas[name], registry), format_checker=Draft202012Validator.FORMAT_CHECKER)
-
-
-def pointer(parts: Any) -> str:
-    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
-def describe(error: ValidationError) -> str:
-    """A schema error as 'expected ..., found ...'."""
-    found = shown(error.instance, 60)
-    kind, rule = error.validator, error.validator_value
-    if kind == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else error.message
-        return f"expected required property {missing!r}, found it missing"
-    if kind in ("additionalProperties", "unevaluatedProperties"):
-        extra = ", ".join(repr(name) for name in re.findall(r"'([^']*)'", error.message))
-        return f"expected no properties beyond the schema's, found {extra}"
-    if kind == "format":
-        return f"expected format {rule}, found {found}"
-    if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
-        sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[kind]
-        return f"expected a value {sign} {rule}, found {found}"
-    return f"expected {kind} {shown(rule, 10_000)}, found {found}"
 
 
 def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:

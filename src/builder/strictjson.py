@@ -1,0 +1,154 @@
+"""Strict JSON: what Python's json accepts minus what readers disagree on (a BOM, a repeated key,
+NaN and Infinity, integers past 2^53, lone surrogates). Every fault is reported by JSON pointer."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from builder.errors import pointer, printable, shown
+
+MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer in every reader
+
+
+class StrictJSONError(ValueError):
+    """JSON that Python's json would accept but we do not: every fault as (where, message)."""
+
+    def __init__(self, faults: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{where}: {message}" for where, message in faults))
+        self.faults = faults
+
+
+class _Fault:
+    """What a parse hook returns in place of a value it refuses, found afterwards by its pointer."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+class _Repeated(dict):  # type: ignore[type-arg]
+    """An object that repeated a key: the keys, in order of their second appearance."""
+
+    repeated: list[str]
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
+
+
+def parse_json(data: bytes) -> Any:
+    """Strict JSON, or StrictJSONError: UTF-8 without a byte order mark, no duplicate key (the
+    first value would be silently dropped), no NaN or Infinity however written (1e999 is
+    infinite too), integers within 2^53 in magnitude, no lone surrogate (\\ud800)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise StrictJSONError([("byte 0", "expected UTF-8 JSON without a byte order mark, found U+FEFF (a BOM)")])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StrictJSONError(
+            [(f"byte {exc.start}", f"expected UTF-8 JSON, found undecodable bytes ({exc.reason})")]
+        ) from None
+    faulty: list[bool] = []
+
+    def number(literal: str) -> Any:
+        value = float(literal)
+        if math.isfinite(value):
+            return value
+        faulty.append(True)
+        return _Fault(f"expected a finite number, found {_shown(literal)}")
+
+    def integer(literal: str) -> Any:
+        digits = len(literal) - literal.startswith("-")
+        if digits <= 16 and abs(value := int(literal)) <= MAX_SAFE_INTEGER:  # int() of a long string may raise
+            return value
+        faulty.append(True)
+        return _Fault(f"expected an integer within +/-2^53, found {_shown(literal)}")
+
+    def constant(literal: str) -> Any:
+        faulty.append(True)
+        return _Fault(f"expected a finite number, found {literal}")
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) == len(items):
+            return obj
+        faulty.append(True)
+        repeated, seen = _Repeated(obj), set()
+        repeated.repeated = []
+        for key, _ in items:
+            if key in seen:
+                repeated.repeated.append(key)
+            seen.add(key)
+        return repeated
+
+    try:
+        value = json.loads(
+            text, object_pairs_hook=pairs, parse_float=number, parse_int=integer, parse_constant=constant
+        )
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise StrictJSONError([(where, f"expected valid JSON, found {exc.msg} (truncated or hand-broken?)")]) from None
+    except RecursionError:
+        raise StrictJSONError(
+            [("/", "expected JSON nested a few levels deep, found it nested too deep to read")]
+        ) from None
+    if faulty or (r"\u" in text and _SURROGATE.search(text)):
+        faults = _faults(value)
+        if faults:
+            raise StrictJSONError(faults)
+    return value
+
+
+_SURROGATE = re.compile(r"\\u[dD][89abAB]")  # a surrogate escape: paired ones are fine, lone ones are not
+
+
+def _faults(value: Any) -> list[tuple[str, str]]:
+    """Every refused value, repeated key and lone surrogate, by JSON pointer (walked without recursion)."""
+    found: list[tuple[str, str]] = []
+    pending: list[tuple[list[str], Any]] = [([], value)]
+    while pending:
+        parts, node = pending.pop()
+        if isinstance(node, _Fault):
+            found.append((pointer(parts), node.message))
+        elif isinstance(node, str):
+            if not _encodable(node):
+                found.append((pointer(parts), "expected text, found a lone surrogate (an unpaired \\ud800-\\udfff)"))
+        elif isinstance(node, dict):
+            for key in getattr(node, "repeated", ()):
+                key_shown = shown(printable(key), 10_000)
+                message = f"expected each key once, found {key_shown} again (a reader keeps either value)"
+                found.append((pointer(parts), message))
+            for key, item in node.items():
+                if not _encodable(key):
+                    found.append((pointer(parts), "expected text keys, found a lone surrogate in a key"))
+                pending.append(([*parts, key], item))
+        elif isinstance(node, list):
+            pending.extend(([*parts, str(i)], item) for i, item in enumerate(node))
+    return sorted(found)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a parsed value, as the messages name it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
