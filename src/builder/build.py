@@ -22,7 +22,7 @@ from builder.transform import build_package
 from builder.upstream import parse_tasks
 from builder.validate.run import check_built
 from builder.validate.tree import Tree
-from builder.write import check_output, dumps, keep_dates, parse_or_none, publish, remove_stages
+from builder.write import check_output, dumps, keep_dates, newest_data_version, parse_or_none, publish, remove_stages
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     files = {rel: dumps(doc) for rel, doc in docs.items()}
     files[CSV] = configurations_csv(docs, response_energies(rows, meta))
     files |= own_tables
-    version = max(doc["data_version"] for doc in docs.values())
+    version = newest_data_version(docs.values()) or date
     package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
     problems = check_built(tree, meta["base_url"])

@@ -18,7 +18,7 @@ import shutil
 import signal
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,12 @@ def dumps(doc: Any) -> bytes:
                 todo += [(f"{at}/{i}", v) for i, v in enumerate(value)]
         msg = f"expected strict JSON, found a value it cannot hold{where} ({exc}); nothing was written"
         raise OutputError(msg) from exc
+
+
+def newest_data_version(docs: Iterable[Any]) -> str | None:
+    """The newest `data_version` among documents (every workload's), or None when none has one."""
+    dated = (d["data_version"] for d in docs if isinstance(d, dict) and isinstance(d.get("data_version"), str))
+    return max(dated, default=None)
 
 
 def undated(doc: dict[str, Any]) -> dict[str, Any]:

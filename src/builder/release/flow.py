@@ -18,7 +18,6 @@ from builder.errors import BuilderError, ReleaseError, ValidationError
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
 from builder.pin import load_lock
 from builder.release import artifacts
-from builder.release.compat import guard_release
 from builder.release.dist import build_dist, files_at
 from builder.release.rules import (
     LARGE_CHANGE_PCT,
@@ -30,8 +29,9 @@ from builder.release.rules import (
     next_version,
 )
 from builder.release.rules import summary as tag_summary
+from builder.release.widening import guard_release
 from builder.verify import check_committed
-from builder.write import check_dist_output, replace_files, signals_held
+from builder.write import check_dist_output, newest_data_version, replace_files, signals_held
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             "(not in `git tag --list`); run `git fetch --tags` first"
         )
     docs = _check_committed_data(committed, start, today)
-    data_version = max(doc["data_version"] for doc in docs.values())
+    data_version = newest_data_version(docs.values()) or ""  # validated: every document has one
     api = docs["index.json"]["version"]
     previous = newest_release(existing)
     diff = diff_trees(load_docs(previous.tag), docs) if previous else None

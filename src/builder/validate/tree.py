@@ -147,7 +147,7 @@ def _document(tree: Tree, shown: str, data: bytes) -> dict[str, Any] | None:
     try:
         value = parse_json(data)
     except StrictJSONError as exc:
-        tree.problems += [Problem(shown, where, message) for where, message in exc.faults]
+        tree.problems += exc.problems(shown)
         return None
     except (ValueError, RecursionError) as exc:
         tree.problems.append(Problem(shown, "/", f"expected valid JSON, {exc}"))
