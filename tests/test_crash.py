@@ -470,6 +470,50 @@ def test_release_signalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sign
     assert leftovers(repo / "dist", repo / "CHANGELOG.md") == []
 
 
+# A signal while git runs inside `release`: sent by git's own child (a hook or a filter) to git's parent.
+
+SIGNAL_BUILDER = "kill -TERM $(cut -d' ' -f4 /proc/$PPID/stat)"  # $PPID is git; field 4 of its stat, the builder
+
+
+def slow_pre_commit_hook(repo: Path) -> Callable[[], None]:
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\n{SIGNAL_BUILDER}\nsleep 0.5\n")
+    hook.chmod(0o755)
+    return hook.unlink
+
+
+def clean_filter_during_git_add(repo: Path) -> Callable[[], None]:
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    attributes = repo / ".git" / "info" / "attributes"
+    attributes.write_text("CHANGELOG.md filter=signal\n")
+    subprocess.run(["git", "config", "filter.signal.clean", f"{SIGNAL_BUILDER}; cat"], cwd=repo, check=True)
+    return attributes.unlink
+
+
+@pytest.mark.parametrize("plant", [slow_pre_commit_hook, clean_filter_during_git_add])
+@pytest.mark.usefixtures("git_env")
+def test_release_signalled_while_git_runs_rolls_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plant: Callable[[Path], Callable[[], None]]
+) -> None:
+    import builder.release.dist as dist
+    import builder.release.flow as flow
+
+    repo = release_repo(tmp_path / "repo")
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(flow, "check_committed", lambda data, date: None)  # validate and drift: tested elsewhere
+    monkeypatch.setattr(dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.tag}\n".encode()})
+    old = git_state(repo), (repo / "CHANGELOG.md").exists()
+    remove = plant(repo)
+    code, err = run(["release"])
+    assert_stopped(code, err, signal.SIGTERM)
+    assert (git_state(repo), (repo / "CHANGELOG.md").exists()) == old  # no commit, nothing staged, no CHANGELOG
+    assert not (repo / ".git" / "index.lock").exists()
+    remove()
+    code, err = run(["release"])
+    assert code == 0, err
+    assert git_state(repo).endswith("\nv2026.11.29\n\n")
+
+
 # `builder validate` only reads.
 
 

@@ -181,13 +181,14 @@ def _release(plan: Plan, undo: Undo) -> None:
     tag = plan.version.tag
     undo.changelog_written = True  # from here on, even a failed write is undone
     replace_files({CHANGELOG: plan.changelog})
+    undo.staged = True  # each intent is recorded before git runs: a signal lands once git is done
     git.run("add", "--", CHANGELOG.as_posix())
-    undo.staged = True
+    undo.committing = True
     git.commit(f"Release {tag}\n\n{plan.message}", CHANGELOG.as_posix())
     made = git.head()
     if made == plan.start or git.parents(made) != [plan.start]:
         raise ReleaseError(f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}")
-    undo.commit, undo.tag = made, tag  # recorded before git runs: a signal may land after git made the tag
+    undo.commit, undo.tag = made, tag
     git.create_annotated_tag(tag, plan.message, made)
 
 
@@ -199,6 +200,7 @@ class Undo:
     changelog_before: bytes | None
     changelog_written: bool = False
     staged: bool = False
+    committing: bool = False  # a commit on `start` found on unwind is this run's, recorded or not
     commit: str | None = None
     tag: str | None = None  # the tag this run set out to make, on `commit`
 
@@ -219,9 +221,9 @@ class Undo:
 
     def _head(self, left: list[str]) -> None:
         now = git.head()
-        if self.commit is not None and now == self.commit:
+        if now != self.start and self.committing and git.parents(now) == [self.start]:
             try:
-                git.move_head(self.start, self.commit, "builder release: roll back the release commit")
+                git.move_head(self.start, now, "builder release: roll back the release commit")
             except ReleaseError as exc:
                 left.append(f"HEAD is still the release commit {now[:12]} ({exc}); "
                             f"undo it with `git reset --keep {self.start[:12]}`")  # fmt: skip
