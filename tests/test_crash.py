@@ -274,6 +274,30 @@ def test_a_build_killed_between_the_two_renames_is_reported_then_repaired(lane: 
     assert leftovers(lane / "data") == []
 
 
+def test_only_marked_stages_are_removed(lane: Path, cached_renders) -> None:
+    """A folder, file or link named like a stage but without the mark stays, reported; an empty one (a run killed
+    before it marked its stage) goes."""
+    user = lane / ".data.stage-abcdefgh"
+    (user / "old").mkdir(parents=True)
+    (user / "old" / "notes.txt").write_text("mine\n")
+    (lane / ".data.stage-f1le0000").write_text("mine too\n")
+    (lane / ".data.stage-l1nk0000").symlink_to(user)
+    (lane / ".data.stage-empty000").mkdir()
+    code, err = run(build_args("b.json"))
+    assert code == 0, err
+    assert err.splitlines() == [
+        f"warning: {name}: named like a stage, but the builder did not make it; left in place"
+        for name in (".data.stage-abcdefgh", ".data.stage-f1le0000", ".data.stage-l1nk0000")
+    ]
+    assert (user / "old" / "notes.txt").read_text() == "mine\n"
+    assert (lane / ".data.stage-f1le0000").read_text() == "mine too\n"
+    assert os.readlink(lane / ".data.stage-l1nk0000") == str(user)
+    assert not (lane / ".data.stage-empty000").exists()
+    assert package(lane) == cached_renders["b.json"]
+    assert stages(lane / "data") == []
+    assert "half-published" not in run(["validate"])[1]  # it fails on the unpinned upstream b.json alone
+
+
 # SIGINT, SIGTERM and SIGHUP in every command that writes.
 
 BUILD_POINTS = [
@@ -524,6 +548,7 @@ def test_validate_only_reads(tmp_path: Path, planted: bool) -> None:
     if planted:
         stage = lane / ".data.stage-k1ll3d00"
         (stage / "old" / "models").mkdir(parents=True)
+        (stage / ".builder-stage").touch()
         (stage / "old" / "index.json").write_text("{}\n")
         (lane / ".data.publish").write_text(
             json.dumps({"kind": "leadgreen builder publish journal", "stage": stage.name})

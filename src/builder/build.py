@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from builder.citation import write_citation
@@ -96,11 +96,13 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
 def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
     """Regenerate `out` and the descriptor beside it (see builder.write); on any error both stay as they were."""
     check_output(out)
-    try:
-        remove_stages(out)  # first the old folder a killed run moved aside goes back, so the date rule sees it
+    try:  # an old folder a killed run moved aside goes back first, so the date rule sees it
+        foreign = remove_stages(out)
     except OSError as exc:
         raise OutputError(f"{exc.filename or out}: cannot remove what a stopped run left ({exc.strerror})") from exc
     result = render(out, upstream, date)
+    named = "named like a stage, but the builder did not make it; left in place"
+    result = replace(result, warnings=[*result.warnings, *(f"{path}: {named}" for path in foreign)])
     publish(out, result.files, {DESCRIPTOR: result.descriptor}, keep_hidden=True)
     write_citation(out.parent, result.descriptor)
     return result

@@ -1,11 +1,12 @@
 """Canonical JSON, the date rule, and the one publish step of every command that writes, with its guards.
 
 A folder is published by writing the new one, synced, in a hidden stage folder beside it
-(`.NAME.stage-XXXXXXXX`), then, with SIGINT, SIGTERM and SIGHUP held back, renaming the old folder
-into the stage, the new one into place and each file beside it (the descriptor) over its own, and
-last removing the stage. Files that cannot travel in a folder (upstream snapshots and their lock)
-are staged beside each and renamed in order, the lock last. A killed run leaves its stage:
-`builder validate` reports it, the next run removes it.
+(`.NAME.stage-XXXXXXXX`, marked by a `.builder-stage` file made first), then, with SIGINT, SIGTERM
+and SIGHUP held back, renaming the old folder into the stage, the new one into place and each file
+beside it (the descriptor) over its own, and last removing the stage. Files that cannot travel in a
+folder (upstream snapshots and their lock) are staged beside each and renamed in order, the lock
+last. A killed run leaves its stage: `builder validate` reports it, the next run removes it. An entry
+named like a stage without the mark is never removed.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from builder.layout import (
 
 DATE_KEYS = ("updated", "data_version")
 STAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")  # tempfile's random part, 8 of them
+STAGE_MARK = ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while a swap runs
 
 
@@ -99,8 +101,7 @@ def stage_prefix(target: Path) -> str:
     return f".{target.name}.stage-"
 
 
-def stages(target: Path) -> list[Path]:
-    """The stage folders and files beside `target` (by name only; nothing is opened)."""
+def _named_like_stages(target: Path) -> list[Path]:
     prefix = stage_prefix(target)
     try:
         names = os.listdir(target.parent)
@@ -110,16 +111,51 @@ def stages(target: Path) -> list[Path]:
     return [target.parent / n for n in sorted(found) if set(n[len(prefix) :]) <= STAGE_CHARS]
 
 
-def remove_stages(target: Path) -> None:
-    """Remove what a killed run left beside `target`, first putting back an old folder it had moved away."""
-    for stage in stages(target):
-        mode = stage.lstat().st_mode
-        if stat.S_ISDIR(mode):
-            if not os.path.lexists(target) and is_folder(stage / "old"):
-                os.rename(stage / "old", target)  # killed between its two renames: the old folder goes back
-            shutil.rmtree(stage)
-        else:  # a file, or a link or FIFO planted under a stage's name: the entry goes, never what it names
-            os.unlink(stage)
+def _is_stage(path: Path) -> bool:
+    """A folder (not a link to one) that holds the stage mark as a regular file; looked up, never opened."""
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode) and stat.S_ISREG((path / STAGE_MARK).lstat().st_mode)
+    except OSError:
+        return False
+
+
+def stages(target: Path) -> list[Path]:
+    """The stages a publish left beside `target`: named like one and marked (nothing is opened)."""
+    return [path for path in _named_like_stages(target) if _is_stage(path)]
+
+
+def remove_stages(target: Path) -> list[Path]:
+    """Remove the stages a killed run left beside `target`, first putting back an old folder it had moved
+    away; an empty folder of a stage's name goes too (killed before its mark). Returns what is named like a
+    stage but is none: it is left in place."""
+    foreign = []
+    for path in _named_like_stages(target):
+        if _is_stage(path):
+            if not os.path.lexists(target) and is_folder(path / "old"):
+                os.rename(path / "old", target)  # killed between its two renames: the old folder goes back
+            _remove_stage(path)
+            continue
+        try:
+            os.rmdir(path)  # only ever removes an empty folder, never a link, file or what it names
+        except OSError:
+            foreign.append(path)
+    return foreign
+
+
+def _remove_stage(stage: Path) -> None:
+    """Remove a stage, its mark last: a removal cut short leaves a stage still known as one."""
+    for entry in os.scandir(stage):
+        if entry.name != STAGE_MARK:
+            shutil.rmtree(entry.path) if entry.is_dir(follow_symlinks=False) else os.unlink(entry.path)
+    os.unlink(stage / STAGE_MARK)
+    os.rmdir(stage)
+
+
+def _new_stage(target: Path) -> Path:
+    """A new stage folder beside `target`, marked before anything goes in."""
+    stage = Path(tempfile.mkdtemp(prefix=stage_prefix(target), dir=target.parent))
+    os.close(os.open(stage / STAGE_MARK, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+    return stage
 
 
 @contextmanager
@@ -161,7 +197,7 @@ def publish(
     try:
         with _locked(out.parent):
             remove_stages(out)
-            stage = Path(tempfile.mkdtemp(prefix=stage_prefix(out), dir=out.parent))
+            stage = _new_stage(out)
             try:
                 _stage(stage, out, files, beside, keep_hidden)
                 with signals_held():
@@ -180,7 +216,8 @@ def publish(
                     _fsync(out.parent)
             finally:
                 if is_folder(out) or not is_folder(stage / "old"):
-                    shutil.rmtree(stage, ignore_errors=True)
+                    with suppress(OSError):
+                        _remove_stage(stage)
     except OSError as exc:
         raise OutputError(f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged") from exc
 
@@ -230,12 +267,11 @@ def replace_files(files: dict[Path, bytes]) -> None:
         for final in files:
             remove_stages(final)
         for final, data in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=stage_prefix(final), dir=final.parent)
-            staged.append(Path(tmp))
-            _write_fd(fd, data)
+            staged.append(_new_stage(final))
+            _write(staged[-1] / final.name, data)
         with signals_held():
-            for tmp, final in zip(staged, files, strict=True):
-                os.replace(tmp, final)
+            for stage, final in zip(staged, files, strict=True):
+                os.replace(stage / final.name, final)
                 done.append(str(final))
             for parent in {final.parent for final in files}:
                 _fsync(parent)
@@ -243,9 +279,9 @@ def replace_files(files: dict[Path, bytes]) -> None:
         left = f"only {', '.join(done)} replaced; run the command again" if done else "nothing was changed"
         raise OutputError(f"{exc.filename or 'output'}: cannot write ({exc.strerror}); {left}") from exc
     finally:
-        for tmp in staged:
+        for stage in staged:
             with suppress(OSError):
-                tmp.unlink()
+                _remove_stage(stage)
 
 
 def _mkdir(path: Path) -> None:
