@@ -20,8 +20,6 @@ from builder.files import Refused, kind, read_file, too_large
 from builder.layout import CSV, DESCRIPTOR, JSON, MAX_FILE_BYTES, is_hidden, schema_for
 from builder.strictjson import StrictJSONError, json_type, parse_json
 
-LIMIT = f"{MAX_FILE_BYTES // (1024 * 1024)} MiB"
-
 
 @dataclass
 class Tree:
