@@ -18,7 +18,7 @@ from builder.genmeta import LATENCY_METRIC, GenerationWorkload
 from builder.layout import CSV, document_url, index_rel, model_list_rel, model_rel, model_url, page_url, workload_dir
 from builder.metadata import SOURCE_KEYS
 from builder.slug import slugify
-from builder.transform import best_by_gpu, header, model_identity
+from builder.transform import best_by_gpu, header, model_identity, shared_tail
 
 Doc = dict[str, Any]
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
@@ -139,9 +139,7 @@ def model_document(rows: list[GenRow], meta: Doc, date: str, work: GenerationWor
         "kind": work.kind,
         "unit": work.unit,
         "latency_limit_s": work.latency_limit_s,
-        "source": source(meta, work),
-        "caveat": meta["header"]["caveat"],
-        "boundary": meta["header"]["boundary"],
+        **shared_tail(meta, source(meta, work)),
         **model_identity(slug, first),
         "gpus": sorted({c["gpu"] for c in confs}),
         "configurations": confs,
@@ -172,9 +170,7 @@ def index_document(models: list[Doc], meta: Doc, date: str, work: GenerationWork
         "latency_limit_s": work.latency_limit_s,
         "selection": work.selection,
         "reference_row": work.reference_row,
-        "source": source(meta, work),
-        "caveat": meta["header"]["caveat"],
-        "boundary": meta["header"]["boundary"],
+        **shared_tail(meta, source(meta, work)),
         "rows": index_rows(models, work.kind),
     }
 
