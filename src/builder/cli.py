@@ -356,7 +356,7 @@ class Stopped(BaseException):
 def _stop(main_pid: int, signum: int, _frame: object) -> None:
     if os.getpid() == main_pid:
         raise Stopped(signum)
-    signal.signal(signum, signal.SIG_DFL)  # a forked worker ends as the signal's default does
+    signal.signal(signum, signal.SIG_DFL)  # git.run's child before it execs git ends as the signal's default does
     os.kill(os.getpid(), signum)
 
 
