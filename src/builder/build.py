@@ -12,6 +12,7 @@ from builder.fetch import Limits
 from builder.frontier import build_frontiers
 from builder.genmeta import generation_workloads
 from builder.genpackage import extend_workload_list, generation_documents, generation_tables
+from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.metadata import load_metadata, workloads
@@ -22,7 +23,7 @@ from builder.transform import build_package
 from builder.upstream import parse_tasks
 from builder.validate.run import check_built
 from builder.validate.tree import Tree
-from builder.write import check_output, dumps, keep_dates, newest_data_version, parse_or_none, publish, remove_stages
+from builder.write import dumps, keep_dates, newest_data_version, parse_or_none, publish, remove_stages
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Any
 from builder import git
 from builder.diff import diff_trees, load_docs
 from builder.errors import BuilderError, ReleaseError, ValidationError
+from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
 from builder.pin import load_lock
 from builder.release import artifacts
@@ -31,7 +32,7 @@ from builder.release.rules import (
 from builder.release.rules import summary as tag_summary
 from builder.release.widening import guard_release
 from builder.verify import check_committed
-from builder.write import check_dist_output, newest_data_version, replace_files, signals_held
+from builder.write import newest_data_version, replace_files, signals_held
 
 
 @dataclass(frozen=True)
