@@ -174,6 +174,11 @@ def move_head(new: str, expected: str, reason: str) -> None:
     run("update-ref", "-m", reason, "--end-of-options", "HEAD", object_id(new), object_id(expected))
 
 
+def is_staged(path: str, source: str) -> bool:
+    """Whether the index entry of `path` differs from `source`'s (read only: takes no index lock)."""
+    return bool(run("diff-index", "--cached", "--name-only", object_id(source), "--", path).strip())
+
+
 def unstage(path: str, source: str) -> None:
     """Make the index entry of `path` what it is in `source` (absent when `source` has none)."""
     run("reset", "--quiet", object_id(source), "--", path)

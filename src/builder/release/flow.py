@@ -232,7 +232,7 @@ class Undo:
             left.append(f"HEAD moved to {now[:12]} during the release, left there (was {self.start[:12]})")
 
     def _index(self, left: list[str]) -> None:
-        if self.staged and git.head() == self.start:
+        if self.staged and git.head() == self.start and git.is_staged(CHANGELOG.as_posix(), self.start):
             git.unstage(CHANGELOG.as_posix(), self.start)
 
     def _changelog(self, left: list[str]) -> None:
