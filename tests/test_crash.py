@@ -274,6 +274,30 @@ def test_a_build_killed_between_the_two_renames_is_reported_then_repaired(lane: 
     assert leftovers(lane / "data") == []
 
 
+def test_only_marked_stages_are_removed(lane: Path, cached_renders) -> None:
+    """A folder, file or link named like a stage but without the mark stays, reported; an empty one (a run killed
+    before it marked its stage) goes."""
+    user = lane / ".data.stage-abcdefgh"
+    (user / "old").mkdir(parents=True)
+    (user / "old" / "notes.txt").write_text("mine\n")
+    (lane / ".data.stage-f1le0000").write_text("mine too\n")
+    (lane / ".data.stage-l1nk0000").symlink_to(user)
+    (lane / ".data.stage-empty000").mkdir()
+    code, err = run(build_args("b.json"))
+    assert code == 0, err
+    assert err.splitlines() == [
+        f"warning: {name}: named like a stage, but the builder did not make it; left in place"
+        for name in (".data.stage-abcdefgh", ".data.stage-f1le0000", ".data.stage-l1nk0000")
+    ]
+    assert (user / "old" / "notes.txt").read_text() == "mine\n"
+    assert (lane / ".data.stage-f1le0000").read_text() == "mine too\n"
+    assert os.readlink(lane / ".data.stage-l1nk0000") == str(user)
+    assert not (lane / ".data.stage-empty000").exists()
+    assert package(lane) == cached_renders["b.json"]
+    assert stages(lane / "data") == []
+    assert "half-published" not in run(["validate"])[1]  # it fails on the unpinned upstream b.json alone
+
+
 # SIGINT, SIGTERM and SIGHUP in every command that writes.
 
 BUILD_POINTS = [
@@ -470,6 +494,50 @@ def test_release_signalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sign
     assert leftovers(repo / "dist", repo / "CHANGELOG.md") == []
 
 
+# A signal while git runs inside `release`: sent by git's own child (a hook or a filter) to git's parent.
+
+SIGNAL_BUILDER = "kill -TERM $(cut -d' ' -f4 /proc/$PPID/stat)"  # $PPID is git; field 4 of its stat, the builder
+
+
+def slow_pre_commit_hook(repo: Path) -> Callable[[], None]:
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\n{SIGNAL_BUILDER}\nsleep 0.5\n")
+    hook.chmod(0o755)
+    return hook.unlink
+
+
+def clean_filter_during_git_add(repo: Path) -> Callable[[], None]:
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    attributes = repo / ".git" / "info" / "attributes"
+    attributes.write_text("CHANGELOG.md filter=signal\n")
+    subprocess.run(["git", "config", "filter.signal.clean", f"{SIGNAL_BUILDER}; cat"], cwd=repo, check=True)
+    return attributes.unlink
+
+
+@pytest.mark.parametrize("plant", [slow_pre_commit_hook, clean_filter_during_git_add])
+@pytest.mark.usefixtures("git_env")
+def test_release_signalled_while_git_runs_rolls_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plant: Callable[[Path], Callable[[], None]]
+) -> None:
+    import builder.release.dist as dist
+    import builder.release.flow as flow
+
+    repo = release_repo(tmp_path / "repo")
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(flow, "check_committed", lambda data, date: None)  # validate and drift: tested elsewhere
+    monkeypatch.setattr(dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.tag}\n".encode()})
+    old = git_state(repo), (repo / "CHANGELOG.md").exists()
+    remove = plant(repo)
+    code, err = run(["release"])
+    assert_stopped(code, err, signal.SIGTERM)
+    assert (git_state(repo), (repo / "CHANGELOG.md").exists()) == old  # no commit, nothing staged, no CHANGELOG
+    assert not (repo / ".git" / "index.lock").exists()
+    remove()
+    code, err = run(["release"])
+    assert code == 0, err
+    assert git_state(repo).endswith("\nv2026.11.29\n\n")
+
+
 # `builder validate` only reads.
 
 
@@ -480,6 +548,7 @@ def test_validate_only_reads(tmp_path: Path, planted: bool) -> None:
     if planted:
         stage = lane / ".data.stage-k1ll3d00"
         (stage / "old" / "models").mkdir(parents=True)
+        (stage / ".builder-stage").touch()
         (stage / "old" / "index.json").write_text("{}\n")
         (lane / ".data.publish").write_text(
             json.dumps({"kind": "leadgreen builder publish journal", "stage": stage.name})

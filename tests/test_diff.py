@@ -70,6 +70,12 @@ def test_identical_trees_have_no_changes(in_repo, cli) -> None:
     assert result.output.splitlines()[-1] == "no changes"
 
 
+def test_a_package_folder_is_read_at_its_data_folder(builds, cli) -> None:
+    """A folder holding data/ (a checkout or an unpacked archive) is compared by its data/, as a git ref is."""
+    old, new = builds
+    assert cli("diff", str(old.parent), str(new)).output == cli("diff", str(old), str(new)).output
+
+
 def test_git_ref_against_folder_and_bad_ref(in_repo, cli) -> None:
     assert cli("diff", "HEAD", "data").exit_code == 0
     bad = cli("diff", "no-such-ref", "data")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from builder.citation import write_citation
@@ -12,6 +12,7 @@ from builder.fetch import Limits
 from builder.frontier import build_frontiers
 from builder.genmeta import generation_workloads
 from builder.genpackage import extend_workload_list, generation_documents, generation_tables
+from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.metadata import load_metadata, workloads
@@ -22,7 +23,7 @@ from builder.transform import build_package
 from builder.upstream import parse_tasks
 from builder.validate.run import check_built
 from builder.validate.tree import Tree
-from builder.write import check_output, dumps, keep_dates, parse_or_none, publish, remove_stages
+from builder.write import dumps, keep_dates, newest_data_version, parse_or_none, publish, remove_stages
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     files = {rel: dumps(doc) for rel, doc in docs.items()}
     files[CSV] = configurations_csv(docs, response_energies(rows, meta))
     files |= own_tables
-    version = max(doc["data_version"] for doc in docs.values())
+    version = newest_data_version(docs.values()) or date
     package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
     problems = check_built(tree, meta["base_url"])
@@ -96,11 +97,13 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
 def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
     """Regenerate `out` and the descriptor beside it (see builder.write); on any error both stay as they were."""
     check_output(out)
-    try:
-        remove_stages(out)  # first the old folder a killed run moved aside goes back, so the date rule sees it
+    try:  # an old folder a killed run moved aside goes back first, so the date rule sees it
+        foreign = remove_stages(out)
     except OSError as exc:
         raise OutputError(f"{exc.filename or out}: cannot remove what a stopped run left ({exc.strerror})") from exc
     result = render(out, upstream, date)
+    named = "named like a stage, but the builder did not make it; left in place"
+    result = replace(result, warnings=[*result.warnings, *(f"{path}: {named}" for path in foreign)])
     publish(out, result.files, {DESCRIPTOR: result.descriptor}, keep_hidden=True)
     write_citation(out.parent, result.descriptor)
     return result

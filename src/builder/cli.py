@@ -325,12 +325,13 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW
     cannot be read, 2 on usage errors.
     """
-    from builder.release.compat import Compat, check_compat, load_doc_set, load_schema_set, schema_changes
-    from builder.release.widening import verdict, with_tables
+    from builder.diff import load_docs
+    from builder.release.compat import Compat, check_compat, load_schema_set, schema_changes, verdict
+    from builder.release.widening import with_tables
 
     old_schemas, new_schemas = load_schema_set(old), load_schema_set(new)
     if documents:
-        result = check_compat(old_schemas, new_schemas, load_doc_set(old), load_doc_set(new))
+        result = check_compat(old_schemas, new_schemas, load_docs(old), load_docs(new))
     else:
         result = Compat(schema_changes(old_schemas, new_schemas))
     result = with_tables(result, old, new)  # columns and resources in datapackage.json
@@ -355,7 +356,7 @@ class Stopped(BaseException):
 def _stop(main_pid: int, signum: int, _frame: object) -> None:
     if os.getpid() == main_pid:
         raise Stopped(signum)
-    signal.signal(signum, signal.SIG_DFL)  # a forked worker ends as the signal's default does
+    signal.signal(signum, signal.SIG_DFL)  # git.run's child before it execs git ends as the signal's default does
     os.kill(os.getpid(), signum)
 
 

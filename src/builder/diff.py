@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
-from builder import git
 from builder.errors import InputError, shown
-from builder.fetch import Limits
-from builder.files import read_regular_file
 from builder.inputs import DIFF_SCHEMA, schema_problems
 from builder.layout import ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
+from builder.sources import source_files
 from builder.strictjson import StrictJSONError, parse_json
-from builder.write import DATE_KEYS
+from builder.write import DATE_KEYS, newest_data_version
 
 ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")
 ENERGY += ("wh_per_thousand_images", "joules_per_image", "wh_per_video", "joules_per_video")  # generation workloads
@@ -80,25 +77,16 @@ class Diff:
 
 
 def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
-    """The JSON documents of a data folder, or of `data_dir` at a git ref, checked for the shape diff needs."""
-    folder = Path(spec)
-    if folder.is_dir():
-        shown = f"{spec.rstrip('/')}/"
-        cap = Limits().max_bytes  # a FIFO named x.json is not waited on, a device not read
-        files = {
-            p.relative_to(folder).as_posix(): read_regular_file(p, cap, "a document") for p in folder.rglob("*.json")
-        }
-    else:
-        shown = f"{spec}:{data_dir}/"
-        found = git.files_at_ref(spec, data_dir, f"a data folder or a git ref holding {data_dir}/")
-        files = {rel: data for rel, data in found.items() if rel.endswith(".json")}
+    """The JSON documents of a data folder (or of its `data_dir`), or of `data_dir` at a git ref, checked for
+    the shape diff needs."""
+    expected = f"a data folder or a git ref holding {data_dir}/"
+    shown, files = source_files(spec, data_dir, ".json", "a document", expected=expected)
     docs = {}
-    for rel, data in sorted(files.items()):
+    for rel, data in files.items():
         try:
             docs[rel] = parse_json(data)
         except StrictJSONError as exc:
-            where, message = exc.faults[0]
-            raise InputError(f"{shown}{rel}: {where}: {message}") from None
+            raise InputError(str(exc.problems(f"{shown}{rel}")[0])) from None
         faults = schema_problems(DIFF_SCHEMA, docs[rel], f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ())
         if faults:  # the shape diff needs, and no more: builder validate checks the rest
             raise InputError(str(faults[0]))
@@ -106,10 +94,7 @@ def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
 
 
 def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
-    def version(docs: dict[str, Any]) -> str | None:
-        return max((d.get("data_version", "") for d in docs.values() if isinstance(d, dict)), default=None)
-
-    result = Diff(data_version=(version(old), version(new)))
+    result = Diff(data_version=(newest_data_version(old.values()), newest_data_version(new.values())))
     _diff_workloads(result, old, new)
     old_models, new_models = _models(old), _models(new)
     result.models_added = sorted("".join(m) for m in new_models.keys() - old_models.keys())

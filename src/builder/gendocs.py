@@ -12,12 +12,13 @@ import io
 from collections import defaultdict
 from typing import Any
 
+from builder.csvview import cell
 from builder.generation import PRECISIONS, GenRow
 from builder.genmeta import LATENCY_METRIC, GenerationWorkload
 from builder.layout import CSV, document_url, index_rel, model_list_rel, model_rel, model_url, page_url, workload_dir
 from builder.metadata import SOURCE_KEYS
 from builder.slug import slugify
-from builder.transform import model_identity
+from builder.transform import best_by_gpu, header, model_identity, shared_tail
 
 Doc = dict[str, Any]
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
@@ -114,19 +115,6 @@ def configurations(rows: list[GenRow], slug: str, kind: str, limit_s: float) -> 
     return confs
 
 
-def best_by_gpu(confs: list[Doc], kind: str) -> Doc:
-    """Per GPU, the lowest-energy configuration within the latency limit (the first on a tie)."""
-    joules = measure_keys(kind)[0]
-    best: Doc = {}
-    for conf in confs:
-        if not conf["under_latency_limit"]:
-            continue
-        held = best.get(conf["gpu"])
-        if held is None or conf[joules] < held[joules]:
-            best[conf["gpu"]] = conf
-    return {gpu: dict(best[gpu]) for gpu in sorted(best)}
-
-
 def source(meta: Doc, work: GenerationWorkload) -> Doc:
     """The source block: the shared fields, and the workload's own data_url, workload, configurations,
     method, selection and used_for."""
@@ -142,26 +130,20 @@ def source(meta: Doc, work: GenerationWorkload) -> Doc:
     return {key: merged[key] for key in SOURCE_KEYS}
 
 
-def _header(meta: Doc, date: str) -> Doc:
-    return {"version": meta["header"]["version"], "updated": date, "data_version": date}
-
-
 def model_document(rows: list[GenRow], meta: Doc, date: str, work: GenerationWorkload) -> Doc:
     first = rows[0]
     slug = slugify(first.nickname)
     confs = configurations(rows, slug, work.kind, work.latency_limit_s)
     return {
-        **_header(meta, date),
+        **header(meta, date),
         "kind": work.kind,
         "unit": work.unit,
         "latency_limit_s": work.latency_limit_s,
-        "source": source(meta, work),
-        "caveat": meta["header"]["caveat"],
-        "boundary": meta["header"]["boundary"],
+        **shared_tail(meta, source(meta, work)),
         **model_identity(slug, first),
         "gpus": sorted({c["gpu"] for c in confs}),
         "configurations": confs,
-        "best": best_by_gpu(confs, work.kind),
+        "best": best_by_gpu(confs, "under_latency_limit", measure_keys(work.kind)[0]),
     }
 
 
@@ -181,16 +163,14 @@ def index_rows(models: list[Doc], kind: str) -> list[Doc]:
 
 def index_document(models: list[Doc], meta: Doc, date: str, work: GenerationWorkload) -> Doc:
     return {
-        **_header(meta, date),
+        **header(meta, date),
         "kind": work.kind,
         "unit": work.unit,
         "workload": work.id,
         "latency_limit_s": work.latency_limit_s,
         "selection": work.selection,
         "reference_row": work.reference_row,
-        "source": source(meta, work),
-        "caveat": meta["header"]["caveat"],
-        "boundary": meta["header"]["boundary"],
+        **shared_tail(meta, source(meta, work)),
         "rows": index_rows(models, work.kind),
     }
 
@@ -205,7 +185,7 @@ def model_list_document(models: list[Doc], meta: Doc, date: str, work: Generatio
         }
         for m in models
     ]
-    return {**_header(meta, date), "kind": work.kind, "source": source(meta, work), "models": entries}
+    return {**header(meta, date), "kind": work.kind, "source": source(meta, work), "models": entries}
 
 
 def build_documents(rows: list[GenRow], meta: Doc, date: str, work: GenerationWorkload) -> dict[str, Doc]:
@@ -222,12 +202,6 @@ def build_documents(rows: list[GenRow], meta: Doc, date: str, work: GenerationWo
 
 def csv_rel(workload: str) -> str:
     return workload_dir(workload) + CSV
-
-
-def cell(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def configurations_csv(docs: dict[str, Doc], work: GenerationWorkload) -> bytes:

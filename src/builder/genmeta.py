@@ -77,7 +77,3 @@ def generation_workloads(meta: dict[str, Any], path: Path = METADATA) -> list[Ge
         if twice:
             raise InputError(f"{path}: expected one [[workload]] per {field}, found {', '.join(twice)} more than once")
     return found
-
-
-def workload_by_task(meta: dict[str, Any]) -> dict[str, GenerationWorkload]:
-    return {work.task: work for work in generation_workloads(meta)}

@@ -7,23 +7,34 @@ are object ids checked to be hex), paths follow `--`, and messages go through st
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 
 from builder.errors import InputError, ReleaseError, printable
 
 OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
+HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while git runs; git itself still gets them
+
+
+def _unblock() -> None:
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
 
 
 def run(*args: str, stdin: bytes | None = None, absent: int | None = None) -> bytes:
     """git's stdout as bytes, or ReleaseError naming the command and quoting git's message.
 
-    `absent`: an exit status that means "no such thing" rather than failure; it gives b"".
+    A signal to the builder waits until git is done, so git is never killed half-way through a commit
+    and the caller's undo sees what git did. `absent`: an exit status that means "no such thing"
+    rather than failure; it gives b"".
     """
     feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
     try:
-        done = subprocess.run(["git", *args], capture_output=True, **feed)
+        done = subprocess.run(["git", *args], capture_output=True, preexec_fn=_unblock, **feed)
     except OSError as exc:
         raise ReleaseError(f"cannot run git ({exc.strerror}); is it installed and on PATH?") from None
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     if done.returncode == absent and not done.stderr.strip():
         return b""
     if done.returncode != 0:
@@ -158,14 +169,14 @@ def create_annotated_tag(tag: str, message: str, target: str) -> None:
     run("tag", "--annotate", "--file=-", "--end-of-options", tag, object_id(target), stdin=message.encode())
 
 
-def delete_tag(tag: str, expected: str) -> None:
-    """Delete refs/tags/`tag` only while it still points at `expected`."""
-    run("update-ref", "-d", "--end-of-options", f"refs/tags/{tag}", object_id(expected))
-
-
 def move_head(new: str, expected: str, reason: str) -> None:
     """Point HEAD's branch at `new`, only while it is at `expected`."""
     run("update-ref", "-m", reason, "--end-of-options", "HEAD", object_id(new), object_id(expected))
+
+
+def is_staged(path: str, source: str) -> bool:
+    """Whether the index entry of `path` differs from `source`'s (read only: takes no index lock)."""
+    return bool(run("diff-index", "--cached", "--name-only", object_id(source), "--", path).strip())
 
 
 def unstage(path: str, source: str) -> None:

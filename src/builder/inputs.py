@@ -7,12 +7,12 @@ from functools import cache, reduce
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
-from builder.errors import InputError, Problem, pointer, shown
+from builder import jsonschemas
+from builder.errors import InputError, Problem, shown
 from builder.files import read_regular_file
-from builder.jsonschemas import describe
+from builder.jsonschemas import compiled, describe
 from builder.layout import SCHEMAS
 from builder.strictjson import StrictJSONError, parse_json
 
@@ -23,10 +23,6 @@ INPUT_SCHEMAS = _CHECKOUT if _CHECKOUT.is_dir() else SCHEMAS / "inputs"
 METADATA_SCHEMA, LOCK_SCHEMA, TASK_SCHEMA = "metadata.schema.json", "lock.schema.json", "upstream-task.schema.json"
 DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
 
-# An integer is an int, never a float such as 2.0, which would reach ids and file names as "2.0".
-_TYPES = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, v: type(v) is int)
-_Validator = validators.extend(Draft202012Validator, type_checker=_TYPES)
-
 
 @cache
 def validator(name: str) -> Any:
@@ -36,7 +32,7 @@ def validator(name: str) -> Any:
         schema = parse_json(read_regular_file(path, 1 << 20, "an input schema"))
     except StrictJSONError as exc:
         raise InputError(f"{path}: {exc}") from None
-    return _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return compiled(schema)
 
 
 def schema_problems(
@@ -49,8 +45,7 @@ def schema_problems(
         check = check.evolve(schema=reduce(operator.getitem, part, check.schema))
     if ref:
         check = check.evolve(schema={**check.schema, "$ref": ref})
-    errors = sorted(check.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
-    return list(dict.fromkeys(Problem(path, pointer(e.absolute_path), _expected(e)) for e in errors))
+    return jsonschemas.schema_problems(check, value, path, _expected)
 
 
 def _expected(error: ValidationError) -> str:

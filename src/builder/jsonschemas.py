@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from builder.errors import InputError, shown
+from builder.errors import InputError, Problem, pointer, shown
 from builder.files import Refused, read_file
 from builder.layout import SCHEMAS
 from builder.strictjson import StrictJSONError, json_type, parse_json
@@ -54,12 +55,32 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
     return walk(schema, registry.resolver(base_uri=schema["$id"]), ())
 
 
+# An integer is an int, never a float such as 2.0, which would reach ids and file names as "2.0".
+_TYPES = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, v: type(v) is int)
+_Validator = validators.extend(Draft202012Validator, type_checker=_TYPES)
+
+
+def compiled(schema: dict[str, Any]) -> Any:
+    """The one validator factory: draft 2020-12, format checking on, 2.0 no integer."""
+    return _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
 @cache
-def validator(name: str) -> Draft202012Validator:
-    """One compiled validator per schema, built once per process, format checking on."""
+def validator(name: str) -> Any:
+    """One compiled validator per published schema, built once per process."""
     schemas = load_schemas()
     registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
-    return Draft202012Validator(resolved(schemas[name], registry), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return compiled(resolved(schemas[name], registry))
+
+
+def schema_problems(
+    check: Any, value: Any, path: str, expected: Callable[[ValidationError], str] | None = None
+) -> list[Problem]:
+    """Every way `value` breaks `check`'s schema, one Problem each (repeats once), in document order;
+    `expected` words each error (describe when None)."""
+    errors = sorted(check.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
+    word = expected or describe
+    return list(dict.fromkeys(Problem(path, pointer(e.absolute_path), word(e)) for e in errors))
 
 
 def describe(error: ValidationError) -> str:

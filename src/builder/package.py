@@ -1,5 +1,6 @@
 """The Data Package v2 descriptor: every JSON document a resource with its size and sha256, and table
-views for frictionless (per workload its index rows and model list, the workload list, the CSV)."""
+views for frictionless (per workload its index rows and model list, the workload list, the CSV; per
+generation workload its own CSV too)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,17 @@ from typing import Any
 from referencing import Registry, Resource
 
 from builder.csvview import COLUMNS
+from builder.gendocs import MODEL_COLUMNS, MODEL_ENTRY_KEYS, config_keys, csv_rel, index_row_keys
 from builder.gendocs import source as generation_source
 from builder.genmeta import generation_workloads
-from builder.genpackage import WORKLOAD_ENTRY_ADDED, generation_resources, is_generation
+from builder.genpackage import WORKLOAD_ENTRY_ADDED, is_generation
 from builder.jsonschemas import resolved
 from builder.layout import (
     CSV,
     DEFS_SCHEMA,
     FRONTIER_SCHEMA,
+    GENERATION_SCHEMA_OF_KIND,
+    GENERATION_WORKLOADS,
     INDEX_SCHEMA,
     MODEL_LIST_SCHEMA,
     MODEL_SCHEMA,
@@ -39,6 +43,7 @@ from builder.transform import INDEX_ROW_KEYS, WORKLOAD_ENTRY_KEYS
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
 DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "version", "licenses", "sources", "resources")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
+GEN_DEFS_SCHEMA = "generation-defs.schema.json"
 
 
 def _resolved(schemas: dict[str, dict[str, Any]], name: str, nodes: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -275,6 +280,82 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
         }
     )
     return [*tables, *documents, *generation]
+
+
+def generation_field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each generation field's JSON Schema, by name, $refs resolved."""
+    defs = schemas[GEN_DEFS_SCHEMA]["$defs"]
+    return _resolved(schemas, GEN_DEFS_SCHEMA, {k: v for k, v in defs.items() if "type" in v or "allOf" in v})
+
+
+def generation_resources(
+    workload: str, name: str, files: dict[str, bytes], data_dir: str, schemas: dict[str, dict[str, Any]]
+) -> tuple[list[dict], list[dict]]:
+    """A generation workload's tables (index rows, model list, configurations.csv) and its JSON documents."""
+    kind = GENERATION_WORKLOADS[workload]
+    defs = generation_field_definitions(schemas)
+    suffix, of = f"-{workload}", f" ({name})"
+    row_keys = index_row_keys(kind)
+    schema_of = GENERATION_SCHEMA_OF_KIND
+    tables = [
+        json_table(
+            f"index-rows{suffix}",
+            f"Index rows{of}",
+            "One row per model and GPU type: the lowest-energy configuration within the batch-latency limit, "
+            "in energy order.",
+            f"{data_dir}/{index_rel(workload)}",
+            "rows",
+            row_keys,
+            table_schema(row_keys, defs, ["slug", "gpu"], models=f"model-list{suffix}"),
+        ),
+        json_table(
+            f"model-list{suffix}",
+            f"Model list{of}",
+            "One entry per model document, sorted by slug.",
+            f"{data_dir}/{model_list_rel(workload)}",
+            "models",
+            MODEL_ENTRY_KEYS,
+            table_schema(MODEL_ENTRY_KEYS, defs, ["slug"]),
+        ),
+        {
+            "name": f"configurations{suffix}",
+            "title": f"Configurations{of}",
+            "type": "table",
+            "description": "Every configuration of every model of the workload, one row each, as in its documents.",
+            "path": f"{data_dir}/{csv_rel(workload)}",
+            "format": "csv",
+            "mediatype": "text/csv",
+            **file_facts(files.get(csv_rel(workload), b"")),
+            "schema": table_schema((*MODEL_COLUMNS, *config_keys(kind)), defs, ["slug", "row_id", "repeat"]),
+        },
+    ]
+    documents = [
+        json_resource(
+            f"index-document{suffix}", data_dir, index_rel(workload), files, schema_of["generation-index"], f"Index{of}"
+        ),
+        json_resource(
+            f"model-list-document{suffix}",
+            data_dir,
+            model_list_rel(workload),
+            files,
+            schema_of["generation-model-list"],
+            f"Model list{of}",
+        ),
+    ]
+    for rel in sorted(files):
+        found = place(rel)
+        if found is not None and found.kind == "generation-model" and found.workload == workload:
+            documents.append(
+                json_resource(
+                    f"model{suffix}.{found.slug}",
+                    data_dir,
+                    rel,
+                    files,
+                    schema_of["generation-model"],
+                    f"Model {found.slug}{of}",
+                )
+            )
+    return tables, documents
 
 
 def source_entry(lock: Lock, src: dict[str, Any]) -> dict[str, Any]:

@@ -87,7 +87,7 @@ def parse_lock(data: bytes, where: str, lock_name: str = "lock.json") -> dict[st
     try:
         raw = parse_json(data)
     except StrictJSONError as exc:
-        problems = [Problem(where, at, message) for at, message in exc.faults]
+        problems = exc.problems(where)
     else:
         problems = schema_problems(LOCK_SCHEMA, raw, where)
     _refuse(where, problems)

@@ -8,7 +8,7 @@ import math
 import re
 from typing import Any
 
-from builder.errors import pointer, printable, shown
+from builder.errors import Problem, pointer, printable, shown
 
 MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer in every reader
 
@@ -19,6 +19,10 @@ class StrictJSONError(ValueError):
     def __init__(self, faults: list[tuple[str, str]]) -> None:
         super().__init__("; ".join(f"{where}: {message}" for where, message in faults))
         self.faults = faults
+
+    def problems(self, path: str) -> list[Problem]:
+        """Every fault as a Problem of the file `path`."""
+        return [Problem(path, where, message) for where, message in self.faults]
 
 
 class _Fault:

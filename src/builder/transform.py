@@ -140,14 +140,14 @@ def configurations(rows: list[Row], slug: str, deadline_ms: float) -> list[Doc]:
     return confs
 
 
-def best_by_gpu(confs: list[Doc]) -> Doc:
-    """Per GPU, the lowest-energy configuration under the deadline (first on a tie)."""
+def best_by_gpu(confs: list[Doc], within: str = "under_itl_deadline", joules: str = "joules_per_output_token") -> Doc:
+    """Per GPU, the lowest-energy configuration among those flagged `within` (the first on a tie)."""
     best: Doc = {}
     for conf in confs:
-        if not conf["under_itl_deadline"]:
+        if not conf[within]:
             continue
         held = best.get(conf["gpu"])
-        if held is None or conf["joules_per_output_token"] < held["joules_per_output_token"]:
+        if held is None or conf[joules] < held[joules]:
             best[conf["gpu"]] = conf
     return {gpu: dict(best[gpu]) for gpu in sorted(best)}
 

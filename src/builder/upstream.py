@@ -115,7 +115,7 @@ def load_json(data: bytes, path: str) -> object:
     try:
         return parse_json(data)
     except StrictJSONError as exc:
-        problems = [Problem(path, where, message) for where, message in exc.faults]
+        problems = exc.problems(path)
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems) from None
 
 

@@ -1,11 +1,12 @@
-"""Canonical JSON, the date rule, and the one publish step of every command that writes, with its guards.
+"""Canonical JSON, the date rule, and the one publish step of every command that writes.
 
 A folder is published by writing the new one, synced, in a hidden stage folder beside it
-(`.NAME.stage-XXXXXXXX`), then, with SIGINT, SIGTERM and SIGHUP held back, renaming the old folder
-into the stage, the new one into place and each file beside it (the descriptor) over its own, and
-last removing the stage. Files that cannot travel in a folder (upstream snapshots and their lock)
-are staged beside each and renamed in order, the lock last. A killed run leaves its stage:
-`builder validate` reports it, the next run removes it.
+(`.NAME.stage-XXXXXXXX`, marked by a `.builder-stage` file made first), then, with SIGINT, SIGTERM
+and SIGHUP held back, renaming the old folder into the stage, the new one into place and each file
+beside it (the descriptor) over its own, and last removing the stage. Files that cannot travel in a
+folder (upstream snapshots and their lock) are staged beside each and renamed in order, the lock
+last. A killed run leaves its stage: `builder validate` reports it, the next run removes it. An entry
+named like a stage without the mark is never removed.
 """
 
 from __future__ import annotations
@@ -13,33 +14,24 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import re
 import shutil
 import signal
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 from builder.errors import OutputError
-from builder.files import Refused, is_folder, kind, read_regular
+from builder.files import is_folder
 from builder.layout import (
-    DATA,
-    DESCRIPTOR,
-    GIT,
-    MAX_FILE_BYTES,
-    PACKAGE_NAME,
-    SCHEMAS,
-    UPSTREAM,
     is_hidden,
-    is_published,
-    is_published_folder,
 )
 
 DATE_KEYS = ("updated", "data_version")
 STAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")  # tempfile's random part, 8 of them
+STAGE_MARK = ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while a swap runs
 
 
@@ -62,6 +54,12 @@ def dumps(doc: Any) -> bytes:
                 todo += [(f"{at}/{i}", v) for i, v in enumerate(value)]
         msg = f"expected strict JSON, found a value it cannot hold{where} ({exc}); nothing was written"
         raise OutputError(msg) from exc
+
+
+def newest_data_version(docs: Iterable[Any]) -> str | None:
+    """The newest `data_version` among documents (every workload's), or None when none has one."""
+    dated = (d["data_version"] for d in docs if isinstance(d, dict) and isinstance(d.get("data_version"), str))
+    return max(dated, default=None)
 
 
 def undated(doc: dict[str, Any]) -> dict[str, Any]:
@@ -93,8 +91,7 @@ def stage_prefix(target: Path) -> str:
     return f".{target.name}.stage-"
 
 
-def stages(target: Path) -> list[Path]:
-    """The stage folders and files beside `target` (by name only; nothing is opened)."""
+def _named_like_stages(target: Path) -> list[Path]:
     prefix = stage_prefix(target)
     try:
         names = os.listdir(target.parent)
@@ -104,16 +101,51 @@ def stages(target: Path) -> list[Path]:
     return [target.parent / n for n in sorted(found) if set(n[len(prefix) :]) <= STAGE_CHARS]
 
 
-def remove_stages(target: Path) -> None:
-    """Remove what a killed run left beside `target`, first putting back an old folder it had moved away."""
-    for stage in stages(target):
-        mode = stage.lstat().st_mode
-        if stat.S_ISDIR(mode):
-            if not os.path.lexists(target) and is_folder(stage / "old"):
-                os.rename(stage / "old", target)  # killed between its two renames: the old folder goes back
-            shutil.rmtree(stage)
-        else:  # a file, or a link or FIFO planted under a stage's name: the entry goes, never what it names
-            os.unlink(stage)
+def _is_stage(path: Path) -> bool:
+    """A folder (not a link to one) that holds the stage mark as a regular file; looked up, never opened."""
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode) and stat.S_ISREG((path / STAGE_MARK).lstat().st_mode)
+    except OSError:
+        return False
+
+
+def stages(target: Path) -> list[Path]:
+    """The stages a publish left beside `target`: named like one and marked (nothing is opened)."""
+    return [path for path in _named_like_stages(target) if _is_stage(path)]
+
+
+def remove_stages(target: Path) -> list[Path]:
+    """Remove the stages a killed run left beside `target`, first putting back an old folder it had moved
+    away; an empty folder of a stage's name goes too (killed before its mark). Returns what is named like a
+    stage but is none: it is left in place."""
+    foreign = []
+    for path in _named_like_stages(target):
+        if _is_stage(path):
+            if not os.path.lexists(target) and is_folder(path / "old"):
+                os.rename(path / "old", target)  # killed between its two renames: the old folder goes back
+            _remove_stage(path)
+            continue
+        try:
+            os.rmdir(path)  # only ever removes an empty folder, never a link, file or what it names
+        except OSError:
+            foreign.append(path)
+    return foreign
+
+
+def _remove_stage(stage: Path) -> None:
+    """Remove a stage, its mark last: a removal cut short leaves a stage still known as one."""
+    for entry in os.scandir(stage):
+        if entry.name != STAGE_MARK:
+            shutil.rmtree(entry.path) if entry.is_dir(follow_symlinks=False) else os.unlink(entry.path)
+    os.unlink(stage / STAGE_MARK)
+    os.rmdir(stage)
+
+
+def _new_stage(target: Path) -> Path:
+    """A new stage folder beside `target`, marked before anything goes in."""
+    stage = Path(tempfile.mkdtemp(prefix=stage_prefix(target), dir=target.parent))
+    os.close(os.open(stage / STAGE_MARK, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+    return stage
 
 
 @contextmanager
@@ -155,7 +187,7 @@ def publish(
     try:
         with _locked(out.parent):
             remove_stages(out)
-            stage = Path(tempfile.mkdtemp(prefix=stage_prefix(out), dir=out.parent))
+            stage = _new_stage(out)
             try:
                 _stage(stage, out, files, beside, keep_hidden)
                 with signals_held():
@@ -174,7 +206,8 @@ def publish(
                     _fsync(out.parent)
             finally:
                 if is_folder(out) or not is_folder(stage / "old"):
-                    shutil.rmtree(stage, ignore_errors=True)
+                    with suppress(OSError):
+                        _remove_stage(stage)
     except OSError as exc:
         raise OutputError(f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged") from exc
 
@@ -224,12 +257,11 @@ def replace_files(files: dict[Path, bytes]) -> None:
         for final in files:
             remove_stages(final)
         for final, data in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=stage_prefix(final), dir=final.parent)
-            staged.append(Path(tmp))
-            _write_fd(fd, data)
+            staged.append(_new_stage(final))
+            _write(staged[-1] / final.name, data)
         with signals_held():
-            for tmp, final in zip(staged, files, strict=True):
-                os.replace(tmp, final)
+            for stage, final in zip(staged, files, strict=True):
+                os.replace(stage / final.name, final)
                 done.append(str(final))
             for parent in {final.parent for final in files}:
                 _fsync(parent)
@@ -237,9 +269,9 @@ def replace_files(files: dict[Path, bytes]) -> None:
         left = f"only {', '.join(done)} replaced; run the command again" if done else "nothing was changed"
         raise OutputError(f"{exc.filename or 'output'}: cannot write ({exc.strerror}); {left}") from exc
     finally:
-        for tmp in staged:
+        for stage in staged:
             with suppress(OSError):
-                tmp.unlink()
+                _remove_stage(stage)
 
 
 def _mkdir(path: Path) -> None:
@@ -269,107 +301,3 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-# Guards: which folders a command may replace.
-
-FOREIGN_SHOWN = 5  # offending entries named in a refusal
-DIST_FILE = re.compile(
-    r"leadgreen-data-v[0-9.]+\.(tar\.gz|manifest\.json)|leadgreen_data-[0-9.]+-py3-none-any\.whl|SHA256SUMS"
-)
-
-
-def _built(rel: str) -> bool:
-    return is_published(rel) or (is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
-
-
-def check_dist_output(out: Path) -> None:
-    """Refuse a dist folder that `builder dist` would damage: it may hold only release files, and not lie in data/."""
-    check_output(out, owned=lambda rel: bool(DIST_FILE.fullmatch(rel)), owned_folder=lambda rel: False,
-                 what="a folder of release files", data=False)  # fmt: skip
-
-
-def check_output(
-    out: Path,
-    owned: Callable[[str], bool] = _built,
-    owned_folder: Callable[[str], bool] = is_published_folder,
-    what: str = "a data folder",
-    data: bool = True,
-) -> None:
-    """Refuse, naming why, an output folder that is not missing, empty or holding only what `owned` accepts,
-    that holds the current folder, or lies in upstream/, schemas/, .git/ or data/ (real paths, lstat kinds);
-    and, for a data folder, a descriptor beside it that is no regular file or another package's."""
-    try:
-        mode = out.lstat().st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        mode = None  # missing: the build creates it (or says why it cannot)
-    except OSError as exc:
-        raise OutputError(f"{out}: cannot read the output folder ({exc.strerror}); refusing to write") from exc
-    if mode is not None and not stat.S_ISDIR(mode):
-        raise OutputError(f"{out}: expected a folder, found {kind(mode)}; refusing to replace it")
-    try:
-        real = out.resolve()
-        here = Path.cwd().resolve()
-        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT)}
-        inside_only = (here / DATA).resolve()  # the committed data folder itself is the default output
-    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
-        raise OutputError(f"{out}: cannot resolve the output folder ({exc}); refusing to write") from exc
-    if here.is_relative_to(real):
-        which = "the current folder" if real == here else "a folder that contains the current folder"
-        raise OutputError(f"{out}: is {which} ({real}); refusing to replace it")
-    for name, folder in protected.items():
-        if real.is_relative_to(folder):
-            where = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
-            raise OutputError(f"{out}: is {where} ({real}); refusing to write there")
-    if real.is_relative_to(inside_only) and (real != inside_only or not data):
-        where = "inside the" if real != inside_only else "the"
-        raise OutputError(f"{out}: is {where} {DATA}/ folder ({real}); refusing to write there")
-    foreign = _foreign_entries(out, owned, owned_folder) if mode is not None else []
-    if foreign:
-        more = " ..." if len(foreign) > FOREIGN_SHOWN else ""
-        raise OutputError(
-            f"{out}: expected an empty folder or {what}, found {', '.join(foreign[:FOREIGN_SHOWN])}{more}; "
-            "refusing to replace it"
-        )
-    if data:
-        _check_descriptor_beside(out)
-
-
-def _foreign_entries(out: Path, owned: Callable[[str], bool], owned_folder: Callable[[str], bool]) -> list[str]:
-    """Entries a build did not publish, breadth first, sorted, at most FOREIGN_SHOWN + 1 of them."""
-    found: list[str] = []
-    folders = [""]
-    while folders and len(found) <= FOREIGN_SHOWN:
-        prefix = folders.pop(0)
-        try:
-            with os.scandir(out / prefix if prefix else out) as listing:
-                entries = sorted((e.name, e.stat(follow_symlinks=False).st_mode) for e in listing)
-        except OSError as exc:
-            raise OutputError(f"{out}: cannot read {out / prefix} ({exc.strerror}); refusing to write") from exc
-        for name, mode in entries:
-            rel = f"{prefix}{name}"
-            if stat.S_ISDIR(mode) and owned_folder(rel):
-                folders.append(f"{rel}/")
-            elif stat.S_ISDIR(mode):
-                found.append(f"{rel}/")
-            elif not stat.S_ISREG(mode):
-                found.append(f"{rel} ({kind(mode)})")
-            elif not owned(rel):
-                found.append(rel)
-    return found
-
-
-def _check_descriptor_beside(out: Path) -> None:
-    path = out.parent / DESCRIPTOR
-    try:
-        name = json.loads(read_regular(path, MAX_FILE_BYTES, follow_links=False)).get("name")
-    except Refused as exc:
-        if exc.found_kind or (exc.error and os.path.lexists(path)):
-            found = f"cannot read ({exc.error})" if exc.error else f"expected a regular file, found {exc.found_kind}"
-            raise OutputError(f"{path}: {found}; refusing to replace it ({out})") from None
-        return  # missing, or too large: a build writes it
-    except (ValueError, AttributeError, RecursionError):
-        return  # broken (a merge conflict, say): a build may repair it
-    if isinstance(name, str) and name != PACKAGE_NAME:
-        raise OutputError(f"{path}: expected the descriptor of {PACKAGE_NAME}, found the package {name!r}; "
-                          f"refusing to replace it ({out})")  # fmt: skip

@@ -2,25 +2,26 @@
 
 `check_compat` validates each side's documents against the other side's schemas and lists the
 schema changes a reader can see. `$ref`s resolve only within the given set; nothing is fetched.
+
+A widening only adds: a schema file, a field (required when the field itself is new), an enum
+value, a resource in datapackage.json, a column appended to a table. What a reader relied on
+still holds. Anything else (removed, retyped, reordered, restricted) narrows it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Set
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from builder import git, layout
-from builder.diff import load_docs
-from builder.errors import InputError, Problem, ReleaseError, pointer, shown
-from builder.files import read_regular_file
-from builder.jsonschemas import describe, resolved
+from builder import layout
+from builder.errors import InputError, Problem, ReleaseError, shown
+from builder.jsonschemas import compiled, resolved, schema_problems
+from builder.sources import source_files
 from builder.strictjson import StrictJSONError, parse_json
 
 SCHEMA_SUFFIX = ".schema.json"
@@ -97,14 +98,13 @@ def cross_validate(
         if name not in validators:
             try:  # $refs resolved once per schema, within the set, as builder validate does
                 schema = resolved({"$id": _base(name, schemas[name]), **schemas[name]}, registry)
-                validators[name] = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+                validators[name] = compiled(schema)
             except Unresolvable as exc:
                 validators[name] = f"expected every $ref to resolve within the set, found {exc}"
         if isinstance(validators[name], str):
             failures.append(Problem(rel, "/", validators[name]))
             continue
-        errors = sorted(validators[name].iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
-        failures += [Problem(rel, pointer(e.absolute_path), describe(e)) for e in errors]
+        failures += schema_problems(validators[name], doc, rel)
     return failures
 
 
@@ -227,34 +227,42 @@ def _compare_enum(name: str, path: str, old: list[Any] | None, new: list[Any] | 
         yield SchemaChange(name, path, "enum narrowed", f"removed {_listed(lost)}")
 
 
-# Reading schema and document sets, from a folder or a git ref
+WIDENING = frozenset({"schema added", "field added", "enum widened", "resource added", "column appended"})
+
+
+def is_widening(change: SchemaChange, changes: list[SchemaChange]) -> bool:
+    """A change that only adds; `required added` is one when the field it names is added too."""
+    if change.kind == "required added":
+        field = f"{change.path}/{change.detail}"
+        return any(c.kind == "field added" and c.schema == change.schema and c.path == field for c in changes)
+    return change.kind in WIDENING
+
+
+def verdict(changes: list[SchemaChange]) -> str:
+    """One line that says whether the changes widen or narrow the contract ('' when there are none)."""
+    if not changes:
+        return ""
+    narrowing = [str(c) for c in changes if not is_widening(c, changes)]
+    if not narrowing:
+        return "Widening: every change adds (a schema, a field, an enum value, a resource or a column)."
+    return f"Narrowing: {len(narrowing)} change(s) remove or restrict what readers relied on: {'; '.join(narrowing)}"
+
+
+# Reading schema sets, from a folder or a git ref
 
 
 def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
     """The schemas of a folder (its schemas/ folder, or the folder itself) or of schemas/ at a git ref."""
-    folder = Path(spec)
-    if folder.is_dir():
-        inner = folder / "schemas"
-        found = sorted((inner if inner.is_dir() else folder).glob(f"*{SCHEMA_SUFFIX}"))
-        files = {p.name: read_regular_file(p, layout.MAX_FILE_BYTES, "a JSON Schema") for p in found}
-    else:
-        found = git.files_at_ref(spec, "schemas", "a folder or a git ref")
-        files = {name: data for name, data in found.items() if "/" not in name and name.endswith(SCHEMA_SUFFIX)}
+    _, files = source_files(spec, "schemas", SCHEMA_SUFFIX, "a JSON Schema", deep=False)
     if not files:
         raise InputError(f"{spec}: expected *{SCHEMA_SUFFIX} files in a folder or at a git ref, found none")
     schemas = {}
-    for name, data in sorted(files.items()):
+    for name, data in files.items():
         try:
             schemas[name] = parse_json(data)
         except StrictJSONError as exc:
-            raise InputError(f"{spec}: {name}: {exc.faults[0][0]}: {exc.faults[0][1]}") from None
+            raise InputError(str(exc.problems(f"{spec}: {name}")[0])) from None
     return schemas
-
-
-def load_doc_set(spec: str) -> dict[str, Any]:
-    """The documents of a folder's data/ (or the folder itself) or of data/ at a git ref."""
-    folder = Path(spec)
-    return load_docs(str(folder / "data") if (folder / "data").is_dir() else spec)
 
 
 # The release guard and its changelog section
@@ -294,8 +302,6 @@ def changelog_section(
     lines += [f"Compared with the schemas of {previous}:", ""]
     lines += [f"- {change}" for change in compat.changes] or ["- (no change in the schemas themselves)"]
     lines.append("")
-    from builder.release.widening import verdict  # it imports this module
-
     lines += [verdict(compat.changes), ""] if compat.changes else []
     for against, title in (
         (OLD_DOCS_NEW_SCHEMAS, f"The documents of {previous} against the new schemas"),
@@ -310,16 +316,3 @@ def changelog_section(
             lines.append(f"- ... and {len(found) - SHOWN_FAILURES} more")
         lines.append("")
     return "\n".join(lines)
-
-
-def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepted: str | None) -> str:
-    """What `builder release` calls: compare the commit `current` with the previous tag, refuse or
-    return the changelog section."""
-    old_docs = load_docs(previous)
-    compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
-    from builder.release.widening import with_tables  # it imports this module
-
-    compat = with_tables(compat, previous, current)  # CSV columns and resources, from datapackage.json
-    old_major, new_major = major(old_docs), major(new_docs)
-    require_accepted(compat, accepted, old_major, new_major)
-    return changelog_section(compat, accepted, previous, old_major, new_major)

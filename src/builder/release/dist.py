@@ -13,12 +13,13 @@ from pathlib import Path
 
 from builder import git
 from builder.errors import ReleaseError
+from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DIST, INDEX, LOCK
 from builder.pin import Lock, lock_json, parse_lock
 from builder.release import artifacts, wheel
 from builder.release.artifacts import CONTENTS
 from builder.release.rules import Version
-from builder.write import check_dist_output, publish
+from builder.write import publish
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 READER_PATHS = (wheel.READER, wheel.METADATA)  # the reader's source, and metadata.toml for its project URLs

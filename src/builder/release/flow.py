@@ -15,10 +15,10 @@ from typing import Any
 from builder import git
 from builder.diff import diff_trees, load_docs
 from builder.errors import BuilderError, ReleaseError, ValidationError
+from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
 from builder.pin import load_lock
 from builder.release import artifacts
-from builder.release.compat import guard_release
 from builder.release.dist import build_dist, files_at
 from builder.release.rules import (
     LARGE_CHANGE_PCT,
@@ -30,8 +30,9 @@ from builder.release.rules import (
     next_version,
 )
 from builder.release.rules import summary as tag_summary
+from builder.release.widening import guard_release
 from builder.verify import check_committed
-from builder.write import check_dist_output, replace_files, signals_held
+from builder.write import newest_data_version, replace_files, signals_held
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             "(not in `git tag --list`); run `git fetch --tags` first"
         )
     docs = _check_committed_data(committed, start, today)
-    data_version = max(doc["data_version"] for doc in docs.values())
+    data_version = newest_data_version(docs.values()) or ""  # validated: every document has one
     api = docs["index.json"]["version"]
     previous = newest_release(existing)
     diff = diff_trees(load_docs(previous.tag), docs) if previous else None
@@ -181,13 +182,14 @@ def _release(plan: Plan, undo: Undo) -> None:
     tag = plan.version.tag
     undo.changelog_written = True  # from here on, even a failed write is undone
     replace_files({CHANGELOG: plan.changelog})
+    undo.staged = True  # each intent is recorded before git runs: a signal lands once git is done
     git.run("add", "--", CHANGELOG.as_posix())
-    undo.staged = True
+    undo.committing = True
     git.commit(f"Release {tag}\n\n{plan.message}", CHANGELOG.as_posix())
     made = git.head()
     if made == plan.start or git.parents(made) != [plan.start]:
         raise ReleaseError(f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}")
-    undo.commit, undo.tag = made, tag  # recorded before git runs: a signal may land after git made the tag
+    undo.commit, undo.tag = made, tag
     git.create_annotated_tag(tag, plan.message, made)
 
 
@@ -199,6 +201,7 @@ class Undo:
     changelog_before: bytes | None
     changelog_written: bool = False
     staged: bool = False
+    committing: bool = False  # a commit on `start` found on unwind is this run's, recorded or not
     commit: str | None = None
     tag: str | None = None  # the tag this run set out to make, on `commit`
 
@@ -219,9 +222,9 @@ class Undo:
 
     def _head(self, left: list[str]) -> None:
         now = git.head()
-        if self.commit is not None and now == self.commit:
+        if now != self.start and self.committing and git.parents(now) == [self.start]:
             try:
-                git.move_head(self.start, self.commit, "builder release: roll back the release commit")
+                git.move_head(self.start, now, "builder release: roll back the release commit")
             except ReleaseError as exc:
                 left.append(f"HEAD is still the release commit {now[:12]} ({exc}); "
                             f"undo it with `git reset --keep {self.start[:12]}`")  # fmt: skip
@@ -229,7 +232,7 @@ class Undo:
             left.append(f"HEAD moved to {now[:12]} during the release, left there (was {self.start[:12]})")
 
     def _index(self, left: list[str]) -> None:
-        if self.staged and git.head() == self.start:
+        if self.staged and git.head() == self.start and git.is_staged(CHANGELOG.as_posix(), self.start):
             git.unstage(CHANGELOG.as_posix(), self.start)
 
     def _changelog(self, left: list[str]) -> None:

@@ -29,6 +29,7 @@ from typing import Any
 
 from builder.errors import ReleaseError
 from builder.repository import parse as parse_repository
+from builder.write import newest_data_version
 
 DIST_NAME = "leadgreen-data"
 MODULE = "leadgreen_data"
@@ -112,19 +113,6 @@ def _release_module(version: str, tag: str, data_version: str) -> str:
     )
 
 
-def newest_data_version(files: dict[str, bytes]) -> str:
-    """The newest `data_version` across the JSON documents under data/ (every workload's)."""
-    found = []
-    for rel, data in files.items():
-        if rel.startswith("data/") and rel.endswith(".json"):
-            doc: Any = json.loads(data)
-            if isinstance(doc, dict) and isinstance(doc.get("data_version"), str):
-                found.append(doc["data_version"])
-    if not found:
-        raise ReleaseError("expected documents with a data_version under data/, found none")
-    return max(found)
-
-
 def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) -> dict[str, bytes]:
     """Every file of the staging project, by path: pure, so what goes into the wheel is testable."""
     version = dist_version(tag)
@@ -150,7 +138,10 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
     staged["README.md"] = reader[f"{READER}/README.md"]
     found = parse_repository(reader.get(METADATA, b"").decode("utf-8", "replace"))
     staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()
-    data_version = newest_data_version(files)
+    data = [json.loads(b) for rel, b in files.items() if rel.startswith("data/") and rel.endswith(".json")]
+    data_version = newest_data_version(data)
+    if data_version is None:
+        raise ReleaseError("expected documents with a data_version under data/, found none")
     staged[f"{MODULE}/{GENERATED}"] = _release_module(version, tag, data_version).encode()
     return dict(sorted(staged.items()))
 

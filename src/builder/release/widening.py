@@ -1,42 +1,23 @@
-"""Whether the schema changes between two releases widen the contract or narrow it, and the tables' changes.
-
-A widening only adds: a schema file, a field (required when the field itself is new), an enum
-value, a resource in datapackage.json, a column appended to a table. What a reader relied on
-still holds. Anything else (removed, retyped, reordered, restricted) narrows it.
-"""
+"""The tables' changes between two releases (from datapackage.json), and the release's schema guard."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-from builder import git
-from builder.errors import InputError
-from builder.files import read_regular_file
-from builder.layout import DESCRIPTOR, MAX_FILE_BYTES
-from builder.release.compat import Compat, SchemaChange
+from builder.diff import load_docs
+from builder.layout import DESCRIPTOR
+from builder.release.compat import (
+    Compat,
+    SchemaChange,
+    changelog_section,
+    check_compat,
+    load_schema_set,
+    major,
+    require_accepted,
+)
+from builder.sources import source_files
 from builder.strictjson import parse_json
-
-WIDENING = frozenset({"schema added", "field added", "enum widened", "resource added", "column appended"})
-
-
-def is_widening(change: SchemaChange, changes: list[SchemaChange]) -> bool:
-    """A change that only adds; `required added` is one when the field it names is added too."""
-    if change.kind == "required added":
-        field = f"{change.path}/{change.detail}"
-        return any(c.kind == "field added" and c.schema == change.schema and c.path == field for c in changes)
-    return change.kind in WIDENING
-
-
-def verdict(changes: list[SchemaChange]) -> str:
-    """One line that says whether the changes widen or narrow the contract ('' when there are none)."""
-    if not changes:
-        return ""
-    narrowing = [str(c) for c in changes if not is_widening(c, changes)]
-    if not narrowing:
-        return "Widening: every change adds (a schema, a field, an enum value, a resource or a column)."
-    return f"Narrowing: {len(narrowing)} change(s) remove or restrict what readers relied on: {'; '.join(narrowing)}"
 
 
 def table_changes(old: dict[str, Any], new: dict[str, Any]) -> list[SchemaChange]:
@@ -73,16 +54,7 @@ def with_tables(compat: Compat, old: str, new: str) -> Compat:
 
 def load_descriptor(spec: str) -> dict[str, Any] | None:
     """datapackage.json of a folder or at a git ref; None when there is none, {} when it is unreadable."""
-    folder = Path(spec)
-    if folder.is_dir():
-        path = folder / DESCRIPTOR
-        data = read_regular_file(path, MAX_FILE_BYTES, "a data package descriptor") if path.exists() else None
-    else:
-        commit = git.commit_of(spec)
-        if commit is None:
-            raise InputError(f"{spec}: expected a folder or a git ref, found neither")
-        files, _ = git.tree_files(commit, (DESCRIPTOR,))
-        data = files.get(DESCRIPTOR)
+    data = source_files(spec, DESCRIPTOR, DESCRIPTOR, "a data package descriptor", deep=False)[1].get(DESCRIPTOR)
     if data is None:
         return None
     try:
@@ -107,3 +79,14 @@ def _columns(resource: dict[str, Any]) -> dict[str, str]:
         return {}
     named = [f for f in fields if isinstance(f, dict) and isinstance(f.get("name"), str)]
     return {f["name"]: str(f.get("type", "any")) for f in named}
+
+
+def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepted: str | None) -> str:
+    """What `builder release` calls: compare the commit `current` with the previous tag, refuse or
+    return the changelog section."""
+    old_docs = load_docs(previous)
+    compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
+    compat = with_tables(compat, previous, current)  # CSV columns and resources, from datapackage.json
+    old_major, new_major = major(old_docs), major(new_docs)
+    require_accepted(compat, accepted, old_major, new_major)
+    return changelog_section(compat, accepted, previous, old_major, new_major)

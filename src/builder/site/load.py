@@ -13,6 +13,7 @@ from builder.files import Refused, read_file
 from builder.layout import DATA, DESCRIPTOR, INDEX, METADATA, SCHEMAS
 from builder.metadata import load_metadata
 from builder.validate.tree import load_tree
+from builder.write import newest_data_version
 
 EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
 
@@ -96,10 +97,10 @@ def indexes(pkg: Package) -> list[str]:
 
 def data_version(pkg: Package) -> str:
     """The package's data version: the newest data_version across its documents."""
-    versions = [d["data_version"] for d in pkg.docs.values() if isinstance(d, dict) and "data_version" in d]
-    if not versions:
+    found = newest_data_version(pkg.docs.values())
+    if found is None:
         raise InputError(f"{DATA}: expected documents with a data_version, found none")
-    return max(str(v) for v in versions)
+    return found
 
 
 def licence_links(pkg: Package) -> list[tuple[str, str]]:

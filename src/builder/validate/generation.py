@@ -16,7 +16,6 @@ from typing import Any
 from builder import layout
 from builder.errors import Problem
 from builder.gendocs import (
-    best_by_gpu,
     configurations_csv,
     csv_rel,
     gen_row_id,
@@ -27,6 +26,7 @@ from builder.gendocs import (
 from builder.generation import control_characters
 from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
 from builder.slug import slugify
+from builder.transform import best_by_gpu
 from builder.validate.tree import Tree
 
 Doc = dict[str, Any]
@@ -174,7 +174,7 @@ def check_model(shown: str, rel: str, doc: Doc, work: _Work) -> list[Problem]:
         ]
     if doc["gpus"] != sorted({c["gpu"] for c in confs}):
         problems.append(Problem(shown, "/gpus", "expected the sorted distinct GPUs of its configurations"))
-    want = best_by_gpu(confs, work.kind)
+    want = best_by_gpu(confs, "under_latency_limit", measure_keys(work.kind)[0])
     for gpu in sorted(want.keys() | doc["best"].keys()):
         if doc["best"].get(gpu) != want.get(gpu):
             found = doc["best"].get(gpu, {}).get("row_id", "none")

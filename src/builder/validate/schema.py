@@ -13,11 +13,12 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from builder.errors import Problem, pointer, shown
-from builder.jsonschemas import describe, load_schemas, validator
+from builder.jsonschemas import describe, load_schemas, schema_problems, validator
 from builder.layout import SCHEMAS, schema_for
 from builder.validate.tree import Tree
 
-__all__ = ["check_schemas", "check_schemas_fast", "fast_validator", "load_schemas", "schema_for", "validator"]
+__all__ = ["check_schemas", "check_schemas_fast", "describe", "fast_validator", "load_schemas", "pointer", "schema_for"]
+__all__ += ["validator"]
 
 
 def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
@@ -34,13 +35,13 @@ def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
             if check.is_valid(doc):
                 passed.add(rel)
                 continue
-            errors = sorted(check.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+            errors = schema_problems(check, doc, tree.shown(rel))
         except Exception as exc:  # a broken schema file: jsonschema and referencing raise their own exceptions
             broken.add(name)
             found = f"{type(exc).__name__}: {shown(str(exc), 160)}"
             problems.append(Problem(f"{SCHEMAS}/{name}", "/", f"expected a usable JSON Schema, found {found}"))
             continue
-        problems += [Problem(tree.shown(rel), pointer(e.absolute_path), describe(e)) for e in errors]
+        problems += errors
     return problems, passed
 
 

@@ -20,8 +20,6 @@ from builder.files import Refused, kind, read_file, too_large
 from builder.layout import CSV, DESCRIPTOR, JSON, MAX_FILE_BYTES, is_hidden, schema_for
 from builder.strictjson import StrictJSONError, json_type, parse_json
 
-LIMIT = f"{MAX_FILE_BYTES // (1024 * 1024)} MiB"
-
 
 @dataclass
 class Tree:
@@ -147,7 +145,7 @@ def _document(tree: Tree, shown: str, data: bytes) -> dict[str, Any] | None:
     try:
         value = parse_json(data)
     except StrictJSONError as exc:
-        tree.problems += [Problem(shown, where, message) for where, message in exc.faults]
+        tree.problems += exc.problems(shown)
         return None
     except (ValueError, RecursionError) as exc:
         tree.problems.append(Problem(shown, "/", f"expected valid JSON, {exc}"))

@@ -1,0 +1,126 @@
+"""Which folders a command may replace: the guards `build` and `dist` run before they publish."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+from builder.errors import OutputError
+from builder.files import Refused, kind, read_regular
+from builder.layout import (
+    DATA,
+    DESCRIPTOR,
+    GIT,
+    MAX_FILE_BYTES,
+    PACKAGE_NAME,
+    SCHEMAS,
+    UPSTREAM,
+    is_hidden,
+    is_published,
+    is_published_folder,
+)
+
+FOREIGN_SHOWN = 5  # offending entries named in a refusal
+DIST_FILE = re.compile(
+    r"leadgreen-data-v[0-9.]+\.(tar\.gz|manifest\.json)|leadgreen_data-[0-9.]+-py3-none-any\.whl|SHA256SUMS"
+)
+
+
+def _built(rel: str) -> bool:
+    return is_published(rel) or (is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
+
+
+def check_dist_output(out: Path) -> None:
+    """Refuse a dist folder that `builder dist` would damage: it may hold only release files, and not lie in data/."""
+    check_output(out, owned=lambda rel: bool(DIST_FILE.fullmatch(rel)), owned_folder=lambda rel: False,
+                 what="a folder of release files", data=False)  # fmt: skip
+
+
+def check_output(
+    out: Path,
+    owned: Callable[[str], bool] = _built,
+    owned_folder: Callable[[str], bool] = is_published_folder,
+    what: str = "a data folder",
+    data: bool = True,
+) -> None:
+    """Refuse, naming why, an output folder that is not missing, empty or holding only what `owned` accepts,
+    that holds the current folder, or lies in upstream/, schemas/, .git/ or data/ (real paths, lstat kinds);
+    and, for a data folder, a descriptor beside it that is no regular file or another package's."""
+    try:
+        mode = out.lstat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None  # missing: the build creates it (or says why it cannot)
+    except OSError as exc:
+        raise OutputError(f"{out}: cannot read the output folder ({exc.strerror}); refusing to write") from exc
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise OutputError(f"{out}: expected a folder, found {kind(mode)}; refusing to replace it")
+    try:
+        real = out.resolve()
+        here = Path.cwd().resolve()
+        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT)}
+        inside_only = (here / DATA).resolve()  # the committed data folder itself is the default output
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
+        raise OutputError(f"{out}: cannot resolve the output folder ({exc}); refusing to write") from exc
+    if here.is_relative_to(real):
+        which = "the current folder" if real == here else "a folder that contains the current folder"
+        raise OutputError(f"{out}: is {which} ({real}); refusing to replace it")
+    for name, folder in protected.items():
+        if real.is_relative_to(folder):
+            where = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
+            raise OutputError(f"{out}: is {where} ({real}); refusing to write there")
+    if real.is_relative_to(inside_only) and (real != inside_only or not data):
+        where = "inside the" if real != inside_only else "the"
+        raise OutputError(f"{out}: is {where} {DATA}/ folder ({real}); refusing to write there")
+    foreign = _foreign_entries(out, owned, owned_folder) if mode is not None else []
+    if foreign:
+        more = " ..." if len(foreign) > FOREIGN_SHOWN else ""
+        raise OutputError(
+            f"{out}: expected an empty folder or {what}, found {', '.join(foreign[:FOREIGN_SHOWN])}{more}; "
+            "refusing to replace it"
+        )
+    if data:
+        _check_descriptor_beside(out)
+
+
+def _foreign_entries(out: Path, owned: Callable[[str], bool], owned_folder: Callable[[str], bool]) -> list[str]:
+    """Entries a build did not publish, breadth first, sorted, at most FOREIGN_SHOWN + 1 of them."""
+    found: list[str] = []
+    folders = [""]
+    while folders and len(found) <= FOREIGN_SHOWN:
+        prefix = folders.pop(0)
+        try:
+            with os.scandir(out / prefix if prefix else out) as listing:
+                entries = sorted((e.name, e.stat(follow_symlinks=False).st_mode) for e in listing)
+        except OSError as exc:
+            raise OutputError(f"{out}: cannot read {out / prefix} ({exc.strerror}); refusing to write") from exc
+        for name, mode in entries:
+            rel = f"{prefix}{name}"
+            if stat.S_ISDIR(mode) and owned_folder(rel):
+                folders.append(f"{rel}/")
+            elif stat.S_ISDIR(mode):
+                found.append(f"{rel}/")
+            elif not stat.S_ISREG(mode):
+                found.append(f"{rel} ({kind(mode)})")
+            elif not owned(rel):
+                found.append(rel)
+    return found
+
+
+def _check_descriptor_beside(out: Path) -> None:
+    path = out.parent / DESCRIPTOR
+    try:
+        name = json.loads(read_regular(path, MAX_FILE_BYTES, follow_links=False)).get("name")
+    except Refused as exc:
+        if exc.found_kind or (exc.error and os.path.lexists(path)):
+            found = f"cannot read ({exc.error})" if exc.error else f"expected a regular file, found {exc.found_kind}"
+            raise OutputError(f"{path}: {found}; refusing to replace it ({out})") from None
+        return  # missing, or too large: a build writes it
+    except (ValueError, AttributeError, RecursionError):
+        return  # broken (a merge conflict, say): a build may repair it
+    if isinstance(name, str) and name != PACKAGE_NAME:
+        raise OutputError(f"{path}: expected the descriptor of {PACKAGE_NAME}, found the package {name!r}; "
+                          f"refusing to replace it ({out})")  # fmt: skip

@@ -1,0 +1,28 @@
+"""Files of "a folder or a git ref": the one loader behind `diff`, `schema-diff` and the release guard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from builder import git
+from builder.files import read_regular_file
+from builder.layout import MAX_FILE_BYTES
+
+
+def source_files(
+    spec: str, below: str, suffix: str, what: str, deep: bool = True, expected: str = "a folder or a git ref"
+) -> tuple[str, dict[str, bytes]]:
+    """The files named *`suffix` (each `what`) in `below` of the folder `spec` (in the folder itself when it
+    has no `below`), or in `below` at the git ref `spec`, at any depth when `deep`; InputError saying what was
+    `expected` when `spec` is neither. Returns the prefix that names their place and their bytes by path."""
+    folder = Path(spec)
+    if folder.is_dir():
+        inner = folder / below
+        root, shown = (inner, f"{spec.rstrip('/')}/{below}/") if inner.is_dir() else (folder, f"{spec.rstrip('/')}/")
+        found = root.rglob(f"*{suffix}") if deep else root.glob(f"*{suffix}")
+        return shown, {
+            p.relative_to(root).as_posix(): read_regular_file(p, MAX_FILE_BYTES, what) for p in sorted(found)
+        }
+    files = git.files_at_ref(spec, below, expected)
+    kept = {rel: data for rel, data in files.items() if rel.endswith(suffix) and (deep or "/" not in rel)}
+    return f"{spec}:{below}/", dict(sorted(kept.items()))
