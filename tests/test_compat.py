@@ -284,6 +284,7 @@ def test_schema_diff_refuses_what_is_neither_folder_nor_ref(in_repo: Path, cli) 
 # builder release: the guard and the changelog section, end to end
 
 
+@pytest.mark.slow
 def test_release_refuses_a_schema_change_then_records_it_with_the_reason(released_repo: Path, cli) -> None:  # noqa: F811
     repo = released_repo  # released once as v2026.11.29 (test_release.released_template asserts it)
     defs_path = repo / "schemas" / "defs.schema.json"
