@@ -79,3 +79,15 @@ def cli():
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file below root, by relative path, with its bytes."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def slow_after(cases: list, fast: int = 1) -> list:
+    """The cases of one class as pytest params: the first `fast` in the fast tier, the other variants marked slow."""
+    params = []
+    for i, case in enumerate(cases):
+        if not hasattr(case, "marks"):  # a plain tuple of values
+            case = pytest.param(*case)
+        if i >= fast:
+            case = pytest.param(*case.values, id=case.id, marks=[*case.marks, pytest.mark.slow])
+        params.append(case)
+    return params

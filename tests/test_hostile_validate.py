@@ -35,7 +35,7 @@ from builder.validate.physics import check_configuration
 from builder.validate.run import check_rules
 from builder.validate.tree import load_tree
 from builder.verify import _provenance
-from conftest import REPO
+from conftest import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 
 Q8 = "data/models/qwen-3-8b.json"
@@ -381,7 +381,7 @@ def test_validate_refuses_through_the_cli(repo_copy: Path, apply, names) -> None
     refused(repo_copy, "validate", names)
 
 
-@pytest.mark.parametrize(("apply", "names"), _cli_cases(("refs", REFS)))
+@pytest.mark.parametrize(("apply", "names"), slow_after(_cli_cases(("refs", REFS))))
 def test_validate_refuses_what_points_outside(repo_copy: Path, apply, names) -> None:
     """Nothing outside the package is opened (frictionless runs whenever its tables differ from the committed ones)."""
     (repo_copy.parent / "outside.csv").write_text("canary\n")
@@ -458,7 +458,7 @@ POINTING_AT = [  # what the descriptor could name a URL as, each pointed at a lo
 ]
 
 
-@pytest.mark.parametrize("change", POINTING_AT)
+@pytest.mark.parametrize("change", slow_after(POINTING_AT))
 def test_no_request_reaches_a_server_the_descriptor_names(repo_copy: Path, httpserver, change):
     """Frictionless runs for real here, on whatever the descriptor's tables have become."""
     url = httpserver.url_for("/").rstrip("/")
@@ -484,7 +484,7 @@ def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_c
     assert not network(events)
 
 
-@pytest.mark.parametrize("entry", ["python -m builder", "builder"])
+@pytest.mark.parametrize("entry", slow_after([pytest.param("python -m builder"), pytest.param("builder")]))
 def test_no_module_of_the_package_root_is_imported(repo_copy: Path, entry: str) -> None:
     """A package root may be an archive unpacked from anywhere. Frictionless imports every
     `frictionless_*` module on the import path as a plugin, and `python -m` puts the current folder
@@ -602,7 +602,7 @@ ARCHIVE = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("apply", "names"), _cli_cases(("archive", ARCHIVE)))
+@pytest.mark.parametrize(("apply", "names"), slow_after(_cli_cases(("archive", ARCHIVE))))
 def test_a_release_archive_is_checked_against_the_descriptor_schema(archive: Path, apply, names) -> None:
     apply(archive)
     before = tree_digest(archive)
