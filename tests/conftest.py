@@ -58,6 +58,20 @@ def copy_package(root: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def built_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`builder build --date 2026-09-27` of the pinned upstream into a scratch folder, once a session.
+
+    Tests only read it, or copy it (`shutil.copytree`) before they change anything.
+    """
+    root = copy_package(tmp_path_factory.mktemp("built") / "repo")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        result = invoke("build", "--out", str(root / "out" / "data"), "--date", "2026-09-27")
+    assert result.exit_code == 0, result.output
+    return root / "out" / "data"
+
+
 @pytest.fixture
 def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A scratch copy of the inputs and committed outputs, used as the working directory."""
