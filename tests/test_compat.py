@@ -25,7 +25,7 @@ from builder.release.compat import (
     require_accepted,
     schema_changes,
 )
-from conftest import REPO
+from conftest import REPO, slow_after
 from test_release import fresh_template, git, rebuild_with, release, released_repo, released_template  # noqa: F401  (fixtures)
 
 Schemas = dict[str, dict[str, Any]]
@@ -153,7 +153,8 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
 ]
 
 
-@pytest.fixture(scope="module", params=CORPUS, ids=[case[0] for case in CORPUS])
+# Each change cross-validates every document twice (about 1 s): two in the fast tier, the other variants slow.
+@pytest.fixture(scope="module", params=slow_after([pytest.param(case, id=case[0]) for case in CORPUS], fast=2))
 def case(request: pytest.FixtureRequest, current: tuple[Schemas, Docs]) -> tuple[Compat, list[str], dict]:
     _name, change, expected, failures = request.param
     schemas, docs = current

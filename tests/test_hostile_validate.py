@@ -363,9 +363,15 @@ def rule_lines(root: Path) -> str:
 
 
 REFUSED = _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR), ("csv", CSV_BYTES))
+# Each case reads the whole package (about 0.7 s): two per class in the fast tier, the other variants slow.
+RULE_CASES = [
+    case
+    for g in ("parse", "descriptor", "csv")
+    for case in slow_after([c for c in REFUSED if c.id.startswith(f"{g}-")], 2)
+]
 
 
-@pytest.mark.parametrize(("apply", "names"), REFUSED)
+@pytest.mark.parametrize(("apply", "names"), RULE_CASES)
 def test_validate_refuses(repo_copy: Path, apply, names) -> None:
     apply(repo_copy)
     found = rule_lines(repo_copy)
@@ -403,8 +409,15 @@ def scratch_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("command", ["validate", "drift"])
-@pytest.mark.parametrize("entry", [pytest.param(entry, id=f"files-{name}") for name, entry in FILES])
+# Each case reads the whole package: two per command in the fast tier, the other variants slow.
+ENTRIES = [
+    case
+    for command in ("validate", "drift")
+    for case in slow_after([pytest.param(e, command, id=f"files-{n}-{command}") for n, e in FILES], fast=2)
+]
+
+
+@pytest.mark.parametrize(("entry", "command"), ENTRIES)
 def test_only_regular_files_are_read(repo_copy: Path, scratch_tmp: Path, entry, command):
     hostile = entry.apply(repo_copy)
     before = tree_digest(repo_copy)
@@ -427,7 +440,7 @@ def test_only_regular_files_are_read(repo_copy: Path, scratch_tmp: Path, entry, 
     assert list(scratch_tmp.iterdir()) == []  # drift copied nothing, and left nothing behind
 
 
-@pytest.mark.parametrize("command", ["validate", "drift"])
+@pytest.mark.parametrize("command", slow_after([pytest.param("validate"), pytest.param("drift")]))
 def test_a_schema_that_is_not_a_regular_file_is_never_read(repo_copy: Path, command: str) -> None:
     """A release archive ships schemas/ beside data/: they are read as carefully."""
     from builder.validate import schema
