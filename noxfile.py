@@ -17,7 +17,7 @@ nox.needs_version = ">=2025.2.9"  # session requires=
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "tests", "validate", "drift"]
+nox.options.sessions = ["lint", "tests", "validate", "drift"]  # `slow` is opt-in; CI runs it
 
 # python_versions reads requires-python's lower bound up to max_version; the lowest is the one used.
 PYTHON = nox.project.python_versions(nox.project.load_toml("pyproject.toml"), max_version="3.99")[0]
@@ -50,8 +50,14 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none", requires=["env"])
 def tests(session: nox.Session) -> None:
-    """The test suite; pytest's exit 5 (no tests collected) fails the session."""
+    """The fast tier of the suite (at most 60 s); pytest's exit 5 (no tests collected) fails the session."""
     run(session, "python", "-m", "pytest", *session.posargs)
+
+
+@nox.session(venv_backend="none", requires=["env"], default=False)
+def slow(session: nox.Session) -> None:
+    """The slow tier: git releases, wheels in fresh venvs, the browser, signals, full site builds (5-8 min)."""
+    run(session, "python", "-m", "pytest", "-m", "slow", *session.posargs)
 
 
 @nox.session(venv_backend="none", requires=["env"])

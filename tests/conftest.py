@@ -1,4 +1,10 @@
-"""Shared fixtures: the repo root as working directory, a CLI runner, and no network but loopback."""
+"""Shared fixtures: the repo root as working directory, a CLI runner, and no network but loopback.
+
+Which cases are `slow`: a case that needs a git release, a wheel or a fresh venv, a browser, a
+signal or a killed process, a full site build, or an outside tool over the site or the README's
+examples is marked `@pytest.mark.slow` (run by `pytest -m slow`); every other case, and at least
+one CLI case per class of each hostile corpus, stays in the fast tier that plain `pytest` runs.
+"""
 
 from __future__ import annotations
 
@@ -52,6 +58,20 @@ def copy_package(root: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def built_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`builder build --date 2026-09-27` of the pinned upstream into a scratch folder, once a session.
+
+    Tests only read it, or copy it (`shutil.copytree`) before they change anything.
+    """
+    root = copy_package(tmp_path_factory.mktemp("built") / "repo")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        result = invoke("build", "--out", str(root / "out" / "data"), "--date", "2026-09-27")
+    assert result.exit_code == 0, result.output
+    return root / "out" / "data"
+
+
 @pytest.fixture
 def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A scratch copy of the inputs and committed outputs, used as the working directory."""
@@ -73,3 +93,15 @@ def cli():
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file below root, by relative path, with its bytes."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def slow_after(cases: list, fast: int = 1) -> list:
+    """The cases of one class as pytest params: the first `fast` in the fast tier, the other variants marked slow."""
+    params = []
+    for i, case in enumerate(cases):
+        if not hasattr(case, "marks"):  # a plain tuple of values
+            case = pytest.param(*case)
+        if i >= fast:
+            case = pytest.param(*case.values, id=case.id, marks=[*case.marks, pytest.mark.slow])
+        params.append(case)
+    return params

@@ -25,7 +25,7 @@ from builder.release.compat import (
     require_accepted,
     schema_changes,
 )
-from conftest import REPO
+from conftest import REPO, slow_after
 from test_release import fresh_template, git, rebuild_with, release, released_repo, released_template  # noqa: F401  (fixtures)
 
 Schemas = dict[str, dict[str, Any]]
@@ -153,7 +153,8 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
 ]
 
 
-@pytest.fixture(scope="module", params=CORPUS, ids=[case[0] for case in CORPUS])
+# Each change cross-validates every document twice (about 1 s): two in the fast tier, the other variants slow.
+@pytest.fixture(scope="module", params=slow_after([pytest.param(case, id=case[0]) for case in CORPUS], fast=2))
 def case(request: pytest.FixtureRequest, current: tuple[Schemas, Docs]) -> tuple[Compat, list[str], dict]:
     _name, change, expected, failures = request.param
     schemas, docs = current
@@ -284,6 +285,7 @@ def test_schema_diff_refuses_what_is_neither_folder_nor_ref(in_repo: Path, cli) 
 # builder release: the guard and the changelog section, end to end
 
 
+@pytest.mark.slow
 def test_release_refuses_a_schema_change_then_records_it_with_the_reason(released_repo: Path, cli) -> None:  # noqa: F811
     repo = released_repo  # released once as v2026.11.29 (test_release.released_template asserts it)
     defs_path = repo / "schemas" / "defs.schema.json"

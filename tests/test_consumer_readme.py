@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ RUNNABLE = ("sh", "python")
 # The contributor blocks outside the consumer part: the two commands (CI runs the test command
 # verbatim, from .ci/run) and illustrations (the validate output, the layout).
 TEST_COMMAND = "python3.11 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest"
+SLOW_COMMAND = ".venv/bin/python -m pytest -m slow"  # the slow tier, which CI runs after the test command
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,17 @@ def test_the_blocks_outside_the_consumer_part_are_the_two_commands_and_illustrat
     code = [body for lang, body in fences(outside) if lang in RUNNABLE]
     assert len(code) == 1
     assert TEST_COMMAND in code[0].splitlines()
-    assert TEST_COMMAND in (REPO / ".ci" / "run").read_text().splitlines()
+    assert SLOW_COMMAND in code[0].splitlines()
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    nox = ".venv/bin/nox --non-interactive -s lint validate drift"
+    assert ci.index(TEST_COMMAND) < ci.index(SLOW_COMMAND) < ci.index(nox)
+
+
+def test_the_test_command_leaves_the_slow_tier_to_its_own_step() -> None:
+    """Plain pytest deselects the slow cases; `-m slow` (CI, `nox -s slow`) selects only them."""
+    options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    assert options[options.index("-m") + 1] == "not slow"
+    assert 'run(session, "python", "-m", "pytest", "-m", "slow", *session.posargs)' in (REPO / "noxfile.py").read_text()
 
 
 @pytest.mark.parametrize("path", [README, READER_README], ids=["README", "reader"])

@@ -33,6 +33,8 @@ from builder.write import stages
 from conftest import REPO, copy_package
 from consumer_release import GIT_IDENTITY, make_release_repo
 
+pytestmark = pytest.mark.slow  # forked builds killed and signalled, strace
+
 DATE = "2031-01-01"
 FS_CALLS = (
     "open",

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
+from conftest import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from netfaults import closed_port_url
 
@@ -85,7 +86,7 @@ def test_fetch_with_url_alone_means_the_text_conversation_task(repo_copy, httpse
     assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
 
 
-@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("task", slow_after([pytest.param(t, id=t) for t in TASKS]))  # each a fetch of every task
 def test_one_bad_task_file_refuses_the_whole_refresh(repo_copy, httpserver: HTTPServer, task: str) -> None:
     doc = json.loads((repo_copy / "upstream" / f"{task}.json").read_bytes())
     doc["configurations"][2]["avg_power_watts"] = float("nan")

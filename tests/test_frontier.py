@@ -20,7 +20,7 @@ import pytest
 from builder.validate.run import check_rules
 from builder.validate.tree import load_tree
 from builder.verify import _provenance
-from conftest import REPO
+from conftest import REPO, slow_after
 from edits import edit
 from published_before import LLM_DOCUMENTS_SHA256
 
@@ -268,7 +268,8 @@ CORPUS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("apply", "expected"), [pytest.param(a, e, id=n) for n, a, e in CORPUS])
+# Each case reads the whole package (about 0.7 s): two in the fast tier, the other variants slow.
+@pytest.mark.parametrize(("apply", "expected"), slow_after([pytest.param(a, e, id=n) for n, a, e in CORPUS], fast=2))
 def test_the_checks_refuse_a_planted_fault(repo_copy, apply, expected) -> None:
     """Each fault through validate's checks (frictionless aside: these faults are in JSON documents)."""
     apply(repo_copy / "data")

@@ -28,6 +28,7 @@ from builder.errors import FetchError, InputError, ProblemsError, UpstreamError
 from builder.fetch import Limits, download
 from builder.metadata import load_metadata
 from builder.upstream import MAX_MEASURE, parse_upstream
+from conftest import slow_after
 from factory import row, upstream
 from hostile import assert_refused, run_cli, tree_digest
 
@@ -335,7 +336,7 @@ DIFF_REFS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("args", "code", "message"), DIFF_REFS)
+@pytest.mark.parametrize(("args", "code", "message"), slow_after(DIFF_REFS))  # each a git repository
 def test_diff_ref_is_never_a_git_option(git_repo: Path, tmp_path: Path, args, code, message) -> None:
     refused(tmp_path, ["diff", *args], code, message)
     assert (git_repo / "README.md").read_text() == "# leadgreen-data\n"
@@ -403,8 +404,13 @@ SHAPES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("make", "message"), SHAPES)
-@pytest.mark.parametrize("side", ["old", "new"])
+SIDES = [  # every shape as the new side; as the old side, the first in the fast tier and the others slow
+    *(pytest.param(*p.values, "new", id=f"new-{p.id}") for p in SHAPES),
+    *slow_after([pytest.param(*p.values, "old", id=f"old-{p.id}") for p in SHAPES]),
+]
+
+
+@pytest.mark.parametrize(("make", "message", "side"), SIDES)
 def test_diff_of_a_wrong_shape_is_an_error_line(repo_copy: Path, tmp_path: Path, make, message, side) -> None:
     bad = tmp_path / "bad"
     shutil.copytree(repo_copy / "data", bad)

@@ -227,6 +227,7 @@ CLONES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("options", "delete", "names"), CLONES)
 @pytest.mark.usefixtures("trusted_data")
 def test_incomplete_clone_is_refused_until_fetched(
@@ -284,6 +285,7 @@ COMMIT_FAILURES = [
 ]
 
 
+@pytest.mark.slow
 def test_held_index_lock_fails_the_staging_and_rolls_back(repo: Path) -> None:
     """`git add` cannot take .git/index.lock (another git process holds it): CHANGELOG.md goes, nothing else moved."""
     lock = repo / ".git" / "index.lock"
@@ -295,6 +297,7 @@ def test_held_index_lock_fails_the_staging_and_rolls_back(repo: Path) -> None:
     released(release(), FIRST)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "body", "second", "said"), COMMIT_FAILURES)
 @pytest.mark.usefixtures("trusted_data")
 def test_failed_commit_rolls_everything_back(
@@ -334,6 +337,7 @@ IDENTITIES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("config", "config_only"), IDENTITIES)
 def test_no_identity_is_refused(
     templates: dict[str, Path], tmp_path: Path, config: dict[str, str], config_only: bool
@@ -364,6 +368,7 @@ def test_no_identity_is_refused(
     assert "Ada <ada@example.org>" in git(repo, "log", "-1", "--format=%an <%ae>")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("second", [pytest.param(False, id="first"), pytest.param(True, id="second")])
 @pytest.mark.usefixtures("trusted_data")
 def test_commit_without_identity_past_the_check_rolls_back(
@@ -430,6 +435,7 @@ TAG_FAILURES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("setup", "second", "names"), TAG_FAILURES)
 @pytest.mark.usefixtures("trusted_data")
 def test_failed_tag_rolls_back_the_commit(
@@ -521,6 +527,7 @@ DIST_FAILURES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("setup", "names"), DIST_FAILURES)
 @pytest.mark.usefixtures("trusted_data")
 def test_a_dist_folder_the_rebuild_would_damage_is_refused_first(
@@ -585,6 +592,7 @@ ARCHIVES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setup", ARCHIVES)
 def test_archive_holds_only_the_committed_tree(repo: Path, setup: Callable[[Path], None]) -> None:
     setup(repo)
@@ -605,6 +613,7 @@ def test_archive_holds_only_the_committed_tree(repo: Path, setup: Callable[[Path
     assert {rel: after.get(rel) for rel in strays} == strays  # the stray files are still there, untouched
 
 
+@pytest.mark.slow
 def test_untracked_file_in_data_is_refused_as_dirty(repo: Path) -> None:
     (repo / "data" / "draft.json").write_text("{}\n")
     before = state(repo)
@@ -615,6 +624,7 @@ def test_untracked_file_in_data_is_refused_as_dirty(repo: Path) -> None:
     assert "data/draft.json" not in listing(repo, FIRST)
 
 
+@pytest.mark.slow
 def test_changelog_hidden_from_git_status_is_refused(make_repo: Callable[[str], Path]) -> None:
     repo = make_repo("second")
     hidden_edit("--skip-worktree", "CHANGELOG.md")(repo)
@@ -654,6 +664,7 @@ INTERRUPTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("interrupt", "second"), INTERRUPTS)
 @pytest.mark.usefixtures("trusted_data")
 def test_interrupt_before_the_tag_rolls_everything_back(
@@ -671,6 +682,7 @@ def test_interrupt_before_the_tag_rolls_everything_back(
     released(release(), "v2026.12.02" if second else FIRST)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("trusted_data")
 def test_interrupt_after_the_tag_keeps_the_release_and_dist_is_rebuilt(
     repo: Path, monkeypatch: pytest.MonkeyPatch
@@ -715,6 +727,7 @@ def test_changelog_tags(text: str, tags: list[str]) -> None:
     assert missing_tags(text, []) == tags
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_the_pre_commit_hook_rolls_back(make_repo: Callable[[str], Path], tmp_path: Path) -> None:
     """A real Ctrl-C: SIGINT to the whole process group (builder, git, the hook) while the hook runs."""
     import signal
@@ -745,6 +758,7 @@ def test_ctrl_c_during_the_pre_commit_hook_rolls_back(make_repo: Callable[[str],
     released(release(), "v2026.12.02")
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("trusted_data")
 def test_rollback_git_refuses_is_reported_not_hidden(make_repo: Callable[[str], Path], tmp_path: Path) -> None:
     """The tag is refused, and so is moving main back: the message says the rollback is incomplete and

@@ -35,7 +35,7 @@ from builder.validate.physics import check_configuration
 from builder.validate.run import check_rules
 from builder.validate.tree import load_tree
 from builder.verify import _provenance
-from conftest import REPO
+from conftest import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 
 Q8 = "data/models/qwen-3-8b.json"
@@ -363,9 +363,15 @@ def rule_lines(root: Path) -> str:
 
 
 REFUSED = _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR), ("csv", CSV_BYTES))
+# Each case reads the whole package (about 0.7 s): two per class in the fast tier, the other variants slow.
+RULE_CASES = [
+    case
+    for g in ("parse", "descriptor", "csv")
+    for case in slow_after([c for c in REFUSED if c.id.startswith(f"{g}-")], 2)
+]
 
 
-@pytest.mark.parametrize(("apply", "names"), REFUSED)
+@pytest.mark.parametrize(("apply", "names"), RULE_CASES)
 def test_validate_refuses(repo_copy: Path, apply, names) -> None:
     apply(repo_copy)
     found = rule_lines(repo_copy)
@@ -381,7 +387,7 @@ def test_validate_refuses_through_the_cli(repo_copy: Path, apply, names) -> None
     refused(repo_copy, "validate", names)
 
 
-@pytest.mark.parametrize(("apply", "names"), _cli_cases(("refs", REFS)))
+@pytest.mark.parametrize(("apply", "names"), slow_after(_cli_cases(("refs", REFS))))
 def test_validate_refuses_what_points_outside(repo_copy: Path, apply, names) -> None:
     """Nothing outside the package is opened (frictionless runs whenever its tables differ from the committed ones)."""
     (repo_copy.parent / "outside.csv").write_text("canary\n")
@@ -403,8 +409,15 @@ def scratch_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("command", ["validate", "drift"])
-@pytest.mark.parametrize("entry", [pytest.param(entry, id=f"files-{name}") for name, entry in FILES])
+# Each case reads the whole package: two per command in the fast tier, the other variants slow.
+ENTRIES = [
+    case
+    for command in ("validate", "drift")
+    for case in slow_after([pytest.param(e, command, id=f"files-{n}-{command}") for n, e in FILES], fast=2)
+]
+
+
+@pytest.mark.parametrize(("entry", "command"), ENTRIES)
 def test_only_regular_files_are_read(repo_copy: Path, scratch_tmp: Path, entry, command):
     hostile = entry.apply(repo_copy)
     before = tree_digest(repo_copy)
@@ -427,7 +440,7 @@ def test_only_regular_files_are_read(repo_copy: Path, scratch_tmp: Path, entry, 
     assert list(scratch_tmp.iterdir()) == []  # drift copied nothing, and left nothing behind
 
 
-@pytest.mark.parametrize("command", ["validate", "drift"])
+@pytest.mark.parametrize("command", slow_after([pytest.param("validate"), pytest.param("drift")]))
 def test_a_schema_that_is_not_a_regular_file_is_never_read(repo_copy: Path, command: str) -> None:
     """A release archive ships schemas/ beside data/: they are read as carefully."""
     from builder.validate import schema
@@ -458,7 +471,7 @@ POINTING_AT = [  # what the descriptor could name a URL as, each pointed at a lo
 ]
 
 
-@pytest.mark.parametrize("change", POINTING_AT)
+@pytest.mark.parametrize("change", slow_after(POINTING_AT))
 def test_no_request_reaches_a_server_the_descriptor_names(repo_copy: Path, httpserver, change):
     """Frictionless runs for real here, on whatever the descriptor's tables have become."""
     url = httpserver.url_for("/").rstrip("/")
@@ -484,7 +497,7 @@ def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_c
     assert not network(events)
 
 
-@pytest.mark.parametrize("entry", ["python -m builder", "builder"])
+@pytest.mark.parametrize("entry", slow_after([pytest.param("python -m builder"), pytest.param("builder")]))
 def test_no_module_of_the_package_root_is_imported(repo_copy: Path, entry: str) -> None:
     """A package root may be an archive unpacked from anywhere. Frictionless imports every
     `frictionless_*` module on the import path as a plugin, and `python -m` puts the current folder
@@ -602,7 +615,7 @@ ARCHIVE = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("apply", "names"), _cli_cases(("archive", ARCHIVE)))
+@pytest.mark.parametrize(("apply", "names"), slow_after(_cli_cases(("archive", ARCHIVE))))
 def test_a_release_archive_is_checked_against_the_descriptor_schema(archive: Path, apply, names) -> None:
     apply(archive)
     before = tree_digest(archive)

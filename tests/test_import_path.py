@@ -9,18 +9,23 @@ from pathlib import Path
 
 import pytest
 
+from conftest import slow_after
+
 BUILDER = str(Path(sys.executable).parent / "builder")
+PYTHON_M = [sys.executable, "-m", "builder"]
 
 
 @pytest.mark.parametrize(
     ("entry", "pythonpath"),
-    [
-        pytest.param([BUILDER], ":/opt/lib", id="builder, PYTHONPATH with an empty first part"),
-        pytest.param([BUILDER], "/opt/lib:", id="builder, PYTHONPATH with an empty last part"),
-        pytest.param([BUILDER], ".", id="builder, PYTHONPATH=."),
-        pytest.param([sys.executable, "-m", "builder"], None, id="python -m builder"),
-        pytest.param([sys.executable, "-m", "builder"], "/opt/lib::/srv", id="python -m builder, empty middle part"),
-    ],
+    slow_after(  # each a process running validate, about 2 s
+        [
+            pytest.param([BUILDER], ".", id="builder, PYTHONPATH=."),
+            pytest.param([BUILDER], ":/opt/lib", id="builder, PYTHONPATH with an empty first part"),
+            pytest.param([BUILDER], "/opt/lib:", id="builder, PYTHONPATH with an empty last part"),
+            pytest.param(PYTHON_M, None, id="python -m builder"),
+            pytest.param(PYTHON_M, "/opt/lib::/srv", id="python -m builder, empty middle part"),
+        ]
+    ),
 )
 def test_a_planted_plugin_in_the_current_folder_never_runs(
     repo_copy: Path, entry: list[str], pythonpath: str | None

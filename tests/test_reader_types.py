@@ -132,6 +132,7 @@ def test_mypy_strict_rejects_a_misspelt_key_and_workload(staged: Path, tmp_path:
     assert "Found 4 errors in 1 file" in run.stdout  # none in the reader itself
 
 
+@pytest.mark.slow
 def test_mypy_strict_types_a_generation_workload_by_its_own_documents(staged: Path, tmp_path: Path) -> None:
     """An image workload's index has a batch-latency limit, not an inter-token deadline."""
     run = mypy(staged, GENERATION, tmp_path)

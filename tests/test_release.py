@@ -16,6 +16,8 @@ import pytest
 from conftest import REPO, invoke
 from consumer_release import GIT_IDENTITY as IDENTITY
 
+pytestmark = pytest.mark.slow  # git repositories and releases
+
 FILES = (
     "data",
     "schemas",

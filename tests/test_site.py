@@ -54,6 +54,7 @@ def model_lists(root: Path) -> list[Path]:
     return sorted((root / "data").rglob("models.json"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tree", TREES)
 def test_every_url_in_every_published_document_resolves_in_the_site(sites, tree) -> None:
     _, site = sites[tree]
@@ -72,6 +73,7 @@ def test_every_url_in_every_published_document_resolves_in_the_site(sites, tree)
     assert checked > 3 * pages  # urls, pages, $ids and $refs of several documents were really checked
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tree", TREES)
 def test_every_link_of_every_page_resolves_and_only_the_source_is_elsewhere(sites, tree) -> None:
     root, site = sites[tree]
@@ -107,6 +109,7 @@ def test_every_link_of_every_page_resolves_and_only_the_source_is_elsewhere(site
     assert set(pages) - linked <= {site / "404.html"}  # every page is reached by a link
 
 
+@pytest.mark.slow
 def test_every_model_page_shows_its_document(sites) -> None:
     root, site = sites["today"]
     entries = json.loads((root / "data" / "models.json").read_bytes())["models"]
@@ -130,6 +133,7 @@ def test_every_model_page_shows_its_document(sites) -> None:
             assert text.replace("'", "&#39;") in html
 
 
+@pytest.mark.slow
 def test_lowest_configuration_per_gpu_leads_each_model_page(sites) -> None:
     root, site = sites["today"]
     for path in sorted((root / "data" / "models").glob("*.json")):
@@ -142,6 +146,7 @@ def test_lowest_configuration_per_gpu_leads_each_model_page(sites) -> None:
             assert f"{best['num_gpus']} \N{MULTIPLICATION SIGN} {gpu}, {best['max_num_seqs']:,} seqs" in cell
 
 
+@pytest.mark.slow
 def test_workload_page_has_the_index_in_energy_order_with_links(sites) -> None:
     root, site = sites["today"]
     index = json.loads((root / "data" / "index.json").read_bytes())
@@ -156,6 +161,7 @@ def test_workload_page_has_the_index_in_energy_order_with_links(sites) -> None:
     assert '<img src="energy-by-model.svg"' in html
 
 
+@pytest.mark.slow
 def test_home_page_is_an_overview_with_data_pin_cite_and_download(sites) -> None:
     root, site = sites["today"]
     html = (site / "index.html").read_text(encoding="utf-8")
@@ -173,6 +179,7 @@ def test_home_page_is_an_overview_with_data_pin_cite_and_download(sites) -> None
     assert (site / "download" / "datapackage.json").read_bytes() == (root / "datapackage.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_the_downloaded_descriptor_finds_every_file_it_names(sites) -> None:
     """download/ is the package as datapackage.json lays it out: every path it names is there, byte for byte."""
     root, site = sites["today"]
@@ -185,6 +192,7 @@ def test_the_downloaded_descriptor_finds_every_file_it_names(sites) -> None:
         assert (site / "download" / path).read_bytes() == (root / path).read_bytes(), path
 
 
+@pytest.mark.slow
 def test_published_files_are_copied_byte_for_byte(sites) -> None:
     root, site = sites["today"]
     for path in sorted((root / "data").rglob("*")):
@@ -195,6 +203,7 @@ def test_published_files_are_copied_byte_for_byte(sites) -> None:
         assert url_to_file(site, schema_id).read_bytes() == path.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_second_workload_gets_its_pages_without_code(sites) -> None:
     _root, site = sites["two-workloads"]
     for slug in WORKLOAD_MODELS:
@@ -212,6 +221,7 @@ def test_a_second_workload_gets_its_pages_without_code(sites) -> None:
     assert (site / "api" / "v1" / "workloads.json").is_file()
 
 
+@pytest.mark.slow
 def test_every_document_has_a_schema(sites) -> None:
     pkg = load_package(REPO)
     names = list(pkg.schemas)
@@ -220,6 +230,7 @@ def test_every_document_has_a_schema(sites) -> None:
     } == {}
 
 
+@pytest.mark.slow
 def test_check_jsonschema_validates_every_document_against_the_served_schemas(sites, tmp_path) -> None:
     _, site = sites["today"]
     pkg = load_package(REPO)
@@ -248,6 +259,7 @@ def test_check_jsonschema_validates_every_document_against_the_served_schemas(si
     assert sum(len(files) for files in by_schema.values()) == len(pkg.docs)
 
 
+@pytest.mark.slow
 def test_two_builds_give_the_same_bytes(sites, tmp_path) -> None:
     _, first = sites["today"]
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
@@ -269,6 +281,7 @@ def test_help_imports_neither_matplotlib_nor_jinja2() -> None:
     assert run.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_cli_builds_the_site_into_site_by_default(repo_copy, cli) -> None:
     result = cli("site")
     assert result.exit_code == 0, result.output
@@ -335,6 +348,7 @@ def test_templates_never_turn_autoescaping_off() -> None:
             assert unsafe not in text.replace(" ", ""), template
 
 
+@pytest.mark.slow
 def test_charts_are_svg_with_a_title_and_a_description(sites) -> None:
     _, site = sites["today"]
     for path in [*site.glob("workloads/*/energy-by-model.svg"), *sorted(site.glob("models/*/energy-latency.svg"))]:

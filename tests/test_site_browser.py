@@ -55,7 +55,10 @@ TEXT_OUTSIDE = """(() => {
     .map(([text]) => text);
 })()"""
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"),
+]
 
 
 def axe_source() -> str | None:

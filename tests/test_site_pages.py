@@ -34,6 +34,7 @@ def target_cell(page: str, target: str, gpu: str) -> str:
     return row.split(f'<td data-gpu="{gpu}">', 1)[1].split("</td>", 1)[0]
 
 
+@pytest.mark.slow
 def test_llama_3_1_70b_on_b200_under_100_ms_is_75_22(site) -> None:
     page = html(site, "models/llama-3-1-70b-instruct")
     cell = target_cell(page, "100", "B200")
@@ -44,6 +45,7 @@ def test_llama_3_1_70b_on_b200_under_100_ms_is_75_22(site) -> None:
     assert 'the <a href="../../api/v1/frontier.json">frontier document</a>' in page  # read from it, not computed
 
 
+@pytest.mark.slow
 def test_the_video_chat_page_of_qwen_3_vl_235b_names_its_own_source(site) -> None:
     page = html(site, "workloads/video-chat/models/qwen-3-vl-235b-a22b-instruct")
     source = page.split('<section class="source"', 1)[1]
@@ -58,6 +60,7 @@ def test_the_video_chat_page_of_qwen_3_vl_235b_names_its_own_source(site) -> Non
     assert ">image-chat.json</a>" in image.split('<section class="source"', 1)[1]
 
 
+@pytest.mark.slow
 def test_the_b200_page_lists_every_model_measured_on_b200(site) -> None:
     page = html(site, "gpus/b200")
     listed = json.loads((REPO / "data" / "workloads.json").read_bytes())["workloads"]
@@ -76,6 +79,7 @@ def test_the_b200_page_lists_every_model_measured_on_b200(site) -> None:
     assert page.count("<tr data-slug=") == expected > 40
 
 
+@pytest.mark.slow
 def test_the_workload_page_compares_every_model_at_100_ms_lowest_first(site) -> None:
     page = html(site, "workloads/text-conversation")
     table = page.split('<table class="compare">', 1)[1].split("</table>", 1)[0]
@@ -86,6 +90,7 @@ def test_the_workload_page_compares_every_model_at_100_ms_lowest_first(site) -> 
     assert "Chatbot conversations on LM Arena prompts" in page  # the plain description from workloads.json
 
 
+@pytest.mark.slow
 def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
     """A frontier.json the workload list names wins over the computation (here it names another row, to tell)."""
     pkg = load_package(REPO)
@@ -113,6 +118,7 @@ def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
     assert files["api/v1/frontier.json"] == raw
 
 
+@pytest.mark.slow
 def test_site_files_404_robots_sitemap_and_a_description_on_every_page(site) -> None:
     pages = sorted(site.rglob("*.html"))
     for path in pages:
@@ -131,6 +137,7 @@ def test_site_files_404_robots_sitemap_and_a_description_on_every_page(site) -> 
     assert '<a href="workloads/">workloads/</a>' in listing
 
 
+@pytest.mark.slow
 def test_glossary_explains_every_abbreviation_in_a_heading(site) -> None:
     glossary = html(site, "glossary")
     page = html(site, "models/llama-3-1-70b-instruct")
@@ -175,6 +182,7 @@ def test_a_model_chart_has_a_series_per_gpu_setup_in_batch_order() -> None:
     assert "deadline" not in svg
 
 
+@pytest.mark.slow
 def test_a_generation_workload_gets_its_index_a_generic_table_and_no_llm_parts(site) -> None:
     """text-to-image (kind image): its index without a chart, model pages with every field, no latency targets."""
     folder = "workloads/text-to-image"

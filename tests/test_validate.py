@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, slow_after
 
 BIN = Path(sys.executable).parent
 
@@ -123,15 +123,17 @@ def published(*patterns: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("schema", "files"),
-    [
-        ("index.schema.json", published("index.json", "workloads/*/index.json")),
-        ("model-list.schema.json", published("models.json", "workloads/*/models.json")),
-        ("model.schema.json", published("models/*.json", "workloads/*/models/*.json")),
-        ("workload-list.schema.json", published("workloads.json")),
-        ("generation-index.schema.json", published("workloads/text-to-*/index.json")),
-        ("generation-model-list.schema.json", published("workloads/text-to-*/models.json")),
-        ("generation-model.schema.json", published("workloads/text-to-*/models/*.json")),
-    ],
+    slow_after(  # each a check-jsonschema process
+        [
+            ("index.schema.json", published("index.json", "workloads/*/index.json")),
+            ("model-list.schema.json", published("models.json", "workloads/*/models.json")),
+            ("model.schema.json", published("models/*.json", "workloads/*/models/*.json")),
+            ("workload-list.schema.json", published("workloads.json")),
+            ("generation-index.schema.json", published("workloads/text-to-*/index.json")),
+            ("generation-model-list.schema.json", published("workloads/text-to-*/models.json")),
+            ("generation-model.schema.json", published("workloads/text-to-*/models/*.json")),
+        ]
+    ),
 )
 def test_check_jsonschema_accepts_the_data_with_our_schemas(schema: str, files: list[str]) -> None:
     counts = {"index.schema.json": 5, "model-list.schema.json": 5, "model.schema.json": 50}

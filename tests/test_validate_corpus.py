@@ -18,6 +18,7 @@ from builder.validate import schema
 from builder.validate.run import check_published, check_rules
 from builder.validate.tree import load_tree
 from builder.verify import _provenance
+from conftest import slow_after
 from edits import edit
 
 Q8 = "models/qwen-3-8b.json"
@@ -256,11 +257,20 @@ def _descriptor(data: Path, change: Callable[[Any], Any]) -> None:
     path.write_text(json.dumps(desc, indent=2) + "\n")
 
 
+CLASSES = (
+    ("schema", SCHEMA),
+    ("consistency", CONSISTENCY),
+    ("physics", PHYSICS),
+    ("descriptor", DESCRIPTOR),
+    ("tables", TABLES),
+)
 CASES = [
-    pytest.param(apply, expected, id=f"{group}-{name}")
-    for group, cases in (("schema", SCHEMA), ("consistency", CONSISTENCY), ("physics", PHYSICS), ("descriptor", DESCRIPTOR), ("tables", TABLES))
-    for name, apply, expected in cases
-]  # fmt: skip
+    pytest.param(apply, expected, id=f"{group}-{name}") for group, cases in CLASSES for name, apply, expected in cases
+]
+# Each case reads the whole package (about 0.7 s): two per class in the fast tier, the other variants slow.
+RULE_CASES = [
+    case for group, _ in CLASSES for case in slow_after([c for c in CASES if c.id.startswith(f"{group}-")], fast=2)
+]
 
 
 def rule_problems(data: Path, *, with_tables: bool) -> list[str]:
@@ -272,7 +282,7 @@ def rule_problems(data: Path, *, with_tables: bool) -> list[str]:
     return [str(p) for p in check_rules(tree, base_url, curated)[0]]
 
 
-@pytest.mark.parametrize(("apply", "expected"), CASES)
+@pytest.mark.parametrize(("apply", "expected"), RULE_CASES)
 def test_hand_edit_is_rejected_by_rule(request, repo_copy, apply, expected) -> None:
     """Each case through the checks themselves (frictionless for the table cases alone), one line a problem."""
     apply(repo_copy / "data")

@@ -14,6 +14,7 @@ import pytest
 from builder.validate.descriptor import check_package
 from builder.validate.tables import check_tables
 from builder.validate.tree import load_tree
+from conftest import slow_after
 from edits import edit
 
 PS = "workloads/problem-solving"
@@ -57,7 +58,8 @@ FAULTS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("apply", "expected"), [pytest.param(a, e, id=n) for n, a, e in FAULTS])
+# Each case runs frictionless over the package: two in the fast tier, the other variants slow.
+@pytest.mark.parametrize(("apply", "expected"), slow_after([pytest.param(a, e, id=n) for n, a, e in FAULTS], fast=2))
 def test_a_table_fault_is_one_line_naming_file_place_and_rule(repo_copy, apply, expected) -> None:
     apply(repo_copy / "data")
     found = table_problems(repo_copy)
@@ -99,7 +101,7 @@ HAND_EDITS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("change", "where"), [pytest.param(c, w, id=n) for n, c, w in HAND_EDITS])
+@pytest.mark.parametrize(("change", "where"), slow_after([pytest.param(c, w, id=n) for n, c, w in HAND_EDITS], fast=2))
 def test_a_hand_edited_table_resource_is_reported_and_no_table_reaches_frictionless(repo_copy, change, where) -> None:
     descriptor(repo_copy, change)
     problems, tables = check_package(load_tree(repo_copy / "data"), {}, None)

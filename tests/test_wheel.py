@@ -27,6 +27,7 @@ def release() -> Built:
     return built()
 
 
+@pytest.mark.slow
 def test_dist_holds_archive_manifest_wheel_and_checksums(release: Built) -> None:
     names = sorted(p.name for p in release.dist.iterdir())
     assert names == sorted(
@@ -42,6 +43,7 @@ def test_dist_holds_archive_manifest_wheel_and_checksums(release: Built) -> None
     assert check.stdout.count(": OK") == 3
 
 
+@pytest.mark.slow
 def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None:
     published = {
         rel: (release.repo / rel).read_bytes()
@@ -66,6 +68,7 @@ def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None
     assert f'TAG = "{release.tag}"' in generated
 
 
+@pytest.mark.slow
 def test_wheel_timestamps_are_the_commit_date_and_modes_normalised(release: Built) -> None:
     from datetime import UTC, datetime
 
@@ -76,6 +79,7 @@ def test_wheel_timestamps_are_the_commit_date_and_modes_normalised(release: Buil
             assert info.external_attr >> 16 == 0o100644, info.filename
 
 
+@pytest.mark.slow
 def test_a_second_clone_at_another_time_builds_the_same_bytes(release: Built, tmp_path: Path) -> None:
     """Another clone, checked out at the tag, other file times, another clock, another TZ, a stray epoch."""
     first = {p.name: p.read_bytes() for p in release.dist.iterdir()}
@@ -95,6 +99,7 @@ def test_a_second_clone_at_another_time_builds_the_same_bytes(release: Built, tm
     assert f"SOURCE_DATE_EPOCH={COMMIT_EPOCH}" in done.stdout
 
 
+@pytest.mark.slow
 def test_dist_writes_the_tags_changelog_entry_as_release_notes(release: Built) -> None:
     notes = (release.root / "notes.md").read_text()
     assert notes.startswith(f"## {release.tag} — data version {release.data_version}, API v1\n")
@@ -120,6 +125,7 @@ def scratch_clone(release: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     return clone
 
 
+@pytest.mark.slow
 def test_dist_refuses_without_a_release_tag_at_head(scratch_clone: Path, cli) -> None:
     (scratch_clone / "notes.txt").write_text("after the release\n")
     git(scratch_clone, "add", "notes.txt")
@@ -131,6 +137,7 @@ def test_dist_refuses_without_a_release_tag_at_head(scratch_clone: Path, cli) ->
     assert not (scratch_clone / "dist").exists()
 
 
+@pytest.mark.slow
 def test_dist_refuses_a_dirty_tree(scratch_clone: Path, cli) -> None:
     index = scratch_clone / "data" / "index.json"
     index.write_text(index.read_text() + " ")
@@ -214,12 +221,14 @@ def test_wheel_module_is_a_stdlib_only_reader() -> None:
                 assert top in _sys.stdlib_module_names or top == "leadgreen_data", f"{path.name}: imports {name}"
 
 
+@pytest.mark.slow
 def test_wheel_size_is_small(release: Built) -> None:
     assert release.wheel.stat().st_size < 1_000_000
     with zipfile.ZipFile(io.BytesIO(release.wheel.read_bytes())) as whl:
         assert whl.testzip() is None
 
 
+@pytest.mark.slow
 def test_the_citation_is_in_the_archive_and_the_wheel(release: Built) -> None:
     import tarfile
 
@@ -232,6 +241,7 @@ def test_the_citation_is_in_the_archive_and_the_wheel(release: Built) -> None:
         assert whl.read("leadgreen_data/CITATION.cff") == cff
 
 
+@pytest.mark.slow
 def test_the_wheels_project_urls_point_into_the_repository_at_the_tag(release: Built) -> None:
     import tomllib
 

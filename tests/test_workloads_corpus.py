@@ -12,8 +12,9 @@ import pytest
 
 from builder.errors import UpstreamError
 from builder.upstream import parse_tasks
+from conftest import slow_after
 from hostile import assert_refused, run_cli, tree_digest
-from test_validate_corpus import _descriptor, conf, edit, text
+from test_validate_corpus import _descriptor, conf, edit, rule_problems, text
 
 IC = "workloads/image-chat"
 VC = "workloads/video-chat"
@@ -111,14 +112,38 @@ TABLES = [
 ]  # fmt: skip
 
 
+CLASSES = (
+    ("index", INDEX),
+    ("model-list", MODEL_LIST),
+    ("across", ACROSS),
+    ("workload-list", WORKLOAD_LIST),
+    ("tables", TABLES),
+)
 CASES = [
-    pytest.param(apply, expected, id=f"{group}-{name}")
-    for group, cases in (("index", INDEX), ("model-list", MODEL_LIST), ("across", ACROSS), ("workload-list", WORKLOAD_LIST), ("tables", TABLES))
-    for name, apply, expected in cases
-]  # fmt: skip
+    pytest.param(apply, expected, id=f"{group}-{name}") for group, cases in CLASSES for name, apply, expected in cases
+]
+# Each case reads the whole package (about 0.7 s): two per class in the fast tier, the other variants slow.
+RULE_CASES = [
+    case for group, _ in CLASSES for case in slow_after([c for c in CASES if c.id.startswith(f"{group}-")], fast=2)
+]
 
 
-@pytest.mark.parametrize(("apply", "expected"), CASES)
+@pytest.mark.parametrize(("apply", "expected"), RULE_CASES)
+def test_hand_edit_in_a_workload_is_rejected_by_rule(request, repo_copy, apply, expected) -> None:
+    """Each case through validate's checks (frictionless for the table cases alone), one line a problem."""
+    apply(repo_copy / "data")
+    found = rule_problems(repo_copy / "data", with_tables=request.node.callspec.id.startswith("tables-"))
+    assert any(expected in line for line in found), found
+    assert all(line.startswith(("data/", "datapackage.json")) and "\n" not in line for line in found), found
+
+
+ONE_PER_CLASS = [
+    next(c for c in CASES if c.id.startswith(f"{group}-"))
+    for group in ("index", "model-list", "across", "workload-list", "tables")
+]
+
+
+@pytest.mark.parametrize(("apply", "expected"), ONE_PER_CLASS)
 def test_hand_edit_in_a_workload_is_rejected_naming_the_file(repo_copy, apply, expected) -> None:
     apply(repo_copy / "data")
     outcome = run_cli("validate")
