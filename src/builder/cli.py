@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from builder.errors import BuilderError, OutputError, ProblemsError, printable_lines
+from builder.errors import BuilderError, OutputError, ProblemsError, printable, printable_lines
 from builder.extras import require_extra
 from builder.files import is_folder, lookup_error
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, SCHEMAS, require_repo_root
@@ -52,6 +52,9 @@ class Group(click.Group):
         except BuilderError as exc:
             report(exc)
             sys.exit(exc.exit_code)
+        except click.ClickException as exc:  # a usage error quotes what the user typed: escaped too
+            exc.message = printable(exc.message)
+            raise
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
