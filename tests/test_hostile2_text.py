@@ -132,10 +132,10 @@ SPREADSHEET = [
     pytest.param({"nickname": "1-2"}, "nickname", "a date", id="nickname-1-2"),
     pytest.param({"nickname": "Jan-5"}, "nickname", "a date", id="nickname-Jan-5"),
     pytest.param({"nickname": "2024-01-02"}, "nickname", "a date", id="nickname-iso-date"),
-    pytest.param({"nickname": "50%"}, "nickname", "a number", id="nickname-percent"),
+    pytest.param({"nickname": "0x1F"}, "nickname", "a number", id="nickname-hex"),
     pytest.param({"gpu_model": "1E5"}, "gpu_model", "a number", id="gpu-1E5"),
     pytest.param({"gpu_model": "12"}, "gpu_model", "a number", id="gpu-12"),
-    pytest.param({"architecture": "3/4"}, "architecture", "a date", id="architecture-3/4"),
+    pytest.param({"architecture": "Jan 5"}, "architecture", "a date", id="architecture-Jan-5"),
     pytest.param({"architecture": "1,5"}, "architecture", "a number", id="architecture-1,5"),
 ]
 
