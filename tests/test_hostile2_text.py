@@ -3,8 +3,9 @@
 Classes, each a parametrized list of named cases run through the CLI: upstream text holding escape
 sequences and newlines (UPSTREAM_TEXT), option values and paths holding them (PATHS), a package
 whose names build can never make (PACKAGE_NAMES), names a spreadsheet misreads (SPREADSHEET),
-Windows-reserved slugs (RESERVED), GPU names differing only by case (GPU_CASE), and curated
-metadata text holding control characters (METADATA_TEXT).
+Windows-reserved slugs (RESERVED), GPU names differing only by case (GPU_CASE), curated
+metadata text holding control characters (METADATA_TEXT), and an unpacked release archive whose
+schemas/ were loosened (LOOSENED).
 
 Every case holds the command to tests/hostile.py: the exit code, a message naming the file, row,
 option or key, no traceback, no raw control character in the output, and the whole scratch folder
@@ -16,11 +17,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import REPO
 from factory import row, upstream
 from hostile import assert_refused, run_cli, tree_digest
 
@@ -225,3 +228,57 @@ def test_metadata_text_with_control_characters_is_refused(
     meta.write_text("".join(lines), encoding="utf-8")
     message = f"metadata.toml: {where}: expected a non-empty string without control or format characters, found"
     refused(tmp_path, ["build"], 1, (message,))
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. An unpacked release archive whose schemas/ were loosened: validate holds it to the builder's own
+
+
+def loosen_name(schemas: Path) -> None:
+    defs = json.loads((schemas / "defs.schema.json").read_bytes())
+    del defs["$defs"]["name"]["pattern"]
+    (schemas / "defs.schema.json").write_text(json.dumps(defs, indent=2))
+
+
+def widen_gpu(schemas: Path) -> None:
+    defs = json.loads((schemas / "generation-defs.schema.json").read_bytes())
+    defs["$defs"]["gpu"]["maxLength"] = 140_000
+    (schemas / "generation-defs.schema.json").write_text(json.dumps(defs, indent=2))
+
+
+LOOSENED = [
+    pytest.param(
+        loosen_name,
+        "schemas/defs.schema.json: /$defs/name/pattern: expected the builder's own schema, found another",
+        id="name-pattern-removed",
+    ),
+    pytest.param(
+        widen_gpu,
+        "schemas/generation-defs.schema.json: /$defs/gpu/maxLength: expected the builder's own schema, found another",
+        id="gpu-max-length-raised",
+    ),
+    pytest.param(
+        lambda s: (s / "model.schema.json").unlink(),
+        "schemas/model.schema.json: /: expected the builder's own schema, found none",
+        id="schema-removed",
+    ),
+    pytest.param(
+        lambda s: (s / "extra.schema.json").write_text("{}"),
+        "schemas/extra.schema.json: /: expected the builder's own schema, found one the builder does not have",
+        id="schema-added",
+    ),
+]
+
+
+@pytest.mark.parametrize(("loosen", "message"), LOOSENED)
+def test_a_loosened_schema_in_an_archive_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loosen, message: str
+) -> None:
+    archive = tmp_path / "leadgreen-data-v2026.10.19"
+    archive.mkdir()
+    for name in ("data", "schemas"):
+        shutil.copytree(REPO / name, archive / name)
+    shutil.copy2(REPO / "datapackage.json", archive / "datapackage.json")
+    loosen(archive / "schemas")
+    monkeypatch.chdir(archive)
+    refused(tmp_path, ["validate"], 1, (message,))
