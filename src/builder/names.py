@@ -40,9 +40,9 @@ def is_reserved_slug(slug: str) -> bool:
 def name_fault(name: str) -> str | None:
     """`expected ..., found ...` for a name (nickname, GPU, architecture) a spreadsheet misreads, else None."""
     reading = spreadsheet_reading(name)
-    return (
-        None if reading is None else f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
-    )
+    if reading is None:
+        return None
+    return f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
 
 
 def gpu_case_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
