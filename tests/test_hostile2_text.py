@@ -119,6 +119,7 @@ PACKAGE_NAMES = [
     pytest.param("Q" * 140_000, id="140000-characters"),
     pytest.param("$" + "{" * 40 + "x" + "}" * 40 + "$", id="math-text"),
     pytest.param(f"Qwen\n{FAKE}", id="newline"),
+    pytest.param("1-2", id="spreadsheet-date"),
 ]
 
 
