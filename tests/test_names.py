@@ -110,3 +110,17 @@ def test_printable_lines_keeps_the_line_breaks_only() -> None:
 @pytest.mark.parametrize(("text", "found"), [("plain", "```"), ("a ``` b", "````"), ("``````", "```````")])
 def test_a_fence_is_longer_than_any_run_of_backticks(text: str, found: str) -> None:
     assert fence(text) == found
+
+
+def test_validate_applies_the_name_rules_to_a_model_document() -> None:
+    from builder.validate.names import check_names
+
+    doc = {"name": "=1+1", "architecture": "Jan 5", "gpus": ["B200", "1E5", "b200"], "slug": "nul"}
+    assert [(p.where, p.message.split(",")[0]) for p in check_names("m.json", doc)] == [
+        ("/name", "expected a name a spreadsheet keeps as text"),
+        ("/architecture", "expected a name a spreadsheet keeps as text"),
+        ("/gpus/1", "expected a name a spreadsheet keeps as text"),
+        ("/slug", "expected a slug Windows allows as a file name"),
+        ("/gpus", "expected one spelling per GPU"),
+    ]
+    assert check_names("m.json", {"name": "PixArt-Σ", "architecture": "MoE", "gpus": ["B200"], "slug": "x"}) == []
