@@ -1,8 +1,9 @@
 """The harness of the hostile corpora: run a command on a bad input and hold it to every promise.
 
 Every hostile case asserts all of: the exit code, a message naming the file, row or option, no
-traceback, and every file that existed before (below the repo copy or output folder) byte for
-byte as it was, by hashing the whole folder before and after.
+traceback, no raw control or format character in the output (a newline only between lines), and
+every file that existed before (below the repo copy or output folder) byte for byte as it was, by
+hashing the whole folder before and after.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,8 +92,10 @@ def run_cli(
 def assert_refused(
     outcome: Outcome, code: int, names: str | tuple[str, ...], before: dict[str, str], after: dict[str, str]
 ) -> None:
-    """Exit code, a message naming the culprit, no traceback, nothing changed or lost, nothing left behind."""
+    """Exit code, a message naming the culprit, no traceback, no raw control character, nothing changed or
+    lost, nothing left behind."""
     assert "Traceback" not in outcome.output, outcome.output
+    assert_escaped(outcome.output)
     assert outcome.exit_code == code, outcome.output
     for name in (names,) if isinstance(names, str) else names:
         assert name in outcome.output, f"expected {name!r} in the message, found:\n{outcome.output}"
@@ -99,3 +103,9 @@ def assert_refused(
     assert not changed, f"pre-existing entries changed or lost: {changed[:10]}"
     left = sorted(after.keys() - before.keys())
     assert not left, f"a refused command left entries behind: {left[:10]}"
+
+
+def assert_escaped(output: str) -> None:
+    """No control (Cc) or format (Cf) character in the output but the newline that ends each line."""
+    raw = sorted({f"U+{ord(c):04X}" for c in output if c != "\n" and unicodedata.category(c) in ("Cc", "Cf")})
+    assert not raw, f"raw control or format characters {raw} in the output: {output!r}"

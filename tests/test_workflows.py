@@ -120,8 +120,8 @@ def test_upstream_does_nothing_while_a_refresh_pull_request_is_open() -> None:
     assert 'startswith("upstream-")' in first["run"]
     assert all(step["if"] == "steps.open.outputs.open == '0'" for step in steps(jobs["check"])[1:])
     assert jobs["refresh"]["if"] == "needs.check.outputs.open == '0' && needs.check.outputs.rc == '4'"
-    assert 'git switch -c "$branch"' in steps(jobs["refresh"])[4]["run"]
-    assert 'branch="upstream-' in steps(jobs["refresh"])[4]["run"]
+    assert 'git switch -c "$branch"' in steps(jobs["refresh"])[5]["run"]
+    assert 'branch="upstream-' in steps(jobs["refresh"])[5]["run"]
 
 
 def test_upstream_jobs_have_least_privilege() -> None:
@@ -135,3 +135,29 @@ def test_ci_turns_validate_problems_into_notes_on_the_files() -> None:
     annotate = steps(job)[-1]
     assert annotate["run"] == ".venv/bin/builder validate --format github"
     assert annotate["if"] == "failure()"
+
+
+def _log_steps() -> tuple[str, list[str]]:
+    """The upstream workflow's step that fences update.log, and every step script that reads the log."""
+    scripts = [step.get("run", "") for job in load("upstream.yml")["jobs"].values() for step in steps(job)]
+    fencing = [run for run in scripts if "update.log" in run and "log.md" in run]
+    assert len(fencing) == 1, "expected one step that fences update.log into log.md"
+    return fencing[0], [run for run in scripts if "log" in run and "body" in run]
+
+
+def test_upstream_pastes_the_log_only_inside_a_fence_it_cannot_close(tmp_path: Path) -> None:
+    fencing, bodies = _log_steps()
+    hostile = "fetched\n```\n@maintainers ![x](https://evil.example/x.png)\n`````` and ``\n"
+    (tmp_path / "update.log").write_text(hostile)
+    subprocess.run(["bash", "-eo", "pipefail", "-c", fencing], cwd=tmp_path, check=True)
+    lines = (tmp_path / "log.md").read_text().splitlines()
+    assert lines[0] == lines[-1] == "`" * 7, lines
+    assert lines[1:-1] == hostile.splitlines()
+    assert len(bodies) == 2
+    assert all("log.md" in run and "```" not in run and "update.log" not in run for run in bodies)
+
+
+def test_upstream_fences_a_plain_log_with_three_backticks(tmp_path: Path) -> None:
+    (tmp_path / "update.log").write_text("rebuilt\n")
+    subprocess.run(["bash", "-eo", "pipefail", "-c", _log_steps()[0]], cwd=tmp_path, check=True)
+    assert (tmp_path / "log.md").read_text() == "```\nrebuilt\n```\n"

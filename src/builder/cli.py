@@ -15,11 +15,11 @@ from pathlib import Path
 
 import click
 
-from builder.errors import BuilderError, OutputError, ProblemsError
+from builder.errors import BuilderError, OutputError, ProblemsError, printable, printable_lines
 from builder.extras import require_extra
 from builder.files import is_folder, lookup_error
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, SCHEMAS, require_repo_root
-from builder.report import FORMATS, problems_as, warn
+from builder.report import FORMATS, problems_as, say, warn
 
 
 def today_utc() -> str:
@@ -41,8 +41,8 @@ def report(exc: BuilderError) -> None:
     """Print an error (and its problems, one a line) to stderr."""
     if isinstance(exc, ProblemsError):
         for problem in exc.problems:
-            click.echo(str(problem), err=True)
-    click.echo(f"error: {exc}", err=True)
+            say(str(problem), err=True)
+    say(f"error: {exc}", err=True)
 
 
 class Group(click.Group):
@@ -52,6 +52,9 @@ class Group(click.Group):
         except BuilderError as exc:
             report(exc)
             sys.exit(exc.exit_code)
+        except click.ClickException as exc:  # a usage error quotes what the user typed: escaped too
+            exc.message = printable(exc.message)
+            raise
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -63,7 +66,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
         code = version("leadgreen-data-builder")
     except PackageNotFoundError:
         code = "unknown (not installed)"
-    click.echo(f"builder {code}, data version {_data_version()}")
+    say(f"builder {code}, data version {_data_version()}")
     ctx.exit()
 
 
@@ -151,14 +154,14 @@ def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> Non
         raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {found}", param_hint="--upstream")
     result = run_build(out, chosen, date or today_utc())
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        say(f"warning: {warning}", err=True)
     counts = {state: sum(s == state for s in result.written.values()) for state in ("new", "changed", "removed")}
-    click.echo(
+    say(
         f"{out}: {len(result.files)} files and {DESCRIPTOR} beside it; "
         f"{counts['new']} new, {counts['changed']} changed, {counts['removed']} removed"
     )
     for path, state in result.written.items():
-        click.echo(f"  {state}: {path}")
+        say(f"  {state}: {path}")
 
 
 @main.command()
@@ -190,7 +193,7 @@ def validate(data: Path, fmt: str) -> None:
         check_citation(data)
     for text in repository_warnings(data.parent / METADATA):
         warn(text, fmt, file=str(METADATA))
-    click.echo(f"{data}: valid")
+    say(f"{data}: valid")
 
 
 @main.command()
@@ -206,10 +209,10 @@ def drift(data: Path) -> None:
 
     diffs = check_drift(data, today_utc())
     for text in diffs.values():
-        click.echo(text, nl=False)
+        click.echo(printable_lines(text), nl=False)
     if diffs:
         raise drift_error(diffs)
-    click.echo(f"{data}: no drift from the pinned upstream")
+    say(f"{data}: no drift from the pinned upstream")
 
 
 from builder.cli_upstream import check_upstream, fetch, upstream_tasks  # noqa: E402  (after `main`, which they join)
@@ -236,7 +239,7 @@ def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bo
 
     result = diff_trees(load_docs(old), load_docs(new))
     text = json.dumps(result.to_json(), indent=2, allow_nan=False) if as_json else render_text(result, summary)
-    click.echo(text, nl=as_json)
+    click.echo(printable_lines(text), nl=as_json)  # JSON escapes every non-ASCII character itself
     if exit_code and not result.empty:
         sys.exit(1)
 
@@ -257,10 +260,10 @@ def release(accept: str | None, accept_schema: str | None) -> None:
     require_repo_root()
     require_extra("release", "release")
     done = cut_release(today_utc(), accept, accept_schema)
-    click.echo(done.summary)
+    click.echo(printable_lines(done.summary))
     for path in done.artifacts:
-        click.echo(f"  wrote {path}")
-    click.echo(f"Tagged {done.version.tag}. To publish: git push origin main {done.version.tag}")
+        say(f"  wrote {path}")
+    say(f"Tagged {done.version.tag}. To publish: git push origin main {done.version.tag}")
 
 
 @main.command()
@@ -275,7 +278,7 @@ def site(out: Path) -> None:
     from builder.site.build import build_site
 
     result = build_site(out)
-    click.echo(f"{out}: {result.files} files, {result.pages} pages, data version {result.data_version}")
+    say(f"{out}: {result.files} files, {result.pages} pages, data version {result.data_version}")
 
 
 @main.command("dist")
@@ -300,16 +303,16 @@ def dist_command(out: Path, notes: Path | None) -> None:
     require_repo_root()
     require_extra("release", "dist")
     release, paths = build_dist(out)
-    click.echo(f"{out}: rebuilt from {release.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
+    say(f"{out}: rebuilt from {release.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
     for path in paths:
         data = path.read_bytes()
-        click.echo(f"  {hashlib.sha256(data).hexdigest()}  {len(data):>9}  {path.name}")
+        say(f"  {hashlib.sha256(data).hexdigest()}  {len(data):>9}  {path.name}")
     if notes is not None:
         try:
             notes.write_text(notes_at(release), encoding="utf-8")
         except OSError as exc:
             raise OutputError(f"{notes}: cannot write the release notes ({exc.strerror})") from exc
-        click.echo(f"  release notes: {notes}")
+        say(f"  release notes: {notes}")
 
 
 @main.command("schema-diff")
@@ -336,13 +339,13 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
         result = Compat(schema_changes(old_schemas, new_schemas))
     result = with_tables(result, old, new)  # columns and resources in datapackage.json
     for change in result.changes:
-        click.echo(str(change))
+        say(str(change))
     if result.changes:
-        click.echo(verdict(result.changes))
+        say(verdict(result.changes))
     else:
-        click.echo(f"no schema changes from {old} to {new}")
+        say(f"no schema changes from {old} to {new}")
     for against, failure in result.failures:
-        click.echo(f"{against}: {failure}")
+        say(f"{against}: {failure}")
     if documents and not result.failures:
         click.echo("documents: each side's documents are valid against the other side's schemas")
     if exit_code and not result.clean:

@@ -8,6 +8,7 @@ import click
 
 from builder.errors import UPSTREAM_MOVED, UnreachableError
 from builder.layout import LOCK, METADATA, require_repo_root
+from builder.report import say
 
 
 def _http_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
@@ -117,10 +118,10 @@ def fetch(
 
     result = fetch_and_pin(urls, commit, LOCK, today_utc(), limits, progress)
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        say(f"warning: {warning}", err=True)
     for done in result.tasks:
         state = "moved" if done.moved else "unchanged"
-        click.echo(f"{LOCK}: pinned {done.task}: {done.new.size} bytes, sha256 {done.new.sha256} ({state})")
+        say(f"{LOCK}: pinned {done.task}: {done.new.size} bytes, sha256 {done.new.sha256} ({state})")
 
 
 @click.command("check-upstream")
@@ -139,13 +140,13 @@ def check_upstream(
     for c in found:
         if c.error is not None:
             state = "unreachable" if isinstance(c.error, UnreachableError) else "error"
-            click.echo(f"{state}: {c.task}: {c.error}", err=True)
+            say(f"{state}: {c.task}: {c.error}", err=True)
         elif c.result is not None and c.result.moved:
             new, old = c.result.new, c.result.old
-            click.echo(f"moved: {c.task}: {c.url} serves sha256 {new.sha256} ({new.size} bytes), "
-                       f"the pin is {old.sha256} ({old.size} bytes)")  # fmt: skip
+            say(f"moved: {c.task}: {c.url} serves sha256 {new.sha256} ({new.size} bytes), "
+                f"the pin is {old.sha256} ({old.size} bytes)")  # fmt: skip
         elif c.result is not None:
-            click.echo(f"unchanged: {c.task}: {c.url} serves the pinned sha256 {c.result.old.sha256}")
+            say(f"unchanged: {c.task}: {c.url} serves the pinned sha256 {c.result.old.sha256}")
     errors = [c.error for c in found if c.error is not None]
     if errors:
         sys.exit(max(e.exit_code for e in errors))  # unreachable (3) before any other error (1)

@@ -6,7 +6,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from builder.errors import InputError, shown
+from builder.errors import InputError, printable, shown
 from builder.inputs import DIFF_SCHEMA, schema_problems
 from builder.layout import ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
 from builder.sources import source_files
@@ -169,7 +169,7 @@ def render_text(d: Diff, summary: bool = False) -> str:
     """
     lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"]
     if d.empty:
-        return "\n".join([*lines, "no changes"]) + "\n"
+        return "\n".join([printable(lines[0]), "no changes"]) + "\n"
     for label, items in (("workloads added", d.workloads_added), ("workloads removed", d.workloads_removed)):
         if items:
             lines.append(f"{label}: {', '.join(items)}")
@@ -193,7 +193,7 @@ def render_text(d: Diff, summary: bool = False) -> str:
             lines += [f"  + {k}" for k in d.configurations_added] + [f"  - {k}" for k in d.configurations_removed]
             lines += [f"  ~ {_change(c)}" for c in d.configurations_changed]
     lines += [f"header changed: {c.where} {c.field}: {shown(c.old)} -> {shown(c.new)}" for c in d.headers_changed]
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line) for line in lines) + "\n"  # a name holding a newline stays on its line
 
 
 def _change(c: Change) -> str:

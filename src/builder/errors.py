@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +36,20 @@ def pointer(parts: Any) -> str:
 
 
 def printable(text: str) -> str:
-    """Untrusted text safe to print: control and other non-printable characters as Python escapes."""
+    """Untrusted text safe to print on one line: control and other non-printable characters (newlines,
+    ESC, U+202E) as Python escapes. Idempotent: its output holds printable characters only."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def printable_lines(text: str) -> str:
+    """Text of several lines safe to print: each line as `printable` makes it, the line breaks kept."""
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
+def fence(text: str) -> str:
+    """A Markdown code fence that `text` cannot close: one backtick longer than its longest run, at least 3."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 class BuilderError(Exception):

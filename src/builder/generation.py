@@ -15,6 +15,7 @@ from typing import Any
 
 from builder.errors import Problem, UpstreamError, printable
 from builder.inputs import schema_problems
+from builder.names import gpu_case_faults, is_reserved_slug, name_fault
 from builder.slug import slugify
 from builder.upstream import load_json
 
@@ -85,6 +86,8 @@ def parse_generation(data: bytes, path: str, kind: str) -> tuple[list[GenRow], l
         values = {field: raw.get(name) for field, name in names.items()}
         rows.append(GenRow(architecture=doc["architecture"], **{"num_frames": None, "fps": None, **values}))
     problems = [Problem(path, f"/configurations/{i}", msg) for i, row in enumerate(rows) for msg in row_faults(row)]
+    if fault := name_fault(doc["architecture"]):
+        problems.append(Problem(path, "/architecture", fault))
     problems += model_faults(rows, path)
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
@@ -99,8 +102,11 @@ def row_faults(row: GenRow) -> list[str]:
     faults = []
     if control_characters(row.nickname):
         faults.append(f"nickname: expected no control or format characters, found {control_characters(row.nickname)}")
+    faults += [f"{name}: {fault}" for name in ("nickname", "gpu_model") if (fault := name_fault(getattr(row, name)))]
     if not slugify(row.nickname):
         faults.append(f"nickname: expected a name whose slug is not empty, found {row.nickname!r}")
+    if is_reserved_slug(slugify(row.nickname)):
+        faults.append(f"nickname: expected a slug Windows allows as a file name, found {slugify(row.nickname)!r}")
     if row.num_gpus != row.ulysses_degree * row.ring_degree:
         faults.append(f"num_gpus: expected ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}")
     energy = row.avg_power_watts * row.batch_latency_s / row.batch_size
@@ -119,7 +125,7 @@ def row_faults(row: GenRow) -> list[str]:
 
 
 def model_faults(rows: list[GenRow], path: str) -> list[Problem]:
-    """One name and parameter count per model id, one model per slug."""
+    """One name and parameter count per model id, one model per slug, one spelling per GPU."""
     problems = []
     first: dict[str, GenRow] = {}
     owner: dict[str, str] = {}
@@ -133,4 +139,7 @@ def model_faults(rows: list[GenRow], path: str) -> list[Problem]:
         if owner.setdefault(slug, row.model_id) != row.model_id:
             msg = f"expected one model per slug, found {owner[slug]} and {row.model_id} both as {slug!r}"
             problems.append(Problem(path, f"slug {slug}", msg))
+    problems += [
+        Problem(path, f"GPU {gpu}", msg) for _, gpu, msg in gpu_case_faults([(path, r.gpu_model) for r in rows])
+    ]
     return sorted(set(problems))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
@@ -13,16 +14,30 @@ from referencing import Registry, Resource
 
 from builder.errors import InputError, Problem, pointer, shown
 from builder.files import Refused, read_file
-from builder.layout import SCHEMAS
+from builder.layout import METADATA, SCHEMAS
 from builder.strictjson import StrictJSONError, json_type, parse_json
+
+OWN_SCHEMAS = Path(__file__).resolve().parents[2] / SCHEMAS  # beside src/ in the builder's own checkout
+
+
+def schemas_folder() -> Path:
+    """The schemas documents are checked against: a repository's curated schemas/ (beside metadata.toml);
+    in an unpacked release archive the builder's own, which a loosened copy in the archive cannot replace
+    (the archive's only when the builder is installed without its schemas)."""
+    return SCHEMAS if METADATA.is_file() or not OWN_SCHEMAS.is_dir() else OWN_SCHEMAS
 
 
 @cache
 def load_schemas() -> dict[str, dict[str, Any]]:
-    """Every schema of the package, by file name: regular files only, strict JSON objects (a release
+    """Every schema of schemas_folder(), by file name: regular files only, strict JSON objects (a release
     archive ships its schemas/ beside its data, so they are read as carefully as the data)."""
+    return read_schemas(schemas_folder())
+
+
+def read_schemas(folder: Path) -> dict[str, dict[str, Any]]:
+    """Every *.schema.json of a folder, by file name, read strictly; InputError on the first unusable one."""
     found = {}
-    for path in sorted(SCHEMAS.glob("*.schema.json")):
+    for path in sorted(folder.glob("*.schema.json")):
         try:
             schema = parse_json(read_file(path))
         except (Refused, StrictJSONError) as exc:

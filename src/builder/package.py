@@ -86,7 +86,7 @@ def table_field(name: str, node: dict[str, Any], required: bool = True) -> dict[
     if "const" in node:
         constraints["enum"] = [node["const"]]
     if "pattern" in node:
-        constraints["pattern"] = node["pattern"].removeprefix("^").removesuffix("$")
+        constraints["pattern"] = node["pattern"].removeprefix("^").removesuffix("$(?!\\n)").removesuffix("$")
     field = {"name": name, "type": kind, "description": node["description"], "constraints": constraints}
     if node.get("format") == "uri":
         field["format"] = "uri"

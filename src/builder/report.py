@@ -17,21 +17,22 @@ from typing import Any
 
 import click
 
-from builder.errors import BuilderError, Problem, ProblemsError
+from builder.errors import BuilderError, Problem, ProblemsError, printable
 
 FORMATS = ("text", "json", "github")
 EXPECTED_FOUND = re.compile(r"expected (?P<expected>.*), found (?P<found>.*)", re.DOTALL)
 
 
 def as_json(problem: Problem) -> dict[str, Any]:
-    """The problem's parts; expected and found are null when its message is not `expected ..., found ...`."""
+    """The problem's parts, escaped (errors.printable); expected and found are null when its message is
+    not `expected ..., found ...`."""
     parts = EXPECTED_FOUND.fullmatch(problem.message)
     return {
-        "file": problem.path,
-        "pointer": problem.where,
-        "expected": parts["expected"] if parts else None,
-        "found": parts["found"] if parts else None,
-        "message": problem.message,
+        "file": printable(problem.path),
+        "pointer": printable(problem.where),
+        "expected": printable(parts["expected"]) if parts else None,
+        "found": printable(parts["found"]) if parts else None,
+        "message": printable(problem.message),
     }
 
 
@@ -46,9 +47,12 @@ def _escape_property(text: str) -> str:
 
 
 def github_command(level: str, message: str, file: str | None = None, title: str | None = None) -> str:
-    """`::error file=F,title=T::message` (level error, warning or notice), every part escaped."""
-    props = [f"{key}={_escape_property(value)}" for key, value in (("file", file), ("title", title)) if value]
-    return f"::{level} {','.join(props)}::{_escape_data(message)}" if props else f"::{level}::{_escape_data(message)}"
+    """`::error file=F,title=T::message` (level error, warning or notice), every part escaped: first as
+    errors.printable does (one line, no control character), then as the runner unescapes."""
+    parts = (("file", file), ("title", title))
+    props = [f"{key}={_escape_property(printable(value))}" for key, value in parts if value]
+    text = _escape_data(printable(message))
+    return f"::{level} {','.join(props)}::{text}" if props else f"::{level}::{text}"
 
 
 def render(problem: Problem, fmt: str) -> str:
@@ -56,7 +60,13 @@ def render(problem: Problem, fmt: str) -> str:
         return json.dumps(as_json(problem), ensure_ascii=False, allow_nan=False)
     if fmt == "github":
         return github_command("error", f"{problem.where}: {problem.message}", problem.path, problem.where)
-    return str(problem)
+    return printable(str(problem))
+
+
+def say(text: str, err: bool = False) -> None:
+    """Print one message line, every untrusted part escaped (errors.printable): a newline, ESC or
+    U+202E inside it shows as an escape, never as a line break or a terminal command."""
+    click.echo(printable(text), err=err)
 
 
 def warn(message: str, fmt: str, file: str | None = None) -> None:
@@ -64,7 +74,7 @@ def warn(message: str, fmt: str, file: str | None = None) -> None:
     if fmt == "github":
         click.echo(github_command("warning", message, file))
     else:
-        click.echo(f"warning: {message}", err=True)
+        say(f"warning: {message}", err=True)
 
 
 @contextmanager

@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 from builder.errors import Problem, UpstreamError, printable, shown
 from builder.inputs import TASK_SCHEMA, schema_problems
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
+from builder.names import gpu_case_faults, is_reserved_slug, name_fault
 from builder.slug import slugify
 from builder.strictjson import StrictJSONError, parse_json
 
@@ -20,6 +21,7 @@ PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 # Published by upstream but not used by the documents: known, so not warned about.
 IGNORED: frozenset[str] = frozenset()
 MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
+NAME_FIELDS = ("nickname", "gpu_model", "architecture")  # shown in spreadsheets: each must stay text there
 MAX_MEASURE = 1e12  # the schema's cap on every measure: every derived value stays finite and exact
 _ROW = re.compile(r"/configurations/([0-9]+)(?=/|$)")
 
@@ -121,9 +123,11 @@ def load_json(data: bytes, path: str) -> object:
 
 def _row_faults(row: Row, path: str, i: int) -> list[Problem]:
     """The rules across a row's fields: a slug to publish it under, and GPUs that match the parallel layout."""
-    faults = []
+    faults = [(name, fault) for name in NAME_FIELDS if (fault := name_fault(getattr(row, name)))]
     if not slugify(row.nickname):
         faults.append(("nickname", f"expected a name whose slug is not empty, found {row.nickname!r}"))
+    if is_reserved_slug(slugify(row.nickname)):
+        faults.append(("nickname", f"expected a slug Windows allows as a file name, found {slugify(row.nickname)!r}"))
     layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
     if row.num_gpus != layout:
         faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {row.num_gpus}"))
@@ -131,7 +135,8 @@ def _row_faults(row: Row, path: str, i: int) -> list[Problem]:
 
 
 def _model_faults(rows: list[tuple[str, Row]]) -> list[Problem]:
-    """One nickname, architecture and parameter counts per model, one model per slug, over (file, row) pairs."""
+    """One nickname, architecture and parameter counts per model, one model per slug, one spelling per GPU,
+    over (file, row) pairs."""
     problems = []
     first: dict[str, tuple[str, Row]] = {}
     slug_owner: dict[str, tuple[str, str]] = {}
@@ -148,6 +153,8 @@ def _model_faults(rows: list[tuple[str, Row]]) -> list[Problem]:
             there = "" if owned_in == path else f" (in {owned_in})"
             msg = f"expected one model per slug, found {owner}{there} and {row.model_id} both as {slug!r}"
             problems.append(Problem(path, f"slug {slug}", msg))
+    gpus = gpu_case_faults([(path, row.gpu_model) for path, row in rows])
+    problems += [Problem(path, f"GPU {gpu}", msg) for path, gpu, msg in gpus]
     return sorted(set(problems))
 
 

@@ -25,6 +25,7 @@ from builder.sources import source_files
 from builder.strictjson import StrictJSONError, parse_json
 
 SCHEMA_SUFFIX = ".schema.json"
+STRING_RULES = ("pattern", "minLength", "maxLength")  # changed: a narrowing unless shown otherwise
 SHOWN_FAILURES = 20  # in a changelog section or an error message; the rest are counted
 
 
@@ -121,6 +122,7 @@ class _Node:
     has_const: bool = False
     required: set[str] = field(default_factory=set)
     children: dict[str, list[Any]] = field(default_factory=dict)  # path step -> subschemas
+    strings: dict[str, Any] = field(default_factory=dict)  # pattern, minLength, maxLength
 
 
 def _merge(schema: Any, into: _Node) -> None:
@@ -136,6 +138,7 @@ def _merge(schema: Any, into: _Node) -> None:
     if "const" in schema:
         into.const, into.has_const = schema["const"], True
     into.required |= set(schema.get("required", []))
+    into.strings |= {key: schema[key] for key in STRING_RULES if key in schema}
     for name, sub in schema.get("properties", {}).items():
         into.children.setdefault(f"/{name}", []).append(sub)
     if isinstance(schema.get("items"), dict):
@@ -204,6 +207,10 @@ def _compare(name: str, before: dict[str, _Node], after: dict[str, _Node]) -> It
         if (old.has_const, old.const) != (new.has_const, new.const):
             consts = [shown(n.const, 10_000) if n.has_const else "none" for n in (old, new)]
             yield SchemaChange(name, path, "const changed", " -> ".join(consts))
+        for key in STRING_RULES:
+            if old.strings.get(key) != new.strings.get(key):
+                shown_rules = [shown(n.strings[key]) if key in n.strings else "none" for n in (old, new)]
+                yield SchemaChange(name, path, f"{key} changed", " -> ".join(shown_rules))
 
 
 def _listed(values: list[Any]) -> str:

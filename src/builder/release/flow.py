@@ -14,7 +14,7 @@ from typing import Any
 
 from builder import git
 from builder.diff import diff_trees, load_docs
-from builder.errors import BuilderError, ReleaseError, ValidationError
+from builder.errors import BuilderError, ReleaseError, ValidationError, printable, printable_lines
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
 from builder.pin import load_lock
@@ -143,9 +143,12 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
         f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
         for task, lock in locks.items()
     )
-    entry = changelog_entry(version, api, previous, diff, accept, upstream) + schemas
+    accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each
+    entry = printable_lines(changelog_entry(version, api, previous, diff, accept, upstream) + schemas)
     message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
-    message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
+    message = printable_lines(
+        message + (f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else "")
+    )
     new_changelog = insert_entry(changelog_text, entry).encode("utf-8")
     return Plan(start, version, message, new_changelog)
 

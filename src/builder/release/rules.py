@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from builder.diff import Diff, render_text
-from builder.errors import ReleaseError
+from builder.errors import ReleaseError, fence
 
 TAG = re.compile(r"v(\d{4})\.(\d{2})\.(\d{2})(?:\.(\d+))?")
 LARGE_CHANGE_PCT = 25.0
@@ -81,7 +81,8 @@ def changelog_entry(
     if previous is None or diff is None:
         lines += ["First release.", ""]
     else:
-        lines += [f"Compared with {previous.tag}:", "", "```", render_text(diff).rstrip(), "```", ""]
+        text = render_text(diff).rstrip()
+        lines += [f"Compared with {previous.tag}:", "", fence(text), text, fence(text), ""]
         if diff.precisions_added:
             added = ", ".join(diff.precisions_added)
             lines += [

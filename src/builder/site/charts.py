@@ -113,7 +113,8 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str]) -> Chart:
             ax.plot(xs, ys, color=colour, linestyle=line, linewidth=1.4, marker=_marker(n, COUNTS), markersize=6,
                     markerfacecolor="white", markeredgewidth=1.5, label=label)  # fmt: skip
         ax.set(xscale="log", yscale="log")
-        ax.set_title(title, loc="left", wrap=True)
+        # matplotlib's wrapping measures a title holding $ as math text, whatever text.parse_math says
+        ax.set_title(title, loc="left", wrap="$" not in title)
         ax.set_xlabel("median inter-token latency (ms, log scale)")
         ax.set_ylabel(f"{unit} (log scale)")
         ax.set_xlim(*_fit([c["median_itl_ms"] for c in configs]))

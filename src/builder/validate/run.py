@@ -18,9 +18,10 @@ from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.frontier import check_frontiers
 from builder.validate.generation import check_generation
+from builder.validate.names import check_names
 from builder.validate.physics import check_physics
 from builder.validate.responses import check_responses
-from builder.validate.schema import check_schemas, check_schemas_fast
+from builder.validate.schema import check_schema_folder, check_schemas, check_schemas_fast
 from builder.validate.tables import check_tables
 from builder.validate.tree import Tree
 from builder.validate.workloads import check_identity, check_shared_across, check_workload_list, group_by_workload
@@ -35,7 +36,7 @@ def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -
 def check_rules(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
     """Every check but frictionless's: jsonschema, the rules and the descriptor; with the generated
     tables frictionless may check (descriptor.check_package, which `curated` is for)."""
-    problems = [*tree.problems, *check_files(tree)]
+    problems = [*tree.problems, *check_files(tree), *check_schema_folder(tree.root)]
     schema_problems, passed = check_schemas(tree)
     problems += schema_problems
     problems += check_consistency(tree, {rel: tree.docs[rel] for rel in sorted(passed)}, base_url)
@@ -57,6 +58,8 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
     """Per-document rules, physics and cross-file rules, on the documents that passed their schema."""
     problems: list[Problem] = []
     for rel, doc in ok.items():
+        if (found := place(rel)) is not None and found.slug:  # a model document of any workload
+            problems += check_names(tree.shown(rel), doc)
         if is_model(rel):
             problems += check_model(tree.shown(rel), rel, doc) + check_physics(tree.shown(rel), doc)
         elif place(rel).kind != "frontier":  # type: ignore[union-attr]  # a frontier has data_version alone

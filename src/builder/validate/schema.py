@@ -8,17 +8,20 @@ self-check runs the same schemas compiled by fastjsonschema first (benchmarks/RE
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from builder.errors import Problem, pointer, shown
-from builder.jsonschemas import describe, load_schemas, schema_problems, validator
+from builder.files import Refused, read_file
+from builder.jsonschemas import describe, load_schemas, read_schemas, schema_problems, schemas_folder, validator
 from builder.layout import SCHEMAS, schema_for
+from builder.strictjson import StrictJSONError, parse_json
 from builder.validate.tree import Tree
 
-__all__ = ["check_schemas", "check_schemas_fast", "describe", "fast_validator", "load_schemas", "pointer", "schema_for"]
-__all__ += ["validator"]
+__all__ = ["check_schema_folder", "check_schemas", "check_schemas_fast", "describe", "fast_validator", "load_schemas"]
+__all__ += ["pointer", "schema_for", "validator"]
 
 
 def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
@@ -43,6 +46,52 @@ def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
             continue
         problems += errors
     return problems, passed
+
+
+def check_schema_folder(root: Path) -> list[Problem]:
+    """In a release archive, each file of its schemas/ that differs from the builder's own schemas (the
+    documents are checked against those): one problem a file, at the first differing pointer."""
+    own_folder = schemas_folder()
+    if own_folder == SCHEMAS:  # a repository: its schemas/ are the curated ones
+        return []
+    own = read_schemas(own_folder)
+    theirs = {path.name for path in (root / SCHEMAS).glob("*.schema.json")}
+    problems = []
+    for name in sorted(own.keys() | theirs):
+        shown_as = f"{SCHEMAS}/{name}"
+        if name not in theirs or name not in own:
+            found = "none" if name not in theirs else "one the builder does not have"
+            problems.append(Problem(shown_as, "/", f"expected the builder's own schema, found {found}"))
+            continue
+        try:
+            where = first_difference(own[name], parse_json(read_file(root / SCHEMAS / name)))
+        except (Refused, StrictJSONError) as exc:
+            problems.append(Problem(shown_as, "/", f"expected the builder's own schema, found a file not read ({exc})"))
+            continue
+        if where is not None:
+            problems.append(Problem(shown_as, pointer(where), "expected the builder's own schema, found another"))
+    return problems
+
+
+def first_difference(own: Any, theirs: Any, at: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+    """The first place (keys and indexes, in sorted key order) where two JSON values differ, else None."""
+    if type(own) is not type(theirs):
+        return at
+    if isinstance(own, dict):
+        for key in sorted(own.keys() | theirs.keys()):
+            if key not in own or key not in theirs:
+                return (*at, key)
+            found = first_difference(own[key], theirs[key], (*at, key))
+            if found is not None:
+                return found
+        return None
+    if isinstance(own, list):
+        for i, (a, b) in enumerate(zip(own, theirs, strict=False)):
+            found = first_difference(a, b, (*at, i))
+            if found is not None:
+                return found
+        return None if len(own) == len(theirs) else (*at, min(len(own), len(theirs)))
+    return None if own == theirs else at
 
 
 @cache

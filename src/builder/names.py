@@ -1,0 +1,58 @@
+"""Name rules a schema pattern cannot say well: what a spreadsheet reads as a date, a number or a
+formula, and which slugs Windows reserves. Pure; upstream.py and generation.py turn them into problems."""
+
+from __future__ import annotations
+
+import re
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_NUMBER = r"[+-]?[$€£¥]?(?:[0-9][0-9,' ]*(?:[.,][0-9]*)?|[.,][0-9]+)(?:e[+-]?[0-9]+)?%?"
+READINGS = (
+    ("a formula", re.compile(r"[=+\-@].*", re.DOTALL)),
+    ("a number", re.compile(rf"{_NUMBER}|\({_NUMBER}\)|0x[0-9a-f]+|[0-9]+ [0-9]+/[0-9]+")),
+    ("a truth value", re.compile(r"true|false")),
+    ("a date", re.compile(r"[0-9]{1,4}[-/.][0-9]{1,2}(?:[-/.][0-9]{1,4})?")),
+    ("a date", re.compile(rf"{_MONTH}[-/ .]*[0-9]{{1,4}}(?:[-/ ,.]+[0-9]{{1,4}})?")),
+    ("a date", re.compile(rf"[0-9]{{1,2}}[-/ .]*{_MONTH}(?:[-/ ,.]+[0-9]{{1,4}})?")),
+    ("a time", re.compile(r"[0-9]{1,2}(?::[0-9]{1,2}){1,2}(?:\.[0-9]*)? ?(?:[ap]m?)?")),
+)
+# Windows reserves these names with any extension, in any case: `models/nul.json` cannot be made there.
+RESERVED_SLUGS = frozenset(
+    {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+)
+
+
+def spreadsheet_reading(name: str) -> str | None:
+    """What a spreadsheet would take `name` for instead of text ("a date", "a number", "a formula",
+    "a time", "a truth value"), or None when it keeps it as text."""
+    text = name.strip().lower()
+    for reading, pattern in READINGS:
+        if pattern.fullmatch(text):
+            return reading
+    return None
+
+
+def is_reserved_slug(slug: str) -> bool:
+    """True for a name Windows reserves (con, prn, aux, nul, com1-com9, lpt1-lpt9), whatever its case."""
+    return slug.lower() in RESERVED_SLUGS
+
+
+def name_fault(name: str) -> str | None:
+    """`expected ..., found ...` for a name (nickname, GPU, architecture) a spreadsheet misreads, else None."""
+    reading = spreadsheet_reading(name)
+    if reading is None:
+        return None
+    return f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
+
+
+def gpu_case_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(file, GPU, message) for each GPU name that differs only by case from one seen before, over
+    (file, GPU) pairs: `B200` and `b200` would be two GPUs in the documents and one to a reader."""
+    first: dict[str, tuple[str, str]] = {}
+    faults = set()
+    for path, gpu in gpus:
+        seen_in, seen = first.setdefault(gpu.casefold(), (path, gpu))
+        if seen != gpu:
+            there = "" if seen_in == path else f" in {seen_in}"
+            faults.add((path, gpu, f"expected one spelling per GPU, found {seen!r}{there} and {gpu!r}"))
+    return sorted(faults)

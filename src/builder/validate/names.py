@@ -1,0 +1,21 @@
+"""The name rules build applies at upstream (builder.names), applied to a package's model documents:
+validate refuses a name, GPU or slug that build would never have written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builder.errors import Problem, shown
+from builder.names import gpu_case_faults, is_reserved_slug, name_fault
+
+
+def check_names(path: str, doc: dict[str, Any]) -> list[Problem]:
+    """Spreadsheet-safe name, architecture and GPUs, a slug Windows allows, one spelling per GPU."""
+    problems = [Problem(path, f"/{key}", fault) for key in ("name", "architecture") if (fault := name_fault(doc[key]))]
+    problems += [Problem(path, f"/gpus/{i}", fault) for i, gpu in enumerate(doc["gpus"]) if (fault := name_fault(gpu))]
+    if is_reserved_slug(doc["slug"]):
+        problems.append(
+            Problem(path, "/slug", f"expected a slug Windows allows as a file name, found {shown(doc['slug'])}")
+        )
+    problems += [Problem(path, "/gpus", msg) for _, _, msg in gpu_case_faults([(path, gpu) for gpu in doc["gpus"]])]
+    return problems
