@@ -33,6 +33,10 @@ def load_schemas() -> dict[str, dict[str, Any]]:
     return found
 
 
+class UnresolvedRef(InputError):
+    """A $ref whose target is not in the registry."""
+
+
 MAX_RESOLVED_NODES = 100_000  # keys, items and values of one schema with its $refs replaced; today's largest: 640
 
 
@@ -72,7 +76,7 @@ def _lookup(resolver: Any, ref: Any, name: str) -> Any:
         return resolver.lookup(ref)
     except (Unresolvable, TypeError) as exc:
         kind = type(exc).__name__
-        raise InputError(f"{name}: expected every $ref to resolve, found {shown(ref)} ({kind})") from None
+        raise UnresolvedRef(f"{name}: expected every $ref to resolve, found {shown(ref)} ({kind})") from None
 
 
 @cache

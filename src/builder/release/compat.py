@@ -19,7 +19,7 @@ from builder import git, layout
 from builder.diff import load_docs
 from builder.errors import InputError, Problem, ReleaseError, pointer, shown
 from builder.files import read_regular_file
-from builder.jsonschemas import describe, resolved
+from builder.jsonschemas import UnresolvedRef, describe, resolved
 from builder.strictjson import StrictJSONError, parse_json
 
 SCHEMA_SUFFIX = ".schema.json"
@@ -97,7 +97,7 @@ def cross_validate(
             try:  # $refs resolved once per schema, within the set, as builder validate does
                 schema = resolved({"$id": _base(name, schemas[name]), **schemas[name]}, registry)
                 validators[name] = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-            except InputError as exc:  # a $ref that leads nowhere, loops or explodes
+            except UnresolvedRef as exc:  # a $ref to a schema of the other release (a cycle is raised)
                 validators[name] = str(exc)
         if isinstance(validators[name], str):
             failures.append(Problem(rel, "/", validators[name]))
@@ -170,8 +170,11 @@ def schema_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]
     changes += [SchemaChange(n, "", "schema added") for n in sorted(new.keys() - old.keys())]
     old_registry, new_registry = _registry(old), _registry(new)
     for name in sorted(old.keys() & new.keys()):
-        before = _flatten(name, old[name], old_registry)  # InputError for a $ref that leads nowhere or loops
-        after = _flatten(name, new[name], new_registry)
+        try:  # InputError for a $ref that leads nowhere, loops or explodes
+            before = _flatten(name, old[name], old_registry)
+            after = _flatten(name, new[name], new_registry)
+        except InputError as exc:
+            raise InputError(f"{name}: {exc}") from None
         changes += _compare(name, before, after)
     return sorted(changes)
 
