@@ -103,8 +103,9 @@ DATA_HELP = "Data folder to check; datapackage.json is read beside it, in its pa
 def main() -> None:
     """Build, check and release the LeadGreen v1 data package (run from the repo root).
 
-    Exit codes: 0 done, 1 error, 2 usage error; stopped by Ctrl-C 1, by SIGHUP 129, by SIGTERM 143 (each
-    writer then leaves its old output or its new one, never a mix).
+    Exit codes: 0 done, 1 error, 2 usage error, 70 an unexpected failure (a bug: please report it);
+    stopped by Ctrl-C 1, by SIGHUP 129, by SIGTERM 143 (each writer then leaves its old output or its
+    new one, never a mix).
     """
 
 
@@ -373,3 +374,21 @@ def run() -> None:
     except Stopped as exc:
         click.echo(f"Stopped by {signal.Signals(exc.args[0]).name}.", err=True)
         sys.exit(128 + exc.args[0])  # the shell's code for a process ended by that signal
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:  # a library's own exception, pyo3's PanicException included
+        click.echo(unexpected(exc), err=True)
+        sys.exit(UNEXPECTED)
+
+
+UNEXPECTED = 70  # an exception the builder does not know (sysexits' EX_SOFTWARE)
+
+
+def unexpected(exc: BaseException) -> str:
+    """One escaped line for an exception the builder does not know, in place of a traceback."""
+    where = exc.__traceback__
+    while where is not None and where.tb_next is not None:
+        where = where.tb_next
+    place = f" in {Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}" if where else ""
+    message = printable(str(exc))[:300] or "no message"
+    return f"error: unexpected {type(exc).__name__}{place}: {message}; please report it"

@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from builder.caps import check_caps
 from builder.errors import Problem, UpstreamError, printable
 from builder.inputs import schema_problems
 from builder.names import gpu_case_faults, is_reserved_slug, name_fault
@@ -77,6 +78,7 @@ def parse_generation(data: bytes, path: str, kind: str) -> tuple[list[GenRow], l
     """The checked rows of an upstream task file of `kind` ("image" or "video"), and warnings;
     UpstreamError listing every problem otherwise."""
     doc: Any = load_json(data, path)
+    check_caps(doc, path)
     problems = schema_problems(INPUT_SCHEMA, doc, path, ref=f"#/$defs/{kind}Task")
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
+from referencing import Registry, Resource
 
 from builder import jsonschemas
 from builder.errors import InputError, Problem, shown
 from builder.files import read_regular_file
-from builder.jsonschemas import compiled, describe
+from builder.jsonschemas import compiled, describe, resolved
 from builder.layout import SCHEMAS
-from builder.strictjson import StrictJSONError, parse_json
+from builder.strictjson import StrictJSONError, json_type, parse_json
 
 # The builder's own: those of its source checkout, wherever the command runs (a folder of two data
 # trees to diff has none); schemas/inputs/ of the current folder where the builder is installed apart.
@@ -31,6 +32,14 @@ def validator(name: str) -> Any:
     try:
         schema = parse_json(read_regular_file(path, 1 << 20, "an input schema"))
     except StrictJSONError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    if not isinstance(schema, dict):
+        raise InputError(f"{path}: expected a JSON Schema object, found {json_type(schema)}")
+    # Its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse.
+    schema = {**schema, "$id": schema.get("$id", f"urn:leadgreen-input:{name}")}
+    try:
+        resolved(schema, Registry().with_resource(schema["$id"], Resource.from_contents(schema)))
+    except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
     return compiled(schema)
 

@@ -11,6 +11,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
 
 from builder.errors import InputError, Problem, pointer, shown
 from builder.files import Refused, read_file
@@ -48,26 +49,50 @@ def read_schemas(folder: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
+class UnresolvedRef(InputError):
+    """A $ref whose target is not in the registry."""
+
+
+MAX_RESOLVED_NODES = 100_000  # keys, items and values of one schema with its $refs replaced; today's largest: 640
+
+
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
     """The schema with every $ref replaced by its target, looked up by $id in the registry (the one
-    $ref resolver); a $ref that leads back into itself is refused with InputError."""
+    $ref resolver). InputError for a $ref that leads nowhere or back into itself, or that expands the
+    schema past MAX_RESOLVED_NODES (a definition referred to twice by one referred to twice, and so on)."""
+    name = shown(schema["$id"])
+    budget = [MAX_RESOLVED_NODES]
 
     def walk(node: Any, resolver: Any, inside: tuple[int, ...]) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise InputError(f"{name}: expected $refs that expand to at most {MAX_RESOLVED_NODES:,} nodes, found more")
         if isinstance(node, list):
             return [walk(item, resolver, inside) for item in node]
         if not isinstance(node, dict):
             return node
         if "$ref" in node:
-            found = resolver.lookup(node["$ref"])
+            found = _lookup(resolver, node["$ref"], name)
             if id(found.contents) in inside:
-                cycle = f"expected $refs that end, found a cycle through {shown(node['$ref'])}"
-                raise InputError(f"{shown(schema['$id'])}: {cycle}")
+                raise InputError(f"{name}: expected $refs that end, found a cycle through {shown(node['$ref'])}")
             target = walk(found.contents, found.resolver, (*inside, id(found.contents)))
             rest = {k: walk(v, resolver, inside) for k, v in node.items() if k != "$ref"}
             return {"allOf": [target], **rest} if rest else target
         return {k: walk(v, resolver, inside) for k, v in node.items() if k != "$defs"}
 
-    return walk(schema, registry.resolver(base_uri=schema["$id"]), ())
+    try:
+        return walk(schema, registry.resolver(base_uri=schema["$id"]), ())
+    except RecursionError:
+        raise InputError(f"{name}: expected a schema nested a few hundred levels at most, found deeper") from None
+
+
+def _lookup(resolver: Any, ref: Any, name: str) -> Any:
+    """The target of one $ref, or InputError naming it."""
+    try:
+        return resolver.lookup(ref)
+    except (Unresolvable, TypeError) as exc:
+        kind = type(exc).__name__
+        raise UnresolvedRef(f"{name}: expected every $ref to resolve, found {shown(ref)} ({kind})") from None
 
 
 # An integer is an int, never a float such as 2.0, which would reach ids and file names as "2.0".

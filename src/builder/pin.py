@@ -22,6 +22,8 @@ from builder.strictjson import StrictJSONError, parse_json
 
 LOCK_MAX_BYTES = 64 * 1024
 COMMIT = re.compile(r"[0-9a-f]{40}")
+# A snapshot that is not the one its lock names: edited, or a fetch stopped between its two renames.
+REPAIR = "run `builder fetch` to refetch the pin, or `git checkout {lock.parent}/` to restore it"
 ENTRY = ("properties", "tasks", "additionalProperties")  # where an entry's rules are in the schema
 
 
@@ -117,9 +119,11 @@ def read_pinned(lock_path: Path, tasks: Iterable[str]) -> dict[str, Pinned]:
         data = read_regular_file(snapshot, Limits().max_bytes, "the pinned upstream")
         digest = sha256(data)
         if digest != lock.sha256:
-            raise InputError(f"{snapshot}: sha256 expected {lock.sha256} (from {lock_path}), found {digest}")
+            found = f"sha256 expected {lock.sha256} (from {lock_path}), found {digest}"
+            raise InputError(f"{snapshot}: {found}; {REPAIR.format(lock=lock_path)}")
         if len(data) != lock.size:
-            raise InputError(f"{snapshot}: size expected {lock.size} bytes (from {lock_path}), found {len(data)}")
+            found = f"size expected {lock.size} bytes (from {lock_path}), found {len(data)}"
+            raise InputError(f"{snapshot}: {found}; {REPAIR.format(lock=lock_path)}")
         pinned[task] = Pinned(lock, snapshot, data)
     return pinned
 

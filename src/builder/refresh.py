@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from builder.errors import FetchError, InputError
+from builder.errors import FetchError, InputError, UpstreamError, ValidationError
 from builder.fetch import Limits, Progress, download
 from builder.genpackage import parse_every_task
+from builder.layout import DATA
 from builder.pin import Lock, check_entry, dump_lock, load_lock, read_pinned, sha256
+from builder.scratch import scratch_folder
 from builder.write import replace_files
 
 
@@ -67,6 +69,7 @@ def fetch_and_pin(
     inputs = {task: (pin.data, str(pin.path)) for task, pin in others.items()}
     inputs |= {task: (bodies[task], urls[task]) for task in urls}
     warnings_of = parse_every_task(inputs)  # the generation tasks by their own parser
+    check_builds(bodies, old, today)
     new = dict(old)
     for task, data in bodies.items():
         new[task] = Lock(old[task].file, urls[task], commit, sha256(data), len(data), today)
@@ -75,6 +78,22 @@ def fetch_and_pin(
     replace_files({**files, lock_path: dump_lock(new)})
     warnings = [w for task in urls for w in warnings_of[task]]
     return Refreshed([Refresh(task, old[task], new[task]) for task in urls], warnings)
+
+
+def check_builds(bodies: dict[str, bytes], locks: dict[str, Lock], today: str, out: Path = DATA) -> None:
+    """The whole build, with all its checks (physics included), on the pin with `bodies` in place of
+    their tasks' snapshots, from copies in a scratch folder; writes nothing, or UpstreamError."""
+    from builder.build import render
+
+    with scratch_folder("builder-fetch-") as scratch:
+        files = {task: scratch / locks[task].file for task in bodies}
+        for task, path in files.items():
+            path.write_bytes(bodies[task])
+        try:
+            render(out, files, today)  # writes nothing
+        except ValidationError as exc:
+            summary = f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing was pinned"
+            raise UpstreamError(summary, exc.problems) from None
 
 
 def compare_upstream(urls: dict[str, str], lock_path: Path, limits: Limits) -> list[Comparison]:

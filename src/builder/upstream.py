@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 
+from builder.caps import check_caps
 from builder.errors import Problem, UpstreamError, printable, shown
 from builder.inputs import TASK_SCHEMA, schema_problems
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
@@ -87,6 +88,7 @@ def parse_tasks(inputs: dict[str, tuple[bytes, str]]) -> dict[str, Upstream]:
 def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     """Parse and check upstream bytes (of `task`, when given); raise UpstreamError listing every problem."""
     doc = load_json(data, path)
+    check_caps(doc, path)
     problems, bad = [], set()
     for problem in schema_problems(TASK_SCHEMA, doc, path):
         row = _ROW.match(problem.where)

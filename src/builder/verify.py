@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import difflib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from builder.errors import DriftError, InputError, Problem, ValidationError
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import CSV, DESCRIPTOR, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST, require_repo_root
+from builder.scratch import scratch_folder
 from builder.validate.tree import load_tree, scan
 from builder.write import stages
 
@@ -90,7 +90,7 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
     descriptor = data.parent / DESCRIPTOR
     if os.path.lexists(descriptor):
         committed[DESCRIPTOR] = _read_or_refuse(descriptor, DESCRIPTOR)
-    with tempfile.TemporaryDirectory(prefix="builder-drift-") as scratch:
+    with scratch_folder("builder-drift-") as scratch:
         copy = Path(scratch) / data.name
         for name, content in committed.items():  # the committed dates seed the date rule, as in a real build
             target = Path(scratch) / name

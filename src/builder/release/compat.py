@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referencing import Registry, Resource
-from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from builder import layout
 from builder.errors import InputError, Problem, ReleaseError, shown
-from builder.jsonschemas import compiled, resolved, schema_problems
+from builder.jsonschemas import UnresolvedRef, compiled, resolved, schema_problems
 from builder.sources import source_files
 from builder.strictjson import StrictJSONError, parse_json
 
@@ -100,8 +99,8 @@ def cross_validate(
             try:  # $refs resolved once per schema, within the set, as builder validate does
                 schema = resolved({"$id": _base(name, schemas[name]), **schemas[name]}, registry)
                 validators[name] = compiled(schema)
-            except Unresolvable as exc:
-                validators[name] = f"expected every $ref to resolve within the set, found {exc}"
+            except UnresolvedRef as exc:  # a $ref to a schema of the other release (a cycle is raised)
+                validators[name] = str(exc)
         if isinstance(validators[name], str):
             failures.append(Problem(rel, "/", validators[name]))
             continue
@@ -174,11 +173,11 @@ def schema_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]
     changes += [SchemaChange(n, "", "schema added") for n in sorted(new.keys() - old.keys())]
     old_registry, new_registry = _registry(old), _registry(new)
     for name in sorted(old.keys() & new.keys()):
-        try:
+        try:  # InputError for a $ref that leads nowhere, loops or explodes
             before = _flatten(name, old[name], old_registry)
             after = _flatten(name, new[name], new_registry)
-        except Unresolvable as exc:
-            raise InputError(f"{name}: expected every $ref to resolve within the schema set, found {exc}") from exc
+        except InputError as exc:
+            raise InputError(f"{name}: {exc}") from None
         changes += _compare(name, before, after)
     return sorted(changes)
 

@@ -7,7 +7,6 @@ the tag exists the release is made; dist/ is what `builder dist` makes from it, 
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from builder.release.rules import (
 )
 from builder.release.rules import summary as tag_summary
 from builder.release.widening import guard_release
+from builder.scratch import scratch_folder
 from builder.verify import check_committed
 from builder.write import newest_data_version, replace_files, signals_held
 
@@ -166,7 +166,7 @@ def _committed(commit: str) -> dict[str, bytes]:
 
 def _check_committed_data(committed: dict[str, bytes], commit: str, today: str) -> dict[str, Any]:
     """Validate and drift-check the data as committed (a copy of it, away from git-ignored files)."""
-    with tempfile.TemporaryDirectory(prefix="builder-release-") as scratch:
+    with scratch_folder("builder-release-") as scratch:
         root = Path(scratch)
         (root / DATA).mkdir()
         for rel, data in committed.items():

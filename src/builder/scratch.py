@@ -1,0 +1,40 @@
+"""The scratch folder of drift, release and fetch: in TMPDIR, removed afterwards, and a TMPDIR that
+cannot hold it (full, read-only, not a folder) reported in one line that names TMPDIR."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from builder.errors import OutputError, printable
+
+
+@contextmanager
+def scratch_folder(prefix: str) -> Iterator[Path]:
+    """A new empty folder in TMPDIR for the block; an OSError on a path below it becomes an OutputError."""
+    try:
+        folder = tempfile.mkdtemp(prefix=prefix)
+    except OSError as exc:
+        raise tmpdir_error(exc) from None
+    try:
+        yield Path(folder)
+    except (OSError, OutputError) as exc:
+        cause = exc if isinstance(exc, OSError) else exc.__cause__
+        if isinstance(cause, OSError) and str(cause.filename or "").startswith(folder):
+            raise tmpdir_error(cause) from None
+        raise
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def tmpdir_error(exc: OSError) -> OutputError:
+    """TMPDIR named, with what went wrong and where."""
+    where = printable(str(exc.filename or tempfile.gettempdir()))
+    reason = exc.strerror or type(exc).__name__
+    return OutputError(
+        f"TMPDIR ({printable(tempfile.gettempdir())}): expected a writable folder with free space for a scratch copy, "
+        f"found {reason} at {where}; set TMPDIR to another folder"
+    )

@@ -1,0 +1,593 @@
+"""The second hostile corpus, part B: sizes, cycles, caps, tracebacks, fetch (issue 20).
+
+Every CLI case runs one command on one bad input and holds it to every promise (tests/hostile.py):
+the exit code, a one-line message naming the file, row, option or variable, no traceback, and the
+whole scratch folder hashed before and after identical. The size cases stay cheap: a cap lowered by
+monkeypatch for the command, and the pure rule at the real cap.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import pathlib
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+import builder.caps
+import builder.fetch
+from builder import jsonschemas
+from builder.caps import MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK, check_caps
+from builder.cli import UNEXPECTED, run
+from builder.errors import InputError, UpstreamError
+from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
+from builder.validate import descriptor
+from hostile import Outcome, assert_refused, run_cli, tree_digest
+
+LLM_PATH = "/public/data/tasks/lm-arena-chat.json"
+FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
+SHA = "0cd52dab897c5d91a45f4d413038f3b8b4251b0f"
+
+
+def one_line(outcome: Outcome) -> str:
+    """The one error line of a refused command (problem lines above it name the places)."""
+    errors = [line for line in outcome.output.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, outcome.output
+    return errors[0]
+
+
+def refused(root: Path, args: list[str], code: int, names: str | tuple[str, ...]) -> Outcome:
+    before = tree_digest(root)
+    outcome = run_cli(*args)
+    assert_refused(outcome, code, names, before, tree_digest(root))
+    one_line(outcome)
+    return outcome
+
+
+@pytest.fixture
+def fresh_schemas() -> Iterator[None]:
+    """The schema caches emptied before and after a case that edits schemas/ of its repo copy."""
+    from builder import inputs
+    from builder.validate import schema
+
+    caches = (jsonschemas.load_schemas, jsonschemas.validator, schema.fast_validator, inputs.validator)
+    for cached in caches:
+        cached.cache_clear()
+    yield
+    for cached in caches:
+        cached.cache_clear()
+
+
+@pytest.fixture
+def no_pause(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(builder.fetch, "sleep", lambda _seconds: None)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. The descriptor check is linear in resources: many appended resources, each reported once.
+
+MANY = 300  # enough to show one finding per resource; 10,000 are timed in benchmarks/README.md
+
+
+def appended(make: Callable[[int], dict[str, Any]]) -> Callable[[dict[str, Any]], None]:
+    def edit(desc: dict[str, Any]) -> None:
+        desc["resources"] += [make(i) for i in range(MANY)]
+
+    return edit
+
+
+DESCRIPTORS = [
+    pytest.param(
+        appended(lambda i: {"name": f"extra-{i}", "path": f"https://evil.example/{i}.csv"}),
+        "/resources/{last}/path",
+        id="url-paths",
+    ),
+    pytest.param(
+        appended(lambda i: {"name": f"extra-{i}", "path": "data/index.json", "schema": "https://evil.example/s.json"}),
+        "/resources/{last}/schema",
+        id="remote-schemas",
+    ),
+    pytest.param(
+        appended(lambda i: {"name": "index-rows", "path": "data/index.json"}),
+        "expected each resource once",
+        id="one-name-again",
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "named"), DESCRIPTORS)
+def test_many_appended_resources_are_each_reported(repo_copy: Path, edit, named: str) -> None:
+    path = repo_copy / "datapackage.json"
+    desc = json.loads(path.read_bytes())
+    last = len(desc["resources"]) + MANY - 1
+    edit(desc)
+    path.write_text(json.dumps(desc, indent=2))
+    outcome = refused(repo_copy, ["validate"], 1, ("datapackage.json", named.format(last=last)))
+    assert outcome.output.count("datapackage.json: /resources/") >= MANY
+
+
+def test_a_difference_is_matched_to_a_refused_resource_by_its_ancestors() -> None:
+    refused_at = {"/resources/3/path", "/resources/7"}
+    assert descriptor._within("/resources/3/path", refused_at)
+    assert descriptor._within("/resources/7/schema/fields/0", refused_at)
+    assert not descriptor._within("/resources/3", refused_at)  # a parent of a refused place is not below it
+    assert not descriptor._within("/resources/70/path", refused_at)  # a prefix that is not a pointer step
+    assert not descriptor._within("", refused_at)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Schemas with cycles, $refs to nowhere and $refs that explode: one line from validate, build, schema-diff.
+
+
+def defs_with(edit: Callable[[dict[str, Any]], None]) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        path = root / "schemas" / "defs.schema.json"
+        schema = json.loads(path.read_bytes())
+        edit(schema["$defs"])
+        path.write_text(json.dumps(schema, indent=2))
+
+    return apply
+
+
+def self_through_properties(defs: dict[str, Any]) -> None:
+    defs["configuration"]["properties"]["next"] = {"$ref": "#/$defs/configuration"}
+
+
+def self_through_items(defs: dict[str, Any]) -> None:
+    defs["configuration"]["properties"]["alike"] = {"type": "array", "items": {"$ref": "#/$defs/configuration"}}
+
+
+def two_in_a_loop(defs: dict[str, Any]) -> None:
+    defs["ping"] = {"properties": {"pong": {"$ref": "#/$defs/pong"}}}
+    defs["pong"] = {"items": {"$ref": "#/$defs/ping"}}
+    defs["configuration"]["properties"]["ping"] = {"$ref": "#/$defs/ping"}
+
+
+def doubling(defs: dict[str, Any]) -> None:
+    """40 definitions, each naming the next twice: 2^40 places once expanded, no cycle."""
+    for i in range(40):
+        defs[f"d{i}"] = {"properties": {"p": {"$ref": f"#/$defs/d{i + 1}"}, "q": {"$ref": f"#/$defs/d{i + 1}"}}}
+    defs["d40"] = {"type": "string"}
+    defs["configuration"]["properties"]["next"] = {"$ref": "#/$defs/d0"}
+
+
+def nowhere(defs: dict[str, Any]) -> None:
+    defs["configuration"]["properties"]["gpu"] = {"$ref": "#/$defs/no-such-definition"}
+
+
+CYCLE = "expected $refs that end, found a cycle through"
+EXPLODES = f"expected $refs that expand to at most {MAX_RESOLVED_NODES:,} nodes, found more"
+SCHEMAS = [
+    pytest.param(
+        self_through_properties,
+        ["validate"],
+        ("schemas/", CYCLE, "#/$defs/configuration"),
+        id="self-properties-validate",
+    ),
+    pytest.param(
+        self_through_items, ["build"], ("defs.schema.json", CYCLE, "#/$defs/configuration"), id="self-items-build"
+    ),
+    pytest.param(
+        two_in_a_loop,
+        ["schema-diff", "{before}", "schemas"],
+        ("model.schema.json", CYCLE),
+        id="two-in-a-loop-schema-diff",
+    ),
+    pytest.param(doubling, ["validate"], ("defs.schema.json", EXPLODES), id="doubling-validate"),
+    pytest.param(doubling, ["build"], ("defs.schema.json", EXPLODES), id="doubling-build"),
+    pytest.param(
+        doubling, ["schema-diff", "{before}", "schemas"], ("model.schema.json", EXPLODES), id="doubling-schema-diff"
+    ),
+    pytest.param(
+        nowhere,
+        ["build"],
+        ("defs.schema.json", "expected every $ref to resolve", "#/$defs/no-such-definition"),
+        id="nowhere-build",
+    ),
+    pytest.param(
+        nowhere,
+        ["schema-diff", "{before}", "schemas"],
+        ("model.schema.json", "#/$defs/no-such-definition"),
+        id="nowhere-schema-diff",
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "args", "names"), SCHEMAS)
+def test_a_schema_that_loops_or_explodes_is_one_line(
+    repo_copy: Path, tmp_path: Path, fresh_schemas: None, edit, args: list[str], names: tuple[str, ...]
+) -> None:
+    before = tmp_path / "before"
+    (before / "schemas").mkdir(parents=True)
+    for path in (repo_copy / "schemas").glob("*.schema.json"):
+        (before / "schemas" / path.name).write_bytes(path.read_bytes())
+    defs_with(edit)(repo_copy)
+    refused(tmp_path, [arg.format(before=before) for arg in args], 1, names)
+
+
+def test_an_input_schema_with_a_cycle_is_one_line(
+    repo_copy: Path, tmp_path: Path, fresh_schemas: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from builder import inputs
+
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    for path in inputs.INPUT_SCHEMAS.glob("*.json"):
+        (folder / path.name).write_bytes(path.read_bytes())
+    task = json.loads((folder / "upstream-task.schema.json").read_bytes())
+    task["$defs"]["loop"] = {"$ref": "#/$defs/loop"}
+    task["properties"]["configurations"] = {"$ref": "#/$defs/loop"}
+    (folder / "upstream-task.schema.json").write_text(json.dumps(task))
+    monkeypatch.setattr(inputs, "INPUT_SCHEMAS", folder)
+    refused(tmp_path, ["build"], 1, ("upstream-task.schema.json", CYCLE, "#/$defs/loop"))
+
+
+def test_resolved_is_bounded_at_any_depth_and_width() -> None:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    def check(schema: dict[str, Any]) -> str:
+        schema = {"$id": "urn:test", **schema}
+        with pytest.raises(InputError) as caught:
+            resolved(schema, Registry().with_resource("urn:test", Resource.from_contents(schema, DRAFT202012)))
+        return str(caught.value)
+
+    assert CYCLE in check({"$ref": "#"})
+    assert CYCLE in check({"properties": {"a": {"$ref": "#"}}})
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(5000):
+        deep = {"items": deep}  # deeper than the recursion limit: built in memory, never parsed from JSON
+    assert "nested" in check(deep)
+    wide = {
+        "$defs": {"leaf": {"type": "string"}},
+        "properties": {str(i): {"$ref": "#/$defs/leaf"} for i in range(MAX_RESOLVED_NODES)},
+    }
+    assert EXPLODES in check(wide)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Caps on models and configurations per task: build and fetch refuse past them.
+
+
+def llm_upstream(models: int, per_model: int = 1) -> bytes:
+    """The pinned lm-arena-chat rows, each model's first row repeated under `models` model names."""
+    doc = json.loads((Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json").read_bytes())
+    first = doc["configurations"][0]
+    confs = []
+    for m in range(models):
+        for s in range(per_model):
+            confs.append(
+                {
+                    **first,
+                    "nickname": f"Cap Model {m}",
+                    "model_id": f"cap-org/Cap-Model-{m}",
+                    "max_num_seqs": 64 * (s + 1),
+                }
+            )
+    return json.dumps({**doc, "configurations": confs}).encode()
+
+
+def image_upstream(copies: int) -> bytes:
+    doc = json.loads((Path(__file__).resolve().parent.parent / "upstream" / "text-to-image.json").read_bytes())
+    return json.dumps({**doc, "configurations": doc["configurations"] * copies}).encode()
+
+
+@pytest.fixture
+def small_caps(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(builder.caps, "MAX_MODELS_PER_TASK", 20)
+    monkeypatch.setattr(builder.caps, "MAX_CONFIGURATIONS_PER_TASK", 700)
+
+
+CAPS = [
+    pytest.param(
+        "build",
+        "lm-arena-chat",
+        llm_upstream(21),
+        "expected at most 20 models (model_id) in a task, found 21",
+        id="build-models",
+    ),
+    pytest.param(
+        "build",
+        "lm-arena-chat",
+        llm_upstream(10, per_model=71),
+        "expected at most 700 configurations in a task, found 710",
+        id="build-configurations",
+    ),
+    pytest.param(
+        "build",
+        "text-to-image",
+        image_upstream(2),
+        "expected at most 700 configurations in a task, found 1,276",
+        id="build-image-configurations",
+    ),
+    pytest.param(
+        "fetch",
+        "lm-arena-chat",
+        llm_upstream(25),
+        "expected at most 20 models (model_id) in a task, found 25",
+        id="fetch-models",
+    ),
+]
+
+
+@pytest.mark.parametrize(("command", "task", "body", "message"), CAPS)
+def test_a_task_past_a_cap_is_refused(
+    repo_copy: Path,
+    tmp_path: Path,
+    httpserver: HTTPServer,
+    small_caps: None,
+    no_pause: None,
+    command: str,
+    task: str,
+    body: bytes,
+    message: str,
+) -> None:
+    if command == "build":
+        given = tmp_path / f"{task}.json"
+        given.write_bytes(body)
+        args = ["build", "--upstream", f"{task}={given}"]
+        named: tuple[str, ...] = (str(given), message)
+    else:
+        httpserver.expect_request(LLM_PATH).respond_with_data(body, content_type="application/json")
+        args = ["fetch", "--url", httpserver.url_for(LLM_PATH), "--commit", SHA, *FAST]
+        named = (httpserver.url_for(LLM_PATH), message)
+    refused(tmp_path, args, 1, named)
+
+
+def test_the_caps_hold_at_their_real_values() -> None:
+    def doc(confs: int, models: int) -> dict[str, Any]:
+        return {"configurations": [{"model_id": f"org/m{i % models}"} for i in range(confs)]}
+
+    check_caps(doc(MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK), "x.json")  # at both caps: accepted
+    with pytest.raises(UpstreamError) as caught:
+        check_caps(doc(MAX_CONFIGURATIONS_PER_TASK + 1, 1), "x.json")
+    assert [str(p) for p in caught.value.problems] == [
+        "x.json: /configurations: expected at most 100,000 configurations in a task, found 100,001"
+    ]
+    with pytest.raises(UpstreamError) as caught:
+        check_caps(doc(MAX_MODELS_PER_TASK + 1, MAX_MODELS_PER_TASK + 1), "x.json")
+    assert [str(p) for p in caught.value.problems] == [
+        "x.json: /configurations: expected at most 2,000 models (model_id) in a task, found 2,001"
+    ]
+    check_caps({"configurations": "not a list"}, "x.json")  # left to the schema
+    check_caps([], "x.json")
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. No library exception reaches the user as a traceback: `builder` itself (cli.run), in process.
+
+
+class PanicLike(BaseException):
+    """What pyo3's PanicException is: a BaseException that no `except Exception` catches."""
+
+
+def raising(exc: BaseException) -> Callable[..., Any]:
+    def boom(*_args: Any, **_kwargs: Any) -> Any:
+        raise exc
+
+    return boom
+
+
+UNEXPECTED_CASES = [
+    pytest.param(
+        "builder.build.build",
+        ["build"],
+        PanicLike("rpds panicked\x1b[31m"),
+        "error: unexpected PanicLike in test_hostile2_sizes.py:",
+        "rpds panicked\\x1b[31m; please report it",
+        id="base-exception-build",
+    ),
+    pytest.param(
+        "builder.verify.validate_committed",
+        ["validate"],
+        RecursionError("maximum recursion depth exceeded"),
+        "error: unexpected RecursionError in test_hostile2_sizes.py:",
+        "maximum recursion depth exceeded; please report it",
+        id="recursion-validate",
+    ),
+    pytest.param(
+        "builder.release.compat.schema_changes",
+        ["schema-diff", "schemas", "schemas"],
+        KeyError("line\nfake: /: all good"),
+        "error: unexpected KeyError in test_hostile2_sizes.py:",
+        "'line\\nfake: /: all good'; please report it",
+        id="keyerror-newline-schema-diff",
+    ),
+]
+
+
+@pytest.mark.parametrize(("target", "args", "exc", "start", "end"), UNEXPECTED_CASES)
+def test_an_unknown_exception_is_one_escaped_line(
+    repo_copy: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    target: str,
+    args: list[str],
+    exc: BaseException,
+    start: str,
+    end: str,
+) -> None:
+    monkeypatch.setattr(target, raising(exc))
+    monkeypatch.setattr(sys, "argv", ["builder", *args])
+    before = tree_digest(tmp_path)
+    with pytest.raises(SystemExit) as ended:
+        run()
+    out, err = capsys.readouterr()
+    assert ended.value.code == UNEXPECTED == 70
+    assert (out + err).count("\n") == 1, err
+    assert "\x1b" not in err, err
+    assert "Traceback" not in err, err
+    assert err.startswith(start), err
+    assert err.endswith(f"{end}\n"), err
+    assert tree_digest(tmp_path) == before
+
+
+def test_ctrl_c_still_ends_as_ctrl_c(repo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("builder.build.build", raising(KeyboardInterrupt()))
+    monkeypatch.setattr(sys, "argv", ["builder", "build"])
+    with pytest.raises(SystemExit) as ended:  # click's own handling of Ctrl-C: "Aborted!", exit 1
+        run()
+    assert ended.value.code == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. fetch pins only what build accepts: the build's physics checks run before anything is pinned.
+
+
+def llm_with(edit: Callable[[dict[str, Any]], None]) -> bytes:
+    doc = json.loads((Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json").read_bytes())
+    edit(doc["configurations"][0])
+    return json.dumps(doc, indent=1).encode()
+
+
+def p90_below_median(conf: dict[str, Any]) -> None:
+    conf["p90_itl_ms"] = conf["median_itl_ms"] / 2
+
+
+def p99_below_p95(conf: dict[str, Any]) -> None:
+    conf["p99_itl_ms"] = conf["p95_itl_ms"] / 2
+
+
+def more_in_flight_than_seqs(conf: dict[str, Any]) -> None:
+    conf["avg_batch_size"] = conf["max_num_seqs"] + 1.5
+
+
+PHYSICS = [
+    pytest.param(
+        p90_below_median, "/configurations/0/p90_itl_ms: expected median <= p90 <= p95 <= p99", id="p90-below-median"
+    ),
+    pytest.param(
+        p99_below_p95, "/configurations/0/p90_itl_ms: expected median <= p90 <= p95 <= p99", id="p99-below-p95"
+    ),
+    pytest.param(
+        more_in_flight_than_seqs,
+        "/configurations/0/avg_requests_in_flight: expected at most max_num_seqs",
+        id="in-flight-above-max-num-seqs",
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "message"), PHYSICS)
+def test_fetch_refuses_what_build_would_refuse(
+    repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, no_pause: None, edit, message: str
+) -> None:
+    httpserver.expect_request(LLM_PATH).respond_with_data(llm_with(edit), content_type="application/json")
+    args = ["fetch", "--url", httpserver.url_for(LLM_PATH), "--commit", SHA, *FAST]
+    outcome = refused(
+        tmp_path, args, 1, ("lm-arena-chat: the fetched files fail the build's own checks; nothing was pinned", message)
+    )
+    assert str(tmp_path) not in outcome.output.replace(str(repo_copy), "")  # no scratch path shown
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. A TMPDIR that cannot hold the scratch copy is one line naming TMPDIR.
+
+
+def tmpdir_a_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    plain = tmp_path / "plain-file"
+    plain.write_text("not a folder\n")
+    monkeypatch.setattr(tempfile, "tempdir", str(plain))  # what TMPDIR says, once gettempdir() has read it
+
+
+def mkdtemp_fails(code: int) -> Callable[[pytest.MonkeyPatch, Path], None]:
+    def apply(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        def refuse(*_args: Any, **_kwargs: Any) -> str:
+            raise OSError(code, os.strerror(code), str(tmp_path / "tmpdir"))
+
+        monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+
+    return apply
+
+
+def full_when_copying(monkeypatch: pytest.MonkeyPatch, _tmp_path: Path) -> None:
+    """ENOSPC for any write below TMPDIR (the scratch copy), as a full file system answers."""
+    real = pathlib.Path.write_bytes
+
+    def write_bytes(self: Path, data: bytes) -> int:
+        if str(self).startswith(tempfile.gettempdir()) and "builder-" in str(self):
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return real(self, data)
+
+    monkeypatch.setattr(pathlib.Path, "write_bytes", write_bytes)
+
+
+TMPDIRS = [
+    pytest.param(tmpdir_a_file, ["drift"], "Not a directory", id="a-file-drift"),
+    pytest.param(mkdtemp_fails(errno.EACCES), ["drift"], "Permission denied", id="unwritable-drift"),
+    pytest.param(mkdtemp_fails(errno.EROFS), ["fetch"], "Read-only file system", id="read-only-fetch"),
+    pytest.param(full_when_copying, ["drift"], "No space left on device", id="full-drift"),
+    pytest.param(full_when_copying, ["fetch"], "No space left on device", id="full-fetch"),
+]
+
+
+@pytest.mark.parametrize(("make_bad", "args", "reason"), TMPDIRS)
+def test_a_tmpdir_that_cannot_hold_the_copy_is_one_line(
+    repo_copy: Path,
+    tmp_path: Path,
+    httpserver: HTTPServer,
+    no_pause: None,
+    monkeypatch: pytest.MonkeyPatch,
+    make_bad,
+    args: list[str],
+    reason: str,
+) -> None:
+    if args == ["fetch"]:
+        httpserver.expect_request(LLM_PATH).respond_with_data(
+            llm_with(lambda _conf: None), content_type="application/json"
+        )
+        args = ["fetch", "--url", httpserver.url_for(LLM_PATH), "--commit", SHA, *FAST]
+    make_bad(monkeypatch, tmp_path)
+    before = tree_digest(tmp_path)
+    outcome = run_cli(*args)
+    assert_refused(
+        outcome,
+        1,
+        ("error: TMPDIR (", "expected a writable folder with free space", reason, "set TMPDIR"),
+        before,
+        tree_digest(tmp_path),
+    )
+    one_line(outcome)
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. A snapshot that is not the one its lock names: the message names the repair.
+
+REPAIR = "run `builder fetch` to refetch the pin, or `git checkout upstream/` to restore it"
+
+
+def flip_a_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[-2] ^= 1
+    path.write_bytes(bytes(data))
+
+
+def the_next_snapshot(path: Path) -> None:
+    """What a fetch stopped between its two renames leaves: the new snapshot, the old lock."""
+    path.write_bytes(llm_with(lambda conf: conf.update(avg_power_watts=conf["avg_power_watts"] + 1)))
+
+
+def appended_byte(path: Path) -> None:
+    path.write_bytes(path.read_bytes() + b" ")
+
+
+MISMATCHES = [
+    pytest.param(flip_a_byte, ["build"], "sha256 expected", id="flipped-byte-build"),
+    pytest.param(the_next_snapshot, ["drift"], "sha256 expected", id="killed-fetch-drift"),
+    pytest.param(appended_byte, ["build"], "sha256 expected", id="appended-byte-build"),
+]
+
+
+@pytest.mark.parametrize(("edit", "args", "found"), MISMATCHES)
+def test_a_snapshot_unlike_its_lock_names_the_repair(
+    repo_copy: Path, tmp_path: Path, edit, args: list[str], found: str
+) -> None:
+    edit(repo_copy / "upstream" / "lm-arena-chat.json")
+    refused(tmp_path, args, 1, ("upstream/lm-arena-chat.json: ", found, "(from upstream/lock.json)", REPAIR))
