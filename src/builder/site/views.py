@@ -129,9 +129,12 @@ def chart_view(page: str, chart_path: str, chart: Any, caption: str) -> dict[str
     return {"src": href(page, chart_path), "alt": chart.alt, "title": chart.title, "caption": caption}
 
 
-def target_rows(doc: dict[str, Any], frontier: dict[str, Any] | None) -> dict[str, Any]:
-    """The latency-target table of a model page: a row per target and one for any latency, a column per GPU."""
-    chosen, under = targets.best_under(doc, frontier)
+def target_rows(doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under, bool]) -> dict[str, Any]:
+    """The latency-target table of a model page: a row per target and one for any latency, a column per GPU.
+
+    found: what targets.best_under gives for the document.
+    """
+    chosen, under, from_frontier = found
     gpus = list(doc["gpus"])
     rows = []
     for target in chosen:
@@ -139,8 +142,7 @@ def target_rows(doc: dict[str, Any], frontier: dict[str, Any] | None) -> dict[st
         rows.append({"id": f"target-{target}", "label": f"Under {target} ms", "cells": [pick(p) for p in picks]})
     overall = [doc["best"].get(gpu) for gpu in gpus]
     rows.append({"id": "target-any", "label": "Any latency", "cells": [pick(p) for p in overall]})
-    used = frontier is not None and targets.from_frontier(frontier, doc["slug"], doc["configurations"]) is not None
-    return {"gpus": gpus, "rows": rows, "from_frontier": used}
+    return {"gpus": gpus, "rows": rows, "from_frontier": from_frontier}
 
 
 def pick(conf: dict[str, Any] | None) -> dict[str, str] | None:
@@ -180,7 +182,7 @@ def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, c
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
         "architecture": doc["architecture"],
         "gpus": ", ".join(doc["gpus"]),
-        "targets": target_rows(doc, common.get("frontier")),
+        "targets": target_rows(doc, common.get("under") or targets.best_under(doc, None)),
         "unit": doc["unit"],
         "chart": chart,
         "key": key,
