@@ -89,7 +89,7 @@ def test_the_workload_page_compares_every_model_at_100_ms_lowest_first(site) -> 
 def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
     """A frontier.json the workload list names wins over the computation (here it names another row, to tell)."""
     pkg = load_package(REPO)
-    doc = pkg.docs["models/llama-3-1-70b-instruct.json"]
+    _, doc = pkg.read("models/llama-3-1-70b-instruct.json")
     other = next(c for c in doc["configurations"] if c["gpu"] == "B200" and c["max_num_seqs"] == 1024)
     entry = {k: other[k] for k in ("row_id", "repeat", "num_gpus", "max_num_seqs", "median_itl_ms")}
     entry["wh_per_million_output_tokens"] = other["wh_per_million_output_tokens"]
@@ -104,7 +104,7 @@ def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
     workloads["workloads"][0]["frontier_url"] = f"{BASE}/api/v1/frontier.json"
     raw = json.dumps(frontier).encode()
     docs = {**pkg.docs, "frontier.json": frontier, "workloads.json": workloads}
-    files = plan_site(dataclasses.replace(pkg, docs=docs, data={**pkg.data, "frontier.json": raw}))
+    files = dict(plan_site(dataclasses.replace(pkg, docs=docs, raw={**pkg.raw, "frontier.json": raw})))
     page = files["models/llama-3-1-70b-instruct/index.html"].decode("utf-8")
     assert f"<strong>{other['wh_per_million_output_tokens']:,.2f}</strong>" in target_cell(page, "100", "B200")
     assert "none this fast" in target_cell(page, "50", "B200")
