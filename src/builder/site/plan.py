@@ -128,22 +128,28 @@ def _model_page(plan: Planner, work: Workload, model: Model, common: dict) -> It
     if work.frontier_rel:
         context["frontier_path"] = api_path(work.frontier_rel)
     with reading(f"data/{model.doc_rel}"):
+        chart = None
+        if work.kind in charts.AXES and doc.get("configurations"):
+            chart_path = posixpath.join(posixpath.dirname(model.page), MODEL_CHART)
+            drawn = charts.energy_latency(doc, common["gpu_order"], charts.AXES[work.kind])
+            yield plan.site.file(chart_path, drawn.svg)
+            chart = views.chart_view(model.page, chart_path, drawn, _model_caption(doc["unit"], work.kind == LLM))
         if work.kind == LLM:
             context["under"] = found = targets.best_under(doc, common["frontier"])
-            chart_path = posixpath.join(posixpath.dirname(model.page), MODEL_CHART)
-            chart = charts.energy_latency(doc, common["gpu_order"])
-            caption = (
-                f"{doc['unit']} against median inter-token latency: a line per GPU setup, "
-                "joining its configurations from the smallest batch limit to the largest."
-            )
-            yield plan.site.file(chart_path, chart.svg)
-            view = views.model_view(doc, links, views.chart_view(model.page, chart_path, chart, caption), context)
-            html = render.render("model.html", view)
+            html = render.render("model.html", views.model_view(doc, links, chart, context))
         else:
             found = None
-            html = render.render("generic_model.html", _generic_model(doc, links, context))
+            html = render.render("generic_model.html", {**_generic_model(doc, links, context), "chart": chart})
         plan.sums.setdefault(model.doc_rel, summarize(doc, found))
     yield plan.site.file(model.page, html)
+
+
+def _model_caption(unit: str, llm: bool) -> str:
+    latency, batch = ("median inter-token latency", "batch limit") if llm else ("batch latency", "batch size")
+    return (
+        f"{unit} against {latency}: a line per GPU setup through its lowest-energy configuration at each "
+        f"{batch}, from the smallest to the largest; any other configuration of the same setup is a smaller dot."
+    )
 
 
 def _generic_model(doc: dict, links: dict[str, str], common: dict) -> dict[str, Any]:
@@ -172,11 +178,12 @@ def _workload_page(plan: Planner, work: Workload, gpu_order: list[str], common: 
     named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
     json_links = [(label, api_path(rel)) for label, rel in named if rel]
     with reading(f"data/{work.index_rel}"):
-        if work.kind == LLM and index.get("rows"):
+        if work.kind in charts.AXES and index.get("rows"):
             chart_path = posixpath.join(posixpath.dirname(work.page), WORKLOAD_CHART)
-            chart = charts.energy_by_model(index, gpu_order, work.name)
+            chart = charts.energy_by_model(index, gpu_order, work.name, charts.AXES[work.kind].energy)
             yield plan.site.file(chart_path, chart.svg)
-            caption = f"{index['unit']} of the lowest-energy configuration per model and GPU setup, any latency."
+            within = "any latency" if work.kind == LLM else f"batch latency within {index['latency_limit_s']:g} s"
+            caption = f"{index['unit']} of the lowest-energy configuration per model and GPU setup, {within}."
             chart_view = views.chart_view(work.page, chart_path, chart, caption)
         context = {**common, "source": _source(work, common), "json": json_links}
         view = pages.workload_view(work, index, plan.sums, chart_view, context)
