@@ -166,17 +166,40 @@ def test_chart_text_is_never_parsed_as_math() -> None:
 def test_a_model_chart_has_a_series_per_gpu_setup_in_batch_order() -> None:
     doc = json.loads((REPO / "data" / "models" / "llama-3-1-70b-instruct.json").read_bytes())
     found = charts.series(doc["configurations"], ["B200", "H100"])
-    assert [(gpu, n) for gpu, n, _ in found] == [("B200", 2), ("H100", 4)]
-    for _, _, rows in found:
-        assert [r["max_num_seqs"] for r in rows] == sorted(r["max_num_seqs"] for r in rows)
+    assert [(gpu, n) for gpu, n, _, _ in found] == [("B200", 2), ("H100", 4)]
+    for _, _, line, _ in found:
+        assert [r["max_num_seqs"] for r in line] == sorted({r["max_num_seqs"] for r in line})
     svg = charts.energy_latency(doc, ["B200", "H100"]).svg.decode("utf-8")
     assert f"2 {TIMES} B200" in svg
     assert f"4 {TIMES} H100" in svg
     assert "deadline" not in svg
 
 
-def test_a_generation_workload_gets_its_index_a_generic_table_and_no_llm_parts(site) -> None:
-    """text-to-image (kind image): its index without a chart, model pages with every field, no latency targets."""
+def test_a_generation_model_chart_joins_the_lowest_energy_layout_of_each_batch_size() -> None:
+    """Four configurations of one setup: the line takes the lower of the two at batch 1, the other stays a dot."""
+    conf = {"gpu": "H100", "num_gpus": 2, "wh_per_thousand_images": 300.0, "batch_latency_s": 2.0}
+    configs = [
+        {**conf, "batch_size": 2, "ulysses_degree": 2, "wh_per_thousand_images": 250.0, "batch_latency_s": 3.0},
+        {**conf, "batch_size": 1, "ulysses_degree": 2},
+        {**conf, "batch_size": 1, "ulysses_degree": 1, "wh_per_thousand_images": 280.0},
+        {**conf, "gpu": "B200", "batch_size": 1, "ulysses_degree": 1},
+    ]
+    found = charts.series(configs, ["B200", "H100"], charts.AXES["image"])
+    assert [(gpu, n, [c["batch_size"] for c in line], rest) for gpu, n, line, rest in found] == [
+        ("B200", 2, [1], []),
+        ("H100", 2, [1, 2], [configs[1]]),
+    ]
+    assert found[1][2][0] is configs[2]
+    doc = {"name": "PixArt-Σ $x$", "unit": "Wh per 1,000 images", "configurations": configs}
+    svg = charts.energy_latency(doc, ["B200", "H100"], charts.AXES["image"]).svg.decode("utf-8")
+    assert "batch latency (s, log scale)" in svg
+    assert "Wh per 1,000 images (log scale)" in svg
+    assert "PixArt-Σ $x$: energy against latency" in svg
+    assert f"2 {TIMES} H100" in svg
+
+
+def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> None:
+    """text-to-image (kind image): its index and its chart, model pages with every field and a chart, no targets."""
     folder = "workloads/text-to-image"
     index = json.loads((REPO / "data" / folder / "index.json").read_bytes())
     doc = json.loads((REPO / "data" / folder / "models" / "pixart-sigma.json").read_bytes())
@@ -190,12 +213,20 @@ def test_a_generation_workload_gets_its_index_a_generic_table_and_no_llm_parts(s
     assert page.count('<tr><th scope="row">') == len(doc["configurations"])
     assert ">text-to-image.json</a>" in page
     assert "latency target" not in page
-    assert "energy-latency.svg" not in page
+    assert (
+        '<img src="energy-latency.svg" alt="Dot chart, logarithmic axes: Wh per 1,000 images (vertical) against '
+        f"batch latency (s) (horizontal) for {len(doc['configurations'])} configurations of PixArt-Σ" in page
+    )
     workload = html(site, folder)
     assert 'href="models/pixart-sigma/"' in workload
     assert "latency target" not in workload
-    assert "energy-by-model.svg" not in workload
-    assert not (site / folder / "energy-by-model.svg").exists()
+    assert (
+        "Wh per 1,000 images of the lowest-energy configuration per model and GPU setup, batch latency within 30 s."
+        in workload
+    )
+    chart = (site / folder / "energy-by-model.svg").read_text(encoding="utf-8")
+    assert "Wh per 1,000 images (log scale, lower is better)" in chart
+    assert f"PixArt-Σ, 1 {TIMES} B200: " in chart
     table = workload.split('<table class="index">', 1)[1].split("</table>", 1)[0]
     assert "Batch latency" in table
     assert "Wh per 1,000 images" in table
@@ -207,4 +238,8 @@ def test_a_generation_workload_gets_its_index_a_generic_table_and_no_llm_parts(s
         assert "pixart-sigma" not in html(site, f"gpus/{gpu}")
     video = html(site, "workloads/text-to-video")
     assert "Wh per video" in video.split('<table class="index">', 1)[1].split("</table>", 1)[0]
-    assert "energy-by-model.svg" not in video
+    assert (site / "workloads/text-to-video/energy-by-model.svg").is_file()
+    assert (
+        "Wh per video (log scale)"
+        in (site / "workloads/text-to-video/models/wan-2-1-14b/energy-latency.svg").read_text()
+    )

@@ -122,6 +122,7 @@ def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workloa
     view["workload_name"] = getattr(workload, "name", view["workload"])
     view["licence_evidence"] = [str(item) for item in source.get("licence_evidence", [])]
     view["licence_links"] = [{"name": name, "href": url} for name, url in licences]
+    view["workloads"] = []  # the home page lists every workload's upstream file here
     return view
 
 
