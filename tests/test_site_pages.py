@@ -205,12 +205,22 @@ def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> N
     doc = json.loads((REPO / "data" / folder / "models" / "pixart-sigma.json").read_bytes())
     page = html(site, f"{folder}/models/pixart-sigma")
     assert "in Text to Image</span></h1>" in page
-    for heading in ("Batch latency (s)", "Wh per 1,000 images", "J per image", "GPU power (W, all GPUs)", "GPUs",
-                    "Batch size", "Under the latency limit"):  # fmt: skip
-        assert f'<th scope="col">{heading}</th>' in page, heading
-    assert "batch_latency_s" not in page.split("<table", 1)[1].split("</table>", 1)[0]
-    assert f"<td>{doc['configurations'][0]['batch_latency_s']:.4f}</td>" in page
-    assert page.count('<tr><th scope="row">') == len(doc["configurations"])
+    for heading in (
+        'Energy <span class="unit">(Wh per 1,000 images)</span>',
+        'Batch latency <span class="unit">(s)</span>',
+        'GPU power <span class="unit">(W, all GPUs)</span>',
+        'Energy <span class="unit">(J per image)</span>',
+        '<abbr title="Ulysses sequence parallelism: GPUs that split the attention heads">Ulysses</abbr>',
+    ):
+        assert f'<th scope="col">{heading}' in page, heading
+    assert "batch_latency_s" not in page.split("<main", 1)[1]
+    every = page.split('<table class="configurations">', 1)[1].split("</table>", 1)[0]
+    assert every.count('<th scope="row">') == len(doc["configurations"])
+    first = doc["configurations"][0]
+    assert f"<td>{first['wh_per_thousand_images']:,.2f}</td><td>{first['batch_latency_s']:,.3f}</td>" in every
+    lowest = page.split('<table class="lowest">', 1)[1].split("</table>", 1)[0]
+    assert lowest.count('<th scope="row">') == len(doc["gpus"]) == 2
+    assert f"<td>{doc['best']['B200']['wh_per_thousand_images']:,.2f}</td>" in lowest
     assert ">text-to-image.json</a>" in page
     assert "latency target" not in page
     assert (

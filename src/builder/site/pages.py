@@ -77,6 +77,43 @@ def generic_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"first": columns[0].label if columns else "", "columns": head, "rows": body}
 
 
+GPU_POWER = Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0)
+LATENCY = Column("batch_latency_s", "Batch latency", "s", 3)
+IMAGES, VIDEOS = Column("batch_size", "Batch size", "images", 0), Column("batch_size", "Batch size", "videos", 0)
+GENERATION_KEY = {  # by workload kind: energy and latency first
+    "image": (Column("wh_per_thousand_images", "Energy", "Wh per 1,000 images", 2), LATENCY, IMAGES,
+              Column("images_per_second", "Output", "images per s", "sig"), GPU_POWER),
+    "video": (Column("wh_per_video", "Energy", "Wh per video", 2), LATENCY, VIDEOS,
+              Column("videos_per_second", "Output", "videos per s", "sig"), GPU_POWER),
+}  # fmt: skip
+GENERATION_DETAIL = (
+    Column("ulysses_degree", "Ulysses", "GPUs", 0, "Ulysses sequence parallelism: GPUs that split the attention heads"),
+    Column("ring_degree", "Ring", "GPUs", 0, "ring attention: GPUs that split the sequence"),
+    Column("inference_steps", "Steps", "denoising", 0),
+    Column("precision", "Precision", "weights"),
+    Column("width", "Width", "px", 0),
+    Column("height", "Height", "px", 0),
+    Column("num_frames", "Frames", "per video", 0),
+    Column("fps", "Frame rate", "per s", 0),
+    Column("joules_per_image", "Energy", "J per image", "sig"),
+    Column("joules_per_video", "Energy", "J per video", "sig"),
+    Column("under_latency_limit", "Within the limit", "batch latency", "yes/no"),
+    Column("repeat", "Repeat", "run", 0),
+)
+
+
+def generation_tables(doc: dict[str, Any], kind: str) -> dict[str, Any]:
+    """A generation model's tables: its lowest energy per GPU type, then every configuration, key columns first
+    and the setup details after, in the same order."""
+    configs, key = doc["configurations"], views.present(GENERATION_KEY[kind], doc["configurations"])
+    best = table(key, [doc["best"][gpu] for gpu in doc["gpus"] if doc["best"].get(gpu)])
+    every = table(key, configs)
+    best_keys = {(c["row_id"], c.get("repeat")) for c in doc["best"].values() if c}
+    for row, conf in zip(every["rows"], configs, strict=True):
+        row["best"] = (conf["row_id"], conf.get("repeat")) in best_keys
+    return {"best": best, "key": every, "detail": table(views.present(GENERATION_DETAIL, configs), configs)}
+
+
 def _kind(value: Any) -> int | str:
     """How a generic cell shows its value: yes/no for a boolean, 4 decimals for a float, else as it is."""
     return "yes/no" if isinstance(value, bool) else 4 if isinstance(value, float) else 0
