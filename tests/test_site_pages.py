@@ -60,12 +60,8 @@ def test_the_video_chat_page_of_qwen_3_vl_235b_names_its_own_source(site) -> Non
 
 def test_the_b200_page_lists_every_model_measured_on_b200(site) -> None:
     page = html(site, "gpus/b200")
-    listed = json.loads((REPO / "data" / "workloads.json").read_bytes())["workloads"]
-    kinds = {w["id"]: w.get("kind", "llm") for w in listed}
     lists = [REPO / "data" / "models.json", *sorted((REPO / "data" / "workloads").glob("*/models.json"))]
-    lists = [p for p in lists if kinds.get("text-conversation" if p.parent.name == "data" else p.parent.name) == "llm"]
-    assert len(lists) == 5  # the GPU pages show the LLM workloads only
-    assert 'id="workload-text-to-image"' not in page
+    assert len(lists) == 7  # five LLM workloads, text to image and text to video
     expected = 0
     for path in lists:
         workload = "text-conversation" if path.parent.name == "data" else path.parent.name
@@ -73,7 +69,7 @@ def test_the_b200_page_lists_every_model_measured_on_b200(site) -> None:
         for entry in json.loads(path.read_bytes())["models"]:
             assert (f'data-slug="{entry["slug"]}"' in section) == ("B200" in entry["gpus"]), (workload, entry["slug"])
             expected += "B200" in entry["gpus"]
-    assert page.count("<tr data-slug=") == expected > 40
+    assert page.count("<tr data-slug=") == expected > 50
 
 
 def test_the_workload_page_compares_every_model_at_100_ms_lowest_first(site) -> None:
@@ -213,7 +209,7 @@ def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> N
         '<abbr title="Ulysses sequence parallelism: GPUs that split the attention heads">Ulysses</abbr>',
     ):
         assert f'<th scope="col">{heading}' in page, heading
-    assert "batch_latency_s" not in page.split("<main", 1)[1]
+    assert "batch_latency_s" not in page.split("<main", 1)[1].split('<section class="source"', 1)[0]  # tables, text
     every = page.split('<table class="configurations">', 1)[1].split("</table>", 1)[0]
     assert every.count('<th scope="row">') == len(doc["configurations"])
     first = doc["configurations"][0]
@@ -245,7 +241,8 @@ def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> N
     assert f"{first['wh_per_thousand_images']:.2f}" in table.split("</tr>", 2)[1]
     assert "Text to Image" in html(site, "")
     for gpu in ("h100", "b200"):
-        assert "pixart-sigma" not in html(site, f"gpus/{gpu}")
+        section = html(site, f"gpus/{gpu}").split('<section id="workload-text-to-image">', 1)[1]
+        assert 'href="../../workloads/text-to-image/models/pixart-sigma/"' in section.split("</section>", 1)[0]
     video = html(site, "workloads/text-to-video")
     assert "Wh per video" in video.split('<table class="index">', 1)[1].split("</table>", 1)[0]
     assert (site / "workloads/text-to-video/energy-by-model.svg").is_file()

@@ -44,6 +44,7 @@ class Workload:
     source: dict[str, Any]
     commit: str
     page: str  # site path of the workload's page
+    unit: str = ""  # of its energy figures
     models: list[Model] = field(default_factory=list)
 
     @property
@@ -117,6 +118,7 @@ def workloads(pkg: Package) -> list[Workload]:
             source=source,
             commit=pinned.get(str(source.get("data_url", "")), ""),
             page=f"workloads/{wid}/index.html",
+            unit=str(entry.get("unit") or (head.get("unit") if isinstance(head, dict) else None) or ""),
         )
         work.models = _models(pkg, work)
         found.append(work)

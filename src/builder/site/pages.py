@@ -168,31 +168,41 @@ def gpu_view(gpu: str, works: list[Workload], sums: dict[str, Summary], common: 
     """A GPU type's page: per workload, every model measured on it, lowest overall and under each target."""
     page, sections = gpu_page(gpu), []
     for work in works:
-        if work.kind != LLM:
+        if work.kind != LLM and work.kind not in GENERATION_KEY:
             continue
         rows = []
         for model in work.models:
             found = sums[model.doc_rel]
             if gpu not in found.gpus:
                 continue
+            if work.kind != LLM:
+                cells = [found.shown.get(gpu)]
+                rows.append({"name": model.name, "href": href(page, model.page), "cells": cells, "slug": model.slug})
+                continue
             cells = [views.pick(found.best.get(gpu))] + [
                 views.pick(found.under[gpu].get(str(t))) for t in found.targets
             ]
             rows.append({"name": model.name, "href": href(page, model.page), "cells": cells, "slug": model.slug})
-        if rows:
+        if rows and work.kind != LLM:
+            heads = ["Lowest energy, batch latency within the limit"]
+            sections.append({"work": work, "href": href(page, work.page), "heads": heads, "rows": rows})
+        elif rows:
             heads = ["Any latency"] + [f"Under {t} ms" for t in targets.TARGETS_MS]
             sections.append({"work": work, "href": href(page, work.page), "heads": heads, "rows": rows})
-    description = f"Every model measured on {gpu}: its lowest-energy configuration, overall and under 50, 100, 200 ms."
+    description = (
+        f"Every model measured on {gpu}: its lowest-energy configuration, overall and under 50, 100, 200 ms "
+        "for language models, within the batch latency limit for image and video generation."
+    )
     return {**frame(page, f"{gpu} GPUs", description, [("Home", "index.html"), ("GPUs", views.GPUS_PAGE)], common),
             "gpu": gpu, "sections": sections}  # fmt: skip
 
 
 def gpus_view(gpus: list[str], sums: dict[str, Summary], works: list[Workload], common: dict) -> dict:
-    """The GPU types page: each type with the number of LLM models its page lists."""
+    """The GPU types page: each type with the number of models its page lists."""
     page = views.GPUS_PAGE
     items = []
     for gpu in gpus:
-        n = len({m.slug for w in works if w.kind == LLM for m in w.models if gpu in sums[m.doc_rel].gpus})
+        n = len({m.slug for w in works for m in w.models if gpu in sums[m.doc_rel].gpus})
         items.append({"label": gpu, "href": href(page, gpu_page(gpu)), "models": n})
     description = "The GPU types measured, each with every model's lowest-energy configuration on it."
     return {**frame(page, "GPU types", description, [("Home", "index.html")], common), "items": items}
@@ -223,7 +233,12 @@ def workloads_view(works: list[Workload], sums: dict[str, Summary], page: str) -
             compare = comparison(work, sums, page, targets.CHOSEN_MS)
             best = next((r for r in compare["rows"] if r["low"] is not None), None)
             if best is not None:
-                low = {"model": best["name"], "href": best["href"], **views.pick(best["low"])}
+                low = {"model": best["name"], "href": best["href"], **views.pick(best["low"]), "unit": ""}
+        else:
+            picks = [(p["value"], m.name, m.page, p) for m in work.models for p in sums[m.doc_rel].shown.values()]
+            if picks:
+                _, name, model_page, p = min(picks, key=lambda x: (x[0], x[1]))
+                low = {"model": name, "href": href(page, model_page), **p, "unit": work.unit}
         configs = sum(sums[m.doc_rel].configurations for m in work.models)
         rows.append({"name": work.name, "href": href(page, work.page), "description": work.description,
                      "models": len(work.models), "configurations": configs, "low": low})  # fmt: skip

@@ -95,10 +95,10 @@ def plan_site(pkg: Package) -> Iterator[File]:
             yield from plan.model_document(rel)[0]
     sums = plan.sums
     yield site.file(views.WORKLOADS_PAGE, _workloads_page(works, sums, common))
-    llm_gpus = sorted({g for w in works if w.kind == LLM for m in w.models for g in sums[m.doc_rel].gpus})
-    for gpu in llm_gpus:
+    gpus = sorted({g for w in works for m in w.models for g in sums[m.doc_rel].gpus})
+    for gpu in gpus:
         yield site.file(pages.gpu_page(gpu), render.render("gpu.html", pages.gpu_view(gpu, works, sums, common)))
-    yield site.file(views.GPUS_PAGE, render.render("gpus.html", pages.gpus_view(llm_gpus, sums, works, common)))
+    yield site.file(views.GPUS_PAGE, render.render("gpus.html", pages.gpus_view(gpus, sums, works, common)))
     yield site.file(views.MODELS_PAGE, render.render("models.html", pages.models_view(works, sums, common)))
     yield site.file(views.GLOSSARY, render.render("glossary.html", _glossary(common)))
     context = {**common, "schemas": schema_paths, "versions": plan.versions}
@@ -140,7 +140,8 @@ def _model_page(plan: Planner, work: Workload, model: Model, common: dict) -> It
         else:
             found = None
             html = render.render("generic_model.html", {**_generic_model(doc, links, context), "chart": chart})
-        plan.sums.setdefault(model.doc_rel, summarize(doc, found))
+        energy = charts.AXES[work.kind].energy if work.kind in charts.AXES else None
+        plan.sums.setdefault(model.doc_rel, summarize(doc, found, energy))
     yield plan.site.file(model.page, html)
 
 

@@ -149,11 +149,25 @@ def target_rows(doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under
 def pick(conf: dict[str, Any] | None) -> dict[str, str] | None:
     if conf is None:
         return None
+    setup, itl = words.setup(conf["num_gpus"], conf["gpu"]), words.fixed(conf["median_itl_ms"], 1)
     return {
         "energy": words.fixed(conf["wh_per_million_output_tokens"], 2),
-        "setup": words.setup(conf["num_gpus"], conf["gpu"]),
-        "seqs": f"{conf['max_num_seqs']:,}",
-        "itl": words.fixed(conf["median_itl_ms"], 1),
+        "setup": setup,
+        "itl": itl,
+        "how": f"{setup}, {conf['max_num_seqs']:,} seqs, {itl} ms",
+        "brief": f"{setup}, {itl} ms",
+    }
+
+
+def generation_pick(conf: dict[str, Any], energy: str) -> dict[str, Any]:
+    """A generation configuration as a cell shows it: energy (the field `energy`), setup, batch and latency."""
+    setup, latency = words.setup(conf["num_gpus"], conf["gpu"]), words.fixed(conf["batch_latency_s"], 1)
+    return {
+        "value": conf[energy],
+        "energy": words.fixed(conf[energy], 2),
+        "setup": setup,
+        "how": f"{setup}, batch of {conf['batch_size']:,}, {latency} s",
+        "brief": f"{setup}, {latency} s",
     }
 
 
