@@ -250,3 +250,28 @@ def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> N
         "Wh per video (log scale)"
         in (site / "workloads/text-to-video/models/wan-2-1-14b/energy-latency.svg").read_text()
     )
+
+
+def test_the_site_is_written_page_by_page_each_model_document_read_once(monkeypatch) -> None:
+    """Each model document is read just before its page is handed on, never ahead, and never twice."""
+    from builder.site import catalog
+    from builder.site.load import Package
+
+    pkg = load_package(REPO)
+    model_pages = {m.page for w in catalog.workloads(pkg) for m in w.models}
+    reads: list[str] = []
+    real = Package.read
+
+    def read(self: Package, rel: str):
+        if rel.endswith(".json"):
+            reads.append(rel)
+        return real(self, rel)
+
+    monkeypatch.setattr(Package, "read", read)
+    done = 0
+    for path, _ in plan_site(pkg):
+        if path in model_pages:
+            done += 1
+            assert len(reads) == done, path
+    assert done == len(model_pages) == 62  # the pages of 46 models across seven workloads
+    assert len(reads) == len(set(reads)) == done
