@@ -225,9 +225,7 @@ def test_a_second_workload_gets_its_pages_without_code(sites) -> None:
 def test_every_document_has_a_schema(sites) -> None:
     pkg = load_package(REPO)
     names = list(pkg.schemas)
-    assert {
-        rel: schema_name(rel, doc, names) for rel, doc in pkg.docs.items() if schema_name(rel, doc, names) is None
-    } == {}
+    assert [rel for rel in pkg.files if rel.endswith(".json") and schema_name(rel, names) is None] == []
 
 
 @pytest.mark.slow
@@ -235,8 +233,9 @@ def test_check_jsonschema_validates_every_document_against_the_served_schemas(si
     _, site = sites["today"]
     pkg = load_package(REPO)
     by_schema: dict[str, list[str]] = {}
-    for rel, doc in pkg.docs.items():
-        by_schema.setdefault(schema_name(rel, doc, list(pkg.schemas)), []).append(str(site / "api" / "v1" / rel))
+    for rel in pkg.files:
+        if rel.endswith(".json"):
+            by_schema.setdefault(schema_name(rel, list(pkg.schemas)), []).append(str(site / "api" / "v1" / rel))
     bad = json.loads((site / "api" / "v1" / "models" / "qwen-3-8b.json").read_bytes())
     bad["configurations"][0]["num_gpus"] = 0
     (tmp_path / "bad.json").write_text(json.dumps(bad))
@@ -256,7 +255,7 @@ def test_check_jsonschema_validates_every_document_against_the_served_schemas(si
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "num_gpus" in refused.stdout + refused.stderr
     assert {f"/schemas/v1/{name}" for name in (*by_schema, "defs.schema.json")} <= set(requested)
-    assert sum(len(files) for files in by_schema.values()) == len(pkg.docs)
+    assert sum(len(files) for files in by_schema.values()) == sum(rel.endswith(".json") for rel in pkg.files)
 
 
 @pytest.mark.slow
@@ -312,7 +311,7 @@ def _hostile_doc() -> dict:
 
 
 def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
-    from builder.site import catalog, charts, pages, render, views
+    from builder.site import catalog, charts, pages, render, summary, targets, views
 
     doc = _hostile_doc()
     chart = charts.energy_latency(doc, ["B200", "H100"])
@@ -334,7 +333,8 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     work = catalog.Workload(MARKUP, MARKUP, MARKUP, "llm", "i.json", None, None, doc["source"], MARKUP, "w/index.html")
     work.models = [catalog.Model(row["slug"], MARKUP, "m.json", "api/m.json", "m/index.html")]
     context = {**common, "source": views.source_view(doc["source"], [], work), "json": []}
-    view = pages.workload_view(work, {"i.json": index, "m.json": doc}, None, None, context)
+    sums = {"m.json": summary.summarize(doc, targets.best_under(doc, None))}
+    view = pages.workload_view(work, index, sums, None, context)
     page = render.render("workload.html", view).decode("utf-8")
     assert "<script" not in page
     assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3

@@ -33,6 +33,8 @@ PAGES = {  # one page of each kind
     "workload": "workloads/text-conversation/",
     "model": f"models/{MODEL}/",
     "model-other-workload": "workloads/video-chat/models/qwen-3-vl-235b-a22b-instruct/",
+    "generation-workload": "workloads/text-to-image/",
+    "generation-model": "workloads/text-to-video/models/wan-2-1-14b/",
     "gpu": "gpus/b200/",
     "gpus": "gpus/",
     "workloads": "workloads/",
@@ -41,7 +43,12 @@ PAGES = {  # one page of each kind
     "listing": "api/v1/",
     "not-found": "404.html",
 }
-CHARTS = ("workloads/text-conversation/energy-by-model.svg", f"models/{MODEL}/energy-latency.svg")
+CHARTS = (
+    "workloads/text-conversation/energy-by-model.svg",
+    f"models/{MODEL}/energy-latency.svg",
+    "workloads/text-to-image/energy-by-model.svg",
+    "workloads/text-to-video/models/wan-2-1-14b/energy-latency.svg",
+)
 AXE_RUN = (
     "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map("
     "v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')))"

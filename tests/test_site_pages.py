@@ -63,12 +63,8 @@ def test_the_video_chat_page_of_qwen_3_vl_235b_names_its_own_source(site) -> Non
 @pytest.mark.slow
 def test_the_b200_page_lists_every_model_measured_on_b200(site) -> None:
     page = html(site, "gpus/b200")
-    listed = json.loads((REPO / "data" / "workloads.json").read_bytes())["workloads"]
-    kinds = {w["id"]: w.get("kind", "llm") for w in listed}
     lists = [REPO / "data" / "models.json", *sorted((REPO / "data" / "workloads").glob("*/models.json"))]
-    lists = [p for p in lists if kinds.get("text-conversation" if p.parent.name == "data" else p.parent.name) == "llm"]
-    assert len(lists) == 5  # the GPU pages show the LLM workloads only
-    assert 'id="workload-text-to-image"' not in page
+    assert len(lists) == 7  # five LLM workloads, text to image and text to video
     expected = 0
     for path in lists:
         workload = "text-conversation" if path.parent.name == "data" else path.parent.name
@@ -76,7 +72,7 @@ def test_the_b200_page_lists_every_model_measured_on_b200(site) -> None:
         for entry in json.loads(path.read_bytes())["models"]:
             assert (f'data-slug="{entry["slug"]}"' in section) == ("B200" in entry["gpus"]), (workload, entry["slug"])
             expected += "B200" in entry["gpus"]
-    assert page.count("<tr data-slug=") == expected > 40
+    assert page.count("<tr data-slug=") == expected > 50
 
 
 @pytest.mark.slow
@@ -94,7 +90,7 @@ def test_the_workload_page_compares_every_model_at_100_ms_lowest_first(site) -> 
 def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
     """A frontier.json the workload list names wins over the computation (here it names another row, to tell)."""
     pkg = load_package(REPO)
-    doc = pkg.docs["models/llama-3-1-70b-instruct.json"]
+    _, doc = pkg.read("models/llama-3-1-70b-instruct.json")
     other = next(c for c in doc["configurations"] if c["gpu"] == "B200" and c["max_num_seqs"] == 1024)
     entry = {k: other[k] for k in ("row_id", "repeat", "num_gpus", "max_num_seqs", "median_itl_ms")}
     entry["wh_per_million_output_tokens"] = other["wh_per_million_output_tokens"]
@@ -109,7 +105,7 @@ def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
     workloads["workloads"][0]["frontier_url"] = f"{BASE}/api/v1/frontier.json"
     raw = json.dumps(frontier).encode()
     docs = {**pkg.docs, "frontier.json": frontier, "workloads.json": workloads}
-    files = plan_site(dataclasses.replace(pkg, docs=docs, data={**pkg.data, "frontier.json": raw}))
+    files = dict(plan_site(dataclasses.replace(pkg, docs=docs, raw={**pkg.raw, "frontier.json": raw})))
     page = files["models/llama-3-1-70b-instruct/index.html"].decode("utf-8")
     assert f"<strong>{other['wh_per_million_output_tokens']:,.2f}</strong>" in target_cell(page, "100", "B200")
     assert "none this fast" in target_cell(page, "50", "B200")
@@ -173,37 +169,78 @@ def test_chart_text_is_never_parsed_as_math() -> None:
 def test_a_model_chart_has_a_series_per_gpu_setup_in_batch_order() -> None:
     doc = json.loads((REPO / "data" / "models" / "llama-3-1-70b-instruct.json").read_bytes())
     found = charts.series(doc["configurations"], ["B200", "H100"])
-    assert [(gpu, n) for gpu, n, _ in found] == [("B200", 2), ("H100", 4)]
-    for _, _, rows in found:
-        assert [r["max_num_seqs"] for r in rows] == sorted(r["max_num_seqs"] for r in rows)
+    assert [(gpu, n) for gpu, n, _, _ in found] == [("B200", 2), ("H100", 4)]
+    for _, _, line, _ in found:
+        assert [r["max_num_seqs"] for r in line] == sorted({r["max_num_seqs"] for r in line})
     svg = charts.energy_latency(doc, ["B200", "H100"]).svg.decode("utf-8")
     assert f"2 {TIMES} B200" in svg
     assert f"4 {TIMES} H100" in svg
     assert "deadline" not in svg
 
 
+def test_a_generation_model_chart_joins_the_lowest_energy_layout_of_each_batch_size() -> None:
+    """Four configurations of one setup: the line takes the lower of the two at batch 1, the other stays a dot."""
+    conf = {"gpu": "H100", "num_gpus": 2, "wh_per_thousand_images": 300.0, "batch_latency_s": 2.0}
+    configs = [
+        {**conf, "batch_size": 2, "ulysses_degree": 2, "wh_per_thousand_images": 250.0, "batch_latency_s": 3.0},
+        {**conf, "batch_size": 1, "ulysses_degree": 2},
+        {**conf, "batch_size": 1, "ulysses_degree": 1, "wh_per_thousand_images": 280.0},
+        {**conf, "gpu": "B200", "batch_size": 1, "ulysses_degree": 1},
+    ]
+    found = charts.series(configs, ["B200", "H100"], charts.AXES["image"])
+    assert [(gpu, n, [c["batch_size"] for c in line], rest) for gpu, n, line, rest in found] == [
+        ("B200", 2, [1], []),
+        ("H100", 2, [1, 2], [configs[1]]),
+    ]
+    assert found[1][2][0] is configs[2]
+    doc = {"name": "PixArt-Σ $x$", "unit": "Wh per 1,000 images", "configurations": configs}
+    svg = charts.energy_latency(doc, ["B200", "H100"], charts.AXES["image"]).svg.decode("utf-8")
+    assert "batch latency (s, log scale)" in svg
+    assert "Wh per 1,000 images (log scale)" in svg
+    assert "PixArt-Σ $x$: energy against latency" in svg
+    assert f"2 {TIMES} H100" in svg
+
+
 @pytest.mark.slow
-def test_a_generation_workload_gets_its_index_a_generic_table_and_no_llm_parts(site) -> None:
-    """text-to-image (kind image): its index without a chart, model pages with every field, no latency targets."""
+def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> None:
+    """text-to-image (kind image): its index and its chart, model pages with every field and a chart, no targets."""
     folder = "workloads/text-to-image"
     index = json.loads((REPO / "data" / folder / "index.json").read_bytes())
     doc = json.loads((REPO / "data" / folder / "models" / "pixart-sigma.json").read_bytes())
     page = html(site, f"{folder}/models/pixart-sigma")
     assert "in Text to Image</span></h1>" in page
-    for heading in ("Batch latency (s)", "Wh per 1,000 images", "J per image", "GPU power (W, all GPUs)", "GPUs",
-                    "Batch size", "Under the latency limit"):  # fmt: skip
-        assert f'<th scope="col">{heading}</th>' in page, heading
-    assert "batch_latency_s" not in page.split("<table", 1)[1].split("</table>", 1)[0]
-    assert f"<td>{doc['configurations'][0]['batch_latency_s']:.4f}</td>" in page
-    assert page.count('<tr><th scope="row">') == len(doc["configurations"])
+    for heading in (
+        'Energy <span class="unit">(Wh per 1,000 images)</span>',
+        'Batch latency <span class="unit">(s)</span>',
+        'GPU power <span class="unit">(W, all GPUs)</span>',
+        'Energy <span class="unit">(J per image)</span>',
+        '<abbr title="Ulysses sequence parallelism: GPUs that split the attention heads">Ulysses</abbr>',
+    ):
+        assert f'<th scope="col">{heading}' in page, heading
+    assert "batch_latency_s" not in page.split("<main", 1)[1].split('<section class="source"', 1)[0]  # tables, text
+    every = page.split('<table class="configurations">', 1)[1].split("</table>", 1)[0]
+    assert every.count('<th scope="row">') == len(doc["configurations"])
+    first = doc["configurations"][0]
+    assert f"<td>{first['wh_per_thousand_images']:,.2f}</td><td>{first['batch_latency_s']:,.3f}</td>" in every
+    lowest = page.split('<table class="lowest">', 1)[1].split("</table>", 1)[0]
+    assert lowest.count('<th scope="row">') == len(doc["gpus"]) == 2
+    assert f"<td>{doc['best']['B200']['wh_per_thousand_images']:,.2f}</td>" in lowest
     assert ">text-to-image.json</a>" in page
     assert "latency target" not in page
-    assert "energy-latency.svg" not in page
+    assert (
+        '<img src="energy-latency.svg" alt="Dot chart, logarithmic axes: Wh per 1,000 images (vertical) against '
+        f"batch latency (s) (horizontal) for {len(doc['configurations'])} configurations of PixArt-Σ" in page
+    )
     workload = html(site, folder)
     assert 'href="models/pixart-sigma/"' in workload
     assert "latency target" not in workload
-    assert "energy-by-model.svg" not in workload
-    assert not (site / folder / "energy-by-model.svg").exists()
+    assert (
+        "Wh per 1,000 images of the lowest-energy configuration per model and GPU setup, batch latency within 30 s."
+        in workload
+    )
+    chart = (site / folder / "energy-by-model.svg").read_text(encoding="utf-8")
+    assert "Wh per 1,000 images (log scale, lower is better)" in chart
+    assert f"PixArt-Σ, 1 {TIMES} B200: " in chart
     table = workload.split('<table class="index">', 1)[1].split("</table>", 1)[0]
     assert "Batch latency" in table
     assert "Wh per 1,000 images" in table
@@ -212,7 +249,37 @@ def test_a_generation_workload_gets_its_index_a_generic_table_and_no_llm_parts(s
     assert f"{first['wh_per_thousand_images']:.2f}" in table.split("</tr>", 2)[1]
     assert "Text to Image" in html(site, "")
     for gpu in ("h100", "b200"):
-        assert "pixart-sigma" not in html(site, f"gpus/{gpu}")
+        section = html(site, f"gpus/{gpu}").split('<section id="workload-text-to-image">', 1)[1]
+        assert 'href="../../workloads/text-to-image/models/pixart-sigma/"' in section.split("</section>", 1)[0]
     video = html(site, "workloads/text-to-video")
     assert "Wh per video" in video.split('<table class="index">', 1)[1].split("</table>", 1)[0]
-    assert "energy-by-model.svg" not in video
+    assert (site / "workloads/text-to-video/energy-by-model.svg").is_file()
+    assert (
+        "Wh per video (log scale)"
+        in (site / "workloads/text-to-video/models/wan-2-1-14b/energy-latency.svg").read_text()
+    )
+
+
+def test_the_site_is_written_page_by_page_each_model_document_read_once(monkeypatch) -> None:
+    """Each model document is read just before its page is handed on, never ahead, and never twice."""
+    from builder.site import catalog
+    from builder.site.load import Package
+
+    pkg = load_package(REPO)
+    model_pages = {m.page for w in catalog.workloads(pkg) for m in w.models}
+    reads: list[str] = []
+    real = Package.read
+
+    def read(self: Package, rel: str):
+        if rel.endswith(".json"):
+            reads.append(rel)
+        return real(self, rel)
+
+    monkeypatch.setattr(Package, "read", read)
+    done = 0
+    for path, _ in plan_site(pkg):
+        if path in model_pages:
+            done += 1
+            assert len(reads) == done, path
+    assert done == len(model_pages) == 62  # the pages of 46 models across seven workloads
+    assert len(reads) == len(set(reads)) == done

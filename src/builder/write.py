@@ -173,9 +173,14 @@ def _locked(folder: Path) -> Iterator[None]:
 
 
 def publish(
-    out: Path, files: dict[str, bytes], beside: dict[str, bytes] | None = None, keep_hidden: bool = False
+    out: Path,
+    files: dict[str, bytes] | Iterable[tuple[str, bytes]],
+    beside: dict[str, bytes] | None = None,
+    keep_hidden: bool = False,
 ) -> None:
     """Make `out` hold exactly `files` (and, if `keep_hidden`, its old hidden files), and put `beside` next to it.
+
+    `files` may be (path, bytes) pairs that are made as they are written (the site, page by page).
 
     On an error or a signal, `out` and the files beside it are left as they were.
     """
@@ -212,11 +217,17 @@ def publish(
         raise OutputError(f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged") from exc
 
 
-def _stage(stage: Path, out: Path, files: dict[str, bytes], beside: dict[str, bytes], keep_hidden: bool) -> None:
+def _stage(
+    stage: Path,
+    out: Path,
+    files: dict[str, bytes] | Iterable[tuple[str, bytes]],
+    beside: dict[str, bytes],
+    keep_hidden: bool,
+) -> None:
     """Write the new folder as `stage/new` and the files beside it in `stage`, all synced."""
     new = stage / "new"
     _mkdir(new)
-    for rel, data in sorted(files.items()):
+    for rel, data in sorted(files.items()) if isinstance(files, dict) else files:
         for folder in reversed(Path(rel).parents[:-1]):
             if not (new / folder).is_dir():
                 _mkdir(new / folder)

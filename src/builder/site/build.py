@@ -1,4 +1,4 @@
-"""`builder site`: load the committed package, plan the site, write it (what the command runs)."""
+"""`builder site`: load the committed package, then plan and write the site page by page (what the command runs)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,8 @@ class SiteResult:
 
 def build_site(out: Path, root: Path = Path(".")) -> SiteResult:
     """Build the site of the package at root into out; the old site stays whole if anything fails."""
-    check_target(out, root)  # refuse before spending time on charts
+    check_target(out)  # refuse before spending time on charts
     pkg = load_package(root)
-    files = plan_site(pkg)
-    write_site(out, files, root)
-    pages = sum(1 for path in files if path.endswith(".html"))
-    return SiteResult(len(files) + 1, pages, data_version(pkg))
+    written = write_site(out, plan_site(pkg))
+    pages = sum(1 for path in written if path.endswith(".html"))
+    return SiteResult(len(written) + 1, pages, data_version(pkg))  # + 1: the file list

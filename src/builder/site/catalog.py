@@ -6,7 +6,6 @@ documents; its provenance (upstream task, file, commit) from its own index and t
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ class Workload:
     source: dict[str, Any]
     commit: str
     page: str  # site path of the workload's page
+    unit: str = ""  # of its energy figures
     models: list[Model] = field(default_factory=list)
 
     @property
@@ -56,18 +56,17 @@ def data_rel(url: object, pkg: Package, where: str) -> str:
     """The file of data/ a public API URL names, or an InputError naming where the URL is."""
     path = require_path(url, pkg.base_url, where)
     rel = path.removeprefix(API_PREFIX)
-    if rel == path or rel not in pkg.docs:
+    if rel == path or rel not in pkg.docs:  # a list, an index or a frontier: a small document
         raise InputError(f"{where}: expected a published document, found {url!r}")
     return rel
 
 
 def commits(pkg: Package) -> dict[str, str]:
     """Upstream file URL -> the commit it was pinned at, from the descriptor's sources."""
-    descriptor = json.loads(pkg.descriptor)
-    sources = descriptor.get("sources") if isinstance(descriptor, dict) else None
+    sources = pkg.descriptor_doc.get("sources")
     return {
         str(item["path"]): str(item["version"])
-        for item in sources or []
+        for item in (sources if isinstance(sources, list) else [])
         if isinstance(item, dict) and "path" in item and "version" in item
     }
 
@@ -119,6 +118,7 @@ def workloads(pkg: Package) -> list[Workload]:
             source=source,
             commit=pinned.get(str(source.get("data_url", "")), ""),
             page=f"workloads/{wid}/index.html",
+            unit=str(entry.get("unit") or (head.get("unit") if isinstance(head, dict) else None) or ""),
         )
         work.models = _models(pkg, work)
         found.append(work)
@@ -128,7 +128,7 @@ def workloads(pkg: Package) -> list[Workload]:
 def _models(pkg: Package, work: Workload) -> list[Model]:
     if work.list_rel is None:
         return []
-    models = []
+    models, published = [], set(pkg.files)
     for i, entry in enumerate(pkg.docs[work.list_rel].get("models", [])):
         where = f"data/{work.list_rel}: /models/{i}"
         if not isinstance(entry, dict):
@@ -136,21 +136,23 @@ def _models(pkg: Package, work: Workload) -> list[Model]:
         page = require_path(entry.get("page"), pkg.base_url, f"{where}/page")
         doc_path = require_path(entry.get("url"), pkg.base_url, f"{where}/url")
         rel = doc_path.removeprefix(API_PREFIX)
-        if rel == doc_path or rel not in pkg.docs:
+        if rel == doc_path or rel not in published:
             raise InputError(f"{where}/url: expected a published document at {entry['url']}, found none")
         models.append(Model(str(entry.get("slug", "")), str(entry.get("name", "")), rel, doc_path, page))
     return models
 
 
 def gpu_order(pkg: Package) -> list[str]:
-    """Every GPU type measured anywhere in the package, sorted."""
+    """Every GPU type measured anywhere in the package, sorted: the index rows' and the model lists' GPUs
+    (`builder validate` holds each model list's `gpus` to its documents' configurations)."""
     found = set()
     for doc in pkg.docs.values():
-        if isinstance(doc, dict):
-            for key in ("configurations", "rows"):
-                rows = doc.get(key)
-                if isinstance(rows, list):
-                    found |= {str(r["gpu"]) for r in rows if isinstance(r, dict) and "gpu" in r}
+        for row in doc.get("rows", []) if isinstance(doc.get("rows"), list) else []:
+            if isinstance(row, dict) and "gpu" in row:
+                found.add(str(row["gpu"]))
+        for entry in doc.get("models", []) if isinstance(doc.get("models"), list) else []:
+            if isinstance(entry, dict) and isinstance(entry.get("gpus"), list):
+                found |= {str(gpu) for gpu in entry["gpus"]}
     return sorted(found)
 
 

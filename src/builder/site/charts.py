@@ -82,13 +82,42 @@ def _chart(fig: Figure, title: str, alt: str) -> Chart:
     return Chart((text[:at] + label + text[at:]).encode("utf-8"), title, alt)
 
 
-def series(configs: list[dict[str, Any]], gpu_order: list[str]) -> list[tuple[str, int, list[dict[str, Any]]]]:
-    """(GPU type, GPU count, its configurations in batch order), in GPU order then count."""
+@dataclass(frozen=True)
+class Axes:
+    """What a model's chart plots: energy per output (vertical) against latency, a line in batch order."""
+
+    energy: str  # the field of energy per output
+    latency: str  # the field of latency
+    latency_words: str  # the latency and its unit, in words
+    batch: str  # the field the line follows, smallest first
+
+
+TOKENS = Axes("wh_per_million_output_tokens", "median_itl_ms", "median inter-token latency (ms)", "max_num_seqs")
+AXES = {  # by workload kind
+    "llm": TOKENS,
+    "image": Axes("wh_per_thousand_images", "batch_latency_s", "batch latency (s)", "batch_size"),
+    "video": Axes("wh_per_video", "batch_latency_s", "batch latency (s)", "batch_size"),
+}
+Series = tuple[str, int, list[dict[str, Any]], list[dict[str, Any]]]
+
+
+def series(configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOKENS) -> list[Series]:
+    """(GPU type, GPU count, the line, the other dots), in GPU order then count: the line joins the
+    lowest-energy configuration of each batch size, smallest batch first (the first on a tie); the
+    others at the same batch size (another layout, a repeat) stay dots."""
     keys = sorted({(c["gpu"], c["num_gpus"]) for c in configs}, key=lambda k: (_rank(k[0], gpu_order), k))
     found = []
     for gpu, n in keys:
-        rows = [c for c in configs if (c["gpu"], c["num_gpus"]) == (gpu, n)]
-        found.append((gpu, n, sorted(rows, key=lambda c: (c["max_num_seqs"], c.get("repeat", 1)))))
+        line: dict[Any, dict[str, Any]] = {}
+        rest = []
+        for conf in (c for c in configs if (c["gpu"], c["num_gpus"]) == (gpu, n)):
+            held = line.get(conf[axes.batch])
+            if held is None or conf[axes.energy] < held[axes.energy]:
+                line[conf[axes.batch]] = conf
+                conf = held
+            if conf is not None:
+                rest.append(conf)
+        found.append((gpu, n, [line[b] for b in sorted(line)], rest))
     return found
 
 
@@ -96,39 +125,45 @@ def _rank(gpu: str, gpu_order: list[str]) -> int:
     return gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
 
 
-def energy_latency(doc: dict[str, Any], gpu_order: list[str]) -> Chart:
-    """Energy per output token against median inter-token latency: a line per GPU setup, in batch order."""
+def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKENS) -> Chart:
+    """Energy per output against latency: a line per GPU setup, in batch order (see series)."""
     unit, configs = doc["unit"], doc["configurations"]
     title = f"{doc['name']}: energy against latency"
-    groups = series(configs, gpu_order)
-    labels = [f"{n} \N{MULTIPLICATION SIGN} {gpu}" for gpu, n, _ in groups]
+    groups = series(configs, gpu_order, axes)
+    labels = [f"{n} \N{MULTIPLICATION SIGN} {gpu}" for gpu, n, _, _ in groups]
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(6.0, 4.6))  # small, so its text stays legible when a phone shrinks it
         FigureCanvasSVG(fig)
         ax = fig.add_subplot()
-        for (gpu, n, rows), label in zip(groups, labels, strict=True):
-            colour, line = _style(gpu, gpu_order)
-            xs = [c["median_itl_ms"] for c in rows]
-            ys = [c["wh_per_million_output_tokens"] for c in rows]
-            ax.plot(xs, ys, color=colour, linestyle=line, linewidth=1.4, marker=_marker(n, COUNTS), markersize=6,
+        for (gpu, n, line, rest), label in zip(groups, labels, strict=True):
+            colour, style = _style(gpu, gpu_order)
+            marker = _marker(n, COUNTS)
+            xs, ys = [c[axes.latency] for c in line], [c[axes.energy] for c in line]
+            ax.plot(xs, ys, color=colour, linestyle=style, linewidth=1.4, marker=marker, markersize=6,
                     markerfacecolor="white", markeredgewidth=1.5, label=label)  # fmt: skip
+            if rest:
+                xs, ys = [c[axes.latency] for c in rest], [c[axes.energy] for c in rest]
+                ax.plot(xs, ys, color=colour, linestyle="", marker=marker, markersize=4, markerfacecolor="white",
+                        markeredgewidth=1.0, label="_")  # fmt: skip
         ax.set(xscale="log", yscale="log")
         # matplotlib's wrapping measures a title holding $ as math text, whatever text.parse_math says
         ax.set_title(title, loc="left", wrap="$" not in title)
-        ax.set_xlabel("median inter-token latency (ms, log scale)")
+        ax.set_xlabel(axes.latency_words.replace(")", ", log scale)"))
         ax.set_ylabel(f"{unit} (log scale)")
-        ax.set_xlim(*_fit([c["median_itl_ms"] for c in configs]))
-        ax.set_ylim(*_fit([c["wh_per_million_output_tokens"] for c in configs]))
+        ax.set_xlim(*_fit([c[axes.latency] for c in configs]))
+        low, high = _fit([c[axes.energy] for c in configs])
+        ax.set_ylim(low, high)
         _log_axis(ax.xaxis)
-        _log_axis(ax.yaxis, (1.0, 2.0, 3.0, 5.0))  # energy often spans less than a decade
+        _log_axis(ax.yaxis, (1.0, 1.5, 2.0, 3.0, 5.0, 7.0) if high < 4 * low else (1.0, 2.0, 3.0, 5.0))  # 2+ labels
         ax.grid(True, which="major", color="#dddddd", linewidth=0.6)
         ncol = min(len(groups), 4)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=ncol, frameon=False, title="GPU setup")
-        return _chart(fig, title, words.latency_chart_alt(doc, labels))
+        return _chart(fig, title, words.latency_chart_alt(doc, labels, axes.latency_words))
 
 
-def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str) -> Chart:
-    """A dot per index row on a log axis, lowest energy at the top, its label above it (the plot keeps the width)."""
+def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energy: str = TOKENS.energy) -> Chart:
+    """A dot per index row on a log axis, lowest energy at the top, its label above it (the plot keeps the width);
+    energy: the rows' field of energy per output."""
     rows, unit = doc["rows"], doc["unit"]
     title = f"{label}: lowest energy per model and GPU setup"
     height = 1.0 + 0.4 * len(rows)
@@ -137,7 +172,7 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str) -> Ch
         FigureCanvasSVG(fig)
         fig.subplots_adjust(left=0.02, right=0.98, top=1 - 0.35 / height, bottom=0.65 / height)
         ax = fig.add_subplot()
-        values = [r["wh_per_million_output_tokens"] for r in rows]
+        values = [r[energy] for r in rows]
         low, high = min(values) / 1.5, max(values) * 1.25
         seen = set()
         for y, (row, value) in enumerate(zip(rows, values, strict=True)):
@@ -162,4 +197,4 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str) -> Ch
         below = -0.75 / (height * (1 - 1.0 / height))  # under the axis label, in axes fractions
         ax.legend([handles[i] for i in order], [names[i] for i in order], loc="upper center", ncol=4,
                   bbox_to_anchor=(0.5, below), frameon=False, title="GPU setup")  # fmt: skip
-        return _chart(fig, title, words.dots_chart_alt(rows, unit))
+        return _chart(fig, title, words.dots_chart_alt(rows, unit, energy))

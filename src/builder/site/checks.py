@@ -18,8 +18,18 @@ def reading(shown: str) -> Iterator[None]:
                          f"found {type(exc).__name__}: {exc}") from exc  # fmt: skip
 
 
-def put(files: dict[str, bytes], path: str, data: bytes) -> None:
-    """Add one site file; two files for one path is an error, not an overwrite."""
-    if path in files:
-        raise InputError(f"site: two files would be written at {path}; expected each page and document at its own path")
-    files[path] = data
+class Written:
+    """The site's files so far, by path and size: one file per path, and what the listings, the sitemap,
+    the home page and the file list need once every page is written."""
+
+    def __init__(self) -> None:
+        self.sizes: dict[str, int] = {}
+
+    def file(self, path: str, data: bytes) -> tuple[str, bytes]:
+        """Record one site file and hand it on to be written; two files for one path is an error."""
+        if path in self.sizes:
+            raise InputError(
+                f"site: two files would be written at {path}; expected each page and document at its own path"
+            )
+        self.sizes[path] = len(data)
+        return path, data

@@ -10,6 +10,7 @@ from builder.release.rules import Version
 from builder.site import listing, pages, render, views
 from builder.site.catalog import Workload
 from builder.site.load import Package
+from builder.site.summary import Summary
 from builder.site.urls import API_PREFIX, href
 
 PAGE = "index.html"
@@ -26,18 +27,23 @@ def provenance(works: list[Workload], licences: list[tuple[str, str]], page: str
     return view
 
 
-def render_home(pkg: Package, files: dict[str, bytes], works: list[Workload], frontiers: dict, ctx: dict) -> bytes:
-    """The overview: the workloads with their lowest energy at 100 ms first, then how to use the data."""
+def render_home(
+    pkg: Package, files: dict[str, int], works: list[Workload], sums: dict[str, Summary], ctx: dict
+) -> bytes:
+    """The overview: the workloads with their lowest energy at 100 ms first, then how to use the data.
+
+    files: every site file written so far, by path and size.
+    """
     version = ctx["data_version"]
-    dated = [doc for doc in pkg.docs.values() if isinstance(doc, dict) and doc.get("data_version")]
-    versions = sorted({str(doc["data_version"]) for doc in dated})
-    rows = pages.workloads_view(works, pkg.docs, frontiers, PAGE, ctx)
+    dated = [str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")]
+    versions = sorted({*dated, *ctx["versions"]})  # ctx["versions"]: the model documents' data versions
+    rows = pages.workloads_view(works, sums, PAGE)
     description = (
         f"GPU energy per output token of {sum(r['models'] for r in rows)} model pages in {len(works)} workloads, "
         "per GPU setup and latency target, from the ML.ENERGY Leaderboard: tables, charts, JSON and CSV."
     )
     downloads = [
-        {"label": path.removeprefix(DOWNLOAD), "href": href(PAGE, path), "size": listing.size(len(files[path]))}
+        {"label": path.removeprefix(DOWNLOAD), "href": href(PAGE, path), "size": listing.size(files[path])}
         for path in sorted(files)
         if path.startswith(DOWNLOAD) and (path.count("/") == 1 or path.endswith(".csv"))
     ]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterator
 from xml.sax.saxutils import escape
 
 from builder.site import render, views
-from builder.site.checks import put
+from builder.site.checks import Written
 from builder.site.urls import href
 
 LISTED = {
@@ -26,7 +27,7 @@ def size(n: int) -> str:
     return f"{n / 1_000_000:.1f} MB"
 
 
-def folders(files: dict[str, bytes]) -> set[str]:
+def folders(files: dict[str, int]) -> set[str]:
     """Every folder that holds a site file, as 'a/b/' (the root is '')."""
     found = {""}
     for path in files:
@@ -36,29 +37,32 @@ def folders(files: dict[str, bytes]) -> set[str]:
     return found
 
 
-def add_listings(files: dict[str, bytes], common: dict) -> list[str]:
+def listings(site: Written, common: dict) -> Iterator[tuple[str, bytes]]:
     """A page listing its files and folders, with sizes, for every folder that has no index.html."""
-    added = []
+    files = dict(site.sizes)
     all_folders = folders(files)
+    subs_of: dict[str, list[str]] = {}
+    for f in sorted(all_folders - {""}):
+        subs_of.setdefault(posixpath.dirname(f.rstrip("/")) + "/" if "/" in f.rstrip("/") else "", []).append(f)
+    names_of: dict[str, list[str]] = {}
+    for p in sorted(files):
+        names_of.setdefault(posixpath.dirname(p) + "/", []).append(p)
     for folder in sorted(all_folders - {""}):
         page = folder + "index.html"
         if page in files:
             continue
-        subs = sorted(f for f in all_folders if f.startswith(folder) and f[len(folder) :].count("/") == 1)
-        names = sorted(p for p in files if posixpath.dirname(p) + "/" == folder)
+        subs, names = subs_of.get(folder, []), names_of.get(folder, [])
         entries = [{"label": f[len(folder) :], "href": href(page, f + "index.html"), "size": "folder"} for f in subs]
-        entries += [{"label": posixpath.basename(p), "href": href(page, p), "size": size(len(files[p]))} for p in names]
+        entries += [{"label": posixpath.basename(p), "href": href(page, p), "size": size(files[p])} for p in names]
         parent = posixpath.dirname(folder.rstrip("/"))
         crumbs = [("Home", "index.html")] + ([(f"/{parent}/", f"{parent}/index.html")] if parent else [])
         title = f"Index of /{folder}"
         about = LISTED.get(folder, f"The files of the site under /{folder}.")
         context = {**views.frame(page, title, about, crumbs, common), "about": about, "entries": entries}
-        added.append(page)
-        put(files, page, render.render("listing.html", context))
-    return added
+        yield site.file(page, render.render("listing.html", context))
 
 
-def sitemap(files: dict[str, bytes], base_url: str, version: str) -> bytes:
+def sitemap(files: dict[str, int], base_url: str, version: str) -> bytes:
     """Every page of the site, by its public URL, in path order."""
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
     for path in sorted(p for p in files if p.endswith(".html") and p not in NOT_LISTED):

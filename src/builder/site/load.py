@@ -1,114 +1,123 @@
-"""Read the committed package the site is built from: data/, schemas/, datapackage.json, metadata.toml."""
+"""Read the committed package the site is built from: data/, schemas/, datapackage.json, metadata.toml.
+
+Every file is read once and every JSON file parsed once, strictly (builder.strictjson). The small
+documents (lists, indexes, frontiers) are read up front; a model document or a CSV is read only
+when its turn comes (`Package.read`), so the site never holds every model document at once.
+"""
 
 from __future__ import annotations
 
-import json
-import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError
+from builder.errors import InputError, Problem
 from builder.files import Refused, read_file
-from builder.layout import DATA, DESCRIPTOR, INDEX, METADATA, SCHEMAS
+from builder.layout import CSV, DATA, DESCRIPTOR, INDEX, JSON, METADATA, SCHEMAS, is_hidden, place, schema_for
 from builder.metadata import load_metadata
-from builder.validate.tree import load_tree
-from builder.write import newest_data_version
+from builder.strictjson import StrictJSONError, json_type, parse_json
+from builder.validate.tree import scan
 
 EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
+UNSOUND = f"{DATA}: expected a sound package (run builder validate), found "
 
 
 @dataclass(frozen=True)
 class Package:
+    root: Path
     base_url: str
-    data: dict[str, bytes]  # every file of data/, by path relative to data/
-    docs: dict[str, Any]  # the parsed JSON files of data/, by the same path
+    files: list[str]  # every published file of data/, by path relative to data/, sorted
+    raw: dict[str, bytes]  # the small documents of data/ (all but model documents and CSVs), by the same path
+    docs: dict[str, Any]  # the same, parsed
     schemas: dict[str, bytes]  # every schemas/*.schema.json, by file name
     schema_docs: dict[str, Any]
     descriptor: bytes
+    descriptor_doc: dict[str, Any]
     extras: dict[str, bytes]  # files from EXTRAS that exist, by name
     repository: str  # metadata.toml's repository: the git URL to clone a release from
 
+    def read(self, rel: str) -> tuple[bytes, Any]:
+        """A file of data/ (its bytes, and for JSON its strictly parsed document), read now."""
+        raw = _read(self.root / DATA / rel, f"{DATA}/{rel}")
+        return raw, (document(f"{DATA}/{rel}", raw) if rel.endswith(JSON) else None)
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
+
+def is_small(rel: str) -> bool:
+    """A JSON document the whole site needs (a list, an index, a frontier), not one model's document."""
+    found = place(rel)
+    return rel.endswith(JSON) and found is not None and found.slug is None
 
 
-def parse_json(shown: str, data: bytes) -> Any:
+def document(shown: str, raw: bytes, why: str = UNSOUND) -> dict[str, Any]:
+    """A JSON object parsed strictly, or one InputError naming the file and the first fault."""
     try:
-        return json.loads(data, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise InputError(f"{shown}: expected JSON, found {exc}") from exc
+        value = parse_json(raw)
+    except StrictJSONError as exc:
+        where, message = exc.faults[0]
+        raise InputError(f"{why}{Problem(shown, where, message)}") from None
+    if not isinstance(value, dict):
+        raise InputError(f"{why}{Problem(shown, '/', f'expected an object, found {json_type(value)}')}")
+    return value
 
 
-def _read(path: Path) -> bytes:
+def _read(path: Path, shown: str) -> bytes:
     """A regular file's bytes, never through a link, never a FIFO or a device."""
     try:
         return read_file(path)
     except Refused as exc:
-        raise InputError(f"{path}: {exc}") from exc
+        raise InputError(f"{shown}: {exc}") from exc
 
 
 def load_package(root: Path) -> Package:
-    """Every input of the site, read once; a missing or unparseable input is an InputError."""
+    """The package's listing and its small inputs; a missing, unsound or unparseable one is an InputError."""
     data_dir, schema_dir = root / DATA, root / SCHEMAS
     for folder in (data_dir, schema_dir):
         if not folder.is_dir():
             raise InputError(f"{folder}: expected the package's folder, found none (run from the repo root)")
-    tree = load_tree(data_dir)  # published files only, regular ones, parsed strictly; anything else is a problem
-    if tree.problems or tree.stray:
-        found = [str(problem) for problem in tree.problems] + [f"{DATA}/{rel}: a stray file" for rel in tree.stray]
+    listing = scan(data_dir, DATA.as_posix())  # lstat only: links, FIFOs and oversized files are problems
+    files = [rel for rel in listing.files if not is_hidden(rel)]
+    found = [str(p) for p in listing.problems]
+    found += [f"{DATA}/{rel}: a stray file" for rel in files if rel != CSV and schema_for(rel) is None]
+    if found:
         raise InputError(f"{data_dir}: expected a sound package (run builder validate), found {'; '.join(found[:3])}")
-    data = dict(sorted(tree.raw.items()))
-    docs = {rel: parse_json(f"{DATA}/{rel}", raw) for rel, raw in data.items() if rel.endswith(".json")}
-    schemas = {p.name: _read(p) for p in sorted(schema_dir.glob("*.schema.json"))}  # a link is refused
+    raw = {rel: _read(data_dir / rel, f"{DATA}/{rel}") for rel in files if is_small(rel)}
+    docs = {rel: document(f"{DATA}/{rel}", data) for rel, data in raw.items()}
+    schemas = {p.name: _read(p, f"{SCHEMAS}/{p.name}") for p in sorted(schema_dir.glob("*.schema.json"))}
     if not schemas:
         raise InputError(f"{schema_dir}: expected *.schema.json files, found none")
-    schema_docs = {name: parse_json(f"{SCHEMAS}/{name}", raw) for name, raw in schemas.items()}
-    descriptor = _read(root / DESCRIPTOR)
-    parse_json(DESCRIPTOR, descriptor)
-    extras = {name: _read(root / name) for name in EXTRAS if (root / name).is_file()}
+    schema_docs = {name: document(f"{SCHEMAS}/{name}", raw, "") for name, raw in schemas.items()}
+    descriptor = _read(root / DESCRIPTOR, DESCRIPTOR)
+    descriptor_doc = document(DESCRIPTOR, descriptor, "")
+    extras = {name: _read(root / name, name) for name in EXTRAS if (root / name).is_file()}
     meta = load_metadata(root / METADATA)
     base_url = meta["base_url"]
     if not isinstance(base_url, str) or not base_url.startswith("https://"):
         raise InputError(f"{root / METADATA}: base_url: expected an https:// URL, found {base_url!r}")
-    return Package(base_url.rstrip("/"), data, docs, schemas, schema_docs, descriptor, extras, meta["repository"])
-
-
-def _by_depth(rels: list[str]) -> list[str]:
-    """The root workload first, then the others by path."""
-    return sorted(rels, key=lambda rel: (rel.count("/"), rel))
-
-
-def _documents(pkg: Package, name: str, key: str) -> list[str]:
-    """The documents called `name` whose `key` holds a list, the root workload's first."""
-    found = [
-        rel
-        for rel, doc in pkg.docs.items()
-        if posixpath.basename(rel) == name and isinstance(doc, dict) and isinstance(doc.get(key), list)
-    ]
-    return _by_depth(found)
+    return Package(root, base_url.rstrip("/"), files, raw, docs, schemas, schema_docs, descriptor, descriptor_doc,
+                   extras, meta["repository"])  # fmt: skip
 
 
 def indexes(pkg: Package) -> list[str]:
-    """Every index document in the tree, the root workload's first."""
-    return _documents(pkg, INDEX, "rows")
+    """Every index document in the tree, the root workload's first, then the others by path."""
+    found = [
+        rel for rel, doc in pkg.docs.items() if rel.rsplit("/", 1)[-1] == INDEX and isinstance(doc.get("rows"), list)
+    ]
+    return sorted(found, key=lambda rel: (rel.count("/"), rel))
 
 
 def data_version(pkg: Package) -> str:
-    """The package's data version: the newest data_version across its documents."""
-    found = newest_data_version(pkg.docs.values())
-    if found is None:
-        raise InputError(f"{DATA}: expected documents with a data_version, found none")
-    return found
+    """The package's data version: the descriptor's, which `builder validate` holds to the newest document date."""
+    version = pkg.descriptor_doc.get("version")
+    if not isinstance(version, str) or not version:
+        raise InputError(f"{DESCRIPTOR}: /version: expected the package's data version, found {version!r}")
+    return version
 
 
 def licence_links(pkg: Package) -> list[tuple[str, str]]:
     """(name, https URL) of every licence the descriptor links to."""
-    descriptor = json.loads(pkg.descriptor)
-    licences = descriptor.get("licenses") if isinstance(descriptor, dict) else None
+    licences = pkg.descriptor_doc.get("licenses")
     return [
         (str(item.get("name") or item["path"]), item["path"])
-        for item in licences or []
+        for item in (licences if isinstance(licences, list) else [])
         if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"].startswith("https://")
     ]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from builder.site import targets, views, words
+from builder.site import targets, views
 from builder.site.catalog import LLM, Workload, gpu_slug
+from builder.site.summary import Summary
 from builder.site.urls import href
 from builder.site.views import ENERGY, MAX_SEQS, MEDIAN, Column, frame, table
 
@@ -22,15 +23,14 @@ def _energy(conf: dict[str, Any] | None) -> float:
     return math.inf if conf is None else float(conf["wh_per_million_output_tokens"])
 
 
-def comparison(work: Workload, docs: dict[str, Any], frontier: Any, page: str, target: int) -> dict[str, Any]:
+def comparison(work: Workload, sums: dict[str, Summary], page: str, target: int) -> dict[str, Any]:
     """Every model's lowest energy under target ms, a column per GPU type, lowest first."""
-    gpus = sorted({g for m in work.models for g in docs[m.doc_rel].get("gpus", [])})
+    gpus = sorted({g for m in work.models for g in sums[m.doc_rel].gpus})
     rows = []
     for model in work.models:
-        doc = docs[model.doc_rel]
-        _, under = targets.best_under(doc, frontier)
-        picks = [under.get(gpu, {}).get(str(target)) for gpu in gpus]
-        cells = [views.pick(p) if gpu in doc["gpus"] else "unmeasured" for p, gpu in zip(picks, gpus, strict=True)]
+        found = sums[model.doc_rel]
+        picks = [found.under.get(gpu, {}).get(str(target)) for gpu in gpus]
+        cells = [views.pick(p) if gpu in found.gpus else "unmeasured" for p, gpu in zip(picks, gpus, strict=True)]
         low = min(picks, key=_energy) if picks else None
         rows.append({"name": model.name, "href": href(page, model.page), "cells": cells, "low": low})
     rows.sort(key=lambda r: (_energy(r["low"]), r["name"]))
@@ -77,6 +77,43 @@ def generic_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"first": columns[0].label if columns else "", "columns": head, "rows": body}
 
 
+GPU_POWER = Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0)
+LATENCY = Column("batch_latency_s", "Batch latency", "s", 3)
+IMAGES, VIDEOS = Column("batch_size", "Batch size", "images", 0), Column("batch_size", "Batch size", "videos", 0)
+GENERATION_KEY = {  # by workload kind: energy and latency first
+    "image": (Column("wh_per_thousand_images", "Energy", "Wh per 1,000 images", 2), LATENCY, IMAGES,
+              Column("images_per_second", "Output", "images per s", "sig"), GPU_POWER),
+    "video": (Column("wh_per_video", "Energy", "Wh per video", 2), LATENCY, VIDEOS,
+              Column("videos_per_second", "Output", "videos per s", "sig"), GPU_POWER),
+}  # fmt: skip
+GENERATION_DETAIL = (
+    Column("ulysses_degree", "Ulysses", "GPUs", 0, "Ulysses sequence parallelism: GPUs that split the attention heads"),
+    Column("ring_degree", "Ring", "GPUs", 0, "ring attention: GPUs that split the sequence"),
+    Column("inference_steps", "Steps", "denoising", 0),
+    Column("precision", "Precision", "weights"),
+    Column("width", "Width", "px", 0),
+    Column("height", "Height", "px", 0),
+    Column("num_frames", "Frames", "per video", 0),
+    Column("fps", "Frame rate", "per s", 0),
+    Column("joules_per_image", "Energy", "J per image", "sig"),
+    Column("joules_per_video", "Energy", "J per video", "sig"),
+    Column("under_latency_limit", "Within the limit", "batch latency", "yes/no"),
+    Column("repeat", "Repeat", "run", 0),
+)
+
+
+def generation_tables(doc: dict[str, Any], kind: str) -> dict[str, Any]:
+    """A generation model's tables: its lowest energy per GPU type, then every configuration, key columns first
+    and the setup details after, in the same order."""
+    configs, key = doc["configurations"], views.present(GENERATION_KEY[kind], doc["configurations"])
+    best = table(key, [doc["best"][gpu] for gpu in doc["gpus"] if doc["best"].get(gpu)])
+    every = table(key, configs)
+    best_keys = {(c["row_id"], c.get("repeat")) for c in doc["best"].values() if c}
+    for row, conf in zip(every["rows"], configs, strict=True):
+        row["best"] = (conf["row_id"], conf.get("repeat")) in best_keys
+    return {"best": best, "key": every, "detail": table(views.present(GENERATION_DETAIL, configs), configs)}
+
+
 def _kind(value: Any) -> int | str:
     """How a generic cell shows its value: yes/no for a boolean, 4 decimals for a float, else as it is."""
     return "yes/no" if isinstance(value, bool) else 4 if isinstance(value, float) else 0
@@ -84,16 +121,18 @@ def _kind(value: Any) -> int | str:
 
 def _index(work: Workload, rows: list[dict[str, Any]], columns: list[Column], page: str) -> dict[str, Any]:
     """A workload's index table (model, GPU setup, then columns), each model linked to its page."""
-    index = table(columns, rows)
+    index, by_slug = table(columns, rows), {}
+    for m in work.models:
+        by_slug.setdefault(m.slug, m)
     for out, row in zip(index["rows"], rows, strict=True):
-        model = next((m for m in work.models if m.slug == row["slug"]), None)
+        model = by_slug.get(row["slug"])
         out["model"] = {"name": row["model"], "href": href(page, model.page) if model else None}
     return index
 
 
-def workload_view(work: Workload, docs: dict[str, Any], frontier: Any, chart: dict | None, common: dict) -> dict:
+def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: dict | None, common: dict) -> dict:
     """A workload's page: its description, comparison at the chosen target, chart, index and model list."""
-    page, index = work.page, docs.get(work.index_rel or "", {})
+    page = work.page
     folder = page.removesuffix("index.html") + "models/"
     rows = index.get("rows", [])
     llm = work.kind == LLM
@@ -110,10 +149,10 @@ def workload_view(work: Workload, docs: dict[str, Any], frontier: Any, chart: di
         else None,
         "json": [(label, href(page, path)) for label, path in common["json"]],
         "source": common["source"],
-        "configurations": sum(len(docs[m.doc_rel].get("configurations", [])) for m in work.models),
+        "configurations": sum(sums[m.doc_rel].configurations for m in work.models),
     }
     if llm:
-        view["compare"] = comparison(work, docs, frontier, page, targets.CHOSEN_MS)
+        view["compare"] = comparison(work, sums, page, targets.CHOSEN_MS)
         view["index"] = _index(work, rows, list(INDEX_COLUMNS), page)
     elif work.kind in HEADLINES and all("slug" in r and "model" in r for r in rows):
         headline = Column(HEADLINES[work.kind], "Energy", index.get("unit", ""), 2)
@@ -125,68 +164,82 @@ def workload_view(work: Workload, docs: dict[str, Any], frontier: Any, chart: di
     return view
 
 
-def gpu_view(gpu: str, works: list[Workload], docs: dict[str, Any], frontiers: dict, common: dict) -> dict:
+def gpu_view(gpu: str, works: list[Workload], sums: dict[str, Summary], common: dict) -> dict:
     """A GPU type's page: per workload, every model measured on it, lowest overall and under each target."""
     page, sections = gpu_page(gpu), []
     for work in works:
-        if work.kind != LLM:
+        if work.kind != LLM and work.kind not in GENERATION_KEY:
             continue
         rows = []
         for model in work.models:
-            doc = docs[model.doc_rel]
-            if gpu not in doc.get("gpus", []):
+            found = sums[model.doc_rel]
+            if gpu not in found.gpus:
                 continue
-            chosen, under = targets.best_under(doc, frontiers.get(work.id))
-            cells = [views.pick(doc["best"].get(gpu))] + [views.pick(under[gpu].get(str(t))) for t in chosen]
+            if work.kind != LLM:
+                cells = [found.shown.get(gpu)]
+                rows.append({"name": model.name, "href": href(page, model.page), "cells": cells, "slug": model.slug})
+                continue
+            cells = [views.pick(found.best.get(gpu))] + [
+                views.pick(found.under[gpu].get(str(t))) for t in found.targets
+            ]
             rows.append({"name": model.name, "href": href(page, model.page), "cells": cells, "slug": model.slug})
-        if rows:
+        if rows and work.kind != LLM:
+            heads = ["Lowest energy, batch latency within the limit"]
+            sections.append({"work": work, "href": href(page, work.page), "heads": heads, "rows": rows})
+        elif rows:
             heads = ["Any latency"] + [f"Under {t} ms" for t in targets.TARGETS_MS]
             sections.append({"work": work, "href": href(page, work.page), "heads": heads, "rows": rows})
-    description = f"Every model measured on {gpu}: its lowest-energy configuration, overall and under 50, 100, 200 ms."
+    description = (
+        f"Every model measured on {gpu}: its lowest-energy configuration, overall and under 50, 100, 200 ms "
+        "for language models, within the batch latency limit for image and video generation."
+    )
     return {**frame(page, f"{gpu} GPUs", description, [("Home", "index.html"), ("GPUs", views.GPUS_PAGE)], common),
             "gpu": gpu, "sections": sections}  # fmt: skip
 
 
-def gpus_view(gpus: list[str], docs: dict[str, Any], works: list[Workload], common: dict) -> dict:
-    """The GPU types page: each type with the number of LLM models its page lists."""
+def gpus_view(gpus: list[str], sums: dict[str, Summary], works: list[Workload], common: dict) -> dict:
+    """The GPU types page: each type with the number of models its page lists."""
     page = views.GPUS_PAGE
     items = []
     for gpu in gpus:
-        n = len({m.slug for w in works if w.kind == LLM for m in w.models if gpu in docs[m.doc_rel].get("gpus", [])})
+        n = len({m.slug for w in works for m in w.models if gpu in sums[m.doc_rel].gpus})
         items.append({"label": gpu, "href": href(page, gpu_page(gpu)), "models": n})
     description = "The GPU types measured, each with every model's lowest-energy configuration on it."
     return {**frame(page, "GPU types", description, [("Home", "index.html")], common), "items": items}
 
 
-def models_view(works: list[Workload], docs: dict[str, Any], common: dict) -> dict:
+def models_view(works: list[Workload], sums: dict[str, Summary], common: dict) -> dict:
     """Every model across workloads, alphabetically, with a link to its page in each workload."""
     page, by_slug = views.MODELS_PAGE, {}
     for work in works:
         for model in work.models:
-            doc = docs[model.doc_rel]
-            entry = by_slug.setdefault(model.slug, {"name": model.name, "links": [], "doc": doc})
+            entry = by_slug.setdefault(model.slug, {"name": model.name, "links": [], "doc": sums[model.doc_rel]})
             entry["links"].append({"label": work.name, "href": href(page, model.page)})
     rows = []
     for _slug, entry in sorted(by_slug.items(), key=lambda item: (item[1]["name"].lower(), item[0])):
-        doc = entry["doc"]
-        params = words.parameters(doc["params_b"], doc["active_params_b"]) if "params_b" in doc else ""
-        rows.append({"name": entry["name"], "params": params, "architecture": doc.get("architecture", ""),
+        found = entry["doc"]
+        rows.append({"name": entry["name"], "params": found.params, "architecture": found.architecture,
                      "links": entry["links"]})  # fmt: skip
     description = f"All {len(rows)} models measured, with links to their page in each workload."
     return {**frame(page, "All models", description, [("Home", "index.html")], common), "rows": rows}
 
 
-def workloads_view(works: list[Workload], docs: dict[str, Any], frontiers: dict, page: str, common: dict) -> list:
+def workloads_view(works: list[Workload], sums: dict[str, Summary], page: str) -> list:
     """A row per workload for the home page and the workloads page: size and the lowest energy at 100 ms."""
     rows = []
     for work in works:
         low = None
         if work.kind == LLM:
-            compare = comparison(work, docs, frontiers.get(work.id), page, targets.CHOSEN_MS)
+            compare = comparison(work, sums, page, targets.CHOSEN_MS)
             best = next((r for r in compare["rows"] if r["low"] is not None), None)
             if best is not None:
-                low = {"model": best["name"], "href": best["href"], **views.pick(best["low"])}
-        configs = sum(len(docs[m.doc_rel].get("configurations", [])) for m in work.models)
+                low = {"model": best["name"], "href": best["href"], **views.pick(best["low"]), "unit": ""}
+        else:
+            picks = [(p["value"], m.name, m.page, p) for m in work.models for p in sums[m.doc_rel].shown.values()]
+            if picks:
+                _, name, model_page, p = min(picks, key=lambda x: (x[0], x[1]))
+                low = {"model": name, "href": href(page, model_page), **p, "unit": work.unit}
+        configs = sum(sums[m.doc_rel].configurations for m in work.models)
         rows.append({"name": work.name, "href": href(page, work.page), "description": work.description,
                      "models": len(work.models), "configurations": configs, "low": low})  # fmt: skip
     return rows

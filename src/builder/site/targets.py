@@ -30,25 +30,34 @@ def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_M
     return found
 
 
+def by_slug(frontier: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A frontier document's models by slug (the first of a slug), so each model is found in one step."""
+    if frontier is None:
+        return None
+    found: dict[str, Any] = {}
+    for model in frontier.get("models", []):
+        found.setdefault(model.get("slug"), model)
+    return {**frontier, "models": found}
+
+
 def from_frontier(frontier: dict[str, Any], slug: str, configs: list[dict[str, Any]]) -> Under | None:
-    """The frontier document's best_under of one model, each entry as its full configuration.
+    """The frontier's best_under of one model (frontier: as by_slug gives it), each entry as its full configuration.
 
     None when the document does not list the model. An entry names its configuration by
     (row_id, repeat); the configuration's published values are the entry's.
     """
+    model = frontier["models"].get(slug)
+    if model is None:
+        return None
     by_key = {(c["row_id"], c.get("repeat", 1)): c for c in configs}
-    for model in frontier.get("models", []):
-        if model.get("slug") != slug:
-            continue
-        found: Under = {}
-        for gpu in sorted(model.get("gpus", {})):
-            under = model["gpus"][gpu].get("best_under", {})
-            found[gpu] = {}
-            for target, entry in under.items():
-                conf = None if entry is None else by_key.get((entry["row_id"], entry.get("repeat", 1)))
-                found[gpu][str(target)] = conf if conf is not None or entry is None else {**entry, "gpu": gpu}
-        return found
-    return None
+    found: Under = {}
+    for gpu in sorted(model.get("gpus", {})):
+        under = model["gpus"][gpu].get("best_under", {})
+        found[gpu] = {}
+        for target, entry in under.items():
+            conf = None if entry is None else by_key.get((entry["row_id"], entry.get("repeat", 1)))
+            found[gpu][str(target)] = conf if conf is not None or entry is None else {**entry, "gpu": gpu}
+    return found
 
 
 def targets_of(frontier: dict[str, Any] | None) -> tuple[int, ...]:
@@ -57,12 +66,13 @@ def targets_of(frontier: dict[str, Any] | None) -> tuple[int, ...]:
     return TARGETS_MS
 
 
-def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> tuple[tuple[int, ...], Under]:
-    """(targets, per GPU per target) for one model document, from the frontier when it lists the model."""
+def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> tuple[tuple[int, ...], Under, bool]:
+    """(targets, per GPU per target, whether the frontier listed the model) for one model document;
+    frontier: as by_slug gives it."""
     configs = doc["configurations"]
     if frontier is not None:
         found = from_frontier(frontier, doc["slug"], configs)
         if found is not None:
             chosen = targets_of(frontier)
-            return chosen, {**computed(configs, chosen), **found}  # a GPU type the frontier lacks is computed
-    return TARGETS_MS, computed(configs)
+            return chosen, {**computed(configs, chosen), **found}, True  # a GPU type the frontier lacks is computed
+    return TARGETS_MS, computed(configs), False

@@ -122,6 +122,7 @@ def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workloa
     view["workload_name"] = getattr(workload, "name", view["workload"])
     view["licence_evidence"] = [str(item) for item in source.get("licence_evidence", [])]
     view["licence_links"] = [{"name": name, "href": url} for name, url in licences]
+    view["workloads"] = []  # the home page lists every workload's upstream file here
     return view
 
 
@@ -129,9 +130,12 @@ def chart_view(page: str, chart_path: str, chart: Any, caption: str) -> dict[str
     return {"src": href(page, chart_path), "alt": chart.alt, "title": chart.title, "caption": caption}
 
 
-def target_rows(doc: dict[str, Any], frontier: dict[str, Any] | None) -> dict[str, Any]:
-    """The latency-target table of a model page: a row per target and one for any latency, a column per GPU."""
-    chosen, under = targets.best_under(doc, frontier)
+def target_rows(doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under, bool]) -> dict[str, Any]:
+    """The latency-target table of a model page: a row per target and one for any latency, a column per GPU.
+
+    found: what targets.best_under gives for the document.
+    """
+    chosen, under, from_frontier = found
     gpus = list(doc["gpus"])
     rows = []
     for target in chosen:
@@ -139,18 +143,31 @@ def target_rows(doc: dict[str, Any], frontier: dict[str, Any] | None) -> dict[st
         rows.append({"id": f"target-{target}", "label": f"Under {target} ms", "cells": [pick(p) for p in picks]})
     overall = [doc["best"].get(gpu) for gpu in gpus]
     rows.append({"id": "target-any", "label": "Any latency", "cells": [pick(p) for p in overall]})
-    used = frontier is not None and targets.from_frontier(frontier, doc["slug"], doc["configurations"]) is not None
-    return {"gpus": gpus, "rows": rows, "from_frontier": used}
+    return {"gpus": gpus, "rows": rows, "from_frontier": from_frontier}
 
 
 def pick(conf: dict[str, Any] | None) -> dict[str, str] | None:
     if conf is None:
         return None
+    setup, itl = words.setup(conf["num_gpus"], conf["gpu"]), words.fixed(conf["median_itl_ms"], 1)
     return {
         "energy": words.fixed(conf["wh_per_million_output_tokens"], 2),
-        "setup": words.setup(conf["num_gpus"], conf["gpu"]),
-        "seqs": f"{conf['max_num_seqs']:,}",
-        "itl": words.fixed(conf["median_itl_ms"], 1),
+        "setup": setup,
+        "itl": itl,
+        "how": f"{setup}, {conf['max_num_seqs']:,} seqs, {itl} ms",
+        "brief": f"{setup}, {itl} ms",
+    }
+
+
+def generation_pick(conf: dict[str, Any], energy: str) -> dict[str, Any]:
+    """A generation configuration as a cell shows it: energy (the field `energy`), setup, batch and latency."""
+    setup, latency = words.setup(conf["num_gpus"], conf["gpu"]), words.fixed(conf["batch_latency_s"], 1)
+    return {
+        "value": conf[energy],
+        "energy": words.fixed(conf[energy], 2),
+        "setup": setup,
+        "how": f"{setup}, batch of {conf['batch_size']:,}, {latency} s",
+        "brief": f"{setup}, {latency} s",
     }
 
 
@@ -180,7 +197,7 @@ def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, c
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
         "architecture": doc["architecture"],
         "gpus": ", ".join(doc["gpus"]),
-        "targets": target_rows(doc, common.get("frontier")),
+        "targets": target_rows(doc, common.get("under") or targets.best_under(doc, None)),
         "unit": doc["unit"],
         "chart": chart,
         "key": key,

@@ -46,26 +46,26 @@ def parameters(total: float, active: float) -> str:
     return f"{billions(total)} total, {billions(active)} active per token"
 
 
-def latency_chart_alt(doc: dict[str, Any], series: list[str]) -> str:
-    """The energy-latency chart of a model, in words."""
+def latency_chart_alt(doc: dict[str, Any], series: list[str], latency: str) -> str:
+    """The energy-latency chart of a model, in words; latency: the latency and its unit, in words."""
     configs = doc["configurations"]
     return (
-        f"Dot chart, logarithmic axes: {doc['unit']} (vertical) against median inter-token latency in ms "
-        f"(horizontal) for {len(configs)} configurations of {doc['name']}, one line per GPU setup "
-        f"({', '.join(series)}) joining its configurations in order of batch size. "
+        f"Dot chart, logarithmic axes: {doc['unit']} (vertical) against {latency} (horizontal) for "
+        f"{len(configs)} configurations of {doc['name']}, one line per GPU setup ({', '.join(series)}) "
+        "joining its lowest-energy configuration at each batch size, smallest batch first. "
         "The table below lists every point."
     )
 
 
-def dots_chart_alt(rows: list[dict[str, Any]], unit: str) -> str:
-    """The dot chart of an index, in words."""
+def dots_chart_alt(rows: list[dict[str, Any]], unit: str, energy: str) -> str:
+    """The dot chart of an index, in words; energy: the rows' field of energy per output."""
     if not rows:
         return f"Dot chart of {unit}: no rows."
     first, last = rows[0], rows[-1]
     return (
         f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of {len(rows)} model and "
         f"GPU pairs, lowest first: from {first['model']} on {gpus(first['num_gpus'], first['gpu'])} at "
-        f"{fixed(first['wh_per_million_output_tokens'], 2)} to {last['model']} on "
-        f"{gpus(last['num_gpus'], last['gpu'])} at {fixed(last['wh_per_million_output_tokens'], 2)}. "
+        f"{fixed(first[energy], 2)} to {last['model']} on {gpus(last['num_gpus'], last['gpu'])} at "
+        f"{fixed(last[energy], 2)}. "
         "The table below lists every dot."
     )

@@ -1,0 +1,53 @@
+"""What the pages that gather models keep of a model document once its own page is written (pure).
+
+A workload page, a GPU page, the model list and the home page need a few figures per model,
+never its configurations: the site keeps these summaries and drops each document after its page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from builder.site import targets, views, words
+
+PICKED = ("gpu", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens")  # what views.pick shows
+
+
+@dataclass(frozen=True)
+class Summary:
+    slug: str
+    gpus: list[str]
+    configurations: int
+    params: str  # in words; empty when the document has no parameter count
+    architecture: str
+    targets: tuple[int, ...] = ()
+    best: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # per GPU type, any latency (LLM only)
+    under: targets.Under = field(default_factory=dict)  # per GPU type, per target (LLM only)
+    shown: dict[str, dict[str, Any]] = field(default_factory=dict)  # generation: per GPU type, its best as a cell
+
+
+def _picked(conf: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if conf is None else {key: conf[key] for key in PICKED}
+
+
+def summarize(
+    doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under, bool] | None, energy: str | None = None
+) -> Summary:
+    """A model document's summary; found: targets.best_under of an LLM document; energy: the field of energy
+    per output of a generation document (whose `best` is kept as cells)."""
+    params = words.parameters(doc["params_b"], doc["active_params_b"]) if "params_b" in doc else ""
+    common = {
+        "slug": str(doc.get("slug", "")),
+        "gpus": list(doc.get("gpus", [])),
+        "configurations": len(doc.get("configurations", [])),
+        "params": params,
+        "architecture": str(doc.get("architecture", "")),
+    }
+    if found is None:
+        best = doc.get("best", {}) if energy else {}
+        return Summary(**common, shown={gpu: views.generation_pick(c, energy) for gpu, c in best.items() if c})
+    chosen, under, _ = found
+    best = {gpu: _picked(conf) for gpu, conf in doc["best"].items()}
+    picked = {gpu: {t: _picked(conf) for t, conf in by_target.items()} for gpu, by_target in under.items()}
+    return Summary(**common, targets=chosen, best=best, under=picked)
