@@ -283,3 +283,11 @@ def test_a_loosened_schema_in_an_archive_is_reported(
     loosen(archive / "schemas")
     monkeypatch.chdir(archive)
     refused(tmp_path, ["validate"], 1, (message,))
+
+
+def test_a_gpu_spelled_otherwise_in_a_generation_task_file_is_refused(repo_copy: Path, tmp_path: Path) -> None:
+    """The generation tasks are parsed apart from the LLM ones; the build's own check compares every model."""
+    image = tmp_path / "t2i.json"
+    image.write_bytes((repo_copy / "upstream" / "text-to-image.json").read_bytes().replace(b'"H100"', b'"h100"'))
+    message = "/gpus: expected one spelling per GPU, found 'H100' in data/models/"
+    refused(tmp_path, ["build", "--upstream", f"text-to-image={image}"], 1, (message, "nothing was written"))

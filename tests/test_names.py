@@ -113,7 +113,7 @@ def test_a_fence_is_longer_than_any_run_of_backticks(text: str, found: str) -> N
 
 
 def test_validate_applies_the_name_rules_to_a_model_document() -> None:
-    from builder.validate.names import check_names
+    from builder.validate.names import check_gpu_spellings, check_names
 
     doc = {"name": "=1+1", "architecture": "Jan 5", "gpus": ["B200", "1E5", "b200"], "slug": "nul"}
     assert [(p.where, p.message.split(",")[0]) for p in check_names("m.json", doc)] == [
@@ -121,6 +121,9 @@ def test_validate_applies_the_name_rules_to_a_model_document() -> None:
         ("/architecture", "expected a name a spreadsheet keeps as text"),
         ("/gpus/1", "expected a name a spreadsheet keeps as text"),
         ("/slug", "expected a slug Windows allows as a file name"),
-        ("/gpus", "expected one spelling per GPU"),
     ]
     assert check_names("m.json", {"name": "PixArt-Σ", "architecture": "MoE", "gpus": ["B200"], "slug": "x"}) == []
+    pairs = {"a.json": {"gpus": ["H100"]}, "b.json": {"gpus": ["h100"]}}
+    assert [str(p) for p in check_gpu_spellings(pairs)] == [
+        "b.json: /gpus: expected one spelling per GPU, found 'H100' in a.json and 'h100'"
+    ]

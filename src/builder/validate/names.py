@@ -10,12 +10,17 @@ from builder.names import gpu_case_faults, is_reserved_slug, name_fault
 
 
 def check_names(path: str, doc: dict[str, Any]) -> list[Problem]:
-    """Spreadsheet-safe name, architecture and GPUs, a slug Windows allows, one spelling per GPU."""
+    """Spreadsheet-safe name, architecture and GPUs, and a slug Windows allows."""
     problems = [Problem(path, f"/{key}", fault) for key in ("name", "architecture") if (fault := name_fault(doc[key]))]
     problems += [Problem(path, f"/gpus/{i}", fault) for i, gpu in enumerate(doc["gpus"]) if (fault := name_fault(gpu))]
     if is_reserved_slug(doc["slug"]):
         problems.append(
             Problem(path, "/slug", f"expected a slug Windows allows as a file name, found {shown(doc['slug'])}")
         )
-    problems += [Problem(path, "/gpus", msg) for _, _, msg in gpu_case_faults([(path, gpu) for gpu in doc["gpus"]])]
     return problems
+
+
+def check_gpu_spellings(models: dict[str, dict[str, Any]]) -> list[Problem]:
+    """One spelling per GPU across every model document (by path shown) of every workload."""
+    pairs = [(path, gpu) for path, doc in models.items() for gpu in doc["gpus"]]
+    return [Problem(path, "/gpus", msg) for path, _, msg in gpu_case_faults(pairs)]

@@ -18,7 +18,7 @@ from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.frontier import check_frontiers
 from builder.validate.generation import check_generation
-from builder.validate.names import check_names
+from builder.validate.names import check_gpu_spellings, check_names
 from builder.validate.physics import check_physics
 from builder.validate.responses import check_responses
 from builder.validate.schema import check_schema_folder, check_schemas, check_schemas_fast
@@ -57,9 +57,11 @@ def check_built(tree: Tree, base_url: str) -> list[Problem]:
 def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
     """Per-document rules, physics and cross-file rules, on the documents that passed their schema."""
     problems: list[Problem] = []
+    models = {tree.shown(rel): doc for rel, doc in ok.items() if (found := place(rel)) and found.slug}
+    for path, doc in models.items():  # the model documents of every workload
+        problems += check_names(path, doc)
+    problems += check_gpu_spellings(models)
     for rel, doc in ok.items():
-        if (found := place(rel)) is not None and found.slug:  # a model document of any workload
-            problems += check_names(tree.shown(rel), doc)
         if is_model(rel):
             problems += check_model(tree.shown(rel), rel, doc) + check_physics(tree.shown(rel), doc)
         elif place(rel).kind != "frontier":  # type: ignore[union-attr]  # a frontier has data_version alone
