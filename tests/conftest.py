@@ -4,7 +4,7 @@ Which cases are `slow` (run by `pytest -m slow`; plain `pytest` runs the rest, t
 that needs a git release, a wheel or a fresh venv, a browser, a signal or a killed process, a full
 site build, or an outside tool over the site or the README's examples; and, in a class whose every
 case reads the whole package, the variants after the first one or two (`slow_after`). Every class of
-each hostile corpus keeps at least one CLI case in the fast tier.
+each hostile corpus but the release one (all git releases) keeps a CLI case in the fast tier.
 """
 
 from __future__ import annotations
