@@ -1,9 +1,10 @@
 """Shared fixtures: the repo root as working directory, a CLI runner, and no network but loopback.
 
-Which cases are `slow`: a case that needs a git release, a wheel or a fresh venv, a browser, a
-signal or a killed process, a full site build, or an outside tool over the site or the README's
-examples is marked `@pytest.mark.slow` (run by `pytest -m slow`); every other case, and at least
-one CLI case per class of each hostile corpus, stays in the fast tier that plain `pytest` runs.
+Which cases are `slow` (run by `pytest -m slow`; plain `pytest` runs the rest, the fast tier): a case
+that needs a git release, a wheel or a fresh venv, a browser, a signal or a killed process, a full
+site build, or an outside tool over the site or the README's examples; and, in a class whose every
+case reads the whole package, the variants after the first one or two (`slow_after`). Every class of
+each hostile corpus but the release one (all git releases) keeps a CLI case in the fast tier.
 """
 
 from __future__ import annotations

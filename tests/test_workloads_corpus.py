@@ -197,8 +197,11 @@ UPSTREAM = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("task", TASKS)
-@pytest.mark.parametrize(("make", "expected"), [pytest.param(m, e, id=n) for n, m, e in UPSTREAM])
+# Every defect for the first task in the fast tier; for the other tasks, the variants are slow.
+ANY_TASK = [case for n, m, e in UPSTREAM for case in slow_after([pytest.param(m, e, t, id=f"{n}-{t}") for t in TASKS])]
+
+
+@pytest.mark.parametrize(("make", "expected", "task"), ANY_TASK)
 def test_bad_upstream_for_any_task_is_refused(task, make, expected) -> None:
     inputs = {t: ((PIN / f"{t}.json").read_bytes(), f"upstream/{t}.json") for t in TASKS}
     with pytest.raises(UpstreamError) as caught:
@@ -219,7 +222,7 @@ def test_bad_upstream_through_build_is_refused_and_changes_nothing(repo_copy, ta
     assert_refused(outcome, 1, (f"{bad}: ", expected, "nothing was written"), before, tree_digest(repo_copy))
 
 
-@pytest.mark.parametrize("task", sorted(SHARED_MODEL))
+@pytest.mark.parametrize("task", slow_after([pytest.param(t, id=t) for t in sorted(SHARED_MODEL)]))  # each a build
 def test_a_model_whose_parameters_disagree_with_another_task_is_refused(repo_copy, task) -> None:
     model, other = SHARED_MODEL[task]
 
