@@ -43,7 +43,8 @@ def listings(site: Written, common: dict) -> Iterator[tuple[str, bytes]]:
     all_folders = folders(files)
     subs_of: dict[str, list[str]] = {}
     for f in sorted(all_folders - {""}):
-        subs_of.setdefault(posixpath.dirname(f.rstrip("/")) + "/" if "/" in f.rstrip("/") else "", []).append(f)
+        parent = posixpath.dirname(f.rstrip("/"))
+        subs_of.setdefault(f"{parent}/" if parent else "", []).append(f)
     names_of: dict[str, list[str]] = {}
     for p in sorted(files):
         names_of.setdefault(posixpath.dirname(p) + "/", []).append(p)

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from builder.files import Refused, read_regular
 from builder.guards import check_output
+from builder.layout import MAX_FILE_BYTES
 from builder.write import publish
 
 MARKER = ".leadgreen-site"
 HEADER = "leadgreen-data site, written by `builder site`; every file it wrote, one a line:"
-MARKER_BYTES = 64 * 1024 * 1024
 
 
 def marker(paths: list[str]) -> bytes:
@@ -27,7 +27,7 @@ def marker(paths: list[str]) -> bytes:
 def listed(out: Path) -> set[str]:
     """The files the marker of a site built before lists (none when there is no such marker)."""
     try:
-        lines = read_regular(out / MARKER, MARKER_BYTES, follow_links=False).decode("utf-8").splitlines()
+        lines = read_regular(out / MARKER, MAX_FILE_BYTES, follow_links=False).decode("utf-8").splitlines()
     except (Refused, UnicodeDecodeError):
         return set()
     return set(lines[1:]) if lines[:1] == [HEADER] else set()
