@@ -183,6 +183,7 @@ def test_workload_list_gives_each_frontier_url() -> None:
     assert [e["id"] for e in entries if "frontier_url" not in e] == ["text-to-image", "text-to-video"]
 
 
+@pytest.mark.slow  # the fast tier runs both commands on the committed package in test_validate.py
 def test_built_package_validates_and_does_not_drift(in_repo, cli) -> None:
     assert cli("validate").exit_code == 0
     assert cli("drift").exit_code == 0

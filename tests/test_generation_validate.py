@@ -177,6 +177,7 @@ def test_validate_refuses_a_planted_energy_in_a_package_copy(repo_copy) -> None:
     assert f"data/{WAN}: /configurations/3/joules_per_video: expected" in outcome.output
 
 
+@pytest.mark.slow  # the fast tier runs drift on the committed package in test_validate.py
 def test_drift_passes_on_the_committed_package(in_repo) -> None:
     outcome = run_cli("drift")
     assert outcome.exit_code == 0, outcome.output
