@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.site import charts
+from builder.site import charts, words
 from builder.site.build import build_site
 from builder.site.load import load_package
 from builder.site.plan import plan_site
@@ -142,6 +142,9 @@ def test_glossary_explains_every_abbreviation_in_a_heading(site) -> None:
     for term in ("TP", "DP", "EP"):
         assert re.search(f'<abbr title="[^"]+">{term}</abbr>', page), term
     assert "itl_deadline_ms" not in page
+    for path in ("", "workloads/text-to-image", "models/llama-3-1-70b-instruct", "glossary"):
+        text = re.sub(r"<[^>]*>", " ", html(site, path))  # what a visitor reads, without tags and attributes
+        assert not re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", text), path
     assert 'GPU power <span class="unit">(W, all GPUs)</span>' in page
     assert "<td>0.2708</td>" in page  # J per output token, 4 significant digits
 
@@ -283,3 +286,10 @@ def test_the_site_is_written_page_by_page_each_model_document_read_once(monkeypa
             assert len(reads) == done, path
     assert done == len(model_pages) == 62  # the pages of 46 models across seven workloads
     assert len(reads) == len(set(reads)) == done
+
+
+def test_curated_method_text_reads_without_field_names() -> None:
+    text = "power is upstream's avg_power_watts x batch_latency_s / batch_size on num_gpus GPUs, some_new_field"
+    assert words.plain(text) == (
+        f"power is upstream's average power {TIMES} batch latency / batch size on all its GPUs, some new field"
+    )

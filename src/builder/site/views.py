@@ -114,6 +114,7 @@ def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workloa
     """The provenance of one workload's figures: upstream, task, file, commit, licence, citation."""
     keys = ("name", "publisher", "version", "workload", "method", "licence", "cite", "url", "data_url", "cite_url")
     view = {key: str(source.get(key, "")) for key in keys}
+    view["method"] = words.plain(view["method"])
     for key in ("url", "data_url", "cite_url"):  # a link only where it is https; otherwise the text alone
         view[f"{key}_href"] = view[key] if view[key].startswith("https://") else None
     view["file"] = view["data_url"].rsplit("/", 1)[-1]

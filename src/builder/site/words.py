@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
+# Upstream field names that the curated method texts cite, in words a visitor reads.
+FIELD_WORDS = {
+    "steady_state_energy_per_token": "steady-state energy per token",
+    "energy_per_image_joules": "energy per image",
+    "energy_per_video_joules": "energy per video",
+    "avg_power_watts": "average power",
+    "batch_latency_s": "batch latency",
+    "batch_size": "batch size",
+    "num_gpus": "all its",
+    "ulysses_degree": "Ulysses-degree",
+    "ring_degree": "ring-degree",
+}
+_FIELD = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 SMALL = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 
 
@@ -69,3 +83,10 @@ def dots_chart_alt(rows: list[dict[str, Any]], unit: str, energy: str) -> str:
         f"{fixed(last[energy], 2)}. "
         "The table below lists every dot."
     )
+
+
+def plain(text: str) -> str:
+    """Curated prose as a page shows it: each upstream field name in words (FIELD_WORDS, else its
+    underscores as spaces), and a lone "x" between factors as a multiplication sign."""
+    worded = _FIELD.sub(lambda m: FIELD_WORDS.get(m.group(0), m.group(0).replace("_", " ")), text)
+    return worded.replace(" x ", " \N{MULTIPLICATION SIGN} ")
