@@ -337,7 +337,7 @@ def fake_site(monkeypatch: pytest.MonkeyPatch, version: list[str]) -> None:
     plan = {f"p/{i}.html": f"<p>{i} {version[0]}</p>\n".encode() for i in range(40)}
     monkeypatch.setattr(site, "load_package", lambda root: None)
     monkeypatch.setattr(site, "data_version", lambda pkg: version[0])
-    monkeypatch.setattr(site, "plan_site", lambda pkg: {**plan, "index.html": version[0].encode()})
+    monkeypatch.setattr(site, "plan_site", lambda pkg: {**plan, "index.html": version[0].encode()}.items())
 
 
 @pytest.mark.parametrize(
