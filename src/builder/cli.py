@@ -20,10 +20,7 @@ from builder.extras import require_extra
 from builder.files import is_folder, lookup_error
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, SCHEMAS, require_repo_root
 from builder.report import FORMATS, problems_as, say, warn
-
-
-def today_utc() -> str:
-    return dt.datetime.now(dt.UTC).date().isoformat()
+from builder.write import today_utc
 
 
 def _iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:

@@ -114,7 +114,7 @@ def fetch(
     urls = _fetch_urls(task, url)
     limits = _limits(max_bytes, timeout, retries, deadline)
     progress = _progress_bar() if sys.stderr.isatty() else None
-    from builder.cli import today_utc
+    from builder.write import today_utc
 
     result = fetch_and_pin(urls, commit, LOCK, today_utc(), limits, progress)
     for warning in result.warnings:

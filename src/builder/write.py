@@ -11,6 +11,7 @@ named like a stage without the mark is never removed.
 
 from __future__ import annotations
 
+import datetime as dt
 import fcntl
 import json
 import os
@@ -312,3 +313,8 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def today_utc() -> str:
+    """Today's date in UTC (YYYY-MM-DD): the date a build or release gives what it changes."""
+    return dt.datetime.now(dt.UTC).date().isoformat()
