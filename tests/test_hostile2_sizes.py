@@ -519,12 +519,25 @@ def full_when_copying(monkeypatch: pytest.MonkeyPatch, _tmp_path: Path) -> None:
     monkeypatch.setattr(pathlib.Path, "write_bytes", write_bytes)
 
 
+def full_without_a_name(monkeypatch: pytest.MonkeyPatch, _tmp_path: Path) -> None:
+    """ENOSPC as a real full file system raises it from a write: with no file name attached."""
+    real = pathlib.Path.write_bytes
+
+    def write_bytes(self: Path, data: bytes) -> int:
+        if str(self).startswith(tempfile.gettempdir()) and "builder-" in str(self):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(pathlib.Path, "write_bytes", write_bytes)
+
+
 TMPDIRS = [
     pytest.param(tmpdir_a_file, ["drift"], "Not a directory", id="a-file-drift"),
     pytest.param(mkdtemp_fails(errno.EACCES), ["drift"], "Permission denied", id="unwritable-drift"),
     pytest.param(mkdtemp_fails(errno.EROFS), ["fetch"], "Read-only file system", id="read-only-fetch"),
     pytest.param(full_when_copying, ["drift"], "No space left on device", id="full-drift"),
     pytest.param(full_when_copying, ["fetch"], "No space left on device", id="full-fetch"),
+    pytest.param(full_without_a_name, ["drift"], "No space left on device", id="full-drift-no-file-name"),
 ]
 
 

@@ -289,5 +289,11 @@ def test_a_gpu_spelled_otherwise_in_a_generation_task_file_is_refused(repo_copy:
     """The generation tasks are parsed apart from the LLM ones; the build's own check compares every model."""
     image = tmp_path / "t2i.json"
     image.write_bytes((repo_copy / "upstream" / "text-to-image.json").read_bytes().replace(b'"H100"', b'"h100"'))
-    message = "/gpus: expected one spelling per GPU, found 'H100' in data/models/"
-    refused(tmp_path, ["build", "--upstream", f"text-to-image={image}"], 1, (message, "nothing was written"))
+    message = f"{image}: GPU h100: expected one spelling per GPU, found 'H100' in upstream/"
+    refused(tmp_path, ["build", "--upstream", f"text-to-image={image}"], 1, (message,))
+
+
+def test_validate_refuses_a_name_whose_slug_is_another(repo_copy: Path, tmp_path: Path) -> None:
+    """Renamed everywhere with every hash restamped, but the slug kept: build would never write that pair."""
+    rename(repo_copy, "Totally Different")
+    refused(tmp_path, ["validate"], 1, (f'{Q8}: /slug: expected the slug of its name, "totally-different"',))

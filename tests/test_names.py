@@ -37,6 +37,10 @@ MISREAD = [
     ("+41", "a formula"),
     ("-x", "a formula"),
     ("@SUM(A1)", "a formula"),
+    ("10 AM", "a time"),
+    ("1 pm", "a time"),
+    ("\uff11-\uff12", "a date"),  # full-width digits
+    ("\uff1d1+1", "a formula"),  # a full-width equals sign
 ]
 
 TEXT = [
@@ -127,3 +131,8 @@ def test_validate_applies_the_name_rules_to_a_model_document() -> None:
     assert [str(p) for p in check_gpu_spellings(pairs)] == [
         "b.json: /gpus: expected one spelling per GPU, found 'H100' in a.json and 'h100'"
     ]
+
+
+@pytest.mark.parametrize(("name", "code"), [("Sana\u2028fake: all good", "2028"), ("Model\u2029B", "2029")])
+def test_a_name_holds_no_line_or_paragraph_separator(name: str, code: str) -> None:
+    assert name_fault(name) == f"expected a name on one line, found U+{code} (a line or paragraph separator)"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from builder.citation import write_citation
 from builder.csvview import configurations_csv
-from builder.errors import InputError, OutputError, ValidationError
+from builder.errors import InputError, OutputError, Problem, UpstreamError, ValidationError
 from builder.fetch import Limits
 from builder.frontier import build_frontiers
 from builder.genmeta import generation_workloads
@@ -16,6 +16,7 @@ from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.metadata import load_metadata, workloads
+from builder.names import gpu_case_faults
 from builder.package import descriptor
 from builder.pin import Lock, read_pinned, read_regular_file, sha256
 from builder.responses import response_energies
@@ -65,8 +66,14 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     meta = load_metadata(METADATA)
     generation = [work.task for work in generation_workloads(meta)]
     locks, inputs = load_upstream(upstream or {}, [work.task for work in workloads(meta)] + generation)
-    generated, gen_warnings = generation_documents({task: inputs.pop(task) for task in generation}, meta, date)
+    generated, gen_warnings, gen_gpus = generation_documents(
+        {task: inputs.pop(task) for task in generation}, meta, date
+    )
     parsed = parse_tasks(inputs)
+    gpus = [(inputs[task][1], row.gpu_model) for task, up in parsed.items() for row in up.rows] + gen_gpus
+    if spellings := gpu_case_faults(gpus):
+        problems = [Problem(path, f"GPU {gpu}", msg) for path, gpu, msg in spellings]
+        raise UpstreamError(f"upstream: {len(problems)} GPU name(s) spelt two ways across the task files", problems)
     rows = {task: up.rows for task, up in parsed.items()}
     docs = build_package(rows, meta, date)
     docs |= build_frontiers(rows, docs, meta, date)

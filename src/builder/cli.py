@@ -373,6 +373,10 @@ def run() -> None:
         sys.exit(128 + exc.args[0])  # the shell's code for a process ended by that signal
     except (KeyboardInterrupt, SystemExit, GeneratorExit):
         raise
+    except OSError as exc:  # the system refused (disk full, permissions): one line, not a bug to report
+        where = f" ({exc.filename})" if exc.filename else ""
+        say(f"error: {exc.strerror or type(exc).__name__}{where}", err=True)
+        sys.exit(1)
     except BaseException as exc:  # a library's own exception, pyo3's PanicException included
         click.echo(unexpected(exc), err=True)
         sys.exit(UNEXPECTED)

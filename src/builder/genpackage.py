@@ -26,17 +26,19 @@ Doc = dict[str, Any]
 
 def generation_documents(
     inputs: dict[str, tuple[bytes, str]], meta: Doc, date: str
-) -> tuple[dict[str, Doc], list[str]]:
+) -> tuple[dict[str, Doc], list[str], list[tuple[str, str]]]:
     """Every JSON document of every generation workload (by path), from each task's (bytes, name shown);
-    and warnings."""
+    the warnings; and each row's (task file shown, GPU), for the GPU spelling check across every task."""
     docs: dict[str, Doc] = {}
     warnings: list[str] = []
+    gpus: list[tuple[str, str]] = []
     for work in generation_workloads(meta):
         data, shown = inputs[work.task]
         rows, found = parse_generation(data, shown, work.kind)
         docs |= build_documents(rows, meta, date, work)
         warnings += found
-    return docs, warnings
+        gpus += [(shown, row.gpu_model) for row in rows]
+    return docs, warnings, gpus
 
 
 def parse_every_task(inputs: dict[str, tuple[bytes, str]]) -> dict[str, list[str]]:

@@ -4,6 +4,7 @@ formula, and which slugs Windows reserves. Pure; upstream.py and generation.py t
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _NUMBER = r"[+-]?[$€£¥]?(?:[0-9][0-9,' ]*(?:[.,][0-9]*)?|[.,][0-9]+)(?:e[+-]?[0-9]+)?%?"
@@ -14,7 +15,7 @@ READINGS = (
     ("a date", re.compile(r"[0-9]{1,4}[-/.][0-9]{1,2}(?:[-/.][0-9]{1,4})?")),
     ("a date", re.compile(rf"{_MONTH}[-/ .]*[0-9]{{1,4}}(?:[-/ ,.]+[0-9]{{1,4}})?")),
     ("a date", re.compile(rf"[0-9]{{1,2}}[-/ .]*{_MONTH}(?:[-/ ,.]+[0-9]{{1,4}})?")),
-    ("a time", re.compile(r"[0-9]{1,2}(?::[0-9]{1,2}){1,2}(?:\.[0-9]*)? ?(?:[ap]m?)?")),
+    ("a time", re.compile(r"[0-9]{1,2}(?::[0-9]{1,2}){1,2}(?:\.[0-9]*)? ?(?:[ap]\.?m?\.?)?|[0-9]{1,2} ?[ap]\.?m?\.?")),
 )
 # Windows reserves these names with any extension, in any case: `models/nul.json` cannot be made there.
 RESERVED_SLUGS = frozenset(
@@ -25,7 +26,7 @@ RESERVED_SLUGS = frozenset(
 def spreadsheet_reading(name: str) -> str | None:
     """What a spreadsheet would take `name` for instead of text ("a date", "a number", "a formula",
     "a time", "a truth value"), or None when it keeps it as text."""
-    text = name.strip().lower()
+    text = unicodedata.normalize("NFKC", name).strip().lower()  # full-width digits read as digits
     for reading, pattern in READINGS:
         if pattern.fullmatch(text):
             return reading
@@ -39,6 +40,9 @@ def is_reserved_slug(slug: str) -> bool:
 
 def name_fault(name: str) -> str | None:
     """`expected ..., found ...` for a name (nickname, GPU, architecture) a spreadsheet misreads, else None."""
+    breaks = [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]
+    if breaks:
+        return f"expected a name on one line, found U+{ord(breaks[0]):04X} (a line or paragraph separator)"
     reading = spreadsheet_reading(name)
     if reading is None:
         return None

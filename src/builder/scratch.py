@@ -3,6 +3,7 @@ cannot hold it (full, read-only, not a folder) reported in one line that names T
 
 from __future__ import annotations
 
+import errno
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -23,7 +24,9 @@ def scratch_folder(prefix: str) -> Iterator[Path]:
         yield Path(folder)
     except (OSError, OutputError) as exc:
         cause = exc if isinstance(exc, OSError) else exc.__cause__
-        if isinstance(cause, OSError) and str(cause.filename or "").startswith(folder):
+        below = isinstance(cause, OSError) and str(cause.filename or "").startswith(folder)
+        full = isinstance(cause, OSError) and cause.filename is None and cause.errno in (errno.ENOSPC, errno.EDQUOT)
+        if below or full:  # a write that fills the disk names no file
             raise tmpdir_error(cause) from None
         raise
     finally:

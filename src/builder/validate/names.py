@@ -7,12 +7,16 @@ from typing import Any
 
 from builder.errors import Problem, shown
 from builder.names import gpu_case_faults, is_reserved_slug, name_fault
+from builder.slug import slugify
 
 
 def check_names(path: str, doc: dict[str, Any]) -> list[Problem]:
     """Spreadsheet-safe name, architecture and GPUs, and a slug Windows allows."""
     problems = [Problem(path, f"/{key}", fault) for key in ("name", "architecture") if (fault := name_fault(doc[key]))]
     problems += [Problem(path, f"/gpus/{i}", fault) for i, gpu in enumerate(doc["gpus"]) if (fault := name_fault(gpu))]
+    if slugify(doc["name"]) != doc["slug"]:
+        found = f"expected the slug of its name, {shown(slugify(doc['name']))}, found {shown(doc['slug'])}"
+        problems.append(Problem(path, "/slug", found))
     if is_reserved_slug(doc["slug"]):
         problems.append(
             Problem(path, "/slug", f"expected a slug Windows allows as a file name, found {shown(doc['slug'])}")
