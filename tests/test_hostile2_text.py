@@ -215,6 +215,7 @@ METADATA_TEXT = [
     pytest.param("caveat = ", f'"Floor.\\n{FAKE}"', "/header/caveat", id="caveat-newline"),
     pytest.param("selection = ", '"best \\u202e configuration"', "/index/selection", id="selection-rtl"),
     pytest.param("caveat = ", '"zero\\u200bwidth"', "/header/caveat", id="caveat-zero-width-space"),
+    pytest.param("caveat = ", '"' + "a" * 200_000 + '"', "/header/caveat", id="caveat-200000-characters"),
 ]
 
 
@@ -227,7 +228,7 @@ def test_metadata_text_with_control_characters_is_refused(
     at = next(i for i, line in enumerate(lines) if line.startswith(prefix))
     lines[at] = f"{prefix}{value}\n"
     meta.write_text("".join(lines), encoding="utf-8")
-    message = f"metadata.toml: {where}: expected a non-empty string without control or format characters, found"
+    message = f"metadata.toml: {where}: expected a non-empty string of at most 2,000 characters, without control"
     refused(tmp_path, ["build"], 1, (message,))
 
 

@@ -124,9 +124,11 @@ def test_validate_applies_the_name_rules_to_a_model_document() -> None:
         ("/name", "expected a name a spreadsheet keeps as text"),
         ("/architecture", "expected a name a spreadsheet keeps as text"),
         ("/gpus/1", "expected a name a spreadsheet keeps as text"),
+        ("/slug", "expected the slug of its name"),
         ("/slug", "expected a slug Windows allows as a file name"),
     ]
-    assert check_names("m.json", {"name": "PixArt-Σ", "architecture": "MoE", "gpus": ["B200"], "slug": "x"}) == []
+    pixart = {"name": "PixArt-Σ", "architecture": "MoE", "gpus": ["B200"], "slug": "pixart-sigma"}
+    assert check_names("m.json", pixart) == []
     pairs = {"a.json": {"gpus": ["H100"]}, "b.json": {"gpus": ["h100"]}}
     assert [str(p) for p in check_gpu_spellings(pairs)] == [
         "b.json: /gpus: expected one spelling per GPU, found 'H100' in a.json and 'h100'"
