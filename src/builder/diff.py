@@ -10,7 +10,7 @@ from builder.errors import InputError, printable, shown
 from builder.inputs import DIFF_SCHEMA, schema_problems
 from builder.layout import ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
 from builder.sources import source_files
-from builder.strictjson import StrictJSONError, parse_json
+from builder.strictjson import parse_input
 from builder.write import DATE_KEYS, newest_data_version
 
 ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")
@@ -83,10 +83,7 @@ def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
     shown, files = source_files(spec, data_dir, ".json", "a document", expected=expected)
     docs = {}
     for rel, data in files.items():
-        try:
-            docs[rel] = parse_json(data)
-        except StrictJSONError as exc:
-            raise InputError(str(exc.problems(f"{shown}{rel}")[0])) from None
+        docs[rel] = parse_input(data, f"{shown}{rel}")
         faults = schema_problems(DIFF_SCHEMA, docs[rel], f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ())
         if faults:  # the shape diff needs, and no more: builder validate checks the rest
             raise InputError(str(faults[0]))

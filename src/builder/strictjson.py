@@ -8,7 +8,7 @@ import math
 import re
 from typing import Any
 
-from builder.errors import Problem, pointer, printable, shown
+from builder.errors import InputError, Problem, pointer, printable, shown
 
 MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer in every reader
 
@@ -105,6 +105,14 @@ def parse_json(data: bytes) -> Any:
         if faults:
             raise StrictJSONError(faults)
     return value
+
+
+def parse_input(data: bytes, shown_as: str) -> Any:
+    """parse_json, or one InputError: the first fault, as a Problem of the file shown as `shown_as`."""
+    try:
+        return parse_json(data)
+    except StrictJSONError as exc:
+        raise InputError(str(exc.problems(shown_as)[0])) from None
 
 
 _SURROGATE = re.compile(r"\\u[dD][89abAB]")  # a surrogate escape: paired ones are fine, lone ones are not

@@ -21,7 +21,7 @@ from builder import layout
 from builder.errors import InputError, Problem, ReleaseError, shown
 from builder.jsonschemas import UnresolvedRef, compiled, resolved, schema_problems
 from builder.sources import source_files
-from builder.strictjson import StrictJSONError, parse_json
+from builder.strictjson import parse_input
 
 SCHEMA_SUFFIX = ".schema.json"
 STRING_RULES = ("pattern", "minLength", "maxLength")  # changed: a narrowing unless shown otherwise
@@ -262,13 +262,7 @@ def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
     _, files = source_files(spec, "schemas", SCHEMA_SUFFIX, "a JSON Schema", deep=False)
     if not files:
         raise InputError(f"{spec}: expected *{SCHEMA_SUFFIX} files in a folder or at a git ref, found none")
-    schemas = {}
-    for name, data in files.items():
-        try:
-            schemas[name] = parse_json(data)
-        except StrictJSONError as exc:
-            raise InputError(str(exc.problems(f"{spec}: {name}")[0])) from None
-    return schemas
+    return {name: parse_input(data, f"{spec}: {name}") for name, data in files.items()}
 
 
 # The release guard and its changelog section

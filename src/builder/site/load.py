@@ -53,8 +53,7 @@ def document(shown: str, raw: bytes, why: str = UNSOUND) -> dict[str, Any]:
     try:
         value = parse_json(raw)
     except StrictJSONError as exc:
-        where, message = exc.faults[0]
-        raise InputError(f"{why}{Problem(shown, where, message)}") from None
+        raise InputError(f"{why}{exc.problems(shown)[0]}") from None
     if not isinstance(value, dict):
         raise InputError(f"{why}{Problem(shown, '/', f'expected an object, found {json_type(value)}')}")
     return value
