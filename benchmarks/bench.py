@@ -75,18 +75,15 @@ def timed(commands: list[list[str]], cwd: Path) -> float:
 
 
 def check_jsonschema(work: Path) -> list[list[str]]:
-    """One check-jsonschema process per schema, over every document of that kind in every workload."""
+    """One check-jsonschema process per schema, over every published document of that kind."""
+    from builder.layout import schema_for
 
-    def found(*patterns: str) -> list[str]:
-        return sorted(str(p.relative_to(work)) for pattern in patterns for p in (work / "data").glob(pattern))
-
-    groups = [
-        ("index", found("index.json", "workloads/*/index.json")),
-        ("model-list", found("models.json", "workloads/*/models.json")),
-        ("model", found("models/*.json", "workloads/*/models/*.json")),
-        ("workload-list", found("workloads.json")),
-    ]
-    return [["./check-data-schema", f"schemas/{schema}.schema.json", *files] for schema, files in groups]
+    groups: dict[str, list[str]] = {}
+    for path in sorted((work / "data").rglob("*.json")):
+        schema = schema_for(path.relative_to(work / "data").as_posix())
+        if schema is not None:
+            groups.setdefault(schema, []).append(str(path.relative_to(work)))
+    return [["./check-data-schema", f"schemas/{schema}", *files] for schema, files in sorted(groups.items())]
 
 
 PEERS = "check-jsonschema + frictionless"
