@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from builder.layout import WORKLOAD_LIST, place
@@ -44,21 +44,29 @@ def cell(value: Any) -> str:
     return str(value)
 
 
+def write_csv(columns: tuple[str, ...], rows: Iterable[Iterable[Any]]) -> bytes:
+    """UTF-8 CSV of a header and rows, each value as `cell` writes it, one newline a row."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([cell(value) for value in row] for row in rows)
+    return buf.getvalue().encode("utf-8")
+
+
 def configurations_csv(docs: dict[str, Any], responses: Mapping[tuple[str, str, int], tuple[float, float]]) -> bytes:
-    """CSV of the model documents among `docs` (by path): workloads in the workload list's order (any
+    """CSV of the LLM model documents among `docs` (by path): workloads in the workload list's order (any
     it does not list after, by id), models in slug order, each model's configurations in order.
     `responses` gives each configuration's RESPONSE_COLUMNS by (workload, row_id, repeat); empty if absent."""
     listed = [entry["id"] for entry in docs[WORKLOAD_LIST]["workloads"]] if WORKLOAD_LIST in docs else []
     rank = {workload: i for i, workload in enumerate(listed)}
     models = [(found.workload, doc) for rel, doc in docs.items() if (found := place(rel)) and found.kind == "model"]
     models.sort(key=lambda item: (rank.get(item[0], len(rank)), item[0], item[1]["slug"]))
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for workload, model in models:
-        head = [workload, model["slug"], model["name"], model["model_id"]]
-        tail = [cell(model[k]) for k in MODEL_KEYS]
-        for conf in model["configurations"]:
-            energy = [cell(v) for v in responses.get((workload, conf["row_id"], conf["repeat"]), ("", ""))]
-            writer.writerow([*head, *(cell(conf[k]) for k in CONFIG_KEYS), *energy, *tail])
-    return buf.getvalue().encode("utf-8")
+    rows = (
+        [workload, model["slug"], model["name"], model["model_id"]]
+        + [conf[key] for key in CONFIG_KEYS]
+        + list(responses.get((workload, conf["row_id"], conf["repeat"]), ("", "")))
+        + [model[key] for key in MODEL_KEYS]
+        for workload, model in models
+        for conf in model["configurations"]
+    )
+    return write_csv(COLUMNS, rows)
