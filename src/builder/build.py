@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from builder.citation import write_citation
+from builder.citation import read_or_none, write_citation
 from builder.csvview import configurations_csv
 from builder.errors import InputError, OutputError, ValidationError
 from builder.fetch import Limits
@@ -68,7 +68,7 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     docs |= generation_documents(generation_rows, meta, date)
     extend_workload_list(docs, meta)
     own_tables = generation_tables(docs, meta)  # their CSVs hold no date: made once, before the date rule
-    old = {rel: _read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
+    old = {rel: read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
     files[CSV] = configurations_csv(docs, response_energies(rows, meta))
@@ -84,7 +84,7 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     existing = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} if out.is_dir() else set()
     existing = {rel for rel in existing if not is_hidden(rel)}  # hidden files are carried over, not removed
     written |= {f"{out.name}/{rel}": "removed" for rel in sorted(existing - files.keys())}
-    written[DESCRIPTOR] = _state(_read_or_none(out.parent / DESCRIPTOR), package_bytes)
+    written[DESCRIPTOR] = _state(read_or_none(out.parent / DESCRIPTOR), package_bytes)
     written = {path: state for path, state in written.items() if state}
     return BuildResult(files, package_bytes, written, [w for found in warnings.values() for w in found])
 
@@ -106,10 +106,3 @@ def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult
 
 def _state(old: bytes | None, new: bytes) -> str:
     return "new" if old is None else "changed" if old != new else ""
-
-
-def _read_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
