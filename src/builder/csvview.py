@@ -9,29 +9,12 @@ from typing import Any
 
 from builder.layout import WORKLOAD_LIST, place
 
-CONFIG_KEYS = (
-    "gpu",
-    "num_gpus",
-    "tensor_parallel",
-    "data_parallel",
-    "expert_parallel",
-    "precision",
-    "max_num_seqs",
-    "avg_requests_in_flight",
-    "wh_per_million_output_tokens",
-    "joules_per_output_token",
-    "median_itl_ms",
-    "p90_itl_ms",
-    "p99_itl_ms",
-    "tokens_per_second",
-    "gpu_power_watts_total",
-    "avg_output_tokens",
-    "under_itl_deadline",
-    "avg_running_batch",
-    "p95_itl_ms",
-    "row_id",
-    "repeat",
-)
+# An LLM configuration's keys, in the order builder.transform writes them.
+LAYOUT_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
+MEASURE_KEYS = ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
+MEASURE_KEYS += ("p90_itl_ms", "p99_itl_ms", "tokens_per_second", "gpu_power_watts_total", "avg_output_tokens")
+MEASURE_KEYS += ("under_itl_deadline", "avg_running_batch", "p95_itl_ms")
+CONFIG_KEYS = (*LAYOUT_KEYS, *MEASURE_KEYS, "row_id", "repeat")
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
 RESPONSE_COLUMNS = ("joules_per_response", "wh_per_thousand_responses")  # from upstream rows, not the documents
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended

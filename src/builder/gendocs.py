@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from builder.csvview import write_csv
+from builder.csvview import MODEL_COLUMNS, write_csv
 from builder.generation import GenRow
 from builder.genmeta import LATENCY_METRIC, GenerationWorkload
 from builder.layout import CSV, index_rel, model_list_rel, model_rel, workload_dir
@@ -21,11 +21,9 @@ from builder.transform import workload_entry as llm_workload_entry
 from builder.upstream import PRECISIONS
 
 Doc = dict[str, Any]
-MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
 SETUP_KEYS = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", "inference_steps", "precision")
 MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
 WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
-ENTRY_KEYS_ADDED = ("kind", "unit", "latency_metric", "latency_limit")  # every workload list entry gains these
 MODEL_ENTRY_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
 
 
@@ -167,8 +165,8 @@ def configurations_csv(docs: dict[str, Doc], work: GenerationWorkload) -> bytes:
 
 
 def workload_entry(work: GenerationWorkload, docs: dict[str, Doc], base_url: str, version: str) -> Doc:
-    """A generation workload's entry in the workload list: an LLM entry's keys but the frontier's, then
-    ENTRY_KEYS_ADDED."""
+    """A generation workload's entry in the workload list: an LLM entry's keys but the frontier's, then its
+    kind, unit and latency rule."""
     models = docs[model_list_rel(work.id)]["models"]
     confs = sum(len(docs[model_rel(m["slug"], work.id)]["configurations"]) for m in models)
     entry = llm_workload_entry(work, len(models), confs, base_url, version)  # it reads the fields both kinds have

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from builder.caps import check_caps
@@ -25,9 +25,6 @@ if TYPE_CHECKING:
 INPUT_SCHEMA = "generation-task.schema.json"  # in schemas/inputs/
 REL_TOLERANCE = 1e-9  # upstream's energy and throughput agree with power and latency to float precision
 MAX_INT = 2**53
-SHARED_FIELDS = ("nickname", "model_id", "gpu_model", "weight_precision", "num_gpus", "batch_size", "ulysses_degree")
-SHARED_FIELDS += ("ring_degree", "inference_steps", "total_params_billions", "activated_params_billions")
-SHARED_FIELDS += ("avg_power_watts", "batch_latency_s")
 TASK_FIELDS = {"task": "task", "task_display_name": "name"}  # upstream field -> its workload's key in metadata.toml
 
 
@@ -65,9 +62,8 @@ def upstream_names(kind: str) -> dict[str, str]:
         "width": f"{kind}_width",
         "height": f"{kind}_height",
     }
-    if kind == "video":
-        own |= {"num_frames": "num_frames", "fps": "fps"}
-    return {**{name: name for name in SHARED_FIELDS}, **own}
+    skipped = {"architecture"} if kind == "video" else {"architecture", "num_frames", "fps"}  # not fields of a row
+    return {field.name: own.get(field.name, field.name) for field in fields(GenRow) if field.name not in skipped}
 
 
 def control_characters(name: str) -> list[str]:
