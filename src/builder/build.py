@@ -32,10 +32,6 @@ class BuildResult:
     written: dict[str, str]  # path as shown to the user -> "new", "changed" or "removed"; unchanged files absent
     warnings: list[str]
 
-    @property
-    def changed(self) -> list[str]:
-        return [path for path, state in self.written.items() if state == "changed"]
-
 
 def load_upstream(overrides: dict[str, Path], tasks: list[str]) -> tuple[dict[str, Lock], dict[str, tuple[bytes, str]]]:
     """Each task's lock and (bytes, name shown): the pin (checked against its lock) unless a file replaces it."""
