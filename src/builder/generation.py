@@ -124,14 +124,12 @@ def row_faults(row: GenRow) -> list[str]:
         faults.append(f"num_gpus: expected ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}")
     energy = row.avg_power_watts * row.batch_latency_s / row.batch_size
     if not math.isclose(row.energy_joules, energy, rel_tol=REL_TOLERANCE):
-        faults.append(
-            f"energy: expected avg_power_watts x batch_latency_s / batch_size = {energy!r}, found {row.energy_joules!r}"
-        )
+        rule = f"avg_power_watts x batch_latency_s / batch_size = {energy!r}"
+        faults.append(f"energy: expected {rule}, found {row.energy_joules!r}")
     throughput = row.batch_size / row.batch_latency_s
     if not math.isclose(row.throughput_per_sec, throughput, rel_tol=REL_TOLERANCE):
-        faults.append(
-            f"throughput: expected batch_size / batch_latency_s = {throughput!r}, found {row.throughput_per_sec!r}"
-        )
+        rule = f"batch_size / batch_latency_s = {throughput!r}"
+        faults.append(f"throughput: expected {rule}, found {row.throughput_per_sec!r}")
     if row.avg_power_watts > MAX_INT or row.energy_joules * 1000 / 3600 > 1e12:
         faults.append("expected power and energy that round to exact numbers")
     return faults
