@@ -5,23 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from builder.citation import write_citation
+from builder.citation import read_or_none, write_citation
 from builder.csvview import configurations_csv
-from builder.errors import InputError, OutputError, Problem, UpstreamError, ValidationError
+from builder.errors import InputError, OutputError, ValidationError
 from builder.fetch import Limits
 from builder.frontier import build_frontiers
 from builder.genmeta import generation_workloads
-from builder.genpackage import extend_workload_list, generation_documents, generation_tables
+from builder.genpackage import extend_workload_list, generation_documents, generation_tables, parse_all
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.metadata import load_metadata, workloads
-from builder.names import gpu_case_faults
 from builder.package import descriptor
 from builder.pin import Lock, read_pinned, read_regular_file, sha256
 from builder.responses import response_energies
 from builder.transform import build_package
-from builder.upstream import parse_tasks
 from builder.validate.run import check_built
 from builder.validate.tree import Tree
 from builder.write import dumps, keep_dates, newest_data_version, parse_or_none, publish, remove_stages
@@ -33,10 +31,6 @@ class BuildResult:
     descriptor: bytes  # datapackage.json, written beside the data folder
     written: dict[str, str]  # path as shown to the user -> "new", "changed" or "removed"; unchanged files absent
     warnings: list[str]
-
-    @property
-    def changed(self) -> list[str]:
-        return [path for path, state in self.written.items() if state == "changed"]
 
 
 def load_upstream(overrides: dict[str, Path], tasks: list[str]) -> tuple[dict[str, Lock], dict[str, tuple[bytes, str]]]:
@@ -60,27 +54,17 @@ def load_upstream(overrides: dict[str, Path], tasks: list[str]) -> tuple[dict[st
 
 def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
     """Every output file's bytes, dates kept where content is unchanged, checked; writes nothing.
-
-    `upstream` maps a task to a file that replaces its pin; every other task is built from the pin.
-    """
+    `upstream` maps a task to a file that replaces its pin; every other task is built from the pin."""
     meta = load_metadata(METADATA)
-    generation = [work.task for work in generation_workloads(meta)]
-    locks, inputs = load_upstream(upstream or {}, [work.task for work in workloads(meta)] + generation)
-    generated, gen_warnings, gen_gpus = generation_documents(
-        {task: inputs.pop(task) for task in generation}, meta, date
-    )
-    parsed = parse_tasks(inputs)
-    gpus = [(inputs[task][1], row.gpu_model) for task, up in parsed.items() for row in up.rows] + gen_gpus
-    if spellings := gpu_case_faults(gpus):
-        problems = [Problem(path, f"GPU {gpu}", msg) for path, gpu, msg in spellings]
-        raise UpstreamError(f"upstream: {len(problems)} GPU name(s) spelt two ways across the task files", problems)
-    rows = {task: up.rows for task, up in parsed.items()}
+    tasks = [work.task for work in workloads(meta)] + [work.task for work in generation_workloads(meta)]
+    locks, inputs = load_upstream(upstream or {}, tasks)
+    rows, generation_rows, warnings = parse_all(inputs, meta)
     docs = build_package(rows, meta, date)
     docs |= build_frontiers(rows, docs, meta, date)
-    docs |= generated
+    docs |= generation_documents(generation_rows, meta, date)
     extend_workload_list(docs, meta)
     own_tables = generation_tables(docs, meta)  # their CSVs hold no date: made once, before the date rule
-    old = {rel: _read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
+    old = {rel: read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
     files[CSV] = configurations_csv(docs, response_energies(rows, meta))
@@ -96,9 +80,9 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     existing = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} if out.is_dir() else set()
     existing = {rel for rel in existing if not is_hidden(rel)}  # hidden files are carried over, not removed
     written |= {f"{out.name}/{rel}": "removed" for rel in sorted(existing - files.keys())}
-    written[DESCRIPTOR] = _state(_read_or_none(out.parent / DESCRIPTOR), package_bytes)
+    written[DESCRIPTOR] = _state(read_or_none(out.parent / DESCRIPTOR), package_bytes)
     written = {path: state for path, state in written.items() if state}
-    return BuildResult(files, package_bytes, written, [w for up in parsed.values() for w in up.warnings] + gen_warnings)
+    return BuildResult(files, package_bytes, written, [w for found in warnings.values() for w in found])
 
 
 def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
@@ -118,10 +102,3 @@ def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult
 
 def _state(old: bytes | None, new: bytes) -> str:
     return "new" if old is None else "changed" if old != new else ""
-
-
-def _read_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None

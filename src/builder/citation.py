@@ -1,11 +1,6 @@
-"""CITATION.cff and .zenodo.json, written from the curated citation.toml and the data version.
-
-Both follow the data version: CITATION.cff's `version` is the release's (2026.11.29) and its
-`date-released` the data version (2026-11-29); .zenodo.json has the same as `version` and
-`publication_date`. `build` writes them beside the descriptor (write_citation); `validate`
-checks them (citation_problems): in the repository, byte for byte against what citation.toml
-makes; in a release archive, which has no citation.toml, CITATION.cff's version and date.
-"""
+"""CITATION.cff and .zenodo.json from the curated citation.toml and the data version: `build` writes them
+beside the descriptor, `validate` checks them (byte for byte in the repository; in a release archive,
+which has no citation.toml, CITATION.cff's version and date)."""
 
 from __future__ import annotations
 
@@ -16,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from builder import repository
-from builder.errors import InputError, Problem, ValidationError
+from builder.errors import InputError, Problem, ValidationError, printable
+from builder.layout import DESCRIPTOR
 from builder.write import replace_files
 
 CURATED = Path("citation.toml")
 CFF = "CITATION.cff"
 ZENODO = ".zenodo.json"
-DESCRIPTOR = "datapackage.json"
 ARXIV = re.compile(r"arXiv:(?P<id>\d{4}\.\d{4,5})")
 
 
@@ -43,7 +38,7 @@ def release_version(data_version: str) -> str:
 
 
 def _scalar(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else json.dumps(value)
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _yaml(value: Any, indent: int) -> list[str]:
@@ -130,10 +125,11 @@ def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
     except (OSError, ValueError, KeyError, TypeError):
         return []  # the descriptor's own problems are reported by the package checks
     if _curated_at(root, curated):
-        stale = [name for name, data in citation_files(descriptor, curated).items() if _read(root / name) != data]
+        made = citation_files(descriptor, curated)
+        stale = [name for name, data in made.items() if read_or_none(root / name) != data]
         wanted = f"expected what `builder build` writes from {curated} for data version {data_version}"
         return [Problem(name, "/", f"{wanted}, found other bytes (run builder build)") for name in stale]
-    raw = _read(root / CFF)
+    raw = read_or_none(root / CFF)
     if raw is None:
         return []  # a data folder without a citation (an older archive, a bare copy): nothing to check
     text = raw.decode("utf-8", "replace")
@@ -142,17 +138,18 @@ def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
     for key, value in wanted.items():
         found = re.search(rf"^{key}: (.*)$", text, re.MULTILINE)
         if found is None or found[1] != json.dumps(value):
-            shown = found[1] if found else "none"
+            shown = printable(found[1]) if found else "none"
             problems.append(Problem(CFF, f"/{key}", f"expected {json.dumps(value)}, found {shown}"))
     return problems
 
 
 def write_citation(root: Path, descriptor: bytes) -> None:
-    """Write CITATION.cff and .zenodo.json at `root` where their bytes change (after the package is
-    published: a failure here leaves them stale, which validate reports and the next build repairs)."""
+    """Write CITATION.cff and .zenodo.json at `root` where their bytes change; run after the package is
+    published, so a failure leaves them stale, which validate reports and the next build repairs."""
     if not _curated_at(root, CURATED):
         return  # a build into another folder (drift's, a test's) has no citation of its own
-    changed = {root / name: data for name, data in citation_files(descriptor).items() if _read(root / name) != data}
+    made = citation_files(descriptor)
+    changed = {root / name: data for name, data in made.items() if read_or_none(root / name) != data}
     if changed:
         replace_files(changed)
 
@@ -164,7 +161,8 @@ def check_citation(data: Path) -> None:
         raise ValidationError(f"{CFF}: {len(problems)} problem(s)", problems)
 
 
-def _read(path: Path) -> bytes | None:
+def read_or_none(path: Path) -> bytes | None:
+    """A file's bytes, or None when it cannot be read."""
     try:
         return path.read_bytes()
     except OSError:

@@ -4,34 +4,17 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from builder.layout import WORKLOAD_LIST, place
 
-CONFIG_KEYS = (
-    "gpu",
-    "num_gpus",
-    "tensor_parallel",
-    "data_parallel",
-    "expert_parallel",
-    "precision",
-    "max_num_seqs",
-    "avg_requests_in_flight",
-    "wh_per_million_output_tokens",
-    "joules_per_output_token",
-    "median_itl_ms",
-    "p90_itl_ms",
-    "p99_itl_ms",
-    "tokens_per_second",
-    "gpu_power_watts_total",
-    "avg_output_tokens",
-    "under_itl_deadline",
-    "avg_running_batch",
-    "p95_itl_ms",
-    "row_id",
-    "repeat",
-)
+# An LLM configuration's keys, in the order builder.transform writes them.
+LAYOUT_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
+MEASURE_KEYS = ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
+MEASURE_KEYS += ("p90_itl_ms", "p99_itl_ms", "tokens_per_second", "gpu_power_watts_total", "avg_output_tokens")
+MEASURE_KEYS += ("under_itl_deadline", "avg_running_batch", "p95_itl_ms")
+CONFIG_KEYS = (*LAYOUT_KEYS, *MEASURE_KEYS, "row_id", "repeat")
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
 RESPONSE_COLUMNS = ("joules_per_response", "wh_per_thousand_responses")  # from upstream rows, not the documents
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended
@@ -44,21 +27,29 @@ def cell(value: Any) -> str:
     return str(value)
 
 
+def write_csv(columns: tuple[str, ...], rows: Iterable[Iterable[Any]]) -> bytes:
+    """UTF-8 CSV of a header and rows, each value as `cell` writes it, one newline a row."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([cell(value) for value in row] for row in rows)
+    return buf.getvalue().encode("utf-8")
+
+
 def configurations_csv(docs: dict[str, Any], responses: Mapping[tuple[str, str, int], tuple[float, float]]) -> bytes:
-    """CSV of the model documents among `docs` (by path): workloads in the workload list's order (any
+    """CSV of the LLM model documents among `docs` (by path): workloads in the workload list's order (any
     it does not list after, by id), models in slug order, each model's configurations in order.
     `responses` gives each configuration's RESPONSE_COLUMNS by (workload, row_id, repeat); empty if absent."""
     listed = [entry["id"] for entry in docs[WORKLOAD_LIST]["workloads"]] if WORKLOAD_LIST in docs else []
     rank = {workload: i for i, workload in enumerate(listed)}
     models = [(found.workload, doc) for rel, doc in docs.items() if (found := place(rel)) and found.kind == "model"]
     models.sort(key=lambda item: (rank.get(item[0], len(rank)), item[0], item[1]["slug"]))
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for workload, model in models:
-        head = [workload, model["slug"], model["name"], model["model_id"]]
-        tail = [cell(model[k]) for k in MODEL_KEYS]
-        for conf in model["configurations"]:
-            energy = [cell(v) for v in responses.get((workload, conf["row_id"], conf["repeat"]), ("", ""))]
-            writer.writerow([*head, *(cell(conf[k]) for k in CONFIG_KEYS), *energy, *tail])
-    return buf.getvalue().encode("utf-8")
+    rows = (
+        [workload, model["slug"], model["name"], model["model_id"]]
+        + [conf[key] for key in CONFIG_KEYS]
+        + list(responses.get((workload, conf["row_id"], conf["repeat"]), ("", "")))
+        + [model[key] for key in MODEL_KEYS]
+        for workload, model in models
+        for conf in model["configurations"]
+    )
+    return write_csv(COLUMNS, rows)

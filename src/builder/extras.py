@@ -1,8 +1,5 @@
-"""The optional parts of the builder: `builder site` needs the site extra, `release` and `dist` the release extra.
-
-A plain `pip install -e .` builds and validates; a command whose extra is missing says which
-one to install instead of failing on an import.
-"""
+"""The optional extras: `builder site` needs the site extra, `release` and `dist` the release extra; a
+missing one is named with the command that installs it."""
 
 from __future__ import annotations
 

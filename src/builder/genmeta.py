@@ -1,9 +1,7 @@
-"""The curated metadata of the generation workloads (text to image, text to video).
+"""The curated metadata of the generation workloads: [[workload]] tables of kind "image" or "video".
 
-Their [[workload]] tables in metadata.toml carry `kind = "image"` or `"video"`, a headline unit and
-a batch-latency limit; each is checked against schemas/inputs/generation-workload.schema.json
-(jsonschema), and here only for what a schema cannot say: the id is the slug of the name, the
-workload is one the layout knows with that kind, and ids and tasks are unique across all workloads.
+Each is checked against schemas/inputs/generation-workload.schema.json; code adds what a schema cannot
+say: the id is the slug of the name and a workload the layout knows with that kind, ids and tasks unique.
 """
 
 from __future__ import annotations
@@ -51,19 +49,15 @@ def is_generation_table(table: Any) -> bool:
 def table_problems(table: dict[str, Any], path: str, at: str) -> list[Problem]:
     """Every way a generation [[workload]] table (at pointer `at`) breaks its input schema or the rules beside it."""
     problems = [replace(p, where=at + p.where.rstrip("/")) for p in schema_problems(INPUT_SCHEMA, table, path)]
-    if not problems:
-        name, kind = table["name"], table["kind"]
-        if table["id"] != slugify(name):
-            problems.append(
-                Problem(path, f"{at}/id", f"expected {slugify(name)!r} (the slug of name), found {table['id']!r}")
-            )
-        if GENERATION_WORKLOADS.get(table["id"]) != kind:
-            known = ", ".join(f"{w} ({k})" for w, k in GENERATION_WORKLOADS.items())
-            problems.append(
-                Problem(
-                    path, f"{at}/kind", f"expected a generation workload among {known}, found {table['id']} ({kind})"
-                )
-            )
+    if problems:
+        return problems
+    workload, kind, slug = table["id"], table["kind"], slugify(table["name"])
+    if workload != slug:
+        problems.append(Problem(path, f"{at}/id", f"expected {slug!r} (the slug of name), found {workload!r}"))
+    if GENERATION_WORKLOADS.get(workload) != kind:
+        known = ", ".join(f"{w} ({k})" for w, k in GENERATION_WORKLOADS.items())
+        msg = f"expected a generation workload among {known}, found {workload} ({kind})"
+        problems.append(Problem(path, f"{at}/kind", msg))
     return problems
 
 
