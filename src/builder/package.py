@@ -36,9 +36,8 @@ from builder.layout import (
 )
 from builder.metadata import source_for, workloads
 from builder.pin import Lock
-from builder.transform import INDEX_ROW_KEYS, WORKLOAD_ENTRY_KEYS
+from builder.transform import INDEX_ROW_KEYS, MODEL_LIST_KEYS, WORKLOAD_ENTRY_KEYS
 
-MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
 DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "version", "licenses", "sources", "resources")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
 GEN_DEFS_SCHEMA = "generation-defs.schema.json"
