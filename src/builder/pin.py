@@ -24,7 +24,6 @@ LOCK_MAX_BYTES = 64 * 1024
 COMMIT = re.compile(r"[0-9a-f]{40}")
 # A snapshot that is not the one its lock names: edited, or a fetch stopped between its two renames.
 REPAIR = "run `builder fetch` to refetch the pin, or `git checkout {lock.parent}/` to restore it"
-ENTRY = ("properties", "tasks", "additionalProperties")  # where an entry's rules are in the schema
 
 
 @dataclass(frozen=True)
@@ -57,19 +56,6 @@ def _refuse(where: str, problems: list[Problem]) -> None:
         raise ProblemsError(f"{where}: {len(problems)} problems in the upstream lock; nothing was written", problems)
 
 
-def check_entry(raw: Any, where: str, lock_name: str = "lock.json") -> Lock:
-    """One task's lock entry, or InputError (one line a problem) unless it is sound."""
-    problems = schema_problems(LOCK_SCHEMA, raw, where, ENTRY)
-    if not problems and raw["file"] == lock_name:
-        problems.append(_not_the_lock("/file", where, lock_name))
-    _refuse(where, problems)
-    return Lock(**raw)
-
-
-def _not_the_lock(at: str, where: str, lock_name: str) -> Problem:
-    return Problem(where, at, f"expected a snapshot's file name, found {lock_name!r}, the lock's own")
-
-
 def lock_json(locks: dict[str, Lock]) -> dict[str, Any]:
     """The lock file's content: every task's entry, in the order given."""
     return {"tasks": {task: asdict(lock) for task, lock in locks.items()}}
@@ -95,9 +81,8 @@ def parse_lock(data: bytes, where: str, lock_name: str = "lock.json") -> dict[st
     _refuse(where, problems)
     tasks = raw["tasks"]
     files = [entry["file"] for entry in tasks.values()]
-    problems = [
-        _not_the_lock(f"/tasks/{task}/file", where, lock_name) for task, e in tasks.items() if e["file"] == lock_name
-    ]
+    own = f"expected a snapshot's file name, found {lock_name!r}, the lock's own"
+    problems = [Problem(where, f"/tasks/{task}/file", own) for task, e in tasks.items() if e["file"] == lock_name]
     twice = sorted({f for f in files if files.count(f) > 1})
     if twice:
         problems.append(

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from builder.errors import FetchError, InputError, UpstreamError, ValidationError
 from builder.fetch import Limits, Progress, download
 from builder.genpackage import parse_every_task
 from builder.layout import DATA
-from builder.pin import Lock, check_entry, dump_lock, load_lock, read_pinned, sha256
+from builder.pin import Lock, dump_lock, load_lock, parse_lock, read_pinned, sha256
 from builder.scratch import scratch_folder
 from builder.write import replace_files
 
@@ -70,10 +70,10 @@ def fetch_and_pin(
     inputs |= {task: (bodies[task], urls[task]) for task in urls}
     warnings_of = parse_every_task(inputs)  # the generation tasks by their own parser
     check_builds(bodies, old, today)
-    new = dict(old)
-    for task, data in bodies.items():
-        new[task] = Lock(old[task].file, urls[task], commit, sha256(data), len(data), today)
-        check_entry(asdict(new[task]), f"{lock_path}: /tasks/{task}", lock_path.name)  # what load_lock accepts
+    new = old | {
+        task: Lock(old[task].file, urls[task], commit, sha256(data), len(data), today) for task, data in bodies.items()
+    }
+    parse_lock(dump_lock(new), str(lock_path), lock_path.name)  # what load_lock will accept
     files = {lock_path.parent / old[task].file: data for task, data in bodies.items()}
     replace_files({**files, lock_path: dump_lock(new)})
     warnings = [w for task in urls for w in warnings_of[task]]
