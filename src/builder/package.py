@@ -234,21 +234,16 @@ def derived_parts(files: dict[str, bytes], data_dir: str, version: str, schemas:
 def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any]:
     """The descriptor's keys that come from metadata.toml and the upstream lock."""
     works = workloads(meta)
-    src = source_for(meta, works[0])
+    sources = [(work.task, source_for(meta, work)) for work in works]
+    sources += [(work.task, generation_source(meta, work)) for work in generation_workloads(meta)]
+    licence = sources[0][1]["licence"]
     return {
         "name": "leadgreen-data",
         "title": "LeadGreen: GPU energy per output token of large language models (API v1)",
         "description": meta["header"]["caveat"],
         "homepage": meta["base_url"],
-        "licenses": [
-            {"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0", "title": src["licence"]}
-        ],
-        "sources": [source_entry(locks[work.task], source_for(meta, work)) for work in works if work.task in locks]
-        + [
-            source_entry(locks[g.task], generation_source(meta, g))
-            for g in generation_workloads(meta)
-            if g.task in locks
-        ],
+        "licenses": [{"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0", "title": licence}],
+        "sources": [source_entry(locks[task], src) for task, src in sources if task in locks],
     }
 
 
