@@ -113,10 +113,9 @@ def fetch(
 
     urls = _fetch_urls(task, url)
     limits = _limits(max_bytes, timeout, retries, deadline)
-    progress = _progress_bar() if sys.stderr.isatty() else None
     from builder.write import today_utc
 
-    pinned, warnings = fetch_and_pin(urls, commit, LOCK, today_utc(), limits, progress)
+    pinned, warnings = fetch_and_pin(urls, commit, LOCK, today_utc(), limits)
     for warning in warnings:
         say(f"warning: {warning}", err=True)
     for done in pinned:
@@ -151,20 +150,3 @@ def check_upstream(
         sys.exit(max(e.exit_code for e in errors))  # unreachable (3) before any other error (1)
     if any(c.moved for c in found):
         sys.exit(UPSTREAM_MOVED)
-
-
-def _progress_bar():
-    """A progress callback that draws a bar on the terminal for bodies of 1 MiB or more."""
-    state: dict = {}
-
-    def update(done: int, total: int | None) -> None:
-        if total is None or total < 1024 * 1024:
-            return
-        if "bar" not in state:
-            state["bar"] = click.progressbar(length=total, label="fetching", file=sys.stderr)
-            state["bar"].__enter__()
-        state["bar"].update(done - state["bar"].pos)
-        if done >= total:
-            state["bar"].__exit__(None, None, None)
-
-    return update

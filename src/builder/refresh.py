@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.errors import FetchError, InputError, UpstreamError, ValidationError
-from builder.fetch import Limits, Progress, download
+from builder.fetch import Limits, download
 from builder.genpackage import parse_every_task
 from builder.layout import DATA
 from builder.pin import Lock, dump_lock, load_lock, parse_lock, read_pinned, sha256
@@ -40,7 +40,6 @@ def fetch_and_pin(
     lock_path: Path,
     today: str,
     limits: Limits,
-    progress: Progress | None = None,
 ) -> tuple[list[Refresh], list[str]]:
     """Download every task in `urls`, check each and all of them together with the rest of the pin, then pin
     them; each task's Refresh, and the warnings.
@@ -50,7 +49,7 @@ def fetch_and_pin(
     old = load_lock(lock_path)
     for task in urls:
         _entry(old, task, lock_path)
-    bodies = {task: download(url, limits, progress) for task, url in urls.items()}
+    bodies = {task: download(url, limits) for task, url in urls.items()}
     others = read_pinned(lock_path, [task for task in old if task not in urls])
     inputs = {task: (pin.data, str(pin.path)) for task, pin in others.items()}
     inputs |= {task: (bodies[task], urls[task]) for task in urls}
