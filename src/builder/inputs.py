@@ -11,7 +11,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from builder import jsonschemas
-from builder.errors import InputError, Problem, shown
+from builder.errors import InputError, Problem, ProblemsError, shown
 from builder.files import read_regular_file
 from builder.jsonschemas import compiled, describe, resolved
 from builder.layout import SCHEMAS
@@ -55,6 +55,14 @@ def schema_problems(
     if check.is_valid(value):  # the common case, several times cheaper than collecting errors
         return []
     return jsonschemas.schema_problems(check, value, path, _expected)
+
+
+def refuse(where: str, problems: list[Problem], of: str) -> None:
+    """Raise one problem as an InputError, several as a ProblemsError (`of`: what they are in); none, nothing."""
+    if len(problems) == 1:
+        raise InputError(str(problems[0]))
+    if problems:
+        raise ProblemsError(f"{where}: {len(problems)} problems in {of}; nothing was written", problems)
 
 
 def _expected(error: ValidationError) -> str:

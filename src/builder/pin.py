@@ -14,10 +14,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, Problem, ProblemsError
+from builder.errors import InputError, Problem
 from builder.fetch import Limits
 from builder.files import read_regular_file
-from builder.inputs import LOCK_SCHEMA, schema_problems
+from builder.inputs import LOCK_SCHEMA, refuse, schema_problems
 from builder.strictjson import StrictJSONError, parse_json
 
 LOCK_MAX_BYTES = 64 * 1024
@@ -49,13 +49,6 @@ def is_commit(value: Any) -> bool:
     return isinstance(value, str) and COMMIT.fullmatch(value) is not None
 
 
-def _refuse(where: str, problems: list[Problem]) -> None:
-    if len(problems) == 1:
-        raise InputError(str(problems[0]))
-    if problems:
-        raise ProblemsError(f"{where}: {len(problems)} problems in the upstream lock; nothing was written", problems)
-
-
 def lock_json(locks: dict[str, Lock]) -> dict[str, Any]:
     """The lock file's content: every task's entry, in the order given."""
     return {"tasks": {task: asdict(lock) for task, lock in locks.items()}}
@@ -78,7 +71,7 @@ def parse_lock(data: bytes, where: str, lock_name: str = "lock.json") -> dict[st
         problems = exc.problems(where)
     else:
         problems = schema_problems(LOCK_SCHEMA, raw, where)
-    _refuse(where, problems)
+    refuse(where, problems, "the upstream lock")
     tasks = raw["tasks"]
     files = [entry["file"] for entry in tasks.values()]
     own = f"expected a snapshot's file name, found {lock_name!r}, the lock's own"
@@ -88,7 +81,7 @@ def parse_lock(data: bytes, where: str, lock_name: str = "lock.json") -> dict[st
         problems.append(
             Problem(where, "/tasks", f"expected one file per task, found {', '.join(twice)} named by several tasks")
         )
-    _refuse(where, problems)
+    refuse(where, problems, "the upstream lock")
     return {task: Lock(**entry) for task, entry in tasks.items()}
 
 
