@@ -58,9 +58,10 @@ def fetch_and_pin(
     new = old | {
         task: Lock(old[task].file, urls[task], commit, sha256(data), len(data), today) for task, data in bodies.items()
     }
-    parse_lock(dump_lock(new), str(lock_path), lock_path.name)  # what load_lock will accept
+    lock = dump_lock(new)
+    parse_lock(lock, str(lock_path), lock_path.name)  # what load_lock will accept
     files = {lock_path.parent / old[task].file: data for task, data in bodies.items()}
-    replace_files({**files, lock_path: dump_lock(new)})
+    replace_files({**files, lock_path: lock})
     warnings = [w for task in urls for w in warnings_of[task]]
     return [Refresh(task, old[task], new[task]) for task in urls], warnings
 
