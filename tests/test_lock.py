@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from pytest_httpserver import HTTPServer
 
 from builder.errors import InputError, ProblemsError
 from builder.fetch import Limits
-from builder.pin import check_entry, parse_lock
+from builder.pin import dump_lock, parse_lock
 from hostile import assert_refused, run_cli, tree_digest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -118,34 +119,33 @@ def test_bad_lock_file_is_refused(edit: Callable[[str], str], message: str) -> N
     assert message in refusal(edit(GOOD))
 
 
-def test_a_refreshed_entry_is_checked_as_a_read_one() -> None:
-    entry = json.loads(GOOD)["tasks"]["lm-arena-chat"]
-    assert check_entry(entry, LOCK).sha256 == entry["sha256"]
-    with pytest.raises(
-        InputError, match=re.escape(f"{LOCK}: /file: expected a snapshot's file name, found 'lock.json'")
-    ):
-        check_entry({**entry, "file": "lock.json"}, LOCK)
-    with pytest.raises(InputError, match=re.escape(f"{LOCK}: /url: {URL}")):
-        check_entry({**entry, "url": "ftp://x"}, LOCK)
+def test_a_refreshed_lock_is_checked_as_a_read_one() -> None:
+    """fetch checks the lock it is about to write with parse_lock, as every later read will."""
+    locks = parse_lock(GOOD.encode(), LOCK)
+    assert parse_lock(dump_lock(locks), LOCK) == locks
+    for field, value, message in (("file", "lock.json", FIELDS[8][2]), ("url", "ftp://x", f"{LK}url: {URL}")):
+        bad = {**locks, "lm-arena-chat": replace(locks["lm-arena-chat"], **{field: value})}
+        assert message in refusal(dump_lock(bad).decode())
 
 
-# Through the CLI: one case per class, per command that reads the lock.
+# Through the CLI: one case per class, the classes spread over the commands that read the lock.
+BUILD, FETCH, CHECK = (
+    ["build", "--date", "2031-01-01"],
+    ["fetch", "--url", "SERVER", *FAST],
+    ["check-upstream", "--url", "SERVER", *FAST],
+)
 CLASSES = [
-    pytest.param(set_field("file", "../../x"), f'{LK}file: {FILE}, found "../../x"', id="field-path-escape"),
-    pytest.param(TEXT[0][0], TEXT[0][1], id="duplicate-key"),
-    pytest.param(TEXT[1][0], TEXT[1][1], id="non-finite-number"),
-    pytest.param(TEXT[5][0], TEXT[5][1], id="wrong-shape"),
-    pytest.param(set_field("file", "gpqa.json"), FIELDS[9][2], id="two-tasks-one-file"),
-]
-COMMANDS = [
-    pytest.param(["build", "--date", "2031-01-01"], id="build"),
-    pytest.param(["fetch", "--url", "SERVER", *FAST], id="fetch"),
-    pytest.param(["check-upstream", "--url", "SERVER", *FAST], id="check-upstream"),
+    pytest.param(
+        set_field("file", "../../x"), f'{LK}file: {FILE}, found "../../x"', FETCH, id="field-path-escape-fetch"
+    ),
+    pytest.param(TEXT[0][0], TEXT[0][1], BUILD, id="duplicate-key-build"),
+    pytest.param(TEXT[1][0], TEXT[1][1], CHECK, id="non-finite-number-check-upstream"),
+    pytest.param(TEXT[5][0], TEXT[5][1], FETCH, id="wrong-shape-fetch"),
+    pytest.param(set_field("file", "gpqa.json"), FIELDS[9][2], BUILD, id="two-tasks-one-file-build"),
 ]
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-@pytest.mark.parametrize(("edit", "message"), CLASSES)
+@pytest.mark.parametrize(("edit", "message", "command"), CLASSES)
 def test_bad_lock_is_refused_before_use_and_changes_nothing(
     repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, command: list[str], edit, message: str
 ) -> None:

@@ -113,13 +113,12 @@ def fetch(
 
     urls = _fetch_urls(task, url)
     limits = _limits(max_bytes, timeout, retries, deadline)
-    progress = _progress_bar() if sys.stderr.isatty() else None
     from builder.write import today_utc
 
-    result = fetch_and_pin(urls, commit, LOCK, today_utc(), limits, progress)
-    for warning in result.warnings:
+    pinned, warnings = fetch_and_pin(urls, commit, LOCK, today_utc(), limits)
+    for warning in warnings:
         say(f"warning: {warning}", err=True)
-    for done in result.tasks:
+    for done in pinned:
         state = "moved" if done.moved else "unchanged"
         say(f"{LOCK}: pinned {done.task}: {done.new.size} bytes, sha256 {done.new.sha256} ({state})")
 
@@ -141,31 +140,13 @@ def check_upstream(
         if c.error is not None:
             state = "unreachable" if isinstance(c.error, UnreachableError) else "error"
             say(f"{state}: {c.task}: {c.error}", err=True)
-        elif c.result is not None and c.result.moved:
-            new, old = c.result.new, c.result.old
-            say(f"moved: {c.task}: {c.url} serves sha256 {new.sha256} ({new.size} bytes), "
-                f"the pin is {old.sha256} ({old.size} bytes)")  # fmt: skip
-        elif c.result is not None:
-            say(f"unchanged: {c.task}: {c.url} serves the pinned sha256 {c.result.old.sha256}")
+        elif c.moved:
+            say(f"moved: {c.task}: {c.new.url} serves sha256 {c.new.sha256} ({c.new.size} bytes), "
+                f"the pin is {c.old.sha256} ({c.old.size} bytes)")  # fmt: skip
+        else:
+            say(f"unchanged: {c.task}: {c.new.url} serves the pinned sha256 {c.old.sha256}")
     errors = [c.error for c in found if c.error is not None]
     if errors:
         sys.exit(max(e.exit_code for e in errors))  # unreachable (3) before any other error (1)
-    if any(c.result is not None and c.result.moved for c in found):
+    if any(c.moved for c in found):
         sys.exit(UPSTREAM_MOVED)
-
-
-def _progress_bar():
-    """A progress callback that draws a bar on the terminal for bodies of 1 MiB or more."""
-    state: dict = {}
-
-    def update(done: int, total: int | None) -> None:
-        if total is None or total < 1024 * 1024:
-            return
-        if "bar" not in state:
-            state["bar"] = click.progressbar(length=total, label="fetching", file=sys.stderr)
-            state["bar"].__enter__()
-        state["bar"].update(done - state["bar"].pos)
-        if done >= total:
-            state["bar"].__exit__(None, None, None)
-
-    return update

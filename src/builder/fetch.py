@@ -29,8 +29,6 @@ class Limits:
     backoff: float = 1.0  # seconds before the first retry; doubles each time
 
 
-Progress = Callable[[int, int | None], None]  # (bytes so far, expected total or None)
-
 sleep: Callable[[float], None] = time.sleep  # the pause before a retry; tests replace it to record pauses
 
 
@@ -38,7 +36,7 @@ class _Retry(Exception):
     """A transient failure: connection error, timeout, truncated body or 5xx."""
 
 
-def download(url: str, limits: Limits = Limits(), progress: Progress | None = None) -> bytes:
+def download(url: str, limits: Limits = Limits()) -> bytes:
     """The body of a 200 answer, or FetchError; retries transient failures with backoff."""
     import httpx  # imported here so that `builder --help` does not pay for it
 
@@ -55,13 +53,13 @@ def download(url: str, limits: Limits = Limits(), progress: Progress | None = No
                 sleep(pause)
             made += 1
             try:
-                return _within_deadline(url, limits, start, lambda: _attempt(client, url, limits, start, progress))
+                return _within_deadline(url, limits, start, lambda: _attempt(client, url, limits, start))
             except _Retry as exc:
                 last = str(exc)
     raise UnreachableError(f"{url}: no usable answer after {made} attempt(s); last: {last}")
 
 
-def _attempt(client: httpx.Client, url: str, limits: Limits, start: float, progress: Progress | None) -> bytes:
+def _attempt(client: httpx.Client, url: str, limits: Limits, start: float) -> bytes:
     import httpx
 
     try:
@@ -81,8 +79,6 @@ def _attempt(client: httpx.Client, url: str, limits: Limits, start: float, progr
                     raise UnreachableError(
                         f"{url}: expected the whole body within {limits.deadline:g} s, found it still coming"
                     )
-                if progress:
-                    progress(len(body), expected)
     except httpx.TimeoutException as exc:
         raise _Retry(f"timed out ({type(exc).__name__})") from exc
     except (httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:  # our request is at fault: no retry

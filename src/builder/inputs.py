@@ -11,7 +11,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from builder import jsonschemas
-from builder.errors import InputError, Problem, shown
+from builder.errors import InputError, Problem, ProblemsError, shown
 from builder.files import read_regular_file
 from builder.jsonschemas import compiled, describe, resolved
 from builder.layout import SCHEMAS
@@ -26,8 +26,9 @@ DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref 
 
 
 @cache
-def validator(name: str) -> Any:
-    """The compiled validator of one input schema, format checking on."""
+def validator(name: str, part: tuple[str, ...] = (), ref: str | None = None) -> Any:
+    """The compiled validator of one input schema (or its subschema at `part`, or the definition `ref`
+    names), its $refs resolved as the published schemas' are, format checking on."""
     path = INPUT_SCHEMAS / name
     try:
         schema = parse_json(read_regular_file(path, 1 << 20, "an input schema"))
@@ -35,13 +36,14 @@ def validator(name: str) -> Any:
         raise InputError(f"{path}: {exc}") from None
     if not isinstance(schema, dict):
         raise InputError(f"{path}: expected a JSON Schema object, found {json_type(schema)}")
-    # Its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse.
     schema = {**schema, "$id": schema.get("$id", f"urn:leadgreen-input:{name}")}
-    try:
-        resolved(schema, Registry().with_resource(schema["$id"], Resource.from_contents(schema)))
+    root = reduce(operator.getitem, part, schema)
+    root = {**root, "$ref": ref} if ref else root
+    registry = Registry().with_resource(schema["$id"], Resource.from_contents(schema))
+    try:  # its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse
+        return compiled(resolved({**root, "$id": schema["$id"]}, registry))
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
-    return compiled(schema)
 
 
 def schema_problems(
@@ -49,12 +51,18 @@ def schema_problems(
 ) -> list[Problem]:
     """Every way `value` breaks the input schema `name` (or its subschema at `part`, or the definition
     `ref` names, such as "#/$defs/imageTask"), one Problem each."""
-    check = validator(name)
-    if part:
-        check = check.evolve(schema=reduce(operator.getitem, part, check.schema))
-    if ref:
-        check = check.evolve(schema={**check.schema, "$ref": ref})
+    check = validator(name, part, ref)
+    if check.is_valid(value):  # the common case, several times cheaper than collecting errors
+        return []
     return jsonschemas.schema_problems(check, value, path, _expected)
+
+
+def refuse(where: str, problems: list[Problem], of: str) -> None:
+    """Raise one problem as an InputError, several as a ProblemsError (`of`: what they are in); none, nothing."""
+    if len(problems) == 1:
+        raise InputError(str(problems[0]))
+    if problems:
+        raise ProblemsError(f"{where}: {len(problems)} problems in {of}; nothing was written", problems)
 
 
 def _expected(error: ValidationError) -> str:

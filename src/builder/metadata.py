@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, Problem, ProblemsError
+from builder.errors import InputError, Problem
 from builder.files import read_regular_file
 from builder.genmeta import is_generation_table, table_problems
-from builder.inputs import METADATA_SCHEMA, schema_problems
+from builder.inputs import METADATA_SCHEMA, refuse, schema_problems
 from builder.layout import METADATA, ROOT_WORKLOAD
 from builder.slug import slugify
 
@@ -74,11 +74,7 @@ def load_metadata(path: Path) -> dict[str, Any]:
         raise InputError(f"{path}: expected TOML, found a syntax error ({exc})") from exc
     except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits
         raise InputError(f"{path}: expected TOML, found a value Python cannot read ({exc})") from exc
-    problems = _problems(meta, str(path))
-    if len(problems) == 1:
-        raise InputError(str(problems[0]))
-    if problems:
-        raise ProblemsError(f"{path}: {len(problems)} problems in the curated metadata; nothing was written", problems)
+    refuse(str(path), _problems(meta, str(path)), "the curated metadata")
     workloads(meta, path)
     return meta
 

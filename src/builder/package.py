@@ -14,19 +14,17 @@ from builder.csvview import COLUMNS
 from builder.gendocs import MODEL_COLUMNS, MODEL_ENTRY_KEYS, config_keys, csv_rel, index_row_keys
 from builder.gendocs import source as generation_source
 from builder.genmeta import generation_workloads
-from builder.genpackage import WORKLOAD_ENTRY_ADDED, is_generation
+from builder.genpackage import WORKLOAD_ENTRY_ADDED
 from builder.jsonschemas import resolved
 from builder.layout import (
     CSV,
     DEFS_SCHEMA,
-    FRONTIER_SCHEMA,
-    GENERATION_SCHEMA_OF_KIND,
     GENERATION_WORKLOADS,
     INDEX_SCHEMA,
     MODEL_LIST_SCHEMA,
-    MODEL_SCHEMA,
     PROFILE,
     ROOT_WORKLOAD,
+    SCHEMA_OF_KIND,
     SCHEMAS,
     WORKLOAD_LIST,
     WORKLOAD_LIST_SCHEMA,
@@ -38,12 +36,17 @@ from builder.layout import (
 )
 from builder.metadata import source_for, workloads
 from builder.pin import Lock
-from builder.transform import INDEX_ROW_KEYS, WORKLOAD_ENTRY_KEYS
+from builder.transform import INDEX_ROW_KEYS, MODEL_LIST_KEYS, WORKLOAD_ENTRY_KEYS
 
-MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
 DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "version", "licenses", "sources", "resources")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
 GEN_DEFS_SCHEMA = "generation-defs.schema.json"
+INDEX_ROWS = {  # the index rows table's description, by schema prefix
+    "": "One row per model and GPU: the best configuration under the latency deadline, in energy order.",
+    "generation-": "One row per model and GPU type: the lowest-energy configuration within the batch-latency limit, "
+    "in energy order.",
+}
+TITLES = {"index": "Index", "model-list": "Model list", "frontier": "Frontier"}  # of a workload's documents
 
 
 def _resolved(schemas: dict[str, dict[str, Any]], name: str, nodes: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -67,12 +70,6 @@ def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str,
     found |= _resolved(schemas, MODEL_LIST_SCHEMA, {name: entry[name] for name in ("gpus", "url", "page")})
     row = schemas[INDEX_SCHEMA]["properties"]["rows"]["items"]["properties"]
     return found | _resolved(schemas, INDEX_SCHEMA, {"model": row["model"]})
-
-
-def workload_fields(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The JSON Schema of each field of a workload list entry, resolved."""
-    entry = schemas[WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
-    return _resolved(schemas, WORKLOAD_LIST_SCHEMA, entry)
 
 
 def table_field(name: str, node: dict[str, Any], required: bool = True) -> dict[str, Any]:
@@ -142,21 +139,42 @@ def json_table(name: str, title: str, description: str, path: str, prop: str, ke
     }
 
 
+def csv_table(name: str, title: str, description: str, data_dir: str, rel: str, files: dict, schema: dict) -> dict:
+    """A CSV file as a table, with its size and hash."""
+    return {
+        "name": name,
+        "title": title,
+        "type": "table",
+        "description": description,
+        "path": f"{data_dir}/{rel}",
+        "format": "csv",
+        "mediatype": "text/csv",
+        **file_facts(files.get(rel, b"")),
+        "schema": schema,
+    }
+
+
 def workload_resources(
-    w: str, name: str, files: dict[str, bytes], data_dir: str, defs: dict[str, dict[str, Any]]
+    workload: str, name: str, files: dict[str, bytes], data_dir: str, schemas: dict[str, dict[str, Any]]
 ) -> tuple[list[dict], list[dict]]:
-    """A workload's two tables (index rows, model list) and its documents; text conversation's keep their v1 names."""
-    suffix, of = ("", "") if w == ROOT_WORKLOAD else (f"-{w}", f" ({name})")
-    index, model_list = index_rel(w), model_list_rel(w)
+    """A workload's tables (index rows, model list; a generation workload's own CSV too) and its documents;
+    text conversation's keep their v1 names."""
+    suffix, of = ("", "") if workload == ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
+    kind = GENERATION_WORKLOADS.get(workload)
+    prefix = "" if kind is None else "generation-"  # of the kinds in layout.SCHEMA_OF_KIND
+    defs = field_definitions(schemas) if kind is None else generation_fields(schemas)
+    row_keys = ("model", *INDEX_ROW_KEYS) if kind is None else index_row_keys(kind)
+    entry_keys = MODEL_LIST_KEYS if kind is None else MODEL_ENTRY_KEYS
+    index, model_list = index_rel(workload), model_list_rel(workload)
     tables = [
         json_table(
             f"index-rows{suffix}",
             f"Index rows{of}",
-            "One row per model and GPU: the best configuration under the latency deadline, in energy order.",
+            INDEX_ROWS[prefix],
             f"{data_dir}/{index}",
             "rows",
-            ("model", *INDEX_ROW_KEYS),
-            table_schema(("model", *INDEX_ROW_KEYS), defs, ["slug", "gpu"], models=f"model-list{suffix}"),
+            row_keys,
+            table_schema(row_keys, defs, ["slug", "gpu"], models=f"model-list{suffix}"),
         ),
         json_table(
             f"model-list{suffix}",
@@ -164,22 +182,39 @@ def workload_resources(
             "One entry per model document, sorted by slug.",
             f"{data_dir}/{model_list}",
             "models",
-            MODEL_LIST_KEYS,
-            table_schema(MODEL_LIST_KEYS, defs, ["slug"]),
+            entry_keys,
+            table_schema(entry_keys, defs, ["slug"]),
         ),
     ]
+    rels = {"index": index, "model-list": model_list, "frontier": frontier_rel(workload)}
+    own = ("index", "model-list", "frontier") if kind is None else ("index", "model-list")
     documents = [
-        json_resource(f"index-document{suffix}", data_dir, index, files, INDEX_SCHEMA, f"Index{of}"),
         json_resource(
-            f"model-list-document{suffix}", data_dir, model_list, files, MODEL_LIST_SCHEMA, f"Model list{of}"
-        ),
-        json_resource(f"frontier-document{suffix}", data_dir, frontier_rel(w), files, FRONTIER_SCHEMA, f"Frontier{of}"),
+            f"{doc}-document{suffix}", data_dir, rels[doc], files, SCHEMA_OF_KIND[prefix + doc], TITLES[doc] + of
+        )
+        for doc in own
     ]
+    if kind is not None:
+        columns = (*MODEL_COLUMNS, *config_keys(kind))
+        description = "Every configuration of every model of the workload, one row each, as in its documents."
+        schema = table_schema(columns, defs, ["slug", "row_id", "repeat"])
+        tables.append(
+            csv_table(
+                f"configurations{suffix}",
+                f"Configurations{of}",
+                description,
+                data_dir,
+                csv_rel(workload),
+                files,
+                schema,
+            )
+        )
     for rel in sorted(files):
         found = place(rel)
-        if found is not None and found.kind == "model" and found.workload == w:
+        if found is not None and found.kind == f"{prefix}model" and found.workload == workload:
             name = f"model{suffix}.{found.slug}" if suffix else f"model-{found.slug}"
-            documents.append(json_resource(name, data_dir, rel, files, MODEL_SCHEMA, f"Model {found.slug}{of}"))
+            schema = SCHEMA_OF_KIND[f"{prefix}model"]
+            documents.append(json_resource(name, data_dir, rel, files, schema, f"Model {found.slug}{of}"))
     return tables, documents
 
 
@@ -199,21 +234,16 @@ def derived_parts(files: dict[str, bytes], data_dir: str, version: str, schemas:
 def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any]:
     """The descriptor's keys that come from metadata.toml and the upstream lock."""
     works = workloads(meta)
-    src = source_for(meta, works[0])
+    sources = [(work.task, source_for(meta, work)) for work in works]
+    sources += [(work.task, generation_source(meta, work)) for work in generation_workloads(meta)]
+    licence = sources[0][1]["licence"]
     return {
         "name": "leadgreen-data",
         "title": "LeadGreen: GPU energy per output token of large language models (API v1)",
         "description": meta["header"]["caveat"],
         "homepage": meta["base_url"],
-        "licenses": [
-            {"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0", "title": src["licence"]}
-        ],
-        "sources": [source_entry(locks[work.task], source_for(meta, work)) for work in works if work.task in locks]
-        + [
-            source_entry(locks[g.task], generation_source(meta, g))
-            for g in generation_workloads(meta)
-            if g.task in locks
-        ],
+        "licenses": [{"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0", "title": licence}],
+        "sources": [source_entry(locks[task], src) for task, src in sources if task in locks],
     }
 
 
@@ -234,20 +264,21 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
     """Every published file as a resource: the tables first (two a workload, the workload list, the CSV),
     then the JSON documents; last, the generation workloads' tables and documents. The workloads are those
     workloads.json lists."""
-    defs = field_definitions(schemas)
     tables: list[dict] = []
     documents = [
         json_resource("workload-list-document", data_dir, WORKLOAD_LIST, files, WORKLOAD_LIST_SCHEMA, "Workload list")
     ]
     generation: list[dict[str, Any]] = []
     for workload, name in listed_workloads(files):
-        if is_generation(workload):  # its own tables and schemas, after every other resource
-            own_tables, own_documents = generation_resources(workload, name, files, data_dir, schemas)
+        own_tables, own_documents = workload_resources(workload, name, files, data_dir, schemas)
+        if workload in GENERATION_WORKLOADS:  # its own tables and schemas, after every other resource
             generation += [*own_tables, *own_documents]
-            continue
-        own_tables, own_documents = workload_resources(workload, name, files, data_dir, defs)
-        tables += own_tables
-        documents += own_documents
+        else:
+            tables += own_tables
+            documents += own_documents
+    keys = (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED)
+    entry = schemas[WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
+    workload_fields = _resolved(schemas, WORKLOAD_LIST_SCHEMA, entry)
     tables.append(
         json_table(
             "workloads",
@@ -255,107 +286,22 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
             "One row per workload: its upstream task, its counts and the URLs of its index and model list.",
             f"{data_dir}/{WORKLOAD_LIST}",
             "workloads",
-            (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED),
-            table_schema(
-                (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED),
-                workload_fields(schemas),
-                ["id"],
-                optional=("frontier_url",),
-            ),
+            keys,
+            table_schema(keys, workload_fields, ["id"], optional=("frontier_url",)),
         )
     )
     # No foreign key: a configuration's model is in its own workload's model list, and a Table
     # Schema cannot say which one; crossfile checks every row against the model documents.
-    tables.append(
-        {
-            "name": "configurations",
-            "title": "All configurations",
-            "type": "table",
-            "description": "Every configuration of every model in every workload, one row each, as in the documents.",
-            "path": f"{data_dir}/{CSV}",
-            "format": "csv",
-            "mediatype": "text/csv",
-            **file_facts(files.get(CSV, b"")),
-            "schema": table_schema(COLUMNS, defs, ["workload", "slug", "row_id", "repeat"]),
-        }
-    )
+    description = "Every configuration of every model in every workload, one row each, as in the documents."
+    schema = table_schema(COLUMNS, field_definitions(schemas), ["workload", "slug", "row_id", "repeat"])
+    tables.append(csv_table("configurations", "All configurations", description, data_dir, CSV, files, schema))
     return [*tables, *documents, *generation]
 
 
-def generation_field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def generation_fields(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each generation field's JSON Schema, by name, $refs resolved."""
     defs = schemas[GEN_DEFS_SCHEMA]["$defs"]
     return _resolved(schemas, GEN_DEFS_SCHEMA, {k: v for k, v in defs.items() if "type" in v or "allOf" in v})
-
-
-def generation_resources(
-    workload: str, name: str, files: dict[str, bytes], data_dir: str, schemas: dict[str, dict[str, Any]]
-) -> tuple[list[dict], list[dict]]:
-    """A generation workload's tables (index rows, model list, configurations.csv) and its JSON documents."""
-    kind = GENERATION_WORKLOADS[workload]
-    defs = generation_field_definitions(schemas)
-    suffix, of = f"-{workload}", f" ({name})"
-    row_keys = index_row_keys(kind)
-    schema_of = GENERATION_SCHEMA_OF_KIND
-    tables = [
-        json_table(
-            f"index-rows{suffix}",
-            f"Index rows{of}",
-            "One row per model and GPU type: the lowest-energy configuration within the batch-latency limit, "
-            "in energy order.",
-            f"{data_dir}/{index_rel(workload)}",
-            "rows",
-            row_keys,
-            table_schema(row_keys, defs, ["slug", "gpu"], models=f"model-list{suffix}"),
-        ),
-        json_table(
-            f"model-list{suffix}",
-            f"Model list{of}",
-            "One entry per model document, sorted by slug.",
-            f"{data_dir}/{model_list_rel(workload)}",
-            "models",
-            MODEL_ENTRY_KEYS,
-            table_schema(MODEL_ENTRY_KEYS, defs, ["slug"]),
-        ),
-        {
-            "name": f"configurations{suffix}",
-            "title": f"Configurations{of}",
-            "type": "table",
-            "description": "Every configuration of every model of the workload, one row each, as in its documents.",
-            "path": f"{data_dir}/{csv_rel(workload)}",
-            "format": "csv",
-            "mediatype": "text/csv",
-            **file_facts(files.get(csv_rel(workload), b"")),
-            "schema": table_schema((*MODEL_COLUMNS, *config_keys(kind)), defs, ["slug", "row_id", "repeat"]),
-        },
-    ]
-    documents = [
-        json_resource(
-            f"index-document{suffix}", data_dir, index_rel(workload), files, schema_of["generation-index"], f"Index{of}"
-        ),
-        json_resource(
-            f"model-list-document{suffix}",
-            data_dir,
-            model_list_rel(workload),
-            files,
-            schema_of["generation-model-list"],
-            f"Model list{of}",
-        ),
-    ]
-    for rel in sorted(files):
-        found = place(rel)
-        if found is not None and found.kind == "generation-model" and found.workload == workload:
-            documents.append(
-                json_resource(
-                    f"model{suffix}.{found.slug}",
-                    data_dir,
-                    rel,
-                    files,
-                    schema_of["generation-model"],
-                    f"Model {found.slug}{of}",
-                )
-            )
-    return tables, documents
 
 
 def source_entry(lock: Lock, src: dict[str, Any]) -> dict[str, Any]:

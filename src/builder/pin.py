@@ -14,17 +14,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, Problem, ProblemsError
+from builder.errors import InputError, Problem
 from builder.fetch import Limits
 from builder.files import read_regular_file
-from builder.inputs import LOCK_SCHEMA, schema_problems
+from builder.inputs import LOCK_SCHEMA, refuse, schema_problems
 from builder.strictjson import StrictJSONError, parse_json
 
 LOCK_MAX_BYTES = 64 * 1024
 COMMIT = re.compile(r"[0-9a-f]{40}")
 # A snapshot that is not the one its lock names: edited, or a fetch stopped between its two renames.
 REPAIR = "run `builder fetch` to refetch the pin, or `git checkout {lock.parent}/` to restore it"
-ENTRY = ("properties", "tasks", "additionalProperties")  # where an entry's rules are in the schema
 
 
 @dataclass(frozen=True)
@@ -50,26 +49,6 @@ def is_commit(value: Any) -> bool:
     return isinstance(value, str) and COMMIT.fullmatch(value) is not None
 
 
-def _refuse(where: str, problems: list[Problem]) -> None:
-    if len(problems) == 1:
-        raise InputError(str(problems[0]))
-    if problems:
-        raise ProblemsError(f"{where}: {len(problems)} problems in the upstream lock; nothing was written", problems)
-
-
-def check_entry(raw: Any, where: str, lock_name: str = "lock.json") -> Lock:
-    """One task's lock entry, or InputError (one line a problem) unless it is sound."""
-    problems = schema_problems(LOCK_SCHEMA, raw, where, ENTRY)
-    if not problems and raw["file"] == lock_name:
-        problems.append(_not_the_lock("/file", where, lock_name))
-    _refuse(where, problems)
-    return Lock(**raw)
-
-
-def _not_the_lock(at: str, where: str, lock_name: str) -> Problem:
-    return Problem(where, at, f"expected a snapshot's file name, found {lock_name!r}, the lock's own")
-
-
 def lock_json(locks: dict[str, Lock]) -> dict[str, Any]:
     """The lock file's content: every task's entry, in the order given."""
     return {"tasks": {task: asdict(lock) for task, lock in locks.items()}}
@@ -92,18 +71,17 @@ def parse_lock(data: bytes, where: str, lock_name: str = "lock.json") -> dict[st
         problems = exc.problems(where)
     else:
         problems = schema_problems(LOCK_SCHEMA, raw, where)
-    _refuse(where, problems)
+    refuse(where, problems, "the upstream lock")
     tasks = raw["tasks"]
     files = [entry["file"] for entry in tasks.values()]
-    problems = [
-        _not_the_lock(f"/tasks/{task}/file", where, lock_name) for task, e in tasks.items() if e["file"] == lock_name
-    ]
+    own = f"expected a snapshot's file name, found {lock_name!r}, the lock's own"
+    problems = [Problem(where, f"/tasks/{task}/file", own) for task, e in tasks.items() if e["file"] == lock_name]
     twice = sorted({f for f in files if files.count(f) > 1})
     if twice:
         problems.append(
             Problem(where, "/tasks", f"expected one file per task, found {', '.join(twice)} named by several tasks")
         )
-    _refuse(where, problems)
+    refuse(where, problems, "the upstream lock")
     return {task: Lock(**entry) for task, entry in tasks.items()}
 
 

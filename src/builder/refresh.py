@@ -2,45 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from builder.errors import FetchError, InputError, UpstreamError, ValidationError
-from builder.fetch import Limits, Progress, download
+from builder.fetch import Limits, download
 from builder.genpackage import parse_every_task
 from builder.layout import DATA
-from builder.pin import Lock, check_entry, dump_lock, load_lock, read_pinned, sha256
+from builder.pin import Lock, dump_lock, load_lock, parse_lock, read_pinned, sha256
 from builder.scratch import scratch_folder
 from builder.write import replace_files
 
 
 @dataclass(frozen=True)
 class Refresh:
-    """One task's pin before and after (after: what upstream serves now)."""
+    """One task's pin before and after (after: what upstream serves now), or the error that stopped its fetch."""
 
     task: str
     old: Lock
-    new: Lock
+    new: Lock | None
+    error: FetchError | None = None
 
     @property
     def moved(self) -> bool:
-        return self.old.sha256 != self.new.sha256
-
-
-@dataclass(frozen=True)
-class Refreshed:
-    tasks: list[Refresh]
-    warnings: list[str]
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """What one task's URL serves now against its pin: a Refresh, or the error that stopped the fetch."""
-
-    task: str
-    url: str
-    result: Refresh | None
-    error: FetchError | None
+        return self.new is not None and self.old.sha256 != self.new.sha256
 
 
 def recorded_urls(lock_path: Path, tasks: list[str] | None = None) -> dict[str, str]:
@@ -55,29 +40,30 @@ def fetch_and_pin(
     lock_path: Path,
     today: str,
     limits: Limits,
-    progress: Progress | None = None,
-) -> Refreshed:
-    """Download every task in `urls`, check each and all of them together with the rest of the pin, then pin them.
+) -> tuple[list[Refresh], list[str]]:
+    """Download every task in `urls`, check each and all of them together with the rest of the pin, then pin
+    them; each task's Refresh, and the warnings.
 
     All or nothing: one unreachable, refused or inconsistent file leaves every snapshot and the lock as they were.
     """
     old = load_lock(lock_path)
     for task in urls:
         _entry(old, task, lock_path)
-    bodies = {task: download(url, limits, progress) for task, url in urls.items()}
+    bodies = {task: download(url, limits) for task, url in urls.items()}
     others = read_pinned(lock_path, [task for task in old if task not in urls])
     inputs = {task: (pin.data, str(pin.path)) for task, pin in others.items()}
     inputs |= {task: (bodies[task], urls[task]) for task in urls}
     warnings_of = parse_every_task(inputs)  # the generation tasks by their own parser
     check_builds(bodies, old, today)
-    new = dict(old)
-    for task, data in bodies.items():
-        new[task] = Lock(old[task].file, urls[task], commit, sha256(data), len(data), today)
-        check_entry(asdict(new[task]), f"{lock_path}: /tasks/{task}", lock_path.name)  # what load_lock accepts
+    new = old | {
+        task: Lock(old[task].file, urls[task], commit, sha256(data), len(data), today) for task, data in bodies.items()
+    }
+    lock = dump_lock(new)
+    parse_lock(lock, str(lock_path), lock_path.name)  # what load_lock will accept
     files = {lock_path.parent / old[task].file: data for task, data in bodies.items()}
-    replace_files({**files, lock_path: dump_lock(new)})
+    replace_files({**files, lock_path: lock})
     warnings = [w for task in urls for w in warnings_of[task]]
-    return Refreshed([Refresh(task, old[task], new[task]) for task in urls], warnings)
+    return [Refresh(task, old[task], new[task]) for task in urls], warnings
 
 
 def check_builds(bodies: dict[str, bytes], locks: dict[str, Lock], today: str, out: Path = DATA) -> None:
@@ -96,7 +82,7 @@ def check_builds(bodies: dict[str, bytes], locks: dict[str, Lock], today: str, o
             raise UpstreamError(summary, exc.problems) from None
 
 
-def compare_upstream(urls: dict[str, str], lock_path: Path, limits: Limits) -> list[Comparison]:
+def compare_upstream(urls: dict[str, str], lock_path: Path, limits: Limits) -> list[Refresh]:
     """What each task's URL serves now against the pin, without writing anything; every task is tried."""
     old = load_lock(lock_path)
     found = []
@@ -105,10 +91,10 @@ def compare_upstream(urls: dict[str, str], lock_path: Path, limits: Limits) -> l
         try:
             data = download(url, limits)
         except FetchError as exc:
-            found.append(Comparison(task, url, None, exc))
+            found.append(Refresh(task, lock, None, exc))
             continue
         new = Lock(file=lock.file, url=url, commit=None, sha256=sha256(data), size=len(data), retrieved="")
-        found.append(Comparison(task, url, Refresh(task, lock, new), None))
+        found.append(Refresh(task, lock, new))
     return found
 
 

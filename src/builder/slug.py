@@ -16,12 +16,6 @@ _OUTSIDE = re.compile(r"[^a-z0-9]+")
 _GREEK = re.compile(r"GREEK (?:SMALL |CAPITAL )?(?:LETTER )?(?:FINAL |LUNATE )?([A-Z]+)(?: SYMBOL)?")
 
 
-def greek_name(char: str) -> str | None:
-    """The English name of a Greek letter ("sigma" for capital, small and final sigma), else None."""
-    found = _GREEK.fullmatch(unicodedata.name(char, "")) if unicodedata.category(char).startswith("L") else None
-    return found.group(1).lower() if found else None
-
-
 def transliterate(name: str) -> str:
     """The name in ASCII: NFKD, Greek letters as their English names, other non-ASCII characters
     without their accents, or dropped."""
@@ -29,8 +23,8 @@ def transliterate(name: str) -> str:
     for char in unicodedata.normalize("NFKD", name):
         if char.isascii():
             out.append(char)
-        elif (greek := greek_name(char)) is not None:
-            out.append(greek)
+        elif unicodedata.category(char).startswith("L") and (greek := _GREEK.fullmatch(unicodedata.name(char, ""))):
+            out.append(greek.group(1).lower())
     return "".join(out)
 
 

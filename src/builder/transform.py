@@ -41,8 +41,6 @@ INDEX_ROW_KEYS = (
     "max_num_seqs",
     "row_id",
 )
-
-
 WORKLOAD_ENTRY_KEYS = (
     "id",
     "name",
@@ -55,6 +53,8 @@ WORKLOAD_ENTRY_KEYS = (
     "data_url",
     "frontier_url",
 )
+MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
+MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
 
 
 def build_package(rows_by_task: dict[str, list[Row]], meta: Doc, date: str) -> dict[str, Doc]:
@@ -189,9 +189,6 @@ def model_identity(slug: str, first: Any) -> Doc:
     }
 
 
-MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
-
-
 def index_row(model: Doc, best: Doc) -> Doc:
     """The index row of one model's best configuration on one GPU."""
     row = {"model": model["name"]}
@@ -199,13 +196,9 @@ def index_row(model: Doc, best: Doc) -> Doc:
     return row
 
 
-def index_rows(models: list[Doc]) -> list[Doc]:
-    rows = [index_row(model, best) for model in models for best in model["best"].values()]
-    return sorted(rows, key=lambda r: r["joules_per_output_token"])  # stable: ties keep slug order
-
-
 def index_document(models: list[Doc], meta: Doc, date: str, workload: Workload, source: Doc) -> Doc:
     h = meta["header"]
+    rows = [index_row(model, best) for model in models for best in model["best"].values()]
     return {
         **header(meta, date),
         "unit": h["unit"],
@@ -214,23 +207,15 @@ def index_document(models: list[Doc], meta: Doc, date: str, workload: Workload, 
         "selection": meta["index"]["selection"],
         "reference_row": workload.reference_row,
         **shared_tail(meta, source),
-        "rows": index_rows(models),
+        "rows": sorted(rows, key=lambda r: r["joules_per_output_token"]),  # stable: ties keep slug order
     }
 
 
 def model_list_document(models: list[Doc], meta: Doc, date: str, workload: str, source: Doc) -> Doc:
-    base = meta["base_url"]
+    base, version = meta["base_url"], meta["header"]["version"]
     entries = [
-        {
-            "slug": m["slug"],
-            "name": m["name"],
-            "model_id": m["model_id"],
-            "params_b": m["params_b"],
-            "active_params_b": m["active_params_b"],
-            "gpus": m["gpus"],
-            "url": model_url(base, meta["header"]["version"], m["slug"], workload),
-            "page": page_url(base, m["slug"], workload),
-        }
+        {key: m[key] for key in MODEL_LIST_KEYS if key in m}  # all but the two links
+        | {"url": model_url(base, version, m["slug"], workload), "page": page_url(base, m["slug"], workload)}
         for m in models
     ]
     return {**header(meta, date), "source": source, "models": entries}

@@ -1,14 +1,13 @@
 """Read and check the upstream task file: untrusted input stops here.
 
-The bytes are parsed strictly (no NaN or Infinity, no integer past 2^53, no key given twice) and
-checked against schemas/inputs/upstream-task.schema.json; code adds the rules across fields and
-rows. Everything after `parse_upstream` works on `Row` values safe to put in an id, a URL or a file name.
+The bytes are parsed strictly and checked against schemas/inputs/upstream-task.schema.json; code adds
+the rules across fields and rows. Everything after `parse_upstream` works on checked `Row` values.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from builder.caps import check_caps
 from builder.errors import Problem, UpstreamError, printable, shown
@@ -19,8 +18,6 @@ from builder.slug import slugify
 from builder.strictjson import StrictJSONError, parse_json
 
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
-# Published by upstream but not used by the documents: known, so not warned about.
-IGNORED: frozenset[str] = frozenset()
 MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
 NAME_FIELDS = ("nickname", "gpu_model", "architecture")  # shown in spreadsheets: each must stay text there
 MAX_MEASURE = 1e12  # the schema's cap on every measure: every derived value stays finite and exact
@@ -55,7 +52,7 @@ class Row:
     p99_itl_ms: float
 
 
-KNOWN = frozenset(f.name for f in fields(Row)) | IGNORED
+KNOWN = frozenset(f.name for f in fields(Row))
 
 
 @dataclass(frozen=True)
@@ -65,8 +62,8 @@ class Upstream:
 
 
 def parse_tasks(inputs: dict[str, tuple[bytes, str]]) -> dict[str, Upstream]:
-    """Parse and check several task files (task -> bytes, name shown), then check them against each other
-    (_model_faults); UpstreamError lists every problem of every file."""
+    """Parse and check several task files (task -> bytes, name shown), then check them against each other;
+    UpstreamError lists every problem of every file."""
     parsed: dict[str, Upstream] = {}
     refused: list[UpstreamError] = []
     for task, (data, name) in inputs.items():
@@ -89,20 +86,17 @@ def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     """Parse and check upstream bytes (of `task`, when given); raise UpstreamError listing every problem."""
     doc = load_json(data, path)
     check_caps(doc, path)
-    problems, bad = [], set()
-    for problem in schema_problems(TASK_SCHEMA, doc, path):
-        row = _ROW.match(problem.where)
-        if row:
-            bad.add(int(row[1]))
-            problem = Problem(path, f"{problem.where}{_identity(doc['configurations'][int(row[1])])}", problem.message)
-        problems.append(problem)
+    found = schema_problems(TASK_SCHEMA, doc, path)
     if not isinstance(doc, dict) or not isinstance(doc.get("configurations"), list) or not doc["configurations"]:
-        raise UpstreamError(f"{path}: no configurations; nothing was written", problems)
+        raise UpstreamError(f"{path}: no configurations; nothing was written", found)
+    problems = list(found)
     if task is not None and doc.get("task", task) != task:
         problems.append(Problem(path, "/task", f"expected the task file of {task}, found {shown(doc['task'])}"))
     confs = doc["configurations"]
+    bad = {int(row[1]) for problem in found if (row := _ROW.match(problem.where))}
     rows = {i: Row(**{f.name: raw[f.name] for f in fields(Row)}) for i, raw in enumerate(confs) if i not in bad}
     problems += [problem for i, row in rows.items() for problem in _row_faults(row, path, i)]
+    problems = _with_rows(problems, confs)
     problems += _model_faults([(path, row) for row in rows.values()])
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
@@ -124,16 +118,36 @@ def load_json(data: bytes, path: str) -> object:
 
 
 def _row_faults(row: Row, path: str, i: int) -> list[Problem]:
-    """The rules across a row's fields: a slug to publish it under, and GPUs that match the parallel layout."""
+    """The rules across a row's fields: names a spreadsheet keeps as text, a slug Windows allows, and GPUs
+    that match the parallel layout."""
     faults = [(name, fault) for name in NAME_FIELDS if (fault := name_fault(getattr(row, name)))]
-    if not slugify(row.nickname):
-        faults.append(("nickname", f"expected a name whose slug is not empty, found {row.nickname!r}"))
     if is_reserved_slug(slugify(row.nickname)):
         faults.append(("nickname", f"expected a slug Windows allows as a file name, found {slugify(row.nickname)!r}"))
     layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
     if row.num_gpus != layout:
         faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {row.num_gpus}"))
-    return [Problem(path, f"/configurations/{i}/{name}{_identity(row.__dict__)}", msg) for name, msg in faults]
+    return [Problem(path, f"/configurations/{i}/{name}", msg) for name, msg in faults]
+
+
+def _with_rows(problems: list[Problem], confs: list) -> list[Problem]:
+    """Each row problem with its row's identity; a fault of a model field that several rows of one model
+    share is shown once, at its first row, with how many more rows share it."""
+    shared: dict[Problem, list[int]] = {}  # the first problem of each group -> the rows sharing it
+    first: dict[tuple, Problem] = {}
+    for problem in problems:
+        row = _ROW.match(problem.where)
+        if row is None:
+            shared[problem] = []
+            continue
+        i, place = int(row[1]), problem.where[row.end() :]
+        model = confs[i].get("model_id") if isinstance(confs[i], dict) else None
+        per_model = place.lstrip("/") in ("model_id", *MODEL_FIELDS)
+        key = (repr(model), place, problem.message) if per_model else (problem,)
+        shared.setdefault(first.setdefault(key, problem), []).append(i)
+    return [
+        replace(p, where=f"{p.where}{_identity(confs[rows[0]], len(rows) - 1)}") if rows else p
+        for p, rows in shared.items()
+    ]
 
 
 def _model_faults(rows: list[tuple[str, Row]]) -> list[Problem]:
@@ -157,9 +171,11 @@ def _model_faults(rows: list[tuple[str, Row]]) -> list[Problem]:
     return sorted(set(problems))
 
 
-def _identity(raw: object) -> str:
-    """(model, GPU, GPUs, max_num_seqs): which configuration a row problem is about."""
+def _identity(raw: object, more: int = 0) -> str:
+    """(model, GPU, GPUs, max_num_seqs): which configuration a row problem is about, and how many more
+    rows of its model share the problem."""
     if not isinstance(raw, dict):
         return ""
     model, gpu, count, seqs = (raw.get(k, "?") for k in ("model_id", "gpu_model", "num_gpus", "max_num_seqs"))
-    return printable(f" ({model}, {gpu}, {count} GPU(s), max_num_seqs {seqs})")
+    also = f", and {more} more row{'s' if more > 1 else ''} of this model" if more else ""
+    return printable(f" ({model}, {gpu}, {count} GPU(s), max_num_seqs {seqs}{also})")

@@ -1,0 +1,53 @@
+"""Row problems of one upstream file: a model field's fault shared by a model's rows is one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from builder.errors import UpstreamError
+from builder.upstream import parse_upstream
+from factory import row, upstream
+
+SPREADSHEET_DATE = "expected a name a spreadsheet keeps as text, found '1-2', read as a date"
+
+
+def problems(*raw: dict) -> list[str]:
+    with pytest.raises(UpstreamError) as caught:
+        parse_upstream(json.dumps(upstream(list(raw))).encode(), "bad.json")
+    return [str(problem) for problem in caught.value.problems]
+
+
+def test_a_bad_nickname_on_every_row_of_a_model_is_one_line() -> None:
+    seqs = (64, 128, 256)
+    other = row(model_id="other/Model-9B", nickname="Model 9B")
+    assert problems(*(row(nickname="1-2", max_num_seqs=s) for s in seqs), other) == [
+        "bad.json: /configurations/0/nickname (test-org/Test-Model-7B, H100, 1 GPU(s), max_num_seqs 64, "
+        f"and 2 more rows of this model): {SPREADSHEET_DATE}"
+    ]
+
+
+def test_one_more_row_is_singular_and_a_schema_fault_is_grouped_too() -> None:
+    bad = "expected a finite number > 0 and <= 1e12, found -7.0"
+    found = problems(row(total_params_billions=-7.0), row(total_params_billions=-7.0, max_num_seqs=128))
+    assert found == [
+        "bad.json: /configurations/0/total_params_billions (test-org/Test-Model-7B, H100, 1 GPU(s), "
+        f"max_num_seqs 64, and 1 more row of this model): {bad}"
+    ]
+
+
+def test_two_models_sharing_a_bad_nickname_value_are_two_lines() -> None:
+    found = problems(row(nickname="1-2"), row(nickname="1-2", model_id="other/Model-9B"))
+    assert [line.split(" (")[0] for line in found if SPREADSHEET_DATE in line] == [
+        "bad.json: /configurations/0/nickname",
+        "bad.json: /configurations/1/nickname",
+    ]
+
+
+def test_a_fault_of_a_configuration_field_stays_one_line_per_row() -> None:
+    found = problems(row(median_itl_ms=-1.0), row(median_itl_ms=-1.0, max_num_seqs=128))
+    assert [line.split(" (")[0] for line in found] == [
+        "bad.json: /configurations/0/median_itl_ms",
+        "bad.json: /configurations/1/median_itl_ms",
+    ]
