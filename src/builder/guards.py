@@ -10,12 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from builder.errors import OutputError
-from builder.files import Refused, kind, read_regular
+from builder.files import Refused, kind, read_file
 from builder.layout import (
     DATA,
     DESCRIPTOR,
     GIT,
-    MAX_FILE_BYTES,
     PACKAGE_NAME,
     SCHEMAS,
     UPSTREAM,
@@ -35,7 +34,7 @@ def _built(rel: str) -> bool:
 
 
 def check_dist_output(out: Path) -> None:
-    """Refuse a dist folder that `builder dist` would damage: it may hold only release files, and not lie in data/."""
+    """Refuse a dist folder holding more than release files, or lying in data/."""
     check_output(out, owned=lambda rel: bool(DIST_FILE.fullmatch(rel)), owned_folder=lambda rel: False,
                  what="a folder of release files", data=False)  # fmt: skip
 
@@ -47,9 +46,8 @@ def check_output(
     what: str = "a data folder",
     data: bool = True,
 ) -> None:
-    """Refuse, naming why, an output folder that is not missing, empty or holding only what `owned` accepts,
-    that holds the current folder, or lies in upstream/, schemas/, .git/ or data/ (real paths, lstat kinds);
-    and, for a data folder, a descriptor beside it that is no regular file or another package's."""
+    """Refuse, naming why, an output folder holding more than `owned` accepts, holding the current folder, or
+    lying in upstream/, schemas/, .git/ or data/; for a `data` folder, also a descriptor beside it not ours."""
     try:
         mode = out.lstat().st_mode
     except (FileNotFoundError, NotADirectoryError):
@@ -113,7 +111,7 @@ def _foreign_entries(out: Path, owned: Callable[[str], bool], owned_folder: Call
 def _check_descriptor_beside(out: Path) -> None:
     path = out.parent / DESCRIPTOR
     try:
-        name = json.loads(read_regular(path, MAX_FILE_BYTES, follow_links=False)).get("name")
+        name = json.loads(read_file(path)).get("name")
     except Refused as exc:
         if exc.found_kind or (exc.error and os.path.lexists(path)):
             found = f"cannot read ({exc.error})" if exc.error else f"expected a regular file, found {exc.found_kind}"
