@@ -57,22 +57,17 @@ def check_output(
     if mode is not None and not stat.S_ISDIR(mode):
         raise OutputError(f"{out}: expected a folder, found {kind(mode)}; refusing to replace it")
     try:
-        real = out.resolve()
-        here = Path.cwd().resolve()
-        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT)}
-        inside_only = (here / DATA).resolve()  # the committed data folder itself is the default output
+        real, here = out.resolve(), Path.cwd().resolve()
+        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT, DATA)}
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
         raise OutputError(f"{out}: cannot resolve the output folder ({exc}); refusing to write") from exc
     if here.is_relative_to(real):
         which = "the current folder" if real == here else "a folder that contains the current folder"
         raise OutputError(f"{out}: is {which} ({real}); refusing to replace it")
     for name, folder in protected.items():
-        if real.is_relative_to(folder):
+        if real.is_relative_to(folder) and not (data and name == DATA and real == folder):  # data/ itself: a build's
             where = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
             raise OutputError(f"{out}: is {where} ({real}); refusing to write there")
-    if real.is_relative_to(inside_only) and (real != inside_only or not data):
-        where = "inside the" if real != inside_only else "the"
-        raise OutputError(f"{out}: is {where} {DATA}/ folder ({real}); refusing to write there")
     foreign = _foreign_entries(out, owned, owned_folder) if mode is not None else []
     if foreign:
         more = " ..." if len(foreign) > FOREIGN_SHOWN else ""
