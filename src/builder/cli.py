@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import traceback
+from collections import Counter
 from contextlib import suppress
 from pathlib import Path
 
@@ -143,7 +144,7 @@ def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> Non
     result = run_build(out, chosen, date or today_utc())
     for warning in result.warnings:
         say(f"warning: {warning}", err=True)
-    counts = {state: sum(s == state for s in result.written.values()) for state in ("new", "changed", "removed")}
+    counts = Counter(result.written.values())
     say(
         f"{out}: {len(result.files)} files and {DESCRIPTOR} beside it; "
         f"{counts['new']} new, {counts['changed']} changed, {counts['removed']} removed"
@@ -324,10 +325,7 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     result = with_tables(result, old, new)  # columns and resources in datapackage.json
     for change in result.changes:
         say(str(change))
-    if result.changes:
-        say(verdict(result.changes))
-    else:
-        say(f"no schema changes from {old} to {new}")
+    say(verdict(result.changes) if result.changes else f"no schema changes from {old} to {new}")
     for against, failure in result.failures:
         say(f"{against}: {failure}")
     if documents and not result.failures:

@@ -101,7 +101,7 @@ def parse_input(data: bytes, shown_as: str) -> Any:
         raise InputError(str(exc.problems(shown_as)[0])) from None
 
 
-_SURROGATE = re.compile(r"\\u[dD][89abAB]")  # a surrogate escape: paired ones are fine, lone ones are not
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # a surrogate escape (high or low): only paired ones are fine
 _LONE = re.compile("[\ud800-\udfff]")  # a surrogate left after parsing: an escape without its pair
 
 
