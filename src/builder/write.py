@@ -50,7 +50,11 @@ def _non_finite(value: Any, at: str) -> str | None:
     if isinstance(value, float) and not math.isfinite(value):
         return f"{at or '/'} ({value!r})"
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
-    return next((found for key, item in items if (found := _non_finite(item, f"{at}/{key}"))), None)
+    for key, item in items:
+        found = _non_finite(item, f"{at}/{key}")
+        if found:
+            return found
+    return None
 
 
 def newest_data_version(docs: Iterable[Any]) -> str | None:
