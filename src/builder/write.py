@@ -1,9 +1,7 @@
 """Canonical JSON, the date rule, and the one publish step of every command that writes.
 
-A folder is published by writing the new one, synced, in a marked stage folder beside it, then, with
-signals held, renaming the old one into the stage, the new one into place and each file beside it over
-its own, and last removing the stage. A killed run leaves its stage: `validate` reports it, the next run
-removes it. Files that cannot travel in a folder (snapshots and their lock) are staged one by one.
+A publish writes the new folder, synced, in a marked stage beside the old one, swaps the two with signals
+held, then removes the stage. A killed run leaves its stage: `validate` reports it, the next run removes it.
 """
 
 from __future__ import annotations
