@@ -1,9 +1,7 @@
 """The leadgreen-data builder.
 
-Importing it takes the current folder off the import path, however it got there (`python -m`,
-`python -c`, an empty part of PYTHONPATH, `.`): the current folder may be an archive unpacked
-from anywhere, and no module in it may run (frictionless imports every `frictionless_*` module
-on the path as a plugin). This runs before any other module of the builder, for every entry point.
+Importing it takes the current folder off the import path, however it got there: the current folder may
+be an unpacked archive, and no module in it may run (frictionless imports `frictionless_*` as plugins).
 """
 
 import os

@@ -1,7 +1,6 @@
 """The `builder` command line: parse options, call one function, map errors to exit codes.
 
-Heavy imports (jsonschema, frictionless, httpx) happen inside the commands, so that
-`builder --help` stays fast.
+Heavy imports (jsonschema, frictionless, httpx) happen inside the commands, so `builder --help` stays fast.
 """
 
 from __future__ import annotations
@@ -11,6 +10,9 @@ import functools
 import os
 import signal
 import sys
+import traceback
+from collections import Counter
+from contextlib import suppress
 from pathlib import Path
 
 import click
@@ -18,7 +20,7 @@ import click
 from builder.errors import BuilderError, OutputError, ProblemsError, printable, printable_lines
 from builder.extras import require_extra
 from builder.files import is_folder, lookup_error
-from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, SCHEMAS, require_repo_root
+from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
 from builder.report import FORMATS, problems_as, say, warn
 from builder.write import today_utc
 
@@ -26,28 +28,21 @@ from builder.write import today_utc
 def _iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    try:
+    with suppress(ValueError):
         if len(value) == 10:
             return dt.date.fromisoformat(value).isoformat()
-    except ValueError:
-        pass
     raise click.BadParameter(f"expected a date as YYYY-MM-DD, found {value!r}")
-
-
-def report(exc: BuilderError) -> None:
-    """Print an error (and its problems, one a line) to stderr."""
-    if isinstance(exc, ProblemsError):
-        for problem in exc.problems:
-            say(str(problem), err=True)
-    say(f"error: {exc}", err=True)
 
 
 class Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
+        """Run the command; a BuilderError is printed (its problems first, one a line) and becomes its exit code."""
         try:
             return super().invoke(ctx)
         except BuilderError as exc:
-            report(exc)
+            for problem in exc.problems if isinstance(exc, ProblemsError) else []:
+                say(str(problem), err=True)
+            say(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except click.ClickException as exc:  # a usage error quotes what the user typed: escaped too
             exc.message = printable(exc.message)
@@ -55,32 +50,25 @@ class Group(click.Group):
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """The installed builder's version and the data version of the descriptor in the current folder."""
     if not value or ctx.resilient_parsing:
         return
+    import json
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         code = version("leadgreen-data-builder")
     except PackageNotFoundError:
         code = "unknown (not installed)"
-    say(f"builder {code}, data version {_data_version()}")
-    ctx.exit()
-
-
-def _data_version() -> str:
-    """The package's data version, from the descriptor in the current folder."""
-    import json
-
     try:
         descriptor = json.loads(Path(DESCRIPTOR).read_bytes())
-        found = descriptor.get("version") if descriptor.get("name") == "leadgreen-data" else None
+        data = descriptor.get("version") if descriptor.get("name") == PACKAGE_NAME else None
     except (OSError, ValueError, AttributeError):
-        found = None
-    return (
-        found
-        if isinstance(found, str)
-        else f"unknown (no {DESCRIPTOR} of leadgreen-data here; run from the repository root)"
-    )
+        data = None
+    if not isinstance(data, str):
+        data = f"unknown (no {DESCRIPTOR} of {PACKAGE_NAME} here; run from the repository root)"
+    say(f"builder {code}, data version {data}")
+    ctx.exit()
 
 
 def _out_option(default: Path, help_text: str):
@@ -89,7 +77,10 @@ def _out_option(default: Path, help_text: str):
     return click.option("--out", type=folder, default=default, show_default=True, help=help_text)
 
 
-DATA_HELP = "Data folder to check; datapackage.json is read beside it, in its parent."
+_data_option = click.option(
+    "--data", type=click.Path(path_type=Path, file_okay=False), default=DATA, show_default=True,
+    help="Data folder to check; datapackage.json is read beside it, in its parent.",
+)  # fmt: skip
 
 
 @click.group(cls=Group)
@@ -153,7 +144,7 @@ def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> Non
     result = run_build(out, chosen, date or today_utc())
     for warning in result.warnings:
         say(f"warning: {warning}", err=True)
-    counts = {state: sum(s == state for s in result.written.values()) for state in ("new", "changed", "removed")}
+    counts = Counter(result.written.values())
     say(
         f"{out}: {len(result.files)} files and {DESCRIPTOR} beside it; "
         f"{counts['new']} new, {counts['changed']} changed, {counts['removed']} removed"
@@ -163,9 +154,7 @@ def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> Non
 
 
 @main.command()
-@click.option(
-    "--data", type=click.Path(path_type=Path, file_okay=False), default=DATA, show_default=True, help=DATA_HELP
-)
+@_data_option
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="Problems as text lines, JSON lines (file, pointer, expected, found, message) or GitHub "
               "workflow commands (::error file=...), which annotate a pull request.")  # fmt: skip
@@ -195,9 +184,7 @@ def validate(data: Path, fmt: str) -> None:
 
 
 @main.command()
-@click.option(
-    "--data", type=click.Path(path_type=Path, file_okay=False), default=DATA, show_default=True, help=DATA_HELP
-)
+@_data_option
 def drift(data: Path) -> None:
     """Rebuild from the pin into a temporary folder; fail, with a diff, if the --data folder differs.
 
@@ -338,10 +325,7 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     result = with_tables(result, old, new)  # columns and resources in datapackage.json
     for change in result.changes:
         say(str(change))
-    if result.changes:
-        say(verdict(result.changes))
-    else:
-        say(f"no schema changes from {old} to {new}")
+    say(verdict(result.changes) if result.changes else f"no schema changes from {old} to {new}")
     for against, failure in result.failures:
         say(f"{against}: {failure}")
     if documents and not result.failures:
@@ -387,9 +371,7 @@ UNEXPECTED = 70  # an exception the builder does not know (sysexits' EX_SOFTWARE
 
 def unexpected(exc: BaseException) -> str:
     """One escaped line for an exception the builder does not know, in place of a traceback."""
-    where = exc.__traceback__
-    while where is not None and where.tb_next is not None:
-        where = where.tb_next
-    place = f" in {Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}" if where else ""
+    frames = traceback.extract_tb(exc.__traceback__)
+    place = f" in {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
     message = printable(str(exc))[:300] or "no message"
     return f"error: unexpected {type(exc).__name__}{place}: {message}; please report it"

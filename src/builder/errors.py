@@ -36,13 +36,12 @@ def pointer(parts: Any) -> str:
 
 
 def printable(text: str) -> str:
-    """Untrusted text safe to print on one line: control and other non-printable characters (newlines,
-    ESC, U+202E) as Python escapes. Idempotent: its output holds printable characters only."""
+    """Untrusted text safe to print on one line: non-printable characters (newline, ESC, U+202E) as escapes."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def printable_lines(text: str) -> str:
-    """Text of several lines safe to print: each line as `printable` makes it, the line breaks kept."""
+    """Text of several lines safe to print: each line made `printable`, the line breaks kept."""
     return "\n".join(printable(line) for line in text.split("\n"))
 
 

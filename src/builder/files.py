@@ -1,7 +1,7 @@
-"""File system entries as the builder meets them: what kind each is, and reading one safely.
+"""File system entries as the builder meets them: what kind each is, and the one safe read.
 
-A read never waits on a FIFO, never reads a device, a folder or more than a given size, and
-(unless told to follow links) never goes through a symbolic link. What is refused is not read.
+A read never waits on a FIFO, never opens a device or a folder, never reads more than a given size, and
+(unless told to follow links) never goes through a symbolic link.
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ def kind(mode: int) -> str:
 
 
 def lookup_error(path: Path) -> str | None:
-    """Why `path` cannot be looked up: a name too long, a folder on the way that cannot be searched,
-    a NUL in it. None where it can, whether anything is there or not."""
+    """Why `path` cannot be looked up (a name too long, a folder that cannot be searched, a NUL), else None."""
     try:
         os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -44,8 +43,7 @@ def lookup_error(path: Path) -> str | None:
 
 
 def is_folder(path: Path) -> bool:
-    """Whether `path` is a folder (a link to one too); False where that cannot be told: a name too
-    long, a folder on the way that cannot be searched, a NUL in the name."""
+    """Whether `path` is a folder (or a link to one); False where that cannot be told."""
     try:
         return stat.S_ISDIR(os.stat(path).st_mode)
     except (OSError, ValueError):
@@ -53,8 +51,7 @@ def is_folder(path: Path) -> bool:
 
 
 class Refused(Exception):
-    """An entry that was not read, and why: its kind, its size, or the error that stopped the read.
-    Its text is the "expected ..., found ..." a message shows."""
+    """An entry that was not read, and why: its kind, its size, or the error that stopped the read."""
 
     def __init__(self, found_kind: str | None = None, size: int | None = None, error: str | None = None) -> None:
         super().__init__(
@@ -71,27 +68,12 @@ def too_large(size: int) -> str:
     return f"expected a file of at most {MAX_FILE_BYTES // (1024 * 1024)} MiB, found {size} bytes (not read)"
 
 
-def read_file(path: Path) -> bytes:
-    """The bytes of a regular file of at most MAX_FILE_BYTES, never through a link; else Refused."""
-    return read_regular(path, MAX_FILE_BYTES, follow_links=False)
-
-
-def read_regular(path: Path, max_bytes: int, *, follow_links: bool) -> bytes:
-    """The bytes of a regular file of at most `max_bytes`; anything else raises Refused, unread.
-
-    The kind is checked before the open (lstat, when links are not followed) and again on the open
-    descriptor, in case the entry was swapped in between; the size is checked on disk and again
-    while reading, in case the file grows.
-    """
-    if not follow_links:
-        try:
-            found = os.lstat(path)
-        except OSError as exc:
-            raise Refused(error=exc.strerror) from exc
-        _check(found, max_bytes)
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW)
+def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool = False) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`, else Refused, unread. Kind and size are checked
+    before the open and again on the open file, in case it was swapped or grows."""
     try:
-        fd = os.open(path, flags)
+        _check(os.stat(path, follow_symlinks=follow_links), max_bytes)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW))
     except OSError as exc:
         raise Refused(error=exc.strerror) from exc
     try:
@@ -109,6 +91,9 @@ def read_regular(path: Path, max_bytes: int, *, follow_links: bool) -> bytes:
         os.close(fd)
 
 
+read_regular = read_file  # the name site/output.py reads its marker with
+
+
 def _check(found: os.stat_result, max_bytes: int) -> None:
     if not stat.S_ISREG(found.st_mode):
         raise Refused(found_kind=kind(found.st_mode))
@@ -117,9 +102,9 @@ def _check(found: os.stat_result, max_bytes: int) -> None:
 
 
 def read_regular_file(path: Path, max_bytes: int, what: str) -> bytes:
-    """read_regular through links, with InputError naming `what` for anything refused."""
+    """read_file through links, with InputError naming `what` for anything refused."""
     try:
-        return read_regular(path, max_bytes, follow_links=True)
+        return read_file(path, max_bytes, follow_links=True)
     except Refused as exc:
         if exc.error is not None:
             raise InputError(f"{path}: cannot read {what} ({exc.error})") from exc

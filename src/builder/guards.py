@@ -10,12 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from builder.errors import OutputError
-from builder.files import Refused, kind, read_regular
+from builder.files import Refused, kind, read_file
 from builder.layout import (
     DATA,
     DESCRIPTOR,
     GIT,
-    MAX_FILE_BYTES,
     PACKAGE_NAME,
     SCHEMAS,
     UPSTREAM,
@@ -35,7 +34,7 @@ def _built(rel: str) -> bool:
 
 
 def check_dist_output(out: Path) -> None:
-    """Refuse a dist folder that `builder dist` would damage: it may hold only release files, and not lie in data/."""
+    """Refuse a dist folder holding more than release files, or lying in data/."""
     check_output(out, owned=lambda rel: bool(DIST_FILE.fullmatch(rel)), owned_folder=lambda rel: False,
                  what="a folder of release files", data=False)  # fmt: skip
 
@@ -47,9 +46,8 @@ def check_output(
     what: str = "a data folder",
     data: bool = True,
 ) -> None:
-    """Refuse, naming why, an output folder that is not missing, empty or holding only what `owned` accepts,
-    that holds the current folder, or lies in upstream/, schemas/, .git/ or data/ (real paths, lstat kinds);
-    and, for a data folder, a descriptor beside it that is no regular file or another package's."""
+    """Refuse, naming why, an output folder holding more than `owned` accepts, holding the current folder, or
+    lying in upstream/, schemas/, .git/ or data/; for a `data` folder, also a descriptor beside it not ours."""
     try:
         mode = out.lstat().st_mode
     except (FileNotFoundError, NotADirectoryError):
@@ -59,22 +57,17 @@ def check_output(
     if mode is not None and not stat.S_ISDIR(mode):
         raise OutputError(f"{out}: expected a folder, found {kind(mode)}; refusing to replace it")
     try:
-        real = out.resolve()
-        here = Path.cwd().resolve()
-        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT)}
-        inside_only = (here / DATA).resolve()  # the committed data folder itself is the default output
+        real, here = out.resolve(), Path.cwd().resolve()
+        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT, DATA)}
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
         raise OutputError(f"{out}: cannot resolve the output folder ({exc}); refusing to write") from exc
     if here.is_relative_to(real):
         which = "the current folder" if real == here else "a folder that contains the current folder"
         raise OutputError(f"{out}: is {which} ({real}); refusing to replace it")
     for name, folder in protected.items():
-        if real.is_relative_to(folder):
+        if real.is_relative_to(folder) and not (data and name == DATA and real == folder):  # data/ itself: a build's
             where = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
             raise OutputError(f"{out}: is {where} ({real}); refusing to write there")
-    if real.is_relative_to(inside_only) and (real != inside_only or not data):
-        where = "inside the" if real != inside_only else "the"
-        raise OutputError(f"{out}: is {where} {DATA}/ folder ({real}); refusing to write there")
     foreign = _foreign_entries(out, owned, owned_folder) if mode is not None else []
     if foreign:
         more = " ..." if len(foreign) > FOREIGN_SHOWN else ""
@@ -113,7 +106,7 @@ def _foreign_entries(out: Path, owned: Callable[[str], bool], owned_folder: Call
 def _check_descriptor_beside(out: Path) -> None:
     path = out.parent / DESCRIPTOR
     try:
-        name = json.loads(read_regular(path, MAX_FILE_BYTES, follow_links=False)).get("name")
+        name = json.loads(read_file(path)).get("name")
     except Refused as exc:
         if exc.found_kind or (exc.error and os.path.lexists(path)):
             found = f"cannot read ({exc.error})" if exc.error else f"expected a regular file, found {exc.found_kind}"

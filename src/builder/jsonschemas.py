@@ -22,16 +22,14 @@ OWN_SCHEMAS = Path(__file__).resolve().parents[2] / SCHEMAS  # beside src/ in th
 
 
 def schemas_folder() -> Path:
-    """The schemas documents are checked against: a repository's curated schemas/ (beside metadata.toml);
-    in an unpacked release archive the builder's own, which a loosened copy in the archive cannot replace
-    (the archive's only when the builder is installed without its schemas)."""
+    """A repository's schemas/ (beside metadata.toml); in a release archive the builder's own, so a loosened
+    copy in the archive cannot replace them (the archive's only when the builder has none)."""
     return SCHEMAS if METADATA.is_file() or not OWN_SCHEMAS.is_dir() else OWN_SCHEMAS
 
 
 @cache
 def load_schemas() -> dict[str, dict[str, Any]]:
-    """Every schema of schemas_folder(), by file name: regular files only, strict JSON objects (a release
-    archive ships its schemas/ beside its data, so they are read as carefully as the data)."""
+    """Every schema of schemas_folder(), by file name, read as carefully as the data."""
     return read_schemas(schemas_folder())
 
 
@@ -57,9 +55,8 @@ MAX_RESOLVED_NODES = 100_000  # keys, items and values of one schema with its $r
 
 
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
-    """The schema with every $ref replaced by its target, looked up by $id in the registry (the one
-    $ref resolver). InputError for a $ref that leads nowhere or back into itself, or that expands the
-    schema past MAX_RESOLVED_NODES (a definition referred to twice by one referred to twice, and so on)."""
+    """The schema with every $ref replaced by its target, looked up by $id in the registry (the one $ref
+    resolver); InputError for a $ref that leads nowhere or back into itself, or expands past MAX_RESOLVED_NODES."""
     name = shown(schema["$id"])
     budget = [MAX_RESOLVED_NODES]
 
@@ -72,7 +69,11 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
         if not isinstance(node, dict):
             return node
         if "$ref" in node:
-            found = _lookup(resolver, node["$ref"], name)
+            try:
+                found = resolver.lookup(node["$ref"])
+            except (Unresolvable, TypeError) as exc:
+                ref, kind = shown(node["$ref"]), type(exc).__name__
+                raise UnresolvedRef(f"{name}: expected every $ref to resolve, found {ref} ({kind})") from None
             if id(found.contents) in inside:
                 raise InputError(f"{name}: expected $refs that end, found a cycle through {shown(node['$ref'])}")
             target = walk(found.contents, found.resolver, (*inside, id(found.contents)))
@@ -84,15 +85,6 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
         return walk(schema, registry.resolver(base_uri=schema["$id"]), ())
     except RecursionError:
         raise InputError(f"{name}: expected a schema nested a few hundred levels at most, found deeper") from None
-
-
-def _lookup(resolver: Any, ref: Any, name: str) -> Any:
-    """The target of one $ref, or InputError naming it."""
-    try:
-        return resolver.lookup(ref)
-    except (Unresolvable, TypeError) as exc:
-        kind = type(exc).__name__
-        raise UnresolvedRef(f"{name}: expected every $ref to resolve, found {shown(ref)} ({kind})") from None
 
 
 # An integer is an int, never a float such as 2.0, which would reach ids and file names as "2.0".
@@ -116,8 +108,8 @@ def validator(name: str) -> Any:
 def schema_problems(
     check: Any, value: Any, path: str, expected: Callable[[ValidationError], str] | None = None
 ) -> list[Problem]:
-    """Every way `value` breaks `check`'s schema, one Problem each (repeats once), in document order;
-    `expected` words each error (describe when None)."""
+    """Every way `value` breaks `check`'s schema, one Problem each, in document order; `expected` (or
+    describe) words each error."""
     errors = sorted(check.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
     word = expected or describe
     return list(dict.fromkeys(Problem(path, pointer(e.absolute_path), word(e)) for e in errors))

@@ -1,7 +1,6 @@
 """Where everything lives, and the rules that tie a file, a slug, a row id and a public URL together.
 
-The one module that knows the layout: every other module asks it. Paths are relative to the
-repository root, where every command runs.
+Every other module asks this one; paths are relative to the repository root, where every command runs.
 """
 
 from __future__ import annotations
@@ -24,8 +23,10 @@ GIT = Path(".git")
 DESCRIPTOR = "datapackage.json"  # beside the data folder, in its parent
 PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"  # the Data Package standard it follows
 PACKAGE_NAME = "leadgreen-data"  # the descriptor's `name`: how a build knows a descriptor is its own
+MAX_FILE_BYTES = 64 * 1024 * 1024  # per data file; the largest is about 50 KB today, a few MB at 100x
 
-# The published files, by path inside the data folder.
+# The published files, by path inside the data folder. The root workload's documents are at the top;
+# every other workload publishes the same kinds below workloads/<id>/.
 INDEX = "index.json"
 MODEL_LIST = "models.json"
 FRONTIER = "frontier.json"  # an LLM workload's energy-latency frontier, beside its index
@@ -34,10 +35,6 @@ WORKLOAD_LIST = "workloads.json"
 WORKLOADS_DIR = "workloads"
 CSV = "configurations.csv"
 JSON = ".json"
-
-# Workloads. The v1 documents at the top (index.json, models.json, models/<slug>.json) are the
-# text-conversation workload's, as they were before there were others; every other workload
-# publishes the same three kinds below workloads/<id>/.
 ROOT_WORKLOAD = "text-conversation"
 _ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # a workload id: a slug
 
@@ -47,12 +44,8 @@ INDEX_SCHEMA = "index.schema.json"
 MODEL_LIST_SCHEMA = "model-list.schema.json"
 MODEL_SCHEMA = "model.schema.json"
 FRONTIER_SCHEMA = "frontier.schema.json"
-DESCRIPTOR_SCHEMA = "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
-
-# The most bytes a file in the data folder (or the descriptor) may hold: the largest published
-# file is about 50 KB today and a few MB at 100x; anything above this is reported, never read.
-MAX_FILE_BYTES = 64 * 1024 * 1024
 WORKLOAD_LIST_SCHEMA = "workload-list.schema.json"
+DESCRIPTOR_SCHEMA = "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
 SCHEMA_OF_KIND = {
     "index": INDEX_SCHEMA,
     "model-list": MODEL_LIST_SCHEMA,
@@ -61,7 +54,7 @@ SCHEMA_OF_KIND = {
     "frontier": FRONTIER_SCHEMA,
 }
 _KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}  # a workload's own documents
-
+_PACKAGE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
 
 # The generation workloads (builder.generation): their own document kinds and schemas, and a flat
 # CSV each at workloads/<id>/configurations.csv. Their metadata says the same kind (builder.genmeta).
@@ -73,6 +66,7 @@ GENERATION_SCHEMA_OF_KIND = {
     "generation-csv": "generation-configuration.schema.json",  # the JSON Schema of one CSV row
 }
 SCHEMA_OF_KIND |= GENERATION_SCHEMA_OF_KIND
+_GENERATION_KIND_OF_NAME = {INDEX: "generation-index", MODEL_LIST: "generation-model-list", CSV: "generation-csv"}
 
 
 def workload_dir(workload: str) -> str:
@@ -99,10 +93,10 @@ def model_rel(slug: str, workload: str = ROOT_WORKLOAD) -> str:
 
 @dataclass(frozen=True)
 class Place:
-    """What a path inside the data folder holds: its kind, its workload (None for workloads.json) and slug."""
+    """What a path inside the data folder holds: its kind (a SCHEMA_OF_KIND key or "csv"), workload and slug."""
 
-    kind: str  # "index", "model-list", "frontier", "model", "workload-list" or "csv"
-    workload: str | None = None
+    kind: str
+    workload: str | None = None  # None for workloads.json and the root CSV
     slug: str | None = None
 
 
@@ -116,26 +110,13 @@ def place(rel: str) -> Place | None:
         workload, _, rest = tail.partition("/")
         if not _ID.fullmatch(workload) or workload == ROOT_WORKLOAD:
             return None
-    if workload in GENERATION_WORKLOADS:
-        return _generation_place(workload, rest)
-    if rest in _KIND_OF_NAME:
-        return Place(_KIND_OF_NAME[rest], workload)
+    generation = workload in GENERATION_WORKLOADS
+    kinds = _GENERATION_KIND_OF_NAME if generation else _KIND_OF_NAME
+    if rest in kinds:
+        return Place(kinds[rest], workload)
     folder, _, name = rest.partition("/")
     if folder == MODELS_DIR and "/" not in name and name.endswith(JSON) and len(name) > len(JSON):
-        return Place("model", workload, name[: -len(JSON)])
-    return None
-
-
-def _generation_place(workload: str, rest: str) -> Place | None:
-    """What a path inside a generation workload's folder holds: kinds "generation-index", "-model-list",
-    "-model" and "-csv"."""
-    if rest in (INDEX, MODEL_LIST, CSV):
-        return Place(
-            {INDEX: "generation-index", MODEL_LIST: "generation-model-list", CSV: "generation-csv"}[rest], workload
-        )
-    folder, _, name = rest.partition("/")
-    if folder == MODELS_DIR and "/" not in name and name.endswith(JSON) and len(name) > len(JSON):
-        return Place("generation-model", workload, name[: -len(JSON)])
+        return Place("generation-model" if generation else "model", workload, name[: -len(JSON)])
     return None
 
 
@@ -185,22 +166,13 @@ def is_workload_id(text: str) -> bool:
 
 
 def is_package_path(path: object) -> bool:
-    """Whether a descriptor's `path` names a file inside the package: relative POSIX segments of
-    letters, digits, `.`, `_` and `-`, none of them `.` or `..`. So no URL scheme (`http:`,
-    `file:`), no leading /, no backslash, no drive letter, no `~` or `$`: nothing else is ever opened."""
-    return (
-        isinstance(path, str)
-        and _PACKAGE_PATH.fullmatch(path) is not None
-        and all(part not in (".", "..") for part in path.split("/"))
-    )
-
-
-_PACKAGE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
+    """Whether a descriptor's `path` names a file inside the package: relative POSIX segments of letters,
+    digits, `.`, `_` and `-`, none `.` or `..` (no URL, no absolute path: nothing else is ever opened)."""
+    return isinstance(path, str) and bool(_PACKAGE_PATH.fullmatch(path)) and not {".", ".."} & set(path.split("/"))
 
 
 def below(path: object, folder: str) -> str | None:
-    """A descriptor path relative to the data folder it lies in (`data/models/x.json` -> `models/x.json`),
-    or None when it is not a string below `folder`."""
+    """A descriptor path relative to `folder` (`data/models/x.json` -> `models/x.json`), or None if not below it."""
     if isinstance(path, str) and path.startswith(f"{folder}/"):
         return path[len(folder) + 1 :]
     return None

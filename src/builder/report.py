@@ -1,11 +1,5 @@
-"""Reporters: the problems a check found, as text (one line each), JSON lines, or GitHub workflow commands.
-
-The checkers return problems (errors.Problem: path, where, message); only this module decides
-how they look. `text` is the line people read, `path: /pointer: expected ..., found ...`;
-`json` is one object a line (file, pointer, expected, found, message), for tools; `github` is
-one `::error file=...,title=...::...` workflow command a line, which GitHub Actions turns into
-a note on the file in a pull request.
-"""
+"""Reporters: the problems a check found as text lines, JSON lines or GitHub workflow commands; every
+untrusted part escaped. The checkers return problems; only this module decides how they look."""
 
 from __future__ import annotations
 
@@ -24,8 +18,7 @@ EXPECTED_FOUND = re.compile(r"expected (?P<expected>.*), found (?P<found>.*)", r
 
 
 def as_json(problem: Problem) -> dict[str, Any]:
-    """The problem's parts, escaped (errors.printable); expected and found are null when its message is
-    not `expected ..., found ...`."""
+    """The problem's parts, escaped; expected and found are null unless its message is `expected ..., found ...`."""
     parts = EXPECTED_FOUND.fullmatch(problem.message)
     return {
         "file": printable(problem.path),
@@ -36,22 +29,16 @@ def as_json(problem: Problem) -> dict[str, Any]:
     }
 
 
-def _escape_data(text: str) -> str:
-    """A workflow command's message: %, CR and LF escaped, as the runner unescapes them."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    """A workflow command's property value: also : and , escaped, which separate properties."""
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+def _escaped(text: str, separators: str = "") -> str:
+    """Text made `printable`, then % (and each of `separators`) escaped as the workflow runner unescapes it."""
+    return "".join(f"%{ord(c):02X}" if c in "%" + separators else c for c in printable(text))
 
 
 def github_command(level: str, message: str, file: str | None = None, title: str | None = None) -> str:
-    """`::error file=F,title=T::message` (level error, warning or notice), every part escaped: first as
-    errors.printable does (one line, no control character), then as the runner unescapes."""
+    """`::error file=F,title=T::message` (level error, warning or notice), every part escaped."""
     parts = (("file", file), ("title", title))
-    props = [f"{key}={_escape_property(printable(value))}" for key, value in parts if value]
-    text = _escape_data(printable(message))
+    props = [f"{key}={_escaped(value, ':,')}" for key, value in parts if value]
+    text = _escaped(message)
     return f"::{level} {','.join(props)}::{text}" if props else f"::{level}::{text}"
 
 
@@ -64,8 +51,7 @@ def render(problem: Problem, fmt: str) -> str:
 
 
 def say(text: str, err: bool = False) -> None:
-    """Print one message line, every untrusted part escaped (errors.printable): a newline, ESC or
-    U+202E inside it shows as an escape, never as a line break or a terminal command."""
+    """Print one message line made `printable`: a newline or ESC inside shows as an escape, never acts."""
     click.echo(printable(text), err=err)
 
 
@@ -79,8 +65,8 @@ def warn(message: str, fmt: str, file: str | None = None) -> None:
 
 @contextmanager
 def problems_as(fmt: str) -> Iterator[None]:
-    """Print the problems of a ProblemsError raised inside in `fmt` (json and github on stdout), then
-    re-raise it with the summary alone, so the exit code stays; text is left to the CLI's own report."""
+    """Print the problems of an error raised inside as `fmt` asks (json and github on stdout), then re-raise its
+    summary alone with its exit code; text is left to the CLI's own report."""
     try:
         yield
     except BuilderError as exc:

@@ -1,10 +1,5 @@
-"""The repository URL: one curated value, metadata.toml's top-level `repository`.
-
-Until the real repository exists it is a placeholder, marked by a `PLACEHOLDER` comment on its
-line or on the comment lines right above it. Everything that names the repository (CITATION.cff,
-.zenodo.json, the data wheel's project URLs) reads it from here; `validate` warns while it is a
-placeholder and does not fail.
-"""
+"""The repository URL: metadata.toml's top-level `repository`, a placeholder while a `PLACEHOLDER` comment
+marks its line or the comment lines right above it (then `validate` warns)."""
 
 from __future__ import annotations
 
@@ -13,7 +8,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-METADATA = Path("metadata.toml")
+from builder.layout import METADATA
+
 MARK = "PLACEHOLDER"
 
 

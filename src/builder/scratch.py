@@ -1,5 +1,5 @@
-"""The scratch folder of drift, release and fetch: in TMPDIR, removed afterwards, and a TMPDIR that
-cannot hold it (full, read-only, not a folder) reported in one line that names TMPDIR."""
+"""The scratch folder of drift, release and fetch: in TMPDIR, removed afterwards; a TMPDIR that cannot
+hold it is one line naming TMPDIR."""
 
 from __future__ import annotations
 
@@ -34,9 +34,7 @@ def scratch_folder(prefix: str) -> Iterator[Path]:
 
 
 def tmpdir_error(exc: OSError) -> OutputError:
-    """TMPDIR named, with what went wrong and where."""
-    where = printable(str(exc.filename or tempfile.gettempdir()))
-    reason = exc.strerror or type(exc).__name__
+    where, reason = printable(str(exc.filename or tempfile.gettempdir())), exc.strerror or type(exc).__name__
     return OutputError(
         f"TMPDIR ({printable(tempfile.gettempdir())}): expected a writable folder with free space for a scratch copy, "
         f"found {reason} at {where}; set TMPDIR to another folder"

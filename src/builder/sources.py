@@ -12,9 +12,8 @@ from builder.layout import MAX_FILE_BYTES
 def source_files(
     spec: str, below: str, suffix: str, what: str, deep: bool = True, expected: str = "a folder or a git ref"
 ) -> tuple[str, dict[str, bytes]]:
-    """The files named *`suffix` (each `what`) in `below` of the folder `spec` (in the folder itself when it
-    has no `below`), or in `below` at the git ref `spec`, at any depth when `deep`; InputError saying what was
-    `expected` when `spec` is neither. Returns the prefix that names their place and their bytes by path."""
+    """The prefix that names their place, and by path the bytes of the files *`suffix` (each `what`) in `below`
+    of the folder `spec` (or in the folder itself) or of the git ref `spec`, at any depth when `deep`."""
     folder = Path(spec)
     if folder.is_dir():
         inner = folder / below

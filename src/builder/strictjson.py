@@ -1,5 +1,4 @@
-"""Strict JSON: what Python's json accepts minus what readers disagree on (a BOM, a repeated key,
-NaN and Infinity, integers past 2^53, lone surrogates). Every fault is reported by JSON pointer."""
+"""Strict JSON: what Python's json accepts minus what readers disagree on, every fault by JSON pointer."""
 
 from __future__ import annotations
 
@@ -25,17 +24,12 @@ class StrictJSONError(ValueError):
         return [Problem(path, where, message) for where, message in self.faults]
 
 
-class _Fault:
-    """What a parse hook returns in place of a value it refuses, found afterwards by its pointer."""
-
-    __slots__ = ("message",)
-
-    def __init__(self, message: str) -> None:
-        self.message = message
+class _Fault(str):
+    """What a parse hook returns in place of a value it refuses (its message), found afterwards by pointer."""
 
 
 class _Repeated(dict):  # type: ignore[type-arg]
-    """An object that repeated a key: the keys, in order of their second appearance."""
+    """An object that repeated a key, with the keys repeated in order."""
 
     repeated: list[str]
 
@@ -45,42 +39,36 @@ def _shown(text: str) -> str:
 
 
 def parse_json(data: bytes) -> Any:
-    """Strict JSON, or StrictJSONError: UTF-8 without a byte order mark, no duplicate key (the
-    first value would be silently dropped), no NaN or Infinity however written (1e999 is
-    infinite too), integers within 2^53 in magnitude, no lone surrogate (\\ud800)."""
+    """Strict JSON, or StrictJSONError: UTF-8 without a BOM, each key once, finite numbers (1e999 is not),
+    integers within 2^53 in magnitude, no lone surrogate (\\ud800)."""
     if data.startswith(b"\xef\xbb\xbf"):
         raise StrictJSONError([("byte 0", "expected UTF-8 JSON without a byte order mark, found U+FEFF (a BOM)")])
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise StrictJSONError(
-            [(f"byte {exc.start}", f"expected UTF-8 JSON, found undecodable bytes ({exc.reason})")]
-        ) from None
-    faulty: list[bool] = []
+        fault = f"expected UTF-8 JSON, found undecodable bytes ({exc.reason})"
+        raise StrictJSONError([(f"byte {exc.start}", fault)]) from None
+    faulty: list[object] = []
+
+    def refuse(message: str) -> _Fault:
+        faulty.append(message)
+        return _Fault(message)
 
     def number(literal: str) -> Any:
         value = float(literal)
-        if math.isfinite(value):
-            return value
-        faulty.append(True)
-        return _Fault(f"expected a finite number, found {_shown(literal)}")
+        return value if math.isfinite(value) else refuse(f"expected a finite number, found {_shown(literal)}")
 
     def integer(literal: str) -> Any:
         digits = len(literal) - literal.startswith("-")
         if digits <= 16 and abs(value := int(literal)) <= MAX_SAFE_INTEGER:  # int() of a long string may raise
             return value
-        faulty.append(True)
-        return _Fault(f"expected an integer within +/-2^53, found {_shown(literal)}")
-
-    def constant(literal: str) -> Any:
-        faulty.append(True)
-        return _Fault(f"expected a finite number, found {literal}")
+        return refuse(f"expected an integer within +/-2^53, found {_shown(literal)}")
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(items)
         if len(obj) == len(items):
             return obj
-        faulty.append(True)
+        faulty.append(obj)
         repeated, seen = _Repeated(obj), set()
         repeated.repeated = []
         for key, _ in items:
@@ -89,17 +77,15 @@ def parse_json(data: bytes) -> Any:
             seen.add(key)
         return repeated
 
+    hooks = {"parse_float": number, "parse_int": integer, "object_pairs_hook": pairs}
     try:
-        value = json.loads(
-            text, object_pairs_hook=pairs, parse_float=number, parse_int=integer, parse_constant=constant
-        )
+        value = json.loads(text, parse_constant=lambda word: refuse(f"expected a finite number, found {word}"), **hooks)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         raise StrictJSONError([(where, f"expected valid JSON, found {exc.msg} (truncated or hand-broken?)")]) from None
     except RecursionError:
-        raise StrictJSONError(
-            [("/", "expected JSON nested a few levels deep, found it nested too deep to read")]
-        ) from None
+        fault = "expected JSON nested a few levels deep, found it nested too deep to read"
+        raise StrictJSONError([("/", fault)]) from None
     if faulty or (r"\u" in text and _SURROGATE.search(text)):
         faults = _faults(value)
         if faults:
@@ -115,7 +101,8 @@ def parse_input(data: bytes, shown_as: str) -> Any:
         raise InputError(str(exc.problems(shown_as)[0])) from None
 
 
-_SURROGATE = re.compile(r"\\u[dD][89abAB]")  # a surrogate escape: paired ones are fine, lone ones are not
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # a surrogate escape (high or low): only paired ones are fine
+_LONE = re.compile("[\ud800-\udfff]")  # a surrogate left after parsing: an escape without its pair
 
 
 def _faults(value: Any) -> list[tuple[str, str]]:
@@ -125,9 +112,9 @@ def _faults(value: Any) -> list[tuple[str, str]]:
     while pending:
         parts, node = pending.pop()
         if isinstance(node, _Fault):
-            found.append((pointer(parts), node.message))
+            found.append((pointer(parts), str(node)))
         elif isinstance(node, str):
-            if not _encodable(node):
+            if _LONE.search(node):
                 found.append((pointer(parts), "expected text, found a lone surrogate (an unpaired \\ud800-\\udfff)"))
         elif isinstance(node, dict):
             for key in getattr(node, "repeated", ()):
@@ -135,7 +122,7 @@ def _faults(value: Any) -> list[tuple[str, str]]:
                 message = f"expected each key once, found {key_shown} again (a reader keeps either value)"
                 found.append((pointer(parts), message))
             for key, item in node.items():
-                if not _encodable(key):
+                if _LONE.search(key):
                     found.append((pointer(parts), "expected text keys, found a lone surrogate in a key"))
                 pending.append(([*parts, key], item))
         elif isinstance(node, list):
@@ -143,24 +130,9 @@ def _faults(value: Any) -> list[tuple[str, str]]:
     return sorted(found)
 
 
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def json_type(value: Any) -> str:
     """The JSON type of a parsed value, as the messages name it."""
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
+    kinds = ((bool, "a boolean"), (int | float, "a number"), (str, "a string"), (list, "an array"))
+    return next((name for types, name in kinds if isinstance(value, types)), "an object")

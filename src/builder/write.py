@@ -1,12 +1,7 @@
 """Canonical JSON, the date rule, and the one publish step of every command that writes.
 
-A folder is published by writing the new one, synced, in a hidden stage folder beside it
-(`.NAME.stage-XXXXXXXX`, marked by a `.builder-stage` file made first), then, with SIGINT, SIGTERM
-and SIGHUP held back, renaming the old folder into the stage, the new one into place and each file
-beside it (the descriptor) over its own, and last removing the stage. Files that cannot travel in a
-folder (upstream snapshots and their lock) are staged beside each and renamed in order, the lock
-last. A killed run leaves its stage: `builder validate` reports it, the next run removes it. An entry
-named like a stage without the mark is never removed.
+A publish writes the new folder, synced, in a marked stage beside the old one, swaps the two with signals
+held, then removes the stage. A killed run leaves its stage: `validate` reports it, the next run removes it.
 """
 
 from __future__ import annotations
@@ -14,7 +9,9 @@ from __future__ import annotations
 import datetime as dt
 import fcntl
 import json
+import math
 import os
+import re
 import shutil
 import signal
 import stat
@@ -26,14 +23,13 @@ from typing import Any
 
 from builder.errors import OutputError
 from builder.files import is_folder
-from builder.layout import (
-    is_hidden,
-)
+from builder.layout import is_hidden
 
 DATE_KEYS = ("updated", "data_version")
-STAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")  # tempfile's random part, 8 of them
 STAGE_MARK = ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while a swap runs
+Files = dict[str, bytes] | Iterable[tuple[str, bytes]]  # path -> bytes, or pairs made as they are written
+NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def dumps(doc: Any) -> bytes:
@@ -41,20 +37,22 @@ def dumps(doc: Any) -> bytes:
     try:
         return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
     except ValueError as exc:
-        import math
-
-        todo, where = [("", doc)], ""
-        while todo:  # find the first value JSON cannot carry, to name it
-            at, value = todo.pop(0)
-            if isinstance(value, float) and not math.isfinite(value):
-                where = f" at {at or '/'} ({value!r})"
-                break
-            if isinstance(value, dict):
-                todo += [(f"{at}/{k}", v) for k, v in value.items()]
-            elif isinstance(value, list | tuple):
-                todo += [(f"{at}/{i}", v) for i, v in enumerate(value)]
+        found = _non_finite(doc, "")
+        where = f" at {found}" if found else ""
         msg = f"expected strict JSON, found a value it cannot hold{where} ({exc}); nothing was written"
         raise OutputError(msg) from exc
+
+
+def _non_finite(value: Any, at: str) -> str | None:
+    """The pointer and value of the first number in `value` that JSON cannot carry, or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{at or '/'} ({value!r})"
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
+    for key, item in items:
+        found = _non_finite(item, f"{at}/{key}")
+        if found:
+            return found
+    return None
 
 
 def newest_data_version(docs: Iterable[Any]) -> str | None:
@@ -85,21 +83,21 @@ def parse_or_none(data: bytes | None) -> Any:
         return None
 
 
-# Stages: the hidden entries beside a target that a publish works in.
+def today_utc() -> str:
+    """Today's date in UTC (YYYY-MM-DD): the date a build or release gives what it changes."""
+    return dt.datetime.now(dt.UTC).date().isoformat()
 
 
-def stage_prefix(target: Path) -> str:
-    return f".{target.name}.stage-"
+# Stages: the hidden folders beside a target that a publish works in, named as tempfile names them.
 
 
 def _named_like_stages(target: Path) -> list[Path]:
-    prefix = stage_prefix(target)
+    named = re.compile(re.escape(f".{target.name}.stage-") + "[a-z0-9_]{8}")
     try:
         names = os.listdir(target.parent)
     except (FileNotFoundError, NotADirectoryError):
         return []
-    found = [n for n in names if n.startswith(prefix) and len(n) == len(prefix) + 8]
-    return [target.parent / n for n in sorted(found) if set(n[len(prefix) :]) <= STAGE_CHARS]
+    return [target.parent / name for name in sorted(names) if named.fullmatch(name)]
 
 
 def _is_stage(path: Path) -> bool:
@@ -111,14 +109,13 @@ def _is_stage(path: Path) -> bool:
 
 
 def stages(target: Path) -> list[Path]:
-    """The stages a publish left beside `target`: named like one and marked (nothing is opened)."""
+    """The stages a publish left beside `target` (nothing is opened)."""
     return [path for path in _named_like_stages(target) if _is_stage(path)]
 
 
 def remove_stages(target: Path) -> list[Path]:
-    """Remove the stages a killed run left beside `target`, first putting back an old folder it had moved
-    away; an empty folder of a stage's name goes too (killed before its mark). Returns what is named like a
-    stage but is none: it is left in place."""
+    """Remove the stages left beside `target`, first putting back an old folder one had moved away, and empty
+    folders of a stage's name; return the other entries named like a stage, which stay."""
     foreign = []
     for path in _named_like_stages(target):
         if _is_stage(path):
@@ -144,8 +141,8 @@ def _remove_stage(stage: Path) -> None:
 
 def _new_stage(target: Path) -> Path:
     """A new stage folder beside `target`, marked before anything goes in."""
-    stage = Path(tempfile.mkdtemp(prefix=stage_prefix(target), dir=target.parent))
-    os.close(os.open(stage / STAGE_MARK, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.stage-", dir=target.parent))
+    os.close(os.open(stage / STAGE_MARK, NEW_FILE, 0o644))
     return stage
 
 
@@ -173,18 +170,9 @@ def _locked(folder: Path) -> Iterator[None]:
 # Publishing.
 
 
-def publish(
-    out: Path,
-    files: dict[str, bytes] | Iterable[tuple[str, bytes]],
-    beside: dict[str, bytes] | None = None,
-    keep_hidden: bool = False,
-) -> None:
-    """Make `out` hold exactly `files` (and, if `keep_hidden`, its old hidden files), and put `beside` next to it.
-
-    `files` may be (path, bytes) pairs that are made as they are written (the site, page by page).
-
-    On an error or a signal, `out` and the files beside it are left as they were.
-    """
+def publish(out: Path, files: Files, beside: dict[str, bytes] | None = None, keep_hidden: bool = False) -> None:
+    """Make `out` hold exactly `files` (and its old hidden files if `keep_hidden`), and put `beside` next to it;
+    on an error or a signal, all stay as they were."""
     out, beside = Path(out), beside or {}
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -218,46 +206,28 @@ def publish(
         raise OutputError(f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged") from exc
 
 
-def _stage(
-    stage: Path,
-    out: Path,
-    files: dict[str, bytes] | Iterable[tuple[str, bytes]],
-    beside: dict[str, bytes],
-    keep_hidden: bool,
-) -> None:
+def _stage(stage: Path, out: Path, files: Files, beside: dict[str, bytes], keep_hidden: bool) -> None:
     """Write the new folder as `stage/new` and the files beside it in `stage`, all synced."""
     new = stage / "new"
-    _mkdir(new)
+    _mkdirs(new)
     for rel, data in sorted(files.items()) if isinstance(files, dict) else files:
-        for folder in reversed(Path(rel).parents[:-1]):
-            if not (new / folder).is_dir():
-                _mkdir(new / folder)
+        _mkdirs((new / rel).parent)
         _write(new / rel, data)
-    if keep_hidden:
-        _carry_hidden(out, new)
+    if keep_hidden and is_folder(out):  # hard-link (or copy) the old folder's hidden regular files
+        for folder, dirs, names in os.walk(out):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders: refused by check_output
+            for source in (Path(folder) / name for name in names):
+                rel = source.relative_to(out)
+                if is_hidden(rel.as_posix()) and stat.S_ISREG(source.lstat().st_mode):
+                    _mkdirs((new / rel).parent)
+                    try:
+                        os.link(source, new / rel, follow_symlinks=False)
+                    except OSError:
+                        shutil.copy2(source, new / rel, follow_symlinks=False)
     for name, data in beside.items():
         _write(stage / name, data)
     for folder, _dirs, _names in os.walk(stage):
         _fsync(Path(folder))
-
-
-def _carry_hidden(out: Path, new: Path) -> None:
-    """Hard-link (or copy) the old folder's hidden regular files into the new one."""
-    if not is_folder(out):
-        return
-    for folder, dirs, names in os.walk(out):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders: refused by check_output
-        for name in names:
-            source = Path(folder) / name
-            rel = source.relative_to(out)
-            if not is_hidden(rel.as_posix()) or not stat.S_ISREG(source.lstat().st_mode):
-                continue
-            if not (new / rel).parent.is_dir():
-                _mkdir((new / rel).parent)
-            try:
-                os.link(source, new / rel, follow_symlinks=False)
-            except OSError:
-                shutil.copy2(source, new / rel, follow_symlinks=False)
 
 
 def replace_files(files: dict[Path, bytes]) -> None:
@@ -286,17 +256,17 @@ def replace_files(files: dict[Path, bytes]) -> None:
                 _remove_stage(stage)
 
 
-def _mkdir(path: Path) -> None:
-    path.mkdir()
-    path.chmod(0o755)  # whatever the umask
+def _mkdirs(folder: Path) -> None:
+    """Make `folder` and its missing parents, each 0755 whatever the umask."""
+    if not folder.is_dir():
+        _mkdirs(folder.parent)
+        folder.mkdir()
+        folder.chmod(0o755)
 
 
 def _write(path: Path, data: bytes) -> None:
-    _write_fd(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), data)
-
-
-def _write_fd(fd: int, data: bytes) -> None:
-    """Write, chmod 0644 (whatever the umask), fsync and close a new file."""
+    """Write a new file, 0644 whatever the umask, and fsync it."""
+    fd = os.open(path, NEW_FILE, 0o644)
     try:
         os.fchmod(fd, 0o644)
         view = memoryview(data)
@@ -313,8 +283,3 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def today_utc() -> str:
-    """Today's date in UTC (YYYY-MM-DD): the date a build or release gives what it changes."""
-    return dt.datetime.now(dt.UTC).date().isoformat()

@@ -1,0 +1,105 @@
+"""Pure rules of the core modules: where a path belongs, what strict JSON refuses, the one safe read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from builder.errors import OutputError
+from builder.files import Refused, read_file
+from builder.layout import Place, is_package_path, place
+from builder.strictjson import StrictJSONError, parse_json
+from builder.write import dumps
+
+
+@pytest.mark.parametrize(
+    ("rel", "expected"),
+    [
+        pytest.param("workloads.json", Place("workload-list"), id="workload-list"),
+        pytest.param("configurations.csv", Place("csv"), id="csv"),
+        pytest.param("index.json", Place("index", "text-conversation"), id="root-index"),
+        pytest.param("models/a.json", Place("model", "text-conversation", "a"), id="root-model"),
+        pytest.param("workloads/gpqa/frontier.json", Place("frontier", "gpqa"), id="frontier"),
+        pytest.param("workloads/gpqa/models/b.json", Place("model", "gpqa", "b"), id="model"),
+        pytest.param(
+            "workloads/text-to-image/models.json", Place("generation-model-list", "text-to-image"), id="gen-list"
+        ),
+        pytest.param(
+            "workloads/text-to-video/configurations.csv", Place("generation-csv", "text-to-video"), id="gen-csv"
+        ),
+        pytest.param(
+            "workloads/text-to-image/models/c.json", Place("generation-model", "text-to-image", "c"), id="gen-model"
+        ),
+        pytest.param("workloads/text-to-image/frontier.json", None, id="no-gen-frontier"),
+        pytest.param("workloads/gpqa/configurations.csv", None, id="no-llm-csv"),
+        pytest.param("workloads/text-conversation/index.json", None, id="root-by-id"),
+        pytest.param("workloads/Bad/index.json", None, id="bad-id"),
+        pytest.param("models/.json", None, id="empty-slug"),
+        pytest.param("models/a/b.json", None, id="nested-model"),
+    ],
+)
+def test_place(rel: str, expected: Place | None) -> None:
+    assert place(rel) == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("data/models/a.json", True), ("data/../x", False), ("/etc/passwd", False), ("file:x", False), (".", False)],
+)
+def test_is_package_path(path: str, expected: bool) -> None:
+    assert is_package_path(path) is expected
+
+
+@pytest.mark.parametrize(
+    ("data", "faults"),
+    [
+        pytest.param(
+            b'{"a": 1, "a": 2}',
+            [("/", 'expected each key once, found "a" again (a reader keeps either value)')],
+            id="repeated-key",
+        ),
+        pytest.param(b"[1, NaN]", [("/1", "expected a finite number, found NaN")], id="nan"),
+        pytest.param(b'{"x": [1e999]}', [("/x/0", "expected a finite number, found 1e999")], id="infinite"),
+        pytest.param(
+            b"9007199254740993", [("/", "expected an integer within +/-2^53, found 9007199254740993")], id="big-int"
+        ),
+        pytest.param(
+            b'{"\\udc00": 1}', [("/", "expected text keys, found a lone surrogate in a key")], id="lone-low-in-key"
+        ),
+        pytest.param(
+            b'["\\udfff"]',
+            [("/0", "expected text, found a lone surrogate (an unpaired \\ud800-\\udfff)")],
+            id="lone-low",
+        ),
+        pytest.param(b'"\\ud83d\\ude00"', None, id="paired-surrogates"),
+    ],
+)
+def test_strict_json(data: bytes, faults: list[tuple[str, str]] | None) -> None:
+    if faults is None:
+        assert parse_json(data) == "\U0001f600"
+        return
+    with pytest.raises(StrictJSONError) as caught:
+        parse_json(data)
+    assert caught.value.faults == faults
+
+
+def test_dumps_names_the_first_non_finite_value_in_document_order() -> None:
+    with pytest.raises(OutputError, match=r"at /a/1/0 \(nan\)"):
+        dumps({"a": [1.0, (float("nan"),)], "b": float("inf")})
+
+
+def test_read_file_refuses_a_link_unless_told_a_fifo_and_a_file_too_large(tmp_path: Path) -> None:
+    (tmp_path / "real.json").write_bytes(b"{}")
+    (tmp_path / "link.json").symlink_to("real.json")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "fifo-link").symlink_to("fifo")
+    assert read_file(tmp_path / "link.json", follow_links=True) == b"{}"
+    with pytest.raises(Refused, match="found a symbolic link"):
+        read_file(tmp_path / "link.json")
+    with pytest.raises(Refused, match="found a FIFO"):
+        read_file(tmp_path / "fifo-link", follow_links=True)
+    with pytest.raises(Refused) as caught:
+        read_file(tmp_path / "real.json", 1)
+    assert caught.value.size == 2
