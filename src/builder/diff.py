@@ -8,7 +8,7 @@ from typing import Any
 
 from builder.errors import InputError, printable, shown
 from builder.inputs import DIFF_SCHEMA, schema_problems
-from builder.layout import ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
+from builder.layout import DATA, ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
 from builder.sources import source_files
 from builder.strictjson import parse_input
 from builder.write import DATE_KEYS, newest_data_version
@@ -76,11 +76,11 @@ class Diff:
         return out
 
 
-def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
-    """The JSON documents of a data folder (or of its `data_dir`), or of `data_dir` at a git ref, checked for
-    the shape diff needs; InputError when it holds no published document."""
-    expected = f"a data folder or a git ref holding {data_dir}/"
-    shown, files = source_files(spec, data_dir, ".json", "a document", expected=expected)
+def load_docs(spec: str) -> dict[str, Any]:
+    """The JSON documents of a data folder (or of its data/), or of data/ at a git ref, checked for the shape
+    diff needs; InputError when it holds no published document."""
+    expected = f"a data folder or a git ref holding {DATA}/"
+    shown, files = source_files(spec, DATA.as_posix(), ".json", "a document", expected=expected)
     docs = {}
     for rel, data in files.items():
         docs[rel] = parse_input(data, f"{shown}{rel}")
@@ -176,11 +176,8 @@ def render_text(d: Diff, summary: bool = False) -> str:
     lines += _listed("models added", d.models_added) + _listed("models removed", d.models_removed)
     lines += [f"best added: {item}" for item in d.best_added] + [f"best removed: {item}" for item in d.best_removed]
     lines += [f"best changed: {_change(c)}" for c in d.best_changed]
-    counts = (
-        len(d.configurations_added),
-        len(d.configurations_removed),
-        len({c.where for c in d.configurations_changed}),
-    )
+    changed = {c.where for c in d.configurations_changed}
+    counts = (len(d.configurations_added), len(d.configurations_removed), len(changed))
     if any(counts):
         lines.append("configurations: {} added, {} removed, {} changed".format(*counts))
         if not summary:

@@ -49,11 +49,10 @@ def check_compat(
     new_schemas: dict[str, dict[str, Any]],
     old_docs: dict[str, Any],
     new_docs: dict[str, Any],
-    schema_for: Callable[[str], str | None] = layout.schema_for,
 ) -> Compat:
-    """Cross-validate both document sets (`schema_for` names a document's schema) and list the schema changes."""
-    failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs, schema_for)]
-    failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs, schema_for)]
+    """Cross-validate both document sets and list the schema changes."""
+    failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs)]
+    failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs)]
     return Compat(schema_changes(old_schemas, new_schemas), failures)
 
 
@@ -72,9 +71,11 @@ def _resolved(schemas: dict[str, dict[str, Any]]) -> Callable[[str], dict[str, A
 
 
 def cross_validate(
-    schemas: dict[str, dict[str, Any]], docs: dict[str, Any], schema_for: Callable[[str], str | None]
+    schemas: dict[str, dict[str, Any]],
+    docs: dict[str, Any],
+    schema_for: Callable[[str], str | None] = layout.schema_for,
 ) -> list[Problem]:
-    """Each document against its schema in `schemas` (formats checked), every problem found."""
+    """Each document against its schema in `schemas` (`schema_for` names it), every problem found."""
     schema_of = _resolved(schemas)
     validators: dict[str, Any] = {}
     failures: list[Problem] = []
