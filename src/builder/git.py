@@ -21,11 +21,8 @@ def _unblock() -> None:
 
 
 def run(*args: str, stdin: bytes | None = None, absent: int | None = None) -> bytes:
-    """git's stdout, or ReleaseError quoting git; `absent`: an exit status meaning "no such thing" (gives b"").
-
-    Signals to the builder wait until git is done (git itself still gets them), so the caller's undo
-    sees whatever git did.
-    """
+    """git's stdout, or ReleaseError quoting git; `absent` is an exit status meaning "none" (gives b"").
+    Signals wait until git is done (git still gets them), so the caller's undo sees whatever git did."""
     feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     try:
         with signals_held():
@@ -69,11 +66,6 @@ def tags() -> list[str]:
     return git("tag", "--list").split()
 
 
-def resolve(ref: str) -> str:
-    """The object id `ref` names (use `ref^{commit}` for the commit of a tag)."""
-    return object_id(git("rev-parse", "--verify", "--end-of-options", ref))
-
-
 def lookup(ref: str) -> str | None:
     """The object id `ref` names, or None when it names nothing."""
     found = run("rev-parse", "--verify", "--quiet", "--end-of-options", ref, absent=1).decode().strip()
@@ -99,7 +91,7 @@ def files_at_ref(ref: str, folder: str, expected: str) -> dict[str, bytes]:
 
 
 def head() -> str:
-    return resolve("HEAD^{commit}")
+    return object_id(git("rev-parse", "--verify", "--end-of-options", "HEAD^{commit}"))
 
 
 def parents(commit: str) -> list[str]:

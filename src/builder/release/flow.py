@@ -144,11 +144,8 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each
     entry = printable_lines(changelog_entry(version, api, previous, diff, accept, upstream) + schemas)
     message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
-    message = printable_lines(
-        message + (f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else "")
-    )
-    new_changelog = insert_entry(changelog_text, entry).encode("utf-8")
-    return Plan(start, version, message, new_changelog)
+    message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
+    return Plan(start, version, printable_lines(message), insert_entry(changelog_text, entry).encode("utf-8"))
 
 
 def _check_committed_data(committed: dict[str, bytes], commit: str, today: str) -> dict[str, Any]:
@@ -197,8 +194,7 @@ class Undo:
 
     def tagged(self) -> bool:
         """Whether the tag exists on this run's commit: then the release is made and nothing is undone."""
-        made = git.lookup(f"refs/tags/{self.tag}") if self.tag and self.commit else None
-        return made is not None and git.resolve(f"{made}^{{commit}}") == self.commit
+        return self.commit is not None and git.lookup(f"refs/tags/{self.tag}^{{commit}}") == self.commit
 
     def run(self) -> list[str]:
         """Undo, newest step first; what could not be undone, one phrase each."""
