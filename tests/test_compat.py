@@ -283,6 +283,20 @@ def test_schema_diff_refuses_what_is_neither_folder_nor_ref(in_repo: Path, cli) 
     assert result.output == "error: no-such-ref-or-folder: expected a folder or a git ref, found neither\n"
 
 
+@pytest.mark.parametrize("with_data", [True, False], ids=["empty-data-folder", "no-data-folder"])
+def test_schema_diff_documents_refuses_a_side_without_documents(tmp_path: Path, cli, with_data: bool) -> None:
+    old = tmp_path / "old\nfake: valid"
+    shutil.copytree(REPO / "schemas", old / "schemas")
+    if with_data:
+        (old / "data").mkdir()
+    result = cli("schema-diff", "--documents", str(old), str(REPO))
+    assert result.exit_code == 1
+    given = f"{tmp_path}/old\\nfake: valid"
+    searched = f"{given}/data/" if with_data else f"{given}/"
+    expected = f"{given}: expected a data folder or a git ref holding data/, found no documents in {searched}"
+    assert result.output == f"error: {expected}\n"
+
+
 # builder release: the guard and the changelog section, end to end
 
 

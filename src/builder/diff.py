@@ -8,7 +8,7 @@ from typing import Any
 
 from builder.errors import InputError, printable, shown
 from builder.inputs import DIFF_SCHEMA, schema_problems
-from builder.layout import ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
+from builder.layout import DATA, ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
 from builder.sources import source_files
 from builder.strictjson import parse_input
 from builder.write import DATE_KEYS, newest_data_version
@@ -76,17 +76,19 @@ class Diff:
         return out
 
 
-def load_docs(spec: str, data_dir: str = "data") -> dict[str, Any]:
-    """The JSON documents of a data folder (or of its `data_dir`), or of `data_dir` at a git ref, checked for
-    the shape diff needs."""
-    expected = f"a data folder or a git ref holding {data_dir}/"
-    shown, files = source_files(spec, data_dir, ".json", "a document", expected=expected)
+def load_docs(spec: str) -> dict[str, Any]:
+    """The JSON documents of a data folder (or of its data/), or of data/ at a git ref, checked for the shape
+    diff needs; InputError when it holds no published document."""
+    expected = f"a data folder or a git ref holding {DATA}/"
+    shown, files = source_files(spec, DATA.as_posix(), ".json", "a document", expected=expected)
     docs = {}
     for rel, data in files.items():
         docs[rel] = parse_input(data, f"{shown}{rel}")
         faults = schema_problems(DIFF_SCHEMA, docs[rel], f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ())
         if faults:  # the shape diff needs, and no more: builder validate checks the rest
             raise InputError(str(faults[0]))
+    if not any(map(place, docs)):
+        raise InputError(f"{spec}: expected {expected}, found no documents in {shown}")
     return docs
 
 
@@ -126,10 +128,9 @@ def _diff_workloads(result: Diff, old: dict[str, Any], new: dict[str, Any]) -> N
     result.workloads_added = sorted(workloads(new) - workloads(old))
     result.workloads_removed = sorted(workloads(old) - workloads(new))
     old_entries, new_entries = entries(old), entries(new)
-    for workload, b in new_entries.items():
-        a = old_entries.get(workload)
-        if a is not None:
-            result.workloads_changed += [Change(workload, k, a.get(k), v) for k, v in b.items() if a.get(k) != v]
+    for workload, entry in new_entries.items():
+        if workload in old_entries:
+            result.workloads_changed += _changes(workload, old_entries[workload], entry)
     result.precisions_added = sorted(precisions(new) - precisions(old))
 
 
@@ -147,43 +148,36 @@ def _diff_model(result: Diff, model: tuple[str, str], old: dict[str, Any], new: 
         if a is None or b is None:
             (result.best_added if a is None else result.best_removed).append(f"{key} {gpu}")
             continue
-        result.best_changed += [Change(f"{key} {gpu}", k, a.get(k), b.get(k)) for k in b if a.get(k) != b.get(k)]
+        result.best_changed += _changes(f"{key} {gpu}", a, b)
     keyed_old = {(c["row_id"], c["repeat"]): c for c in old["configurations"]}
     keyed_new = {(c["row_id"], c["repeat"]): c for c in new["configurations"]}
     name = lambda key: f"{prefix}{key[0]} #{key[1]}"  # noqa: E731
     result.configurations_added += [name(k) for k in keyed_new if k not in keyed_old]
     result.configurations_removed += [name(k) for k in keyed_old if k not in keyed_new]
     for key, b in keyed_new.items():  # in the document's own order
-        a = keyed_old.get(key)
-        if a is not None:
-            result.configurations_changed += [Change(name(key), k, a.get(k), v) for k, v in b.items() if a.get(k) != v]
+        if key in keyed_old:
+            result.configurations_changed += _changes(name(key), keyed_old[key], b)
+
+
+def _changes(where: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
+    """The fields of `new` whose value differs in `old`, in `new`'s order."""
+    return [Change(where, key, old.get(key), value) for key, value in new.items() if old.get(key) != value]
 
 
 def render_text(d: Diff, summary: bool = False) -> str:
-    """The diff for people: one line per change, old -> new with the % change.
-
-    `summary` keeps models, best values, headers and the configuration counts, not each configuration.
-    """
+    """The diff for people: one line per change, old -> new with the % change; `summary` leaves out
+    each configuration's line, keeping their counts."""
     lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"]
     if d.empty:
         return "\n".join([printable(lines[0]), "no changes"]) + "\n"
-    for label, items in (("workloads added", d.workloads_added), ("workloads removed", d.workloads_removed)):
-        if items:
-            lines.append(f"{label}: {', '.join(items)}")
+    lines += _listed("workloads added", d.workloads_added) + _listed("workloads removed", d.workloads_removed)
     lines += [f"workload changed: {_change(c)}" for c in d.workloads_changed]
-    if d.precisions_added:
-        lines.append(f"precision values added: {', '.join(d.precisions_added)}")
-    for label, items in (("models added", d.models_added), ("models removed", d.models_removed)):
-        if items:
-            lines.append(f"{label}: {', '.join(items)}")
-    for label, items in (("best added", d.best_added), ("best removed", d.best_removed)):
-        lines += [f"{label}: {item}" for item in items]
+    lines += _listed("precision values added", d.precisions_added)
+    lines += _listed("models added", d.models_added) + _listed("models removed", d.models_removed)
+    lines += [f"best added: {item}" for item in d.best_added] + [f"best removed: {item}" for item in d.best_removed]
     lines += [f"best changed: {_change(c)}" for c in d.best_changed]
-    counts = (
-        len(d.configurations_added),
-        len(d.configurations_removed),
-        len({c.where for c in d.configurations_changed}),
-    )
+    changed = {c.where for c in d.configurations_changed}
+    counts = (len(d.configurations_added), len(d.configurations_removed), len(changed))
     if any(counts):
         lines.append("configurations: {} added, {} removed, {} changed".format(*counts))
         if not summary:
@@ -191,6 +185,10 @@ def render_text(d: Diff, summary: bool = False) -> str:
             lines += [f"  ~ {_change(c)}" for c in d.configurations_changed]
     lines += [f"header changed: {c.where} {c.field}: {shown(c.old)} -> {shown(c.new)}" for c in d.headers_changed]
     return "\n".join(printable(line) for line in lines) + "\n"  # a name holding a newline stays on its line
+
+
+def _listed(label: str, items: list[str]) -> list[str]:
+    return [f"{label}: {', '.join(items)}"] if items else []
 
 
 def _change(c: Change) -> str:

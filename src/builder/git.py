@@ -1,7 +1,7 @@
 """The few git operations a release needs; failures become ReleaseError with git's own message.
 
-No value reaches git where it could be read as an option: refs follow `--end-of-options` (or
-are object ids checked to be hex), paths follow `--`, and messages go through stdin.
+No value reaches git as an option: refs follow `--end-of-options` (or are checked object ids),
+paths follow `--`, and messages go through stdin.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import signal
 import subprocess
 
 from builder.errors import InputError, ReleaseError, printable
+from builder.write import HELD, signals_held
 
 OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
-HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while git runs; git itself still gets them
 
 
 def _unblock() -> None:
@@ -21,20 +21,14 @@ def _unblock() -> None:
 
 
 def run(*args: str, stdin: bytes | None = None, absent: int | None = None) -> bytes:
-    """git's stdout as bytes, or ReleaseError naming the command and quoting git's message.
-
-    A signal to the builder waits until git is done, so git is never killed half-way through a commit
-    and the caller's undo sees what git did. `absent`: an exit status that means "no such thing"
-    rather than failure; it gives b"".
-    """
+    """git's stdout, or ReleaseError quoting git; `absent` is an exit status meaning "none" (gives b"").
+    Signals wait until git is done (git still gets them), so the caller's undo sees whatever git did."""
     feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
     try:
-        done = subprocess.run(["git", *args], capture_output=True, preexec_fn=_unblock, **feed)
+        with signals_held():
+            done = subprocess.run(["git", *args], capture_output=True, preexec_fn=_unblock, **feed)
     except OSError as exc:
         raise ReleaseError(f"cannot run git ({exc.strerror}); is it installed and on PATH?") from None
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     if done.returncode == absent and not done.stderr.strip():
         return b""
     if done.returncode != 0:
@@ -44,20 +38,19 @@ def run(*args: str, stdin: bytes | None = None, absent: int | None = None) -> by
     return done.stdout
 
 
-def git(*args: str, strip: bool = True, stdin: str | None = None) -> str:
-    out = run(*args, stdin=None if stdin is None else stdin.encode()).decode(errors="replace")
-    return out.strip() if strip else out
+def git(*args: str) -> str:
+    return run(*args).decode(errors="replace").strip()
 
 
 def object_id(value: str) -> str:
-    """`value` if it is a full object id (so it can never be read as an option), else ReleaseError."""
+    """`value` if it is a full object id (so never read as an option), else ReleaseError."""
     if not OBJECT_ID.fullmatch(value):
         raise ReleaseError(f"expected a git object id, found {value!r}")
     return value
 
 
 def dirty_paths() -> list[str]:
-    status = git("status", "--porcelain", "--untracked-files=normal", strip=False)
+    status = run("status", "--porcelain", "--untracked-files=normal").decode(errors="replace")
     return [line[3:] for line in status.splitlines()]
 
 
@@ -71,11 +64,6 @@ def is_shallow() -> bool:
 
 def tags() -> list[str]:
     return git("tag", "--list").split()
-
-
-def resolve(ref: str) -> str:
-    """The object id `ref` names (use `ref^{commit}` for the commit of a tag)."""
-    return object_id(git("rev-parse", "--verify", "--end-of-options", ref))
 
 
 def lookup(ref: str) -> str | None:
@@ -93,7 +81,7 @@ def commit_of(ref: str) -> str | None:
 
 
 def files_at_ref(ref: str, folder: str, expected: str) -> dict[str, bytes]:
-    """The files below `folder` at the commit `ref` names, by path inside it; InputError saying what was
+    """The files below `folder` at the commit `ref` names, by path inside it; InputError naming what was
     `expected` when `ref` names no commit."""
     commit = commit_of(ref)
     if commit is None:
@@ -103,12 +91,11 @@ def files_at_ref(ref: str, folder: str, expected: str) -> dict[str, bytes]:
 
 
 def head() -> str:
-    return resolve("HEAD^{commit}")
+    return object_id(git("rev-parse", "--verify", "--end-of-options", "HEAD^{commit}"))
 
 
 def parents(commit: str) -> list[str]:
-    line = git("rev-list", "--parents", "--max-count=1", object_id(commit))
-    return line.split()[1:]
+    return git("rev-list", "--parents", "--max-count=1", object_id(commit)).split()[1:]
 
 
 def missing_identity() -> str | None:
@@ -122,12 +109,8 @@ def missing_identity() -> str | None:
 
 
 def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], list[str]]:
-    """The files below `paths` in `commit`, by path, with their committed bytes, and the entries that
-    are not regular files (links, submodules), as "path (kind)".
-
-    Read from the object store, never from the working folder, and without `git archive`'s
-    export-subst or export-ignore attributes.
-    """
+    """The regular files below `paths` in `commit` with their committed bytes, and the other entries
+    (links, submodules) as "path (kind)": from the object store, with no export-subst or export-ignore."""
     listing = run("ls-tree", "-r", "-z", "--full-tree", object_id(commit), "--", *paths)
     blobs: dict[str, str] = {}
     odd: list[str] = []
@@ -143,6 +126,7 @@ def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], l
 
 
 def _blobs(oids: list[str]) -> list[bytes]:
+    """The contents of blobs, in order, read with one `git cat-file --batch`."""
     if not oids:
         return []
     out = run("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in oids).encode())

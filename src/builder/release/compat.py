@@ -1,12 +1,5 @@
-"""Schema compatibility between two releases: what changed in the schemas, and whose documents break.
-
-`check_compat` validates each side's documents against the other side's schemas and lists the
-schema changes a reader can see. `$ref`s resolve only within the given set; nothing is fetched.
-
-A widening only adds: a schema file, a field (required when the field itself is new), an enum
-value, a resource in datapackage.json, a column appended to a table. What a reader relied on
-still holds. Anything else (removed, retyped, reordered, restricted) narrows it.
-"""
+"""Schema compatibility between two releases: the schema changes a reader can see, and each side's
+documents validated against the other side's schemas. `$ref`s resolve only within the given set."""
 
 from __future__ import annotations
 
@@ -24,8 +17,10 @@ from builder.sources import source_files
 from builder.strictjson import parse_input
 
 SCHEMA_SUFFIX = ".schema.json"
-STRING_RULES = ("pattern", "minLength", "maxLength")  # changed: a narrowing unless shown otherwise
+RULES = ("const", "pattern", "minLength", "maxLength")  # a changed rule is a narrowing
 SHOWN_FAILURES = 20  # in a changelog section or an error message; the rest are counted
+OLD_DOCS_NEW_SCHEMAS = "previous documents, new schemas"
+NEW_DOCS_OLD_SCHEMAS = "new documents, previous schemas"
 
 
 @dataclass(frozen=True, order=True)
@@ -49,43 +44,39 @@ class Compat:
         return not self.changes and not self.failures
 
 
-OLD_DOCS_NEW_SCHEMAS = "previous documents, new schemas"
-NEW_DOCS_OLD_SCHEMAS = "new documents, previous schemas"
-
-
 def check_compat(
     old_schemas: dict[str, dict[str, Any]],
     new_schemas: dict[str, dict[str, Any]],
     old_docs: dict[str, Any],
     new_docs: dict[str, Any],
-    schema_for: Callable[[str], str | None] = layout.schema_for,
 ) -> Compat:
-    """Cross-validate both document sets (`schema_for` names a document's schema) and list the schema changes."""
-    failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs, schema_for)]
-    failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs, schema_for)]
+    """Cross-validate both document sets and list the schema changes."""
+    failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs)]
+    failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs)]
     return Compat(schema_changes(old_schemas, new_schemas), failures)
 
 
-# Cross-validation
+def _resolved(schemas: dict[str, dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    """A function giving each schema of the set by name with its $refs replaced, resolved within the set."""
 
+    def base(name: str) -> str:
+        found = schemas[name].get("$id")
+        return found if isinstance(found, str) else f"urn:leadgreen-schema:{name}"
 
-def _registry(schemas: dict[str, dict[str, Any]]) -> Any:
-    return Registry().with_resources(
-        (_base(name, schema), Resource.from_contents(schema, default_specification=DRAFT202012))
+    registry = Registry().with_resources(
+        (base(name), Resource.from_contents(schema, default_specification=DRAFT202012))
         for name, schema in schemas.items()
     )
-
-
-def _base(name: str, schema: dict[str, Any]) -> str:
-    found = schema.get("$id")
-    return found if isinstance(found, str) else f"urn:leadgreen-schema:{name}"
+    return lambda name: resolved({"$id": base(name), **schemas[name]}, registry)
 
 
 def cross_validate(
-    schemas: dict[str, dict[str, Any]], docs: dict[str, Any], schema_for: Callable[[str], str | None]
+    schemas: dict[str, dict[str, Any]],
+    docs: dict[str, Any],
+    schema_for: Callable[[str], str | None] = layout.schema_for,
 ) -> list[Problem]:
-    """Each document against its schema in `schemas` (formats checked), every problem found."""
-    registry = _registry(schemas)
+    """Each document against its schema in `schemas` (`schema_for` names it), every problem found."""
+    schema_of = _resolved(schemas)
     validators: dict[str, Any] = {}
     failures: list[Problem] = []
     for rel, doc in sorted(docs.items()):
@@ -96,15 +87,14 @@ def cross_validate(
             failures.append(Problem(rel, "/", f"expected schema {name} in the set, found none"))
             continue
         if name not in validators:
-            try:  # $refs resolved once per schema, within the set, as builder validate does
-                schema = resolved({"$id": _base(name, schemas[name]), **schemas[name]}, registry)
-                validators[name] = compiled(schema)
+            try:
+                validators[name] = compiled(schema_of(name))
             except UnresolvedRef as exc:  # a $ref to a schema of the other release (a cycle is raised)
                 validators[name] = str(exc)
         if isinstance(validators[name], str):
             failures.append(Problem(rel, "/", validators[name]))
-            continue
-        failures += schema_problems(validators[name], doc, rel)
+        else:
+            failures += schema_problems(validators[name], doc, rel)
     return failures
 
 
@@ -117,65 +107,57 @@ class _Node:
 
     types: frozenset[str] | None = None
     enum: list[Any] | None = None
-    const: Any = None
-    has_const: bool = False
     required: set[str] = field(default_factory=set)
+    rules: dict[str, Any] = field(default_factory=dict)  # const, pattern, minLength, maxLength
     children: dict[str, list[Any]] = field(default_factory=dict)  # path step -> subschemas
-    strings: dict[str, Any] = field(default_factory=dict)  # pattern, minLength, maxLength
+
+    def merge(self, schema: Any) -> None:
+        if not isinstance(schema, dict):
+            return
+        for sub in schema.get("allOf", []):
+            self.merge(sub)
+        if "type" in schema:
+            kinds = frozenset(schema["type"] if isinstance(schema["type"], list) else [schema["type"]])
+            self.types = kinds if self.types is None else self.types & kinds
+        if "enum" in schema:
+            self.enum = list(schema["enum"])
+        self.required |= set(schema.get("required", []))
+        self.rules |= {key: schema[key] for key in RULES if key in schema}
+        for name, sub in schema.get("properties", {}).items():
+            self.children.setdefault(f"/{name}", []).append(sub)
+        for step, key in (("[]", "items"), ("/*", "additionalProperties")):
+            if isinstance(schema.get(key), dict):
+                self.children.setdefault(step, []).append(schema[key])
+
+    @property
+    def type_name(self) -> str:
+        return "|".join(sorted(self.types)) if self.types else "any"
 
 
-def _merge(schema: Any, into: _Node) -> None:
-    if not isinstance(schema, dict):
-        return
-    for sub in schema.get("allOf", []):
-        _merge(sub, into)
-    if "type" in schema:
-        kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        into.types = frozenset(kinds) if into.types is None else into.types & frozenset(kinds)
-    if "enum" in schema:
-        into.enum = list(schema["enum"])
-    if "const" in schema:
-        into.const, into.has_const = schema["const"], True
-    into.required |= set(schema.get("required", []))
-    into.strings |= {key: schema[key] for key in STRING_RULES if key in schema}
-    for name, sub in schema.get("properties", {}).items():
-        into.children.setdefault(f"/{name}", []).append(sub)
-    if isinstance(schema.get("items"), dict):
-        into.children.setdefault("[]", []).append(schema["items"])
-    if isinstance(schema.get("additionalProperties"), dict):
-        into.children.setdefault("/*", []).append(schema["additionalProperties"])
-
-
-def _flatten(name: str, schema: dict[str, Any], registry: Any) -> dict[str, _Node]:
-    """Every place the schema describes, by path, from its root, $refs resolved."""
+def _flatten(schema: dict[str, Any]) -> dict[str, _Node]:
+    """Every place a resolved schema describes, by path from its root."""
     out: dict[str, _Node] = {}
 
     def visit(parts: list[Any], path: str, depth: int) -> None:
-        node = _Node()
+        node = out[path] = _Node()
         for sub in parts:
-            _merge(sub, node)
-        out[path] = node
+            node.merge(sub)
         if depth < 32:
             for step, subs in node.children.items():
                 visit(subs, path + step, depth + 1)
 
-    visit([resolved({"$id": _base(name, schema), **schema}, registry)], "", 0)
+    visit([schema], "", 0)
     return out
-
-
-def _type_name(node: _Node) -> str:
-    return "|".join(sorted(node.types)) if node.types else "any"
 
 
 def schema_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[SchemaChange]:
     """Every change between two schema sets that a reader of the documents can see."""
     changes = [SchemaChange(n, "", "schema removed") for n in sorted(old.keys() - new.keys())]
     changes += [SchemaChange(n, "", "schema added") for n in sorted(new.keys() - old.keys())]
-    old_registry, new_registry = _registry(old), _registry(new)
+    old_schema, new_schema = _resolved(old), _resolved(new)
     for name in sorted(old.keys() & new.keys()):
         try:  # InputError for a $ref that leads nowhere, loops or explodes
-            before = _flatten(name, old[name], old_registry)
-            after = _flatten(name, new[name], new_registry)
+            before, after = _flatten(old_schema(name)), _flatten(new_schema(name))
         except InputError as exc:
             raise InputError(f"{name}: {exc}") from None
         changes += _compare(name, before, after)
@@ -186,30 +168,21 @@ def _compare(name: str, before: dict[str, _Node], after: dict[str, _Node]) -> It
     def under(path: str, roots: Set[str]) -> bool:
         return any(path.startswith(root) and path[len(root) : len(root) + 1] in ("/", "[") for root in roots)
 
-    added = after.keys() - before.keys()
-    removed = before.keys() - after.keys()
-    for path in sorted(added):
-        if not under(path, added):
-            yield SchemaChange(name, path, "field added", _type_name(after[path]))
-    for path in sorted(removed):
-        if not under(path, removed):
-            yield SchemaChange(name, path, "field removed", _type_name(before[path]))
-    for path in sorted(before.keys() & after.keys()):
+    added, removed = after.keys() - before.keys(), before.keys() - after.keys()
+    yield from (SchemaChange(name, p, "field added", after[p].type_name) for p in added if not under(p, added))
+    yield from (SchemaChange(name, p, "field removed", before[p].type_name) for p in removed if not under(p, removed))
+    for path in before.keys() & after.keys():
         old, new = before[path], after[path]
         if old.types != new.types:
-            yield SchemaChange(name, path, "retyped", f"{_type_name(old)} -> {_type_name(new)}")
-        for item in sorted(new.required - old.required):
-            yield SchemaChange(name, path, "required added", item)
-        for item in sorted(old.required - new.required):
-            yield SchemaChange(name, path, "required removed", item)
+            yield SchemaChange(name, path, "retyped", f"{old.type_name} -> {new.type_name}")
+        yield from (SchemaChange(name, path, "required added", item) for item in new.required - old.required)
+        yield from (SchemaChange(name, path, "required removed", item) for item in old.required - new.required)
         yield from _compare_enum(name, path, old.enum, new.enum)
-        if (old.has_const, old.const) != (new.has_const, new.const):
-            consts = [shown(n.const, 10_000) if n.has_const else "none" for n in (old, new)]
-            yield SchemaChange(name, path, "const changed", " -> ".join(consts))
-        for key in STRING_RULES:
-            if old.strings.get(key) != new.strings.get(key):
-                shown_rules = [shown(n.strings[key]) if key in n.strings else "none" for n in (old, new)]
-                yield SchemaChange(name, path, f"{key} changed", " -> ".join(shown_rules))
+        for key in RULES:
+            if (key in old.rules, old.rules.get(key)) != (key in new.rules, new.rules.get(key)):
+                limit = 10_000 if key == "const" else 80
+                rules = [shown(n.rules[key], limit) if key in n.rules else "none" for n in (old, new)]
+                yield SchemaChange(name, path, f"{key} changed", " -> ".join(rules))
 
 
 def _listed(values: list[Any]) -> str:
@@ -219,14 +192,12 @@ def _listed(values: list[Any]) -> str:
 def _compare_enum(name: str, path: str, old: list[Any] | None, new: list[Any] | None) -> Iterator[SchemaChange]:
     if old == new:
         return
-    if old is None:
-        yield SchemaChange(name, path, "enum narrowed", f"now only {_listed(new or [])}")
+    if old is None or new is None:
+        kind = "enum narrowed" if old is None else "enum widened"
+        detail = f"now only {_listed(new or [])}" if old is None else f"no longer limited to {_listed(old)}"
+        yield SchemaChange(name, path, kind, detail)
         return
-    if new is None:
-        yield SchemaChange(name, path, "enum widened", f"no longer limited to {_listed(old)}")
-        return
-    gained = [v for v in new if v not in old]
-    lost = [v for v in old if v not in new]
+    gained, lost = [v for v in new if v not in old], [v for v in old if v not in new]
     if gained:
         yield SchemaChange(name, path, "enum widened", f"added {_listed(gained)}")
     if lost:
@@ -239,8 +210,8 @@ WIDENING = frozenset({"schema added", "field added", "enum widened", "resource a
 def is_widening(change: SchemaChange, changes: list[SchemaChange]) -> bool:
     """A change that only adds; `required added` is one when the field it names is added too."""
     if change.kind == "required added":
-        field = f"{change.path}/{change.detail}"
-        return any(c.kind == "field added" and c.schema == change.schema and c.path == field for c in changes)
+        added = f"{change.path}/{change.detail}"
+        return any(c.kind == "field added" and c.schema == change.schema and c.path == added for c in changes)
     return change.kind in WIDENING
 
 
@@ -252,9 +223,6 @@ def verdict(changes: list[SchemaChange]) -> str:
     if not narrowing:
         return "Widening: every change adds (a schema, a field, an enum value, a resource or a column)."
     return f"Narrowing: {len(narrowing)} change(s) remove or restrict what readers relied on: {'; '.join(narrowing)}"
-
-
-# Reading schema sets, from a folder or a git ref
 
 
 def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
@@ -301,8 +269,7 @@ def changelog_section(
         lines += [f"Schema change accepted: {accepted}", ""]
     lines += [f"Compared with the schemas of {previous}:", ""]
     lines += [f"- {change}" for change in compat.changes] or ["- (no change in the schemas themselves)"]
-    lines.append("")
-    lines += [verdict(compat.changes), ""] if compat.changes else []
+    lines += ["", verdict(compat.changes), ""] if compat.changes else [""]
     for against, title in (
         (OLD_DOCS_NEW_SCHEMAS, f"The documents of {previous} against the new schemas"),
         (NEW_DOCS_OLD_SCHEMAS, f"The new documents against the schemas of {previous}"),

@@ -6,22 +6,28 @@ its committer date (SOURCE_DATE_EPOCH from the environment is ignored): any clon
 
 from __future__ import annotations
 
+import datetime as dt
+import gzip
+import hashlib
+import io
 import json
 import re
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from builder import git
 from builder.errors import ReleaseError
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DIST, INDEX, LOCK
-from builder.pin import Lock, lock_json, parse_lock
-from builder.release import artifacts, wheel
-from builder.release.artifacts import CONTENTS
-from builder.release.rules import Version
+from builder.pin import lock_json, parse_lock
+from builder.release import wheel
+from builder.release.rules import Version, newest_release
 from builder.write import publish
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
+CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff")  # what a release archive holds, when the commit has it
 READER_PATHS = (wheel.READER, wheel.METADATA)  # the reader's source, and metadata.toml for its project URLs
 
 
@@ -35,25 +41,30 @@ class Release:
     epoch: int
 
 
-def resolve_commit(ref: str) -> str:
-    """The full sha of the commit a ref names (never read as an option, whatever it starts with)."""
-    commit = git.commit_of(ref)
-    if commit is None:
-        raise ReleaseError(f"{ref}: expected a commit, found none")
-    return commit
-
-
-def commit_epoch(commit: str) -> int:
-    """SOURCE_DATE_EPOCH for a release: the committer date of its commit, in seconds."""
-    return int(git.git("log", "-1", "--format=%ct", resolve_commit(commit)))
-
-
 def files_at(commit: str, paths: tuple[str, ...] = CONTENTS) -> dict[str, bytes]:
     """Every file under `paths` at `commit` by path, from git's objects (links and submodules refused)."""
-    files, odd = git.tree_files(resolve_commit(commit), paths)
+    files, odd = git.tree_files(commit, paths)
     if odd:
         raise ReleaseError(f"expected regular files only in the release, found {', '.join(odd[:5])} at {commit[:12]}")
     return {rel: data for rel, data in files.items() if not rel.startswith("schemas/inputs/")}  # never published
+
+
+def release_files(commit: str, where: str) -> dict[str, bytes]:
+    """The release's files at `commit`, refused when a REQUIRED one is missing (`where` names the commit)."""
+    files = files_at(commit)
+    present = {rel.split("/")[0] for rel in files}
+    missing = [name for name in REQUIRED if name not in present]
+    if missing:
+        raise ReleaseError(f"expected {', '.join(missing)} {where}, found none")
+    return files
+
+
+def file_at(commit: str, path: Path, where: str) -> bytes:
+    """One file's bytes at `commit` (`where` names it in the error when there is none)."""
+    found = files_at(commit, (path.as_posix(),)).get(path.as_posix())
+    if found is None:
+        raise ReleaseError(f"expected {path} at {where}, found none")
+    return found
 
 
 def release_at_head() -> Release:
@@ -63,40 +74,30 @@ def release_at_head() -> Release:
         raise ReleaseError(
             f"the working tree is dirty ({', '.join(dirty[:5])}); dist/ is built from a clean checkout of a release tag"
         )
-    head = resolve_commit("HEAD")
-    found = sorted(v for v in map(Version.parse, git.git("tag", "--points-at", head).split()) if v is not None)
-    if not found:
-        newest = sorted(v for v in map(Version.parse, git.tags()) if v is not None)
-        hint = f" (for example git checkout {newest[-1].tag})" if newest else ""
+    head = git.commit_of("HEAD")
+    if head is None:
+        raise ReleaseError("HEAD: expected a commit, found none")
+    version = newest_release(git.git("tag", "--points-at", head).split())
+    if version is None:
+        newest = newest_release(git.tags())
+        hint = f" (for example git checkout {newest.tag})" if newest else ""
         raise ReleaseError(f"no release tag at HEAD ({head[:12]}); check out a release tag first{hint}")
-    version = found[-1]
-    return Release(version.tag, version, head, commit_epoch(head))
-
-
-def lock_at(commit: str) -> dict[str, Lock]:
-    data = files_at(commit, (LOCK.as_posix(),)).get(LOCK.as_posix())
-    if data is None:
-        raise ReleaseError(f"expected {LOCK} at {commit[:12]}, found none")
-    return parse_lock(data, f"{LOCK} at {commit[:12]}")
+    return Release(version.tag, version, head, int(git.git("log", "-1", "--format=%ct", head)))
 
 
 def dist_files(release: Release) -> dict[str, bytes]:
     """The files of dist/, by name: archive, manifest, wheel and SHA256SUMS over the other three."""
-    files = files_at(release.commit)
-    missing = [p for p in REQUIRED if not any(rel == p or rel.startswith(p + "/") for rel in files)]
-    if missing:
-        raise ReleaseError(f"expected {', '.join(missing)} at {release.tag}, found none")
+    files = release_files(release.commit, f"at {release.tag}")
     api = json.loads(files[f"data/{INDEX}"])["version"]
+    lock = parse_lock(file_at(release.commit, LOCK, release.commit[:12]), f"{LOCK} at {release.commit[:12]}")
     name = f"leadgreen-data-{release.tag}"
     named = {
-        f"{name}.tar.gz": artifacts.archive(files, name, release.version.date),
-        f"{name}.manifest.json": artifacts.manifest(
-            files, release.tag, release.version.date, api, lock_json(lock_at(release.commit))
-        ),
+        f"{name}.tar.gz": archive(files, name, release.version.date),
+        f"{name}.manifest.json": manifest(files, release.tag, release.version.date, api, lock_json(lock)),
     }
     whl_name, whl = wheel.build_wheel(files, files_at(release.commit, READER_PATHS), release.tag, release.epoch)
     named[whl_name] = whl
-    return named | {"SHA256SUMS": artifacts.sha256sums(named)}
+    return named | {"SHA256SUMS": sha256sums(named)}
 
 
 def build_dist(out: Path = DIST) -> tuple[Release, list[Path]]:
@@ -106,6 +107,33 @@ def build_dist(out: Path = DIST) -> tuple[Release, list[Path]]:
     named = dist_files(release)
     publish(out, named)
     return release, [out / name for name in named]
+
+
+def archive(files: dict[str, bytes], top: str, date: str) -> bytes:
+    """A .tar.gz whose bytes depend only on the files, the folder name and the date."""
+    mtime = int(dt.datetime.fromisoformat(date).replace(tzinfo=dt.UTC).timestamp())
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for rel, data in files.items():
+            info = tarfile.TarInfo(f"{top}/{rel}")
+            info.size, info.mtime, info.mode = len(data), mtime, 0o644
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(data))
+    return gzip.compress(raw.getvalue(), mtime=0)
+
+
+def manifest(files: dict[str, bytes], tag: str, data_version: str, api: str, lock: dict[str, Any]) -> bytes:
+    """Name, tag, versions, the upstream lock, and each file's size and sha256, as JSON."""
+    entries = [
+        {"path": rel, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()} for rel, data in files.items()
+    ]
+    doc = {"name": "leadgreen-data", "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
+    return (json.dumps(doc | {"files": entries}, indent=2, allow_nan=False) + "\n").encode()
+
+
+def sha256sums(named: dict[str, bytes]) -> bytes:
+    """`sha256sum -c` format: '<hex>  <name>' per line."""
+    return "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in named.items()).encode()
 
 
 def changelog_notes(changelog: str, tag: str) -> str:
@@ -119,7 +147,4 @@ def changelog_notes(changelog: str, tag: str) -> str:
 
 
 def notes_at(release: Release) -> str:
-    text = files_at(release.commit, (str(CHANGELOG),)).get(CHANGELOG.as_posix())
-    if text is None:
-        raise ReleaseError(f"expected {CHANGELOG} at {release.tag}, found none")
-    return changelog_notes(text.decode("utf-8"), release.tag)
+    return changelog_notes(file_at(release.commit, CHANGELOG, release.tag).decode("utf-8"), release.tag)

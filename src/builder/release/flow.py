@@ -1,8 +1,7 @@
 """`builder release`: checks, then the changelog commit, then the annotated tag; then dist/ from the tag.
 
-Everything is checked and computed before the first write, from the committed tree (HEAD). A failure or
-signal before the tag exists rolls back the commit (compare-and-swap), the index and CHANGELOG.md. Once
-the tag exists the release is made; dist/ is what `builder dist` makes from it, and that command repairs it.
+Everything is checked and computed from the committed tree before the first write. A failure or signal
+before the tag exists rolls back the commit, the index and CHANGELOG.md; after it, `builder dist` repairs dist/.
 """
 
 from __future__ import annotations
@@ -17,8 +16,7 @@ from builder.errors import BuilderError, ReleaseError, ValidationError, printabl
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
 from builder.pin import load_lock
-from builder.release import artifacts
-from builder.release.dist import build_dist, files_at
+from builder.release.dist import build_dist, release_files
 from builder.release.rules import (
     LARGE_CHANGE_PCT,
     Version,
@@ -106,7 +104,7 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
 def plan_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
     """Check the committed package and compute the release; writes nothing."""
     start = git.head()
-    committed = _committed(start)
+    committed = release_files(start, f"in commit {start[:12]}")
     old_changelog = committed.get(CHANGELOG.as_posix(), b"")
     try:
         changelog_text = old_changelog.decode("utf-8")
@@ -146,22 +144,8 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each
     entry = printable_lines(changelog_entry(version, api, previous, diff, accept, upstream) + schemas)
     message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
-    message = printable_lines(
-        message + (f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else "")
-    )
-    new_changelog = insert_entry(changelog_text, entry).encode("utf-8")
-    return Plan(start, version, message, new_changelog)
-
-
-def _committed(commit: str) -> dict[str, bytes]:
-    """The release contents as committed in `commit`; refuses links, submodules and missing parts."""
-    files = files_at(commit)
-    present = {rel.split("/")[0] for rel in files}
-    optional = (CHANGELOG.as_posix(), *artifacts.OPTIONAL)
-    lacking = [name for name in artifacts.CONTENTS if name not in present and name not in optional]
-    if lacking:
-        raise ReleaseError(f"expected {', '.join(lacking)} in commit {commit[:12]}, found none")
-    return files
+    message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
+    return Plan(start, version, printable_lines(message), insert_entry(changelog_text, entry).encode("utf-8"))
 
 
 def _check_committed_data(committed: dict[str, bytes], commit: str, today: str) -> dict[str, Any]:
@@ -210,8 +194,7 @@ class Undo:
 
     def tagged(self) -> bool:
         """Whether the tag exists on this run's commit: then the release is made and nothing is undone."""
-        made = git.lookup(f"refs/tags/{self.tag}") if self.tag and self.commit else None
-        return made is not None and git.resolve(f"{made}^{{commit}}") == self.commit
+        return self.commit is not None and git.lookup(f"refs/tags/{self.tag}^{{commit}}") == self.commit
 
     def run(self) -> list[str]:
         """Undo, newest step first; what could not be undone, one phrase each."""

@@ -1,18 +1,8 @@
-"""The data wheel: the published files and the `leadgreen_data` reader, as `leadgreen-data` on the package index.
+"""The data wheel `leadgreen-data`: the published files and the `leadgreen_data` reader, built by flit_core.
 
-The wheel is made by a build backend (flit_core) through its PEP 517 `build_wheel` hook, run
-in a staging folder that holds only what goes in. It is byte-reproducible because:
-
-- the staged files come from the release commit, not from the working tree, and are written
-  with mode 0644, so neither checkout times nor the umask reach the wheel;
-- flit_core writes files in sorted order, normalises modes, and takes every timestamp in the
-  zip from SOURCE_DATE_EPOCH, which the caller passes (the release commit's date) and which
-  this module sets for the backend whatever the environment says;
-- the backend's version is pinned (its name and version are written into the wheel's WHEEL
-  file), and checked before building.
-
-Deflate output depends on the zlib the Python links against; the same zlib (as on the CI
-runners) gives the same bytes.
+Byte-reproducible: the staged files come from the release commit with mode 0644, and the pinned
+backend writes them in sorted order with every zip timestamp from SOURCE_DATE_EPOCH, which this
+module sets to the release commit's date (the same zlib gives the same deflate bytes).
 """
 
 from __future__ import annotations
@@ -36,20 +26,14 @@ MODULE = "leadgreen_data"
 BACKEND = "flit_core.buildapi"
 BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in pyproject.toml
 READER = "reader"  # the reader's source folder in the repository: reader/leadgreen_data/, reader/README.md
-PUBLISHED = ("data/", "schemas/", "datapackage.json")  # what of the release files goes into the wheel
+PUBLISHED = ("data/", "schemas/", "datapackage.json", "CITATION.cff")  # the release files in the module
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
-CITATION = "CITATION.cff"
 METADATA = "metadata.toml"  # its repository gives the wheel's project URLs
 GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
-REQUIRES_PYTHON = ">=3.10"
 
 
 def dist_version(tag: str) -> str:
-    """The distribution's version for a release tag: the tag without its `v`, in PEP 440's normal form.
-
-    v2026.10.19 -> 2026.10.19, v2026.10.19.2 -> 2026.10.19.2; leading zeros go (v2026.01.05 ->
-    2026.1.5), and installers match either spelling.
-    """
+    """The tag without its `v`, in PEP 440's normal form: v2026.01.05 -> 2026.1.5 (installers match either)."""
     from packaging.version import InvalidVersion, Version
 
     if not tag.startswith("v"):
@@ -79,7 +63,7 @@ name = "{DIST_NAME}"
 version = "{version}"
 description = "GPU energy per output token of large language models, per model and GPU (LeadGreen API v1 data)"
 readme = "README.md"
-requires-python = "{REQUIRES_PYTHON}"
+requires-python = ">=3.10"
 license = "MIT AND Apache-2.0"
 license-files = {json.dumps(list(LICENCES), allow_nan=False)}
 authors = [{{ name = "LeadGreen" }}]
@@ -101,8 +85,11 @@ def _urls(repository: str | None, tag: str) -> str:
     """The project URLs into the repository at the release's tag; none when metadata.toml names no repository."""
     if not repository:
         return ""
-    pages = {"Repository": "", "Data dictionary": f"/blob/{tag}/docs/data-dictionary.md"}
-    pages["Changelog"] = f"/blob/{tag}/CHANGELOG.md"
+    pages = {
+        "Repository": "",
+        "Data dictionary": f"/blob/{tag}/docs/data-dictionary.md",
+        "Changelog": f"/blob/{tag}/CHANGELOG.md",
+    }
     return "".join(f"{json.dumps(name)} = {json.dumps(repository + path)}\n" for name, path in pages.items())
 
 
@@ -116,11 +103,12 @@ def _release_module(version: str, tag: str, data_version: str) -> str:
 def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) -> dict[str, bytes]:
     """Every file of the staging project, by path: pure, so what goes into the wheel is testable."""
     version = dist_version(tag)
-    staged: dict[str, bytes] = {}
     prefix = f"{READER}/{MODULE}/"
-    for rel, data in reader.items():
-        if rel.startswith(prefix) and "__pycache__" not in rel.split("/") and not rel.endswith(".pyc"):
-            staged[f"{MODULE}/{rel[len(prefix) :]}"] = data
+    staged = {
+        f"{MODULE}/{rel.removeprefix(prefix)}": data
+        for rel, data in reader.items()
+        if rel.startswith(prefix) and "__pycache__" not in rel.split("/") and not rel.endswith(".pyc")
+    }
     if f"{MODULE}/__init__.py" not in staged or f"{READER}/README.md" not in reader:
         raise ReleaseError(f"expected {prefix}__init__.py and {READER}/README.md at the release commit")
     for rel, data in files.items():
@@ -133,8 +121,6 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
     if missing:
         raise ReleaseError(f"expected {', '.join(missing)} at the release commit, found none")
     staged |= {name: files[name] for name in LICENCES}
-    if CITATION in files:  # leadgreen_data.citation() reads it
-        staged[f"{MODULE}/{CITATION}"] = files[CITATION]
     staged["README.md"] = reader[f"{READER}/README.md"]
     found = parse_repository(reader.get(METADATA, b"").decode("utf-8", "replace"))
     staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()

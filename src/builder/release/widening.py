@@ -44,8 +44,7 @@ def table_changes(old: dict[str, Any], new: dict[str, Any]) -> list[SchemaChange
 
 
 def with_tables(compat: Compat, old: str, new: str) -> Compat:
-    """`compat` with the table changes between the descriptors of two folders or git refs added (none
-    when either has no descriptor: a folder of schemas alone has no tables to compare)."""
+    """`compat` plus the table changes between the descriptors of two folders or refs (none when one lacks it)."""
     before, after = load_descriptor(old), load_descriptor(new)
     if before is None or after is None:
         return compat
@@ -82,8 +81,7 @@ def _columns(resource: dict[str, Any]) -> dict[str, str]:
 
 
 def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepted: str | None) -> str:
-    """What `builder release` calls: compare the commit `current` with the previous tag, refuse or
-    return the changelog section."""
+    """Compare the commit `current` with the previous tag: refuse an unaccepted change, else the changelog section."""
     old_docs = load_docs(previous)
     compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
     compat = with_tables(compat, previous, current)  # CSV columns and resources, from datapackage.json
