@@ -1,10 +1,14 @@
 """Shared fixtures: the repo root as working directory, a CLI runner, and no network but loopback.
 
-Which cases are `slow` (run by `pytest -m slow`; plain `pytest` runs the rest, the fast tier): a case
+The fast tier (plain `pytest`) holds every unit case and, for each class of a corpus, every variant
+through the pure rule that words its message (the upstream parser, validate's checks on an edited
+copy with jsonschema on the edited documents alone: tests/rules.py, the diff loader) and one or two
+variants through the CLI. The slow tier (`pytest -m slow`) holds the further CLI variants of a class
+(`slow_after`), a whole command already covered by a cheaper fast case of its class, and every case
 that needs a git release, a wheel or a fresh venv, a browser, a signal or a killed process, a full
-site build, or an outside tool over the site or the README's examples; and, in a class whose every
-case reads the whole package, the variants after the first one or two (`slow_after`). Every class of
-each hostile corpus but the release one (all git releases) keeps a CLI case in the fast tier.
+site build, or an outside tool over the site or the README's examples. Every class of each hostile
+corpus keeps a CLI case in one tier or the other, and all its variants by rule in the fast tier (but
+the release corpus, every case a git release: all slow).
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ from conftest import copy_package, invoke, snapshot
 from factory import write_upstream
 
 
-def two_builds(repo: Path, cli) -> tuple[Path, Path]:
-    old, new = repo / "old" / "data", repo / "new" / "data"
-    assert cli("build", "--out", str(old), "--date", "2026-09-27").exit_code == 0
+def changed_build(repo: Path, cli) -> Path:
+    """A build of the pin with Qwen 3 14B's H100 energy x 1.5 and Gemma 3 27B gone, dated 2026-12-01."""
+    new = repo / "new" / "data"
     doc = json.loads((repo / "upstream" / "lm-arena-chat.json").read_text())
     for conf in doc["configurations"]:
         if conf["model_id"] == "Qwen/Qwen3-14B" and conf["gpu_model"] == "H100":
@@ -22,19 +22,19 @@ def two_builds(repo: Path, cli) -> tuple[Path, Path]:
     doc["configurations"] = [c for c in doc["configurations"] if c["model_id"] != "google/gemma-3-27b-it"]
     changed = write_upstream(repo / "changed.json", doc)
     assert cli("build", "--upstream", str(changed), "--out", str(new), "--date", "2026-12-01").exit_code == 0
-    return old, new
+    return new
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """Two builds, of the pin and of a changed upstream, made once: the tests only read them."""
+def builds(built_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The session's build of the pin (2026-09-27) and a build of a changed upstream: the tests only read them."""
     root = copy_package(tmp_path_factory.mktemp("diff") / "repo")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        old, new = two_builds(root, invoke)
-    before = snapshot(root)
-    yield old, new
-    assert snapshot(root) == before, "a test changed the shared builds"
+        new = changed_build(root, invoke)
+    before = snapshot(built_data.parent), snapshot(root)
+    yield built_data, new
+    assert (snapshot(built_data.parent), snapshot(root)) == before, "a test changed the shared builds"
 
 
 def test_text_diff_names_the_values_that_changed(builds, cli) -> None:

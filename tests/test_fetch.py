@@ -50,6 +50,7 @@ def upstream_bytes(repo: Path, factor: float = 1.0) -> bytes:
     return json.dumps(doc, indent=1).encode()
 
 
+@pytest.mark.slow  # fetch, build and validate; test_503_then_good_answer_is_retried_and_pinned is cheaper
 def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
     body = upstream_bytes(repo_copy, 1.1)
     httpserver.expect_request(PATH).respond_with_data(body, content_type="application/json")

@@ -78,6 +78,7 @@ def test_fetch_one_task_leaves_the_others_alone(repo_copy, httpserver: HTTPServe
     assert {t: (repo_copy / "upstream" / f"{t}.json").read_bytes() for t in others} == others
 
 
+@pytest.mark.slow  # a whole fetch; test_fetch.py's retried fetch also pins the text conversation task
 def test_fetch_with_url_alone_means_the_text_conversation_task(repo_copy, httpserver: HTTPServer) -> None:
     body = scaled(repo_copy, "lm-arena-chat", 1.05)
     httpserver.expect_request("/x.json").respond_with_data(body)
@@ -103,7 +104,7 @@ def test_one_bad_task_file_refuses_the_whole_refresh(repo_copy, httpserver: HTTP
     )
 
 
-@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("task", slow_after([pytest.param(t, id=t) for t in TASKS]))  # each a fetch of every task
 def test_one_unreachable_task_refuses_the_whole_refresh(repo_copy, httpserver: HTTPServer, task: str) -> None:
     serve_pins(repo_copy, httpserver, {t: scaled(repo_copy, t, 1.1) for t in TASKS})
     lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())

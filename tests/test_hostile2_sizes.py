@@ -29,6 +29,7 @@ from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
 from builder.validate import descriptor
+from conftest import slow_after
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 
 LLM_PATH = "/public/data/tasks/lm-arena-chat.json"
@@ -200,7 +201,15 @@ SCHEMAS = [
 ]
 
 
-@pytest.mark.parametrize(("edit", "args", "names"), SCHEMAS)
+# One case per schema fault and per command in the fast tier, the other pairs slow
+# (test_resolved_is_bounded_at_any_depth_and_width is the rule's own case).
+FAST_SCHEMAS = ("self-properties-validate", "doubling-build", "nowhere-schema-diff")
+
+
+@pytest.mark.parametrize(
+    ("edit", "args", "names"),
+    [p if p.id in FAST_SCHEMAS else pytest.param(*p.values, id=p.id, marks=pytest.mark.slow) for p in SCHEMAS],
+)
 def test_a_schema_that_loops_or_explodes_is_one_line(
     repo_copy: Path, tmp_path: Path, fresh_schemas: None, edit, args: list[str], names: tuple[str, ...]
 ) -> None:
@@ -475,7 +484,7 @@ PHYSICS = [
 ]
 
 
-@pytest.mark.parametrize(("edit", "message"), PHYSICS)
+@pytest.mark.parametrize(("edit", "message"), slow_after(PHYSICS))  # each a fetch and a whole build
 def test_fetch_refuses_what_build_would_refuse(
     repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, no_pause: None, edit, message: str
 ) -> None:

@@ -10,7 +10,9 @@ schemas/ were loosened (LOOSENED).
 Every case holds the command to tests/hostile.py: the exit code, a message naming the file, row,
 option or key, no traceback, no raw control character in the output, and the whole scratch folder
 hashed before and after identical. Cases that put a fake line in the input also check that it never
-starts a line of the output.
+starts a line of the output. Where a class's every case runs a whole command, every case also runs
+through the one rule (the upstream parser, validate's checks, the schema folder check) in the fast
+tier, and through the CLI the first case is fast and the others slow.
 """
 
 from __future__ import annotations
@@ -23,9 +25,13 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
+from builder.errors import UpstreamError, printable
+from builder.upstream import parse_upstream
+from builder.validate.schema import check_schema_folder
+from conftest import REPO, slow_after
 from factory import row, upstream
-from hostile import assert_refused, run_cli, tree_digest
+from hostile import assert_escaped, assert_refused, run_cli, tree_digest
+from rules import rule_problems
 
 FAKE = "fake: /: all good"
 Q8 = "data/models/qwen-3-8b.json"
@@ -38,6 +44,16 @@ def refused(root: Path, args: list[str], code: int, names: tuple[str, ...]) -> s
     assert_refused(outcome, code, names, before, tree_digest(root))
     assert not any(line.startswith(FAKE) for line in outcome.output.splitlines()), outcome.output
     return outcome.output
+
+
+def parsed(rows: list[dict[str, Any]], name: str = "bad.json") -> str:
+    """What `builder build --upstream` prints for these rows, from the parser alone: problems, then the error."""
+    with pytest.raises(UpstreamError) as caught:
+        parse_upstream(json.dumps(upstream(rows), ensure_ascii=False).encode(), name, "lm-arena-chat")
+    lines = [printable(str(problem)) for problem in caught.value.problems] + [f"error: {caught.value}"]
+    assert_escaped("\n".join(lines))
+    assert not any(line.startswith(FAKE) for line in lines), lines
+    return "\n".join(lines)
 
 
 def upstream_file(tmp_path: Path, rows: list[dict[str, Any]], name: str = "bad.json") -> Path:
@@ -60,6 +76,11 @@ UPSTREAM_TEXT = [
 
 
 @pytest.mark.parametrize(("fields", "where"), UPSTREAM_TEXT)
+def test_upstream_text_is_escaped_by_the_parser(fields: dict, where: str) -> None:
+    assert f"bad.json: {where}" in parsed([row(**fields)])
+
+
+@pytest.mark.parametrize(("fields", "where"), slow_after(UPSTREAM_TEXT))  # each a whole build
 def test_upstream_text_is_escaped_in_every_message(repo_copy: Path, tmp_path: Path, fields: dict, where: str) -> None:
     bad = upstream_file(tmp_path, [row(**fields)])
     refused(tmp_path, ["build", "--upstream", str(bad)], 1, (f"{bad}: {where}",))
@@ -124,6 +145,14 @@ PACKAGE_NAMES = [
 
 
 @pytest.mark.parametrize("name", PACKAGE_NAMES)
+def test_the_checks_refuse_a_name_build_never_makes(repo_copy: Path, name: str) -> None:
+    rename(repo_copy, name)
+    found = rule_problems(repo_copy / "data")
+    assert any(line.startswith(f"{Q8}: /name: ") for line in found), found
+    assert_escaped("\n".join(printable(line) for line in found))
+
+
+@pytest.mark.parametrize("name", slow_after(PACKAGE_NAMES))  # each a whole `builder validate`
 def test_validate_refuses_a_name_build_never_makes(repo_copy: Path, tmp_path: Path, name: str) -> None:
     rename(repo_copy, name)
     refused(tmp_path, ["validate"], 1, (f"{Q8}: /name: ",))
@@ -144,12 +173,23 @@ SPREADSHEET = [
 ]
 
 
+def spreadsheet_message(fields: dict, field: str, reading: str) -> str:
+    return f"expected a name a spreadsheet keeps as text, found {fields[field]!r}, read as {reading}"
+
+
 @pytest.mark.parametrize(("fields", "field", "reading"), SPREADSHEET)
+def test_names_a_spreadsheet_misreads_are_refused_by_the_parser(fields: dict, field: str, reading: str) -> None:
+    found = parsed([row(**fields)])
+    assert f"bad.json: {ROW0}/{field} (" in found, found
+    assert spreadsheet_message(fields, field, reading) in found, found
+
+
+@pytest.mark.parametrize(("fields", "field", "reading"), slow_after(SPREADSHEET))  # each a whole build
 def test_names_a_spreadsheet_misreads_are_refused(
     repo_copy: Path, tmp_path: Path, fields: dict, field: str, reading: str
 ) -> None:
     bad = upstream_file(tmp_path, [row(**fields)])
-    message = f"expected a name a spreadsheet keeps as text, found {fields[field]!r}, read as {reading}"
+    message = spreadsheet_message(fields, field, reading)
     refused(tmp_path, ["build", "--upstream", str(bad)], 1, (f"{bad}: {ROW0}/{field} (", message))
 
 
@@ -166,6 +206,14 @@ RESERVED = [
 
 
 @pytest.mark.parametrize(("nickname", "slug"), RESERVED)
+def test_windows_reserved_slugs_are_refused_by_the_parser(nickname: str, slug: str) -> None:
+    found = parsed([row(nickname=nickname)])
+    message = f"expected a slug Windows allows as a file name, found {slug!r}"
+    assert f"bad.json: {ROW0}/nickname (" in found, found
+    assert message in found, found
+
+
+@pytest.mark.parametrize(("nickname", "slug"), slow_after(RESERVED))  # each a whole build
 def test_windows_reserved_slugs_are_refused(repo_copy: Path, tmp_path: Path, nickname: str, slug: str) -> None:
     bad = upstream_file(tmp_path, [row(nickname=nickname)])
     message = f"expected a slug Windows allows as a file name, found {slug!r}"
@@ -188,6 +236,12 @@ GPU_CASE = [
 
 
 @pytest.mark.parametrize(("first", "second"), GPU_CASE)
+def test_gpu_names_differing_only_by_case_are_refused_by_the_parser(first: str, second: str) -> None:
+    message = f"GPU {second}: expected one spelling per GPU, found {first!r} and {second!r}"
+    assert f"bad.json: {message}" in parsed(two_gpus(first, second))
+
+
+@pytest.mark.parametrize(("first", "second"), slow_after(GPU_CASE))  # each a whole build
 def test_gpu_names_differing_only_by_case_are_refused(repo_copy: Path, tmp_path: Path, first: str, second: str) -> None:
     bad = upstream_file(tmp_path, two_gpus(first, second))
     message = f"GPU {second}: expected one spelling per GPU, found {first!r} and {second!r}"
@@ -273,6 +327,18 @@ LOOSENED = [
 
 
 @pytest.mark.parametrize(("loosen", "message"), LOOSENED)
+def test_a_loosened_schema_in_an_archive_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loosen, message
+) -> None:
+    """The archive's schemas/ against the builder's own (validate's check_schema_folder), data aside."""
+    archive = tmp_path / "leadgreen-data-v2026.10.19"
+    shutil.copytree(REPO / "schemas", archive / "schemas")
+    loosen(archive / "schemas")
+    monkeypatch.chdir(archive)
+    assert [str(problem) for problem in check_schema_folder(archive)] == [message]
+
+
+@pytest.mark.parametrize(("loosen", "message"), slow_after(LOOSENED))  # each a whole `builder validate`
 def test_a_loosened_schema_in_an_archive_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loosen, message: str
 ) -> None:
@@ -294,7 +360,17 @@ def test_a_gpu_spelled_otherwise_in_a_generation_task_file_is_refused(repo_copy:
     refused(tmp_path, ["build", "--upstream", f"text-to-image={image}"], 1, (message,))
 
 
-def test_validate_refuses_a_name_whose_slug_is_another(repo_copy: Path, tmp_path: Path) -> None:
+SLUG_OF_ANOTHER = f'{Q8}: /slug: expected the slug of its name, "totally-different"'
+
+
+def test_the_checks_refuse_a_name_whose_slug_is_another(repo_copy: Path) -> None:
     """Renamed everywhere with every hash restamped, but the slug kept: build would never write that pair."""
     rename(repo_copy, "Totally Different")
-    refused(tmp_path, ["validate"], 1, (f'{Q8}: /slug: expected the slug of its name, "totally-different"',))
+    found = rule_problems(repo_copy / "data")
+    assert any(SLUG_OF_ANOTHER in line for line in found), found
+
+
+@pytest.mark.slow  # a whole `builder validate`; the case above is the checks'
+def test_validate_refuses_a_name_whose_slug_is_another(repo_copy: Path, tmp_path: Path) -> None:
+    rename(repo_copy, "Totally Different")
+    refused(tmp_path, ["validate"], 1, (SLUG_OF_ANOTHER,))

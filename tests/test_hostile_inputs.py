@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from builder.errors import FetchError, InputError, ProblemsError, UpstreamError
+from builder.diff import diff_trees, load_docs
+from builder.errors import BuilderError, FetchError, InputError, ProblemsError, UpstreamError
 from builder.fetch import Limits, download
 from builder.metadata import load_metadata
 from builder.upstream import MAX_MEASURE, parse_upstream
@@ -105,7 +106,11 @@ def test_unsafe_upstream_numbers_are_refused(body: bytes, names: tuple) -> None:
     assert all(any(line.startswith("bad.json: ") and name in line for line in lines) for name in names), lines
 
 
-@pytest.mark.parametrize(("body", "names"), [p for p in UPSTREAM if p.id in UPSTREAM_CLASSES])
+# Each class through the CLI (a whole build or fetch): the first in the fast tier, the others slow.
+CLI_UPSTREAM = slow_after([p for p in UPSTREAM if p.id in UPSTREAM_CLASSES])
+
+
+@pytest.mark.parametrize(("body", "names"), CLI_UPSTREAM)
 def test_build_refuses_unsafe_upstream_numbers(repo_copy: Path, tmp_path: Path, body: bytes, names: tuple) -> None:
     bad = tmp_path / "bad.json"
     bad.write_bytes(body)
@@ -113,7 +118,7 @@ def test_build_refuses_unsafe_upstream_numbers(repo_copy: Path, tmp_path: Path, 
     assert out.splitlines()[-1].endswith("nothing was written")
 
 
-@pytest.mark.parametrize(("body", "names"), [p for p in UPSTREAM if p.id in UPSTREAM_CLASSES])
+@pytest.mark.parametrize(("body", "names"), CLI_UPSTREAM)
 def test_fetch_refuses_unsafe_upstream_numbers(
     repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, body: bytes, names: tuple
 ) -> None:
@@ -404,8 +409,20 @@ SHAPES = [
 ]  # fmt: skip
 
 
-SIDES = [  # every shape as the new side; as the old side, the first in the fast tier and the others slow
-    *(pytest.param(*p.values, "new", id=f"new-{p.id}") for p in SHAPES),
+@pytest.mark.parametrize(("make", "message"), SHAPES)
+def test_a_wrong_shape_is_refused_by_the_diff(repo_copy: Path, tmp_path: Path, make, message) -> None:
+    """Every shape as the new side, through what `builder diff` runs: the problem lines, then the error."""
+    bad = tmp_path / "bad"
+    shutil.copytree(repo_copy / "data", bad)
+    make(bad)
+    with pytest.raises(BuilderError) as caught:
+        diff_trees(load_docs("data"), load_docs(str(bad)))
+    lines = [*map(str, getattr(caught.value, "problems", [])), f"error: {caught.value}"]
+    assert any(f"{bad}/{message}" in line for line in lines), lines
+
+
+SIDES = [  # through the CLI, each side: the first shape in the fast tier and the others slow
+    *slow_after([pytest.param(*p.values, "new", id=f"new-{p.id}") for p in SHAPES]),
     *slow_after([pytest.param(*p.values, "old", id=f"old-{p.id}") for p in SHAPES]),
 ]
 

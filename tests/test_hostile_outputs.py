@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from builder.layout import is_hidden, is_published
+from conftest import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 
 Setup = Callable[[Path], str]  # makes the hostile thing below the repo copy; returns the --out argument
@@ -212,11 +213,13 @@ def no_leftovers(parent: Path, name: str) -> None:
 
 @pytest.mark.parametrize(
     "make",
-    [
-        pytest.param(lambda root: root / "scratch" / "empty", id="empty-folder"),
-        pytest.param(lambda root: root / "scratch" / "missing" / "deeper", id="missing-folder"),
-        pytest.param(lambda root: root / "data", id="existing-data-folder"),
-    ],
+    slow_after(  # each a whole build: the first in the fast tier, the others slow
+        [
+            pytest.param(lambda root: root / "scratch" / "empty", id="empty-folder"),
+            pytest.param(lambda root: root / "scratch" / "missing" / "deeper", id="missing-folder"),
+            pytest.param(lambda root: root / "data", id="existing-data-folder"),
+        ]
+    ),
 )
 def test_allowed_output_is_built(repo_copy: Path, make) -> None:
     out = make(repo_copy)

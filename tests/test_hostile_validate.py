@@ -32,11 +32,9 @@ from typing import Any
 import pytest
 
 from builder.validate.physics import check_configuration
-from builder.validate.run import check_rules
-from builder.validate.tree import load_tree
-from builder.verify import _provenance
 from conftest import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
+from rules import rule_problems
 
 Q8 = "data/models/qwen-3-8b.json"
 INDEX = "data/index.json"
@@ -355,32 +353,22 @@ def refused(root: Path, command: str, names: str | tuple[str, ...]) -> None:
     assert_refused(outcome, 1, names, before, tree_digest(root))
 
 
-def rule_lines(root: Path) -> str:
-    """What every check of `builder validate` but frictionless's finds in the package at `root`, one line each."""
-    tree = load_tree(root / "data")
-    curated, base_url = _provenance(root, tree.descriptor)
-    return "\n".join(str(p) for p in check_rules(tree, base_url, curated)[0])
-
-
 REFUSED = _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR), ("csv", CSV_BYTES))
-# Each case reads the whole package (about 0.7 s): two per class in the fast tier, the other variants slow.
-RULE_CASES = [
-    case
-    for g in ("parse", "descriptor", "csv")
-    for case in slow_after([c for c in REFUSED if c.id.startswith(f"{g}-")], 2)
-]
 
 
-@pytest.mark.parametrize(("apply", "names"), RULE_CASES)
+@pytest.mark.parametrize(("apply", "names"), REFUSED)
 def test_validate_refuses(repo_copy: Path, apply, names) -> None:
+    """Every case by validate's checks but frictionless's (tests/rules.py), one line a problem."""
     apply(repo_copy)
-    found = rule_lines(repo_copy)
+    found = "\n".join(rule_problems(repo_copy / "data"))
     for name in (names,) if isinstance(names, str) else names:
         assert name in found, f"expected {name!r} in the problems, found:\n{found}"
 
 
+# One case per class through `builder validate` (about 2 s each): the first in the fast tier, the others slow.
 @pytest.mark.parametrize(
-    ("apply", "names"), [next(c for c in REFUSED if c.id.startswith(f"{g}-")) for g in ("parse", "descriptor", "csv")]
+    ("apply", "names"),
+    slow_after([next(c for c in REFUSED if c.id.startswith(f"{g}-")) for g in ("parse", "descriptor", "csv")]),
 )
 def test_validate_refuses_through_the_cli(repo_copy: Path, apply, names) -> None:
     apply(repo_copy)

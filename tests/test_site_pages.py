@@ -263,6 +263,7 @@ def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> N
     )
 
 
+@pytest.mark.slow  # plans the whole site: a full site build
 def test_the_site_is_written_page_by_page_each_model_document_read_once(monkeypatch) -> None:
     """Each model document is read just before its page is handed on, never ahead, and never twice."""
     from builder.site import catalog

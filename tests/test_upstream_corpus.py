@@ -1,4 +1,5 @@
-"""Bad upstream files: each is refused by `builder build --upstream`, by row and field, and changes nothing."""
+"""Bad upstream files: each is refused by the upstream parser, by row and field; through `builder build
+--upstream`, the first cases in the fast tier and the others slow, each refused and changing nothing."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from conftest import copy_package, invoke, snapshot
+from builder.errors import UpstreamError
+from builder.upstream import parse_upstream
+from conftest import slow_after, snapshot
 from factory import row, upstream
 
 PIN = Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json"
@@ -69,43 +72,56 @@ CASES = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A scratch package holding a real build in out/, made once: the cases only read it."""
-    root = copy_package(tmp_path_factory.mktemp("upstream-corpus") / "repo")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(root)
-        assert invoke("build", "--out", str(root / "out")).exit_code == 0
-    return root
-
-
 @pytest.fixture
-def built(package: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The build to prove a refusal leaves alone; the package is the working directory."""
-    monkeypatch.chdir(package)
-    return package / "out"
+def built(built_data: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The session's build, which a refusal must leave alone; its package is the working directory."""
+    monkeypatch.chdir(built_data.parent.parent)
+    return built_data
 
 
 @pytest.mark.parametrize(("make", "expected"), [pytest.param(m, e, id=n) for n, m, e in CASES])
+def test_bad_upstream_is_refused_by_the_parser(make, expected) -> None:
+    """Each case in milliseconds: the lines `builder build` prints for it, the problems then the error."""
+    with pytest.raises(UpstreamError) as caught:
+        parse_upstream(make(), "bad.json", "lm-arena-chat")
+    lines = [str(problem) for problem in caught.value.problems] + [f"error: {caught.value}"]
+    assert any(line.startswith("bad.json: ") and expected in line for line in lines), lines
+    assert lines[-1].endswith("nothing was written")
+
+
+# Each case runs `builder build` on the whole package: the first in the fast tier (with the escaping case
+# below), the others slow.
+@pytest.mark.parametrize(("make", "expected"), slow_after([pytest.param(m, e, id=n) for n, m, e in CASES]))
 def test_bad_upstream_is_refused_and_changes_nothing(built: Path, tmp_path: Path, cli, make, expected) -> None:
     bad = tmp_path / "bad.json"
     bad.write_bytes(make())
-    before = snapshot(built.parent), snapshot(tmp_path)
+    before = snapshot(Path.cwd()), snapshot(tmp_path)
     result = cli("build", "--upstream", str(bad), "--out", str(built))
     assert result.exit_code == 1, result.output
     assert any(line.startswith(f"{bad}: ") and expected in line for line in result.output.splitlines()), result.output
     assert result.output.splitlines()[-1].endswith("nothing was written")
-    assert (snapshot(built.parent), snapshot(tmp_path)) == before
+    assert (snapshot(Path.cwd()), snapshot(tmp_path)) == before
 
 
+MANY = rows(row(num_gpus=0, weight_precision="int8"), row(median_itl_ms=-1.0, max_num_seqs=128))
+MANY_FOUND = ("/configurations/0/num_gpus", "/configurations/0/weight_precision", "/configurations/1/median_itl_ms")
+
+
+def test_every_problem_is_found_at_once() -> None:
+    with pytest.raises(UpstreamError) as caught:
+        parse_upstream(MANY(), "bad.json", "lm-arena-chat")
+    lines = "\n".join([str(problem) for problem in caught.value.problems] + [f"error: {caught.value}"])
+    assert all(where in lines for where in MANY_FOUND), lines
+    assert "3 problem(s)" in lines
+
+
+@pytest.mark.slow  # a whole build; test_every_problem_is_found_at_once is the parser's case
 def test_every_problem_is_reported_at_once(built: Path, tmp_path: Path, cli) -> None:
     bad = tmp_path / "bad.json"
-    bad.write_bytes(rows(row(num_gpus=0, weight_precision="int8"), row(median_itl_ms=-1.0, max_num_seqs=128))())
+    bad.write_bytes(MANY())
     result = cli("build", "--upstream", str(bad), "--out", str(built))
     assert result.exit_code == 1
-    assert "/configurations/0/num_gpus" in result.output
-    assert "/configurations/0/weight_precision" in result.output
-    assert "/configurations/1/median_itl_ms" in result.output
+    assert all(where in result.output for where in MANY_FOUND), result.output
     assert "3 problem(s)" in result.output
 
 

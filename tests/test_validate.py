@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, slow_after
+from rules import rule_problems
 
 BIN = Path(sys.executable).parent
 
@@ -20,16 +21,33 @@ def test_committed_package_is_valid(in_repo, cli) -> None:
     assert result.stdout == "data: valid\n"
 
 
-def test_every_problem_is_reported_not_just_the_first(repo_copy, cli) -> None:
-    path = repo_copy / "data" / "models" / "qwen-3-8b.json"
+TWO_FAULTS = (
+    "/configurations/0/tensor_parallel: expected a value >= 1, found 0",
+    '/configurations/1/precision: expected enum ["BF16", "FP8", "MXFP4"], found "INT4"',
+)
+
+
+def plant_two_faults(repo: Path) -> None:
+    path = repo / "data" / "models" / "qwen-3-8b.json"
     doc = json.loads(path.read_text())
     doc["configurations"][0]["tensor_parallel"] = 0
     doc["configurations"][1]["precision"] = "INT4"
     path.write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def test_every_problem_is_found_not_just_the_first(repo_copy) -> None:
+    plant_two_faults(repo_copy)
+    found = "\n".join(rule_problems(repo_copy / "data"))
+    assert all(fault in found for fault in TWO_FAULTS), found
+    assert len(found.splitlines()) == 3, found  # two schema faults, and the stale hash
+
+
+@pytest.mark.slow  # a whole `builder validate`; the case above runs its checks
+def test_every_problem_is_reported_not_just_the_first(repo_copy, cli) -> None:
+    plant_two_faults(repo_copy)
     result = cli("validate")
     assert result.exit_code == 1
-    assert "/configurations/0/tensor_parallel: expected a value >= 1, found 0" in result.output
-    assert '/configurations/1/precision: expected enum ["BF16", "FP8", "MXFP4"], found "INT4"' in result.output
+    assert all(fault in result.output for fault in TWO_FAULTS), result.output
     assert "error: data: 3 problem(s)" in result.output  # two schema faults, and the stale hash
 
 

@@ -14,7 +14,8 @@ from builder.errors import UpstreamError
 from builder.upstream import parse_tasks
 from conftest import slow_after
 from hostile import assert_refused, run_cli, tree_digest
-from test_validate_corpus import _descriptor, conf, edit, rule_problems, text
+from rules import rule_problems
+from test_validate_corpus import _descriptor, conf, edit, text
 
 IC = "workloads/image-chat"
 VC = "workloads/video-chat"
@@ -122,10 +123,11 @@ CLASSES = (
 CASES = [
     pytest.param(apply, expected, id=f"{group}-{name}") for group, cases in CLASSES for name, apply, expected in cases
 ]
-# Each case reads the whole package (about 0.7 s): two per class in the fast tier, the other variants slow.
-RULE_CASES = [
-    case for group, _ in CLASSES for case in slow_after([c for c in CASES if c.id.startswith(f"{group}-")], fast=2)
-]
+# Every case by rule in the fast tier (jsonschema on the edited documents alone: tests/rules.py), but the
+# table cases, which run frictionless over the whole package (about 1.5 s): the first fast, the others slow.
+RULE_CASES = [c for c in CASES if not c.id.startswith("tables-")] + slow_after(
+    [c for c in CASES if c.id.startswith("tables-")]
+)
 
 
 @pytest.mark.parametrize(("apply", "expected"), RULE_CASES)
@@ -137,10 +139,14 @@ def test_hand_edit_in_a_workload_is_rejected_by_rule(request, repo_copy, apply, 
     assert all(line.startswith(("data/", "datapackage.json")) and "\n" not in line for line in found), found
 
 
-ONE_PER_CLASS = [
-    next(c for c in CASES if c.id.startswith(f"{group}-"))
-    for group in ("index", "model-list", "across", "workload-list", "tables")
-]
+# One case per class through `builder validate` (about 2 s each): the first two classes in the fast tier.
+ONE_PER_CLASS = slow_after(
+    [
+        next(c for c in CASES if c.id.startswith(f"{group}-"))
+        for group in ("index", "model-list", "across", "workload-list", "tables")
+    ],
+    fast=2,
+)
 
 
 @pytest.mark.parametrize(("apply", "expected"), ONE_PER_CLASS)
@@ -210,8 +216,11 @@ def test_bad_upstream_for_any_task_is_refused(task, make, expected) -> None:
     assert any(line.startswith("bad.json: ") and expected in line for line in lines), lines
 
 
+# Each a whole build: the first in the fast tier, the others slow (test_bad_upstream_for_any_task_is_refused
+# has every defect by the parser).
 @pytest.mark.parametrize(
-    ("make", "expected", "task"), [pytest.param(m, e, TASKS[i % 5], id=n) for i, (n, m, e) in enumerate(UPSTREAM)]
+    ("make", "expected", "task"),
+    slow_after([pytest.param(m, e, TASKS[i % 5], id=n) for i, (n, m, e) in enumerate(UPSTREAM)]),
 )
 def test_bad_upstream_through_build_is_refused_and_changes_nothing(repo_copy, task, make, expected) -> None:
     """The repo copy holds the pin and a full build of it (data/, datapackage.json): none of it may change."""
