@@ -13,6 +13,7 @@ from builder.validate.crossfile import (
     check_headers,
     check_index,
     check_model_list,
+    check_responses,
 )
 from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
@@ -20,7 +21,6 @@ from builder.validate.frontier import check_frontiers
 from builder.validate.generation import check_generation
 from builder.validate.names import check_gpu_spellings, check_names
 from builder.validate.physics import check_physics
-from builder.validate.responses import check_responses
 from builder.validate.schema import check_schema_folder, check_schemas, check_schemas_fast
 from builder.validate.tables import check_tables
 from builder.validate.tree import Tree
@@ -34,8 +34,7 @@ def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -
 
 
 def check_rules(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
-    """Every check but frictionless's: jsonschema, the rules and the descriptor; with the generated
-    tables frictionless may check (descriptor.check_package, which `curated` is for)."""
+    """Every check but frictionless's, and the generated tables it may check (`curated`: see check_package)."""
     problems = [*tree.problems, *check_files(tree), *check_schema_folder(tree.root)]
     schema_problems, passed = check_schemas(tree)
     problems += schema_problems
@@ -45,9 +44,8 @@ def check_rules(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> tu
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
-    """The build's check of what it just made: the schemas by their fastjsonschema compilation
-    (jsonschema only explains failures), every other rule, and no frictionless (its tables
-    are generated from the same schemas)."""
+    """The build's check of what it just made: fastjsonschema first (jsonschema explains failures), every
+    other rule, and no frictionless (its tables are generated from the same schemas)."""
     problems = [*tree.problems, *check_files(tree)]
     schema_problems, passed = check_schemas_fast(tree)
     problems += schema_problems
