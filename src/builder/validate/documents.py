@@ -58,10 +58,11 @@ def check_best(shown: str, doc: dict[str, Any]) -> list[Problem]:
     for gpu, conf in doc["best"].items():
         want = expected.get(gpu)
         if want is not None and conf != want:
-            msg = f"expected the lowest-energy configuration under the deadline, {_name(want)}, found {_name(conf)}"
+            named = name_of(want)
+            msg = f"expected the lowest-energy configuration under the deadline, {named}, found {name_of(conf)}"
             if _key(conf) == _key(want):
                 diff = ", ".join(k for k in want if conf.get(k) != want[k])
-                msg = f"expected a copy of configuration {_name(want)}, found {diff} differing"
+                msg = f"expected a copy of configuration {name_of(want)}, found {diff} differing"
             problems.append(Problem(shown, f"/best/{gpu}", msg))
     return problems
 
@@ -70,5 +71,6 @@ def _key(conf: dict[str, Any]) -> tuple[str, int]:
     return conf["row_id"], conf["repeat"]
 
 
-def _name(conf: dict[str, Any]) -> str:
+def name_of(conf: dict[str, Any]) -> str:
+    """A configuration as messages name it: its row id and repeat."""
     return f"{conf['row_id']} repeat {conf['repeat']}"

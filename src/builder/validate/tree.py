@@ -1,11 +1,5 @@
-"""Read a published tree once, trusting nothing: every file's bytes and, for JSON, its parsed value.
-
-Only regular files are read. The tree is walked with lstat (os.scandir), never following a link;
-a symlink, FIFO, socket or device is reported, never opened. A file over MAX_FILE_BYTES, or one
-that is not a published file (a stray), is reported and never read. JSON is parsed strictly:
-UTF-8 without a BOM, no duplicate key, only finite numbers, integers within 2^53, no lone
-surrogate, and every document an object.
-"""
+"""Read a published tree once, trusting nothing: regular files only, walked by lstat without following a
+link, each within MAX_FILE_BYTES, and JSON parsed strictly into objects (builder.strictjson)."""
 
 from __future__ import annotations
 
@@ -39,6 +33,7 @@ class Tree:
 
 
 def _name_fault(name: str) -> str | None:
+    """Why a file name is not read, or None."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
@@ -63,8 +58,8 @@ class Listing:
 
 
 def scan(folder: Path, shown: str) -> Listing:
-    """Every entry below `folder` by lstat, never following a link: regular files of at most
-    MAX_FILE_BYTES are listed; anything else is a problem (shown as `shown/<path>`). Reads nothing."""
+    """Every entry below `folder` by lstat: regular files within MAX_FILE_BYTES are listed, anything else is
+    a problem (shown as `shown/<path>`). Reads nothing."""
     listing = Listing()
     try:
         top = os.lstat(folder)
@@ -106,9 +101,6 @@ def scan(folder: Path, shown: str) -> Listing:
                 listing.problems.append(Problem(_printable(f"{shown}/{rel}"), "/", fault))
     listing.files = dict(sorted(listing.files.items()))
     return listing
-
-
-# The tree.
 
 
 def load_tree(data_dir: Path) -> Tree:
