@@ -50,10 +50,8 @@ def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[
                 problems.append(Problem(shown, f"/{key}", msg))
         for key, value in doc["source"].items():
             if key not in WORKLOAD_SOURCE_KEYS and value != root["source"].get(key):
-                own = ", ".join(WORKLOAD_SOURCE_KEYS)
-                msg = (
-                    f"expected the same source.{key} as {tree.shown(root_rel)} (only {own} differ), found another value"
-                )
+                own = f"{tree.shown(root_rel)} (only {', '.join(WORKLOAD_SOURCE_KEYS)} differ)"
+                msg = f"expected the same source.{key} as {own}, found another value"
                 problems.append(Problem(shown, f"/source/{key}", msg))
     return problems
 
