@@ -29,13 +29,11 @@ class _Work(NamedTuple):
 
 
 def check_generation(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
-    """Every generation workload present: its documents, its CSV and its workload list entry."""
+    """Every generation workload present: its documents and its CSV."""
     problems: list[Problem] = []
     places = [layout.place(rel) for rel in tree.raw]
     for workload in sorted({p.workload for p in places if p and p.workload in layout.GENERATION_WORKLOADS}):
         problems += check_workload(tree, ok, workload, base_url)
-    if layout.WORKLOAD_LIST in ok:
-        problems += check_entries(tree, ok, base_url)
     return problems
 
 
@@ -187,34 +185,27 @@ def _check_csv(tree: Tree, ok: dict[str, Any], models: dict[str, Doc], complete:
     return []
 
 
-def check_entries(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
-    """Each workload list entry's kind, unit and latency rule; a generation entry's counts and URLs."""
-    shown, listed = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
-    problems = []
-    for i, entry in enumerate(listed["workloads"]):
-        workload, at = entry["id"], f"/workloads/{i}"
-        index = ok.get(layout.index_rel(workload))
-        if workload not in layout.GENERATION_WORKLOADS:
-            want = {"kind": "llm", "latency_metric": "median_itl_ms"}
-            if index is not None and "itl_deadline_ms" in index:
-                want |= {"unit": index["unit"], "latency_limit": index["itl_deadline_ms"]}
-        else:
-            kind = layout.GENERATION_WORKLOADS[workload]
-            want = {"kind": kind, "unit": UNIT_OF_KIND[kind], "latency_metric": LATENCY_METRIC}
-            if index is not None and "latency_limit_s" in index:
-                want |= {"latency_limit": index["latency_limit_s"], "data_url": index["source"]["data_url"]}
-            models, slugs = _own(tree, ok, workload)
-            want |= {"model_count": len(slugs)}
-            if len(models) == len(slugs):
-                want |= {"configuration_count": sum(len(m["configurations"]) for m in models.values())}
-            want |= {
-                "index_url": layout.document_url(base_url, listed["version"], layout.index_rel(workload)),
-                "models_url": layout.document_url(base_url, listed["version"], layout.model_list_rel(workload)),
-            }
-        for key, value in want.items():
-            if entry.get(key) != value:
-                problems.append(Problem(shown, f"{at}/{key}", f"expected {value!r}, found {entry.get(key)!r}"))
-    return problems
+def entry_facts(tree: Tree, ok: dict[str, Any], workload: str, base_url: str, version: str) -> dict[str, Any]:
+    """What a workload list entry must say of its kind, unit and latency rule; of a generation workload,
+    also its counts and URLs."""
+    index = ok.get(layout.index_rel(workload))
+    if workload not in layout.GENERATION_WORKLOADS:
+        want = {"kind": "llm", "latency_metric": "median_itl_ms"}
+        if index is not None and "itl_deadline_ms" in index:
+            want |= {"unit": index["unit"], "latency_limit": index["itl_deadline_ms"]}
+        return want
+    kind = layout.GENERATION_WORKLOADS[workload]
+    want = {"kind": kind, "unit": UNIT_OF_KIND[kind], "latency_metric": LATENCY_METRIC}
+    if index is not None and "latency_limit_s" in index:
+        want |= {"latency_limit": index["latency_limit_s"], "data_url": index["source"]["data_url"]}
+    models, slugs = _own(tree, ok, workload)
+    want |= {"model_count": len(slugs)}
+    if len(models) == len(slugs):
+        want |= {"configuration_count": sum(len(m["configurations"]) for m in models.values())}
+    return want | {
+        "index_url": layout.document_url(base_url, version, layout.index_rel(workload)),
+        "models_url": layout.document_url(base_url, version, layout.model_list_rel(workload)),
+    }
 
 
 def _first_difference(have: list[Any], want: list[Any]) -> str:

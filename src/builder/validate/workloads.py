@@ -10,6 +10,7 @@ from builder.errors import Problem
 from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.transform import workload_urls
 from builder.validate.crossfile import reference_document
+from builder.validate.generation import entry_facts
 from builder.validate.tree import Tree
 
 SHARED_ACROSS = ("version", "unit", "itl_deadline_ms", "caveat", "boundary", "selection")
@@ -83,7 +84,8 @@ def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]
 def check_workload_list(
     tree: Tree, ok: dict[str, Any], groups: dict[str, tuple[dict[str, Any], set[str]]], base_url: str
 ) -> list[Problem]:
-    """workloads.json lists every workload present, once, text conversation first, with its true counts and URLs."""
+    """workloads.json lists every workload present, once, text conversation first, with its kind, unit,
+    latency rule, true counts and URLs."""
     shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
     entries = doc["workloads"]
     ids = [entry["id"] for entry in entries]
@@ -96,11 +98,14 @@ def check_workload_list(
             problems.append(Problem(shown, "/workloads", msg))
     for i, entry in enumerate(entries):
         workload, at = entry["id"], f"/workloads/{i}"
+        for key, value in entry_facts(tree, ok, workload, base_url, doc["version"]).items():
+            if entry.get(key) != value:
+                problems.append(Problem(shown, f"{at}/{key}", f"expected {value!r}, found {entry.get(key)!r}"))
         if workload in ids[:i]:
             problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
             continue
         if workload in layout.GENERATION_WORKLOADS:
-            continue  # its entry is checked by builder.validate.generation
+            continue  # entry_facts holds all it must say
         docs, slugs = groups.get(workload, ({}, set()))
         for rel in (layout.index_rel(workload), layout.model_list_rel(workload)):
             if rel not in tree.docs:
