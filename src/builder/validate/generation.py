@@ -13,7 +13,7 @@ from builder.generation import control_characters
 from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
 from builder.slug import slugify
 from builder.transform import best_by_gpu
-from builder.validate.crossfile import check_reference_row
+from builder.validate.crossfile import ENTRY_FROM_DOC, check_reference_row
 from builder.validate.tree import Tree
 
 Doc = dict[str, Any]
@@ -28,36 +28,21 @@ class _Work(NamedTuple):
     kind: str
 
 
-def check_generation(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
-    """Every generation workload present: its documents and its CSV."""
-    problems: list[Problem] = []
-    places = [layout.place(rel) for rel in tree.raw]
-    for workload in sorted({p.workload for p in places if p and p.workload in layout.GENERATION_WORKLOADS}):
-        problems += check_workload(tree, ok, workload, base_url)
-    return problems
+def _models(docs: dict[str, Doc]) -> dict[str, Doc]:
+    """The generation model documents among a workload's documents, by path."""
+    return {rel: doc for rel, doc in docs.items() if (found := layout.place(rel)) and found.kind == "generation-model"}
 
 
-def _own(tree: Tree, ok: dict[str, Any], workload: str) -> tuple[dict[str, Doc], set[str]]:
-    """The workload's model documents that passed their schema (by path), and the slugs of all of them."""
-    models, slugs = {}, set()
-    for rel in tree.docs:
-        found = layout.place(rel)
-        if found and found.kind == "generation-model" and found.workload == workload:
-            slugs.add(found.slug or "")
-            if rel in ok:
-                models[rel] = ok[rel]
-    return models, slugs
-
-
-def check_workload(tree: Tree, ok: dict[str, Any], workload: str, base_url: str) -> list[Problem]:
-    """One generation workload's model documents, index, model list and CSV."""
+def check_workload(tree: Tree, workload: str, docs: dict[str, Doc], slugs: set[str], base_url: str) -> list[Problem]:
+    """One generation workload's model documents, index, model list and CSV (`docs`: those that passed their
+    schema; `slugs`: of every model document present)."""
     work = _Work(workload, layout.GENERATION_WORKLOADS[workload])
-    models, slugs = _own(tree, ok, workload)
+    models = _models(docs)
     problems = [p for rel, doc in sorted(models.items()) for p in check_model(tree.shown(rel), rel, doc, work)]
     complete = len(models) == len(slugs)
     ordered = [models[rel] for rel in sorted(models, key=lambda r: models[r]["slug"])]
     index_rel, list_rel = layout.index_rel(workload), layout.model_list_rel(workload)
-    index = ok.get(index_rel)
+    index = docs.get(index_rel)
     if index is not None:
         shown = tree.shown(index_rel)
         problems += _same_header(shown, index, ordered, work)
@@ -66,12 +51,12 @@ def check_workload(tree: Tree, ok: dict[str, Any], workload: str, base_url: str)
         if complete and index["rows"] != index_rows(ordered, work.kind):
             problems.append(Problem(shown, "/rows", _first_difference(index["rows"], index_rows(ordered, work.kind))))
         problems += check_reference_row(shown, index, "model {model!r}, GPU {gpu} x {num_gpus}")
-    listing = ok.get(list_rel)
+    listing = docs.get(list_rel)
     if listing is not None and complete:
         version = listing["version"]
         want = [
             {
-                **{k: m[k] for k in ("slug", "name", "model_id", "params_b", "active_params_b", "gpus")},
+                **{k: m[k] for k in ("slug", *ENTRY_FROM_DOC)},
                 "url": layout.model_url(base_url, version, m["slug"], workload),
                 "page": layout.page_url(base_url, m["slug"], workload),
             }
@@ -83,7 +68,7 @@ def check_workload(tree: Tree, ok: dict[str, Any], workload: str, base_url: str)
         if listing["kind"] != work.kind:
             msg = f"expected {work.kind!r}, found {listing['kind']!r}"
             problems.append(Problem(tree.shown(list_rel), "/kind", msg))
-    problems += _check_csv(tree, ok, models, complete, work)
+    problems += _check_csv(tree, models, complete, work)
     return problems
 
 
@@ -168,7 +153,7 @@ def physics_faults(conf: Doc, kind: str, limit_s: float) -> list[tuple[str, str]
     return faults
 
 
-def _check_csv(tree: Tree, ok: dict[str, Any], models: dict[str, Doc], complete: bool, work: _Work) -> list[Problem]:
+def _check_csv(tree: Tree, models: dict[str, Doc], complete: bool, work: _Work) -> list[Problem]:
     rel = csv_rel(work.id)
     shown = tree.shown(rel)
     if rel not in tree.raw:
@@ -185,10 +170,10 @@ def _check_csv(tree: Tree, ok: dict[str, Any], models: dict[str, Doc], complete:
     return []
 
 
-def entry_facts(tree: Tree, ok: dict[str, Any], workload: str, base_url: str, version: str) -> dict[str, Any]:
+def entry_facts(workload: str, docs: dict[str, Doc], slugs: set[str], base_url: str, version: str) -> dict[str, Any]:
     """What a workload list entry must say of its kind, unit and latency rule; of a generation workload,
-    also its counts and URLs."""
-    index = ok.get(layout.index_rel(workload))
+    also its counts and URLs (`docs` and `slugs` as check_workload takes them)."""
+    index = docs.get(layout.index_rel(workload))
     if workload not in layout.GENERATION_WORKLOADS:
         want = {"kind": "llm", "latency_metric": "median_itl_ms"}
         if index is not None and "itl_deadline_ms" in index:
@@ -198,7 +183,7 @@ def entry_facts(tree: Tree, ok: dict[str, Any], workload: str, base_url: str, ve
     want = {"kind": kind, "unit": UNIT_OF_KIND[kind], "latency_metric": LATENCY_METRIC}
     if index is not None and "latency_limit_s" in index:
         want |= {"latency_limit": index["latency_limit_s"], "data_url": index["source"]["data_url"]}
-    models, slugs = _own(tree, ok, workload)
+    models = _models(docs)
     want |= {"model_count": len(slugs)}
     if len(models) == len(slugs):
         want |= {"configuration_count": sum(len(m["configurations"]) for m in models.values())}

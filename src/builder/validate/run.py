@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from builder.errors import Problem
-from builder.layout import WORKLOAD_LIST, index_rel, is_model, model_list_rel, place
+from builder.layout import GENERATION_WORKLOADS, WORKLOAD_LIST, index_rel, is_model, model_list_rel, place
 from builder.validate.crossfile import (
     check_csv,
     check_descriptor,
@@ -18,7 +18,7 @@ from builder.validate.crossfile import (
 from builder.validate.descriptor import check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.frontier import check_frontiers
-from builder.validate.generation import check_generation
+from builder.validate.generation import check_workload
 from builder.validate.names import check_gpu_spellings, check_names
 from builder.validate.physics import check_physics
 from builder.validate.schema import check_schema_folder, check_schemas, check_schemas_fast
@@ -66,6 +66,9 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
             problems += check_dates(tree.shown(rel), doc)
     groups = group_by_workload(tree, ok)
     for workload, (docs, slugs) in groups.items():
+        if workload in GENERATION_WORKLOADS:  # text to image, text to video
+            problems += check_workload(tree, workload, docs, slugs, base_url)
+            continue
         problems += check_headers(tree, workload, docs)
         if index_rel(workload) in docs:
             problems += check_index(tree, workload, docs)
@@ -76,5 +79,4 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
         problems += check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
             problems += check_csv(tree, ok) + check_responses(tree)
-    problems += check_generation(tree, ok, base_url)  # text to image, text to video
     return problems + check_frontiers(tree, ok) + check_descriptor(tree)

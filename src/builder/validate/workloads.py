@@ -18,13 +18,13 @@ IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
 
 
 def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[str, Any], set[str]]]:
-    """Per workload present (text conversation first, then by id): its documents that passed their schema,
-    and the slugs of its model documents present, parsed or not."""
+    """Per workload with a file (text conversation first, then by id): its documents that passed their
+    schema, and the slugs of its model documents present, parsed or not."""
     groups: dict[str, tuple[dict[str, Any], set[str]]] = {layout.ROOT_WORKLOAD: ({}, set())}
-    for rel in tree.docs:
+    for rel in tree.raw:
         found = layout.place(rel)
-        if found is None or found.workload is None or found.workload in layout.GENERATION_WORKLOADS:
-            continue  # a generation workload's documents: builder.validate.generation
+        if found is None or found.workload is None:
+            continue
         docs, slugs = groups.setdefault(found.workload, ({}, set()))
         if rel in ok:
             docs[rel] = ok[rel]
@@ -42,7 +42,7 @@ def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[
     root, problems = root_docs[root_rel], []
     for workload, (docs, _) in groups.items():
         ref_rel = reference_document(workload, docs)
-        if workload == layout.ROOT_WORKLOAD or ref_rel is None:
+        if workload in (layout.ROOT_WORKLOAD, *layout.GENERATION_WORKLOADS) or ref_rel is None:
             continue
         shown, doc = tree.shown(ref_rel), docs[ref_rel]
         for key in SHARED_ACROSS:
@@ -93,12 +93,13 @@ def check_workload_list(
     if ids[0] != layout.ROOT_WORKLOAD:
         problems.append(Problem(shown, "/workloads/0/id", f"expected {layout.ROOT_WORKLOAD} first, found {ids[0]}"))
     for workload in groups:
-        if workload not in ids:
+        if workload not in ids and workload not in layout.GENERATION_WORKLOADS:
             msg = f"expected an entry for the workload of {tree.shown(layout.index_rel(workload))}, found none"
             problems.append(Problem(shown, "/workloads", msg))
     for i, entry in enumerate(entries):
         workload, at = entry["id"], f"/workloads/{i}"
-        for key, value in entry_facts(tree, ok, workload, base_url, doc["version"]).items():
+        docs, slugs = groups.get(workload, ({}, set()))
+        for key, value in entry_facts(workload, docs, slugs, base_url, doc["version"]).items():
             if entry.get(key) != value:
                 problems.append(Problem(shown, f"{at}/{key}", f"expected {value!r}, found {entry.get(key)!r}"))
         if workload in ids[:i]:
@@ -106,7 +107,6 @@ def check_workload_list(
             continue
         if workload in layout.GENERATION_WORKLOADS:
             continue  # entry_facts holds all it must say
-        docs, slugs = groups.get(workload, ({}, set()))
         for rel in (layout.index_rel(workload), layout.model_list_rel(workload)):
             if rel not in tree.docs:
                 problems.append(Problem(shown, f"{at}/id", f"expected a file {tree.shown(rel)}, found none"))
