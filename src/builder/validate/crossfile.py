@@ -60,14 +60,14 @@ def check_headers(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Probl
     ref_rel = reference_document(workload, docs)
     if ref_rel is None:
         return []
-    ref = docs[ref_rel]
-    problems = []
-    for rel, doc in docs.items():
-        for key in SHARED:
-            if key in doc and doc[key] != ref[key]:
-                msg = f"expected the same {key} as {tree.shown(ref_rel)}, found a different value"
-                problems.append(Problem(tree.shown(rel), f"/{key}", msg))
-    return problems
+    return [p for rel, doc in docs.items() for p in same_values(tree, rel, doc, ref_rel, docs[ref_rel], SHARED)]
+
+
+def same_values(tree: Tree, rel: str, doc: Any, ref_rel: str, ref: Any, keys: tuple[str, ...]) -> list[Problem]:
+    """Each of `keys` that both documents hold has the same value in `doc` as in the reference `ref`."""
+    msg = "expected the same {} as " + tree.shown(ref_rel) + ", found a different value"
+    found = [key for key in keys if key in doc and key in ref and doc[key] != ref[key]]
+    return [Problem(tree.shown(rel), f"/{key}", msg.format(key)) for key in found]
 
 
 def check_model_list(

@@ -39,9 +39,8 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     order = [(c["gpu"], c["num_gpus"], c["max_num_seqs"]) for c in confs]
     if order != sorted(order):
         at = next(i for i, (a, b) in enumerate(pairwise(order)) if a > b) + 1
-        msg = (
-            f"expected configurations ordered by (gpu, num_gpus, max_num_seqs), found {order[at]} after {order[at - 1]}"
-        )
+        found = f"{order[at]} after {order[at - 1]}"
+        msg = f"expected configurations ordered by (gpu, num_gpus, max_num_seqs), found {found}"
         problems.append(Problem(shown, f"/configurations/{at}", msg))
     problems += check_best(shown, doc)
     return problems

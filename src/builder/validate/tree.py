@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder.errors import Problem
+from builder.errors import Problem, printable
 from builder.files import Refused, kind, read_file, too_large
 from builder.layout import CSV, DESCRIPTOR, JSON, MAX_FILE_BYTES, is_hidden, schema_for
 from builder.strictjson import StrictJSONError, json_type, parse_json
@@ -45,8 +45,7 @@ def _name_fault(name: str) -> str | None:
 
 def _printable(path: str) -> str:
     """A path safe to print: undecodable bytes and control characters escaped."""
-    raw = path.encode("utf-8", "surrogateescape")
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in raw.decode("utf-8", "backslashreplace"))
+    return printable(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
 @dataclass

@@ -9,7 +9,7 @@ from builder import layout
 from builder.errors import Problem
 from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.transform import workload_urls
-from builder.validate.crossfile import reference_document
+from builder.validate.crossfile import reference_document, same_values
 from builder.validate.generation import entry_facts
 from builder.validate.tree import Tree
 
@@ -45,10 +45,7 @@ def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[
         if workload in (layout.ROOT_WORKLOAD, *layout.GENERATION_WORKLOADS) or ref_rel is None:
             continue
         shown, doc = tree.shown(ref_rel), docs[ref_rel]
-        for key in SHARED_ACROSS:
-            if key in doc and key in root and doc[key] != root[key]:
-                msg = f"expected the same {key} as {tree.shown(root_rel)}, found a different value"
-                problems.append(Problem(shown, f"/{key}", msg))
+        problems += same_values(tree, ref_rel, doc, root_rel, root, SHARED_ACROSS)
         for key, value in doc["source"].items():
             if key not in WORKLOAD_SOURCE_KEYS and value != root["source"].get(key):
                 own = f"{tree.shown(root_rel)} (only {', '.join(WORKLOAD_SOURCE_KEYS)} differ)"
