@@ -1,4 +1,4 @@
-"""Rules across files: index vs models, model list vs documents, shared headers, the CSV, the descriptor.
+"""Rules across files: index vs models, model list vs documents, shared headers, the CSV.
 
 The per-workload rules take one workload's documents (its index, model list and model documents).
 """
@@ -11,10 +11,8 @@ from builder.csvview import configurations_csv
 from builder.errors import Problem
 from builder.layout import (
     CSV,
-    DESCRIPTOR,
     ROOT_WORKLOAD,
     WORKLOAD_LIST,
-    below,
     index_rel,
     is_model,
     model_list_rel,
@@ -25,7 +23,6 @@ from builder.layout import (
     schema_for,
     slug_of,
 )
-from builder.package import file_facts
 from builder.responses import JOULES, WH, read_responses, stated_responses
 from builder.transform import index_row
 from builder.validate.tree import Tree
@@ -173,32 +170,4 @@ def check_responses(tree: Tree) -> list[Problem]:
             conf = f"{key[1]} repeat {key[2]} of {key[0]}"
             msg = f"expected {JOULES} / 3.6 = {round(joules / 3.6, 2)} ({conf}), found {wh}"
             problems.append(Problem(tree.shown(CSV), f"line {line}, column {WH}", msg))
-    return problems
-
-
-def check_descriptor(tree: Tree) -> list[Problem]:
-    """datapackage.json lists exactly the files that exist, with their sizes and hashes."""
-    desc = tree.descriptor
-    if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
-        found_none = Problem(DESCRIPTOR, "/resources", "expected a list of resources, found none")
-        return [found_none] if desc is not None else []
-    problems = []
-    listed = set()
-    for i, res in enumerate(desc["resources"]):
-        path = res.get("path") if isinstance(res, dict) else None
-        rel = below(path, tree.data_dir)
-        if rel is None or rel not in tree.raw:
-            msg = f"expected a file of {tree.data_dir}/, found {path!r} missing"
-            problems.append(Problem(DESCRIPTOR, f"/resources/{i}/path", msg))
-            continue
-        if "hash" not in res:
-            continue  # a tabular view of a document listed with its hash elsewhere
-        listed.add(rel)
-        facts = file_facts(tree.raw[rel])
-        for key in ("bytes", "hash"):
-            if res.get(key) != facts[key]:
-                msg = f"expected {facts[key]} for {path}, found {res.get(key)}"
-                problems.append(Problem(DESCRIPTOR, f"/resources/{i}/{key}", msg))
-    for rel in sorted(set(tree.raw) - listed):
-        problems.append(Problem(tree.shown(rel), "/", f"expected a resource with a hash in {DESCRIPTOR}, found none"))
     return problems

@@ -1,5 +1,5 @@
-"""datapackage.json against what the builder generates from the tree, metadata.toml and the lock (in a
-release archive, against schemas/datapackage.schema.json), and nowhere pointing outside the package."""
+"""datapackage.json: every file listed with its size and hash, the rest equal to what the builder generates
+(in a release archive, valid against schemas/datapackage.schema.json), nothing pointing outside the package."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from typing import Any
 from builder.errors import Problem, pointer, shown
 from builder.jsonschemas import describe, load_schemas, validator
 from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, SCHEMAS, below, is_package_path
+from builder.package import file_facts
 from builder.strictjson import json_type
 from builder.validate.tree import Tree
 
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
-FACTS = ("bytes", "hash")  # their values are checked by crossfile.check_descriptor, which names the file
+FACTS = ("bytes", "hash")  # their values are checked by check_descriptor, which names the file
 LOADERS = ("$schema", "profile")  # keys that make frictionless load a profile from a path or URL
 TABLE_FORMATS = ("csv", "json")  # read from the file alone; another ("gsheets", or none) may fetch a URL
 
@@ -46,12 +47,40 @@ def check_package(
             if res.get("type") == "table" and below(res["path"], tree.data_dir) in tree.raw
         ]
     if not isinstance(desc.get("resources"), list):
-        differences = [(at, msg) for at, msg in differences if at != "/resources"]  # crossfile reports it
+        differences = [(at, msg) for at, msg in differences if at != "/resources"]  # check_descriptor reports it
     findings = sorted(unsafe) + differences
     if curated is None:  # a place already reported is not reported again in the schema's words
         reported = {at for at, _ in findings}
         findings += [(at, msg) for at, msg in against_schema(desc) if at not in reported]
     return [Problem(DESCRIPTOR, at, message) for at, message in findings], tables
+
+
+def check_descriptor(tree: Tree) -> list[Problem]:
+    """datapackage.json lists exactly the files that exist, with their sizes and hashes."""
+    desc = tree.descriptor
+    if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
+        found_none = Problem(DESCRIPTOR, "/resources", "expected a list of resources, found none")
+        return [found_none] if desc is not None else []
+    problems = []
+    listed = set()
+    for i, res in enumerate(desc["resources"]):
+        path = res.get("path") if isinstance(res, dict) else None
+        rel = below(path, tree.data_dir)
+        if rel is None or rel not in tree.raw:
+            msg = f"expected a file of {tree.data_dir}/, found {path!r} missing"
+            problems.append(Problem(DESCRIPTOR, f"/resources/{i}/path", msg))
+            continue
+        if "hash" not in res:
+            continue  # a tabular view of a document listed with its hash elsewhere
+        listed.add(rel)
+        facts = file_facts(tree.raw[rel])
+        for key in ("bytes", "hash"):
+            if res.get(key) != facts[key]:
+                msg = f"expected {facts[key]} for {path}, found {res.get(key)}"
+                problems.append(Problem(DESCRIPTOR, f"/resources/{i}/{key}", msg))
+    for rel in sorted(set(tree.raw) - listed):
+        problems.append(Problem(tree.shown(rel), "/", f"expected a resource with a hash in {DESCRIPTOR}, found none"))
+    return problems
 
 
 def derived(tree: Tree, version: Any) -> dict[str, Any]:

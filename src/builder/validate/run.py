@@ -8,14 +8,13 @@ from builder.errors import Problem
 from builder.layout import GENERATION_WORKLOADS, WORKLOAD_LIST, index_rel, is_model, model_list_rel, place
 from builder.validate.crossfile import (
     check_csv,
-    check_descriptor,
     check_files,
     check_headers,
     check_index,
     check_model_list,
     check_responses,
 )
-from builder.validate.descriptor import check_package
+from builder.validate.descriptor import check_descriptor, check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.frontier import check_frontiers
 from builder.validate.generation import check_workload
