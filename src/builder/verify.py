@@ -16,10 +16,7 @@ from builder.write import stages
 
 
 def validate_committed(data: Path) -> None:
-    """Every check of `data` and the descriptor beside it; ValidationError listing every problem.
-
-    The descriptor's curated parts must equal what metadata.toml and the lock make of them (in a release
-    archive, which has neither: schemas/datapackage.schema.json)."""
+    """Every check of `data` and the descriptor beside it; ValidationError listing every problem."""
     refuse_half_published(data)
     require_data_folder(data)
     try:
@@ -41,8 +38,8 @@ def refuse_half_published(data: Path) -> None:
 
 
 def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
-    """InputError where `data` cannot be looked up, is no folder (unless `absent_ok`, for drift), or holds
-    none of the files at a data folder's top (a home folder, /): one line, not a finding per file below."""
+    """InputError where `data` cannot be looked up, is no folder (unless `absent_ok`), or holds none of the
+    files at a data folder's top (a home folder, /): one line, not a finding per file below."""
     error = lookup_error(data)
     if error is not None:
         raise InputError(f"{data}: expected a data folder, found an error ({error})")
@@ -78,10 +75,8 @@ def _provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str
 
 
 def check_drift(data: Path, date: str) -> dict[str, str]:
-    """A unified diff per file that a fresh build of the pin (in a temporary folder) would change.
-
-    The committed tree is walked first without following links: anything but folders and regular files
-    within the size limit is refused before anything is copied."""
+    """A unified diff per file that a fresh build of the pin (in a temporary folder) would change; the
+    committed tree is refused, before anything is copied, unless it holds only folders and regular files."""
     from builder.build import build
 
     require_repo_root()
@@ -105,6 +100,7 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
 
 
 def drift_error(diffs: dict[str, str]) -> DriftError:
+    """The error naming every file that drifted."""
     problems = [Problem(name, "/", "expected the bytes a fresh build of the pin makes, found others") for name in diffs]
     return DriftError(f"{len(diffs)} file(s) differ from a fresh build: run `builder build` and commit", problems)
 

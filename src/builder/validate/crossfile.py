@@ -1,4 +1,4 @@
-"""Rules across files: index vs models, model list vs documents, shared headers, CSV, descriptor.
+"""Rules across files: index vs models, model list vs documents, shared headers, the CSV.
 
 The per-workload rules take one workload's documents (its index, model list and model documents).
 """
@@ -11,10 +11,8 @@ from builder.csvview import configurations_csv
 from builder.errors import Problem
 from builder.layout import (
     CSV,
-    DESCRIPTOR,
     ROOT_WORKLOAD,
     WORKLOAD_LIST,
-    below,
     index_rel,
     is_model,
     model_list_rel,
@@ -25,13 +23,13 @@ from builder.layout import (
     schema_for,
     slug_of,
 )
-from builder.package import file_facts
-from builder.responses import read_responses
+from builder.responses import JOULES, WH, read_responses, stated_responses
 from builder.transform import index_row
 from builder.validate.tree import Tree
 
 SHARED = ("version", "unit", "itl_deadline_ms", "source", "caveat", "boundary")
 ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
+WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
 
 
 def check_files(tree: Tree) -> list[Problem]:
@@ -59,14 +57,14 @@ def check_headers(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Probl
     ref_rel = reference_document(workload, docs)
     if ref_rel is None:
         return []
-    ref = docs[ref_rel]
-    problems = []
-    for rel, doc in docs.items():
-        for key in SHARED:
-            if key in doc and doc[key] != ref[key]:
-                msg = f"expected the same {key} as {tree.shown(ref_rel)}, found a different value"
-                problems.append(Problem(tree.shown(rel), f"/{key}", msg))
-    return problems
+    return [p for rel, doc in docs.items() for p in same_values(tree, rel, doc, ref_rel, docs[ref_rel], SHARED)]
+
+
+def same_values(tree: Tree, rel: str, doc: Any, ref_rel: str, ref: Any, keys: tuple[str, ...]) -> list[Problem]:
+    """Each of `keys` that both documents hold has the same value in `doc` as in the reference `ref`."""
+    msg = "expected the same {} as " + tree.shown(ref_rel) + ", found a different value"
+    found = [key for key in keys if key in doc and key in ref and doc[key] != ref[key]]
+    return [Problem(tree.shown(rel), f"/{key}", msg.format(key)) for key in found]
 
 
 def check_model_list(
@@ -125,27 +123,24 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
     for slug, doc in models.items():
         for gpu in doc["best"]:
             if (slug, gpu) not in seen:
-                problems.append(
-                    Problem(shown, "/rows", f"expected a row for {model_rel(slug, workload)} best[{gpu}], found none")
-                )
+                msg = f"expected a row for {model_rel(slug, workload)} best[{gpu}], found none"
+                problems.append(Problem(shown, "/rows", msg))
     energies = [r["joules_per_output_token"] for r in rows]
     for i in range(1, len(energies)):
         if energies[i] < energies[i - 1]:
-            problems.append(
-                Problem(
-                    shown,
-                    f"/rows/{i}",
-                    f"expected rows in ascending joules_per_output_token, found {energies[i]} after {energies[i - 1]}",
-                )
-            )
+            msg = f"expected rows in ascending joules_per_output_token, found {energies[i]} after {energies[i - 1]}"
+            problems.append(Problem(shown, f"/rows/{i}", msg))
+    return problems + check_reference_row(shown, index, "model {model!r}, gpu {gpu}, num_gpus {num_gpus}")
+
+
+def check_reference_row(shown: str, index: dict[str, Any], named: str) -> list[Problem]:
+    """The index's reference_row is exactly one of its rows; `named` words it from the reference_row's keys."""
     ref = index["reference_row"]
-    matches = [r for r in rows if (r["model"], r["gpu"], r["num_gpus"]) == (ref["model"], ref["gpu"], ref["num_gpus"])]
-    if len(matches) != 1:
-        named = f"model {ref['model']!r}, gpu {ref['gpu']}, num_gpus {ref['num_gpus']}"
-        problems.append(
-            Problem(shown, "/reference_row", f"expected exactly one row with {named}, found {len(matches)}")
-        )
-    return problems
+    key = ("model", "gpu", "num_gpus")
+    found = sum(tuple(row[k] for k in key) == tuple(ref[k] for k in key) for row in index["rows"])
+    if found == 1:
+        return []
+    return [Problem(shown, "/reference_row", f"expected exactly one row with {named.format(**ref)}, found {found}")]
 
 
 def check_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
@@ -166,35 +161,13 @@ def check_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     return [Problem(shown, f"line {at}", f"expected {what} ({len(want) - 1} lines), found {len(found) - 1}")]
 
 
-def check_descriptor(tree: Tree) -> list[Problem]:
-    """datapackage.json lists exactly the files that exist, with their sizes and hashes."""
-    desc = tree.descriptor
-    if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
-        return (
-            [Problem(DESCRIPTOR, "/resources", "expected a list of resources, found none")] if desc is not None else []
-        )
-    prefix = f"{tree.data_dir}/"
+def check_responses(tree: Tree) -> list[Problem]:
+    """Each CSV row's wh_per_thousand_responses is its joules_per_response / 3.6, within rounding (the J
+    column is upstream's energy_per_request_joules, which `builder drift` checks)."""
     problems = []
-    listed = set()
-    for i, res in enumerate(desc["resources"]):
-        path = res.get("path") if isinstance(res, dict) else None
-        rel = below(path, tree.data_dir)
-        if rel is None or rel not in tree.raw:
-            problems.append(
-                Problem(DESCRIPTOR, f"/resources/{i}/path", f"expected a file of {prefix}, found {path!r} missing")
-            )
-            continue
-        if "hash" not in res:
-            continue  # a tabular view of a document listed with its hash elsewhere
-        listed.add(rel)
-        facts = file_facts(tree.raw[rel])
-        for key in ("bytes", "hash"):
-            if res.get(key) != facts[key]:
-                problems.append(
-                    Problem(
-                        DESCRIPTOR, f"/resources/{i}/{key}", f"expected {facts[key]} for {path}, found {res.get(key)}"
-                    )
-                )
-    for rel in sorted(set(tree.raw) - listed):
-        problems.append(Problem(tree.shown(rel), "/", f"expected a resource with a hash in {DESCRIPTOR}, found none"))
+    for line, key, (joules, wh) in stated_responses(tree.raw.get(CSV, b"")):
+        if abs(wh - joules / 3.6) > WH_SLACK:
+            conf = f"{key[1]} repeat {key[2]} of {key[0]}"
+            msg = f"expected {JOULES} / 3.6 = {round(joules / 3.6, 2)} ({conf}), found {wh}"
+            problems.append(Problem(tree.shown(CSV), f"line {line}, column {WH}", msg))
     return problems

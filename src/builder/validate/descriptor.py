@@ -1,36 +1,22 @@
-"""datapackage.json checked in full, beyond the sizes and hashes that crossfile.check_descriptor checks.
-
-Every resource must point inside the package, name no profile or schema to load, and, with `$schema`
-and `version`, equal what the builder generates from the tree; the curated keys must equal what
-metadata.toml and the lock make of them (in a release archive, which has neither, the descriptor
-must pass schemas/datapackage.schema.json). Each difference is one Problem at a JSON pointer.
-"""
+"""datapackage.json: every file listed with its size and hash, the rest equal to what the builder generates
+(in a release archive, valid against schemas/datapackage.schema.json), nothing pointing outside the package."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from builder.errors import Problem, shown
-from builder.layout import (
-    CSV,
-    DESCRIPTOR,
-    DESCRIPTOR_SCHEMA,
-    INDEX,
-    MODEL_LIST,
-    SCHEMAS,
-    below,
-    is_package_path,
-)
+from builder.errors import Problem, pointer, shown
+from builder.jsonschemas import describe, load_schemas, validator
+from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, SCHEMAS, below, is_package_path
+from builder.package import file_facts
 from builder.strictjson import json_type
 from builder.validate.tree import Tree
 
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
-FACTS = ("bytes", "hash")  # their values are checked by crossfile.check_descriptor, which names the file
+FACTS = ("bytes", "hash")  # their values are checked by check_descriptor, which names the file
 LOADERS = ("$schema", "profile")  # keys that make frictionless load a profile from a path or URL
-# What a table's format may be: ones frictionless reads from the file alone (the builder writes these
-# two). Another format can fetch: "gsheets", or none on a path that names Google Sheets, reads a URL.
-TABLE_FORMATS = ("csv", "json")
+TABLE_FORMATS = ("csv", "json")  # read from the file alone; another ("gsheets", or none) may fetch a URL
 
 Finding = tuple[str, str]  # (JSON pointer, message)
 
@@ -38,10 +24,8 @@ Finding = tuple[str, str]  # (JSON pointer, message)
 def check_package(
     tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
 ) -> tuple[list[Problem], list[dict[str, Any]]]:
-    """Every problem of the descriptor beyond sizes and hashes, and the generated tables frictionless
-    may check: those whose file was read, and none unless the descriptor's resources equal the
-    generated ones. `curated` is package.curated_parts of metadata.toml and the lock, or None in a
-    release archive."""
+    """Every problem of the descriptor beyond sizes and hashes, and the generated tables whose file was read
+    (none unless its resources are the generated ones). `curated`: package.curated_parts, None in an archive."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
         return [], []  # unreadable or not an object: reported when the tree was read
@@ -63,7 +47,7 @@ def check_package(
             if res.get("type") == "table" and below(res["path"], tree.data_dir) in tree.raw
         ]
     if not isinstance(desc.get("resources"), list):
-        differences = [(at, msg) for at, msg in differences if at != "/resources"]  # crossfile reports it
+        differences = [(at, msg) for at, msg in differences if at != "/resources"]  # check_descriptor reports it
     findings = sorted(unsafe) + differences
     if curated is None:  # a place already reported is not reported again in the schema's words
         reported = {at for at, _ in findings}
@@ -71,10 +55,37 @@ def check_package(
     return [Problem(DESCRIPTOR, at, message) for at, message in findings], tables
 
 
+def check_descriptor(tree: Tree) -> list[Problem]:
+    """datapackage.json lists exactly the files that exist, with their sizes and hashes."""
+    desc = tree.descriptor
+    if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
+        found_none = Problem(DESCRIPTOR, "/resources", "expected a list of resources, found none")
+        return [found_none] if desc is not None else []
+    problems = []
+    listed = set()
+    for i, res in enumerate(desc["resources"]):
+        path = res.get("path") if isinstance(res, dict) else None
+        rel = below(path, tree.data_dir)
+        if rel is None or rel not in tree.raw:
+            msg = f"expected a file of {tree.data_dir}/, found {path!r} missing"
+            problems.append(Problem(DESCRIPTOR, f"/resources/{i}/path", msg))
+            continue
+        if "hash" not in res:
+            continue  # a tabular view of a document listed with its hash elsewhere
+        listed.add(rel)
+        facts = file_facts(tree.raw[rel])
+        for key in ("bytes", "hash"):
+            if res.get(key) != facts[key]:
+                msg = f"expected {facts[key]} for {path}, found {res.get(key)}"
+                problems.append(Problem(DESCRIPTOR, f"/resources/{i}/{key}", msg))
+    for rel in sorted(set(tree.raw) - listed):
+        problems.append(Problem(tree.shown(rel), "/", f"expected a resource with a hash in {DESCRIPTOR}, found none"))
+    return problems
+
+
 def derived(tree: Tree, version: Any) -> dict[str, Any]:
     """The descriptor's keys that the tree determines, as the builder would write them."""
     from builder.package import derived_parts
-    from builder.validate.schema import load_schemas
 
     files = dict(tree.raw)
     for rel in (INDEX, MODEL_LIST, CSV):
@@ -86,8 +97,8 @@ def derived(tree: Tree, version: Any) -> dict[str, Any]:
 
 
 def check_refs(desc: dict[str, Any]) -> list[Finding]:
-    """Every resource path, jsonSchema, schema and dialect that would make a reader open something
-    outside the package, or load a schema or profile from a path or URL."""
+    """Every resource path, jsonSchema, schema and dialect that would make a reader open something outside
+    the package, or load a schema or profile from a path or URL."""
     resources = desc.get("resources")
     if not isinstance(resources, list):
         return []
@@ -197,8 +208,6 @@ def _compare_resources(want: list[dict[str, Any]], found: list[Any]) -> Iterator
 def against_schema(desc: dict[str, Any]) -> list[Finding]:
     """The descriptor against schemas/datapackage.schema.json (a release archive's check)."""
     from jsonschema.exceptions import best_match
-
-    from builder.validate.schema import describe, pointer, validator
 
     findings = []
     for error in validator(DESCRIPTOR_SCHEMA).iter_errors(desc):

@@ -39,9 +39,8 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     order = [(c["gpu"], c["num_gpus"], c["max_num_seqs"]) for c in confs]
     if order != sorted(order):
         at = next(i for i, (a, b) in enumerate(pairwise(order)) if a > b) + 1
-        msg = (
-            f"expected configurations ordered by (gpu, num_gpus, max_num_seqs), found {order[at]} after {order[at - 1]}"
-        )
+        found = f"{order[at]} after {order[at - 1]}"
+        msg = f"expected configurations ordered by (gpu, num_gpus, max_num_seqs), found {found}"
         problems.append(Problem(shown, f"/configurations/{at}", msg))
     problems += check_best(shown, doc)
     return problems
@@ -58,10 +57,11 @@ def check_best(shown: str, doc: dict[str, Any]) -> list[Problem]:
     for gpu, conf in doc["best"].items():
         want = expected.get(gpu)
         if want is not None and conf != want:
-            msg = f"expected the lowest-energy configuration under the deadline, {_name(want)}, found {_name(conf)}"
+            named = name_of(want)
+            msg = f"expected the lowest-energy configuration under the deadline, {named}, found {name_of(conf)}"
             if _key(conf) == _key(want):
                 diff = ", ".join(k for k in want if conf.get(k) != want[k])
-                msg = f"expected a copy of configuration {_name(want)}, found {diff} differing"
+                msg = f"expected a copy of configuration {name_of(want)}, found {diff} differing"
             problems.append(Problem(shown, f"/best/{gpu}", msg))
     return problems
 
@@ -70,5 +70,6 @@ def _key(conf: dict[str, Any]) -> tuple[str, int]:
     return conf["row_id"], conf["repeat"]
 
 
-def _name(conf: dict[str, Any]) -> str:
+def name_of(conf: dict[str, Any]) -> str:
+    """A configuration as messages name it: its row id and repeat."""
     return f"{conf['row_id']} repeat {conf['repeat']}"

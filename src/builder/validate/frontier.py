@@ -1,19 +1,17 @@
 """Each workload's frontier.json against its model documents: entries, dominance and best_under.
 
-The documents publish rounded values, and rounding never reverses an order, only makes ties. So
-a frontier entry is reported dominated only when another configuration is strictly lower on both
-energy and latency; a configuration is reported missing only when no other is lower or equal on
-both; and a best_under entry only when a configuration that surely qualifies beats it.
+Rounding never reverses an order, only makes ties: an entry is dominated only by a configuration strictly
+lower on both energy and latency, and one is missing only when no other is lower or equal on both.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from builder.errors import Problem
+from builder.errors import Problem, pointer
 from builder.frontier import ENTRY_KEYS
 from builder.layout import frontier_rel, model_list_rel, model_rel, place
-from builder.validate.schema import pointer
+from builder.validate.documents import name_of
 from builder.validate.tree import Tree
 
 Conf = dict[str, Any]
@@ -75,9 +73,8 @@ def _check_gpu(shown: str, where: str, source: str, held: dict[str, Any], confs:
         if conf is None:
             continue
         if any(c is conf for c in front):
-            problems.append(
-                Problem(shown, f"{where}/frontier/{j}", f"expected each configuration once, found {_name(conf)} again")
-            )
+            msg = f"expected each configuration once, found {name_of(conf)} again"
+            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
             continue
         if front and conf["median_itl_ms"] < front[-1]["median_itl_ms"]:
             msg = f"expected median_itl_ms ascending, found {conf['median_itl_ms']} after {front[-1]['median_itl_ms']}"
@@ -85,12 +82,12 @@ def _check_gpu(shown: str, where: str, source: str, held: dict[str, Any], confs:
         front.append(conf)
         better = next((c for c in confs if _below(c, conf)), None)
         if better is not None:
-            msg = f"expected a configuration no other dominates, found {_name(conf)} dominated by {_name(better)}"
+            msg = f"expected a configuration no other dominates, found {name_of(conf)} dominated by {name_of(better)}"
             problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
     on_front = {id(c) for c in front}
     for conf in confs:
         if id(conf) not in on_front and not any(_at_or_below(c, conf) for c in confs if c is not conf):
-            msg = f"expected every undominated configuration, found {_name(conf)} ({source}) missing"
+            msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
             problems.append(Problem(shown, f"{where}/frontier", msg))
     for target, entry in held["best_under"].items():
         at = f"{where}/best_under/{target}"
@@ -98,18 +95,18 @@ def _check_gpu(shown: str, where: str, source: str, held: dict[str, Any], confs:
         want = min(surely, key=lambda c: c["joules_per_output_token"], default=None)  # the first on a tie
         if entry is None:
             if want is not None:
-                msg = f"expected {_name(want)} (the lowest energy under {target} ms), found null"
+                msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found null"
                 problems.append(Problem(shown, at, msg))
             continue
         conf = _matching(shown, at, source, entry, keyed, problems)
         if conf is None:
             continue
         if conf["median_itl_ms"] > float(target):
-            found_itl = f"{_name(conf)} at {conf['median_itl_ms']}"
+            found_itl = f"{name_of(conf)} at {conf['median_itl_ms']}"
             msg = f"expected a configuration with median_itl_ms <= {target}, found {found_itl}"
             problems.append(Problem(shown, at, msg))
         elif want is not None and _rank(want, confs) < _rank(conf, confs):
-            msg = f"expected {_name(want)} (the lowest energy under {target} ms), found {_name(conf)}"
+            msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found {name_of(conf)}"
             problems.append(Problem(shown, at, msg))
     return problems
 
@@ -125,7 +122,7 @@ def _matching(
         return None
     for key in ENTRY_KEYS:
         if entry[key] != conf[key]:
-            msg = f"expected {conf[key]!r} as in {source} {_name(conf)}, found {entry[key]!r}"
+            msg = f"expected {conf[key]!r} as in {source} {name_of(conf)}, found {entry[key]!r}"
             problems.append(Problem(shown, f"{at}/{key}", msg))
     return conf
 
@@ -143,7 +140,3 @@ def _at_or_below(a: Conf, b: Conf) -> bool:
 def _rank(conf: Conf, confs: list[Conf]) -> tuple[float, int]:
     """How `best` orders candidates: energy, then configuration order."""
     return conf["joules_per_output_token"], next(i for i, c in enumerate(confs) if c is conf)
-
-
-def _name(conf: Conf) -> str:
-    return f"{conf['row_id']} repeat {conf['repeat']}"

@@ -18,9 +18,8 @@ def check_names(path: str, doc: dict[str, Any]) -> list[Problem]:
         found = f"expected the slug of its name, {shown(slugify(doc['name']))}, found {shown(doc['slug'])}"
         problems.append(Problem(path, "/slug", found))
     if is_reserved_slug(doc["slug"]):
-        problems.append(
-            Problem(path, "/slug", f"expected a slug Windows allows as a file name, found {shown(doc['slug'])}")
-        )
+        msg = f"expected a slug Windows allows as a file name, found {shown(doc['slug'])}"
+        problems.append(Problem(path, "/slug", msg))
     return problems
 
 

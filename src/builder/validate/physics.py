@@ -1,9 +1,5 @@
-"""The physics of each published configuration: units, rates, percentiles, layout, deadline.
-
-Every law is written so that it fails on NaN or an infinity: `not (a <= b)` rather than `a > b`
-(every comparison with NaN is false), and every number is first required to be finite. Strict
-parsing already refuses non-finite numbers; these checks do not rely on it.
-"""
+"""The physics of each published configuration: units, rates, percentiles, layout, deadline. Every law
+fails on NaN or an infinity by itself (`not (a <= b)`, never `a > b`), and every number must be finite."""
 
 from __future__ import annotations
 
@@ -21,10 +17,12 @@ PERCENTILES = ("median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms")
 
 
 def is_number(value: Any) -> bool:
+    """A JSON number: an int or float, never a bool."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def finite(*values: Any) -> bool:
+    """Whether every value is a finite number."""
     for value in values:
         if not isinstance(value, (int, float)) or value.__class__ is bool or not math.isfinite(value):
             return False

@@ -5,22 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from builder.errors import Problem
-from builder.layout import WORKLOAD_LIST, index_rel, is_model, model_list_rel, place
+from builder.layout import GENERATION_WORKLOADS, WORKLOAD_LIST, index_rel, is_model, model_list_rel, place
 from builder.validate.crossfile import (
     check_csv,
-    check_descriptor,
     check_files,
     check_headers,
     check_index,
     check_model_list,
+    check_responses,
 )
-from builder.validate.descriptor import check_package
+from builder.validate.descriptor import check_descriptor, check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.frontier import check_frontiers
-from builder.validate.generation import check_generation
+from builder.validate.generation import check_workload
 from builder.validate.names import check_gpu_spellings, check_names
 from builder.validate.physics import check_physics
-from builder.validate.responses import check_responses
 from builder.validate.schema import check_schema_folder, check_schemas, check_schemas_fast
 from builder.validate.tables import check_tables
 from builder.validate.tree import Tree
@@ -34,8 +33,7 @@ def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -
 
 
 def check_rules(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
-    """Every check but frictionless's: jsonschema, the rules and the descriptor; with the generated
-    tables frictionless may check (descriptor.check_package, which `curated` is for)."""
+    """Every check but frictionless's, and the generated tables it may check (`curated`: see check_package)."""
     problems = [*tree.problems, *check_files(tree), *check_schema_folder(tree.root)]
     schema_problems, passed = check_schemas(tree)
     problems += schema_problems
@@ -45,9 +43,8 @@ def check_rules(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> tu
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
-    """The build's check of what it just made: the schemas by their fastjsonschema compilation
-    (jsonschema only explains failures), every other rule, and no frictionless (its tables
-    are generated from the same schemas)."""
+    """The build's check of what it just made: fastjsonschema first (jsonschema explains failures), every
+    other rule, and no frictionless (its tables are generated from the same schemas)."""
     problems = [*tree.problems, *check_files(tree)]
     schema_problems, passed = check_schemas_fast(tree)
     problems += schema_problems
@@ -68,6 +65,9 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
             problems += check_dates(tree.shown(rel), doc)
     groups = group_by_workload(tree, ok)
     for workload, (docs, slugs) in groups.items():
+        if workload in GENERATION_WORKLOADS:  # text to image, text to video
+            problems += check_workload(tree, workload, docs, slugs, base_url)
+            continue
         problems += check_headers(tree, workload, docs)
         if index_rel(workload) in docs:
             problems += check_index(tree, workload, docs)
@@ -78,5 +78,4 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
         problems += check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
             problems += check_csv(tree, ok) + check_responses(tree)
-    problems += check_generation(tree, ok, base_url)  # text to image, text to video
     return problems + check_frontiers(tree, ok) + check_descriptor(tree)

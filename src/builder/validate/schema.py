@@ -1,9 +1,5 @@
-"""JSON Schema (draft 2020-12) checks of every document, $refs resolved offline by $id.
-
-Each schema is resolved once into a self-contained schema and compiled once into a validator;
-a document is checked with is_valid, and only a failing one has its errors collected. The build's
-self-check runs the same schemas compiled by fastjsonschema first (benchmarks/README.md says why).
-"""
+"""JSON Schema (draft 2020-12) checks of every document by jsonschema, with validators compiled once; the
+build's self-check runs fastjsonschema first (benchmarks/README.md says why)."""
 
 from __future__ import annotations
 
@@ -15,13 +11,12 @@ from jsonschema import Draft202012Validator
 
 from builder.errors import Problem, pointer, shown
 from builder.files import Refused, read_file
-from builder.jsonschemas import describe, load_schemas, read_schemas, schema_problems, schemas_folder, validator
+from builder.jsonschemas import load_schemas, read_schemas, schema_problems, schemas_folder, validator
 from builder.layout import SCHEMAS, schema_for
 from builder.strictjson import StrictJSONError, parse_json
 from builder.validate.tree import Tree
 
-__all__ = ["check_schema_folder", "check_schemas", "check_schemas_fast", "describe", "fast_validator", "load_schemas"]
-__all__ += ["pointer", "schema_for", "validator"]
+__all__ = ["check_schema_folder", "check_schemas", "check_schemas_fast", "fast_validator", "load_schemas", "validator"]
 
 
 def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
@@ -49,8 +44,8 @@ def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
 
 
 def check_schema_folder(root: Path) -> list[Problem]:
-    """In a release archive, each file of its schemas/ that differs from the builder's own schemas (the
-    documents are checked against those): one problem a file, at the first differing pointer."""
+    """In a release archive, each file of its schemas/ that differs from the builder's own (the documents
+    are checked against those): one problem a file, at the first differing pointer."""
     own_folder = schemas_folder()
     if own_folder == SCHEMAS:  # a repository: its schemas/ are the curated ones
         return []
@@ -96,11 +91,8 @@ def first_difference(own: Any, theirs: Any, at: tuple[Any, ...] = ()) -> tuple[A
 
 @cache
 def fast_validator(name: str) -> Any:
-    """The same resolved schema compiled to Python by fastjsonschema: much faster, first error only.
-
-    The keywords our schemas use mean the same in draft 7, which fastjsonschema implements;
-    formats are checked by the same functions jsonschema uses.
-    """
+    """The same resolved schema compiled by fastjsonschema as draft 7 (our keywords mean the same there),
+    with jsonschema's format functions: much faster, first error only."""
     import datetime as dt
 
     import fastjsonschema

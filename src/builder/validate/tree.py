@@ -1,11 +1,5 @@
-"""Read a published tree once, trusting nothing: every file's bytes and, for JSON, its parsed value.
-
-Only regular files are read. The tree is walked with lstat (os.scandir), never following a link;
-a symlink, FIFO, socket or device is reported, never opened. A file over MAX_FILE_BYTES, or one
-that is not a published file (a stray), is reported and never read. JSON is parsed strictly:
-UTF-8 without a BOM, no duplicate key, only finite numbers, integers within 2^53, no lone
-surrogate, and every document an object.
-"""
+"""Read a published tree once, trusting nothing: regular files only, walked by lstat without following a
+link, each within MAX_FILE_BYTES, and JSON parsed strictly into objects (builder.strictjson)."""
 
 from __future__ import annotations
 
@@ -15,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder.errors import Problem
+from builder.errors import Problem, printable
 from builder.files import Refused, kind, read_file, too_large
 from builder.layout import CSV, DESCRIPTOR, JSON, MAX_FILE_BYTES, is_hidden, schema_for
 from builder.strictjson import StrictJSONError, json_type, parse_json
@@ -39,6 +33,7 @@ class Tree:
 
 
 def _name_fault(name: str) -> str | None:
+    """Why a file name is not read, or None."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
@@ -50,8 +45,7 @@ def _name_fault(name: str) -> str | None:
 
 def _printable(path: str) -> str:
     """A path safe to print: undecodable bytes and control characters escaped."""
-    raw = path.encode("utf-8", "surrogateescape")
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in raw.decode("utf-8", "backslashreplace"))
+    return printable(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
 @dataclass
@@ -63,8 +57,8 @@ class Listing:
 
 
 def scan(folder: Path, shown: str) -> Listing:
-    """Every entry below `folder` by lstat, never following a link: regular files of at most
-    MAX_FILE_BYTES are listed; anything else is a problem (shown as `shown/<path>`). Reads nothing."""
+    """Every entry below `folder` by lstat: regular files within MAX_FILE_BYTES are listed, anything else is
+    a problem (shown as `shown/<path>`). Reads nothing."""
     listing = Listing()
     try:
         top = os.lstat(folder)
@@ -106,9 +100,6 @@ def scan(folder: Path, shown: str) -> Listing:
                 listing.problems.append(Problem(_printable(f"{shown}/{rel}"), "/", fault))
     listing.files = dict(sorted(listing.files.items()))
     return listing
-
-
-# The tree.
 
 
 def load_tree(data_dir: Path) -> Tree:

@@ -9,7 +9,8 @@ from builder import layout
 from builder.errors import Problem
 from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.transform import workload_urls
-from builder.validate.crossfile import reference_document
+from builder.validate.crossfile import reference_document, same_values
+from builder.validate.generation import entry_facts
 from builder.validate.tree import Tree
 
 SHARED_ACROSS = ("version", "unit", "itl_deadline_ms", "caveat", "boundary", "selection")
@@ -17,13 +18,13 @@ IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
 
 
 def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[str, Any], set[str]]]:
-    """Per workload present (text conversation first, then by id): its documents that passed their schema,
-    and the slugs of its model documents present, parsed or not."""
+    """Per workload with a file (text conversation first, then by id): its documents that passed their
+    schema, and the slugs of its model documents present, parsed or not."""
     groups: dict[str, tuple[dict[str, Any], set[str]]] = {layout.ROOT_WORKLOAD: ({}, set())}
-    for rel in tree.docs:
+    for rel in tree.raw:
         found = layout.place(rel)
-        if found is None or found.workload is None or found.workload in layout.GENERATION_WORKLOADS:
-            continue  # a generation workload's documents: builder.validate.generation
+        if found is None or found.workload is None:
+            continue
         docs, slugs = groups.setdefault(found.workload, ({}, set()))
         if rel in ok:
             docs[rel] = ok[rel]
@@ -41,19 +42,14 @@ def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[
     root, problems = root_docs[root_rel], []
     for workload, (docs, _) in groups.items():
         ref_rel = reference_document(workload, docs)
-        if workload == layout.ROOT_WORKLOAD or ref_rel is None:
+        if workload in (layout.ROOT_WORKLOAD, *layout.GENERATION_WORKLOADS) or ref_rel is None:
             continue
         shown, doc = tree.shown(ref_rel), docs[ref_rel]
-        for key in SHARED_ACROSS:
-            if key in doc and key in root and doc[key] != root[key]:
-                msg = f"expected the same {key} as {tree.shown(root_rel)}, found a different value"
-                problems.append(Problem(shown, f"/{key}", msg))
+        problems += same_values(tree, ref_rel, doc, root_rel, root, SHARED_ACROSS)
         for key, value in doc["source"].items():
             if key not in WORKLOAD_SOURCE_KEYS and value != root["source"].get(key):
-                own = ", ".join(WORKLOAD_SOURCE_KEYS)
-                msg = (
-                    f"expected the same source.{key} as {tree.shown(root_rel)} (only {own} differ), found another value"
-                )
+                own = f"{tree.shown(root_rel)} (only {', '.join(WORKLOAD_SOURCE_KEYS)} differ)"
+                msg = f"expected the same source.{key} as {own}, found another value"
                 problems.append(Problem(shown, f"/source/{key}", msg))
     return problems
 
@@ -85,7 +81,8 @@ def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]
 def check_workload_list(
     tree: Tree, ok: dict[str, Any], groups: dict[str, tuple[dict[str, Any], set[str]]], base_url: str
 ) -> list[Problem]:
-    """workloads.json lists every workload present, once, text conversation first, with its true counts and URLs."""
+    """workloads.json lists every workload present, once, text conversation first, with its kind, unit,
+    latency rule, true counts and URLs."""
     shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
     entries = doc["workloads"]
     ids = [entry["id"] for entry in entries]
@@ -93,17 +90,20 @@ def check_workload_list(
     if ids[0] != layout.ROOT_WORKLOAD:
         problems.append(Problem(shown, "/workloads/0/id", f"expected {layout.ROOT_WORKLOAD} first, found {ids[0]}"))
     for workload in groups:
-        if workload not in ids:
+        if workload not in ids and workload not in layout.GENERATION_WORKLOADS:
             msg = f"expected an entry for the workload of {tree.shown(layout.index_rel(workload))}, found none"
             problems.append(Problem(shown, "/workloads", msg))
     for i, entry in enumerate(entries):
         workload, at = entry["id"], f"/workloads/{i}"
+        docs, slugs = groups.get(workload, ({}, set()))
+        for key, value in entry_facts(workload, docs, slugs, base_url, doc["version"]).items():
+            if entry.get(key) != value:
+                problems.append(Problem(shown, f"{at}/{key}", f"expected {value!r}, found {entry.get(key)!r}"))
         if workload in ids[:i]:
             problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
             continue
         if workload in layout.GENERATION_WORKLOADS:
-            continue  # its entry is checked by builder.validate.generation
-        docs, slugs = groups.get(workload, ({}, set()))
+            continue  # entry_facts holds all it must say
         for rel in (layout.index_rel(workload), layout.model_list_rel(workload)):
             if rel not in tree.docs:
                 problems.append(Problem(shown, f"{at}/id", f"expected a file {tree.shown(rel)}, found none"))
