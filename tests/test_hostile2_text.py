@@ -26,6 +26,8 @@ from typing import Any
 import pytest
 
 from builder.errors import UpstreamError, printable
+from builder.genpackage import parse_all
+from builder.metadata import load_metadata
 from builder.upstream import parse_upstream
 from builder.validate.schema import check_schema_folder
 from conftest import REPO, slow_after
@@ -238,7 +240,10 @@ GPU_CASE = [
 @pytest.mark.parametrize(("first", "second"), GPU_CASE)
 def test_gpu_names_differing_only_by_case_are_refused_by_the_parser(first: str, second: str) -> None:
     message = f"GPU {second}: expected one spelling per GPU, found {first!r} and {second!r}"
-    assert f"bad.json: {message}" in parsed(two_gpus(first, second))
+    given = {"lm-arena-chat": (json.dumps(upstream(two_gpus(first, second))).encode(), "bad.json")}
+    with pytest.raises(UpstreamError) as caught:
+        parse_all(given, load_metadata(REPO / "metadata.toml"))
+    assert f"bad.json: {message}" in [printable(str(problem)) for problem in caught.value.problems]
 
 
 @pytest.mark.parametrize(("first", "second"), slow_after(GPU_CASE))  # each a whole build
