@@ -53,6 +53,7 @@ def _marker(n: int, counts: list[int]) -> str:
 
 
 COUNTS = [1, 2, 4, 8]
+DOT_ROWS = 40  # the dot chart's rows at most: its memory and height stay flat however many models there are
 
 
 def _plain(value: float, _pos: int) -> str:
@@ -162,9 +163,9 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKEN
 
 
 def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energy: str = TOKENS.energy) -> Chart:
-    """A dot per index row on a log axis, lowest energy at the top, its label above it (the plot keeps the width);
+    """A dot per index row (the first DOT_ROWS, lowest energy first) on a log axis, its label above it;
     energy: the rows' field of energy per output."""
-    rows, unit = doc["rows"], doc["unit"]
+    rows, unit = doc["rows"][:DOT_ROWS], doc["unit"]
     title = f"{label}: lowest energy per model and GPU setup"
     height = 1.0 + 0.4 * len(rows)
     with matplotlib.rc_context(STYLE):
@@ -197,4 +198,4 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
         below = -0.75 / (height * (1 - 1.0 / height))  # under the axis label, in axes fractions
         ax.legend([handles[i] for i in order], [names[i] for i in order], loc="upper center", ncol=4,
                   bbox_to_anchor=(0.5, below), frameon=False, title="GPU setup")  # fmt: skip
-        return _chart(fig, title, words.dots_chart_alt(rows, unit, energy))
+        return _chart(fig, title, words.dots_chart_alt(rows, unit, energy, len(doc["rows"])))

@@ -187,6 +187,8 @@ def _workload_page(plan: Planner, work: Workload, gpu_order: list[str], common: 
             yield plan.site.file(chart_path, chart.svg)
             within = "any latency" if work.kind == LLM else f"batch latency within {index['latency_limit_s']:g} s"
             caption = f"{index['unit']} of the lowest-energy configuration per model and GPU setup, {within}."
+            if len(index["rows"]) > charts.DOT_ROWS:
+                caption += f" The {charts.DOT_ROWS} lowest of {len(index['rows']):,}; the table lists every one."
             chart_view = views.chart_view(work.page, chart_path, chart, caption)
         context = {**common, "source": _source(work, common), "json": json_links}
         view = pages.workload_view(work, index, plan.sums, chart_view, context)

@@ -71,17 +71,17 @@ def latency_chart_alt(doc: dict[str, Any], series: list[str], latency: str) -> s
     )
 
 
-def dots_chart_alt(rows: list[dict[str, Any]], unit: str, energy: str) -> str:
-    """The dot chart of an index, in words; energy: the rows' field of energy per output."""
+def dots_chart_alt(rows: list[dict[str, Any]], unit: str, energy: str, total: int) -> str:
+    """The dot chart of an index, in words; energy: the rows' field of energy per output; total: the index's rows."""
     if not rows:
         return f"Dot chart of {unit}: no rows."
     first, last = rows[0], rows[-1]
+    pairs = f"{len(rows)} model and GPU pairs" + (f" (the lowest of {total:,})" if total > len(rows) else "")
     return (
-        f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of {len(rows)} model and "
-        f"GPU pairs, lowest first: from {first['model']} on {gpus(first['num_gpus'], first['gpu'])} at "
-        f"{fixed(first[energy], 2)} to {last['model']} on {gpus(last['num_gpus'], last['gpu'])} at "
-        f"{fixed(last[energy], 2)}. "
-        "The table below lists every dot."
+        f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of {pairs}, lowest first: "
+        f"from {first['model']} on {gpus(first['num_gpus'], first['gpu'])} at {fixed(first[energy], 2)} to "
+        f"{last['model']} on {gpus(last['num_gpus'], last['gpu'])} at {fixed(last[energy], 2)}. "
+        + ("The table below lists every dot." if total == len(rows) else f"The table below lists all {total:,}.")
     )
 
 
