@@ -1,7 +1,4 @@
-"""SVG charts drawn by matplotlib (SVG backend, no pyplot), byte for byte the same for the same data.
-
-Imported only by the site command: matplotlib costs a second of import time.
-"""
+"""SVG charts drawn by matplotlib (SVG backend, no pyplot), byte for byte the same for the same data."""
 
 from __future__ import annotations
 
@@ -103,9 +100,8 @@ Series = tuple[str, int, list[dict[str, Any]], list[dict[str, Any]]]
 
 
 def series(configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOKENS) -> list[Series]:
-    """(GPU type, GPU count, the line, the other dots), in GPU order then count: the line joins the
-    lowest-energy configuration of each batch size, smallest batch first (the first on a tie); the
-    others at the same batch size (another layout, a repeat) stay dots."""
+    """(GPU type, GPU count, line, other dots) in GPU order: the line joins the lowest-energy configuration
+    of each batch size (the first on a tie), smallest first; the others stay dots."""
     keys = sorted({(c["gpu"], c["num_gpus"]) for c in configs}, key=lambda k: (_rank(k[0], gpu_order), k))
     found = []
     for gpu, n in keys:

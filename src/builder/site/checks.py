@@ -19,8 +19,7 @@ def reading(shown: str) -> Iterator[None]:
 
 
 class Written:
-    """The site's files so far, by path and size: one file per path, and what the listings, the sitemap,
-    the home page and the file list need once every page is written."""
+    """The site's files so far, by path and size (one file per path), for the listings and the home page."""
 
     def __init__(self) -> None:
         self.sizes: dict[str, int] = {}

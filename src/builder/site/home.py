@@ -30,10 +30,7 @@ def provenance(works: list[Workload], licences: list[tuple[str, str]], page: str
 def render_home(
     pkg: Package, files: dict[str, int], works: list[Workload], sums: dict[str, Summary], ctx: dict
 ) -> bytes:
-    """The overview: the workloads with their lowest energy at 100 ms first, then how to use the data.
-
-    files: every site file written so far, by path and size.
-    """
+    """The overview, then how to use the data; files: every site file written so far, by path and size."""
     version = ctx["data_version"]
     dated = [str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")]
     versions = sorted({*dated, *ctx["versions"]})  # ctx["versions"]: the model documents' data versions

@@ -86,7 +86,6 @@ def dots_chart_alt(rows: list[dict[str, Any]], unit: str, energy: str, total: in
 
 
 def plain(text: str) -> str:
-    """Curated prose as a page shows it: each upstream field name in words (FIELD_WORDS, else its
-    underscores as spaces), and a lone "x" between factors as a multiplication sign."""
+    """Curated prose with each upstream field name in words and a lone "x" as a multiplication sign."""
     worded = _FIELD.sub(lambda m: FIELD_WORDS.get(m.group(0), m.group(0).replace("_", " ")), text)
     return worded.replace(" x ", " \N{MULTIPLICATION SIGN} ")
