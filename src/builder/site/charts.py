@@ -38,15 +38,20 @@ class Chart:
     alt: str
 
 
+def _rank(gpu: str, gpu_order: list[str]) -> int:
+    """A GPU type's place among every GPU type of the package (gpu_order, sorted); an unknown one comes last."""
+    return gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
+
+
 def _style(gpu: str, gpu_order: list[str]) -> tuple[str, str]:
-    """A GPU type's colour and line style, the same on every chart (gpu_order: every GPU type, sorted)."""
-    i = gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
+    """A GPU type's colour and line style, the same on every chart."""
+    i = _rank(gpu, gpu_order)
     return COLOURS[i % len(COLOURS)], LINESTYLES[i % len(LINESTYLES)]
 
 
-def _marker(n: int, counts: list[int]) -> str:
+def _marker(n: int) -> str:
     """A GPU count's marker, the same on every chart of the package."""
-    return MARKERS[counts.index(n) % len(MARKERS)] if n in counts else MARKERS[-1]
+    return MARKERS[COUNTS.index(n) % len(MARKERS)] if n in COUNTS else MARKERS[-1]
 
 
 COUNTS = [1, 2, 4, 8]
@@ -118,10 +123,6 @@ def series(configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOK
     return found
 
 
-def _rank(gpu: str, gpu_order: list[str]) -> int:
-    return gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
-
-
 def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKENS) -> Chart:
     """Energy per output against latency: a line per GPU setup, in batch order (see series)."""
     unit, configs = doc["unit"], doc["configurations"]
@@ -134,7 +135,7 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKEN
         ax = fig.add_subplot()
         for (gpu, n, line, rest), label in zip(groups, labels, strict=True):
             colour, style = _style(gpu, gpu_order)
-            marker = _marker(n, COUNTS)
+            marker = _marker(n)
             xs, ys = [c[axes.latency] for c in line], [c[axes.energy] for c in line]
             ax.plot(xs, ys, color=colour, linestyle=style, linewidth=1.4, marker=marker, markersize=6,
                     markerfacecolor="white", markeredgewidth=1.5, label=label)  # fmt: skip
@@ -176,7 +177,7 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
             colour, _ = _style(row["gpu"], gpu_order)
             key = f"{row['num_gpus']} \N{MULTIPLICATION SIGN} {row['gpu']}"
             ax.hlines(y, low, value, color="#c9d3cd", linewidth=1, zorder=1)
-            ax.plot([value], [y], linestyle="", marker=_marker(row["num_gpus"], COUNTS), color=colour, markersize=7,
+            ax.plot([value], [y], linestyle="", marker=_marker(row["num_gpus"]), color=colour, markersize=7,
                     label=key if key not in seen else "_", zorder=3)  # fmt: skip
             ax.text(low * 1.03, y - 0.2, f"{row['model']}, {key}: {words.fixed(value, 2)}", fontsize=10, va="bottom")
             seen.add(key)

@@ -1,18 +1,22 @@
-"""The views of the pages that gather models: a workload, a GPU type, every model, the home page (pure)."""
+"""The pages that gather models: a workload, a GPU type, every model, the home page and the 404 page."""
 
 from __future__ import annotations
 
 import math
+import posixpath
 from typing import Any
+from urllib.parse import urlsplit
 
-from builder.site import targets, views
+from builder.release.rules import Version
+from builder.site import listing, render, targets, views
 from builder.site.catalog import LLM, Workload, gpu_slug
+from builder.site.load import Package
 from builder.site.summary import Summary
-from builder.site.urls import href
-from builder.site.views import ENERGY, MAX_SEQS, MEDIAN, Column, frame, table
+from builder.site.urls import API_PREFIX, href
+from builder.site.views import ENERGY, GPU_POWER, MAX_SEQS, MEDIAN, Column, frame, table
 
 HOME = [("Home", "index.html")]
-INDEX_COLUMNS = (ENERGY, MEDIAN, MAX_SEQS, Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0))
+INDEX_COLUMNS = (ENERGY, MEDIAN, MAX_SEQS, GPU_POWER)
 
 
 def gpu_page(gpu: str) -> str:
@@ -40,7 +44,6 @@ def comparison(work: Workload, sums: dict[str, Summary], page: str, target: int)
 HEADLINES = {"image": "wh_per_thousand_images", "video": "wh_per_video"}
 
 
-GPU_POWER = Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0)
 LATENCY = Column("batch_latency_s", "Batch latency", "s", 3)
 IMAGES, VIDEOS = Column("batch_size", "Batch size", "images", 0), Column("batch_size", "Batch size", "videos", 0)
 GENERATION_KEY = {  # by workload kind: energy and latency first
@@ -69,10 +72,7 @@ def generation_tables(doc: dict[str, Any], kind: str) -> dict[str, Any]:
     """A generation model's tables: lowest energy per GPU type, every configuration, then their setup."""
     configs, key = doc["configurations"], views.present(GENERATION_KEY[kind], doc["configurations"])
     best = table(key, [doc["best"][gpu] for gpu in doc["gpus"] if doc["best"].get(gpu)])
-    every = table(key, configs)
-    best_keys = {(c["row_id"], c.get("repeat")) for c in doc["best"].values() if c}
-    for row, conf in zip(every["rows"], configs, strict=True):
-        row["best"] = (conf["row_id"], conf.get("repeat")) in best_keys
+    every = views.marked(key, configs, doc["best"].values())
     return {"best": best, "key": every, "detail": table(views.present(GENERATION_DETAIL, configs), configs)}
 
 
@@ -193,3 +193,66 @@ def workloads_view(works: list[Workload], sums: dict[str, Summary], page: str) -
         rows.append({"name": work.name, "href": href(page, work.page), "description": work.description,
                      "models": len(work.models), "configurations": configs, "low": low})  # fmt: skip
     return rows
+
+
+HOME_PAGE = "index.html"
+DOWNLOAD = "download/"
+CITATION = f"{DOWNLOAD}CITATION.cff"
+TITLE = "LeadGreen: GPU energy of AI models, per configuration"
+
+
+def provenance(works: list[Workload], licences: list[tuple[str, str]], page: str) -> dict[str, Any]:
+    """The shared source block, and per workload its upstream task, file and commit."""
+    first = next((w.source for w in works if w.source), {})
+    view = views.source_view(first, licences)
+    view["workloads"] = [{**views.source_view(w.source, [], w), "href": href(page, w.page)} for w in works if w.source]
+    return view
+
+
+def render_home(
+    pkg: Package, files: dict[str, int], works: list[Workload], sums: dict[str, Summary], ctx: dict
+) -> bytes:
+    """The overview, then how to use the data; files: every site file written so far, by path and size."""
+    version = ctx["data_version"]
+    dated = [str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")]
+    versions = sorted({*dated, *ctx["versions"]})  # ctx["versions"]: the model documents' data versions
+    rows = workloads_view(works, sums, HOME_PAGE)
+    description = (
+        f"GPU energy per output token of {sum(r['models'] for r in rows)} model pages in {len(works)} workloads, "
+        "per GPU setup and latency target, from the ML.ENERGY Leaderboard: tables, charts, JSON and CSV."
+    )
+    downloads = [
+        {"label": path.removeprefix(DOWNLOAD), "href": href(HOME_PAGE, path), "size": listing.size(files[path])}
+        for path in sorted(files)
+        if path.startswith(DOWNLOAD) and (path.count("/") == 1 or path.endswith(".csv"))
+    ]
+    context = {
+        **views.frame(HOME_PAGE, TITLE, description, [], ctx),
+        "rows": rows,
+        "versions": versions,
+        "tag": Version(version).tag,
+        "downloads": downloads,
+        "download_href": href(HOME_PAGE, DOWNLOAD + "index.html"),
+        "api_href": href(HOME_PAGE, API_PREFIX + "index.html"),
+        "schemas_href": href(HOME_PAGE, "schemas/v1/index.html"),
+        "base_url": pkg.base_url,
+        "repository": pkg.repository,
+        "citation_href": href(HOME_PAGE, CITATION) if CITATION in files else None,
+        "source": provenance(works, ctx["licences"], HOME_PAGE),
+        "schemas": [
+            {"label": posixpath.basename(p), "href": href(HOME_PAGE, p)} for p in sorted(ctx["schemas"].values())
+        ],
+    }
+    return render.render("index.html", context)
+
+
+def render_404(pkg: Package, common: dict) -> bytes:
+    """The not-found page: served at any path, so its links start at the site root."""
+    root = urlsplit(pkg.base_url).path.rstrip("/") + "/"
+
+    def link(path: str) -> str:
+        return root + (path.removesuffix("index.html") if path.endswith("index.html") else path)
+
+    crumbs = [("Home", HOME_PAGE)]
+    frame = views.frame("404.html", "Page not found", "No page at this address.", crumbs, {**common, "link": link})
+    return render.render("404.html", frame)

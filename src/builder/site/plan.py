@@ -5,21 +5,32 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
-from builder.site import catalog, charts, home, listing, load, pages, render, targets, views
+from builder.site import catalog, charts, listing, load, pages, render, targets, views
 from builder.site.catalog import LLM, Model, Workload
-from builder.site.checks import Written, reading
+from builder.site.listing import Written
 from builder.site.load import Package
 from builder.site.summary import Summary, summarize
 from builder.site.urls import api_path, require_path
 
-DOWNLOAD = home.DOWNLOAD
+DOWNLOAD = pages.DOWNLOAD
 MODEL_CHART = "energy-latency.svg"
 WORKLOAD_CHART = "energy-by-model.svg"
 File = tuple[str, bytes]
+
+
+@contextmanager
+def reading(shown: str) -> Iterator[None]:
+    """A document without the fields a page needs is an InputError naming it, never a traceback."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InputError(f"{shown}: expected a valid v1 document (`builder validate` says what is wrong), "
+                         f"found {type(exc).__name__}: {exc}") from exc  # fmt: skip
 
 
 def schema_name(rel: str, names: list[str]) -> str | None:
@@ -97,8 +108,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
     yield site.file(views.MODELS_PAGE, render.render("models.html", pages.models_view(works, sums, common)))
     yield site.file(views.GLOSSARY, render.render("glossary.html", _glossary(common)))
     context = {**common, "schemas": schema_paths, "versions": plan.versions}
-    yield site.file(home.PAGE, home.render_home(pkg, site.sizes, works, sums, context))
-    yield site.file("404.html", home.render_404(pkg, common))
+    yield site.file(pages.HOME_PAGE, pages.render_home(pkg, site.sizes, works, sums, context))
+    yield site.file("404.html", pages.render_404(pkg, common))
     yield from listing.listings(site, common)
     yield site.file("sitemap.xml", listing.sitemap(site.sizes, pkg.base_url, common["data_version"]))
     yield site.file("robots.txt", listing.robots(pkg.base_url))

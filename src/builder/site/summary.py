@@ -12,7 +12,6 @@ PICKED = ("gpu", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_ou
 
 @dataclass(frozen=True)
 class Summary:
-    slug: str
     gpus: list[str]
     configurations: int
     params: str  # in words; empty when the document has no parameter count
@@ -33,7 +32,6 @@ def summarize(
     """A model document's summary; found: targets.best_under of an LLM document, else None."""
     params = words.parameters(doc["params_b"], doc["active_params_b"]) if "params_b" in doc else ""
     common = {
-        "slug": str(doc.get("slug", "")),
         "gpus": list(doc.get("gpus", [])),
         "configurations": len(doc.get("configurations", [])),
         "params": params,

@@ -31,13 +31,14 @@ ENERGY = Column("wh_per_million_output_tokens", "Energy", "Wh per million output
 MEDIAN = Column("median_itl_ms", "Median ITL", "ms", 1, "inter-token latency")
 PER_RESPONSE = Column("joules_per_response", "Energy per response", "J", 1)
 MAX_SEQS = Column("max_num_seqs", "Max sequences", "batch limit", 0)
+GPU_POWER = Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0)
 KEY_COLUMNS = (
     ENERGY,
     MEDIAN,
     PER_RESPONSE,
     MAX_SEQS,
     Column("tokens_per_second", "Output", "tokens per s", 1),
-    Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0),
+    GPU_POWER,
 )
 DETAIL_COLUMNS = (
     MAX_SEQS,
@@ -84,6 +85,14 @@ def table(columns: list[Column], rows: list[dict[str, Any]], first: str = "setup
         label = words.setup(row["num_gpus"], row["gpu"]) if first == "setup" else str(row[first])
         body.append({"label": label, "cells": [cell(row.get(c.key), c.kind) for c in columns]})
     return {"columns": [heading(c) for c in columns], "rows": body}
+
+
+def marked(columns: list[Column], configs: list[dict[str, Any]], best: Any) -> dict[str, Any]:
+    """A table of configurations, each row marked when it is one of best (a document's best configurations)."""
+    found, keys = table(columns, configs), {(c["row_id"], c.get("repeat")) for c in best if c}
+    for row, conf in zip(found["rows"], configs, strict=True):
+        row["best"] = (conf["row_id"], conf.get("repeat")) in keys
+    return found
 
 
 def frame(page: str, title: str, description: str, crumbs: list[tuple[str, str]], common: dict) -> dict[str, Any]:
@@ -186,10 +195,8 @@ def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, c
     """A language model's page. links: site paths of page, doc, schema; common: workload, others, source."""
     page, work = links["page"], common.get("workload")
     configs = doc["configurations"]
-    best_keys = {(c["row_id"], c.get("repeat")) for c in doc["best"].values()}
-    key, detail = table(present(KEY_COLUMNS, configs), configs), table(present(DETAIL_COLUMNS, configs), configs)
-    for row, cfg in zip(key["rows"], configs, strict=True):
-        row["best"] = (cfg["row_id"], cfg.get("repeat")) in best_keys
+    key = marked(present(KEY_COLUMNS, configs), configs, doc["best"].values())
+    detail = table(present(DETAIL_COLUMNS, configs), configs)
     description = (
         f"GPU energy of {doc['name']} in the {(work.name if work else '') or 'LLM'} workload: {len(configs)} measured "
         f"configurations on {', '.join(doc['gpus'])}, the best under 50, 100 and 200 ms, and the source."
