@@ -52,18 +52,13 @@ def from_frontier(frontier: dict[str, Any], slug: str, configs: list[dict[str, A
     return found
 
 
-def targets_of(frontier: dict[str, Any] | None) -> tuple[int, ...]:
-    if frontier and isinstance(frontier.get("itl_targets_ms"), list):
-        return tuple(int(t) for t in frontier["itl_targets_ms"])
-    return TARGETS_MS
-
-
 def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> tuple[tuple[int, ...], Under, bool]:
     """(targets, per GPU per target, whether the frontier listed the model); frontier: as by_slug gives it."""
     configs = doc["configurations"]
     if frontier is not None:
         found = from_frontier(frontier, doc["slug"], configs)
         if found is not None:
-            chosen = targets_of(frontier)
+            listed = frontier.get("itl_targets_ms")
+            chosen = tuple(int(t) for t in listed) if isinstance(listed, list) else TARGETS_MS
             return chosen, {**computed(configs, chosen), **found}, True  # a GPU type the frontier lacks is computed
     return TARGETS_MS, computed(configs), False

@@ -45,10 +45,6 @@ def setup(n: int, gpu: str) -> str:
     return f"{n} \N{MULTIPLICATION SIGN} {gpu}"
 
 
-def billions(value: float) -> str:
-    return f"{value:g} billion"
-
-
 def gpus(n: int, gpu: str) -> str:
     """Say "one B200", "eight H100s"."""
     return f"{count(n)} {gpu}" + ("" if n == 1 else "s")
@@ -56,8 +52,8 @@ def gpus(n: int, gpu: str) -> str:
 
 def parameters(total: float, active: float) -> str:
     if total == active:
-        return f"{billions(total)} (all active)"
-    return f"{billions(total)} total, {billions(active)} active per token"
+        return f"{total:g} billion (all active)"
+    return f"{total:g} billion total, {active:g} billion active per token"
 
 
 def latency_chart_alt(doc: dict[str, Any], series: list[str], latency: str) -> str:
