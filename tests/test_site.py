@@ -406,6 +406,9 @@ BROKEN = [
      lambda d: d.pop("name")),
      "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "
      "found KeyError: 'name'"),
+    ("an unknown kind", lambda root: _edit(root / "data" / "workloads.json",
+     lambda d: d["workloads"][0].update(kind="audio")),
+     "data/workloads.json: /workloads/0/kind: expected one of llm, image, video, found 'audio'"),
     ("two pages at one path", lambda root: _edit(root / "data" / "models.json",
      lambda d: d["models"][1].update(page=d["models"][0]["page"])),
      "site: two files would be written at models/deepseek-v3-1/"),

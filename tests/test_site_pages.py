@@ -169,6 +169,17 @@ def test_chart_text_is_never_parsed_as_math() -> None:
     assert "Costs $5 and $x^2$" in svg
 
 
+def test_the_dot_chart_of_a_large_workload_draws_its_first_40_rows_and_says_so() -> None:
+    index = json.loads((REPO / "data" / "index.json").read_bytes())
+    rows = [{**row, "model": f"Model {i:03d}"} for i, row in enumerate(index["rows"] * 2)]
+    chart = charts.energy_by_model({**index, "rows": rows}, ["B200", "H100"], "Big")
+    svg = chart.svg.decode("utf-8")
+    assert "Model 039, " in svg
+    assert "Model 040, " not in svg
+    assert "for the lowest-energy configuration of 40 model and GPU pairs (the lowest of 64), lowest first" in chart.alt
+    assert chart.alt.endswith("The table below lists all 64.")
+
+
 def test_a_model_chart_has_a_series_per_gpu_setup_in_batch_order() -> None:
     doc = json.loads((REPO / "data" / "models" / "llama-3-1-70b-instruct.json").read_bytes())
     found = charts.series(doc["configurations"], ["B200", "H100"])

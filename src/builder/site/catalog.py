@@ -1,8 +1,5 @@
-"""The package as the site sees it: its workloads, each with its documents, provenance and pages (pure).
-
-A workload comes from data/workloads.json when the package has one, else from the index
-documents; its provenance (upstream task, file, commit) from its own index and the descriptor.
-"""
+"""The package as the site sees it: its workloads (from data/workloads.json, then any index it does not
+name), each with its documents, provenance and pages (pure)."""
 
 from __future__ import annotations
 
@@ -19,6 +16,8 @@ from builder.site.urls import API_PREFIX, require_path
 
 SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 LLM = "llm"
+KINDS = (LLM, "image", "video")
+URL_KEYS = ("index_url", "models_url", "frontier_url")  # of a workload list entry
 
 
 @dataclass
@@ -46,10 +45,6 @@ class Workload:
     page: str  # site path of the workload's page
     unit: str = ""  # of its energy figures
     models: list[Model] = field(default_factory=list)
-
-    @property
-    def task_file(self) -> str:
-        return posixpath.basename(str(self.source.get("data_url", ""))) or self.id
 
 
 def data_rel(url: object, pkg: Package, where: str) -> str:
@@ -99,27 +94,22 @@ def workloads(pkg: Package) -> list[Workload]:
         if not SLUG.fullmatch(wid) or wid in seen:
             raise InputError(f"{where}/id: expected a slug of its own, found {wid!r}")
         seen.add(wid)
-        index_rel = data_rel(entry["index_url"], pkg, f"{where}/index_url") if "index_url" in entry else None
-        list_rel = data_rel(entry["models_url"], pkg, f"{where}/models_url") if "models_url" in entry else None
-        frontier_rel = (
-            data_rel(entry["frontier_url"], pkg, f"{where}/frontier_url") if "frontier_url" in entry else None
-        )
-        head = pkg.docs.get(index_rel or list_rel or "", {})
-        source = head.get("source") if isinstance(head, dict) and isinstance(head.get("source"), dict) else {}
-        name = str(entry.get("name") or wid.replace("-", " ").capitalize())
+        rels = [data_rel(entry[key], pkg, f"{where}/{key}") if key in entry else None for key in URL_KEYS]
+        head = pkg.docs.get(rels[0] or rels[1] or "", {})
+        source = head.get("source") if isinstance(head.get("source"), dict) else {}
         work = Workload(
-            id=wid,
-            name=name,
-            description=str(entry.get("description", "")),
-            kind=str(entry.get("kind") or (head.get("kind") if isinstance(head, dict) else None) or LLM),
-            index_rel=index_rel,
-            list_rel=list_rel,
-            frontier_rel=frontier_rel,
+            wid,
+            str(entry.get("name") or wid.replace("-", " ").capitalize()),
+            str(entry.get("description", "")),
+            str(entry.get("kind") or head.get("kind") or LLM),
+            *rels,
             source=source,
             commit=pinned.get(str(source.get("data_url", "")), ""),
             page=f"workloads/{wid}/index.html",
-            unit=str(entry.get("unit") or (head.get("unit") if isinstance(head, dict) else None) or ""),
+            unit=str(entry.get("unit") or head.get("unit") or ""),
         )
+        if work.kind not in KINDS:
+            raise InputError(f"{where}/kind: expected one of {', '.join(KINDS)}, found {work.kind!r}")
         work.models = _models(pkg, work)
         found.append(work)
     return found
@@ -143,8 +133,7 @@ def _models(pkg: Package, work: Workload) -> list[Model]:
 
 
 def gpu_order(pkg: Package) -> list[str]:
-    """Every GPU type measured anywhere in the package, sorted: the index rows' and the model lists' GPUs
-    (`builder validate` holds each model list's `gpus` to its documents' configurations)."""
+    """Every GPU type measured anywhere in the package (the index rows' and the model lists'), sorted."""
     found = set()
     for doc in pkg.docs.values():
         for row in doc.get("rows", []) if isinstance(doc.get("rows"), list) else []:

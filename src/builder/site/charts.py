@@ -1,7 +1,4 @@
-"""SVG charts drawn by matplotlib (SVG backend, no pyplot), byte for byte the same for the same data.
-
-Imported only by the site command: matplotlib costs a second of import time.
-"""
+"""SVG charts drawn by matplotlib (SVG backend, no pyplot), byte for byte the same for the same data."""
 
 from __future__ import annotations
 
@@ -41,18 +38,24 @@ class Chart:
     alt: str
 
 
+def _rank(gpu: str, gpu_order: list[str]) -> int:
+    """A GPU type's place among every GPU type of the package (gpu_order, sorted); an unknown one comes last."""
+    return gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
+
+
 def _style(gpu: str, gpu_order: list[str]) -> tuple[str, str]:
-    """A GPU type's colour and line style, the same on every chart (gpu_order: every GPU type, sorted)."""
-    i = gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
+    """A GPU type's colour and line style, the same on every chart."""
+    i = _rank(gpu, gpu_order)
     return COLOURS[i % len(COLOURS)], LINESTYLES[i % len(LINESTYLES)]
 
 
-def _marker(n: int, counts: list[int]) -> str:
+def _marker(n: int) -> str:
     """A GPU count's marker, the same on every chart of the package."""
-    return MARKERS[counts.index(n) % len(MARKERS)] if n in counts else MARKERS[-1]
+    return MARKERS[COUNTS.index(n) % len(MARKERS)] if n in COUNTS else MARKERS[-1]
 
 
 COUNTS = [1, 2, 4, 8]
+DOT_ROWS = 40  # the dot chart's rows at most: its memory and height stay flat however many models there are
 
 
 def _plain(value: float, _pos: int) -> str:
@@ -102,9 +105,8 @@ Series = tuple[str, int, list[dict[str, Any]], list[dict[str, Any]]]
 
 
 def series(configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOKENS) -> list[Series]:
-    """(GPU type, GPU count, the line, the other dots), in GPU order then count: the line joins the
-    lowest-energy configuration of each batch size, smallest batch first (the first on a tie); the
-    others at the same batch size (another layout, a repeat) stay dots."""
+    """(GPU type, GPU count, line, other dots) in GPU order: the line joins the lowest-energy configuration
+    of each batch size (the first on a tie), smallest first; the others stay dots."""
     keys = sorted({(c["gpu"], c["num_gpus"]) for c in configs}, key=lambda k: (_rank(k[0], gpu_order), k))
     found = []
     for gpu, n in keys:
@@ -121,10 +123,6 @@ def series(configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOK
     return found
 
 
-def _rank(gpu: str, gpu_order: list[str]) -> int:
-    return gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
-
-
 def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKENS) -> Chart:
     """Energy per output against latency: a line per GPU setup, in batch order (see series)."""
     unit, configs = doc["unit"], doc["configurations"]
@@ -137,7 +135,7 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKEN
         ax = fig.add_subplot()
         for (gpu, n, line, rest), label in zip(groups, labels, strict=True):
             colour, style = _style(gpu, gpu_order)
-            marker = _marker(n, COUNTS)
+            marker = _marker(n)
             xs, ys = [c[axes.latency] for c in line], [c[axes.energy] for c in line]
             ax.plot(xs, ys, color=colour, linestyle=style, linewidth=1.4, marker=marker, markersize=6,
                     markerfacecolor="white", markeredgewidth=1.5, label=label)  # fmt: skip
@@ -162,9 +160,9 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKEN
 
 
 def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energy: str = TOKENS.energy) -> Chart:
-    """A dot per index row on a log axis, lowest energy at the top, its label above it (the plot keeps the width);
+    """A dot per index row (the first DOT_ROWS, lowest energy first) on a log axis, its label above it;
     energy: the rows' field of energy per output."""
-    rows, unit = doc["rows"], doc["unit"]
+    rows, unit = doc["rows"][:DOT_ROWS], doc["unit"]
     title = f"{label}: lowest energy per model and GPU setup"
     height = 1.0 + 0.4 * len(rows)
     with matplotlib.rc_context(STYLE):
@@ -179,7 +177,7 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
             colour, _ = _style(row["gpu"], gpu_order)
             key = f"{row['num_gpus']} \N{MULTIPLICATION SIGN} {row['gpu']}"
             ax.hlines(y, low, value, color="#c9d3cd", linewidth=1, zorder=1)
-            ax.plot([value], [y], linestyle="", marker=_marker(row["num_gpus"], COUNTS), color=colour, markersize=7,
+            ax.plot([value], [y], linestyle="", marker=_marker(row["num_gpus"]), color=colour, markersize=7,
                     label=key if key not in seen else "_", zorder=3)  # fmt: skip
             ax.text(low * 1.03, y - 0.2, f"{row['model']}, {key}: {words.fixed(value, 2)}", fontsize=10, va="bottom")
             seen.add(key)
@@ -197,4 +195,4 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
         below = -0.75 / (height * (1 - 1.0 / height))  # under the axis label, in axes fractions
         ax.legend([handles[i] for i in order], [names[i] for i in order], loc="upper center", ncol=4,
                   bbox_to_anchor=(0.5, below), frameon=False, title="GPU setup")  # fmt: skip
-        return _chart(fig, title, words.dots_chart_alt(rows, unit, energy))
+        return _chart(fig, title, words.dots_chart_alt(rows, unit, energy, len(doc["rows"])))

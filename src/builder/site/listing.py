@@ -6,8 +6,8 @@ import posixpath
 from collections.abc import Iterator
 from xml.sax.saxutils import escape
 
+from builder.errors import InputError
 from builder.site import render, views
-from builder.site.checks import Written
 from builder.site.urls import href
 
 LISTED = {
@@ -16,6 +16,22 @@ LISTED = {
     "download/": "The package as its descriptor lays it out: datapackage.json, the data, the schemas.",
 }
 NOT_LISTED = {"404.html"}
+
+
+class Written:
+    """The site's files so far, by path and size (one file per path), for the listings and the home page."""
+
+    def __init__(self) -> None:
+        self.sizes: dict[str, int] = {}
+
+    def file(self, path: str, data: bytes) -> tuple[str, bytes]:
+        """Record one site file and hand it on to be written; two files for one path is an error."""
+        if path in self.sizes:
+            raise InputError(
+                f"site: two files would be written at {path}; expected each page and document at its own path"
+            )
+        self.sizes[path] = len(data)
+        return path, data
 
 
 def size(n: int) -> str:

@@ -1,9 +1,5 @@
-"""Read the committed package the site is built from: data/, schemas/, datapackage.json, metadata.toml.
-
-Every file is read once and every JSON file parsed once, strictly (builder.strictjson). The small
-documents (lists, indexes, frontiers) are read up front; a model document or a CSV is read only
-when its turn comes (`Package.read`), so the site never holds every model document at once.
-"""
+"""Read the package the site is built from: the small documents up front, each model document or CSV
+only when its turn comes (`Package.read`), every JSON file parsed strictly."""
 
 from __future__ import annotations
 

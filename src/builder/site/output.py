@@ -1,8 +1,5 @@
-"""Write the site as it is planned: refuse a target that is not ours (write.check_output), then publish it.
-
-A built site carries MARKER, which lists every file `builder site` wrote. A folder is replaced
-only when it is absent, empty, or such a site holding nothing but the files its marker lists.
-"""
+"""Write the site as it is planned into a folder that is absent, empty, or a site holding nothing but the
+files its MARKER lists."""
 
 from __future__ import annotations
 
@@ -43,8 +40,7 @@ def check_target(out: Path) -> None:
 
 
 def write_site(out: Path, files: Iterable[tuple[str, bytes]]) -> list[str]:
-    """Replace out with exactly the files (plus MARKER), written one by one as they come, or leave it as it
-    was; the paths written, MARKER aside."""
+    """Replace out with the files (plus MARKER), written as they come, or leave it as it was; the paths."""
     out = Path(os.path.abspath(out))
     check_target(out)
     written: list[str] = []

@@ -1,18 +1,22 @@
-"""The views of the pages that gather models: a workload, a GPU type, every model, the home page (pure)."""
+"""The pages that gather models: a workload, a GPU type, every model, the home page and the 404 page."""
 
 from __future__ import annotations
 
 import math
+import posixpath
 from typing import Any
+from urllib.parse import urlsplit
 
-from builder.site import targets, views
+from builder.release.rules import Version
+from builder.site import listing, render, targets, views
 from builder.site.catalog import LLM, Workload, gpu_slug
+from builder.site.load import Package
 from builder.site.summary import Summary
-from builder.site.urls import href
-from builder.site.views import ENERGY, MAX_SEQS, MEDIAN, Column, frame, table
+from builder.site.urls import API_PREFIX, href
+from builder.site.views import ENERGY, GPU_POWER, MAX_SEQS, MEDIAN, Column, frame, table
 
 HOME = [("Home", "index.html")]
-INDEX_COLUMNS = (ENERGY, MEDIAN, MAX_SEQS, Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0))
+INDEX_COLUMNS = (ENERGY, MEDIAN, MAX_SEQS, GPU_POWER)
 
 
 def gpu_page(gpu: str) -> str:
@@ -37,47 +41,9 @@ def comparison(work: Workload, sums: dict[str, Summary], page: str, target: int)
     return {"target": target, "gpus": gpus, "rows": rows}
 
 
-# plain headings of the generation workloads' fields; any other field is shown by its name
-LABELS = {
-    "gpu": "GPU",
-    "num_gpus": "GPUs",
-    "batch_size": "Batch size",
-    "batch_latency_s": "Batch latency (s)",
-    "wh_per_thousand_images": "Wh per 1,000 images",
-    "wh_per_video": "Wh per video",
-    "joules_per_image": "J per image",
-    "joules_per_video": "J per video",
-    "images_per_second": "Images per second",
-    "videos_per_second": "Videos per second",
-    "gpu_power_watts_total": "GPU power (W, all GPUs)",
-    "under_latency_limit": "Under the latency limit",
-    "ulysses_degree": "Ulysses degree",
-    "ring_degree": "Ring degree",
-    "inference_steps": "Inference steps",
-    "num_frames": "Frames",
-    "fps": "Frames per second",
-    "width": "Width (px)",
-    "height": "Height (px)",
-}
 HEADLINES = {"image": "wh_per_thousand_images", "video": "wh_per_video"}
 
 
-def label(key: str) -> str:
-    """A field's column heading: plain words with its unit where LABELS knows it, else the name in words."""
-    return LABELS.get(key, key.replace("_", " ").capitalize())
-
-
-def generic_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Rows of a kind the site has no columns for: every plain field, under its plain heading."""
-    keys = [k for k, v in (rows[0] if rows else {}).items() if isinstance(v, str | int | float | bool)]
-    columns = [Column(k, label(k), "", _kind(rows[0][k])) for k in keys]
-    head = [views.heading(c) for c in columns[1:]]
-    body = [{"label": str(r.get(keys[0], "")), "cells": [views.cell(r.get(c.key), c.kind) for c in columns[1:]]}
-            for r in rows] if keys else []  # fmt: skip
-    return {"first": columns[0].label if columns else "", "columns": head, "rows": body}
-
-
-GPU_POWER = Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0)
 LATENCY = Column("batch_latency_s", "Batch latency", "s", 3)
 IMAGES, VIDEOS = Column("batch_size", "Batch size", "images", 0), Column("batch_size", "Batch size", "videos", 0)
 GENERATION_KEY = {  # by workload kind: energy and latency first
@@ -103,20 +69,11 @@ GENERATION_DETAIL = (
 
 
 def generation_tables(doc: dict[str, Any], kind: str) -> dict[str, Any]:
-    """A generation model's tables: its lowest energy per GPU type, then every configuration, key columns first
-    and the setup details after, in the same order."""
+    """A generation model's tables: lowest energy per GPU type, every configuration, then their setup."""
     configs, key = doc["configurations"], views.present(GENERATION_KEY[kind], doc["configurations"])
     best = table(key, [doc["best"][gpu] for gpu in doc["gpus"] if doc["best"].get(gpu)])
-    every = table(key, configs)
-    best_keys = {(c["row_id"], c.get("repeat")) for c in doc["best"].values() if c}
-    for row, conf in zip(every["rows"], configs, strict=True):
-        row["best"] = (conf["row_id"], conf.get("repeat")) in best_keys
+    every = views.marked(key, configs, doc["best"].values())
     return {"best": best, "key": every, "detail": table(views.present(GENERATION_DETAIL, configs), configs)}
-
-
-def _kind(value: Any) -> int | str:
-    """How a generic cell shows its value: yes/no for a boolean, 4 decimals for a float, else as it is."""
-    return "yes/no" if isinstance(value, bool) else 4 if isinstance(value, float) else 0
 
 
 def _index(work: Workload, rows: list[dict[str, Any]], columns: list[Column], page: str) -> dict[str, Any]:
@@ -154,13 +111,10 @@ def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: 
     if llm:
         view["compare"] = comparison(work, sums, page, targets.CHOSEN_MS)
         view["index"] = _index(work, rows, list(INDEX_COLUMNS), page)
-    elif work.kind in HEADLINES and all("slug" in r and "model" in r for r in rows):
-        headline = Column(HEADLINES[work.kind], "Energy", index.get("unit", ""), 2)
-        latency = Column("batch_latency_s", "Batch latency", "s", 3)
-        view["index"] = _index(work, rows, [headline, latency], page)
-        view["limit"] = index.get("latency_limit_s")
     else:
-        view["generic"] = generic_table(rows)
+        headline = Column(HEADLINES[work.kind], "Energy", index.get("unit", ""), 2)
+        view["index"] = _index(work, rows, [headline, LATENCY], page)
+        view["limit"] = index.get("latency_limit_s")
     return view
 
 
@@ -168,26 +122,22 @@ def gpu_view(gpu: str, works: list[Workload], sums: dict[str, Summary], common: 
     """A GPU type's page: per workload, every model measured on it, lowest overall and under each target."""
     page, sections = gpu_page(gpu), []
     for work in works:
-        if work.kind != LLM and work.kind not in GENERATION_KEY:
-            continue
         rows = []
         for model in work.models:
             found = sums[model.doc_rel]
             if gpu not in found.gpus:
                 continue
-            if work.kind != LLM:
+            if work.kind == LLM:
+                cells = [views.pick(found.best.get(gpu))] + [
+                    views.pick(found.under[gpu].get(str(t))) for t in found.targets
+                ]
+            else:
                 cells = [found.shown.get(gpu)]
-                rows.append({"name": model.name, "href": href(page, model.page), "cells": cells, "slug": model.slug})
-                continue
-            cells = [views.pick(found.best.get(gpu))] + [
-                views.pick(found.under[gpu].get(str(t))) for t in found.targets
-            ]
             rows.append({"name": model.name, "href": href(page, model.page), "cells": cells, "slug": model.slug})
-        if rows and work.kind != LLM:
+        if rows:
             heads = ["Lowest energy, batch latency within the limit"]
-            sections.append({"work": work, "href": href(page, work.page), "heads": heads, "rows": rows})
-        elif rows:
-            heads = ["Any latency"] + [f"Under {t} ms" for t in targets.TARGETS_MS]
+            if work.kind == LLM:
+                heads = ["Any latency"] + [f"Under {t} ms" for t in targets.TARGETS_MS]
             sections.append({"work": work, "href": href(page, work.page), "heads": heads, "rows": rows})
     description = (
         f"Every model measured on {gpu}: its lowest-energy configuration, overall and under 50, 100, 200 ms "
@@ -243,3 +193,66 @@ def workloads_view(works: list[Workload], sums: dict[str, Summary], page: str) -
         rows.append({"name": work.name, "href": href(page, work.page), "description": work.description,
                      "models": len(work.models), "configurations": configs, "low": low})  # fmt: skip
     return rows
+
+
+HOME_PAGE = "index.html"
+DOWNLOAD = "download/"
+CITATION = f"{DOWNLOAD}CITATION.cff"
+TITLE = "LeadGreen: GPU energy of AI models, per configuration"
+
+
+def provenance(works: list[Workload], licences: list[tuple[str, str]], page: str) -> dict[str, Any]:
+    """The shared source block, and per workload its upstream task, file and commit."""
+    first = next((w.source for w in works if w.source), {})
+    view = views.source_view(first, licences)
+    view["workloads"] = [{**views.source_view(w.source, [], w), "href": href(page, w.page)} for w in works if w.source]
+    return view
+
+
+def render_home(
+    pkg: Package, files: dict[str, int], works: list[Workload], sums: dict[str, Summary], ctx: dict
+) -> bytes:
+    """The overview, then how to use the data; files: every site file written so far, by path and size."""
+    version = ctx["data_version"]
+    dated = [str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")]
+    versions = sorted({*dated, *ctx["versions"]})  # ctx["versions"]: the model documents' data versions
+    rows = workloads_view(works, sums, HOME_PAGE)
+    description = (
+        f"GPU energy per output token of {sum(r['models'] for r in rows)} model pages in {len(works)} workloads, "
+        "per GPU setup and latency target, from the ML.ENERGY Leaderboard: tables, charts, JSON and CSV."
+    )
+    downloads = [
+        {"label": path.removeprefix(DOWNLOAD), "href": href(HOME_PAGE, path), "size": listing.size(files[path])}
+        for path in sorted(files)
+        if path.startswith(DOWNLOAD) and (path.count("/") == 1 or path.endswith(".csv"))
+    ]
+    context = {
+        **views.frame(HOME_PAGE, TITLE, description, [], ctx),
+        "rows": rows,
+        "versions": versions,
+        "tag": Version(version).tag,
+        "downloads": downloads,
+        "download_href": href(HOME_PAGE, DOWNLOAD + "index.html"),
+        "api_href": href(HOME_PAGE, API_PREFIX + "index.html"),
+        "schemas_href": href(HOME_PAGE, "schemas/v1/index.html"),
+        "base_url": pkg.base_url,
+        "repository": pkg.repository,
+        "citation_href": href(HOME_PAGE, CITATION) if CITATION in files else None,
+        "source": provenance(works, ctx["licences"], HOME_PAGE),
+        "schemas": [
+            {"label": posixpath.basename(p), "href": href(HOME_PAGE, p)} for p in sorted(ctx["schemas"].values())
+        ],
+    }
+    return render.render("index.html", context)
+
+
+def render_404(pkg: Package, common: dict) -> bytes:
+    """The not-found page: served at any path, so its links start at the site root."""
+    root = urlsplit(pkg.base_url).path.rstrip("/") + "/"
+
+    def link(path: str) -> str:
+        return root + (path.removesuffix("index.html") if path.endswith("index.html") else path)
+
+    crumbs = [("Home", HOME_PAGE)]
+    frame = views.frame("404.html", "Page not found", "No page at this address.", crumbs, {**common, "link": link})
+    return render.render("404.html", frame)

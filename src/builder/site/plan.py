@@ -1,30 +1,36 @@
-"""The site, file by file: each page is rendered and handed on to be written as soon as it is planned.
-
-Pages come from the data, not from a list of workloads: every `page` of every model list in
-the tree gets a page at the site path of its URL, showing the document its `url` names; every
-workload gets a page, every GPU type one, and every folder without a page a listing. A model
-document is read for its page and dropped after it; later pages use its Summary.
-"""
+"""The site, file by file, each handed on to be written as soon as it is made: every model list's page
+shows the document its url names (read then, and kept only as a Summary); then the gathering pages."""
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
-from builder.site import catalog, charts, home, listing, load, pages, render, targets, views
+from builder.site import catalog, charts, listing, load, pages, render, targets, views
 from builder.site.catalog import LLM, Model, Workload
-from builder.site.checks import Written, reading
+from builder.site.listing import Written
 from builder.site.load import Package
 from builder.site.summary import Summary, summarize
 from builder.site.urls import api_path, require_path
 
-DOWNLOAD = home.DOWNLOAD
+DOWNLOAD = pages.DOWNLOAD
 MODEL_CHART = "energy-latency.svg"
 WORKLOAD_CHART = "energy-by-model.svg"
 File = tuple[str, bytes]
+
+
+@contextmanager
+def reading(shown: str) -> Iterator[None]:
+    """A document without the fields a page needs is an InputError naming it, never a traceback."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InputError(f"{shown}: expected a valid v1 document (`builder validate` says what is wrong), "
+                         f"found {type(exc).__name__}: {exc}") from exc  # fmt: skip
 
 
 def schema_name(rel: str, names: list[str]) -> str | None:
@@ -102,8 +108,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
     yield site.file(views.MODELS_PAGE, render.render("models.html", pages.models_view(works, sums, common)))
     yield site.file(views.GLOSSARY, render.render("glossary.html", _glossary(common)))
     context = {**common, "schemas": schema_paths, "versions": plan.versions}
-    yield site.file(home.PAGE, home.render_home(pkg, site.sizes, works, sums, context))
-    yield site.file("404.html", home.render_404(pkg, common))
+    yield site.file(pages.HOME_PAGE, pages.render_home(pkg, site.sizes, works, sums, context))
+    yield site.file("404.html", pages.render_404(pkg, common))
     yield from listing.listings(site, common)
     yield site.file("sitemap.xml", listing.sitemap(site.sizes, pkg.base_url, common["data_version"]))
     yield site.file("robots.txt", listing.robots(pkg.base_url))
@@ -129,7 +135,7 @@ def _model_page(plan: Planner, work: Workload, model: Model, common: dict) -> It
         context["frontier_path"] = api_path(work.frontier_rel)
     with reading(f"data/{model.doc_rel}"):
         chart = None
-        if work.kind in charts.AXES and doc.get("configurations"):
+        if doc.get("configurations"):
             chart_path = posixpath.join(posixpath.dirname(model.page), MODEL_CHART)
             drawn = charts.energy_latency(doc, common["gpu_order"], charts.AXES[work.kind])
             yield plan.site.file(chart_path, drawn.svg)
@@ -140,8 +146,7 @@ def _model_page(plan: Planner, work: Workload, model: Model, common: dict) -> It
         else:
             found = None
             html = render.render("generic_model.html", {**_generic_model(doc, links, context), "chart": chart})
-        energy = charts.AXES[work.kind].energy if work.kind in charts.AXES else None
-        plan.sums.setdefault(model.doc_rel, summarize(doc, found, energy))
+        plan.sums.setdefault(model.doc_rel, summarize(doc, found, charts.AXES[work.kind].energy))
     yield plan.site.file(model.page, html)
 
 
@@ -154,25 +159,11 @@ def _model_caption(unit: str, llm: bool) -> str:
 
 
 def _generic_model(doc: dict, links: dict[str, str], common: dict) -> dict[str, Any]:
-    """A model page of a workload whose documents the site has no columns for: every configuration."""
-    work, page = common["workload"], links["page"]
-    title = f"{doc.get('name', '')} — {work.name}"
-    crumbs = [("Home", "index.html"), (work.name, work.page)]
-    description = f"Every measured configuration of {doc.get('name', '')} in the {work.name} workload, and the source."
-    return {
-        **views.frame(page, title, description, crumbs, common),
-        "name": doc.get("name", ""),
-        "workload_name": work.name,
-        "workload_href": views.href(page, work.page),
-        "others": [{"label": name, "href": views.href(page, path)} for name, path in common["others"]],
-        "tables": pages.generation_tables(doc, work.kind) if work.kind in pages.GENERATION_KEY else None,
-        "table": pages.generic_table(doc.get("configurations", [])),
-        "limit": doc.get("latency_limit_s"),
-        "caveat": doc.get("caveat", ""),
-        "source": common["source"],
-        "doc_href": views.href(page, links["doc"]),
-        "doc_name": links["doc"],
-    }
+    """A generation model's page: its lowest energy per GPU type, then every configuration."""
+    work = common["workload"]
+    description = f"Every measured configuration of {doc['name']} in the {work.name} workload, and the source."
+    tables = pages.generation_tables(doc, work.kind)
+    return {**views.model_page(doc, links, description, common), "tables": tables, "limit": doc.get("latency_limit_s")}
 
 
 def _workload_page(plan: Planner, work: Workload, gpu_order: list[str], common: dict) -> Iterator[File]:
@@ -181,12 +172,14 @@ def _workload_page(plan: Planner, work: Workload, gpu_order: list[str], common: 
     named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
     json_links = [(label, api_path(rel)) for label, rel in named if rel]
     with reading(f"data/{work.index_rel}"):
-        if work.kind in charts.AXES and index.get("rows"):
+        if index.get("rows"):
             chart_path = posixpath.join(posixpath.dirname(work.page), WORKLOAD_CHART)
             chart = charts.energy_by_model(index, gpu_order, work.name, charts.AXES[work.kind].energy)
             yield plan.site.file(chart_path, chart.svg)
             within = "any latency" if work.kind == LLM else f"batch latency within {index['latency_limit_s']:g} s"
             caption = f"{index['unit']} of the lowest-energy configuration per model and GPU setup, {within}."
+            if len(index["rows"]) > charts.DOT_ROWS:
+                caption += f" The {charts.DOT_ROWS} lowest of {len(index['rows']):,}; the table lists every one."
             chart_view = views.chart_view(work.page, chart_path, chart, caption)
         context = {**common, "source": _source(work, common), "json": json_links}
         view = pages.workload_view(work, index, plan.sums, chart_view, context)

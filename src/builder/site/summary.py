@@ -1,8 +1,4 @@
-"""What the pages that gather models keep of a model document once its own page is written (pure).
-
-A workload page, a GPU page, the model list and the home page need a few figures per model,
-never its configurations: the site keeps these summaries and drops each document after its page.
-"""
+"""The few figures of a model document that the pages gathering models need, kept after its page (pure)."""
 
 from __future__ import annotations
 
@@ -16,7 +12,6 @@ PICKED = ("gpu", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_ou
 
 @dataclass(frozen=True)
 class Summary:
-    slug: str
     gpus: list[str]
     configurations: int
     params: str  # in words; empty when the document has no parameter count
@@ -34,11 +29,9 @@ def _picked(conf: dict[str, Any] | None) -> dict[str, Any] | None:
 def summarize(
     doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under, bool] | None, energy: str | None = None
 ) -> Summary:
-    """A model document's summary; found: targets.best_under of an LLM document; energy: the field of energy
-    per output of a generation document (whose `best` is kept as cells)."""
+    """A model document's summary; found: targets.best_under of an LLM document, else None."""
     params = words.parameters(doc["params_b"], doc["active_params_b"]) if "params_b" in doc else ""
     common = {
-        "slug": str(doc.get("slug", "")),
         "gpus": list(doc.get("gpus", [])),
         "configurations": len(doc.get("configurations", [])),
         "params": params,

@@ -1,9 +1,5 @@
-"""The best configuration under each latency target, per model and GPU type (pure).
-
-Read from the workload's frontier document when it has one; else computed from the model
-document's configurations by the same rule as `best`: the lowest energy per token among the
-configurations whose median inter-token latency is at most the target, the first on a tie.
-"""
+"""Per model and GPU type, the lowest-energy configuration under each latency target (the first on a tie),
+from the workload's frontier document when it lists the model, else computed (pure)."""
 
 from __future__ import annotations
 
@@ -41,11 +37,7 @@ def by_slug(frontier: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def from_frontier(frontier: dict[str, Any], slug: str, configs: list[dict[str, Any]]) -> Under | None:
-    """The frontier's best_under of one model (frontier: as by_slug gives it), each entry as its full configuration.
-
-    None when the document does not list the model. An entry names its configuration by
-    (row_id, repeat); the configuration's published values are the entry's.
-    """
+    """The frontier's best_under of one model (None when unlisted), each entry as its configuration."""
     model = frontier["models"].get(slug)
     if model is None:
         return None
@@ -60,19 +52,13 @@ def from_frontier(frontier: dict[str, Any], slug: str, configs: list[dict[str, A
     return found
 
 
-def targets_of(frontier: dict[str, Any] | None) -> tuple[int, ...]:
-    if frontier and isinstance(frontier.get("itl_targets_ms"), list):
-        return tuple(int(t) for t in frontier["itl_targets_ms"])
-    return TARGETS_MS
-
-
 def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> tuple[tuple[int, ...], Under, bool]:
-    """(targets, per GPU per target, whether the frontier listed the model) for one model document;
-    frontier: as by_slug gives it."""
+    """(targets, per GPU per target, whether the frontier listed the model); frontier: as by_slug gives it."""
     configs = doc["configurations"]
     if frontier is not None:
         found = from_frontier(frontier, doc["slug"], configs)
         if found is not None:
-            chosen = targets_of(frontier)
+            listed = frontier.get("itl_targets_ms")
+            chosen = tuple(int(t) for t in listed) if isinstance(listed, list) else TARGETS_MS
             return chosen, {**computed(configs, chosen), **found}, True  # a GPU type the frontier lacks is computed
     return TARGETS_MS, computed(configs), False

@@ -11,10 +11,7 @@ API_PREFIX = "api/v1/"
 
 
 def site_path(url: str, base_url: str) -> str | None:
-    """The file a public URL names, relative to the site root; None when the URL is not ours.
-
-    `https://leadgreen.ai/models/x/` -> `models/x/index.html`; a bare base URL -> `index.html`.
-    """
+    """The file a public URL names, relative to the site root (`<base>/models/x/` -> `models/x/index.html`)."""
     base = base_url.rstrip("/")
     if url == base:
         return "index.html"

@@ -1,7 +1,4 @@
-"""What a model page shows, and the parts every page shares, as plain values for the templates (pure).
-
-Every link is relative to the page it is on, so the site works under any path prefix.
-"""
+"""What a model page shows, and the parts every page shares, as plain values for the templates (pure)."""
 
 from __future__ import annotations
 
@@ -34,13 +31,14 @@ ENERGY = Column("wh_per_million_output_tokens", "Energy", "Wh per million output
 MEDIAN = Column("median_itl_ms", "Median ITL", "ms", 1, "inter-token latency")
 PER_RESPONSE = Column("joules_per_response", "Energy per response", "J", 1)
 MAX_SEQS = Column("max_num_seqs", "Max sequences", "batch limit", 0)
+GPU_POWER = Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0)
 KEY_COLUMNS = (
     ENERGY,
     MEDIAN,
     PER_RESPONSE,
     MAX_SEQS,
     Column("tokens_per_second", "Output", "tokens per s", 1),
-    Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0),
+    GPU_POWER,
 )
 DETAIL_COLUMNS = (
     MAX_SEQS,
@@ -89,11 +87,16 @@ def table(columns: list[Column], rows: list[dict[str, Any]], first: str = "setup
     return {"columns": [heading(c) for c in columns], "rows": body}
 
 
-def frame(page: str, title: str, description: str, crumbs: list[tuple[str, str]], common: dict) -> dict[str, Any]:
-    """What base.html needs: title, meta description, breadcrumb, navigation, footer; links relative to page.
+def marked(columns: list[Column], configs: list[dict[str, Any]], best: Any) -> dict[str, Any]:
+    """A table of configurations, each row marked when it is one of best (a document's best configurations)."""
+    found, keys = table(columns, configs), {(c["row_id"], c.get("repeat")) for c in best if c}
+    for row, conf in zip(found["rows"], configs, strict=True):
+        row["best"] = (conf["row_id"], conf.get("repeat")) in keys
+    return found
 
-    crumbs: (label, site path) from Home down to the page's parent; the page itself ends the trail.
-    """
+
+def frame(page: str, title: str, description: str, crumbs: list[tuple[str, str]], common: dict) -> dict[str, Any]:
+    """What base.html needs, links relative to page; crumbs: (label, site path) from Home to the parent."""
     link = common.get("link") or (lambda path: href(page, path))
     nav = [("Workloads", WORKLOADS_PAGE), ("Models", MODELS_PAGE), ("GPUs", GPUS_PAGE), ("Glossary", GLOSSARY)]
     return {
@@ -132,10 +135,7 @@ def chart_view(page: str, chart_path: str, chart: Any, caption: str) -> dict[str
 
 
 def target_rows(doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under, bool]) -> dict[str, Any]:
-    """The latency-target table of a model page: a row per target and one for any latency, a column per GPU.
-
-    found: what targets.best_under gives for the document.
-    """
+    """The latency-target table of a model page (found: targets.best_under), a column per GPU type."""
     chosen, under, from_frontier = found
     gpus = list(doc["gpus"])
     rows = []
@@ -172,28 +172,38 @@ def generation_pick(conf: dict[str, Any], energy: str) -> dict[str, Any]:
     }
 
 
-def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, common: dict) -> dict[str, Any]:
-    """A model page. links: site paths of page, doc, schema; common: workload, others, source, versions."""
+def model_page(doc: dict[str, Any], links: dict[str, str], description: str, common: dict) -> dict[str, Any]:
+    """What every model page shows: frame, name, workload, its other workloads, caveat, source and document."""
     page, work = links["page"], common.get("workload")
     work_name = work.name if work else ""
     title = f"{doc['name']} — {work_name}" if work_name else doc["name"]
     crumbs = [("Home", "index.html")] + ([(work_name, work.page)] if work else [])
-    configs = doc["configurations"]
-    best_keys = {(c["row_id"], c.get("repeat")) for c in doc["best"].values()}
-    key, detail = table(present(KEY_COLUMNS, configs), configs), table(present(DETAIL_COLUMNS, configs), configs)
-    for row, cfg in zip(key["rows"], configs, strict=True):
-        row["best"] = (cfg["row_id"], cfg.get("repeat")) in best_keys
-    description = (
-        f"GPU energy of {doc['name']} in the {work_name or 'LLM'} workload: {len(configs)} measured "
-        f"configurations on {', '.join(doc['gpus'])}, the best under 50, 100 and 200 ms, and the source."
-    )
     return {
         **frame(page, title, description, crumbs, common),
         "name": doc["name"],
         "workload_name": work_name,
-        "workload_description": work.description if work else "",
         "workload_href": href(page, work.page) if work else None,
         "others": [{"label": name, "href": href(page, path)} for name, path in common.get("others", [])],
+        "caveat": doc.get("caveat", ""),
+        "source": common["source"],
+        "doc_href": href(page, links["doc"]),
+        "doc_name": links["doc"],
+    }
+
+
+def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, common: dict) -> dict[str, Any]:
+    """A language model's page. links: site paths of page, doc, schema; common: workload, others, source."""
+    page, work = links["page"], common.get("workload")
+    configs = doc["configurations"]
+    key = marked(present(KEY_COLUMNS, configs), configs, doc["best"].values())
+    detail = table(present(DETAIL_COLUMNS, configs), configs)
+    description = (
+        f"GPU energy of {doc['name']} in the {(work.name if work else '') or 'LLM'} workload: {len(configs)} measured "
+        f"configurations on {', '.join(doc['gpus'])}, the best under 50, 100 and 200 ms, and the source."
+    )
+    return {
+        **model_page(doc, links, description, common),
+        "workload_description": work.description if work else "",
         "model_id": doc["model_id"],
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
         "architecture": doc["architecture"],
@@ -203,12 +213,7 @@ def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, c
         "chart": chart,
         "key": key,
         "detail": detail,
-        "caveat": doc["caveat"],
-        "updated": doc["updated"],
         "doc_version": doc.get("data_version", doc["updated"]),
-        "source": common["source"],
-        "doc_href": href(page, links["doc"]),
-        "doc_name": links["doc"],
         "schema_href": href(page, links["schema"]),
         "schema_name": links["schema"].rsplit("/", 1)[-1],
         "frontier_href": href(page, common["frontier_path"]) if common.get("frontier_path") else None,

@@ -45,10 +45,6 @@ def setup(n: int, gpu: str) -> str:
     return f"{n} \N{MULTIPLICATION SIGN} {gpu}"
 
 
-def billions(value: float) -> str:
-    return f"{value:g} billion"
-
-
 def gpus(n: int, gpu: str) -> str:
     """Say "one B200", "eight H100s"."""
     return f"{count(n)} {gpu}" + ("" if n == 1 else "s")
@@ -56,8 +52,8 @@ def gpus(n: int, gpu: str) -> str:
 
 def parameters(total: float, active: float) -> str:
     if total == active:
-        return f"{billions(total)} (all active)"
-    return f"{billions(total)} total, {billions(active)} active per token"
+        return f"{total:g} billion (all active)"
+    return f"{total:g} billion total, {active:g} billion active per token"
 
 
 def latency_chart_alt(doc: dict[str, Any], series: list[str], latency: str) -> str:
@@ -71,22 +67,21 @@ def latency_chart_alt(doc: dict[str, Any], series: list[str], latency: str) -> s
     )
 
 
-def dots_chart_alt(rows: list[dict[str, Any]], unit: str, energy: str) -> str:
-    """The dot chart of an index, in words; energy: the rows' field of energy per output."""
+def dots_chart_alt(rows: list[dict[str, Any]], unit: str, energy: str, total: int) -> str:
+    """The dot chart of an index, in words; energy: the rows' field of energy per output; total: the index's rows."""
     if not rows:
         return f"Dot chart of {unit}: no rows."
     first, last = rows[0], rows[-1]
+    pairs = f"{len(rows)} model and GPU pairs" + (f" (the lowest of {total:,})" if total > len(rows) else "")
     return (
-        f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of {len(rows)} model and "
-        f"GPU pairs, lowest first: from {first['model']} on {gpus(first['num_gpus'], first['gpu'])} at "
-        f"{fixed(first[energy], 2)} to {last['model']} on {gpus(last['num_gpus'], last['gpu'])} at "
-        f"{fixed(last[energy], 2)}. "
-        "The table below lists every dot."
+        f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of {pairs}, lowest first: "
+        f"from {first['model']} on {gpus(first['num_gpus'], first['gpu'])} at {fixed(first[energy], 2)} to "
+        f"{last['model']} on {gpus(last['num_gpus'], last['gpu'])} at {fixed(last[energy], 2)}. "
+        + ("The table below lists every dot." if total == len(rows) else f"The table below lists all {total:,}.")
     )
 
 
 def plain(text: str) -> str:
-    """Curated prose as a page shows it: each upstream field name in words (FIELD_WORDS, else its
-    underscores as spaces), and a lone "x" between factors as a multiplication sign."""
+    """Curated prose with each upstream field name in words and a lone "x" as a multiplication sign."""
     worded = _FIELD.sub(lambda m: FIELD_WORDS.get(m.group(0), m.group(0).replace("_", " ")), text)
     return worded.replace(" x ", " \N{MULTIPLICATION SIGN} ")
