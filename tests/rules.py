@@ -17,7 +17,7 @@ import pytest
 from builder.layout import schema_for
 from builder.validate import run
 from builder.validate.tree import Tree, load_tree
-from builder.verify import _provenance
+from builder.verify import provenance
 from conftest import REPO, snapshot
 
 check_every_schema = run.check_schemas
@@ -49,7 +49,7 @@ def _edited_only(check: Callable[..., list]) -> Callable[..., list]:
 def rule_problems(data: Path, *, with_tables: bool = False) -> list[str]:
     """What `builder validate` finds in `data`, one line a problem (frictionless's table checks only `with_tables`)."""
     tree = load_tree(data)
-    curated, base_url = _provenance(data.parent, tree.descriptor)
+    curated, base_url = provenance(data.parent, tree.descriptor)
     with pytest.MonkeyPatch.context() as patch:
         if snapshot(data.parent / "schemas") == snapshot(REPO / "schemas"):
             patch.setattr(run, "check_schemas", _edited_schemas)

@@ -19,7 +19,7 @@ import pytest
 
 from builder.validate.run import check_rules
 from builder.validate.tree import load_tree
-from builder.verify import _provenance
+from builder.verify import provenance
 from conftest import REPO, slow_after
 from edits import edit
 from published_before import LLM_DOCUMENTS_SHA256
@@ -275,7 +275,7 @@ def test_the_checks_refuse_a_planted_fault(repo_copy, apply, expected) -> None:
     """Each fault through validate's checks (frictionless aside: these faults are in JSON documents)."""
     apply(repo_copy / "data")
     tree = load_tree(repo_copy / "data")
-    curated, base_url = _provenance(repo_copy, tree.descriptor)
+    curated, base_url = provenance(repo_copy, tree.descriptor)
     found = [str(p) for p in check_rules(tree, base_url, curated)[0]]
     assert expected in found, found
 

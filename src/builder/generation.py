@@ -17,7 +17,7 @@ from builder.inputs import schema_problems
 from builder.layout import METADATA
 from builder.names import is_reserved_slug, name_fault
 from builder.slug import slugify
-from builder.upstream import _model_faults, load_json
+from builder.upstream import load_json, model_faults
 
 if TYPE_CHECKING:
     from builder.genmeta import GenerationWorkload
@@ -90,7 +90,7 @@ def parse_generation(
     if fault := name_fault(doc["architecture"]):
         problems.append(Problem(path, "/architecture", fault))
     problems += task_faults(doc, path, work) if work else []
-    problems += _model_faults([(path, row) for row in rows])
+    problems += model_faults([(path, row) for row in rows])
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
     known = {*names.values(), *TASK_FIELDS, "architecture"}

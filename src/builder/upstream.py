@@ -75,7 +75,7 @@ def parse_tasks(inputs: dict[str, tuple[bytes, str]]) -> dict[str, Upstream]:
         raise refused[0]
     problems = [p for exc in refused for p in exc.problems]
     if not problems:
-        problems = _model_faults([(inputs[task][1], row) for task, up in parsed.items() for row in up.rows])
+        problems = model_faults([(inputs[task][1], row) for task, up in parsed.items() for row in up.rows])
     if problems:
         files = len({p.path for p in problems})
         raise UpstreamError(f"{len(problems)} problem(s) in {files} upstream file(s); nothing was written", problems)
@@ -97,7 +97,7 @@ def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     rows = {i: Row(**{f.name: raw[f.name] for f in fields(Row)}) for i, raw in enumerate(confs) if i not in bad}
     problems += [problem for i, row in rows.items() for problem in _row_faults(row, path, i)]
     problems = _with_rows(problems, confs)
-    problems += _model_faults([(path, row) for row in rows.values()])
+    problems += model_faults([(path, row) for row in rows.values()])
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
     unknown = sorted({key for raw in confs for key in raw} - KNOWN)
@@ -150,7 +150,7 @@ def _with_rows(problems: list[Problem], confs: list) -> list[Problem]:
     ]
 
 
-def _model_faults(rows: list[tuple[str, Row]]) -> list[Problem]:
+def model_faults(rows: list[tuple[str, Row]]) -> list[Problem]:
     """One nickname, architecture and parameter counts per model and one model per slug, over (file, row) pairs."""
     problems = []
     first: dict[str, tuple[str, Row]] = {}

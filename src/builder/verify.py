@@ -57,11 +57,11 @@ def problems_in(data: Path) -> list[Problem]:
     tree = load_tree(data)
     from builder.validate.run import check_published
 
-    curated, base_url = _provenance(data.parent, tree.descriptor)
+    curated, base_url = provenance(data.parent, tree.descriptor)
     return check_published(tree, base_url, curated)
 
 
-def _provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
+def provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
     """What the descriptor's curated keys must be (None in a release archive), and the base URL."""
     from builder.metadata import load_metadata
     from builder.package import curated_parts
