@@ -26,6 +26,7 @@ INPUT_SCHEMA = "generation-task.schema.json"  # in schemas/inputs/
 REL_TOLERANCE = 1e-9  # upstream's energy and throughput agree with power and latency to float precision
 MAX_INT = 2**53
 TASK_FIELDS = {"task": "task", "task_display_name": "name"}  # upstream field -> its workload's key in metadata.toml
+HELD = ("task",)  # the display name is upstream's to choose; metadata.toml names the workload
 
 
 @dataclass(frozen=True)
@@ -100,9 +101,10 @@ def parse_generation(
 
 
 def task_faults(doc: dict[str, Any], path: str, work: GenerationWorkload) -> list[Problem]:
-    """The file's task and task_display_name, where given, against what metadata.toml says of `work`."""
+    """The file's task, where given, against what metadata.toml says of `work`."""
     faults = []
-    for field, key in TASK_FIELDS.items():
+    for field in HELD:
+        key = TASK_FIELDS[field]
         wanted = getattr(work, key)
         if doc.get(field, wanted) != wanted:
             msg = f"expected {shown(wanted)} ({METADATA}'s {key} of workload {work.id}), found {shown(doc[field])}"

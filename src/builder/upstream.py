@@ -13,7 +13,7 @@ from builder.caps import check_caps
 from builder.errors import Problem, UpstreamError, printable, shown
 from builder.inputs import TASK_SCHEMA, schema_problems
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
-from builder.names import is_reserved_slug, name_fault
+from builder.names import gpu_case_faults, is_reserved_slug, name_fault
 from builder.slug import slugify
 from builder.strictjson import StrictJSONError, parse_json
 
@@ -168,6 +168,8 @@ def model_faults(rows: list[tuple[str, Row]]) -> list[Problem]:
             there = "" if owned_in == path else f" (in {owned_in})"
             msg = f"expected one model per slug, found {owner}{there} and {row.model_id} both as {slug!r}"
             problems.append(Problem(path, f"slug {slug}", msg))
+    gpus = gpu_case_faults([(path, row.gpu_model) for path, row in rows])
+    problems += [Problem(path, f"GPU {gpu}", msg) for path, gpu, msg in gpus]
     return sorted(set(problems))
 
 
