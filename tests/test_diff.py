@@ -90,3 +90,15 @@ def test_summary_keeps_models_and_best_values_only(builds, cli) -> None:
     assert any(line.startswith("best changed: qwen-3-14b H100 joules_per_output_token") for line in lines)
     assert any(line.startswith("configurations: 0 added, 0 removed, ") for line in lines)
     assert not any(line.startswith("  ~ ") for line in lines)
+
+
+def test_diff_refuses_a_side_without_documents(tmp_path: Path, in_repo: Path, cli) -> None:
+    """An empty folder is no package: `diff` says so instead of listing every document as removed."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = cli("diff", "data", str(empty))
+    assert result.exit_code == 1
+    assert (
+        result.output
+        == f"error: {empty}: expected a data folder or a git ref holding data/, found no documents in {empty}/\n"
+    )

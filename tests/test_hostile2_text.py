@@ -32,7 +32,7 @@ from builder.upstream import parse_upstream
 from builder.validate.schema import check_schema_folder
 from conftest import REPO, slow_after
 from factory import row, upstream
-from hostile import assert_escaped, assert_refused, run_cli, tree_digest
+from hostile import assert_refused, run_cli, tree_digest
 from rules import rule_problems
 
 FAKE = "fake: /: all good"
@@ -53,9 +53,7 @@ def parsed(rows: list[dict[str, Any]], name: str = "bad.json") -> str:
     with pytest.raises(UpstreamError) as caught:
         parse_upstream(json.dumps(upstream(rows), ensure_ascii=False).encode(), name, "lm-arena-chat")
     lines = [printable(str(problem)) for problem in caught.value.problems] + [f"error: {caught.value}"]
-    assert_escaped("\n".join(lines))
-    assert not any(line.startswith(FAKE) for line in lines), lines
-    return "\n".join(lines)
+    return "\n".join(lines)  # as `say` prints them; the whole-command cases check the printing itself
 
 
 def upstream_file(tmp_path: Path, rows: list[dict[str, Any]], name: str = "bad.json") -> Path:
@@ -151,7 +149,6 @@ def test_the_checks_refuse_a_name_build_never_makes(repo_copy: Path, name: str) 
     rename(repo_copy, name)
     found = rule_problems(repo_copy / "data")
     assert any(line.startswith(f"{Q8}: /name: ") for line in found), found
-    assert_escaped("\n".join(printable(line) for line in found))
 
 
 @pytest.mark.parametrize("name", slow_after(PACKAGE_NAMES))  # each a whole `builder validate`
