@@ -208,3 +208,23 @@ def test_the_llm_documents_are_byte_for_byte_unchanged() -> None:
     generation = {rel for rel in published if rel.startswith(("workloads/text-to-image/", "workloads/text-to-video/"))}
     frontiers = {rel for rel in published if rel.endswith("frontier.json")}  # new: tests/test_frontier.py
     assert published - generation - frontiers == {*UNCHANGED_SHA256, "workloads.json", "configurations.csv"}
+
+
+@pytest.mark.parametrize("rows_renamed", [1, 2, "all"], ids=["one-row", "two-rows", "every-row"])
+def test_a_nickname_fault_shared_by_a_models_rows_is_one_line(rows_renamed: int | str) -> None:
+    from builder.errors import UpstreamError
+    from builder.generation import parse_generation
+
+    doc = json.loads((REPO / "upstream" / "text-to-image.json").read_bytes())
+    model = doc["configurations"][0]["model_id"]
+    own = [i for i, conf in enumerate(doc["configurations"]) if conf["model_id"] == model]
+    renamed = own if rows_renamed == "all" else own[:rows_renamed]
+    for i in renamed:
+        doc["configurations"][i]["nickname"] = "1-2"
+    with pytest.raises(UpstreamError) as caught:
+        parse_generation(json.dumps(doc).encode(), "t2i.json", "image")
+    more = len(renamed) - 1
+    also = f" (and {more} more row{'s' if more > 1 else ''} of this model)" if more else ""
+    fault = "nickname: expected a name a spreadsheet keeps as text, found '1-2', read as a date"
+    nickname_lines = [str(p) for p in caught.value.problems if p.where.startswith("/configurations")]
+    assert nickname_lines == [f"t2i.json: /configurations/{renamed[0]}{also}: {fault}"]

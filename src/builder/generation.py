@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from builder.caps import check_caps
@@ -87,7 +87,7 @@ def parse_generation(
         GenRow(architecture=doc["architecture"], **{f: raw[n] for f, n in names.items()})
         for raw in doc["configurations"]
     ]
-    problems = [Problem(path, f"/configurations/{i}", msg) for i, row in enumerate(rows) for msg in row_faults(row)]
+    problems = row_problems(rows, path)
     if fault := name_fault(doc["architecture"]):
         problems.append(Problem(path, "/architecture", fault))
     problems += task_faults(doc, path, work) if work else []
@@ -110,6 +110,25 @@ def task_faults(doc: dict[str, Any], path: str, work: GenerationWorkload) -> lis
             msg = f"expected {shown(wanted)} ({METADATA}'s {key} of workload {work.id}), found {shown(doc[field])}"
             faults.append(Problem(path, f"/{field}", msg))
     return faults
+
+
+def row_problems(rows: list[GenRow], path: str) -> list[Problem]:
+    """Each row's faults; a nickname fault that a model's rows share is shown once, at its first row,
+    with how many more rows share it."""
+    problems: list[Problem] = []
+    shared: dict[tuple[str, str], list[int]] = {}  # (model, fault) -> [index in problems, rows that share it]
+    for i, row in enumerate(rows):
+        for msg in row_faults(row):
+            if msg.startswith("nickname: ") and (row.model_id, msg) in shared:
+                shared[row.model_id, msg][1] += 1
+                continue
+            shared[row.model_id, msg] = [len(problems), 0]
+            problems.append(Problem(path, f"/configurations/{i}", msg))
+    for at, more in shared.values():
+        if more:
+            also = f" (and {more} more row{'s' if more > 1 else ''} of this model)"
+            problems[at] = replace(problems[at], where=problems[at].where + also)
+    return problems
 
 
 def row_faults(row: GenRow) -> list[str]:
