@@ -105,7 +105,10 @@ def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
     workloads["workloads"][0]["frontier_url"] = f"{BASE}/api/v1/frontier.json"
     raw = json.dumps(frontier).encode()
     docs = {**pkg.docs, "frontier.json": frontier, "workloads.json": workloads}
-    files = dict(plan_site(dataclasses.replace(pkg, docs=docs, raw={**pkg.raw, "frontier.json": raw})))
+    given = dataclasses.replace(pkg, docs=docs)
+    read = given.bytes
+    object.__setattr__(given, "bytes", lambda rel: raw if rel == "frontier.json" else read(rel))
+    files = dict(plan_site(given))
     page = files["models/llama-3-1-70b-instruct/index.html"].decode("utf-8")
     assert f"<strong>{other['wh_per_million_output_tokens']:,.2f}</strong>" in target_cell(page, "100", "B200")
     assert "none this fast" in target_cell(page, "50", "B200")

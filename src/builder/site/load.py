@@ -1,5 +1,6 @@
-"""Read the package the site is built from: the small documents up front, each model document or CSV
-only when its turn comes (`Package.read`), every JSON file parsed strictly."""
+"""Read the package the site is built from: the small documents up front, parsed (a frontier only as far
+as the pages show it), their bytes and each model document or CSV only when its turn comes
+(`Package.read`), every JSON file parsed strictly."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from builder.errors import InputError, Problem
 from builder.files import Refused, read_file
-from builder.layout import CSV, DATA, DESCRIPTOR, INDEX, JSON, METADATA, SCHEMAS, is_hidden, place, schema_for
+from builder.layout import CSV, DATA, DESCRIPTOR, FRONTIER, INDEX, JSON, METADATA, SCHEMAS, is_hidden, place, schema_for
 from builder.metadata import load_metadata
 from builder.strictjson import StrictJSONError, json_type, parse_json
 from builder.validate.tree import scan
@@ -23,8 +24,7 @@ class Package:
     root: Path
     base_url: str
     files: list[str]  # every published file of data/, by path relative to data/, sorted
-    raw: dict[str, bytes]  # the small documents of data/ (all but model documents and CSVs), by the same path
-    docs: dict[str, Any]  # the same, parsed
+    docs: dict[str, Any]  # the small documents of data/ (all but model documents and CSVs), parsed, by the same path
     schemas: dict[str, bytes]  # every schemas/*.schema.json, by file name
     schema_docs: dict[str, Any]
     descriptor: bytes
@@ -34,14 +34,53 @@ class Package:
 
     def read(self, rel: str) -> tuple[bytes, Any]:
         """A file of data/ (its bytes, and for JSON its strictly parsed document), read now."""
-        raw = _read(self.root / DATA / rel, f"{DATA}/{rel}")
+        raw = self.bytes(rel)
         return raw, (document(f"{DATA}/{rel}", raw) if rel.endswith(JSON) else None)
+
+    def bytes(self, rel: str) -> bytes:
+        """A file of data/ as it is, read now (to be copied into the site and dropped)."""
+        return _read(self.root / DATA / rel, f"{DATA}/{rel}")
 
 
 def is_small(rel: str) -> bool:
     """A JSON document the whole site needs (a list, an index, a frontier), not one model's document."""
     found = place(rel)
     return rel.endswith(JSON) and found is not None and found.slug is None
+
+
+def shown_frontier(doc: dict[str, Any]) -> dict[str, Any]:
+    """A frontier document as far as the pages show it: each model's best_under entries per GPU type, not its
+    frontier points (most of the document, and none of them on a page)."""
+    models = doc.get("models")
+    if not isinstance(models, list):
+        return doc
+    kept = []
+    for model in models:
+        gpus = model.get("gpus") if isinstance(model, dict) else None
+        if not isinstance(gpus, dict):
+            kept.append(model)
+            continue
+        shown = {g: {"best_under": _once(v["best_under"])} if isinstance(v, dict) and "best_under" in v else {}
+                 for g, v in gpus.items()}  # fmt: skip
+        kept.append({**{k: v for k, v in model.items() if k != "gpus"}, "gpus": shown})
+    return {**doc, "models": kept}
+
+
+def _once(under: Any) -> Any:
+    """best_under with an entry equal to an earlier target's held once (the same configuration, often)."""
+    if not isinstance(under, dict):
+        return under
+    kept: list[Any] = []
+    for target, entry in under.items():
+        under[target] = next((k for k in kept if k == entry), entry)
+        kept.append(under[target])
+    return under
+
+
+def small(rel: str, raw: bytes) -> dict[str, Any]:
+    """A small document parsed strictly, a frontier kept only as far as the pages show it."""
+    doc = document(f"{DATA}/{rel}", raw)
+    return shown_frontier(doc) if rel.rsplit("/", 1)[-1] == FRONTIER else doc
 
 
 def document(shown: str, raw: bytes, why: str = UNSOUND) -> dict[str, Any]:
@@ -75,8 +114,7 @@ def load_package(root: Path) -> Package:
     found += [f"{DATA}/{rel}: a stray file" for rel in files if rel != CSV and schema_for(rel) is None]
     if found:
         raise InputError(f"{data_dir}: expected a sound package (run builder validate), found {'; '.join(found[:3])}")
-    raw = {rel: _read(data_dir / rel, f"{DATA}/{rel}") for rel in files if is_small(rel)}
-    docs = {rel: document(f"{DATA}/{rel}", data) for rel, data in raw.items()}
+    docs = {rel: small(rel, _read(data_dir / rel, f"{DATA}/{rel}")) for rel in files if is_small(rel)}
     schemas = {p.name: _read(p, f"{SCHEMAS}/{p.name}") for p in sorted(schema_dir.glob("*.schema.json"))}
     if not schemas:
         raise InputError(f"{schema_dir}: expected *.schema.json files, found none")
@@ -88,7 +126,7 @@ def load_package(root: Path) -> Package:
     base_url = meta["base_url"]
     if not isinstance(base_url, str) or not base_url.startswith("https://"):
         raise InputError(f"{root / METADATA}: base_url: expected an https:// URL, found {base_url!r}")
-    return Package(root, base_url.rstrip("/"), files, raw, docs, schemas, schema_docs, descriptor, descriptor_doc,
+    return Package(root, base_url.rstrip("/"), files, docs, schemas, schema_docs, descriptor, descriptor_doc,
                    extras, meta["repository"])  # fmt: skip
 
 

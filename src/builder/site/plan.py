@@ -67,8 +67,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
     plan = Planner(pkg)
     site = plan.site
     for rel in pkg.files:  # the small documents and the CSVs; model documents come with their pages
-        if rel in pkg.raw or not rel.endswith(".json"):
-            yield from plan.publish(rel, pkg.raw[rel] if rel in pkg.raw else pkg.read(rel)[0])
+        if rel in pkg.docs or not rel.endswith(".json"):
+            yield from plan.publish(rel, pkg.bytes(rel))  # read now, dropped once written
     for name, raw in pkg.schemas.items():
         yield site.file(f"{DOWNLOAD}{SCHEMAS.as_posix()}/{name}", raw)
     yield site.file(DOWNLOAD + DESCRIPTOR, pkg.descriptor)
