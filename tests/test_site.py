@@ -414,10 +414,11 @@ BROKEN = [
      "site: two files would be written at models/deepseek-v3-1/"),
     ("an escape in a name", lambda root: _edit(root / "data" / "models" / "deepseek-v3-1.json",
      lambda d: d.update(name="DeepSeek\x1b]0;pwned\x07 V3.1")),
-     f"{UNSOUND}data/models/deepseek-v3-1.json: /name: expected no control or format characters, found \\x1b"),
+     f"{UNSOUND}data/models/deepseek-v3-1.json: /name: expected no control or format characters, "
+     "found ['U+001B', 'U+0007']"),
     ("a format character in a small document", lambda root: _edit(root / "data" / "models.json",
      lambda d: d["models"][0].update(name="Deep\u202eSeek")),
-     f"{UNSOUND}data/models.json: /models/0/name: expected no control or format characters, found \\u202e"),
+     f"{UNSOUND}data/models.json: /models/0/name: expected no control or format characters, found ['U+202E']"),
     ("not JSON", lambda root: (root / "data" / "index.json").write_text("{"),
      f"{UNSOUND}data/index.json: line 1 column 2: expected valid JSON"),
     ("a link in data/", lambda root: (root / "data" / "models" / "leak.json").symlink_to("/etc/hostname"),

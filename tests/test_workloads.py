@@ -10,11 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from builder.generation import task_faults
+from builder.upstream import task_fault
 from conftest import REPO
 from hostile import assert_refused, run_cli, tree_digest
 from published_before import LLM_DOCUMENTS_SHA256
@@ -281,36 +280,28 @@ def test_a_generation_task_file_naming_another_task_is_refused(repo_copy, tmp_pa
     image.write_text(json.dumps({**doc, "task": "text-to-video", "task_display_name": "Text to Video"}))
     before = tree_digest(repo_copy)
     outcome = run_cli("build", "--upstream", f"text-to-image={image}")
-    expected = (
-        f'{image}: /task: expected "text-to-image" (metadata.toml\'s task of workload text-to-image), '
-        'found "text-to-video"',
-    )
+    expected = (f'{image}: /task: expected the task file of text-to-image, found "text-to-video"',)
     assert_refused(outcome, 1, expected, before, tree_digest(repo_copy))
 
 
-WORK = SimpleNamespace(id="text-to-image", task="text-to-image", name="Text to Image")
+TASK = "text-to-image"
 TASK_FIELDS = [
     pytest.param({}, [], id="neither-given"),
     pytest.param({"task": "text-to-image", "task_display_name": "Text to Image"}, [], id="both-agree"),
     pytest.param(
         {"task": "text-to-video"},
-        [
-            'x.json: /task: expected "text-to-image" (metadata.toml\'s task of workload text-to-image), found "text-to-video"'
-        ],
+        ['x.json: /task: expected the task file of text-to-image, found "text-to-video"'],
         id="task-differs",
     ),
     pytest.param({"task_display_name": "Text to image"}, [], id="display-name-is-upstream's-own"),
     pytest.param(
         {"task": "text-to-image\u001b[31m"},
-        [
-            'x.json: /task: expected "text-to-image" (metadata.toml\'s task of workload text-to-image), '
-            'found "text-to-image\\u001b[31m"'
-        ],
+        ['x.json: /task: expected the task file of text-to-image, found "text-to-image\\u001b[31m"'],
         id="task-with-escape-shown-escaped",
     ),
 ]
 
 
 @pytest.mark.parametrize(("given", "expected"), TASK_FIELDS)
-def test_task_faults_hold_a_generation_file_to_its_workload(given: dict, expected: list[str]) -> None:
-    assert [str(problem) for problem in task_faults({"configurations": [], **given}, "x.json", WORK)] == expected
+def test_task_fault_holds_a_generation_file_to_its_pinned_task(given: dict, expected: list[str]) -> None:
+    assert [str(problem) for problem in task_fault({"configurations": [], **given}, "x.json", TASK)] == expected

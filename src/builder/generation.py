@@ -7,17 +7,15 @@ code adds names, num_gpus = ulysses_degree x ring_degree, the physics of each ro
 from __future__ import annotations
 
 import math
-import unicodedata
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from builder.caps import check_caps
-from builder.errors import Problem, UpstreamError, printable, shown
+from builder.errors import Problem, UpstreamError, printable
 from builder.inputs import schema_problems
-from builder.layout import METADATA
-from builder.names import is_reserved_slug, name_fault
+from builder.names import control_characters, is_reserved_slug, name_fault
 from builder.slug import slugify
-from builder.upstream import load_json, model_faults
+from builder.upstream import load_json, model_faults, task_fault
 
 if TYPE_CHECKING:
     from builder.genmeta import GenerationWorkload
@@ -25,8 +23,7 @@ if TYPE_CHECKING:
 INPUT_SCHEMA = "generation-task.schema.json"  # in schemas/inputs/
 REL_TOLERANCE = 1e-9  # upstream's energy and throughput agree with power and latency to float precision
 MAX_INT = 2**53
-TASK_FIELDS = {"task": "task", "task_display_name": "name"}  # upstream field -> its workload's key in metadata.toml
-HELD = ("task",)  # the display name is upstream's to choose; metadata.toml names the workload
+TASK_FIELDS = ("task", "task_display_name")  # the file's own labels; only the task is held to its pin
 
 
 @dataclass(frozen=True)
@@ -67,11 +64,6 @@ def upstream_names(kind: str) -> dict[str, str]:
     return {field.name: own.get(field.name, field.name) for field in fields(GenRow) if field.name not in skipped}
 
 
-def control_characters(name: str) -> list[str]:
-    """The Unicode control (Cc) and format (Cf) characters of a name, as U+XXXX."""
-    return [f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf")]
-
-
 def parse_generation(
     data: bytes, path: str, kind: str, work: GenerationWorkload | None = None
 ) -> tuple[list[GenRow], list[str]]:
@@ -90,7 +82,7 @@ def parse_generation(
     problems = row_problems(rows, path)
     if fault := name_fault(doc["architecture"]):
         problems.append(Problem(path, "/architecture", fault))
-    problems += task_faults(doc, path, work) if work else []
+    problems += task_fault(doc, path, work.task) if work else []
     problems += model_faults([(path, row) for row in rows])
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
@@ -100,18 +92,6 @@ def parse_generation(
     return rows, warnings
 
 
-def task_faults(doc: dict[str, Any], path: str, work: GenerationWorkload) -> list[Problem]:
-    """The file's task, where given, against what metadata.toml says of `work`."""
-    faults = []
-    for field in HELD:
-        key = TASK_FIELDS[field]
-        wanted = getattr(work, key)
-        if doc.get(field, wanted) != wanted:
-            msg = f"expected {shown(wanted)} ({METADATA}'s {key} of workload {work.id}), found {shown(doc[field])}"
-            faults.append(Problem(path, f"/{field}", msg))
-    return faults
-
-
 def row_problems(rows: list[GenRow], path: str) -> list[Problem]:
     """Each row's faults; a nickname fault that a model's rows share is shown once, at its first row,
     with how many more rows share it."""
@@ -119,10 +99,11 @@ def row_problems(rows: list[GenRow], path: str) -> list[Problem]:
     shared: dict[tuple[str, str], list[int]] = {}  # (model, fault) -> [index in problems, rows that share it]
     for i, row in enumerate(rows):
         for msg in row_faults(row):
-            if msg.startswith("nickname: ") and (row.model_id, msg) in shared:
-                shared[row.model_id, msg][1] += 1
-                continue
-            shared[row.model_id, msg] = [len(problems), 0]
+            if msg.startswith("nickname: "):
+                if (row.model_id, msg) in shared:
+                    shared[row.model_id, msg][1] += 1
+                    continue
+                shared[row.model_id, msg] = [len(problems), 0]
             problems.append(Problem(path, f"/configurations/{i}", msg))
     for at, more in shared.values():
         if more:

@@ -38,6 +38,11 @@ def is_reserved_slug(slug: str) -> bool:
     return slug.lower() in RESERVED_SLUGS
 
 
+def control_characters(name: str) -> list[str]:
+    """The Unicode control (Cc) and format (Cf) characters of a name, as U+XXXX."""
+    return [f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf")]
+
+
 def name_fault(name: str) -> str | None:
     """`expected ..., found ...` for a name (nickname, GPU, architecture) a spreadsheet misreads, else None."""
     breaks = [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]

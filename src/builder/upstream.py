@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from builder.caps import check_caps
 from builder.errors import Problem, UpstreamError, printable, shown
@@ -90,8 +91,7 @@ def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     if not isinstance(doc, dict) or not isinstance(doc.get("configurations"), list) or not doc["configurations"]:
         raise UpstreamError(f"{path}: no configurations; nothing was written", found)
     problems = list(found)
-    if task is not None and doc.get("task", task) != task:
-        problems.append(Problem(path, "/task", f"expected the task file of {task}, found {shown(doc['task'])}"))
+    problems += task_fault(doc, path, task) if task is not None else []
     confs = doc["configurations"]
     bad = {int(row[1]) for problem in found if (row := _ROW.match(problem.where))}
     rows = {i: Row(**{f.name: raw[f.name] for f in fields(Row)}) for i, raw in enumerate(confs) if i not in bad}
@@ -103,6 +103,13 @@ def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     unknown = sorted({key for raw in confs for key in raw} - KNOWN)
     warnings = [f"{path}: unknown upstream field(s) ignored: {printable(', '.join(unknown))}"] if unknown else []
     return Upstream(list(rows.values()), warnings)
+
+
+def task_fault(doc: dict[str, Any], path: str, task: str) -> list[Problem]:
+    """The file's `task`, where it names one, against the task it is pinned as."""
+    if doc.get("task", task) == task:
+        return []
+    return [Problem(path, "/task", f"expected the task file of {task}, found {shown(doc['task'])}")]
 
 
 def load_json(data: bytes, path: str) -> object:

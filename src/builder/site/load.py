@@ -4,15 +4,15 @@ as the pages show it), their bytes and each model document or CSV only when its 
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, Problem, pointer, printable
+from builder.errors import InputError, Problem, pointer
 from builder.files import Refused, read_file
 from builder.layout import CSV, DATA, DESCRIPTOR, FRONTIER, INDEX, JSON, METADATA, SCHEMAS, is_hidden, place, schema_for
 from builder.metadata import load_metadata
+from builder.names import control_characters
 from builder.strictjson import StrictJSONError, json_type, parse_json
 from builder.validate.tree import scan
 
@@ -93,16 +93,16 @@ def document(shown: str, raw: bytes, why: str = UNSOUND) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError(f"{why}{Problem(shown, '/', f'expected an object, found {json_type(value)}')}")
     if (found := control_character(value, ())) is not None:
-        where, char = found
-        msg = f"expected no control or format characters, found {printable(char)}"
+        where, chars = found
+        msg = f"expected no control or format characters, found {chars}"
         raise InputError(f"{why}{Problem(shown, pointer(where), msg)}")
     return value
 
 
-def control_character(value: Any, at: tuple) -> tuple[tuple, str] | None:
-    """The place and the first Unicode control or format character (Cc, Cf) in a key or string of `value`."""
+def control_character(value: Any, at: tuple) -> tuple[tuple, list[str]] | None:
+    """The place of the first key or string of `value` holding Unicode control or format characters, and those."""
     if isinstance(value, str):
-        return next(((at, c) for c in value if unicodedata.category(c) in ("Cc", "Cf")), None)
+        return (at, chars) if (chars := control_characters(value)) else None
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
         found = control_character(key, at) if isinstance(key, str) else None

@@ -9,8 +9,8 @@ from typing import Any, NamedTuple
 from builder import layout
 from builder.errors import Problem
 from builder.gendocs import configurations_csv, csv_rel, gen_row_id, index_rows, measure_keys, sig4
-from builder.generation import control_characters
 from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
+from builder.names import control_characters
 from builder.slug import slugify
 from builder.transform import best_by_gpu
 from builder.validate.crossfile import ENTRY_FROM_DOC, check_reference_row
