@@ -61,21 +61,10 @@ def shown_frontier(doc: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(gpus, dict):
             kept.append(model)
             continue
-        shown = {g: {"best_under": _once(v["best_under"])} if isinstance(v, dict) and "best_under" in v else {}
+        shown = {g: {"best_under": v["best_under"]} if isinstance(v, dict) and "best_under" in v else {}
                  for g, v in gpus.items()}  # fmt: skip
         kept.append({**{k: v for k, v in model.items() if k != "gpus"}, "gpus": shown})
     return {**doc, "models": kept}
-
-
-def _once(under: Any) -> Any:
-    """best_under with an entry equal to an earlier target's held once (the same configuration, often)."""
-    if not isinstance(under, dict):
-        return under
-    kept: list[Any] = []
-    for target, entry in under.items():
-        under[target] = next((k for k in kept if k == entry), entry)
-        kept.append(under[target])
-    return under
 
 
 def small(rel: str, raw: bytes) -> dict[str, Any]:
