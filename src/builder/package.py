@@ -90,13 +90,7 @@ def table_field(name: str, node: dict[str, Any], required: bool = True) -> dict[
     return field
 
 
-def table_schema(
-    names: tuple[str, ...],
-    defs: dict[str, dict[str, Any]],
-    key: list[str],
-    models: str | None = None,
-    optional: tuple[str, ...] = (),
-) -> dict[str, Any]:
+def table_schema(names: tuple[str, ...], defs: dict, key: list[str], models: str = "", optional: tuple = ()) -> dict:
     """A Table Schema of the named fields, each required but the `optional` ones; `models`, when given, is
     the model-list table its slugs must be in."""
     fields = [table_field(n, defs[n], n not in optional) for n in names]
@@ -110,48 +104,20 @@ def file_facts(data: bytes) -> dict[str, Any]:
     return {"encoding": "utf-8", "bytes": len(data), "hash": f"sha256:{hashlib.sha256(data).hexdigest()}"}
 
 
-def json_resource(name: str, data_dir: str, rel: str, files: dict[str, bytes], schema: str, title: str) -> dict:
-    """A whole JSON document: its size and hash, and the JSON Schema that defines it."""
-    return {
-        "name": name,
-        "title": title,
-        "path": f"{data_dir}/{rel}",
-        "format": "json",
-        "mediatype": "application/json",
-        **file_facts(files.get(rel, b"")),  # a missing file is reported by check_files
-        "jsonSchema": (SCHEMAS / schema).as_posix(),
-    }
+def resource(name: str, title: str, path: str, fmt: str, description: str = "", data: bytes | None = None, **rest):
+    """A resource: a table when it has a `description`, its size and hash when `data` is given (frictionless
+    measures nothing through a JSON dialect, so a JSON table has them on its document's own resource)."""
+    found: dict[str, Any] = {"name": name, "title": title}
+    if description:
+        found |= {"type": "table", "description": description}
+    found |= {"path": path, "format": fmt, "mediatype": "text/csv" if fmt == "csv" else "application/json"}
+    return found | (file_facts(data) if data is not None else {}) | rest
 
 
 def json_table(name: str, title: str, description: str, path: str, prop: str, keys: tuple[str, ...], schema: dict):
-    """A tabular view of the list `prop` of a JSON document (frictionless measures no bytes or hash through
-    a JSON dialect, so those are on the document's own resource)."""
-    return {
-        "name": name,
-        "title": title,
-        "type": "table",
-        "description": description,
-        "path": path,
-        "format": "json",
-        "mediatype": "application/json",
-        "dialect": {"json": {"property": prop, "keys": list(keys)}},
-        "schema": schema,
-    }
-
-
-def csv_table(name: str, title: str, description: str, data_dir: str, rel: str, files: dict, schema: dict) -> dict:
-    """A CSV file as a table, with its size and hash."""
-    return {
-        "name": name,
-        "title": title,
-        "type": "table",
-        "description": description,
-        "path": f"{data_dir}/{rel}",
-        "format": "csv",
-        "mediatype": "text/csv",
-        **file_facts(files.get(rel, b"")),
-        "schema": schema,
-    }
+    """A tabular view of the list `prop` of a JSON document."""
+    dialect = {"json": {"property": prop, "keys": list(keys)}}
+    return resource(name, title, path, "json", description, dialect=dialect, schema=schema)
 
 
 def workload_resources(
@@ -161,61 +127,40 @@ def workload_resources(
     text conversation's keep their v1 names."""
     suffix, of = ("", "") if workload == ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
     kind = GENERATION_WORKLOADS.get(workload)
-    prefix = "" if kind is None else "generation-"  # of the kinds in layout.SCHEMA_OF_KIND
-    defs = field_definitions(schemas) if kind is None else generation_fields(schemas)
-    row_keys = ("model", *INDEX_ROW_KEYS) if kind is None else index_row_keys(kind)
-    entry_keys = MODEL_LIST_KEYS if kind is None else MODEL_ENTRY_KEYS
-    index, model_list = index_rel(workload), model_list_rel(workload)
+    if kind is None:
+        prefix, defs, own = "", field_definitions(schemas), ("index", "model-list", "frontier")
+        row_keys, entry_keys = ("model", *INDEX_ROW_KEYS), MODEL_LIST_KEYS
+    else:
+        prefix, defs, own = "generation-", generation_fields(schemas), ("index", "model-list")
+        row_keys, entry_keys = index_row_keys(kind), MODEL_ENTRY_KEYS
+    rels = {"index": index_rel(workload), "model-list": model_list_rel(workload), "frontier": frontier_rel(workload)}
+    row_schema = table_schema(row_keys, defs, ["slug", "gpu"], models=f"model-list{suffix}")
+    entry_schema = table_schema(entry_keys, defs, ["slug"])
+    entries = "One entry per model document, sorted by slug."
+    index, model_list = (f"{data_dir}/{rels[doc]}" for doc in ("index", "model-list"))
     tables = [
-        json_table(
-            f"index-rows{suffix}",
-            f"Index rows{of}",
-            INDEX_ROWS[prefix],
-            f"{data_dir}/{index}",
-            "rows",
-            row_keys,
-            table_schema(row_keys, defs, ["slug", "gpu"], models=f"model-list{suffix}"),
-        ),
-        json_table(
-            f"model-list{suffix}",
-            f"Model list{of}",
-            "One entry per model document, sorted by slug.",
-            f"{data_dir}/{model_list}",
-            "models",
-            entry_keys,
-            table_schema(entry_keys, defs, ["slug"]),
-        ),
-    ]
-    rels = {"index": index, "model-list": model_list, "frontier": frontier_rel(workload)}
-    own = ("index", "model-list", "frontier") if kind is None else ("index", "model-list")
-    documents = [
-        json_resource(
-            f"{doc}-document{suffix}", data_dir, rels[doc], files, SCHEMA_OF_KIND[prefix + doc], TITLES[doc] + of
-        )
-        for doc in own
+        json_table(f"index-rows{suffix}", f"Index rows{of}", INDEX_ROWS[prefix], index, "rows", row_keys, row_schema),
+        json_table(f"model-list{suffix}", f"Model list{of}", entries, model_list, "models", entry_keys, entry_schema),
     ]
     if kind is not None:
         columns = (*MODEL_COLUMNS, *config_keys(kind))
         description = "Every configuration of every model of the workload, one row each, as in its documents."
-        schema = table_schema(columns, defs, ["slug", "row_id", "repeat"])
-        tables.append(
-            csv_table(
-                f"configurations{suffix}",
-                f"Configurations{of}",
-                description,
-                data_dir,
-                csv_rel(workload),
-                files,
-                schema,
-            )
-        )
+        rel, schema = csv_rel(workload), table_schema(columns, defs, ["slug", "row_id", "repeat"])
+        title, path, data = f"Configurations{of}", f"{data_dir}/{rel}", files.get(rel, b"")
+        tables.append(resource(f"configurations{suffix}", title, path, "csv", description, data, schema=schema))
+    documents = [(f"{doc}-document{suffix}", TITLES[doc] + of, rels[doc], prefix + doc) for doc in own]
     for rel in sorted(files):
         found = place(rel)
         if found is not None and found.kind == f"{prefix}model" and found.workload == workload:
             name = f"model{suffix}.{found.slug}" if suffix else f"model-{found.slug}"
-            schema = SCHEMA_OF_KIND[f"{prefix}model"]
-            documents.append(json_resource(name, data_dir, rel, files, schema, f"Model {found.slug}{of}"))
-    return tables, documents
+            documents.append((name, f"Model {found.slug}{of}", rel, found.kind))
+    return tables, [json_document(*doc, files, data_dir) for doc in documents]
+
+
+def json_document(name: str, title: str, rel: str, kind: str, files: dict[str, bytes], data_dir: str) -> dict:
+    """A whole JSON document: its size and hash (a missing file is check_files's to report), and its schema."""
+    schema = (SCHEMAS / SCHEMA_OF_KIND[kind]).as_posix()
+    return resource(name, title, f"{data_dir}/{rel}", "json", data=files.get(rel, b""), jsonSchema=schema)
 
 
 def descriptor(
@@ -266,7 +211,7 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
     workloads.json lists."""
     tables: list[dict] = []
     documents = [
-        json_resource("workload-list-document", data_dir, WORKLOAD_LIST, files, WORKLOAD_LIST_SCHEMA, "Workload list")
+        json_document("workload-list-document", "Workload list", WORKLOAD_LIST, "workload-list", files, data_dir)
     ]
     generation: list[dict[str, Any]] = []
     for workload, name in listed_workloads(files):
@@ -279,22 +224,16 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
     keys = (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED)
     entry = schemas[WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
     workload_fields = _resolved(schemas, WORKLOAD_LIST_SCHEMA, entry)
-    tables.append(
-        json_table(
-            "workloads",
-            "Workloads",
-            "One row per workload: its upstream task, its counts and the URLs of its index and model list.",
-            f"{data_dir}/{WORKLOAD_LIST}",
-            "workloads",
-            keys,
-            table_schema(keys, workload_fields, ["id"], optional=("frontier_url",)),
-        )
-    )
+    description = "One row per workload: its upstream task, its counts and the URLs of its index and model list."
+    schema = table_schema(keys, workload_fields, ["id"], optional=("frontier_url",))
+    path = f"{data_dir}/{WORKLOAD_LIST}"
+    tables.append(json_table("workloads", "Workloads", description, path, "workloads", keys, schema))
     # No foreign key: a configuration's model is in its own workload's model list, and a Table
     # Schema cannot say which one; crossfile checks every row against the model documents.
     description = "Every configuration of every model in every workload, one row each, as in the documents."
     schema = table_schema(COLUMNS, field_definitions(schemas), ["workload", "slug", "row_id", "repeat"])
-    tables.append(csv_table("configurations", "All configurations", description, data_dir, CSV, files, schema))
+    path, data = f"{data_dir}/{CSV}", files.get(CSV, b"")
+    tables.append(resource("configurations", "All configurations", path, "csv", description, data, schema=schema))
     return [*tables, *documents, *generation]
 
 
