@@ -189,7 +189,7 @@ def test_body_of_several_gib_is_refused_with_bounded_memory(repo_copy: Path, htt
     tracemalloc.start()
     try:
         with pytest.raises(Exception, match=f"expected at most {cap} bytes, found more"):
-            download(httpserver.url_for(PATH), Limits(max_bytes=cap, read_timeout=5, retries=0))
+            download(httpserver.url_for(PATH), Limits(max_bytes=cap, timeout=5, retries=0))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
 from builder.errors import UPSTREAM_MOVED, UnreachableError
+from builder.fetch import Limits  # light: httpx is imported only when a download starts
 from builder.layout import LOCK, METADATA, require_repo_root
 from builder.report import say
 
 
 def _http_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    from builder.fetch import url_problem
+    """The URL, if the lock would record it (its schema's rule), else a usage error."""
+    from builder.inputs import LOCK_SCHEMA, schema_problems
 
-    problem = url_problem(value)
-    if problem:
-        raise click.BadParameter(f"expected an http(s) URL with a host and no credentials, found {value!r}: {problem}")
+    problems = [] if value is None else schema_problems(LOCK_SCHEMA, value, "--url", ("$defs", "url"))
+    if problems:
+        raise click.BadParameter(problems[0].message)
     return value
 
 
@@ -38,8 +39,6 @@ def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float
 
 def _fetch_options(command):
     """Options shared by fetch and check-upstream; defaults are those of fetch.Limits."""
-    from builder.fetch import Limits  # light: httpx is imported only when a download starts
-
     d = Limits()
     options = [
         click.option("--task", help="One upstream task (e.g. gpqa) [default: every task in upstream/lock.json]."),
@@ -49,7 +48,7 @@ def _fetch_options(command):
         click.option("--max-bytes", type=click.IntRange(min=1, max=d.max_bytes), default=d.max_bytes,
                      show_default=True, help="Refuse a body larger than this (at most the default)."),
         click.option("--timeout", type=click.FloatRange(min=0.01, max=3600), callback=_finite,
-                     default=d.read_timeout, show_default=True,
+                     default=d.timeout, show_default=True,
                      help="Connect and read timeout, seconds."),
         click.option("--retries", type=click.IntRange(min=0, max=10), default=d.retries, show_default=True,
                      help="Retries on connection errors and 5xx (never on 4xx)."),
@@ -62,14 +61,6 @@ def _fetch_options(command):
     return command
 
 
-def _limits(max_bytes: int, timeout: float, retries: int, deadline: float):
-    from builder.fetch import Limits
-
-    return Limits(
-        max_bytes=max_bytes, read_timeout=timeout, connect_timeout=timeout, retries=retries, deadline=deadline
-    )
-
-
 def upstream_tasks() -> list[str]:
     """The upstream tasks, in workload order, from the curated metadata."""
     from builder.genmeta import generation_workloads
@@ -80,18 +71,17 @@ def upstream_tasks() -> list[str]:
     return [w.task for w in workloads(meta)] + [w.task for w in generation_workloads(meta)]
 
 
-def _fetch_urls(task: str | None, url: str | None) -> dict[str, str]:
-    """Task -> URL to fetch: every task from its recorded URL, or the one task named (--url alone: the first)."""
-    from builder.refresh import recorded_urls
-
+def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
+    """Task -> URL to fetch (None: the one its lock entry records): every task, or the one named (--url alone:
+    the first)."""
     require_repo_root()
     tasks = upstream_tasks()
     if task is None and url is None:
-        return recorded_urls(LOCK, tasks)
+        return dict.fromkeys(tasks)
     task = task or tasks[0]
     if task not in tasks:
         raise click.BadParameter(f"expected one of {', '.join(tasks)}, found {task!r}", param_hint="--task")
-    return {task: url or recorded_urls(LOCK, [task])[task]}
+    return {task: url}
 
 
 @click.command()
@@ -101,21 +91,16 @@ def _fetch_urls(task: str | None, url: str | None) -> dict[str, str]:
     callback=_commit_sha,
     help="Upstream commit (40-hex sha) the files were taken from, recorded in the lock.",
 )
-def fetch(
-    task: str | None, url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float, commit: str | None
-) -> None:
+def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) -> None:
     """Fetch upstream (every task, or one), check it in full, then replace the pin and its lock atomically.
 
     All or nothing: when any task file is unreachable or refused, no snapshot and no lock entry changes.
     Exits 0 when pinned, 3 when a task file is unreachable, 1 when one is refused, 2 on usage errors.
     """
     from builder.refresh import fetch_and_pin
-
-    urls = _fetch_urls(task, url)
-    limits = _limits(max_bytes, timeout, retries, deadline)
     from builder.write import today_utc
 
-    pinned, warnings = fetch_and_pin(urls, commit, LOCK, today_utc(), limits)
+    pinned, warnings = fetch_and_pin(_fetch_urls(task, url), commit, LOCK, today_utc(), Limits(**limits))
     for warning in warnings:
         say(f"warning: {warning}", err=True)
     for done in pinned:
@@ -125,9 +110,7 @@ def fetch(
 
 @click.command("check-upstream")
 @_fetch_options
-def check_upstream(
-    task: str | None, url: str | None, max_bytes: int, timeout: float, retries: int, deadline: float
-) -> None:
+def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
     """Has upstream moved since the pin? One line per task.
 
     Exits 0 when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 on other
@@ -135,7 +118,7 @@ def check_upstream(
     """
     from builder.refresh import compare_upstream
 
-    found = compare_upstream(_fetch_urls(task, url), LOCK, _limits(max_bytes, timeout, retries, deadline))
+    found = compare_upstream(_fetch_urls(task, url), LOCK, Limits(**limits))
     for c in found:
         if c.error is not None:
             state = "unreachable" if isinstance(c.error, UnreachableError) else "error"

@@ -12,10 +12,8 @@ from referencing import Registry, Resource
 
 from builder import jsonschemas
 from builder.errors import InputError, Problem, ProblemsError, shown
-from builder.files import read_regular_file
-from builder.jsonschemas import compiled, describe, resolved
+from builder.jsonschemas import compiled, describe, read_schemas, resolved
 from builder.layout import SCHEMAS
-from builder.strictjson import StrictJSONError, json_type, parse_json
 
 # The builder's own: those of its source checkout, wherever the command runs (a folder of two data
 # trees to diff has none); schemas/inputs/ of the current folder where the builder is installed apart.
@@ -29,13 +27,7 @@ DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref 
 def validator(name: str, part: tuple[str, ...] = (), ref: str | None = None) -> Any:
     """The compiled validator of one input schema (or its subschema at `part`, or the definition `ref`
     names), its $refs resolved as the published schemas' are, format checking on."""
-    path = INPUT_SCHEMAS / name
-    try:
-        schema = parse_json(read_regular_file(path, 1 << 20, "an input schema"))
-    except StrictJSONError as exc:
-        raise InputError(f"{path}: {exc}") from None
-    if not isinstance(schema, dict):
-        raise InputError(f"{path}: expected a JSON Schema object, found {json_type(schema)}")
+    schema = read_schemas(INPUT_SCHEMAS)[name]
     schema = {**schema, "$id": schema.get("$id", f"urn:leadgreen-input:{name}")}
     root = reduce(operator.getitem, part, schema)
     root = {**root, "$ref": ref} if ref else root
@@ -43,7 +35,7 @@ def validator(name: str, part: tuple[str, ...] = (), ref: str | None = None) -> 
     try:  # its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse
         return compiled(resolved({**root, "$id": schema["$id"]}, registry))
     except InputError as exc:
-        raise InputError(f"{path}: {exc}") from None
+        raise InputError(f"{INPUT_SCHEMAS / name}: {exc}") from None
 
 
 def schema_problems(

@@ -1,9 +1,5 @@
-"""Load the curated metadata (editorial text with provenance) from its TOML file, and check it.
-
-The file is checked against schemas/inputs/metadata.schema.json, then by the rules across
-[[workload]] tables. A wrong value gives one line naming its place:
-`metadata.toml: /header/itl_deadline_ms: expected a finite number > 0 and <= 2^53, found inf`.
-"""
+"""Load the curated metadata from its TOML file, checked against schemas/inputs/metadata.schema.json, then by the
+rules across [[workload]] tables; one line a problem, naming its place (`metadata.toml: /header/...: expected`)."""
 
 from __future__ import annotations
 
@@ -24,8 +20,7 @@ from builder.slug import slugify
 MAX_BYTES = 1024 * 1024  # the file is a few kilobytes of reviewed text
 
 
-# The source block, in the order every document shows it. Three of its fields are each
-# workload's own ([[workload]] tables); the rest are shared ([source]).
+# The source block, in the order every document shows it: WORKLOAD_SOURCE_KEYS are each workload's own.
 SOURCE_KEYS = (
     "name",
     "publisher",

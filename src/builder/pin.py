@@ -1,8 +1,4 @@
-"""The pinned upstream snapshots, one file per task, and their lock (url, commit, sha256, size, date each).
-
-The lock is `{"tasks": {TASK: {"file", "url", "commit", "sha256", "size", "retrieved"}, ...}}`, checked
-against schemas/inputs/lock.schema.json before it is used; code adds the rules across entries and files.
-"""
+"""The pinned upstream snapshots, one file per task, and their lock (schemas/inputs/lock.schema.json)."""
 
 from __future__ import annotations
 
@@ -68,21 +64,26 @@ def parse_lock(data: bytes, where: str, lock_name: str = "lock.json") -> dict[st
     try:
         raw = parse_json(data)
     except StrictJSONError as exc:
-        problems = exc.problems(where)
-    else:
-        problems = schema_problems(LOCK_SCHEMA, raw, where)
-    refuse(where, problems, "the upstream lock")
-    tasks = raw["tasks"]
-    files = [entry["file"] for entry in tasks.values()]
+        refuse(where, exc.problems(where), "the upstream lock")
+    refuse(where, schema_problems(LOCK_SCHEMA, raw, where), "the upstream lock")
+    files = [entry["file"] for entry in raw["tasks"].values()]
     own = f"expected a snapshot's file name, found {lock_name!r}, the lock's own"
-    problems = [Problem(where, f"/tasks/{task}/file", own) for task, e in tasks.items() if e["file"] == lock_name]
+    problems = [
+        Problem(where, f"/tasks/{task}/file", own) for task, e in raw["tasks"].items() if e["file"] == lock_name
+    ]
     twice = sorted({f for f in files if files.count(f) > 1})
     if twice:
-        problems.append(
-            Problem(where, "/tasks", f"expected one file per task, found {', '.join(twice)} named by several tasks")
-        )
+        found = f"found {', '.join(twice)} named by several tasks"
+        problems.append(Problem(where, "/tasks", f"expected one file per task, {found}"))
     refuse(where, problems, "the upstream lock")
-    return {task: Lock(**entry) for task, entry in tasks.items()}
+    return {task: Lock(**entry) for task, entry in raw["tasks"].items()}
+
+
+def entry(locks: dict[str, Lock], task: str, lock_path: Path) -> Lock:
+    """The lock entry of `task`, or InputError naming the tasks the lock has."""
+    if task not in locks:
+        raise InputError(f"{lock_path}: expected an entry for task {task}, found none (tasks: {', '.join(locks)})")
+    return locks[task]
 
 
 def read_pinned(lock_path: Path, tasks: Iterable[str]) -> dict[str, Pinned]:
@@ -90,18 +91,13 @@ def read_pinned(lock_path: Path, tasks: Iterable[str]) -> dict[str, Pinned]:
     locks = load_lock(lock_path)
     pinned = {}
     for task in tasks:
-        lock = locks.get(task)
-        if lock is None:
-            raise InputError(f"{lock_path}: expected an entry for task {task}, found none")
+        lock = entry(locks, task, lock_path)
         snapshot = lock_path.parent / lock.file
         data = read_regular_file(snapshot, Limits().max_bytes, "the pinned upstream")
-        digest = sha256(data)
-        if digest != lock.sha256:
-            found = f"sha256 expected {lock.sha256} (from {lock_path}), found {digest}"
-            raise InputError(f"{snapshot}: {found}; {REPAIR.format(lock=lock_path)}")
-        if len(data) != lock.size:
-            found = f"size expected {lock.size} bytes (from {lock_path}), found {len(data)}"
-            raise InputError(f"{snapshot}: {found}; {REPAIR.format(lock=lock_path)}")
+        for what, expected, found in (("sha256", lock.sha256, sha256(data)), ("size", lock.size, len(data))):
+            if found != expected:
+                said = f"{what} expected {expected} (from {lock_path}), found {found}"
+                raise InputError(f"{snapshot}: {said}; {REPAIR.format(lock=lock_path)}")
         pinned[task] = Pinned(lock, snapshot, data)
     return pinned
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.errors import FetchError, InputError, UpstreamError, ValidationError
+from builder.errors import FetchError, UpstreamError, ValidationError
 from builder.fetch import Limits, download
 from builder.genpackage import parse_every_task
 from builder.layout import DATA
-from builder.pin import Lock, dump_lock, load_lock, parse_lock, read_pinned, sha256
+from builder.pin import Lock, dump_lock, entry, load_lock, parse_lock, read_pinned, sha256
 from builder.scratch import scratch_folder
 from builder.write import replace_files
 
@@ -28,32 +28,17 @@ class Refresh:
         return self.new is not None and self.old.sha256 != self.new.sha256
 
 
-def recorded_urls(lock_path: Path, tasks: list[str] | None = None) -> dict[str, str]:
-    """The URL each task (every task of the lock when None) was last fetched from, as the lock records it."""
-    locks = load_lock(lock_path)
-    return {task: _entry(locks, task, lock_path).url for task in (tasks if tasks is not None else locks)}
-
-
 def fetch_and_pin(
-    urls: dict[str, str],
-    commit: str | None,
-    lock_path: Path,
-    today: str,
-    limits: Limits,
+    urls: dict[str, str | None], commit: str | None, lock_path: Path, today: str, limits: Limits
 ) -> tuple[list[Refresh], list[str]]:
-    """Download every task in `urls`, check each and all of them together with the rest of the pin, then pin
-    them; each task's Refresh, and the warnings.
-
-    All or nothing: one unreachable, refused or inconsistent file leaves every snapshot and the lock as they were.
-    """
+    """Download every task in `urls` (None: from the URL its lock entry records), check each and all of them
+    with the rest of the pin, then pin them all or none; each task's Refresh, and the warnings."""
     old = load_lock(lock_path)
-    for task in urls:
-        _entry(old, task, lock_path)
+    urls = {task: url or entry(old, task, lock_path).url for task, url in urls.items()}
     bodies = {task: download(url, limits) for task, url in urls.items()}
     others = read_pinned(lock_path, [task for task in old if task not in urls])
     inputs = {task: (pin.data, str(pin.path)) for task, pin in others.items()}
-    inputs |= {task: (bodies[task], urls[task]) for task in urls}
-    warnings_of = parse_every_task(inputs)  # the generation tasks by their own parser
+    warnings_of = parse_every_task(inputs | {task: (bodies[task], url) for task, url in urls.items()})
     check_builds(bodies, old, today)
     new = old | {
         task: Lock(old[task].file, urls[task], commit, sha256(data), len(data), today) for task, data in bodies.items()
@@ -66,9 +51,9 @@ def fetch_and_pin(
     return [Refresh(task, old[task], new[task]) for task in urls], warnings
 
 
-def check_builds(bodies: dict[str, bytes], locks: dict[str, Lock], today: str, out: Path = DATA) -> None:
-    """The whole build, with all its checks (physics included), on the pin with `bodies` in place of
-    their tasks' snapshots, from copies in a scratch folder; writes nothing, or UpstreamError."""
+def check_builds(bodies: dict[str, bytes], locks: dict[str, Lock], today: str) -> None:
+    """The whole build with all its checks, on the pin with `bodies` in place of their tasks' snapshots
+    (copies in a scratch folder); writes nothing, or UpstreamError."""
     from builder.build import render
 
     with scratch_folder("builder-fetch-") as scratch:
@@ -76,29 +61,22 @@ def check_builds(bodies: dict[str, bytes], locks: dict[str, Lock], today: str, o
         for task, path in files.items():
             path.write_bytes(bodies[task])
         try:
-            render(out, files, today)  # writes nothing
+            render(DATA, files, today)  # writes nothing
         except ValidationError as exc:
             summary = f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing was pinned"
             raise UpstreamError(summary, exc.problems) from None
 
 
-def compare_upstream(urls: dict[str, str], lock_path: Path, limits: Limits) -> list[Refresh]:
-    """What each task's URL serves now against the pin, without writing anything; every task is tried."""
+def compare_upstream(urls: dict[str, str | None], lock_path: Path, limits: Limits) -> list[Refresh]:
+    """What each task's URL (None: the recorded one) serves now against the pin; writes nothing, tries every task."""
     old = load_lock(lock_path)
     found = []
     for task, url in urls.items():
-        lock = _entry(old, task, lock_path)
+        lock = entry(old, task, lock_path)
         try:
-            data = download(url, limits)
+            data = download(url or lock.url, limits)
         except FetchError as exc:
             found.append(Refresh(task, lock, None, exc))
             continue
-        new = Lock(file=lock.file, url=url, commit=None, sha256=sha256(data), size=len(data), retrieved="")
-        found.append(Refresh(task, lock, new))
+        found.append(Refresh(task, lock, Lock(lock.file, url or lock.url, None, sha256(data), len(data), "")))
     return found
-
-
-def _entry(locks: dict[str, Lock], task: str, lock_path: Path) -> Lock:
-    if task not in locks:
-        raise InputError(f"{lock_path}: expected an entry for task {task}, found none (tasks: {', '.join(locks)})")
-    return locks[task]
