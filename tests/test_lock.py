@@ -27,7 +27,7 @@ LK = f"{LOCK}: /tasks/lm-arena-chat/"
 PATH = "/public/data/tasks/lm-arena-chat.json"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
 
-FILE = "expected a plain file name inside the lock's folder (no '/', no '..', no leading dot)"
+FILE = "expected a plain file name inside the lock's folder other than lock.json (no '/', no '..', no leading dot)"
 URL = "expected an http(s) URL with a host and no credentials"
 COMMIT = "expected a 40-character lowercase hex commit sha, or null"
 DATE = 'expected a date as a string "YYYY-MM-DD"'
@@ -42,7 +42,7 @@ FIELDS = [
     ("file", "", f'{LK}file: {FILE}, found ""', "file-empty"),
     ("file", 3, f"{LK}file: {FILE}, found 3", "file-int"),
     ("file", "x.json\n", f"{LK}file: {FILE}", "file-trailing-newline"),
-    ("file", "lock.json", f"{LK}file: expected a snapshot's file name, found 'lock.json', the lock's own", "file-the-lock"),
+    ("file", "lock.json", f'{LK}file: {FILE}, found "lock.json"', "file-the-lock"),
     ("file", "gpqa.json", f"{LOCK}: /tasks: expected one file per task, found gpqa.json named by several tasks", "two-tasks-one-file"),
     ("url", "ftp://example.org/x.json", f'{LK}url: {URL}, found "ftp://example.org/x.json"', "url-ftp"),
     ("url", "http://user:pw@example.org/x", f"{LK}url: {URL}", "url-credentials"),

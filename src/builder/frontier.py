@@ -1,8 +1,5 @@
-"""The energy-latency frontier of each LLM workload, from upstream rows and its model documents (pure, no I/O).
-
-Per model and GPU type: every configuration that no other dominates on energy per output token and
-median inter-token latency (unrounded upstream values), and what `best` picks under each target.
-"""
+"""Each LLM workload's energy-latency frontier per model and GPU type (configurations no other dominates on
+unrounded energy per token and median ITL), and what `best` picks under each target; pure, no I/O."""
 
 from __future__ import annotations
 

@@ -56,10 +56,10 @@ def dump_lock(locks: dict[str, Lock]) -> bytes:
 
 def load_lock(path: Path) -> dict[str, Lock]:
     """Every task's lock entry, in file order; refused unless each entry is sound and files are distinct."""
-    return parse_lock(read_regular_file(path, LOCK_MAX_BYTES, "the upstream lock"), str(path), path.name)
+    return parse_lock(read_regular_file(path, LOCK_MAX_BYTES, "the upstream lock"), str(path))
 
 
-def parse_lock(data: bytes, where: str, lock_name: str = "lock.json") -> dict[str, Lock]:
+def parse_lock(data: bytes, where: str) -> dict[str, Lock]:
     """The lock file's bytes (`where`: how to name it in a message, e.g. a path at a commit), checked."""
     try:
         raw = parse_json(data)
@@ -67,15 +67,10 @@ def parse_lock(data: bytes, where: str, lock_name: str = "lock.json") -> dict[st
         refuse(where, exc.problems(where), "the upstream lock")
     refuse(where, schema_problems(LOCK_SCHEMA, raw, where), "the upstream lock")
     files = [entry["file"] for entry in raw["tasks"].values()]
-    own = f"expected a snapshot's file name, found {lock_name!r}, the lock's own"
-    problems = [
-        Problem(where, f"/tasks/{task}/file", own) for task, e in raw["tasks"].items() if e["file"] == lock_name
-    ]
     twice = sorted({f for f in files if files.count(f) > 1})
     if twice:
         found = f"found {', '.join(twice)} named by several tasks"
-        problems.append(Problem(where, "/tasks", f"expected one file per task, {found}"))
-    refuse(where, problems, "the upstream lock")
+        raise InputError(str(Problem(where, "/tasks", f"expected one file per task, {found}")))
     return {task: Lock(**entry) for task, entry in raw["tasks"].items()}
 
 

@@ -44,7 +44,7 @@ def fetch_and_pin(
         task: Lock(old[task].file, urls[task], commit, sha256(data), len(data), today) for task, data in bodies.items()
     }
     lock = dump_lock(new)
-    parse_lock(lock, str(lock_path), lock_path.name)  # what load_lock will accept
+    parse_lock(lock, str(lock_path))  # what load_lock will accept
     files = {lock_path.parent / old[task].file: data for task, data in bodies.items()}
     replace_files({**files, lock_path: lock})
     warnings = [w for task in urls for w in warnings_of[task]]

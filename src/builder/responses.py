@@ -1,8 +1,4 @@
-"""Energy per response of each configuration, from upstream rows, as the configurations CSV carries it.
-
-A configuration is keyed by (workload, row_id, repeat); a row's repeat counts its row_id in
-upstream order, as the model documents number them.
-"""
+"""Energy per response of each configuration, keyed by (workload, row_id, repeat) as the configurations CSV is."""
 
 from __future__ import annotations
 
@@ -23,7 +19,7 @@ JOULES, WH = "joules_per_response", "wh_per_thousand_responses"
 
 
 def keyed_rows(rows: Iterable[Row]) -> dict[tuple[str, int], Row]:
-    """Each upstream row by its configuration's (row_id, repeat)."""
+    """Each upstream row by its configuration's (row_id, repeat): repeat counts its row_id in upstream order."""
     seen: Counter[str] = Counter()
     found = {}
     for row in rows:

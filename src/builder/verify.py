@@ -84,7 +84,10 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
     committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if os.path.lexists(data) else {}
     descriptor = data.parent / DESCRIPTOR
     if os.path.lexists(descriptor):
-        committed[DESCRIPTOR] = _read_or_refuse(descriptor, DESCRIPTOR)
+        try:
+            committed[DESCRIPTOR] = read_file(descriptor)
+        except Refused as exc:
+            raise _refusal(descriptor, [Problem(DESCRIPTOR, "/", str(exc))]) from None
     with scratch_folder("builder-drift-") as scratch:
         copy = Path(scratch) / data.name
         for name, content in committed.items():  # the committed dates seed the date rule, as in a real build
@@ -125,13 +128,6 @@ def files_below(folder: Path) -> dict[str, bytes]:
         except Refused as exc:  # changed since the walk
             raise _refusal(folder, [Problem(f"{folder.name}/{rel}", "/", str(exc))]) from None
     return files
-
-
-def _read_or_refuse(path: Path, shown: str) -> bytes:
-    try:
-        return read_file(path)
-    except Refused as exc:
-        raise _refusal(path, [Problem(shown, "/", str(exc))]) from None
 
 
 def _refusal(path: Path, problems: list[Problem]) -> ValidationError:
