@@ -1,6 +1,5 @@
-"""The Data Package v2 descriptor: every JSON document a resource with its size and sha256, and table
-views for frictionless (per workload its index rows and model list, the workload list, the CSV; per
-generation workload its own CSV too)."""
+"""The Data Package v2 descriptor: every published file a resource with its size and sha256, and table views
+of the JSON documents and CSVs for frictionless."""
 
 from __future__ import annotations
 

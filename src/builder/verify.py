@@ -38,8 +38,8 @@ def refuse_half_published(data: Path) -> None:
 
 
 def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
-    """InputError where `data` cannot be looked up, is no folder (unless `absent_ok`), or holds none of the
-    files at a data folder's top (a home folder, /): one line, not a finding per file below."""
+    """InputError where `data` cannot be looked up, is no folder (unless `absent_ok`), or has none of a data
+    folder's top files (a home folder, /)."""
     error = lookup_error(data)
     if error is not None:
         raise InputError(f"{data}: expected a data folder, found an error ({error})")
@@ -94,10 +94,8 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
             target = Path(scratch) / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
-        build(copy, None, date)
-        rebuilt = {f"{data.name}/{k}": v for k, v in files_below(copy).items()}
-        if (Path(scratch) / DESCRIPTOR).is_file():
-            rebuilt[DESCRIPTOR] = (Path(scratch) / DESCRIPTOR).read_bytes()
+        descriptor_bytes = build(copy, None, date).descriptor
+        rebuilt = {f"{data.name}/{k}": v for k, v in files_below(copy).items()} | {DESCRIPTOR: descriptor_bytes}
     names = sorted(committed.keys() | rebuilt.keys())
     return {n: _diff(n, committed.get(n), rebuilt.get(n)) for n in names if committed.get(n) != rebuilt.get(n)}
 
