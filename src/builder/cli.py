@@ -1,7 +1,6 @@
 """The `builder` command line: parse options, call one function, map errors to exit codes.
 
-Heavy imports (jsonschema, frictionless, httpx) happen inside the commands, so `builder --help` stays fast.
-"""
+Heavy imports happen inside the commands, so `builder --help` stays fast."""
 
 from __future__ import annotations
 
@@ -97,21 +96,19 @@ def main() -> None:
     """
 
 
-def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str | None, Path]:
-    """--upstream values as task -> file; a plain FILE (no TASK=) is keyed None: the first workload's task."""
+def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> list[tuple[str | None, Path]]:
+    """--upstream values as (task, file) pairs; a plain FILE (no TASK=) has the task None: the first workload's."""
     from builder.layout import is_workload_id
 
-    found: dict[str | None, Path] = {}
+    pairs = []
     for value in values:
         task, sep, path = value.partition("=")
-        key = task if sep and is_workload_id(task) else None
-        path = path if key else value
+        if not (sep and is_workload_id(task)):
+            task, path = None, value
         if not path:
             raise click.BadParameter(f"expected FILE or TASK=FILE, found {value!r}")
-        if key in found:
-            raise click.BadParameter(f"expected each task once, found {key or 'a plain FILE'} given twice")
-        found[key] = Path(path)
-    return found
+        pairs.append((task, Path(path)))
+    return pairs
 
 
 @main.command()
@@ -125,7 +122,7 @@ def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, 
 )
 @_out_option(DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
-def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> None:
+def build(upstreams: list[tuple[str | None, Path]], out: Path, date: str | None) -> None:
     """Regenerate every document of every workload in the --out folder from the pinned upstream, atomically.
 
     Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on usage errors.
@@ -134,13 +131,15 @@ def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> Non
 
     require_repo_root(METADATA) if upstreams else require_repo_root()
     tasks = upstream_tasks()
-    if None in upstreams and tasks[0] in upstreams:
-        raise click.BadParameter(f"expected each task once, found {tasks[0]} given twice", param_hint="--upstream")
-    chosen = {task or tasks[0]: path for task, path in upstreams.items()}
-    unknown = sorted(set(chosen) - set(tasks))
+    chosen: dict[str, Path] = {}
+    for task, path in upstreams:
+        task = task or tasks[0]
+        if task in chosen:
+            raise click.BadParameter(f"expected each task once, found {task} given twice", param_hint="--upstream")
+        chosen[task] = path
+    unknown = ", ".join(sorted(set(chosen) - set(tasks)))
     if unknown:
-        found = ", ".join(unknown)
-        raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {found}", param_hint="--upstream")
+        raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {unknown}", param_hint="--upstream")
     result = run_build(out, chosen, date or today_utc())
     for warning in result.warnings:
         say(f"warning: {warning}", err=True)

@@ -207,26 +207,23 @@ def publish(out: Path, files: Files, beside: dict[str, bytes] | None = None, kee
 
 
 def _stage(stage: Path, out: Path, files: Files, beside: dict[str, bytes], keep_hidden: bool) -> None:
-    """Write the new folder as `stage/new` and the files beside it in `stage`, all synced."""
+    """Write the new folder as `stage/new` (folders 0755) and the files beside it in `stage`, all synced."""
     new = stage / "new"
-    _mkdirs(new)
+    new.mkdir()
     for rel, data in sorted(files.items()) if isinstance(files, dict) else files:
-        _mkdirs((new / rel).parent)
+        (new / rel).parent.mkdir(parents=True, exist_ok=True)
         _write(new / rel, data)
-    if keep_hidden and is_folder(out):  # hard-link (or copy) the old folder's hidden regular files
+    if keep_hidden and is_folder(out):  # copy the old folder's hidden regular files
         for folder, dirs, names in os.walk(out):
             dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders: refused by check_output
-            for source in (Path(folder) / name for name in names):
-                rel = source.relative_to(out)
-                if is_hidden(rel.as_posix()) and stat.S_ISREG(source.lstat().st_mode):
-                    _mkdirs((new / rel).parent)
-                    try:
-                        os.link(source, new / rel, follow_symlinks=False)
-                    except OSError:
-                        shutil.copy2(source, new / rel, follow_symlinks=False)
+            for rel in (Path(folder, name).relative_to(out) for name in names):
+                if is_hidden(rel.as_posix()) and stat.S_ISREG((out / rel).lstat().st_mode):
+                    (new / rel).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(out / rel, new / rel, follow_symlinks=False)
     for name, data in beside.items():
         _write(stage / name, data)
     for folder, _dirs, _names in os.walk(stage):
+        os.chmod(folder, 0o755)
         _fsync(Path(folder))
 
 
@@ -256,25 +253,13 @@ def replace_files(files: dict[Path, bytes]) -> None:
                 _remove_stage(stage)
 
 
-def _mkdirs(folder: Path) -> None:
-    """Make `folder` and its missing parents, each 0755 whatever the umask."""
-    if not folder.is_dir():
-        _mkdirs(folder.parent)
-        folder.mkdir()
-        folder.chmod(0o755)
-
-
 def _write(path: Path, data: bytes) -> None:
     """Write a new file, 0644 whatever the umask, and fsync it."""
-    fd = os.open(path, NEW_FILE, 0o644)
-    try:
-        os.fchmod(fd, 0o644)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    with open(os.open(path, NEW_FILE, 0o644), "wb") as file:
+        os.fchmod(file.fileno(), 0o644)
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
 
 
 def _fsync(path: Path) -> None:
