@@ -11,7 +11,7 @@ from builder.errors import OutputError
 from builder.files import Refused, read_file
 from builder.layout import Place, is_package_path, place
 from builder.strictjson import StrictJSONError, parse_json
-from builder.write import dumps
+from builder.write import dumps, publish
 
 
 @pytest.mark.parametrize(
@@ -103,3 +103,13 @@ def test_read_file_refuses_a_link_unless_told_a_fifo_and_a_file_too_large(tmp_pa
     with pytest.raises(Refused) as caught:
         read_file(tmp_path / "real.json", 1)
     assert caught.value.size == 2
+
+
+def test_publish_makes_files_0644_and_folders_0755_whatever_the_umask(tmp_path: Path) -> None:
+    old = os.umask(0o277)
+    try:
+        publish(tmp_path / "out", {"a/b/c.json": b"{}\n"})
+    finally:
+        os.umask(old)
+    modes = {p.relative_to(tmp_path).as_posix(): p.stat().st_mode & 0o777 for p in tmp_path.rglob("*")}
+    assert modes == {"out": 0o755, "out/a": 0o755, "out/a/b": 0o755, "out/a/b/c.json": 0o644}

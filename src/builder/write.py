@@ -207,23 +207,22 @@ def publish(out: Path, files: Files, beside: dict[str, bytes] | None = None, kee
 
 
 def _stage(stage: Path, out: Path, files: Files, beside: dict[str, bytes], keep_hidden: bool) -> None:
-    """Write the new folder as `stage/new` (folders 0755) and the files beside it in `stage`, all synced."""
+    """Write the new folder as `stage/new` and the files beside it in `stage`, all synced."""
     new = stage / "new"
-    new.mkdir()
+    _mkdirs(new)
     for rel, data in sorted(files.items()) if isinstance(files, dict) else files:
-        (new / rel).parent.mkdir(parents=True, exist_ok=True)
+        _mkdirs((new / rel).parent)
         _write(new / rel, data)
     if keep_hidden and is_folder(out):  # copy the old folder's hidden regular files
         for folder, dirs, names in os.walk(out):
             dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders: refused by check_output
             for rel in (Path(folder, name).relative_to(out) for name in names):
                 if is_hidden(rel.as_posix()) and stat.S_ISREG((out / rel).lstat().st_mode):
-                    (new / rel).parent.mkdir(parents=True, exist_ok=True)
+                    _mkdirs((new / rel).parent)
                     shutil.copy2(out / rel, new / rel, follow_symlinks=False)
     for name, data in beside.items():
         _write(stage / name, data)
     for folder, _dirs, _names in os.walk(stage):
-        os.chmod(folder, 0o755)
         _fsync(Path(folder))
 
 
@@ -251,6 +250,14 @@ def replace_files(files: dict[Path, bytes]) -> None:
         for stage in staged:
             with suppress(OSError):
                 _remove_stage(stage)
+
+
+def _mkdirs(folder: Path) -> None:
+    """Make `folder` and its missing parents, each 0755 whatever the umask."""
+    if not folder.is_dir():
+        _mkdirs(folder.parent)
+        folder.mkdir()
+        folder.chmod(0o755)
 
 
 def _write(path: Path, data: bytes) -> None:
