@@ -113,3 +113,18 @@ def test_publish_makes_files_0644_and_folders_0755_whatever_the_umask(tmp_path: 
         os.umask(old)
     modes = {p.relative_to(tmp_path).as_posix(): p.stat().st_mode & 0o777 for p in tmp_path.rglob("*")}
     assert modes == {"out": 0o755, "out/a": 0o755, "out/a/b": 0o755, "out/a/b/c.json": 0o644}
+
+
+def test_version_reads_the_descriptor_safely(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO named datapackage.json is not opened (a plain open would wait on it forever)."""
+    from click.testing import CliRunner
+
+    from builder.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("datapackage.json")
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.endswith(
+        ", data version unknown (no datapackage.json of leadgreen-data here; run from the repository root)\n"
+    )

@@ -18,7 +18,7 @@ import click
 
 from builder.errors import BuilderError, OutputError, ProblemsError, printable, printable_lines
 from builder.extras import require_extra
-from builder.files import is_folder, lookup_error
+from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
 from builder.report import FORMATS, problems_as, say, warn
 from builder.write import today_utc
@@ -52,17 +52,18 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     """The installed builder's version and the data version of the descriptor in the current folder."""
     if not value or ctx.resilient_parsing:
         return
-    import json
     from importlib.metadata import PackageNotFoundError, version
+
+    from builder.strictjson import parse_json
 
     try:
         code = version("leadgreen-data-builder")
     except PackageNotFoundError:
         code = "unknown (not installed)"
-    try:
-        descriptor = json.loads(Path(DESCRIPTOR).read_bytes())
+    try:  # the safe read: a FIFO or a device named datapackage.json is not opened
+        descriptor = parse_json(read_file(Path(DESCRIPTOR)))
         data = descriptor.get("version") if descriptor.get("name") == PACKAGE_NAME else None
-    except (OSError, ValueError, AttributeError):
+    except (Refused, ValueError, AttributeError):
         data = None
     if not isinstance(data, str):
         data = f"unknown (no {DESCRIPTOR} of {PACKAGE_NAME} here; run from the repository root)"
