@@ -88,6 +88,8 @@ def test_strict_json(data: bytes, faults: list[tuple[str, str]] | None) -> None:
 def test_dumps_names_the_first_non_finite_value_in_document_order() -> None:
     with pytest.raises(OutputError, match=r"at /a/1/0 \(nan\)"):
         dumps({"a": [1.0, (float("nan"),)], "b": float("inf")})
+    with pytest.raises(OutputError, match=r"at /a~1b/c~0d \(inf\)"):
+        dumps({"a/b": {"c~d": float("inf")}})
 
 
 def test_read_file_refuses_a_link_unless_told_a_fifo_and_a_file_too_large(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from builder.errors import OutputError
+from builder.errors import OutputError, pointer
 from builder.files import is_folder
 from builder.layout import is_hidden
 
@@ -37,19 +37,19 @@ def dumps(doc: Any) -> bytes:
     try:
         return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
     except ValueError as exc:
-        found = _non_finite(doc, "")
+        found = _non_finite(doc, ())
         where = f" at {found}" if found else ""
         msg = f"expected strict JSON, found a value it cannot hold{where} ({exc}); nothing was written"
         raise OutputError(msg) from exc
 
 
-def _non_finite(value: Any, at: str) -> str | None:
+def _non_finite(value: Any, parts: tuple[Any, ...]) -> str | None:
     """The pointer and value of the first number in `value` that JSON cannot carry, or None."""
     if isinstance(value, float) and not math.isfinite(value):
-        return f"{at or '/'} ({value!r})"
+        return f"{pointer(parts)} ({value!r})"
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
     for key, item in items:
-        found = _non_finite(item, f"{at}/{key}")
+        found = _non_finite(item, (*parts, key))
         if found:
             return found
     return None
