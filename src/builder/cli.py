@@ -163,18 +163,16 @@ def validate(data: Path, fmt: str) -> None:
 
     Exits 0 when every file is valid, 1 when any problem is found (all are printed), 2 on usage errors.
     """
-    require_repo_root(SCHEMAS, where="the repository root or the top folder of an unpacked release archive")
-    from builder.verify import refuse_half_published
+    from builder.citation import check_citation
+    from builder.repository import warnings as repository_warnings
+    from builder.verify import refuse_half_published, validate_committed
 
+    require_repo_root(SCHEMAS, where="the repository root or the top folder of an unpacked release archive")
     refuse_half_published(data)
     error = lookup_error(data)
     if error is not None or not is_folder(data):
         found = f"an error ({error}) at" if error is not None else "no folder"
         raise click.BadParameter(f"expected a data folder, found {found} {data}", param_hint="--data")
-    from builder.citation import check_citation
-    from builder.repository import warnings as repository_warnings
-    from builder.verify import validate_committed
-
     with problems_as(fmt):
         validate_committed(data)
         check_citation(data)
@@ -308,8 +306,6 @@ def dist_command(out: Path, notes: Path | None) -> None:
 def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     """List the schema changes between OLD and NEW (folders holding schemas/, or git refs).
 
-    Fields added, removed or retyped, required added or removed, enums widened or narrowed,
-    const changed. With --documents, also each side's data/ against the other side's schemas.
     Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW
     cannot be read, 2 on usage errors.
     """
