@@ -11,7 +11,7 @@ from builder.errors import OutputError
 from builder.files import Refused, read_file
 from builder.layout import Place, is_package_path, place
 from builder.strictjson import StrictJSONError, parse_json
-from builder.write import dumps
+from builder.write import dumps, publish
 
 
 @pytest.mark.parametrize(
@@ -88,6 +88,8 @@ def test_strict_json(data: bytes, faults: list[tuple[str, str]] | None) -> None:
 def test_dumps_names_the_first_non_finite_value_in_document_order() -> None:
     with pytest.raises(OutputError, match=r"at /a/1/0 \(nan\)"):
         dumps({"a": [1.0, (float("nan"),)], "b": float("inf")})
+    with pytest.raises(OutputError, match=r"at /a~1b/c~0d \(inf\)"):
+        dumps({"a/b": {"c~d": float("inf")}})
 
 
 def test_read_file_refuses_a_link_unless_told_a_fifo_and_a_file_too_large(tmp_path: Path) -> None:
@@ -103,3 +105,28 @@ def test_read_file_refuses_a_link_unless_told_a_fifo_and_a_file_too_large(tmp_pa
     with pytest.raises(Refused) as caught:
         read_file(tmp_path / "real.json", 1)
     assert caught.value.size == 2
+
+
+def test_publish_makes_files_0644_and_folders_0755_whatever_the_umask(tmp_path: Path) -> None:
+    old = os.umask(0o277)
+    try:
+        publish(tmp_path / "out", {"a/b/c.json": b"{}\n"})
+    finally:
+        os.umask(old)
+    modes = {p.relative_to(tmp_path).as_posix(): p.stat().st_mode & 0o777 for p in tmp_path.rglob("*")}
+    assert modes == {"out": 0o755, "out/a": 0o755, "out/a/b": 0o755, "out/a/b/c.json": 0o644}
+
+
+def test_version_reads_the_descriptor_safely(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO named datapackage.json is not opened (a plain open would wait on it forever)."""
+    from click.testing import CliRunner
+
+    from builder.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("datapackage.json")
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.endswith(
+        ", data version unknown (no datapackage.json of leadgreen-data here; run from the repository root)\n"
+    )

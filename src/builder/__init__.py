@@ -1,7 +1,7 @@
 """The leadgreen-data builder.
 
-Importing it takes the current folder off the import path, however it got there: the current folder may
-be an unpacked archive, and no module in it may run (frictionless imports `frictionless_*` as plugins).
+Importing it takes the current folder off the import path: it may be an unpacked archive, and no module in
+it may run (frictionless imports `frictionless_*` as plugins).
 """
 
 import os
@@ -9,11 +9,9 @@ import sys
 
 
 def _is_current_folder(entry: str, here: str | None) -> bool:
-    if entry in ("", "."):
-        return True
     try:
-        return here is not None and os.path.realpath(entry) == here
-    except (OSError, ValueError):  # a NUL or an unreadable part: not a folder Python can import from
+        return entry in ("", ".") or (here is not None and os.path.realpath(entry) == here)
+    except (OSError, ValueError):  # a NUL, or a relative entry once the current folder is removed
         return False
 
 

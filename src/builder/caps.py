@@ -1,8 +1,5 @@
-"""The caps on one upstream task file: models and configurations, with room for a hundred times today's.
-
-Today's largest: 18 models (lm-arena-chat) and 638 configurations (text-to-image). Past a cap a task
-file is refused before its rows are checked, so that no later step (build, validate, site) sees more.
-"""
+"""The caps on one upstream task file's models and configurations (a hundred times today's largest); a file
+past a cap is refused before its rows are checked, so that no later step sees more."""
 
 from __future__ import annotations
 

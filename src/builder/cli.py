@@ -1,7 +1,6 @@
 """The `builder` command line: parse options, call one function, map errors to exit codes.
 
-Heavy imports (jsonschema, frictionless, httpx) happen inside the commands, so `builder --help` stays fast.
-"""
+Heavy imports happen inside the commands, so `builder --help` stays fast."""
 
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ import click
 
 from builder.errors import BuilderError, OutputError, ProblemsError, printable, printable_lines
 from builder.extras import require_extra
-from builder.files import is_folder, lookup_error
+from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
 from builder.report import FORMATS, problems_as, say, warn
 from builder.write import today_utc
@@ -53,17 +52,18 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     """The installed builder's version and the data version of the descriptor in the current folder."""
     if not value or ctx.resilient_parsing:
         return
-    import json
     from importlib.metadata import PackageNotFoundError, version
+
+    from builder.strictjson import parse_json
 
     try:
         code = version("leadgreen-data-builder")
     except PackageNotFoundError:
         code = "unknown (not installed)"
-    try:
-        descriptor = json.loads(Path(DESCRIPTOR).read_bytes())
+    try:  # the safe read: a FIFO or a device named datapackage.json is not opened
+        descriptor = parse_json(read_file(Path(DESCRIPTOR)))
         data = descriptor.get("version") if descriptor.get("name") == PACKAGE_NAME else None
-    except (OSError, ValueError, AttributeError):
+    except (Refused, ValueError, AttributeError):
         data = None
     if not isinstance(data, str):
         data = f"unknown (no {DESCRIPTOR} of {PACKAGE_NAME} here; run from the repository root)"
@@ -97,21 +97,19 @@ def main() -> None:
     """
 
 
-def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str | None, Path]:
-    """--upstream values as task -> file; a plain FILE (no TASK=) is keyed None: the first workload's task."""
+def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> list[tuple[str | None, Path]]:
+    """--upstream values as (task, file) pairs; a plain FILE (no TASK=) has the task None: the first workload's."""
     from builder.layout import is_workload_id
 
-    found: dict[str | None, Path] = {}
+    pairs = []
     for value in values:
         task, sep, path = value.partition("=")
-        key = task if sep and is_workload_id(task) else None
-        path = path if key else value
+        if not (sep and is_workload_id(task)):
+            task, path = None, value
         if not path:
             raise click.BadParameter(f"expected FILE or TASK=FILE, found {value!r}")
-        if key in found:
-            raise click.BadParameter(f"expected each task once, found {key or 'a plain FILE'} given twice")
-        found[key] = Path(path)
-    return found
+        pairs.append((task, Path(path)))
+    return pairs
 
 
 @main.command()
@@ -125,7 +123,7 @@ def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, 
 )
 @_out_option(DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
-def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> None:
+def build(upstreams: list[tuple[str | None, Path]], out: Path, date: str | None) -> None:
     """Regenerate every document of every workload in the --out folder from the pinned upstream, atomically.
 
     Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on usage errors.
@@ -134,13 +132,15 @@ def build(upstreams: dict[str | None, Path], out: Path, date: str | None) -> Non
 
     require_repo_root(METADATA) if upstreams else require_repo_root()
     tasks = upstream_tasks()
-    if None in upstreams and tasks[0] in upstreams:
-        raise click.BadParameter(f"expected each task once, found {tasks[0]} given twice", param_hint="--upstream")
-    chosen = {task or tasks[0]: path for task, path in upstreams.items()}
-    unknown = sorted(set(chosen) - set(tasks))
+    chosen: dict[str, Path] = {}
+    for task, path in upstreams:
+        task = task or tasks[0]
+        if task in chosen:
+            raise click.BadParameter(f"expected each task once, found {task} given twice", param_hint="--upstream")
+        chosen[task] = path
+    unknown = ", ".join(sorted(set(chosen) - set(tasks)))
     if unknown:
-        found = ", ".join(unknown)
-        raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {found}", param_hint="--upstream")
+        raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {unknown}", param_hint="--upstream")
     result = run_build(out, chosen, date or today_utc())
     for warning in result.warnings:
         say(f"warning: {warning}", err=True)
@@ -163,18 +163,16 @@ def validate(data: Path, fmt: str) -> None:
 
     Exits 0 when every file is valid, 1 when any problem is found (all are printed), 2 on usage errors.
     """
-    require_repo_root(SCHEMAS, where="the repository root or the top folder of an unpacked release archive")
-    from builder.verify import refuse_half_published
+    from builder.citation import check_citation
+    from builder.repository import warnings as repository_warnings
+    from builder.verify import refuse_half_published, validate_committed
 
+    require_repo_root(SCHEMAS, where="the repository root or the top folder of an unpacked release archive")
     refuse_half_published(data)
     error = lookup_error(data)
     if error is not None or not is_folder(data):
         found = f"an error ({error}) at" if error is not None else "no folder"
         raise click.BadParameter(f"expected a data folder, found {found} {data}", param_hint="--data")
-    from builder.citation import check_citation
-    from builder.repository import warnings as repository_warnings
-    from builder.verify import validate_committed
-
     with problems_as(fmt):
         validate_committed(data)
         check_citation(data)
@@ -308,8 +306,6 @@ def dist_command(out: Path, notes: Path | None) -> None:
 def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     """List the schema changes between OLD and NEW (folders holding schemas/, or git refs).
 
-    Fields added, removed or retyped, required added or removed, enums widened or narrowed,
-    const changed. With --documents, also each side's data/ against the other side's schemas.
     Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW
     cannot be read, 2 on usage errors.
     """

@@ -1,8 +1,5 @@
-"""File system entries as the builder meets them: what kind each is, and the one safe read.
-
-A read never waits on a FIFO, never opens a device or a folder, never reads more than a given size, and
-(unless told to follow links) never goes through a symbolic link.
-"""
+"""What kind a file system entry is, and the one safe read: never a FIFO, device or folder, never more than
+a given size, and (unless told) never through a symbolic link."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Where everything lives, and the rules that tie a file, a slug, a row id and a public URL together.
-
-Every other module asks this one; paths are relative to the repository root, where every command runs.
-"""
+"""Where everything lives (relative to the repository root), and the rules tying a file, slug, row id and URL."""
 
 from __future__ import annotations
 
@@ -42,30 +39,24 @@ _ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # a workload id: a slug
 DEFS_SCHEMA = "defs.schema.json"
 INDEX_SCHEMA = "index.schema.json"
 MODEL_LIST_SCHEMA = "model-list.schema.json"
-MODEL_SCHEMA = "model.schema.json"
-FRONTIER_SCHEMA = "frontier.schema.json"
 WORKLOAD_LIST_SCHEMA = "workload-list.schema.json"
 DESCRIPTOR_SCHEMA = "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
 SCHEMA_OF_KIND = {
     "index": INDEX_SCHEMA,
     "model-list": MODEL_LIST_SCHEMA,
-    "model": MODEL_SCHEMA,
+    "model": "model.schema.json",
     "workload-list": WORKLOAD_LIST_SCHEMA,
-    "frontier": FRONTIER_SCHEMA,
-}
-_KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}  # a workload's own documents
-_PACKAGE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
-
-# The generation workloads (builder.generation): their own document kinds and schemas, and a flat
-# CSV each at workloads/<id>/configurations.csv. Their metadata says the same kind (builder.genmeta).
-GENERATION_WORKLOADS = {"text-to-image": "image", "text-to-video": "video"}
-GENERATION_SCHEMA_OF_KIND = {
+    "frontier": "frontier.schema.json",
     "generation-index": "generation-index.schema.json",
     "generation-model-list": "generation-model-list.schema.json",
     "generation-model": "generation-model.schema.json",
     "generation-csv": "generation-configuration.schema.json",  # the JSON Schema of one CSV row
 }
-SCHEMA_OF_KIND |= GENERATION_SCHEMA_OF_KIND
+_KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}  # a workload's own documents
+_PACKAGE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
+
+# The generation workloads (text-to-image/video): their own document kinds, and a flat CSV each.
+GENERATION_WORKLOADS = {"text-to-image": "image", "text-to-video": "video"}
 _GENERATION_KIND_OF_NAME = {INDEX: "generation-index", MODEL_LIST: "generation-model-list", CSV: "generation-csv"}
 
 
@@ -166,8 +157,7 @@ def is_workload_id(text: str) -> bool:
 
 
 def is_package_path(path: object) -> bool:
-    """Whether a descriptor's `path` names a file inside the package: relative POSIX segments of letters,
-    digits, `.`, `_` and `-`, none `.` or `..` (no URL, no absolute path: nothing else is ever opened)."""
+    """Whether a descriptor's `path` is relative POSIX segments of [A-Za-z0-9._-], none `.` or `..`."""
     return isinstance(path, str) and bool(_PACKAGE_PATH.fullmatch(path)) and not {".", ".."} & set(path.split("/"))
 
 

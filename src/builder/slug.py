@@ -1,10 +1,4 @@
-"""The slug rule shared by the builder and the validators.
-
-A slug is the name transliterated to ASCII, lower-cased, each run of characters outside [a-z0-9]
-replaced by one '-', no '-' at either end. Transliteration: the name is NFKD-decomposed, each
-Greek letter becomes its English name (Σ -> sigma, so "PixArt-Σ" -> "pixart-sigma"), and any
-other character drops its accents and is kept only if then ASCII. An ASCII name is unchanged by it.
-"""
+"""The slug rule shared by the builder and the validators."""
 
 import re
 import unicodedata
@@ -17,8 +11,8 @@ _GREEK = re.compile(r"GREEK (?:SMALL |CAPITAL )?(?:LETTER )?(?:FINAL |LUNATE )?(
 
 
 def transliterate(name: str) -> str:
-    """The name in ASCII: NFKD, Greek letters as their English names, other non-ASCII characters
-    without their accents, or dropped."""
+    """The name in ASCII: NFKD, Greek letters as their English names ("PixArt-Σ" -> "PixArt-sigma"), other
+    non-ASCII characters without their accents, or dropped; an ASCII name is unchanged."""
     out = []
     for char in unicodedata.normalize("NFKD", name):
         if char.isascii():

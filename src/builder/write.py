@@ -21,7 +21,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from builder.errors import OutputError
+from builder.errors import OutputError, pointer
 from builder.files import is_folder
 from builder.layout import is_hidden
 
@@ -37,19 +37,19 @@ def dumps(doc: Any) -> bytes:
     try:
         return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
     except ValueError as exc:
-        found = _non_finite(doc, "")
+        found = _non_finite(doc, ())
         where = f" at {found}" if found else ""
         msg = f"expected strict JSON, found a value it cannot hold{where} ({exc}); nothing was written"
         raise OutputError(msg) from exc
 
 
-def _non_finite(value: Any, at: str) -> str | None:
+def _non_finite(value: Any, parts: tuple[Any, ...]) -> str | None:
     """The pointer and value of the first number in `value` that JSON cannot carry, or None."""
     if isinstance(value, float) and not math.isfinite(value):
-        return f"{at or '/'} ({value!r})"
+        return f"{pointer(parts)} ({value!r})"
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
     for key, item in items:
-        found = _non_finite(item, f"{at}/{key}")
+        found = _non_finite(item, (*parts, key))
         if found:
             return found
     return None
@@ -213,17 +213,13 @@ def _stage(stage: Path, out: Path, files: Files, beside: dict[str, bytes], keep_
     for rel, data in sorted(files.items()) if isinstance(files, dict) else files:
         _mkdirs((new / rel).parent)
         _write(new / rel, data)
-    if keep_hidden and is_folder(out):  # hard-link (or copy) the old folder's hidden regular files
+    if keep_hidden and is_folder(out):  # copy the old folder's hidden regular files
         for folder, dirs, names in os.walk(out):
             dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders: refused by check_output
-            for source in (Path(folder) / name for name in names):
-                rel = source.relative_to(out)
-                if is_hidden(rel.as_posix()) and stat.S_ISREG(source.lstat().st_mode):
+            for rel in (Path(folder, name).relative_to(out) for name in names):
+                if is_hidden(rel.as_posix()) and stat.S_ISREG((out / rel).lstat().st_mode):
                     _mkdirs((new / rel).parent)
-                    try:
-                        os.link(source, new / rel, follow_symlinks=False)
-                    except OSError:
-                        shutil.copy2(source, new / rel, follow_symlinks=False)
+                    shutil.copy2(out / rel, new / rel, follow_symlinks=False)
     for name, data in beside.items():
         _write(stage / name, data)
     for folder, _dirs, _names in os.walk(stage):
@@ -266,15 +262,11 @@ def _mkdirs(folder: Path) -> None:
 
 def _write(path: Path, data: bytes) -> None:
     """Write a new file, 0644 whatever the umask, and fsync it."""
-    fd = os.open(path, NEW_FILE, 0o644)
-    try:
-        os.fchmod(fd, 0o644)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    with open(os.open(path, NEW_FILE, 0o644), "wb") as file:
+        os.fchmod(file.fileno(), 0o644)
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
 
 
 def _fsync(path: Path) -> None:
