@@ -38,8 +38,8 @@ def listings(files: dict[str, int], common: dict) -> Iterator[tuple[str, bytes]]
         parent = posixpath.dirname(folder.rstrip("/"))
         crumbs = [*views.HOME, *([(f"/{parent}/", f"{parent}/index.html")] if parent else [])]
         about = LISTED.get(folder, f"The files of the site under /{folder}.")
-        context = {**views.frame(page, f"Index of /{folder}", about, crumbs, common), "entries": entries}
-        yield page, render.render("listing.html", {**context, "about": about})
+        context = views.frame(page, crumbs, common, folder=folder, about=about, entries=entries)
+        yield page, render.render("listing.html", context)
 
 
 def sitemap(files: dict[str, int], base_url: str, version: str) -> bytes:

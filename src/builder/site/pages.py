@@ -17,7 +17,6 @@ from builder.site.views import ENERGY, GPU_POWER, HOME, LATENCY, MAX_SEQS, MEDIA
 HOME_PAGE = "index.html"
 DOWNLOAD = "download/"
 CITATION = f"{DOWNLOAD}CITATION.cff"
-TITLE = "LeadGreen: GPU energy of AI models, per configuration"
 HEADLINES = {"image": "wh_per_thousand_images", "video": "wh_per_video"}
 
 
@@ -56,22 +55,23 @@ def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: 
         by_slug.setdefault(model.slug, model)
     for out, row in zip(index_table["rows"], rows, strict=True):
         out["model"] = {"name": row["model"], "page": by_slug[row["slug"]].page if row["slug"] in by_slug else None}
-    description = f"{work.name}: {work.description} GPU energy per model and GPU."
-    return {
-        **frame(work.page, work.name, description, HOME, common),
-        "work": work,
-        "llm": llm,
-        "chart": chart,
-        "unit": index.get("unit", ""),
-        "caveat": index.get("caveat", ""),
-        "folder": folder + "index.html" if any(m.page.startswith(folder) for m in work.models) else None,
-        "json": common["json"],
-        "source": common["source"],
-        "configurations": sum(sums[m.doc_rel].configurations for m in work.models),
-        "compare": comparison(work, sums, targets.CHOSEN_MS) if llm else None,
-        "index": index_table,
-        "limit": index.get("latency_limit_s"),
-    }
+    return frame(
+        work.page,
+        HOME,
+        common,
+        work=work,
+        llm=llm,
+        chart=chart,
+        unit=index.get("unit", ""),
+        caveat=index.get("caveat", ""),
+        folder=folder + "index.html" if any(m.page.startswith(folder) for m in work.models) else None,
+        json=common["json"],
+        source=common["source"],
+        configurations=sum(sums[m.doc_rel].configurations for m in work.models),
+        compare=comparison(work, sums, targets.CHOSEN_MS) if llm else None,
+        index=index_table,
+        limit=index.get("latency_limit_s"),
+    )
 
 
 def gpu_view(gpu: str, works: list[Workload], sums: dict[str, Summary], common: dict) -> dict:
@@ -91,12 +91,7 @@ def gpu_view(gpu: str, works: list[Workload], sums: dict[str, Summary], common: 
             heads = ["Any latency"] + [f"Under {t} ms" for t in targets.TARGETS_MS]
         if rows:
             sections.append({"work": work, "heads": heads, "rows": rows})
-    description = (
-        f"Every model measured on {gpu}: its lowest-energy configuration, overall and under 50, 100, 200 ms "
-        "for language models, within the batch latency limit for image and video generation."
-    )
-    crumbs = [*HOME, ("GPUs", views.GPUS_PAGE)]
-    return {**frame(gpu_page(gpu), f"{gpu} GPUs", description, crumbs, common), "gpu": gpu, "sections": sections}
+    return frame(gpu_page(gpu), [*HOME, ("GPUs", views.GPUS_PAGE)], common, gpu=gpu, sections=sections)
 
 
 def gpus_view(gpus: list[str], sums: dict[str, Summary], works: list[Workload], common: dict) -> dict:
@@ -105,8 +100,7 @@ def gpus_view(gpus: list[str], sums: dict[str, Summary], works: list[Workload], 
         (gpu, gpu_page(gpu), len({m.slug for w in works for m in w.models if gpu in sums[m.doc_rel].gpus}))
         for gpu in gpus
     ]
-    description = "The GPU types measured, each with every model's lowest-energy configuration on it."
-    return {**frame(views.GPUS_PAGE, "GPU types", description, HOME, common), "items": items}
+    return frame(views.GPUS_PAGE, HOME, common, items=items)
 
 
 def models_view(works: list[Workload], sums: dict[str, Summary], common: dict) -> dict:
@@ -118,8 +112,7 @@ def models_view(works: list[Workload], sums: dict[str, Summary], common: dict) -
             row = {"name": model.name, "links": [], "params": found.params, "architecture": found.architecture}
             by_slug.setdefault(model.slug, row)["links"].append((work.name, model.page))
     rows = [row for _, row in sorted(by_slug.items(), key=lambda item: (item[1]["name"].lower(), item[0]))]
-    description = f"All {len(rows)} models measured, with links to their page in each workload."
-    return {**frame(views.MODELS_PAGE, "All models", description, HOME, common), "rows": rows}
+    return frame(views.MODELS_PAGE, HOME, common, rows=rows)
 
 
 def workloads_rows(works: list[Workload], sums: dict[str, Summary]) -> list:
@@ -143,9 +136,7 @@ def workloads_rows(works: list[Workload], sums: dict[str, Summary]) -> list:
 
 
 def workloads_page(works: list[Workload], sums: dict[str, Summary], common: dict) -> bytes:
-    description = "The workloads measured: what each asks of the model, how many models, and the lowest energy."
-    frame_ = frame(views.WORKLOADS_PAGE, "Workloads", description, HOME, common)
-    return render.render("workloads.html", {**frame_, "rows": workloads_rows(works, sums)})
+    return render.render("workloads.html", frame(views.WORKLOADS_PAGE, HOME, common, rows=workloads_rows(works, sums)))
 
 
 def render_home(
@@ -154,11 +145,6 @@ def render_home(
     """The overview, then how to use the data; files: every site file written so far, by path and size."""
     dated = [str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")]
     versions = sorted({*dated, *ctx["versions"]})  # ctx["versions"]: the model documents' data versions
-    rows = workloads_rows(works, sums)
-    description = (
-        f"GPU energy per output token of {sum(r['models'] for r in rows)} model pages in {len(works)} workloads, "
-        "per GPU setup and latency target, from the ML.ENERGY Leaderboard: tables, charts, JSON and CSV."
-    )
     downloads = [
         (path, listing.size(files[path]))
         for path in sorted(files)
@@ -166,19 +152,21 @@ def render_home(
     ]
     source = views.source_view(next((w.source for w in works if w.source), {}), ctx["licences"])
     source["workloads"] = [{**views.source_view(w.source, [], w), "page": w.page} for w in works if w.source]
-    context = {
-        **frame(HOME_PAGE, TITLE, description, [], ctx),
-        "rows": rows,
-        "versions": versions,
-        "tag": Version(ctx["data_version"]).tag,
-        "downloads": downloads,
-        "base_url": pkg.base_url,
-        "repository": pkg.repository,
-        "citation": CITATION if CITATION in files else None,
-        "download": DOWNLOAD,
-        "api_page": API_PREFIX + "index.html",
-        "source": source,
-    }
+    context = frame(
+        HOME_PAGE,
+        [],
+        ctx,
+        rows=workloads_rows(works, sums),
+        versions=versions,
+        tag=Version(ctx["data_version"]).tag,
+        downloads=downloads,
+        base_url=pkg.base_url,
+        repository=pkg.repository,
+        citation=CITATION if CITATION in files else None,
+        download=DOWNLOAD,
+        api_page=API_PREFIX + "index.html",
+        source=source,
+    )
     return render.render("index.html", context)
 
 
@@ -189,5 +177,4 @@ def render_404(pkg: Package, common: dict) -> bytes:
     def link(path: str) -> str:
         return root + path.removesuffix("index.html")
 
-    view = frame("404.html", "Page not found", "No page at this address.", HOME, {**common, "link": link})
-    return render.render("404.html", view)
+    return render.render("404.html", frame("404.html", HOME, {**common, "link": link}))

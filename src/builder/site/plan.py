@@ -116,9 +116,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
         yield plan.file(pages.gpu_page(gpu), render.render("gpu.html", pages.gpu_view(gpu, works, sums, common)))
     yield plan.file(views.GPUS_PAGE, render.render("gpus.html", pages.gpus_view(gpus, sums, works, common)))
     yield plan.file(views.MODELS_PAGE, render.render("models.html", pages.models_view(works, sums, common)))
-    glossary = "What each term, abbreviation and unit on the LeadGreen pages means."
-    yield plan.file(views.GLOSSARY, render.render("glossary.html", views.frame(views.GLOSSARY, "Glossary",
-                                                                              glossary, home, common)))  # fmt: skip
+    yield plan.file(views.GLOSSARY, render.render("glossary.html", views.frame(views.GLOSSARY, home, common)))
     context = {**common, "versions": plan.versions}
     yield plan.file(pages.HOME_PAGE, pages.render_home(pkg, plan.sizes, works, sums, context))
     yield plan.file("404.html", pages.render_404(pkg, common))

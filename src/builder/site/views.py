@@ -112,18 +112,12 @@ def table(columns: list[Column], rows: list[dict[str, Any]], best: Any = ()) -> 
     return {"columns": columns, "rows": body}
 
 
-def frame(page: str, title: str, description: str, crumbs: list[tuple[str, str]], common: dict) -> dict[str, Any]:
-    """What base.html needs: `href` links a site path from page; crumbs: (label, site path) from Home to the parent."""
-    return {
-        "page": page,
-        "title": title,
-        "description": " ".join(description.split()),
-        "crumbs": crumbs,
-        "nav": NAV,
-        "glossary": GLOSSARY,
-        "href": common.get("link") or partial(href, page),
-        "data_version": common["data_version"],
-    }
+def frame(page: str, crumbs: list[tuple[str, str]], common: dict, **values: Any) -> dict[str, Any]:
+    """What base.html needs, and values: `href` links a site path from page; crumbs: (label, site path) from Home
+    to the parent. Each template sets its page's title and description."""
+    link = common.get("link") or partial(href, page)
+    return {"page": page, "crumbs": crumbs, "nav": NAV, "glossary": GLOSSARY, "href": link,
+            "data_version": common["data_version"], **values}  # fmt: skip
 
 
 def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workload: Any = None) -> dict[str, Any]:
@@ -194,21 +188,14 @@ def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, c
         "chart": chart,
     }
     crumbs = HOME + ([(work_name, work.page)] if work else [])
-    title = f"{doc['name']} — {work_name}" if work_name else doc["name"]
     if work and work.kind != LLM:
-        description = f"Every measured configuration of {doc['name']} in the {work.name} workload, and the source."
         key = present(GENERATION_KEY[work.kind], configs)
         best = [doc["best"][gpu] for gpu in doc["gpus"] if doc["best"].get(gpu)]
         tables = {"best": table(key, best), "key": table(key, configs, doc["best"].values()),
                   "detail": table(present(GENERATION_DETAIL, configs), configs)}  # fmt: skip
-        return {**frame(page, title, description, crumbs, common), **view, "tables": tables,
-                "limit": doc.get("latency_limit_s")}  # fmt: skip
-    description = (
-        f"GPU energy of {doc['name']} in the {work_name or 'LLM'} workload: {len(configs)} measured "
-        f"configurations on {', '.join(doc['gpus'])}, the best under 50, 100 and 200 ms, and the source."
-    )
+        return {**frame(page, crumbs, common), **view, "tables": tables, "limit": doc.get("latency_limit_s")}
     return {
-        **frame(page, title, description, crumbs, common),
+        **frame(page, crumbs, common),
         **view,
         "workload_description": work.description if work else "",
         "model_id": doc["model_id"],
