@@ -1,13 +1,17 @@
-"""The pages that gather models: a workload, a GPU type, every model, the home page and the 404 page."""
+"""The pages that gather models (a workload, a GPU type, every model, the home page, the 404 page), a listing page
+for every folder without a page, the sitemap and robots.txt."""
 
 from __future__ import annotations
 
 import math
+import posixpath
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
+from xml.sax.saxutils import escape
 
 from builder.release.rules import Version
-from builder.site import listing, render, targets, views
+from builder.site import render, targets, views, words
 from builder.site.catalog import LLM, Workload, gpu_slug
 from builder.site.load import Package
 from builder.site.summary import Summary
@@ -18,6 +22,11 @@ HOME_PAGE = "index.html"
 DOWNLOAD = "download/"
 CITATION = f"{DOWNLOAD}CITATION.cff"
 HEADLINES = {"image": "wh_per_thousand_images", "video": "wh_per_video"}
+LISTED = {
+    "api/v1/": "The JSON documents of the package, each described by a JSON Schema under /schemas/v1/.",
+    "schemas/v1/": "The JSON Schemas (draft 2020-12) of the documents, each at the path of its $id.",
+    "download/": "The package as its descriptor lays it out: datapackage.json, the data, the schemas.",
+}
 
 
 def gpu_page(gpu: str) -> str:
@@ -50,9 +59,7 @@ def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: 
     if not llm:
         columns = [Column(HEADLINES[work.kind], "Energy", index.get("unit", ""), 2), LATENCY]
     index_table = table(columns, rows)
-    by_slug: dict[str, Any] = {}
-    for model in work.models:
-        by_slug.setdefault(model.slug, model)
+    by_slug = {model.slug: model for model in reversed(work.models)}  # the first model of a slug
     for out, row in zip(index_table["rows"], rows, strict=True):
         out["model"] = {"name": row["model"], "page": by_slug[row["slug"]].page if row["slug"] in by_slug else None}
     return frame(
@@ -146,7 +153,7 @@ def render_home(
     dated = [str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")]
     versions = sorted({*dated, *ctx["versions"]})  # ctx["versions"]: the model documents' data versions
     downloads = [
-        (path, listing.size(files[path]))
+        (path, words.size(files[path]))
         for path in sorted(files)
         if path.startswith(DOWNLOAD) and (path.count("/") == 1 or path.endswith(".csv"))
     ]
@@ -178,3 +185,35 @@ def render_404(pkg: Package, common: dict) -> bytes:
         return root + path.removesuffix("index.html")
 
     return render.render("404.html", frame("404.html", HOME, {**common, "link": link}))
+
+
+def listings(files: dict[str, int], common: dict) -> Iterator[tuple[str, bytes]]:
+    """A page listing its files and folders, with sizes, for every folder that has no index.html."""
+    folders = {"/".join(path.split("/")[:i]) + "/" for path in files for i in range(1, path.count("/") + 1)}
+    for folder in sorted(folders):
+        page = folder + "index.html"
+        if page in files:
+            continue
+        subs = sorted(f for f in folders if posixpath.dirname(f.rstrip("/")) + "/" == folder)
+        entries = [(f[len(folder) :], f + "index.html", "folder") for f in subs]
+        names = sorted(p for p in files if posixpath.dirname(p) + "/" == folder)
+        entries += [(p[len(folder) :], p, words.size(files[p])) for p in names]
+        parent = posixpath.dirname(folder.rstrip("/"))
+        crumbs = [*HOME, *([(f"/{parent}/", f"{parent}/index.html")] if parent else [])]
+        about = LISTED.get(folder, f"The files of the site under /{folder}.")
+        context = frame(page, crumbs, common, folder=folder, about=about, entries=entries)
+        yield page, render.render("listing.html", context)
+
+
+def sitemap(files: dict[str, int], base_url: str, version: str) -> bytes:
+    """Every page of the site but the 404 page, by its public URL, in path order."""
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    for path in sorted(p for p in files if p.endswith(".html") and p != "404.html"):
+        url = f"{base_url}/{path.removesuffix('index.html')}"
+        lines.append(f"<url><loc>{escape(url)}</loc><lastmod>{version}</lastmod></url>")
+    lines.append("</urlset>")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def robots(base_url: str) -> bytes:
+    return f"User-agent: *\nAllow: /\nSitemap: {base_url}/sitemap.xml\n".encode()

@@ -10,7 +10,7 @@ from typing import Any
 
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
-from builder.site import catalog, charts, listing, load, pages, render, targets, views
+from builder.site import catalog, charts, load, pages, render, targets, views
 from builder.site.catalog import LLM, Model, Workload
 from builder.site.load import Package
 from builder.site.summary import Summary, summarize
@@ -67,6 +67,9 @@ class Planner:
             self.versions.add(str(doc["data_version"]))
         return list(self.publish(rel, raw)), doc
 
+    def page(self, path: str, template: str, view: dict[str, Any]) -> File:
+        return self.file(path, render.render(template, view))
+
     def chart(self, page: str, name: str, chart: charts.Chart, caption: str) -> tuple[File, dict[str, str]]:
         """A chart beside its page, and how the page shows it."""
         path = posixpath.join(posixpath.dirname(page), name)
@@ -96,34 +99,34 @@ def plan_site(pkg: Package) -> Iterator[File]:
         works = catalog.workloads(pkg)
         gpu_order = catalog.gpu_order(pkg)
     common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "gpu_order": gpu_order}
-    others: dict[str, list[tuple[Workload, str]]] = {}  # by slug: each workload's page of the model
+    pages_of: dict[str, list[tuple[Workload, str]]] = {}  # by slug: each workload's page of the model
     for work in works:
         for model in work.models:
-            others.setdefault(model.slug, []).append((work, model.page))
+            pages_of.setdefault(model.slug, []).append((work, model.page))
     for work in works:
         frontier = targets.by_slug(pkg.docs[work.frontier_rel]) if work.frontier_rel else None
         for model in work.models:
-            yield from _model_page(plan, work, model, {**common, "frontier": frontier, "schemas": schema_paths},
-                                   [(w.name, page) for w, page in others[model.slug] if w is not work])  # fmt: skip
+            others = [(w.name, page) for w, page in pages_of[model.slug] if w is not work]
+            yield from _model_page(plan, work, model, {**common, "frontier": frontier, "schemas": schema_paths}, others)
         yield from _workload_page(plan, work, common)
     for rel in pkg.files:  # model documents no list names are published all the same
         if API_PREFIX + rel not in plan.sizes:
             yield from plan.model_document(rel)[0]
-    sums, home = plan.sums, views.HOME
+    sums = plan.sums
     yield plan.file(views.WORKLOADS_PAGE, pages.workloads_page(works, sums, common))
     gpus = sorted({g for w in works for m in w.models for g in sums[m.doc_rel].gpus})
     for gpu in gpus:
-        yield plan.file(pages.gpu_page(gpu), render.render("gpu.html", pages.gpu_view(gpu, works, sums, common)))
-    yield plan.file(views.GPUS_PAGE, render.render("gpus.html", pages.gpus_view(gpus, sums, works, common)))
-    yield plan.file(views.MODELS_PAGE, render.render("models.html", pages.models_view(works, sums, common)))
-    yield plan.file(views.GLOSSARY, render.render("glossary.html", views.frame(views.GLOSSARY, home, common)))
+        yield plan.page(pages.gpu_page(gpu), "gpu.html", pages.gpu_view(gpu, works, sums, common))
+    yield plan.page(views.GPUS_PAGE, "gpus.html", pages.gpus_view(gpus, sums, works, common))
+    yield plan.page(views.MODELS_PAGE, "models.html", pages.models_view(works, sums, common))
+    yield plan.page(views.GLOSSARY, "glossary.html", views.frame(views.GLOSSARY, views.HOME, common))
     context = {**common, "versions": plan.versions}
     yield plan.file(pages.HOME_PAGE, pages.render_home(pkg, plan.sizes, works, sums, context))
     yield plan.file("404.html", pages.render_404(pkg, common))
-    for path, data in list(listing.listings(dict(plan.sizes), common)):
+    for path, data in list(pages.listings(dict(plan.sizes), common)):
         yield plan.file(path, data)
-    yield plan.file("sitemap.xml", listing.sitemap(plan.sizes, pkg.base_url, common["data_version"]))
-    yield plan.file("robots.txt", listing.robots(pkg.base_url))
+    yield plan.file("sitemap.xml", pages.sitemap(plan.sizes, pkg.base_url, common["data_version"]))
+    yield plan.file("robots.txt", pages.robots(pkg.base_url))
 
 
 def _source(work: Workload, common: dict, doc: Any = None) -> dict[str, Any]:
@@ -158,8 +161,8 @@ def _model_page(plan: Planner, work: Workload, model: Model, common: dict, other
             svg, shown = plan.chart(model.page, "energy-latency.svg", drawn, caption)
             yield svg
         found = targets.best_under(doc, common["frontier"]) if work.kind == LLM else None
-        html = render.render("model.html" if work.kind == LLM else "generic_model.html",
-                             views.model_view(doc, links, shown, {**context, "under": found}))  # fmt: skip
+        view = views.model_view(doc, links, shown, {**context, "under": found})
+        html = render.render("model.html" if work.kind == LLM else "generic_model.html", view)
     plan.sums.setdefault(model.doc_rel, summarize(doc, found, charts.AXES[work.kind].energy))
     yield plan.file(model.page, html)
 
@@ -180,4 +183,4 @@ def _workload_page(plan: Planner, work: Workload, common: dict) -> Iterator[File
             yield svg
         context = {**common, "source": _source(work, common), "json": json_links}
         view = pages.workload_view(work, index, plan.sums, shown, context)
-    yield plan.file(work.page, render.render("workload.html", view))
+    yield plan.page(work.page, "workload.html", view)

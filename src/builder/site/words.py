@@ -80,3 +80,12 @@ def plain(text: str) -> str:
     """Curated prose with each upstream field name in words and a lone "x" as a multiplication sign."""
     worded = _FIELD.sub(lambda m: FIELD_WORDS.get(m.group(0), m.group(0).replace("_", " ")), text)
     return worded.replace(" x ", " \N{MULTIPLICATION SIGN} ")
+
+
+def size(n: int) -> str:
+    """A file size for people: 812 bytes, 4.2 KB, 1.3 MB."""
+    if n < 1000:
+        return f"{n} bytes"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n / 1_000_000:.1f} MB"
