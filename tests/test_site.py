@@ -402,6 +402,10 @@ BROKEN = [
     ("a url to nothing", lambda root: _edit(root / "data" / "models.json",
      lambda d: d["models"][0].update(url="https://leadgreen.ai/api/v1/models/nothing.json")),
      "data/models.json: /models/0/url: expected a published document at https://leadgreen.ai/api/v1/models/"),
+    ("a workload list url to nothing", lambda root: _edit(root / "data" / "workloads.json",
+     lambda d: d["workloads"][0].update(index_url="https://leadgreen.ai/api/v1/nothing.json")),
+     "data/workloads.json: /workloads/0/index_url: expected a published document at "
+     "https://leadgreen.ai/api/v1/nothing.json, found none"),
     ("a document without a name", lambda root: _edit(root / "data" / "models" / "deepseek-v3-1.json",
      lambda d: d.pop("name")),
      "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "

@@ -9,8 +9,8 @@ import pytest
 
 import builder.write
 from builder.errors import OutputError
-from builder.site import output
-from builder.site.output import MARKER, check_target, write_site
+from builder.site import build as output
+from builder.site.build import MARKER, check_target, write_site
 from conftest import snapshot
 
 FILES = {"index.html": b"<p>new</p>\n", "a/b.json": b"{}\n"}

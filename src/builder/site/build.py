@@ -1,13 +1,21 @@
-"""`builder site`: load the committed package, then plan and write the site page by page (what the command runs)."""
+"""`builder site`: load the committed package, plan the site, and write it page by page into a folder that is
+absent, empty, or a site holding nothing but the files its MARKER lists."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from builder.files import Refused, read_file
+from builder.guards import check_output
 from builder.site.load import data_version, load_package
-from builder.site.output import check_target, write_site
 from builder.site.plan import plan_site
+from builder.write import publish
+
+MARKER = ".leadgreen-site"
+HEADER = "leadgreen-data site, written by `builder site`; every file it wrote, one a line:"
 
 
 @dataclass(frozen=True)
@@ -24,3 +32,35 @@ def build_site(out: Path, root: Path = Path(".")) -> SiteResult:
     written = write_site(out, plan_site(pkg))
     pages = sum(1 for path in written if path.endswith(".html"))
     return SiteResult(len(written) + 1, pages, data_version(pkg))  # + 1: the file list
+
+
+def marker(paths: list[str]) -> bytes:
+    return "\n".join([HEADER, *sorted(paths)]).encode("utf-8") + b"\n"
+
+
+def check_target(out: Path) -> None:
+    """Refuse a target that is not ours to replace: the repository, a package folder, or other files."""
+    try:
+        lines = read_file(out / MARKER).decode("utf-8").splitlines()
+    except (Refused, UnicodeDecodeError):
+        lines = []
+    owned = set(lines[1:]) if lines[:1] == [HEADER] else set()  # the files the marker of an earlier site lists
+    folders = {str(folder) for path in owned for folder in PurePosixPath(path).parents if str(folder) != "."}
+    check_output(out, owned=lambda rel: rel == MARKER or rel in owned, owned_folder=folders.__contains__,
+                 what=f"a site `builder site` built (its file list {MARKER} names every file)", data=False)  # fmt: skip
+
+
+def write_site(out: Path, files: Iterable[tuple[str, bytes]]) -> list[str]:
+    """Replace out with the files (plus MARKER), written as they come, or leave it as it was; the paths."""
+    out = Path(os.path.abspath(out))
+    check_target(out)
+    written: list[str] = []
+
+    def recorded() -> Iterator[tuple[str, bytes]]:
+        for path, data in files:
+            written.append(path)
+            yield path, data
+        yield MARKER, marker(written)
+
+    publish(out, recorded())
+    return written

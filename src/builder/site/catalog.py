@@ -47,23 +47,13 @@ class Workload:
     models: list[Model] = field(default_factory=list)
 
 
-def data_rel(url: object, pkg: Package, where: str) -> str:
-    """The file of data/ a public API URL names, or an InputError naming where the URL is."""
+def data_rel(url: object, pkg: Package, where: str, published: Any) -> str:
+    """The file of data/ (one of published) a public API URL names, or an InputError naming where the URL is."""
     path = require_path(url, pkg.base_url, where)
     rel = path.removeprefix(API_PREFIX)
-    if rel == path or rel not in pkg.docs:  # a list, an index or a frontier: a small document
-        raise InputError(f"{where}: expected a published document, found {url!r}")
+    if rel == path or rel not in published:
+        raise InputError(f"{where}: expected a published document at {url}, found none")
     return rel
-
-
-def commits(pkg: Package) -> dict[str, str]:
-    """Upstream file URL -> the commit it was pinned at, from the descriptor's sources."""
-    sources = pkg.descriptor_doc.get("sources")
-    return {
-        str(item["path"]): str(item["version"])
-        for item in (sources if isinstance(sources, list) else [])
-        if isinstance(item, dict) and "path" in item and "version" in item
-    }
 
 
 def _entries(pkg: Package) -> list[dict[str, Any]]:
@@ -87,14 +77,20 @@ def _entries(pkg: Package) -> list[dict[str, Any]]:
 
 def workloads(pkg: Package) -> list[Workload]:
     """Every workload, in the list's order, with its models in their list's order."""
-    pinned, found, seen = commits(pkg), [], set()
+    sources = pkg.descriptor_doc.get("sources")
+    pinned = {  # upstream file URL -> the commit it was pinned at
+        str(item["path"]): str(item["version"])
+        for item in (sources if isinstance(sources, list) else [])
+        if isinstance(item, dict) and "path" in item and "version" in item
+    }
+    found, seen = [], set()
     for i, entry in enumerate(_entries(pkg)):
         where = f"data/{WORKLOAD_LIST}: /workloads/{i}"
         wid = str(entry.get("id", ""))
         if not SLUG.fullmatch(wid) or wid in seen:
             raise InputError(f"{where}/id: expected a slug of its own, found {wid!r}")
         seen.add(wid)
-        rels = [data_rel(entry[key], pkg, f"{where}/{key}") if key in entry else None for key in URL_KEYS]
+        rels = [data_rel(entry[key], pkg, f"{where}/{key}", pkg.docs) if key in entry else None for key in URL_KEYS]
         head = pkg.docs.get(rels[0] or rels[1] or "", {})
         source = head.get("source") if isinstance(head.get("source"), dict) else {}
         work = Workload(
@@ -124,11 +120,8 @@ def _models(pkg: Package, work: Workload) -> list[Model]:
         if not isinstance(entry, dict):
             raise InputError(f"{where}: expected an object, found {entry!r}")
         page = require_path(entry.get("page"), pkg.base_url, f"{where}/page")
-        doc_path = require_path(entry.get("url"), pkg.base_url, f"{where}/url")
-        rel = doc_path.removeprefix(API_PREFIX)
-        if rel == doc_path or rel not in published:
-            raise InputError(f"{where}/url: expected a published document at {entry['url']}, found none")
-        models.append(Model(str(entry.get("slug", "")), str(entry.get("name", "")), rel, doc_path, page))
+        rel = data_rel(entry.get("url"), pkg, f"{where}/url", published)
+        models.append(Model(str(entry.get("slug", "")), str(entry.get("name", "")), rel, API_PREFIX + rel, page))
     return models
 
 

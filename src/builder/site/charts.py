@@ -38,15 +38,14 @@ class Chart:
     alt: str
 
 
+COUNTS = [1, 2, 4, 8]
+DOT_ROWS = 40  # the dot chart's rows at most: its memory and height stay flat however many models there are
+
+
 def _rank(gpu: str, gpu_order: list[str]) -> int:
-    """A GPU type's place among every GPU type of the package (gpu_order, sorted); an unknown one comes last."""
+    """A GPU type's place among every GPU type of the package (gpu_order, sorted); an unknown one comes last.
+    It gives the GPU type its colour and line style, the same on every chart."""
     return gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
-
-
-def _style(gpu: str, gpu_order: list[str]) -> tuple[str, str]:
-    """A GPU type's colour and line style, the same on every chart."""
-    i = _rank(gpu, gpu_order)
-    return COLOURS[i % len(COLOURS)], LINESTYLES[i % len(LINESTYLES)]
 
 
 def _marker(n: int) -> str:
@@ -54,24 +53,11 @@ def _marker(n: int) -> str:
     return MARKERS[COUNTS.index(n) % len(MARKERS)] if n in COUNTS else MARKERS[-1]
 
 
-COUNTS = [1, 2, 4, 8]
-DOT_ROWS = 40  # the dot chart's rows at most: its memory and height stay flat however many models there are
-
-
-def _plain(value: float, _pos: int) -> str:
-    return f"{value:g}"
-
-
 def _log_axis(axis: Any, subs: tuple[float, ...] = (1.0, 2.0, 5.0)) -> None:
     """Ticks at subs times each power of ten, labelled plainly; no minor ticks (they cost most of the time)."""
     axis.set_major_locator(LogLocator(base=10, subs=subs))
-    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
     axis.set_minor_locator(NullLocator())
-
-
-def _fit(values: list[float], pad: float = 1.25) -> tuple[float, float]:
-    """Log-axis limits that hold every value with a margin, and nothing far beyond."""
-    return min(values) / pad, max(values) * pad
 
 
 def _chart(fig: Figure, title: str, alt: str) -> Chart:
@@ -128,14 +114,14 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKEN
     unit, configs = doc["unit"], doc["configurations"]
     title = f"{doc['name']}: energy against latency"
     groups = series(configs, gpu_order, axes)
-    labels = [f"{n} \N{MULTIPLICATION SIGN} {gpu}" for gpu, n, _, _ in groups]
+    labels = [words.setup(n, gpu) for gpu, n, _, _ in groups]
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(6.0, 4.6))  # small, so its text stays legible when a phone shrinks it
         FigureCanvasSVG(fig)
         ax = fig.add_subplot()
         for (gpu, n, line, rest), label in zip(groups, labels, strict=True):
-            colour, style = _style(gpu, gpu_order)
-            marker = _marker(n)
+            rank, marker = _rank(gpu, gpu_order), _marker(n)
+            colour, style = COLOURS[rank % len(COLOURS)], LINESTYLES[rank % len(LINESTYLES)]
             xs, ys = [c[axes.latency] for c in line], [c[axes.energy] for c in line]
             ax.plot(xs, ys, color=colour, linestyle=style, linewidth=1.4, marker=marker, markersize=6,
                     markerfacecolor="white", markeredgewidth=1.5, label=label)  # fmt: skip
@@ -148,8 +134,9 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKEN
         ax.set_title(title, loc="left", wrap="$" not in title)
         ax.set_xlabel(axes.latency_words.replace(")", ", log scale)"))
         ax.set_ylabel(f"{unit} (log scale)")
-        ax.set_xlim(*_fit([c[axes.latency] for c in configs]))
-        low, high = _fit([c[axes.energy] for c in configs])
+        latencies, energies = [c[axes.latency] for c in configs], [c[axes.energy] for c in configs]
+        ax.set_xlim(min(latencies) / 1.25, max(latencies) * 1.25)  # every point with a margin, nothing far beyond
+        low, high = min(energies) / 1.25, max(energies) * 1.25
         ax.set_ylim(low, high)
         _log_axis(ax.xaxis)
         _log_axis(ax.yaxis, (1.0, 1.5, 2.0, 3.0, 5.0, 7.0) if high < 4 * low else (1.0, 2.0, 3.0, 5.0))  # 2+ labels
@@ -174,8 +161,7 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
         low, high = min(values) / 1.5, max(values) * 1.25
         seen = set()
         for y, (row, value) in enumerate(zip(rows, values, strict=True)):
-            colour, _ = _style(row["gpu"], gpu_order)
-            key = f"{row['num_gpus']} \N{MULTIPLICATION SIGN} {row['gpu']}"
+            colour, key = COLOURS[_rank(row["gpu"], gpu_order) % len(COLOURS)], words.setup(row["num_gpus"], row["gpu"])
             ax.hlines(y, low, value, color="#c9d3cd", linewidth=1, zorder=1)
             ax.plot([value], [y], linestyle="", marker=_marker(row["num_gpus"]), color=colour, markersize=7,
                     label=key if key not in seen else "_", zorder=3)  # fmt: skip

@@ -10,16 +10,13 @@ from typing import Any
 
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
-from builder.site import catalog, charts, listing, load, pages, render, targets, views
+from builder.site import catalog, charts, load, pages, render, targets, views
 from builder.site.catalog import LLM, Model, Workload
-from builder.site.listing import Written
 from builder.site.load import Package
 from builder.site.summary import Summary, summarize
-from builder.site.urls import api_path, require_path
+from builder.site.urls import API_PREFIX, require_path
 
 DOWNLOAD = pages.DOWNLOAD
-MODEL_CHART = "energy-latency.svg"
-WORKLOAD_CHART = "energy-by-model.svg"
 File = tuple[str, bytes]
 
 
@@ -43,76 +40,93 @@ class Planner:
     """What the pages planned so far leave for later ones: file sizes, model summaries, document dates."""
 
     def __init__(self, pkg: Package) -> None:
-        self.pkg, self.site = pkg, Written()
+        self.pkg = pkg
+        self.sizes: dict[str, int] = {}  # every site file so far, by path
         self.sums: dict[str, Summary] = {}  # by model document path
-        self.copied: set[str] = set()  # files of data/ already published
         self.versions: set[str] = set()  # the model documents' data versions
 
+    def file(self, path: str, data: bytes) -> File:
+        """Record one site file and hand it on to be written; two files for one path is an error."""
+        if path in self.sizes:
+            raise InputError(
+                f"site: two files would be written at {path}; expected each page and document at its own path"
+            )
+        self.sizes[path] = len(data)
+        return path, data
+
     def publish(self, rel: str, raw: bytes) -> Iterator[File]:
-        """A file of data/ where the API serves it and in the download folder, byte for byte."""
-        self.copied.add(rel)
-        yield self.site.file(api_path(rel), raw)
-        yield self.site.file(f"{DOWNLOAD}{DATA.as_posix()}/{rel}", raw)
+        """A file of data/ where the API serves it and in the download folder, byte for byte (once)."""
+        if API_PREFIX + rel not in self.sizes:
+            yield self.file(API_PREFIX + rel, raw)
+            yield self.file(f"{DOWNLOAD}{DATA.as_posix()}/{rel}", raw)
 
     def model_document(self, rel: str) -> tuple[list[File], dict[str, Any]]:
         """A model document, read now, with its copies if not yet published."""
         raw, doc = self.pkg.read(rel)
         if doc.get("data_version"):
             self.versions.add(str(doc["data_version"]))
-        return ([] if rel in self.copied else list(self.publish(rel, raw))), doc
+        return list(self.publish(rel, raw)), doc
+
+    def page(self, path: str, template: str, view: dict[str, Any]) -> File:
+        return self.file(path, render.render(template, view))
+
+    def chart(self, page: str, name: str, chart: charts.Chart, caption: str) -> tuple[File, dict[str, str]]:
+        """A chart beside its page, and how the page shows it."""
+        path = posixpath.join(posixpath.dirname(page), name)
+        return self.file(path, chart.svg), views.chart_view(page, path, chart, caption)
 
 
 def plan_site(pkg: Package) -> Iterator[File]:
     """Every file of the site as (path relative to the site root, bytes), each once."""
     plan = Planner(pkg)
-    site = plan.site
     for rel in pkg.files:  # the small documents and the CSVs; model documents come with their pages
         if rel in pkg.docs or not rel.endswith(".json"):
             yield from plan.publish(rel, pkg.bytes(rel))  # read now, dropped once written
     for name, raw in pkg.schemas.items():
-        yield site.file(f"{DOWNLOAD}{SCHEMAS.as_posix()}/{name}", raw)
-    yield site.file(DOWNLOAD + DESCRIPTOR, pkg.descriptor)
+        yield plan.file(f"{DOWNLOAD}{SCHEMAS.as_posix()}/{name}", raw)
+    yield plan.file(DOWNLOAD + DESCRIPTOR, pkg.descriptor)
     for name, raw in pkg.extras.items():
-        yield site.file(DOWNLOAD + name, raw)
+        yield plan.file(DOWNLOAD + name, raw)
     schema_paths = {
         name: require_path(doc.get("$id"), pkg.base_url, f"schemas/{name}: /$id")
         for name, doc in pkg.schema_docs.items()
     }
     for name, path in schema_paths.items():
-        yield site.file(path, pkg.schemas[name])
+        yield plan.file(path, pkg.schemas[name])
     for name in render.STATIC:
-        yield site.file(name, render.static(name))
+        yield plan.file(name, render.static(name))
     with reading("data/"):
         works = catalog.workloads(pkg)
         gpu_order = catalog.gpu_order(pkg)
-    common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg)}
-    others: dict[str, list[tuple[Workload, str]]] = {}  # by slug: each workload's page of the model
+    common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "gpu_order": gpu_order}
+    pages_of: dict[str, list[tuple[Workload, str]]] = {}  # by slug: each workload's page of the model
     for work in works:
         for model in work.models:
-            others.setdefault(model.slug, []).append((work, model.page))
+            pages_of.setdefault(model.slug, []).append((work, model.page))
     for work in works:
         frontier = targets.by_slug(pkg.docs[work.frontier_rel]) if work.frontier_rel else None
-        context = {**common, "frontier": frontier, "others": others, "schemas": schema_paths, "gpu_order": gpu_order}
         for model in work.models:
-            yield from _model_page(plan, work, model, context)
-        yield from _workload_page(plan, work, gpu_order, common)
+            others = [(w.name, page) for w, page in pages_of[model.slug] if w is not work]
+            yield from _model_page(plan, work, model, {**common, "frontier": frontier, "schemas": schema_paths}, others)
+        yield from _workload_page(plan, work, common)
     for rel in pkg.files:  # model documents no list names are published all the same
-        if rel not in plan.copied:
+        if API_PREFIX + rel not in plan.sizes:
             yield from plan.model_document(rel)[0]
     sums = plan.sums
-    yield site.file(views.WORKLOADS_PAGE, _workloads_page(works, sums, common))
+    yield plan.file(views.WORKLOADS_PAGE, pages.workloads_page(works, sums, common))
     gpus = sorted({g for w in works for m in w.models for g in sums[m.doc_rel].gpus})
     for gpu in gpus:
-        yield site.file(pages.gpu_page(gpu), render.render("gpu.html", pages.gpu_view(gpu, works, sums, common)))
-    yield site.file(views.GPUS_PAGE, render.render("gpus.html", pages.gpus_view(gpus, sums, works, common)))
-    yield site.file(views.MODELS_PAGE, render.render("models.html", pages.models_view(works, sums, common)))
-    yield site.file(views.GLOSSARY, render.render("glossary.html", _glossary(common)))
-    context = {**common, "schemas": schema_paths, "versions": plan.versions}
-    yield site.file(pages.HOME_PAGE, pages.render_home(pkg, site.sizes, works, sums, context))
-    yield site.file("404.html", pages.render_404(pkg, common))
-    yield from listing.listings(site, common)
-    yield site.file("sitemap.xml", listing.sitemap(site.sizes, pkg.base_url, common["data_version"]))
-    yield site.file("robots.txt", listing.robots(pkg.base_url))
+        yield plan.page(pages.gpu_page(gpu), "gpu.html", pages.gpu_view(gpu, works, sums, common))
+    yield plan.page(views.GPUS_PAGE, "gpus.html", pages.gpus_view(gpus, sums, works, common))
+    yield plan.page(views.MODELS_PAGE, "models.html", pages.models_view(works, sums, common))
+    yield plan.page(views.GLOSSARY, "glossary.html", views.frame(views.GLOSSARY, views.HOME, common))
+    context = {**common, "versions": plan.versions}
+    yield plan.file(pages.HOME_PAGE, pages.render_home(pkg, plan.sizes, works, sums, context))
+    yield plan.file("404.html", pages.render_404(pkg, common))
+    for path, data in list(pages.listings(dict(plan.sizes), common)):
+        yield plan.file(path, data)
+    yield plan.file("sitemap.xml", pages.sitemap(plan.sizes, pkg.base_url, common["data_version"]))
+    yield plan.file("robots.txt", pages.robots(pkg.base_url))
 
 
 def _source(work: Workload, common: dict, doc: Any = None) -> dict[str, Any]:
@@ -121,7 +135,7 @@ def _source(work: Workload, common: dict, doc: Any = None) -> dict[str, Any]:
     return views.source_view(block, common["licences"], work)
 
 
-def _model_page(plan: Planner, work: Workload, model: Model, common: dict) -> Iterator[File]:
+def _model_page(plan: Planner, work: Workload, model: Model, common: dict, others: list) -> Iterator[File]:
     """One model's page and chart; its document is read here and only its summary kept."""
     copies, doc = plan.model_document(model.doc_rel)
     yield from copies
@@ -129,70 +143,44 @@ def _model_page(plan: Planner, work: Workload, model: Model, common: dict) -> It
     if schema is None:
         raise InputError(f"data/{model.doc_rel}: expected a document one of the schemas describes, found none")
     links = {"page": model.page, "doc": model.doc_path, "schema": common["schemas"][schema]}
-    others = [(w.name, page) for w, page in common["others"][model.slug] if w is not work]
     context = {**common, "workload": work, "others": others, "source": _source(work, common, doc)}
     if work.frontier_rel:
-        context["frontier_path"] = api_path(work.frontier_rel)
-    with reading(f"data/{model.doc_rel}"):
-        chart = None
-        if doc.get("configurations"):
-            chart_path = posixpath.join(posixpath.dirname(model.page), MODEL_CHART)
-            drawn = charts.energy_latency(doc, common["gpu_order"], charts.AXES[work.kind])
-            yield plan.site.file(chart_path, drawn.svg)
-            chart = views.chart_view(model.page, chart_path, drawn, _model_caption(doc["unit"], work.kind == LLM))
-        if work.kind == LLM:
-            context["under"] = found = targets.best_under(doc, common["frontier"])
-            html = render.render("model.html", views.model_view(doc, links, chart, context))
-        else:
-            found = None
-            html = render.render("generic_model.html", {**_generic_model(doc, links, context), "chart": chart})
-        plan.sums.setdefault(model.doc_rel, summarize(doc, found, charts.AXES[work.kind].energy))
-    yield plan.site.file(model.page, html)
-
-
-def _model_caption(unit: str, llm: bool) -> str:
-    latency, batch = ("median inter-token latency", "batch limit") if llm else ("batch latency", "batch size")
-    return (
-        f"{unit} against {latency}: a line per GPU setup through its lowest-energy configuration at each "
-        f"{batch}, from the smallest to the largest; any other configuration of the same setup is a smaller dot."
+        context["frontier_path"] = API_PREFIX + work.frontier_rel
+    latency, batch = (
+        ("median inter-token latency", "batch limit") if work.kind == LLM else ("batch latency", "batch size")
     )
+    with reading(f"data/{model.doc_rel}"):
+        shown = None
+        if doc.get("configurations"):
+            caption = (
+                f"{doc['unit']} against {latency}: a line per GPU setup through its lowest-energy configuration at "
+                f"each {batch}, from the smallest to the largest; any other configuration of the same setup is a "
+                "smaller dot."
+            )
+            drawn = charts.energy_latency(doc, common["gpu_order"], charts.AXES[work.kind])
+            svg, shown = plan.chart(model.page, "energy-latency.svg", drawn, caption)
+            yield svg
+        found = targets.best_under(doc, common["frontier"]) if work.kind == LLM else None
+        view = views.model_view(doc, links, shown, {**context, "under": found})
+        html = render.render("model.html" if work.kind == LLM else "generic_model.html", view)
+    plan.sums.setdefault(model.doc_rel, summarize(doc, found, charts.AXES[work.kind].energy))
+    yield plan.file(model.page, html)
 
 
-def _generic_model(doc: dict, links: dict[str, str], common: dict) -> dict[str, Any]:
-    """A generation model's page: its lowest energy per GPU type, then every configuration."""
-    work = common["workload"]
-    description = f"Every measured configuration of {doc['name']} in the {work.name} workload, and the source."
-    tables = pages.generation_tables(doc, work.kind)
-    return {**views.model_page(doc, links, description, common), "tables": tables, "limit": doc.get("latency_limit_s")}
-
-
-def _workload_page(plan: Planner, work: Workload, gpu_order: list[str], common: dict) -> Iterator[File]:
+def _workload_page(plan: Planner, work: Workload, common: dict) -> Iterator[File]:
     index = plan.pkg.docs.get(work.index_rel or "", {})
-    chart_view = None
     named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
-    json_links = [(label, api_path(rel)) for label, rel in named if rel]
+    json_links = [(label, API_PREFIX + rel) for label, rel in named if rel]
     with reading(f"data/{work.index_rel}"):
+        shown = None
         if index.get("rows"):
-            chart_path = posixpath.join(posixpath.dirname(work.page), WORKLOAD_CHART)
-            chart = charts.energy_by_model(index, gpu_order, work.name, charts.AXES[work.kind].energy)
-            yield plan.site.file(chart_path, chart.svg)
+            chart = charts.energy_by_model(index, common["gpu_order"], work.name, charts.AXES[work.kind].energy)
             within = "any latency" if work.kind == LLM else f"batch latency within {index['latency_limit_s']:g} s"
             caption = f"{index['unit']} of the lowest-energy configuration per model and GPU setup, {within}."
             if len(index["rows"]) > charts.DOT_ROWS:
                 caption += f" The {charts.DOT_ROWS} lowest of {len(index['rows']):,}; the table lists every one."
-            chart_view = views.chart_view(work.page, chart_path, chart, caption)
+            svg, shown = plan.chart(work.page, "energy-by-model.svg", chart, caption)
+            yield svg
         context = {**common, "source": _source(work, common), "json": json_links}
-        view = pages.workload_view(work, index, plan.sums, chart_view, context)
-    yield plan.site.file(work.page, render.render("workload.html", view))
-
-
-def _workloads_page(works: list[Workload], sums: dict[str, Summary], common: dict) -> bytes:
-    page = views.WORKLOADS_PAGE
-    description = "The workloads measured: what each asks of the model, how many models, and the lowest energy."
-    frame = views.frame(page, "Workloads", description, [("Home", "index.html")], common)
-    return render.render("workloads.html", {**frame, "rows": pages.workloads_view(works, sums, page)})
-
-
-def _glossary(common: dict) -> dict[str, Any]:
-    description = "What each term, abbreviation and unit on the LeadGreen pages means."
-    return views.frame(views.GLOSSARY, "Glossary", description, [("Home", "index.html")], common)
+        view = pages.workload_view(work, index, plan.sums, shown, context)
+    yield plan.page(work.page, "workload.html", view)

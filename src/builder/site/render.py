@@ -9,9 +9,7 @@ from typing import Any
 import jinja2
 
 TEMPLATES = "templates"
-STYLESHEET = "style.css"
-ICON = "favicon.svg"
-STATIC = (STYLESHEET, ICON)  # copied as they are to the site root
+STATIC = ("style.css", "favicon.svg")  # copied as they are to the site root; base.html links them
 
 
 @cache

@@ -12,18 +12,17 @@ Under = dict[str, dict[str, dict[str, Any] | None]]  # gpu -> str(target) -> con
 
 def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_MS) -> Under:
     """Per GPU type (sorted), per target, the configuration `best` would pick with that deadline."""
-    found: Under = {}
-    for gpu in sorted({str(c["gpu"]) for c in configs}):
-        on_gpu = [c for c in configs if c["gpu"] == gpu]
-        found[gpu] = {}
-        for target in targets:
-            held = None
-            for conf in on_gpu:
-                fast = conf["median_itl_ms"] <= target
-                if fast and (held is None or conf["joules_per_output_token"] < held["joules_per_output_token"]):
-                    held = conf
-            found[gpu][str(target)] = held
-    return found
+    return {
+        gpu: {
+            str(target): min(
+                (c for c in configs if c["gpu"] == gpu and c["median_itl_ms"] <= target),
+                key=lambda c: c["joules_per_output_token"],
+                default=None,
+            )
+            for target in targets
+        }
+        for gpu in sorted({str(c["gpu"]) for c in configs})
+    }
 
 
 def by_slug(frontier: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -36,29 +35,19 @@ def by_slug(frontier: dict[str, Any] | None) -> dict[str, Any] | None:
     return {**frontier, "models": found}
 
 
-def from_frontier(frontier: dict[str, Any], slug: str, configs: list[dict[str, Any]]) -> Under | None:
-    """The frontier's best_under of one model (None when unlisted), each entry as its configuration."""
-    model = frontier["models"].get(slug)
+def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> tuple[tuple[int, ...], Under, bool]:
+    """(targets, per GPU per target, whether the frontier listed the model); frontier: as by_slug gives it.
+    A GPU type the frontier lacks is computed; a frontier entry is shown as its configuration."""
+    model = frontier["models"].get(doc["slug"]) if frontier is not None else None
     if model is None:
-        return None
-    by_key = {(c["row_id"], c.get("repeat", 1)): c for c in configs}
-    found: Under = {}
+        return TARGETS_MS, computed(doc["configurations"]), False
+    listed = frontier.get("itl_targets_ms")
+    chosen = tuple(int(t) for t in listed) if isinstance(listed, list) else TARGETS_MS
+    by_key = {(c["row_id"], c.get("repeat", 1)): c for c in doc["configurations"]}
+    found = computed(doc["configurations"], chosen)
     for gpu in sorted(model.get("gpus", {})):
-        under = model["gpus"][gpu].get("best_under", {})
         found[gpu] = {}
-        for target, entry in under.items():
+        for target, entry in model["gpus"][gpu].get("best_under", {}).items():
             conf = None if entry is None else by_key.get((entry["row_id"], entry.get("repeat", 1)))
             found[gpu][str(target)] = conf if conf is not None or entry is None else {**entry, "gpu": gpu}
-    return found
-
-
-def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> tuple[tuple[int, ...], Under, bool]:
-    """(targets, per GPU per target, whether the frontier listed the model); frontier: as by_slug gives it."""
-    configs = doc["configurations"]
-    if frontier is not None:
-        found = from_frontier(frontier, doc["slug"], configs)
-        if found is not None:
-            listed = frontier.get("itl_targets_ms")
-            chosen = tuple(int(t) for t in listed) if isinstance(listed, list) else TARGETS_MS
-            return chosen, {**computed(configs, chosen), **found}, True  # a GPU type the frontier lacks is computed
-    return TARGETS_MS, computed(configs), False
+    return chosen, found, True

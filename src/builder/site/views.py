@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from builder.site import targets, words
-from builder.site.render import ICON, STYLESHEET
+from builder.site.catalog import LLM
 from builder.site.urls import href
 
-SITE_NAME = "LeadGreen"
 GLOSSARY = "glossary/index.html"
 MODELS_PAGE = "models/index.html"
 GPUS_PAGE = "gpus/index.html"
 WORKLOADS_PAGE = "workloads/index.html"
+NAV = (("Workloads", WORKLOADS_PAGE), ("Models", MODELS_PAGE), ("GPUs", GPUS_PAGE), ("Glossary", GLOSSARY))
+HOME = [("Home", "index.html")]
 
 
 @dataclass(frozen=True)
@@ -29,13 +31,13 @@ class Column:
 
 ENERGY = Column("wh_per_million_output_tokens", "Energy", "Wh per million output tokens", 2)
 MEDIAN = Column("median_itl_ms", "Median ITL", "ms", 1, "inter-token latency")
-PER_RESPONSE = Column("joules_per_response", "Energy per response", "J", 1)
 MAX_SEQS = Column("max_num_seqs", "Max sequences", "batch limit", 0)
 GPU_POWER = Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0)
+PRECISION, REPEAT = Column("precision", "Precision", "weights"), Column("repeat", "Repeat", "run", 0)
 KEY_COLUMNS = (
     ENERGY,
     MEDIAN,
-    PER_RESPONSE,
+    Column("joules_per_response", "Energy per response", "J", 1),
     MAX_SEQS,
     Column("tokens_per_second", "Output", "tokens per s", 1),
     GPU_POWER,
@@ -45,14 +47,36 @@ DETAIL_COLUMNS = (
     Column("tensor_parallel", "TP", "GPUs", 0, "tensor parallelism: GPUs that split each layer"),
     Column("data_parallel", "DP", "copies", 0, "data parallelism: copies of the model serving requests"),
     Column("expert_parallel", "EP", "GPUs", 0, "expert parallelism: GPUs the experts are spread over"),
-    Column("precision", "Precision", "weights"),
+    PRECISION,
     Column("avg_requests_in_flight", "Requests in flight", "average", 1),
     Column("joules_per_output_token", "Energy", "J per output token", "sig"),
     Column("p90_itl_ms", "p90 ITL", "ms", 1, "90th percentile inter-token latency"),
     Column("p95_itl_ms", "p95 ITL", "ms", 1, "95th percentile inter-token latency"),
     Column("p99_itl_ms", "p99 ITL", "ms", 1, "99th percentile inter-token latency"),
     Column("avg_output_tokens", "Response length", "output tokens, average", 0),
-    Column("repeat", "Repeat", "run", 0),
+    REPEAT,
+)
+LATENCY = Column("batch_latency_s", "Batch latency", "s", 3)
+IMAGES, VIDEOS = Column("batch_size", "Batch size", "images", 0), Column("batch_size", "Batch size", "videos", 0)
+GENERATION_KEY = {  # by workload kind: energy and latency first
+    "image": (Column("wh_per_thousand_images", "Energy", "Wh per 1,000 images", 2), LATENCY, IMAGES,
+              Column("images_per_second", "Output", "images per s", "sig"), GPU_POWER),
+    "video": (Column("wh_per_video", "Energy", "Wh per video", 2), LATENCY, VIDEOS,
+              Column("videos_per_second", "Output", "videos per s", "sig"), GPU_POWER),
+}  # fmt: skip
+GENERATION_DETAIL = (
+    Column("ulysses_degree", "Ulysses", "GPUs", 0, "Ulysses sequence parallelism: GPUs that split the attention heads"),
+    Column("ring_degree", "Ring", "GPUs", 0, "ring attention: GPUs that split the sequence"),
+    Column("inference_steps", "Steps", "denoising", 0),
+    PRECISION,
+    Column("width", "Width", "px", 0),
+    Column("height", "Height", "px", 0),
+    Column("num_frames", "Frames", "per video", 0),
+    Column("fps", "Frame rate", "per s", 0),
+    Column("joules_per_image", "Energy", "J per image", "sig"),
+    Column("joules_per_video", "Energy", "J per video", "sig"),
+    Column("under_latency_limit", "Within the limit", "batch latency", "yes/no"),
+    REPEAT,
 )
 
 
@@ -69,48 +93,31 @@ def cell(value: Any, kind: int | str | None) -> str:
     return str(value)
 
 
-def heading(column: Column) -> dict[str, str]:
-    return {"label": column.label, "unit": column.unit, "abbr": column.abbr}
-
-
 def present(columns: tuple[Column, ...], rows: list[dict[str, Any]]) -> list[Column]:
     """The columns at least one row has a value for (energy per response only where the data has it)."""
     return [c for c in columns if any(c.key in row for row in rows)]
 
 
-def table(columns: list[Column], rows: list[dict[str, Any]], first: str = "setup") -> dict[str, Any]:
-    """A table view whose first cell of each row is its heading (a sticky column); the rest are cells."""
-    body = []
-    for row in rows:
-        label = words.setup(row["num_gpus"], row["gpu"]) if first == "setup" else str(row[first])
-        body.append({"label": label, "cells": [cell(row.get(c.key), c.kind) for c in columns]})
-    return {"columns": [heading(c) for c in columns], "rows": body}
+def table(columns: list[Column], rows: list[dict[str, Any]], best: Any = ()) -> dict[str, Any]:
+    """A table whose rows are headed by their GPU setup (a sticky column), each marked if it is one of best."""
+    marked = {(c["row_id"], c.get("repeat")) for c in best if c}
+    body = [
+        {
+            "label": words.setup(row["num_gpus"], row["gpu"]),
+            "cells": [cell(row.get(c.key), c.kind) for c in columns],
+            "best": (row.get("row_id"), row.get("repeat")) in marked,
+        }
+        for row in rows
+    ]
+    return {"columns": columns, "rows": body}
 
 
-def marked(columns: list[Column], configs: list[dict[str, Any]], best: Any) -> dict[str, Any]:
-    """A table of configurations, each row marked when it is one of best (a document's best configurations)."""
-    found, keys = table(columns, configs), {(c["row_id"], c.get("repeat")) for c in best if c}
-    for row, conf in zip(found["rows"], configs, strict=True):
-        row["best"] = (conf["row_id"], conf.get("repeat")) in keys
-    return found
-
-
-def frame(page: str, title: str, description: str, crumbs: list[tuple[str, str]], common: dict) -> dict[str, Any]:
-    """What base.html needs, links relative to page; crumbs: (label, site path) from Home to the parent."""
-    link = common.get("link") or (lambda path: href(page, path))
-    nav = [("Workloads", WORKLOADS_PAGE), ("Models", MODELS_PAGE), ("GPUs", GPUS_PAGE), ("Glossary", GLOSSARY)]
-    return {
-        "title": title,
-        "full_title": title if title.startswith(SITE_NAME) else f"{title} · {SITE_NAME}",
-        "description": " ".join(description.split()),
-        "crumbs": [{"label": label, "href": link(path)} for label, path in crumbs],
-        "nav": [{"label": label, "href": link(path), "current": path == page} for label, path in nav],
-        "home_href": link("index.html"),
-        "css_href": link(STYLESHEET),
-        "icon_href": link(ICON),
-        "glossary_href": link(GLOSSARY),
-        "data_version": common["data_version"],
-    }
+def frame(page: str, crumbs: list[tuple[str, str]], common: dict, **values: Any) -> dict[str, Any]:
+    """What base.html needs, and values: `href` links a site path from page; crumbs: (label, site path) from Home
+    to the parent. Each template sets its page's title and description."""
+    link = common.get("link") or partial(href, page)
+    return {"page": page, "crumbs": crumbs, "nav": NAV, "glossary": GLOSSARY, "href": link,
+            "data_version": common["data_version"], **values}  # fmt: skip
 
 
 def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workload: Any = None) -> dict[str, Any]:
@@ -125,39 +132,22 @@ def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workloa
     view["commit"] = getattr(workload, "commit", "")
     view["workload_name"] = getattr(workload, "name", view["workload"])
     view["licence_evidence"] = [str(item) for item in source.get("licence_evidence", [])]
-    view["licence_links"] = [{"name": name, "href": url} for name, url in licences]
+    view["licence_links"] = licences
     view["workloads"] = []  # the home page lists every workload's upstream file here
     return view
 
 
 def chart_view(page: str, chart_path: str, chart: Any, caption: str) -> dict[str, str]:
-    return {"src": href(page, chart_path), "alt": chart.alt, "title": chart.title, "caption": caption}
-
-
-def target_rows(doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under, bool]) -> dict[str, Any]:
-    """The latency-target table of a model page (found: targets.best_under), a column per GPU type."""
-    chosen, under, from_frontier = found
-    gpus = list(doc["gpus"])
-    rows = []
-    for target in chosen:
-        picks = [under.get(gpu, {}).get(str(target)) for gpu in gpus]
-        rows.append({"id": f"target-{target}", "label": f"Under {target} ms", "cells": [pick(p) for p in picks]})
-    overall = [doc["best"].get(gpu) for gpu in gpus]
-    rows.append({"id": "target-any", "label": "Any latency", "cells": [pick(p) for p in overall]})
-    return {"gpus": gpus, "rows": rows, "from_frontier": from_frontier}
+    return {"src": href(page, chart_path), "alt": chart.alt, "caption": caption}
 
 
 def pick(conf: dict[str, Any] | None) -> dict[str, str] | None:
+    """An LLM configuration as a cell shows it: energy, then setup, batch limit and median ITL."""
     if conf is None:
         return None
     setup, itl = words.setup(conf["num_gpus"], conf["gpu"]), words.fixed(conf["median_itl_ms"], 1)
-    return {
-        "energy": words.fixed(conf["wh_per_million_output_tokens"], 2),
-        "setup": setup,
-        "itl": itl,
-        "how": f"{setup}, {conf['max_num_seqs']:,} seqs, {itl} ms",
-        "brief": f"{setup}, {itl} ms",
-    }
+    energy = words.fixed(conf["wh_per_million_output_tokens"], 2)
+    return {"energy": energy, "how": f"{setup}, {conf['max_num_seqs']:,} seqs, {itl} ms", "brief": f"{setup}, {itl} ms"}
 
 
 def generation_pick(conf: dict[str, Any], energy: str) -> dict[str, Any]:
@@ -166,43 +156,47 @@ def generation_pick(conf: dict[str, Any], energy: str) -> dict[str, Any]:
     return {
         "value": conf[energy],
         "energy": words.fixed(conf[energy], 2),
-        "setup": setup,
         "how": f"{setup}, batch of {conf['batch_size']:,}, {latency} s",
         "brief": f"{setup}, {latency} s",
     }
 
 
-def model_page(doc: dict[str, Any], links: dict[str, str], description: str, common: dict) -> dict[str, Any]:
-    """What every model page shows: frame, name, workload, its other workloads, caveat, source and document."""
-    page, work = links["page"], common.get("workload")
-    work_name = work.name if work else ""
-    title = f"{doc['name']} — {work_name}" if work_name else doc["name"]
-    crumbs = [("Home", "index.html")] + ([(work_name, work.page)] if work else [])
-    return {
-        **frame(page, title, description, crumbs, common),
-        "name": doc["name"],
-        "workload_name": work_name,
-        "workload_href": href(page, work.page) if work else None,
-        "others": [{"label": name, "href": href(page, path)} for name, path in common.get("others", [])],
-        "caveat": doc.get("caveat", ""),
-        "source": common["source"],
-        "doc_href": href(page, links["doc"]),
-        "doc_name": links["doc"],
-    }
+def target_rows(doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under, bool]) -> dict[str, Any]:
+    """The latency-target table of a model page (found: targets.best_under), a column per GPU type."""
+    chosen, under, from_frontier = found
+    gpus = list(doc["gpus"])
+    rows = [
+        {"id": f"target-{t}", "label": f"Under {t} ms", "cells": [pick(under.get(g, {}).get(str(t))) for g in gpus]}
+        for t in chosen
+    ]
+    rows.append({"id": "target-any", "label": "Any latency", "cells": [pick(doc["best"].get(g)) for g in gpus]})
+    return {"gpus": gpus, "rows": rows, "from_frontier": from_frontier}
 
 
 def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, common: dict) -> dict[str, Any]:
-    """A language model's page. links: site paths of page, doc, schema; common: workload, others, source."""
+    """A model's page. links: site paths of page, doc, schema; common: workload, others, source, frontier_path."""
     page, work = links["page"], common.get("workload")
-    configs = doc["configurations"]
-    key = marked(present(KEY_COLUMNS, configs), configs, doc["best"].values())
-    detail = table(present(DETAIL_COLUMNS, configs), configs)
-    description = (
-        f"GPU energy of {doc['name']} in the {(work.name if work else '') or 'LLM'} workload: {len(configs)} measured "
-        f"configurations on {', '.join(doc['gpus'])}, the best under 50, 100 and 200 ms, and the source."
-    )
+    work_name, configs = (work.name if work else ""), doc["configurations"]
+    view = {
+        "name": doc["name"],
+        "workload_name": work_name,
+        "workload_href": href(page, work.page) if work else None,
+        "others": common.get("others", []),
+        "caveat": doc.get("caveat", ""),
+        "source": common["source"],
+        "doc_path": links["doc"],
+        "chart": chart,
+    }
+    crumbs = HOME + ([(work_name, work.page)] if work else [])
+    if work and work.kind != LLM:
+        key = present(GENERATION_KEY[work.kind], configs)
+        best = [doc["best"][gpu] for gpu in doc["gpus"] if doc["best"].get(gpu)]
+        tables = {"best": table(key, best), "key": table(key, configs, doc["best"].values()),
+                  "detail": table(present(GENERATION_DETAIL, configs), configs)}  # fmt: skip
+        return {**frame(page, crumbs, common), **view, "tables": tables, "limit": doc.get("latency_limit_s")}
     return {
-        **model_page(doc, links, description, common),
+        **frame(page, crumbs, common),
+        **view,
         "workload_description": work.description if work else "",
         "model_id": doc["model_id"],
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
@@ -210,11 +204,9 @@ def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, c
         "gpus": ", ".join(doc["gpus"]),
         "targets": target_rows(doc, common.get("under") or targets.best_under(doc, None)),
         "unit": doc["unit"],
-        "chart": chart,
-        "key": key,
-        "detail": detail,
+        "key": table(present(KEY_COLUMNS, configs), configs, doc["best"].values()),
+        "detail": table(present(DETAIL_COLUMNS, configs), configs),
         "doc_version": doc.get("data_version", doc["updated"]),
-        "schema_href": href(page, links["schema"]),
-        "schema_name": links["schema"].rsplit("/", 1)[-1],
-        "frontier_href": href(page, common["frontier_path"]) if common.get("frontier_path") else None,
+        "schema_path": links["schema"],
+        "frontier_path": common.get("frontier_path"),
     }

@@ -22,11 +22,6 @@ _FIELD = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 SMALL = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 
 
-def count(n: int) -> str:
-    """Small counts in words ("one", "eight"), larger ones in digits."""
-    return SMALL[n] if 0 <= n < len(SMALL) else f"{n:,}"
-
-
 def fixed(value: float, places: int) -> str:
     """A published number at its published precision, with thousands separators."""
     return f"{value:,.{places}f}"
@@ -46,8 +41,8 @@ def setup(n: int, gpu: str) -> str:
 
 
 def gpus(n: int, gpu: str) -> str:
-    """Say "one B200", "eight H100s"."""
-    return f"{count(n)} {gpu}" + ("" if n == 1 else "s")
+    """Say "one B200", "eight H100s", "14 H100s": small counts in words, larger ones in digits."""
+    return (SMALL[n] if 0 <= n < len(SMALL) else f"{n:,}") + f" {gpu}" + ("" if n == 1 else "s")
 
 
 def parameters(total: float, active: float) -> str:
@@ -85,3 +80,12 @@ def plain(text: str) -> str:
     """Curated prose with each upstream field name in words and a lone "x" as a multiplication sign."""
     worded = _FIELD.sub(lambda m: FIELD_WORDS.get(m.group(0), m.group(0).replace("_", " ")), text)
     return worded.replace(" x ", " \N{MULTIPLICATION SIGN} ")
+
+
+def size(n: int) -> str:
+    """A file size for people: 812 bytes, 4.2 KB, 1.3 MB."""
+    if n < 1000:
+        return f"{n} bytes"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n / 1_000_000:.1f} MB"
