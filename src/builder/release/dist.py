@@ -1,7 +1,5 @@
 """`builder dist`: rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag at HEAD.
-
-Every file comes from the tagged commit's objects, never the working tree, and every timestamp from
-its committer date (SOURCE_DATE_EPOCH from the environment is ignored): any clone gives the same bytes.
+Every file comes from the tagged commit's objects and every timestamp from its date: any clone gives the same bytes.
 """
 
 from __future__ import annotations
@@ -69,14 +67,8 @@ def file_at(commit: str, path: Path, where: str) -> bytes:
 
 def release_at_head() -> Release:
     """The release tag at HEAD, refused unless the working tree is clean."""
-    dirty = git.dirty_paths()
-    if dirty:
-        raise ReleaseError(
-            f"the working tree is dirty ({', '.join(dirty[:5])}); dist/ is built from a clean checkout of a release tag"
-        )
-    head = git.commit_of("HEAD")
-    if head is None:
-        raise ReleaseError("HEAD: expected a commit, found none")
+    git.require_clean("dist/ is built from a clean checkout of a release tag")
+    head = git.head()
     version = newest_release(git.git("tag", "--points-at", head).split())
     if version is None:
         newest = newest_release(git.tags())
