@@ -39,30 +39,20 @@ class Release:
     epoch: int
 
 
-def files_at(commit: str, paths: tuple[str, ...] = CONTENTS) -> dict[str, bytes]:
-    """Every file under `paths` at `commit` by path, from git's objects (links and submodules refused)."""
+def files_at(
+    commit: str, paths: tuple[str, ...] = CONTENTS, required: tuple[str, ...] = (), where: str = ""
+) -> dict[str, bytes]:
+    """Every file under `paths` at `commit` by path, from git's objects (links and submodules refused),
+    refused when nothing is found under one of `required` (`where` names the commit in the message)."""
     files, odd = git.tree_files(commit, paths)
     if odd:
         raise ReleaseError(f"expected regular files only in the release, found {', '.join(odd[:5])} at {commit[:12]}")
-    return {rel: data for rel, data in files.items() if not rel.startswith("schemas/inputs/")}  # never published
-
-
-def release_files(commit: str, where: str) -> dict[str, bytes]:
-    """The release's files at `commit`, refused when a REQUIRED one is missing (`where` names the commit)."""
-    files = files_at(commit)
-    present = {rel.split("/")[0] for rel in files}
-    missing = [name for name in REQUIRED if name not in present]
+    files = {rel: data for rel, data in files.items() if not rel.startswith("schemas/inputs/")}  # never published
+    present = {rel.split("/")[0] for rel in files} | set(files)
+    missing = [name for name in required if name not in present]
     if missing:
         raise ReleaseError(f"expected {', '.join(missing)} {where}, found none")
     return files
-
-
-def file_at(commit: str, path: Path, where: str) -> bytes:
-    """One file's bytes at `commit` (`where` names it in the error when there is none)."""
-    found = files_at(commit, (path.as_posix(),)).get(path.as_posix())
-    if found is None:
-        raise ReleaseError(f"expected {path} at {where}, found none")
-    return found
 
 
 def release_at_head() -> Release:
@@ -79,9 +69,10 @@ def release_at_head() -> Release:
 
 def dist_files(release: Release) -> dict[str, bytes]:
     """The files of dist/, by name: archive, manifest, wheel and SHA256SUMS over the other three."""
-    files = release_files(release.commit, f"at {release.tag}")
+    files = files_at(release.commit, required=REQUIRED, where=f"at {release.tag}")
     api = json.loads(files[f"data/{INDEX}"])["version"]
-    lock = parse_lock(file_at(release.commit, LOCK, release.commit[:12]), f"{LOCK} at {release.commit[:12]}")
+    where = f"at {release.commit[:12]}"
+    lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),), where)[str(LOCK)], f"{LOCK} {where}")
     name = f"leadgreen-data-{release.tag}"
     named = {
         f"{name}.tar.gz": archive(files, name, release.version.date),
@@ -139,4 +130,5 @@ def changelog_notes(changelog: str, tag: str) -> str:
 
 
 def notes_at(release: Release) -> str:
-    return changelog_notes(file_at(release.commit, CHANGELOG, release.tag).decode("utf-8"), release.tag)
+    changelog = files_at(release.commit, (str(CHANGELOG),), (str(CHANGELOG),), f"at {release.tag}")[str(CHANGELOG)]
+    return changelog_notes(changelog.decode("utf-8"), release.tag)

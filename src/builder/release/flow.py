@@ -17,7 +17,7 @@ from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
 from builder.pin import load_lock
 from builder.release.compat import guard_release
-from builder.release.dist import build_dist, release_files
+from builder.release.dist import REQUIRED, build_dist, files_at
 from builder.release.rules import (
     LARGE_CHANGE_PCT,
     Version,
@@ -96,7 +96,7 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
 def plan_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
     """Check the committed package and compute the release; writes nothing."""
     start = git.head()
-    committed = release_files(start, f"in commit {start[:12]}")
+    committed = files_at(start, required=REQUIRED, where=f"in commit {start[:12]}")
     old_changelog = committed.get(CHANGELOG.as_posix(), b"")
     try:
         changelog_text = old_changelog.decode("utf-8")
