@@ -6,8 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from builder.release.compat import SchemaChange, is_widening, verdict
-from builder.release.widening import table_changes
+from builder.release.compat import SchemaChange, is_widening, table_changes, verdict
 from conftest import REPO
 
 NEW_COLUMNS = ["joules_per_response", "wh_per_thousand_responses", "params_b", "active_params_b", "architecture"]

@@ -310,8 +310,7 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     cannot be read, 2 on usage errors.
     """
     from builder.diff import load_docs
-    from builder.release.compat import Compat, check_compat, load_schema_set, schema_changes, verdict
-    from builder.release.widening import with_tables
+    from builder.release.compat import Compat, check_compat, load_schema_set, schema_changes, verdict, with_tables
 
     old_schemas, new_schemas = load_schema_set(old), load_schema_set(new)
     if documents:

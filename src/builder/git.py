@@ -20,17 +20,15 @@ def _unblock() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
 
 
-def run(*args: str, stdin: bytes | None = None, absent: int | None = None) -> bytes:
-    """git's stdout, or ReleaseError quoting git; `absent` is an exit status meaning "none" (gives b"").
-    Signals wait until git is done (git still gets them), so the caller's undo sees whatever git did."""
+def run(*args: str, stdin: bytes | None = None) -> bytes:
+    """git's stdout, or ReleaseError quoting git. Signals wait until git is done (git still gets them),
+    so the caller's undo sees whatever git did."""
     feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     try:
         with signals_held():
             done = subprocess.run(["git", *args], capture_output=True, preexec_fn=_unblock, **feed)
     except OSError as exc:
         raise ReleaseError(f"cannot run git ({exc.strerror}); is it installed and on PATH?") from None
-    if done.returncode == absent and not done.stderr.strip():
-        return b""
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip() or done.stdout.decode(errors="replace").strip()
         said = " | ".join(line for line in said.splitlines() if line.strip())
@@ -49,35 +47,25 @@ def object_id(value: str) -> str:
     return value
 
 
-def dirty_paths() -> list[str]:
+def require_clean(advice: str) -> None:
+    """ReleaseError naming the first changed or untracked paths, unless the working tree is clean."""
     status = run("status", "--porcelain", "--untracked-files=normal").decode(errors="replace")
-    return [line[3:] for line in status.splitlines()]
-
-
-def current_branch() -> str:
-    return git("rev-parse", "--abbrev-ref", "HEAD")
-
-
-def is_shallow() -> bool:
-    return git("rev-parse", "--is-shallow-repository") == "true"
+    dirty = [line[3:] for line in status.splitlines()]
+    if dirty:
+        raise ReleaseError(f"the working tree is dirty ({', '.join(dirty[:5])}); {advice}")
 
 
 def tags() -> list[str]:
     return git("tag", "--list").split()
 
 
-def lookup(ref: str) -> str | None:
-    """The object id `ref` names, or None when it names nothing."""
-    found = run("rev-parse", "--verify", "--quiet", "--end-of-options", ref, absent=1).decode().strip()
-    return object_id(found) if found else None
-
-
 def commit_of(ref: str) -> str | None:
     """The commit a ref (a branch, tag, sha or `HEAD~2`) names, or None when it names none."""
     try:
-        return lookup(f"{ref}^{{commit}}")
+        found = git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     except ReleaseError:  # not a repository, or not a ref at all
         return None
+    return object_id(found) if found else None
 
 
 def files_at_ref(ref: str, folder: str, expected: str) -> dict[str, bytes]:
@@ -109,8 +97,8 @@ def missing_identity() -> str | None:
 
 
 def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], list[str]]:
-    """The regular files below `paths` in `commit` with their committed bytes, and the other entries
-    (links, submodules) as "path (kind)": from the object store, with no export-subst or export-ignore."""
+    """The regular files below `paths` in `commit` with their committed bytes (one `git cat-file --batch`),
+    and the other entries (links, submodules) as "path (kind)"; no export-subst or export-ignore."""
     listing = run("ls-tree", "-r", "-z", "--full-tree", object_id(commit), "--", *paths)
     blobs: dict[str, str] = {}
     odd: list[str] = []
@@ -122,25 +110,17 @@ def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], l
             blobs[path] = object_id(oid)
         else:
             odd.append(f"{path} ({'symbolic link' if mode == '120000' else kind})")
-    return dict(sorted(zip(blobs, _blobs(list(blobs.values())), strict=True))), odd
-
-
-def _blobs(oids: list[str]) -> list[bytes]:
-    """The contents of blobs, in order, read with one `git cat-file --batch`."""
-    if not oids:
-        return []
-    out = run("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in oids).encode())
-    found: list[bytes] = []
+    out = run("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in blobs.values()).encode()) if blobs else b""
+    files: dict[str, bytes] = {}
     at = 0
-    for oid in oids:
+    for path, oid in blobs.items():
         end = out.index(b"\n", at)
         header = out[at:end].decode().split(" ")
         if header[0] != oid or len(header) != 3 or header[1] != "blob":
             raise ReleaseError(f"git cat-file: expected blob {oid}, found {' '.join(header)}")
-        size = int(header[2])
-        found.append(out[end + 1 : end + 1 + size])
-        at = end + 1 + size + 1  # the contents end with a newline
-    return found
+        at = end + 1 + int(header[2]) + 1  # the contents end with a newline
+        files[path] = out[end + 1 : at - 1]
+    return dict(sorted(files.items())), odd
 
 
 def commit(message: str, path: str) -> None:
@@ -151,18 +131,3 @@ def commit(message: str, path: str) -> None:
 def create_annotated_tag(tag: str, message: str, target: str) -> None:
     """A new annotated tag on `target`; git refuses to move an existing one."""
     run("tag", "--annotate", "--file=-", "--end-of-options", tag, object_id(target), stdin=message.encode())
-
-
-def move_head(new: str, expected: str, reason: str) -> None:
-    """Point HEAD's branch at `new`, only while it is at `expected`."""
-    run("update-ref", "-m", reason, "--end-of-options", "HEAD", object_id(new), object_id(expected))
-
-
-def is_staged(path: str, source: str) -> bool:
-    """Whether the index entry of `path` differs from `source`'s (read only: takes no index lock)."""
-    return bool(run("diff-index", "--cached", "--name-only", object_id(source), "--", path).strip())
-
-
-def unstage(path: str, source: str) -> None:
-    """Make the index entry of `path` what it is in `source` (absent when `source` has none)."""
-    run("reset", "--quiet", object_id(source), "--", path)

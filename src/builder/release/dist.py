@@ -1,7 +1,5 @@
 """`builder dist`: rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag at HEAD.
-
-Every file comes from the tagged commit's objects, never the working tree, and every timestamp from
-its committer date (SOURCE_DATE_EPOCH from the environment is ignored): any clone gives the same bytes.
+Every file comes from the tagged commit's objects and every timestamp from its date: any clone gives the same bytes.
 """
 
 from __future__ import annotations
@@ -41,42 +39,26 @@ class Release:
     epoch: int
 
 
-def files_at(commit: str, paths: tuple[str, ...] = CONTENTS) -> dict[str, bytes]:
-    """Every file under `paths` at `commit` by path, from git's objects (links and submodules refused)."""
+def files_at(
+    commit: str, paths: tuple[str, ...] = CONTENTS, required: tuple[str, ...] = (), where: str = ""
+) -> dict[str, bytes]:
+    """Every file under `paths` at `commit` by path, from git's objects (links and submodules refused),
+    refused when nothing is found under one of `required` (`where` names the commit in the message)."""
     files, odd = git.tree_files(commit, paths)
     if odd:
         raise ReleaseError(f"expected regular files only in the release, found {', '.join(odd[:5])} at {commit[:12]}")
-    return {rel: data for rel, data in files.items() if not rel.startswith("schemas/inputs/")}  # never published
-
-
-def release_files(commit: str, where: str) -> dict[str, bytes]:
-    """The release's files at `commit`, refused when a REQUIRED one is missing (`where` names the commit)."""
-    files = files_at(commit)
-    present = {rel.split("/")[0] for rel in files}
-    missing = [name for name in REQUIRED if name not in present]
+    files = {rel: data for rel, data in files.items() if not rel.startswith("schemas/inputs/")}  # never published
+    present = {rel.split("/")[0] for rel in files} | set(files)
+    missing = [name for name in required if name not in present]
     if missing:
         raise ReleaseError(f"expected {', '.join(missing)} {where}, found none")
     return files
 
 
-def file_at(commit: str, path: Path, where: str) -> bytes:
-    """One file's bytes at `commit` (`where` names it in the error when there is none)."""
-    found = files_at(commit, (path.as_posix(),)).get(path.as_posix())
-    if found is None:
-        raise ReleaseError(f"expected {path} at {where}, found none")
-    return found
-
-
 def release_at_head() -> Release:
     """The release tag at HEAD, refused unless the working tree is clean."""
-    dirty = git.dirty_paths()
-    if dirty:
-        raise ReleaseError(
-            f"the working tree is dirty ({', '.join(dirty[:5])}); dist/ is built from a clean checkout of a release tag"
-        )
-    head = git.commit_of("HEAD")
-    if head is None:
-        raise ReleaseError("HEAD: expected a commit, found none")
+    git.require_clean("dist/ is built from a clean checkout of a release tag")
+    head = git.head()
     version = newest_release(git.git("tag", "--points-at", head).split())
     if version is None:
         newest = newest_release(git.tags())
@@ -87,9 +69,10 @@ def release_at_head() -> Release:
 
 def dist_files(release: Release) -> dict[str, bytes]:
     """The files of dist/, by name: archive, manifest, wheel and SHA256SUMS over the other three."""
-    files = release_files(release.commit, f"at {release.tag}")
+    files = files_at(release.commit, required=REQUIRED, where=f"at {release.tag}")
     api = json.loads(files[f"data/{INDEX}"])["version"]
-    lock = parse_lock(file_at(release.commit, LOCK, release.commit[:12]), f"{LOCK} at {release.commit[:12]}")
+    where = f"at {release.commit[:12]}"
+    lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),), where)[str(LOCK)], f"{LOCK} {where}")
     name = f"leadgreen-data-{release.tag}"
     named = {
         f"{name}.tar.gz": archive(files, name, release.version.date),
@@ -147,4 +130,5 @@ def changelog_notes(changelog: str, tag: str) -> str:
 
 
 def notes_at(release: Release) -> str:
-    return changelog_notes(file_at(release.commit, CHANGELOG, release.tag).decode("utf-8"), release.tag)
+    changelog = files_at(release.commit, (str(CHANGELOG),), (str(CHANGELOG),), f"at {release.tag}")[str(CHANGELOG)]
+    return changelog_notes(changelog.decode("utf-8"), release.tag)

@@ -6,7 +6,7 @@ before the tag exists rolls back the commit, the index and CHANGELOG.md; after i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,8 @@ from builder.errors import BuilderError, ReleaseError, ValidationError, printabl
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
 from builder.pin import load_lock
-from builder.release.dist import build_dist, release_files
+from builder.release.compat import guard_release
+from builder.release.dist import REQUIRED, build_dist, files_at
 from builder.release.rules import (
     LARGE_CHANGE_PCT,
     Version,
@@ -27,40 +28,31 @@ from builder.release.rules import (
     next_version,
 )
 from builder.release.rules import summary as tag_summary
-from builder.release.widening import guard_release
 from builder.scratch import scratch_folder
 from builder.verify import check_committed
 from builder.write import newest_data_version, replace_files, signals_held
 
 
 @dataclass(frozen=True)
-class Released:
-    version: Version
-    artifacts: list[Path]
-    summary: str
-
-
-@dataclass(frozen=True)
 class Plan:
-    """Everything a release writes, computed before it writes anything."""
+    """Everything a release writes, computed before it writes anything; then the dist/ files it wrote."""
 
     start: str  # the commit the release builds on
     version: Version
-    message: str  # the tag message
+    summary: str  # the tag message
     changelog: bytes  # CHANGELOG.md as it will be committed
+    artifacts: list[Path] = field(default_factory=list)
 
 
 def check_git_state() -> None:
     """The clone can cut a release: complete, clean, on main, and with an identity to sign with."""
-    if git.is_shallow():
+    if git.git("rev-parse", "--is-shallow-repository") == "true":
         raise ReleaseError(
             "this clone is shallow (git rev-parse --is-shallow-repository: true), so earlier release tags and "
             "history may be missing; run `git fetch --tags --unshallow` first"
         )
-    dirty = git.dirty_paths()
-    if dirty:
-        raise ReleaseError(f"the working tree is dirty ({', '.join(dirty[:5])}); commit or stash first")
-    branch = git.current_branch()
+    git.require_clean("commit or stash first")
+    branch = git.git("rev-parse", "--abbrev-ref", "HEAD")
     if branch != "main":
         raise ReleaseError(f"releases are cut from main, found branch {branch}")
     missing = git.missing_identity()
@@ -71,11 +63,11 @@ def check_git_state() -> None:
         )
 
 
-def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> Released:
+def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
     check_git_state()
     plan = plan_release(today, accept, accept_schema)
     check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
-    undo = Undo(plan.start, _read(CHANGELOG))
+    undo = Undo(plan.start, plan.version.tag, _read(CHANGELOG))
     try:
         _release(plan, undo)
     except BaseException as exc:
@@ -98,13 +90,13 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
         raise ReleaseError(
             f"tagged {plan.version.tag}, but {DIST}/ was not rebuilt ({exc}); run `builder dist`"
         ) from exc
-    return Released(plan.version, paths, plan.message)
+    return replace(plan, artifacts=paths)
 
 
 def plan_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
     """Check the committed package and compute the release; writes nothing."""
     start = git.head()
-    committed = release_files(start, f"in commit {start[:12]}")
+    committed = files_at(start, required=REQUIRED, where=f"in commit {start[:12]}")
     old_changelog = committed.get(CHANGELOG.as_posix(), b"")
     try:
         changelog_text = old_changelog.decode("utf-8")
@@ -166,35 +158,36 @@ def _check_committed_data(committed: dict[str, bytes], commit: str, today: str) 
 
 
 def _release(plan: Plan, undo: Undo) -> None:
-    tag = plan.version.tag
-    undo.changelog_written = True  # from here on, even a failed write is undone
+    """Write CHANGELOG.md, commit it and tag the commit, recording each step in `undo` before it runs."""
+    undo.reached = WRITTEN
     replace_files({CHANGELOG: plan.changelog})
-    undo.staged = True  # each intent is recorded before git runs: a signal lands once git is done
+    undo.reached = STAGED
     git.run("add", "--", CHANGELOG.as_posix())
-    undo.committing = True
-    git.commit(f"Release {tag}\n\n{plan.message}", CHANGELOG.as_posix())
+    undo.reached = COMMITTING
+    git.commit(f"Release {plan.version.tag}\n\n{plan.summary}", CHANGELOG.as_posix())
     made = git.head()
     if made == plan.start or git.parents(made) != [plan.start]:
         raise ReleaseError(f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}")
-    undo.commit, undo.tag = made, tag
-    git.create_annotated_tag(tag, plan.message, made)
+    undo.commit = made
+    git.create_annotated_tag(plan.version.tag, plan.summary, made)
+
+
+WRITTEN, STAGED, COMMITTING = 1, 2, 3  # the steps of a release that change something, in order
 
 
 @dataclass
 class Undo:
-    """What this run changed so far, and how to put it back."""
+    """What this run changed so far (`reached`, one of the steps above), and how to put it back."""
 
     start: str
+    tag: str
     changelog_before: bytes | None
-    changelog_written: bool = False
-    staged: bool = False
-    committing: bool = False  # a commit on `start` found on unwind is this run's, recorded or not
+    reached: int = 0
     commit: str | None = None
-    tag: str | None = None  # the tag this run set out to make, on `commit`
 
     def tagged(self) -> bool:
         """Whether the tag exists on this run's commit: then the release is made and nothing is undone."""
-        return self.commit is not None and git.lookup(f"refs/tags/{self.tag}^{{commit}}") == self.commit
+        return self.commit is not None and git.commit_of(f"refs/tags/{self.tag}") == self.commit
 
     def run(self) -> list[str]:
         """Undo, newest step first; what could not be undone, one phrase each."""
@@ -208,9 +201,10 @@ class Undo:
 
     def _head(self, left: list[str]) -> None:
         now = git.head()
-        if now != self.start and self.committing and git.parents(now) == [self.start]:
+        if now != self.start and self.reached >= COMMITTING and git.parents(now) == [self.start]:
             try:
-                git.move_head(self.start, now, "builder release: roll back the release commit")
+                git.run("update-ref", "-m", "builder release: roll back the release commit", "--end-of-options",
+                        "HEAD", self.start, git.object_id(now))  # fmt: skip
             except ReleaseError as exc:
                 left.append(f"HEAD is still the release commit {now[:12]} ({exc}); "
                             f"undo it with `git reset --keep {self.start[:12]}`")  # fmt: skip
@@ -218,11 +212,14 @@ class Undo:
             left.append(f"HEAD moved to {now[:12]} during the release, left there (was {self.start[:12]})")
 
     def _index(self, left: list[str]) -> None:
-        if self.staged and git.head() == self.start and git.is_staged(CHANGELOG.as_posix(), self.start):
-            git.unstage(CHANGELOG.as_posix(), self.start)
+        path = CHANGELOG.as_posix()
+        if self.reached < STAGED or git.head() != self.start:
+            return
+        if git.run("diff-index", "--cached", "--name-only", self.start, "--", path).strip():  # takes no index lock
+            git.run("reset", "--quiet", self.start, "--", path)
 
     def _changelog(self, left: list[str]) -> None:
-        if not self.changelog_written:
+        if self.reached < WRITTEN:
             return
         if git.head() != self.start:
             left.append(f"{CHANGELOG} left as committed, since HEAD is not back at {self.start[:12]}")

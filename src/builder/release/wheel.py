@@ -1,8 +1,5 @@
 """The data wheel `leadgreen-data`: the published files and the `leadgreen_data` reader, built by flit_core.
-
-Byte-reproducible: the staged files come from the release commit with mode 0644, and the pinned
-backend writes them in sorted order with every zip timestamp from SOURCE_DATE_EPOCH, which this
-module sets to the release commit's date (the same zlib gives the same deflate bytes).
+Byte-reproducible: files from the release commit, mode 0644, zip timestamps from the commit's date.
 """
 
 from __future__ import annotations
@@ -93,13 +90,6 @@ def _urls(repository: str | None, tag: str) -> str:
     return "".join(f"{json.dumps(name)} = {json.dumps(repository + path)}\n" for name, path in pages.items())
 
 
-def _release_module(version: str, tag: str, data_version: str) -> str:
-    return (
-        '"""Written when the wheel was built: which release this is."""\n\n'
-        f'__version__ = "{version}"\nTAG = "{tag}"\nDATA_VERSION = "{data_version}"\n'
-    )
-
-
 def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) -> dict[str, bytes]:
     """Every file of the staging project, by path: pure, so what goes into the wheel is testable."""
     version = dist_version(tag)
@@ -128,7 +118,10 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
     data_version = newest_data_version(data)
     if data_version is None:
         raise ReleaseError("expected documents with a data_version under data/, found none")
-    staged[f"{MODULE}/{GENERATED}"] = _release_module(version, tag, data_version).encode()
+    staged[f"{MODULE}/{GENERATED}"] = (
+        '"""Written when the wheel was built: which release this is."""\n\n'
+        f'__version__ = "{version}"\nTAG = "{tag}"\nDATA_VERSION = "{data_version}"\n'
+    ).encode()
     return dict(sorted(staged.items()))
 
 
