@@ -88,9 +88,6 @@ def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool
         os.close(fd)
 
 
-read_regular = read_file  # the name site/output.py reads its marker with
-
-
 def _check(found: os.stat_result, max_bytes: int) -> None:
     if not stat.S_ISREG(found.st_mode):
         raise Refused(found_kind=kind(found.st_mode))
