@@ -224,7 +224,8 @@ def test_a_nickname_fault_shared_by_a_models_rows_is_one_line(rows_renamed: int 
     with pytest.raises(UpstreamError) as caught:
         parse_generation(json.dumps(doc).encode(), "t2i.json", "image")
     more = len(renamed) - 1
-    also = f" (and {more} more row{'s' if more > 1 else ''} of this model)" if more else ""
-    fault = "nickname: expected a name a spreadsheet keeps as text, found '1-2', read as a date"
+    also = f", and {more} more row{'s' if more > 1 else ''} of this model" if more else ""
+    row = f"Efficient-Large-Model/SANA1.5_1.6B_1024px_diffusers, B200, 1 GPU(s), batch_size 1{also}"
+    fault = "expected a name a spreadsheet keeps as text, found '1-2', read as a date"
     nickname_lines = [str(p) for p in caught.value.problems if p.where.startswith("/configurations")]
-    assert nickname_lines == [f"t2i.json: /configurations/{renamed[0]}{also}: {fault}"]
+    assert nickname_lines == [f"t2i.json: /configurations/{renamed[0]}/nickname ({row}): {fault}"]
