@@ -11,8 +11,6 @@ from builder.layout import METADATA
 from builder.metadata import load_metadata
 from builder.upstream import Upstream, gpu_faults, model_faults, parse_upstream
 
-WORKLOAD_ENTRY_ADDED = ("kind", "unit", "latency_metric", "latency_limit")  # what every workload list entry gains
-
 
 def parse_all(
     inputs: dict[str, tuple[bytes, str]], meta: dict[str, Any]

@@ -12,7 +12,6 @@ from referencing import Registry, Resource
 
 from builder.csvview import COLUMNS, MODEL_COLUMNS, csv_rel
 from builder.genmeta import generation_workloads
-from builder.genpackage import WORKLOAD_ENTRY_ADDED
 from builder.jsonschemas import resolved
 from builder.layout import (
     CSV,
@@ -38,6 +37,7 @@ from builder.transform import (
     INDEX_ROW_KEYS,
     MODEL_ENTRY_KEYS,
     MODEL_LIST_KEYS,
+    WORKLOAD_ENTRY_ADDED,
     WORKLOAD_ENTRY_KEYS,
     config_keys,
     index_row_keys,

@@ -10,58 +10,24 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from builder import layout
 from builder.generation import GenRow
 from builder.genmeta import LATENCY_METRIC, GenerationWorkload, generation_workloads
-from builder.layout import (
-    WORKLOAD_LIST,
-    document_url,
-    frontier_rel,
-    index_rel,
-    model_list_rel,
-    model_rel,
-    model_url,
-    page_url,
-    row_id,
-)
 from builder.metadata import Workload, source_for, workloads
 from builder.slug import slugify
 from builder.upstream import PRECISIONS, Row
 
 Doc = dict[str, Any]
 
-INDEX_ROW_KEYS = (
-    "slug",
-    "model_id",
-    "params_b",
-    "active_params_b",
-    "precision",
-    "gpu",
-    "num_gpus",
-    "wh_per_million_output_tokens",
-    "joules_per_output_token",
-    "median_itl_ms",
-    "avg_requests_in_flight",
-    "gpu_power_watts_total",
-    "avg_output_tokens",
-    "avg_running_batch",
-    "max_num_seqs",
-    "row_id",
-)
-WORKLOAD_ENTRY_KEYS = (
-    "id",
-    "name",
-    "task",
-    "description",
-    "model_count",
-    "configuration_count",
-    "index_url",
-    "models_url",
-    "data_url",
-    "frontier_url",
-)
+MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
+INDEX_ROW_KEYS = (*MODEL_KEYS_IN_ROW, "precision", "gpu", "num_gpus", "wh_per_million_output_tokens")
+INDEX_ROW_KEYS += ("joules_per_output_token", "median_itl_ms", "avg_requests_in_flight", "gpu_power_watts_total")
+INDEX_ROW_KEYS += ("avg_output_tokens", "avg_running_batch", "max_num_seqs", "row_id")
+WORKLOAD_ENTRY_KEYS = ("id", "name", "task", "description", "model_count", "configuration_count", "index_url")
+WORKLOAD_ENTRY_KEYS += ("models_url", "data_url", "frontier_url")
+WORKLOAD_ENTRY_ADDED = ("kind", "unit", "latency_metric", "latency_limit")  # what every workload list entry gains
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
 MODEL_ENTRY_KEYS = MODEL_LIST_KEYS  # a generation workload's model list has the same entries
-MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
 SETUP_KEYS = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", "inference_steps", "precision")
 MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
 WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
@@ -104,35 +70,30 @@ def build_package(rows_by_task: dict[str, list], meta: Doc, date: str) -> dict[s
     for work in [*workloads(meta), *generation_workloads(meta)]:
         docs |= build_documents(rows_by_task[work.task], meta, date, work)
         entries.append(workload_entry(work, docs, meta))
-    docs[WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
+    docs[layout.WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
     return docs
 
 
 def workload_entry(work: Workload | GenerationWorkload, docs: dict[str, Doc], meta: Doc) -> Doc:
     """A workload's entry in the workload list: WORKLOAD_ENTRY_KEYS in order (an image or video workload has
     no frontier), then its kind, unit and latency rule."""
-    models = docs[model_list_rel(work.id)]["models"]
-    confs = sum(len(docs[model_rel(m["slug"], work.id)]["configurations"]) for m in models)
+    models = docs[layout.model_list_rel(work.id)]["models"]
+    confs = sum(len(docs[layout.model_rel(m["slug"], work.id)]["configurations"]) for m in models)
     counts = {"model_count": len(models), "configuration_count": confs}
     found = {**asdict(work), **counts, **workload_urls(meta["base_url"], meta["header"]["version"], work.id)}
     if isinstance(work, GenerationWorkload):
         del found["frontier_url"]
     own = shape(work, meta)
-    rule = {
-        "kind": work.kind,
-        "unit": own.head["unit"],
-        "latency_metric": own.latency_metric,
-        "latency_limit": own.limit,
-    }
+    rule = dict(zip(WORKLOAD_ENTRY_ADDED, (work.kind, own.head["unit"], own.latency_metric, own.limit), strict=True))
     return {key: found[key] for key in WORKLOAD_ENTRY_KEYS if key in found} | rule
 
 
 def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
     """The public URLs of a workload's index, model list and frontier."""
     return {
-        "index_url": document_url(base_url, version, index_rel(workload)),
-        "models_url": document_url(base_url, version, model_list_rel(workload)),
-        "frontier_url": document_url(base_url, version, frontier_rel(workload)),
+        "index_url": layout.document_url(base_url, version, layout.index_rel(workload)),
+        "models_url": layout.document_url(base_url, version, layout.model_list_rel(workload)),
+        "frontier_url": layout.document_url(base_url, version, layout.frontier_rel(workload)),
     }
 
 
@@ -146,8 +107,8 @@ def build_documents(
     for row in rows:
         groups[row.model_id].append(row)
     models = sorted((model_document(group, meta, date, work) for group in groups.values()), key=lambda m: m["slug"])
-    docs = {model_rel(m["slug"], work.id): m for m in models}
-    docs[index_rel(work.id)] = {
+    docs = {layout.model_rel(m["slug"], work.id): m for m in models}
+    docs[layout.index_rel(work.id)] = {
         **header(meta, date),
         **own.head,
         "workload": work.id,
@@ -158,13 +119,12 @@ def build_documents(
         "rows": index_rows(models, own.index_keys, own.joules),
     }
     base, version = meta["base_url"], meta["header"]["version"]
-    entries = [
-        {key: m[key] for key in MODEL_LIST_KEYS if key in m}  # all but the two links
-        | {"url": model_url(base, version, m["slug"], work.id), "page": page_url(base, m["slug"], work.id)}
-        for m in models
-    ]
+    entries = [{key: m[key] for key in MODEL_LIST_KEYS if key in m} for m in models]  # all but the two links
+    for entry in entries:
+        entry["url"] = layout.model_url(base, version, entry["slug"], work.id)
+        entry["page"] = layout.page_url(base, entry["slug"], work.id)
     kind = {"kind": work.kind} if isinstance(work, GenerationWorkload) else {}
-    docs[model_list_rel(work.id)] = {**header(meta, date), **kind, "source": own.source, "models": entries}
+    docs[layout.model_list_rel(work.id)] = {**header(meta, date), **kind, "source": own.source, "models": entries}
     return docs
 
 
@@ -210,7 +170,7 @@ def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
         "under_itl_deadline": row.median_itl_ms <= deadline_ms,
         "avg_running_batch": round(row.avg_batch_size, 1),
         "p95_itl_ms": round(row.p95_itl_ms, 1),
-        "row_id": row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs),
+        "row_id": layout.row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs),
     }
 
 
@@ -307,8 +267,8 @@ def gen_row_id(slug: str, gpu: str, num_gpus: int, batch_size: int, ulysses: int
 def generation_configuration(row: GenRow, slug: str, kind: str, limit_s: float) -> Doc:
     """One image or video upstream row as a published configuration (without its repeat number)."""
     joules, wh, throughput = measure_keys(kind)
-    layout = (row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree)
-    conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], layout, strict=True))}
+    parallel = (row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree)
+    conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], parallel, strict=True))}
     conf |= {"inference_steps": row.inference_steps, "precision": PRECISIONS[row.weight_precision]}
     conf |= {key: getattr(row, key) for key in MEDIA_KEYS[kind]}
     return conf | {
@@ -318,7 +278,7 @@ def generation_configuration(row: GenRow, slug: str, kind: str, limit_s: float) 
         throughput: sig4(row.throughput_per_sec),
         "gpu_power_watts_total": round(row.avg_power_watts),
         "under_latency_limit": row.batch_latency_s <= limit_s,
-        "row_id": gen_row_id(slug, row.gpu_model, *layout),
+        "row_id": gen_row_id(slug, row.gpu_model, *parallel),
     }
 
 

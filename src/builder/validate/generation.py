@@ -23,7 +23,7 @@ SORT_KEYS = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree")
 
 
 class _Work(NamedTuple):
-    """What builder.gendocs needs of a workload: its id and kind."""
+    """What builder.csvview needs of a workload: its id and kind."""
 
     id: str
     kind: str
