@@ -71,7 +71,7 @@ def parse_generation(data: bytes, path: str, kind: str, work: GenerationWorkload
     problems += task_fault(doc, path, work.task) if work else []
     names = upstream_names(kind)
     rows = {
-        i: GenRow(architecture=architecture, **{f: raw[n] for f, n in names.items()})  # type: ignore[arg-type]
+        i: GenRow(architecture=architecture, **{f: raw[n] for f, n in names.items()})
         for i, raw in sound_rows(doc, problems)
     }
     for i, row in rows.items():
