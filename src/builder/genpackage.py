@@ -31,9 +31,9 @@ def parse_all(
         raise refused[0]
     problems = [p for exc in refused for p in exc.problems]
     if not problems:
-        every = [(task, inputs[task][1], row) for task, up in parsed.items() for row in up.rows]
-        llm = [(path, row) for task, path, row in every if task not in works]
-        problems = sorted({*model_faults(llm), *gpu_faults([(path, row) for _, path, row in every])})
+        every = [(inputs[task][1], row) for task, up in parsed.items() for row in up.rows]
+        llm = [(inputs[task][1], row) for task, up in parsed.items() if task not in works for row in up.rows]
+        problems = sorted({*model_faults(llm), *gpu_faults(every)})
     if problems:
         files = len({p.path for p in problems})
         raise UpstreamError(f"{len(problems)} problem(s) in {files} upstream file(s); nothing was written", problems)
