@@ -44,6 +44,7 @@ class Shape:
     within: str  # the flag of a configuration under the limit
     joules: str  # the energy `best` and the index rank by
     index_keys: tuple[str, ...]
+    order: tuple[str, ...]  # the configuration keys its configurations are sorted by
     selection: str
     source: Doc
 
@@ -54,12 +55,13 @@ def shape(work: Workload | GenerationWorkload, meta: Doc) -> Shape:
         head = {"kind": work.kind, "unit": work.unit}
         joules = measure_keys(work.kind)[0]
         limit = ("latency_limit_s", work.latency_limit_s, LATENCY_METRIC, "under_latency_limit")
-        return Shape(head, *limit, joules, index_row_keys(work.kind), work.selection, source(meta, work))
+        keys = (index_row_keys(work.kind), SETUP_KEYS[:5])
+        return Shape(head, *limit, joules, *keys, work.selection, source(meta, work))
     h = meta["header"]
     limit = ("itl_deadline_ms", h["itl_deadline_ms"], "median_itl_ms", "under_itl_deadline")
-    keys = ("model", *INDEX_ROW_KEYS)
+    keys = (("model", *INDEX_ROW_KEYS), ("gpu", "num_gpus", "max_num_seqs"))
     own = (meta["index"]["selection"], source_for(meta, work))
-    return Shape({"unit": h["unit"]}, *limit, "joules_per_output_token", keys, *own)
+    return Shape({"unit": h["unit"]}, *limit, "joules_per_output_token", *keys, *own)
 
 
 def build_package(rows_by_task: dict[str, list], meta: Doc, date: str) -> dict[str, Doc]:
@@ -133,9 +135,10 @@ def model_document(rows: list, meta: Doc, date: str, work: Workload | Generation
     own = shape(work, meta)
     slug = slugify(rows[0].nickname)
     if isinstance(work, GenerationWorkload):
-        confs = generation_configurations(rows, slug, work.kind, work.latency_limit_s)
+        confs = [generation_configuration(row, slug, work.kind, work.latency_limit_s) for row in rows]
     else:
-        confs = configurations(rows, slug, meta["header"]["itl_deadline_ms"])
+        confs = [configuration(row, slug, meta["header"]["itl_deadline_ms"]) for row in rows]
+    confs = numbered(sorted(confs, key=lambda conf: tuple(conf[key] for key in own.order)))  # stable
     return {
         **header(meta, date),
         **own.head,
@@ -174,14 +177,8 @@ def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
     }
 
 
-def configurations(rows: list[Row], slug: str, deadline_ms: float) -> list[Doc]:
-    """Configurations sorted by (gpu, num_gpus, max_num_seqs), repeats numbered in upstream order."""
-    confs = [configuration(row, slug, deadline_ms) for row in rows]
-    return numbered(sorted(confs, key=lambda c: (c["gpu"], c["num_gpus"], c["max_num_seqs"])))  # stable
-
-
 def numbered(confs: list[Doc]) -> list[Doc]:
-    """Each configuration with its repeat number: how many times its row_id has come so far."""
+    """Each configuration with its repeat number: how many times its row_id has come so far (in upstream order)."""
     seen: dict[str, int] = defaultdict(int)
     for conf in confs:
         seen[conf["row_id"]] += 1
@@ -280,12 +277,6 @@ def generation_configuration(row: GenRow, slug: str, kind: str, limit_s: float) 
         "under_latency_limit": row.batch_latency_s <= limit_s,
         "row_id": gen_row_id(slug, row.gpu_model, *parallel),
     }
-
-
-def generation_configurations(rows: list[GenRow], slug: str, kind: str, limit_s: float) -> list[Doc]:
-    """Sorted by (gpu, num_gpus, batch_size, ulysses_degree, ring_degree), repeats numbered in upstream order."""
-    confs = [generation_configuration(row, slug, kind, limit_s) for row in rows]
-    return numbered(sorted(confs, key=lambda c: tuple(c[key] for key in SETUP_KEYS[:5])))
 
 
 def source(meta: Doc, work: GenerationWorkload) -> Doc:
