@@ -52,16 +52,31 @@ class Shape:
 def shape(work: Workload | GenerationWorkload, meta: Doc) -> Shape:
     """The Shape of a workload's documents."""
     if isinstance(work, GenerationWorkload):
-        head = {"kind": work.kind, "unit": work.unit}
-        joules = measure_keys(work.kind)[0]
-        limit = ("latency_limit_s", work.latency_limit_s, LATENCY_METRIC, "under_latency_limit")
-        keys = (index_row_keys(work.kind), SETUP_KEYS[:5])
-        return Shape(head, *limit, joules, *keys, work.selection, source(meta, work))
+        return Shape(
+            head={"kind": work.kind, "unit": work.unit},
+            limit_key="latency_limit_s",
+            limit=work.latency_limit_s,
+            latency_metric=LATENCY_METRIC,
+            within="under_latency_limit",
+            joules=measure_keys(work.kind)[0],
+            index_keys=index_row_keys(work.kind),
+            order=SETUP_KEYS[:5],
+            selection=work.selection,
+            source=source(meta, work),
+        )
     h = meta["header"]
-    limit = ("itl_deadline_ms", h["itl_deadline_ms"], "median_itl_ms", "under_itl_deadline")
-    keys = (("model", *INDEX_ROW_KEYS), ("gpu", "num_gpus", "max_num_seqs"))
-    own = (meta["index"]["selection"], source_for(meta, work))
-    return Shape({"unit": h["unit"]}, *limit, "joules_per_output_token", *keys, *own)
+    return Shape(
+        head={"unit": h["unit"]},
+        limit_key="itl_deadline_ms",
+        limit=h["itl_deadline_ms"],
+        latency_metric="median_itl_ms",
+        within="under_itl_deadline",
+        joules="joules_per_output_token",
+        index_keys=("model", *INDEX_ROW_KEYS),
+        order=("gpu", "num_gpus", "max_num_seqs"),
+        selection=meta["index"]["selection"],
+        source=source_for(meta, work),
+    )
 
 
 def build_package(rows_by_task: dict[str, list], meta: Doc, date: str) -> dict[str, Doc]:
