@@ -224,7 +224,38 @@ def test_a_nickname_fault_shared_by_a_models_rows_is_one_line(rows_renamed: int 
     with pytest.raises(UpstreamError) as caught:
         parse_generation(json.dumps(doc).encode(), "t2i.json", "image")
     more = len(renamed) - 1
-    also = f" (and {more} more row{'s' if more > 1 else ''} of this model)" if more else ""
-    fault = "nickname: expected a name a spreadsheet keeps as text, found '1-2', read as a date"
+    also = f", and {more} more row{'s' if more > 1 else ''} of this model" if more else ""
+    row = f"Efficient-Large-Model/SANA1.5_1.6B_1024px_diffusers, B200, 1 GPU(s), batch_size 1{also}"
+    fault = "expected a name a spreadsheet keeps as text, found '1-2', read as a date"
     nickname_lines = [str(p) for p in caught.value.problems if p.where.startswith("/configurations")]
-    assert nickname_lines == [f"t2i.json: /configurations/{renamed[0]}{also}: {fault}"]
+    assert nickname_lines == [f"t2i.json: /configurations/{renamed[0]}/nickname ({row}): {fault}"]
+
+
+def test_a_generation_workload_table_whose_id_is_not_its_slug_is_refused() -> None:
+    import tomllib
+
+    from builder.genmeta import table_problems
+
+    table = tomllib.loads((REPO / "metadata.toml").read_text(encoding="utf-8"))["workload"][5]
+    found = [str(p) for p in table_problems({**table, "id": "text-to-images"}, "metadata.toml", "/workload/5")]
+    assert found == [
+        "metadata.toml: /workload/5/id: expected 'text-to-image' (the slug of its name), found 'text-to-images'",
+        "metadata.toml: /workload/5/kind: expected a generation workload among text-to-image (image), "
+        "text-to-video (video), found text-to-images (image)",
+    ]
+
+
+def test_a_workload_id_shared_by_two_kinds_of_table_is_refused() -> None:
+    import tomllib
+
+    from builder.errors import InputError
+    from builder.genmeta import generation_workloads
+
+    meta = tomllib.loads((REPO / "metadata.toml").read_text(encoding="utf-8"))
+    meta["workload"][0] = {**meta["workload"][0], "id": "text-to-image"}  # an LLM table with an image one's id
+    with pytest.raises(InputError) as refused:
+        generation_workloads(meta)
+    assert (
+        str(refused.value)
+        == "metadata.toml: /workload: expected one [[workload]] per id, found text-to-image more than once"
+    )

@@ -197,9 +197,24 @@ def test_the_parser_accepts_every_letter_in_a_name() -> None:
 @pytest.mark.parametrize(
     ("kind", "change", "message"),
     [
-        pytest.param("image", {"energy_per_image_joules": 1.0}, "energy: expected avg_power_watts", id="energy"),
-        pytest.param("video", {"throughput_videos_per_sec": 9.0}, "throughput: expected batch_size", id="throughput"),
-        pytest.param("image", {"num_gpus": 3}, "num_gpus: expected ulysses_degree x ring_degree", id="layout"),
+        pytest.param(
+            "image",
+            {"energy_per_image_joules": 1.0},
+            "B200, 1 GPU(s), batch_size 1): expected avg_power_watts x batch_latency_s / batch_size = 341.98237500339746, found 1.0",
+            id="energy",
+        ),
+        pytest.param(
+            "video",
+            {"throughput_videos_per_sec": 9.0},
+            "B200, 1 GPU(s), batch_size 1): expected batch_size / batch_latency_s = 0.013509188750235488, found 9.0",
+            id="throughput",
+        ),
+        pytest.param(
+            "image",
+            {"num_gpus": 3},
+            "B200, 3 GPU(s), batch_size 1): expected ulysses_degree x ring_degree = 1, found 3",
+            id="layout",
+        ),
         pytest.param("image", {"nickname": "SANA\u202e 1.5"}, "/configurations/0/nickname", id="format-character"),
         pytest.param("video", {"fps": float("nan")}, "/configurations/0/fps", id="nan"),
         pytest.param("image", {"batch_size": 0}, "/configurations/0/batch_size", id="zero-batch"),

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.transform import build_documents, configuration, configurations
+from builder.transform import build_documents, configuration
 from builder.upstream import parse_upstream
 from factory import row, upstream
 
@@ -149,7 +149,7 @@ def test_repeats_keep_upstream_order_and_configurations_sort() -> None:
         row(gpu_model="H100", max_num_seqs=64, energy_per_token_joules=0.25),
         row(gpu_model="H100", max_num_seqs=64, energy_per_token_joules=0.21),
     ]
-    confs = configurations(rows(*raw), "m", 500)
+    confs = build_documents(rows(*raw), META, "2026-01-01")["models/test-model-7b.json"]["configurations"]
     assert [(c["gpu"], c["max_num_seqs"], c["repeat"], c["joules_per_output_token"]) for c in confs] == [
         ("B200", 64, 1, 0.2),
         ("H100", 64, 1, 0.25),

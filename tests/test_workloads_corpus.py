@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from builder.errors import UpstreamError
-from builder.upstream import parse_tasks
+from builder.genpackage import parse_all
+from builder.metadata import load_metadata
 from conftest import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from rules import rule_problems
@@ -211,7 +212,7 @@ ANY_TASK = [case for n, m, e in UPSTREAM for case in slow_after([pytest.param(m,
 def test_bad_upstream_for_any_task_is_refused(task, make, expected) -> None:
     inputs = {t: ((PIN / f"{t}.json").read_bytes(), f"upstream/{t}.json") for t in TASKS}
     with pytest.raises(UpstreamError) as caught:
-        parse_tasks({**inputs, task: (make(task), "bad.json")})
+        parse_all({**inputs, task: (make(task), "bad.json")}, load_metadata(PIN.parent / "metadata.toml"))
     lines = [str(problem) for problem in caught.value.problems]
     assert any(line.startswith("bad.json: ") and expected in line for line in lines), lines
 

@@ -6,12 +6,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from builder.citation import read_or_none, write_citation
-from builder.csvview import configurations_csv
+from builder.csvview import configurations_csv, generation_tables
 from builder.errors import InputError, OutputError, ValidationError
 from builder.fetch import Limits
 from builder.frontier import build_frontiers
 from builder.genmeta import generation_workloads
-from builder.genpackage import extend_workload_list, generation_documents, generation_tables, parse_all
+from builder.genpackage import parse_all
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
@@ -58,11 +58,9 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     meta = load_metadata(METADATA)
     tasks = [work.task for work in workloads(meta)] + [work.task for work in generation_workloads(meta)]
     locks, inputs = load_upstream(upstream or {}, tasks)
-    rows, generation_rows, warnings = parse_all(inputs, meta)
+    rows, warnings = parse_all(inputs, meta)
     docs = build_package(rows, meta, date)
     docs |= build_frontiers(rows, docs, meta, date)
-    docs |= generation_documents(generation_rows, meta, date)
-    extend_workload_list(docs, meta)
     own_tables = generation_tables(docs, meta)  # their CSVs hold no date: made once, before the date rule
     old = {rel: read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}

@@ -7,7 +7,9 @@ import io
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from builder.layout import WORKLOAD_LIST, place
+from builder.genmeta import GenerationWorkload, generation_workloads
+from builder.layout import CSV, WORKLOAD_LIST, place, workload_dir
+from builder.transform import config_keys
 
 # An LLM configuration's keys, in the order builder.transform writes them.
 LAYOUT_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
@@ -34,6 +36,29 @@ def write_csv(columns: tuple[str, ...], rows: Iterable[Iterable[Any]]) -> bytes:
     writer.writerow(columns)
     writer.writerows([cell(value) for value in row] for row in rows)
     return buf.getvalue().encode("utf-8")
+
+
+def csv_rel(workload: str) -> str:
+    """An image or video workload's own CSV, by path inside the data folder."""
+    return workload_dir(workload) + CSV
+
+
+def generation_tables(docs: dict[str, Any], meta: dict[str, Any]) -> dict[str, bytes]:
+    """Each image or video workload's configurations.csv (by path), from its model documents in `docs`."""
+    return {csv_rel(work.id): generation_csv(docs, work) for work in generation_workloads(meta)}
+
+
+def generation_csv(docs: dict[str, Any], work: GenerationWorkload) -> bytes:
+    """The flat table of one image or video workload: its models in slug order, their configurations in order."""
+    folder = workload_dir(work.id) + "models/"
+    models = sorted((doc for rel, doc in docs.items() if rel.startswith(folder)), key=lambda m: m["slug"])
+    keys = config_keys(work.kind)
+    rows = (
+        [work.id, model["slug"], model["name"], model["model_id"], *(conf[key] for key in keys)]
+        for model in models
+        for conf in model["configurations"]
+    )
+    return write_csv((*MODEL_COLUMNS, *keys), rows)
 
 
 def configurations_csv(docs: dict[str, Any], responses: Mapping[tuple[str, str, int], tuple[float, float]]) -> bytes:

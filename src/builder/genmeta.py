@@ -53,7 +53,7 @@ def table_problems(table: dict[str, Any], path: str, at: str) -> list[Problem]:
         return problems
     workload, kind, slug = table["id"], table["kind"], slugify(table["name"])
     if workload != slug:
-        problems.append(Problem(path, f"{at}/id", f"expected {slug!r} (the slug of name), found {workload!r}"))
+        problems.append(Problem(path, f"{at}/id", f"expected {slug!r} (the slug of its name), found {workload!r}"))
     if GENERATION_WORKLOADS.get(workload) != kind:
         known = ", ".join(f"{w} ({k})" for w, k in GENERATION_WORKLOADS.items())
         msg = f"expected a generation workload among {known}, found {workload} ({kind})"
@@ -69,5 +69,6 @@ def generation_workloads(meta: dict[str, Any], path: Path = METADATA) -> list[Ge
         values = [t.get(field) for t in tables if isinstance(t, dict)]
         twice = sorted({str(v) for v in values if values.count(v) > 1})
         if twice:
-            raise InputError(f"{path}: expected one [[workload]] per {field}, found {', '.join(twice)} more than once")
+            msg = f"expected one [[workload]] per {field}, found {', '.join(twice)} more than once"
+            raise InputError(f"{path}: /workload: {msg}")
     return found

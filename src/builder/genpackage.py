@@ -1,67 +1,45 @@
-"""Every upstream task file checked together, and the generation workloads' part of the package."""
+"""Every upstream task file checked, each by the parser of its kind, and the rules across the files."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from builder.errors import Problem, UpstreamError
-from builder.gendocs import build_documents, configurations_csv, csv_rel, llm_entry_added
-from builder.gendocs import workload_entry as generation_entry
-from builder.generation import GenRow, parse_generation
+from builder.errors import UpstreamError
+from builder.generation import parse_generation
 from builder.genmeta import generation_workloads
-from builder.layout import GENERATION_WORKLOADS, METADATA, WORKLOAD_LIST
+from builder.layout import METADATA
 from builder.metadata import load_metadata
-from builder.names import gpu_case_faults
-from builder.upstream import Row, parse_tasks
-
-Doc = dict[str, Any]
-WORKLOAD_ENTRY_ADDED = ("kind", "unit", "latency_metric", "latency_limit")  # what every workload list entry gains
+from builder.upstream import Upstream, gpu_faults, model_faults, parse_upstream
 
 
 def parse_all(
-    inputs: dict[str, tuple[bytes, str]], meta: Doc
-) -> tuple[dict[str, list[Row]], dict[str, list[GenRow]], dict[str, list[str]]]:
-    """Check every task file (task -> bytes, name shown): the generation tasks of `meta` by builder.generation,
-    the rest together by builder.upstream, then one spelling per GPU across all of them. The LLM rows and the
-    generation rows by task, and each task's warnings; UpstreamError otherwise."""
-    works = {work.task: work for work in generation_workloads(meta) if work.task in inputs}
-    generation = {task: parse_generation(*inputs[task], work.kind, work) for task, work in works.items()}
-    parsed = parse_tasks({task: given for task, given in inputs.items() if task not in works})
-    rows = {task: up.rows for task, up in parsed.items()}
-    gen_rows = {task: found for task, (found, _) in generation.items()}
-    every = [(inputs[task][1], row.gpu_model) for task, found in [*rows.items(), *gen_rows.items()] for row in found]
-    if spellings := gpu_case_faults(every):
-        problems = [Problem(path, f"GPU {gpu}", msg) for path, gpu, msg in spellings]
-        raise UpstreamError(f"upstream: {len(problems)} GPU name(s) spelt two ways across the task files", problems)
-    warnings = {task: up.warnings for task, up in parsed.items()} | {task: w for task, (_, w) in generation.items()}
-    return rows, gen_rows, warnings
+    inputs: dict[str, tuple[bytes, str]], meta: dict[str, Any]
+) -> tuple[dict[str, list], dict[str, list[str]]]:
+    """Check every task file (task -> bytes, name shown): the image and video tasks of `meta` by builder.generation,
+    the others by builder.upstream; then one nickname and slug per model across the LLM files, and one spelling
+    per GPU across all. The rows and the warnings by task; UpstreamError listing every problem otherwise."""
+    works = {work.task: work for work in generation_workloads(meta)}
+    parsed: dict[str, Upstream] = {}
+    refused: list[UpstreamError] = []
+    for task, (data, name) in inputs.items():
+        try:
+            work = works.get(task)
+            parsed[task] = parse_generation(data, name, work.kind, work) if work else parse_upstream(data, name, task)
+        except UpstreamError as exc:
+            refused.append(exc)
+    if len(refused) == 1:
+        raise refused[0]
+    problems = [p for exc in refused for p in exc.problems]
+    if not problems:
+        every = [(inputs[task][1], row) for task, up in parsed.items() for row in up.rows]
+        llm = [(inputs[task][1], row) for task, up in parsed.items() if task not in works for row in up.rows]
+        problems = sorted({*model_faults(llm), *gpu_faults(every)})
+    if problems:
+        files = len({p.path for p in problems})
+        raise UpstreamError(f"{len(problems)} problem(s) in {files} upstream file(s); nothing was written", problems)
+    return {task: up.rows for task, up in parsed.items()}, {task: up.warnings for task, up in parsed.items()}
 
 
 def parse_every_task(inputs: dict[str, tuple[bytes, str]]) -> dict[str, list[str]]:
     """parse_all with the workloads of metadata.toml: each task's warnings."""
-    return parse_all(inputs, load_metadata(METADATA))[2]
-
-
-def generation_documents(rows: dict[str, list[GenRow]], meta: Doc, date: str) -> dict[str, Doc]:
-    """Every JSON document of every generation workload (by path), from its rows."""
-    docs: dict[str, Doc] = {}
-    for work in generation_workloads(meta):
-        docs |= build_documents(rows[work.task], meta, date, work)
-    return docs
-
-
-def extend_workload_list(docs: dict[str, Doc], meta: Doc) -> None:
-    """workloads.json in `docs` gains every entry's kind, unit and latency rule, and the generation workloads."""
-    listed = docs[WORKLOAD_LIST]
-    entries = [{**entry, **llm_entry_added(meta)} for entry in listed["workloads"]]
-    base, version = meta["base_url"], meta["header"]["version"]
-    listed["workloads"] = entries + [generation_entry(work, docs, base, version) for work in generation_workloads(meta)]
-
-
-def generation_tables(docs: dict[str, Doc], meta: Doc) -> dict[str, bytes]:
-    """Each generation workload's configurations.csv (by path), from its model documents in `docs`."""
-    return {csv_rel(work.id): configurations_csv(docs, work) for work in generation_workloads(meta)}
-
-
-def is_generation(workload: str) -> bool:
-    return workload in GENERATION_WORKLOADS
+    return parse_all(inputs, load_metadata(METADATA))[1]

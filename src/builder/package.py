@@ -9,11 +9,8 @@ from typing import Any
 
 from referencing import Registry, Resource
 
-from builder.csvview import COLUMNS
-from builder.gendocs import MODEL_COLUMNS, MODEL_ENTRY_KEYS, config_keys, csv_rel, index_row_keys
-from builder.gendocs import source as generation_source
+from builder.csvview import COLUMNS, MODEL_COLUMNS, csv_rel
 from builder.genmeta import generation_workloads
-from builder.genpackage import WORKLOAD_ENTRY_ADDED
 from builder.jsonschemas import resolved
 from builder.layout import (
     CSV,
@@ -35,7 +32,16 @@ from builder.layout import (
 )
 from builder.metadata import source_for, workloads
 from builder.pin import Lock
-from builder.transform import INDEX_ROW_KEYS, MODEL_LIST_KEYS, WORKLOAD_ENTRY_KEYS
+from builder.transform import (
+    INDEX_ROW_KEYS,
+    MODEL_ENTRY_KEYS,
+    MODEL_LIST_KEYS,
+    WORKLOAD_ENTRY_ADDED,
+    WORKLOAD_ENTRY_KEYS,
+    config_keys,
+    index_row_keys,
+)
+from builder.transform import source as generation_source
 
 DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "version", "licenses", "sources", "resources")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}

@@ -1,104 +1,169 @@
-"""Pure derivation: checked upstream rows + curated metadata -> the v1 documents (no I/O)."""
+"""Pure derivation: checked upstream rows + curated metadata -> every workload's documents (no I/O).
+
+An LLM workload and an image or video workload share one shape: a document per model with its configurations
+and its best per GPU, an index of those bests in energy order, and a model list; `Shape` holds what differs.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from builder.layout import (
-    WORKLOAD_LIST,
-    document_url,
-    frontier_rel,
-    index_rel,
-    model_list_rel,
-    model_rel,
-    model_url,
-    page_url,
-    row_id,
-)
+from builder import layout
+from builder.generation import GenRow
+from builder.genmeta import LATENCY_METRIC, GenerationWorkload, generation_workloads
 from builder.metadata import Workload, source_for, workloads
 from builder.slug import slugify
 from builder.upstream import PRECISIONS, Row
 
 Doc = dict[str, Any]
 
-INDEX_ROW_KEYS = (
-    "slug",
-    "model_id",
-    "params_b",
-    "active_params_b",
-    "precision",
-    "gpu",
-    "num_gpus",
-    "wh_per_million_output_tokens",
-    "joules_per_output_token",
-    "median_itl_ms",
-    "avg_requests_in_flight",
-    "gpu_power_watts_total",
-    "avg_output_tokens",
-    "avg_running_batch",
-    "max_num_seqs",
-    "row_id",
-)
-WORKLOAD_ENTRY_KEYS = (
-    "id",
-    "name",
-    "task",
-    "description",
-    "model_count",
-    "configuration_count",
-    "index_url",
-    "models_url",
-    "data_url",
-    "frontier_url",
-)
-MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
 MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
+INDEX_ROW_KEYS = (*MODEL_KEYS_IN_ROW, "precision", "gpu", "num_gpus", "wh_per_million_output_tokens")
+INDEX_ROW_KEYS += ("joules_per_output_token", "median_itl_ms", "avg_requests_in_flight", "gpu_power_watts_total")
+INDEX_ROW_KEYS += ("avg_output_tokens", "avg_running_batch", "max_num_seqs", "row_id")
+WORKLOAD_ENTRY_KEYS = ("id", "name", "task", "description", "model_count", "configuration_count", "index_url")
+WORKLOAD_ENTRY_KEYS += ("models_url", "data_url", "frontier_url")
+WORKLOAD_ENTRY_ADDED = ("kind", "unit", "latency_metric", "latency_limit")  # what every workload list entry gains
+MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
+MODEL_ENTRY_KEYS = MODEL_LIST_KEYS  # a generation workload's model list has the same entries
+SETUP_KEYS = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", "inference_steps", "precision")
+MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
+WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
 
 
-def build_package(rows_by_task: dict[str, list[Row]], meta: Doc, date: str) -> dict[str, Doc]:
-    """Every published document of every workload, and the workload list, keyed by path inside the data folder."""
+@dataclass(frozen=True)
+class Shape:
+    """What an LLM workload's documents hold that an image or video workload's hold otherwise."""
+
+    head: Doc  # after the header: the kind (image and video only) and the headline unit
+    limit_key: str  # the latency limit's name in the documents
+    limit: float
+    latency_metric: str  # the configuration value the limit applies to
+    within: str  # the flag of a configuration under the limit
+    joules: str  # the energy `best` and the index rank by
+    index_keys: tuple[str, ...]
+    order: tuple[str, ...]  # the configuration keys its configurations are sorted by
+    selection: str
+    source: Doc
+
+
+def shape(work: Workload | GenerationWorkload, meta: Doc) -> Shape:
+    """The Shape of a workload's documents."""
+    if isinstance(work, GenerationWorkload):
+        return Shape(
+            head={"kind": work.kind, "unit": work.unit},
+            limit_key="latency_limit_s",
+            limit=work.latency_limit_s,
+            latency_metric=LATENCY_METRIC,
+            within="under_latency_limit",
+            joules=measure_keys(work.kind)[0],
+            index_keys=index_row_keys(work.kind),
+            order=SETUP_KEYS[:5],
+            selection=work.selection,
+            source=source(meta, work),
+        )
+    h = meta["header"]
+    return Shape(
+        head={"unit": h["unit"]},
+        limit_key="itl_deadline_ms",
+        limit=h["itl_deadline_ms"],
+        latency_metric="median_itl_ms",
+        within="under_itl_deadline",
+        joules="joules_per_output_token",
+        index_keys=("model", *INDEX_ROW_KEYS),
+        order=("gpu", "num_gpus", "max_num_seqs"),
+        selection=meta["index"]["selection"],
+        source=source_for(meta, work),
+    )
+
+
+def build_package(rows_by_task: dict[str, list], meta: Doc, date: str) -> dict[str, Doc]:
+    """Every document of every workload (LLM first, then image and video) and the workload list, keyed by
+    path inside the data folder."""
     docs: dict[str, Doc] = {}
     entries = []
-    for work in workloads(meta):
-        own = build_documents(rows_by_task[work.task], meta, date, work)
-        models = own[model_list_rel(work.id)]["models"]
-        confs = sum(len(own[model_rel(m["slug"], work.id)]["configurations"]) for m in models)
-        entries.append(workload_entry(work, len(models), confs, meta["base_url"], meta["header"]["version"]))
-        docs |= own
-    docs[WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
+    for work in [*workloads(meta), *generation_workloads(meta)]:
+        docs |= build_documents(rows_by_task[work.task], meta, date, work)
+        entries.append(workload_entry(work, docs, meta))
+    docs[layout.WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
     return docs
 
 
-def workload_entry(work: Workload, model_count: int, configuration_count: int, base_url: str, version: str) -> Doc:
-    """A workload's entry in the workload list, keys in WORKLOAD_ENTRY_KEYS order."""
-    counts = {"model_count": model_count, "configuration_count": configuration_count}
-    found = {**asdict(work), **counts, **workload_urls(base_url, version, work.id)}
-    return {key: found[key] for key in WORKLOAD_ENTRY_KEYS}
+def workload_entry(work: Workload | GenerationWorkload, docs: dict[str, Doc], meta: Doc) -> Doc:
+    """A workload's entry in the workload list: WORKLOAD_ENTRY_KEYS in order (an image or video workload has
+    no frontier), then its kind, unit and latency rule."""
+    models = docs[layout.model_list_rel(work.id)]["models"]
+    confs = sum(len(docs[layout.model_rel(m["slug"], work.id)]["configurations"]) for m in models)
+    counts = {"model_count": len(models), "configuration_count": confs}
+    found = {**asdict(work), **counts, **workload_urls(meta["base_url"], meta["header"]["version"], work.id)}
+    if isinstance(work, GenerationWorkload):
+        del found["frontier_url"]
+    own = shape(work, meta)
+    rule = dict(zip(WORKLOAD_ENTRY_ADDED, (work.kind, own.head["unit"], own.latency_metric, own.limit), strict=True))
+    return {key: found[key] for key in WORKLOAD_ENTRY_KEYS if key in found} | rule
 
 
 def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
     """The public URLs of a workload's index, model list and frontier."""
     return {
-        "index_url": document_url(base_url, version, index_rel(workload)),
-        "models_url": document_url(base_url, version, model_list_rel(workload)),
-        "frontier_url": document_url(base_url, version, frontier_rel(workload)),
+        "index_url": layout.document_url(base_url, version, layout.index_rel(workload)),
+        "models_url": layout.document_url(base_url, version, layout.model_list_rel(workload)),
+        "frontier_url": layout.document_url(base_url, version, layout.frontier_rel(workload)),
     }
 
 
-def build_documents(rows: list[Row], meta: Doc, date: str, workload: Workload | None = None) -> dict[str, Doc]:
+def build_documents(
+    rows: list, meta: Doc, date: str, workload: Workload | GenerationWorkload | None = None
+) -> dict[str, Doc]:
     """Every document of one workload (by default the first), keyed by its path inside the data folder."""
     work = workload or workloads(meta)[0]
-    source = source_for(meta, work)
-    groups: dict[str, list[Row]] = defaultdict(list)  # by model, in upstream order
+    own = shape(work, meta)
+    groups: dict[str, list] = defaultdict(list)  # by model, in upstream order
     for row in rows:
         groups[row.model_id].append(row)
-    models = sorted((model_document(group, meta, date, source) for group in groups.values()), key=lambda m: m["slug"])
-    docs = {model_rel(m["slug"], work.id): m for m in models}
-    docs[index_rel(work.id)] = index_document(models, meta, date, work, source)
-    docs[model_list_rel(work.id)] = model_list_document(models, meta, date, work.id, source)
+    models = sorted((model_document(group, meta, date, work) for group in groups.values()), key=lambda m: m["slug"])
+    docs = {layout.model_rel(m["slug"], work.id): m for m in models}
+    docs[layout.index_rel(work.id)] = {
+        **header(meta, date),
+        **own.head,
+        "workload": work.id,
+        own.limit_key: own.limit,
+        "selection": own.selection,
+        "reference_row": work.reference_row,
+        **shared_tail(meta, own.source),
+        "rows": index_rows(models, own.index_keys, own.joules),
+    }
+    base, version = meta["base_url"], meta["header"]["version"]
+    entries = [{key: m[key] for key in MODEL_LIST_KEYS if key in m} for m in models]  # all but the two links
+    for entry in entries:
+        entry["url"] = layout.model_url(base, version, entry["slug"], work.id)
+        entry["page"] = layout.page_url(base, entry["slug"], work.id)
+    kind = {"kind": work.kind} if isinstance(work, GenerationWorkload) else {}
+    docs[layout.model_list_rel(work.id)] = {**header(meta, date), **kind, "source": own.source, "models": entries}
     return docs
+
+
+def model_document(rows: list, meta: Doc, date: str, work: Workload | GenerationWorkload) -> Doc:
+    """One model's document from its rows (in upstream order)."""
+    own = shape(work, meta)
+    slug = slugify(rows[0].nickname)
+    if isinstance(work, GenerationWorkload):
+        confs = [generation_configuration(row, slug, work.kind, work.latency_limit_s) for row in rows]
+    else:
+        confs = [configuration(row, slug, meta["header"]["itl_deadline_ms"]) for row in rows]
+    confs = numbered(sorted(confs, key=lambda conf: tuple(conf[key] for key in own.order)))  # stable
+    return {
+        **header(meta, date),
+        **own.head,
+        own.limit_key: own.limit,
+        **shared_tail(meta, own.source),
+        **model_identity(slug, rows[0]),
+        "gpus": sorted({c["gpu"] for c in confs}),
+        "configurations": confs,
+        "best": best_by_gpu(confs, own.within, own.joules),
+    }
 
 
 def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
@@ -123,20 +188,16 @@ def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
         "under_itl_deadline": row.median_itl_ms <= deadline_ms,
         "avg_running_batch": round(row.avg_batch_size, 1),
         "p95_itl_ms": round(row.p95_itl_ms, 1),
-        "row_id": row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs),
+        "row_id": layout.row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs),
     }
 
 
-def configurations(rows: list[Row], slug: str, deadline_ms: float) -> list[Doc]:
-    """Configurations sorted by (gpu, num_gpus, max_num_seqs), repeats numbered in upstream order."""
-    ordered = sorted(rows, key=lambda r: (r.gpu_model, r.num_gpus, r.max_num_seqs))  # stable
+def numbered(confs: list[Doc]) -> list[Doc]:
+    """Each configuration with its repeat number: how many times its row_id has come so far (in upstream order)."""
     seen: dict[str, int] = defaultdict(int)
-    confs = []
-    for row in ordered:
-        conf = configuration(row, slug, deadline_ms)
+    for conf in confs:
         seen[conf["row_id"]] += 1
         conf["repeat"] = seen[conf["row_id"]]
-        confs.append(conf)
     return confs
 
 
@@ -161,22 +222,6 @@ def shared_tail(meta: Doc, source: Doc) -> Doc:
     return {"source": source, "caveat": h["caveat"], "boundary": h["boundary"]}
 
 
-def model_document(rows: list[Row], meta: Doc, date: str, source: Doc) -> Doc:
-    first = rows[0]
-    slug = slugify(first.nickname)
-    confs = configurations(rows, slug, meta["header"]["itl_deadline_ms"])
-    return {
-        **header(meta, date),
-        "unit": meta["header"]["unit"],
-        "itl_deadline_ms": meta["header"]["itl_deadline_ms"],
-        **shared_tail(meta, source),
-        **model_identity(slug, first),
-        "gpus": sorted({c["gpu"] for c in confs}),
-        "configurations": confs,
-        "best": best_by_gpu(confs),
-    }
-
-
 def model_identity(slug: str, first: Any) -> Doc:
     """The fields that name a model in its document, from its first upstream row (any workload's)."""
     return {
@@ -189,33 +234,68 @@ def model_identity(slug: str, first: Any) -> Doc:
     }
 
 
-def index_row(model: Doc, best: Doc) -> Doc:
+def index_row(model: Doc, best: Doc, keys: tuple[str, ...] = ("model", *INDEX_ROW_KEYS)) -> Doc:
     """The index row of one model's best configuration on one GPU."""
-    row = {"model": model["name"]}
-    row.update((key, model[key] if key in MODEL_KEYS_IN_ROW else best[key]) for key in INDEX_ROW_KEYS)
-    return row
+    named = {"model": model["name"], **{key: model[key] for key in MODEL_KEYS_IN_ROW}}
+    return {key: named[key] if key in named else best[key] for key in keys}
 
 
-def index_document(models: list[Doc], meta: Doc, date: str, workload: Workload, source: Doc) -> Doc:
-    h = meta["header"]
-    rows = [index_row(model, best) for model in models for best in model["best"].values()]
-    return {
-        **header(meta, date),
-        "unit": h["unit"],
-        "workload": workload.id,
-        "itl_deadline_ms": h["itl_deadline_ms"],
-        "selection": meta["index"]["selection"],
-        "reference_row": workload.reference_row,
-        **shared_tail(meta, source),
-        "rows": sorted(rows, key=lambda r: r["joules_per_output_token"]),  # stable: ties keep slug order
+def index_rows(models: list[Doc], keys: tuple[str, ...], joules: str) -> list[Doc]:
+    """One row per model and GPU (its best), sorted by energy (stable: ties keep slug order)."""
+    rows = [index_row(model, best, keys) for model in models for best in model["best"].values()]
+    return sorted(rows, key=lambda row: row[joules])
+
+
+def measure_keys(kind: str) -> tuple[str, str, str]:
+    """(energy in joules, headline energy, throughput) field names of an image or video configuration."""
+    if kind == "image":
+        return "joules_per_image", "wh_per_thousand_images", "images_per_second"
+    return "joules_per_video", "wh_per_video", "videos_per_second"
+
+
+def config_keys(kind: str) -> tuple[str, ...]:
+    """An image or video configuration's keys, in order (its CSV's columns after the model's)."""
+    joules, wh, throughput = measure_keys(kind)
+    tail = (joules, wh, "batch_latency_s", throughput, "gpu_power_watts_total", "under_latency_limit")
+    return (*SETUP_KEYS, *MEDIA_KEYS[kind], *tail, "row_id", "repeat")
+
+
+def index_row_keys(kind: str) -> tuple[str, ...]:
+    joules, wh, throughput = measure_keys(kind)
+    head = ("model", *MODEL_KEYS_IN_ROW, *SETUP_KEYS)
+    return (*head, wh, joules, "batch_latency_s", throughput, "gpu_power_watts_total", "row_id", "repeat")
+
+
+def sig4(value: float) -> float:
+    """A value rounded to 4 significant digits."""
+    return float(f"{value:.4g}")
+
+
+def gen_row_id(slug: str, gpu: str, num_gpus: int, batch_size: int, ulysses: int, ring: int) -> str:
+    """The natural key of an image or video configuration (with its repeat number, when upstream repeats it)."""
+    return f"{slug}/{gpu}/{num_gpus}/{batch_size}/{ulysses}/{ring}"
+
+
+def generation_configuration(row: GenRow, slug: str, kind: str, limit_s: float) -> Doc:
+    """One image or video upstream row as a published configuration (without its repeat number)."""
+    joules, wh, throughput = measure_keys(kind)
+    parallel = (row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree)
+    conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], parallel, strict=True))}
+    conf |= {"inference_steps": row.inference_steps, "precision": PRECISIONS[row.weight_precision]}
+    conf |= {key: getattr(row, key) for key in MEDIA_KEYS[kind]}
+    return conf | {
+        joules: round(row.energy_joules, 4),
+        wh: round(row.energy_joules * WH_PER_JOULE[kind], 2),
+        "batch_latency_s": round(row.batch_latency_s, 3),
+        throughput: sig4(row.throughput_per_sec),
+        "gpu_power_watts_total": round(row.avg_power_watts),
+        "under_latency_limit": row.batch_latency_s <= limit_s,
+        "row_id": gen_row_id(slug, row.gpu_model, *parallel),
     }
 
 
-def model_list_document(models: list[Doc], meta: Doc, date: str, workload: str, source: Doc) -> Doc:
-    base, version = meta["base_url"], meta["header"]["version"]
-    entries = [
-        {key: m[key] for key in MODEL_LIST_KEYS if key in m}  # all but the two links
-        | {"url": model_url(base, version, m["slug"], workload), "page": page_url(base, m["slug"], workload)}
-        for m in models
-    ]
-    return {**header(meta, date), "source": source, "models": entries}
+def source(meta: Doc, work: GenerationWorkload) -> Doc:
+    """The source block of an image or video workload: an LLM workload's, with its own method, selection and
+    used_for."""
+    own = {"method": work.method, "selection": work.selection, "used_for": work.used_for}
+    return {**source_for(meta, work), **own}  # source_for reads the fields both kinds of workload have

@@ -1,14 +1,15 @@
-"""Read and check the upstream task file: untrusted input stops here.
+"""Read and check an upstream task file: untrusted input stops here.
 
-The bytes are parsed strictly and checked against schemas/inputs/upstream-task.schema.json; code adds
-the rules across fields and rows. Everything after `parse_upstream` works on checked `Row` values.
+The bytes are parsed strictly and checked against their input schema (schemas/inputs/); code adds the rules
+across fields and rows. The steps here serve both kinds of task file (an LLM one here, an image or video one
+in builder.generation); everything after the parse works on checked rows.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from builder.caps import check_caps
 from builder.errors import Problem, UpstreamError, printable, shown
@@ -22,6 +23,7 @@ PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
 NAME_FIELDS = ("nickname", "gpu_model", "architecture")  # shown in spreadsheets: each must stay text there
 MAX_MEASURE = 1e12  # the schema's cap on every measure: every derived value stays finite and exact
+IDENTITY = ("model_id", "gpu_model", "num_gpus", "max_num_seqs")  # what names a row in a message
 _ROW = re.compile(r"/configurations/([0-9]+)(?=/|$)")
 
 
@@ -56,53 +58,65 @@ class Row:
 KNOWN = frozenset(f.name for f in fields(Row))
 
 
-@dataclass(frozen=True)
-class Upstream:
-    rows: list[Row]
+class Upstream(NamedTuple):
+    rows: list[Any]  # Row, or builder.generation.GenRow
     warnings: list[str]
 
 
-def parse_tasks(inputs: dict[str, tuple[bytes, str]]) -> dict[str, Upstream]:
-    """Parse and check several task files (task -> bytes, name shown), then check them against each other;
-    UpstreamError lists every problem of every file."""
-    parsed: dict[str, Upstream] = {}
-    refused: list[UpstreamError] = []
-    for task, (data, name) in inputs.items():
-        try:
-            parsed[task] = parse_upstream(data, name, task)
-        except UpstreamError as exc:
-            refused.append(exc)
-    if len(refused) == 1:
-        raise refused[0]
-    problems = [p for exc in refused for p in exc.problems]
-    if not problems:
-        problems = model_faults([(inputs[task][1], row) for task, up in parsed.items() for row in up.rows])
-    if problems:
-        files = len({p.path for p in problems})
-        raise UpstreamError(f"{len(problems)} problem(s) in {files} upstream file(s); nothing was written", problems)
-    return parsed
-
-
 def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
-    """Parse and check upstream bytes (of `task`, when given); raise UpstreamError listing every problem."""
+    """Parse and check LLM upstream bytes (of `task`, when given); raise UpstreamError listing every problem."""
+    doc, problems = read_task(data, path, TASK_SCHEMA)
+    problems += task_fault(doc, path, task) if task is not None else []
+    rows = {i: Row(**{f.name: raw[f.name] for f in fields(Row)}) for i, raw in sound_rows(doc, problems)}
+    for i, row in rows.items():
+        faults = name_faults(row, NAME_FIELDS)
+        layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
+        if row.num_gpus != layout:
+            faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {row.num_gpus}"))
+        problems += [Problem(path, f"/configurations/{i}/{name}", msg) for name, msg in faults]
+    return Upstream(list(rows.values()), finish(problems, doc, rows, path, KNOWN, IDENTITY))
+
+
+def read_task(data: bytes, path: str, schema: str, ref: str | None = None) -> tuple[dict[str, Any], list[Problem]]:
+    """A task file parsed strictly, and every way it breaks `schema` (at `ref`); UpstreamError when it has no
+    configurations to check."""
     doc = load_json(data, path)
     check_caps(doc, path)
-    found = schema_problems(TASK_SCHEMA, doc, path)
+    problems = schema_problems(schema, doc, path, ref=ref)
     if not isinstance(doc, dict) or not isinstance(doc.get("configurations"), list) or not doc["configurations"]:
-        raise UpstreamError(f"{path}: no configurations; nothing was written", found)
-    problems = list(found)
-    problems += task_fault(doc, path, task) if task is not None else []
-    confs = doc["configurations"]
-    bad = {int(row[1]) for problem in found if (row := _ROW.match(problem.where))}
-    rows = {i: Row(**{f.name: raw[f.name] for f in fields(Row)}) for i, raw in enumerate(confs) if i not in bad}
-    problems += [problem for i, row in rows.items() for problem in _row_faults(row, path, i)]
-    problems = _with_rows(problems, confs)
-    problems += model_faults([(path, row) for row in rows.values()])
+        raise UpstreamError(f"{path}: no configurations; nothing was written", problems)
+    return doc, problems
+
+
+def sound_rows(doc: dict[str, Any], problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:
+    """The configurations (with their index) that no problem points into."""
+    bad = {int(row[1]) for problem in problems if (row := _ROW.match(problem.where))}
+    return [(i, raw) for i, raw in enumerate(doc["configurations"]) if i not in bad]
+
+
+def name_faults(row: Any, names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(field, fault) for each of a row's `names` a spreadsheet misreads, and for a nickname whose slug is
+    empty or one Windows reserves."""
+    faults = [(name, fault) for name in names if (fault := name_fault(getattr(row, name)))]
+    slug = slugify(row.nickname)
+    if not slug:
+        faults.append(("nickname", f"expected a name whose slug is not empty, found {row.nickname!r}"))
+    if is_reserved_slug(slug):
+        faults.append(("nickname", f"expected a slug Windows allows as a file name, found {slug!r}"))
+    return faults
+
+
+def finish(
+    problems: list[Problem], doc: dict[str, Any], rows: dict[int, Any], path: str, known: Any, identity: tuple
+) -> list[str]:
+    """UpstreamError with every problem (each row's named by its `identity` fields) and those of the rules
+    across rows; without any, the warnings of fields not `known`."""
+    problems = _with_rows(problems, doc["configurations"], identity)
+    problems += across_rows([(path, row) for row in rows.values()])
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
-    unknown = sorted({key for raw in confs for key in raw} - KNOWN)
-    warnings = [f"{path}: unknown upstream field(s) ignored: {printable(', '.join(unknown))}"] if unknown else []
-    return Upstream(list(rows.values()), warnings)
+    unknown = sorted({key for raw in doc["configurations"] for key in raw} - set(known))
+    return [f"{path}: unknown upstream field(s) ignored: {printable(', '.join(unknown))}"] if unknown else []
 
 
 def task_fault(doc: dict[str, Any], path: str, task: str) -> list[Problem]:
@@ -124,19 +138,7 @@ def load_json(data: bytes, path: str) -> object:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems) from None
 
 
-def _row_faults(row: Row, path: str, i: int) -> list[Problem]:
-    """The rules across a row's fields: names a spreadsheet keeps as text, a slug Windows allows, and GPUs
-    that match the parallel layout."""
-    faults = [(name, fault) for name in NAME_FIELDS if (fault := name_fault(getattr(row, name)))]
-    if is_reserved_slug(slugify(row.nickname)):
-        faults.append(("nickname", f"expected a slug Windows allows as a file name, found {slugify(row.nickname)!r}"))
-    layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
-    if row.num_gpus != layout:
-        faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {row.num_gpus}"))
-    return [Problem(path, f"/configurations/{i}/{name}", msg) for name, msg in faults]
-
-
-def _with_rows(problems: list[Problem], confs: list) -> list[Problem]:
+def _with_rows(problems: list[Problem], confs: list, identity: tuple) -> list[Problem]:
     """Each row problem with its row's identity; a fault of a model field that several rows of one model
     share is shown once, at its first row, with how many more rows share it."""
     shared: dict[Problem, list[int]] = {}  # the first problem of each group -> the rows sharing it
@@ -152,15 +154,26 @@ def _with_rows(problems: list[Problem], confs: list) -> list[Problem]:
         key = (repr(model), place, problem.message) if per_model else (problem,)
         shared.setdefault(first.setdefault(key, problem), []).append(i)
     return [
-        replace(p, where=f"{p.where}{_identity(confs[rows[0]], len(rows) - 1)}") if rows else p
+        replace(p, where=f"{p.where}{_identity(confs[rows[0]], identity, len(rows) - 1)}") if rows else p
         for p, rows in shared.items()
     ]
 
 
-def model_faults(rows: list[tuple[str, Row]]) -> list[Problem]:
+def across_rows(rows: list[tuple[str, Any]]) -> list[Problem]:
+    """The rules across rows over (file, row) pairs: those of model_faults and gpu_faults."""
+    return sorted({*model_faults(rows), *gpu_faults(rows)})
+
+
+def gpu_faults(rows: list[tuple[str, Any]]) -> list[Problem]:
+    """One spelling per GPU over (file, row) pairs."""
+    gpus = gpu_case_faults([(path, row.gpu_model) for path, row in rows])
+    return [Problem(path, f"GPU {gpu}", msg) for path, gpu, msg in gpus]
+
+
+def model_faults(rows: list[tuple[str, Any]]) -> list[Problem]:
     """One nickname, architecture and parameter counts per model and one model per slug, over (file, row) pairs."""
     problems = []
-    first: dict[str, tuple[str, Row]] = {}
+    first: dict[str, tuple[str, Any]] = {}
     slug_owner: dict[str, tuple[str, str]] = {}
     for path, row in rows:
         seen_in, seen = first.setdefault(row.model_id, (path, row))
@@ -175,16 +188,14 @@ def model_faults(rows: list[tuple[str, Row]]) -> list[Problem]:
             there = "" if owned_in == path else f" (in {owned_in})"
             msg = f"expected one model per slug, found {owner}{there} and {row.model_id} both as {slug!r}"
             problems.append(Problem(path, f"slug {slug}", msg))
-    gpus = gpu_case_faults([(path, row.gpu_model) for path, row in rows])
-    problems += [Problem(path, f"GPU {gpu}", msg) for path, gpu, msg in gpus]
-    return sorted(set(problems))
+    return problems
 
 
-def _identity(raw: object, more: int = 0) -> str:
-    """(model, GPU, GPUs, max_num_seqs): which configuration a row problem is about, and how many more
-    rows of its model share the problem."""
+def _identity(raw: object, identity: tuple, more: int = 0) -> str:
+    """(model, GPU, GPUs, the last `identity` field): which configuration a row problem is about, and how many
+    more rows of its model share the problem."""
     if not isinstance(raw, dict):
         return ""
-    model, gpu, count, seqs = (raw.get(k, "?") for k in ("model_id", "gpu_model", "num_gpus", "max_num_seqs"))
+    model, gpu, count, last = (raw.get(k, "?") for k in identity)
     also = f", and {more} more row{'s' if more > 1 else ''} of this model" if more else ""
-    return printable(f" ({model}, {gpu}, {count} GPU(s), max_num_seqs {seqs}{also})")
+    return printable(f" ({model}, {gpu}, {count} GPU(s), {identity[-1]} {last}{also})")

@@ -7,12 +7,13 @@ import math
 from typing import Any, NamedTuple
 
 from builder import layout
+from builder.csvview import csv_rel
+from builder.csvview import generation_csv as configurations_csv
 from builder.errors import Problem
-from builder.gendocs import configurations_csv, csv_rel, gen_row_id, index_rows, measure_keys, sig4
 from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
 from builder.names import control_characters
 from builder.slug import slugify
-from builder.transform import best_by_gpu
+from builder.transform import best_by_gpu, gen_row_id, index_row_keys, index_rows, measure_keys, sig4
 from builder.validate.crossfile import ENTRY_FROM_DOC, check_reference_row
 from builder.validate.tree import Tree
 
@@ -22,7 +23,7 @@ SORT_KEYS = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree")
 
 
 class _Work(NamedTuple):
-    """What builder.gendocs needs of a workload: its id and kind."""
+    """What builder.csvview needs of a workload: its id and kind."""
 
     id: str
     kind: str
@@ -48,8 +49,16 @@ def check_workload(tree: Tree, workload: str, docs: dict[str, Doc], slugs: set[s
         problems += _same_header(shown, index, ordered, work)
         if index["workload"] != workload:
             problems.append(Problem(shown, "/workload", f"expected {workload!r}, found {index['workload']!r}"))
-        if complete and index["rows"] != index_rows(ordered, work.kind):
-            problems.append(Problem(shown, "/rows", _first_difference(index["rows"], index_rows(ordered, work.kind))))
+        if complete and index["rows"] != index_rows(ordered, index_row_keys(work.kind), measure_keys(work.kind)[0]):
+            problems.append(
+                Problem(
+                    shown,
+                    "/rows",
+                    _first_difference(
+                        index["rows"], index_rows(ordered, index_row_keys(work.kind), measure_keys(work.kind)[0])
+                    ),
+                )
+            )
         problems += check_reference_row(shown, index, "model {model!r}, GPU {gpu} x {num_gpus}")
     listing = docs.get(list_rel)
     if listing is not None and complete:
