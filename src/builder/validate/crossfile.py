@@ -1,20 +1,22 @@
-"""Rules across files: index vs models, model list vs documents, shared headers, the CSV.
+"""Rules across files, for both kinds of workload: index vs models, model list vs documents, shared headers,
+the CSVs.
 
 The per-workload rules take one workload's documents (its index, model list and model documents).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from builder.csvview import configurations_csv
+from builder import csvview, gendocs
 from builder.errors import Problem
+from builder.genmeta import UNIT_OF_KIND
 from builder.layout import (
     CSV,
+    GENERATION_WORKLOADS,
     ROOT_WORKLOAD,
     WORKLOAD_LIST,
     index_rel,
-    is_model,
     model_list_rel,
     model_rel,
     model_url,
@@ -27,9 +29,22 @@ from builder.responses import JOULES, WH, read_responses, stated_responses
 from builder.transform import index_row
 from builder.validate.tree import Tree
 
-SHARED = ("version", "unit", "itl_deadline_ms", "source", "caveat", "boundary")
+SHARED = ("version", "kind", "unit", "itl_deadline_ms", "latency_limit_s", "source", "caveat", "boundary")
 ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
 WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
+
+
+class _Work(NamedTuple):
+    """What builder.gendocs needs of a generation workload: its id and kind."""
+
+    id: str
+    kind: str
+
+
+def is_any_model(rel: str) -> bool:
+    """Whether a path inside the data folder is a model document of either kind of workload."""
+    found = place(rel)
+    return found is not None and found.slug is not None
 
 
 def check_files(tree: Tree) -> list[Problem]:
@@ -41,15 +56,47 @@ def check_files(tree: Tree) -> list[Problem]:
     present = {found.workload for rel in tree.raw if (found := place(rel)) and found.workload} | {ROOT_WORKLOAD}
     required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), WORKLOAD_LIST, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
+    required += [gendocs.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
     for rel in required:
         if rel not in tree.raw:
             problems.append(Problem(tree.shown(rel), "/", "expected this file, found it missing"))
     return problems
 
 
+def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[str], base_url: str) -> list[Problem]:
+    """One workload's headers, index, model list and (of a generation workload) kind and CSV: `docs` are those
+    that passed their schema, `slugs` those of every model document present."""
+    problems = check_headers(tree, workload, docs) + check_kind(tree, workload, docs)
+    if index_rel(workload) in docs:
+        problems += check_index(tree, workload, docs)
+    if (model_list := docs.get(model_list_rel(workload))) is not None:
+        problems += check_model_list(tree, workload, docs, slugs, base_url, model_list["version"])
+    kind = GENERATION_WORKLOADS.get(workload)
+    models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
+    rel = gendocs.csv_rel(workload)
+    if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
+        expected = gendocs.configurations_csv(models, _Work(workload, kind))  # type: ignore[arg-type]
+        problems += check_csv(tree, rel, expected)
+    return problems
+
+
+def check_kind(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
+    """Every document of a generation workload states its kind and that kind's unit."""
+    kind = GENERATION_WORKLOADS.get(workload)
+    if kind is None:
+        return []
+    want = {"kind": kind, "unit": UNIT_OF_KIND[kind]}
+    return [
+        Problem(tree.shown(rel), f"/{key}", f"expected {value!r}, found {doc[key]!r}")
+        for rel, doc in docs.items()
+        for key, value in want.items()
+        if key in doc and doc[key] != value
+    ]
+
+
 def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
     """The document whose shared header the rest of a workload's documents must repeat: its index, or a model."""
-    return index_rel(workload) if index_rel(workload) in docs else next((r for r in docs if is_model(r)), None)
+    return index_rel(workload) if index_rel(workload) in docs else next(filter(is_any_model, docs), None)
 
 
 def check_headers(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
@@ -100,9 +147,11 @@ def check_model_list(
 def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
     """A workload's index against the best configurations of its model documents."""
     shown, index = tree.shown(index_rel(workload)), docs[index_rel(workload)]
-    models = {slug_of(rel): doc for rel, doc in docs.items() if is_model(rel)}
+    models = {slug_of(rel): doc for rel, doc in docs.items() if is_any_model(rel)}
     rows = index["rows"]
     problems = []
+    if index["workload"] != workload:
+        problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {index['workload']!r}"))
     seen: set[tuple[str, str]] = set()
     for i, row in enumerate(rows):
         key = (row["slug"], row["gpu"])
@@ -117,48 +166,63 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
             problems.append(Problem(shown, f"/rows/{i}", f"expected a best configuration for {key}, found none"))
             continue
         source = f"{model_rel(row['slug'], workload)} best[{row['gpu']}]"
-        for k, v in index_row(doc, best).items():
-            if row[k] != v:
-                problems.append(Problem(shown, f"/rows/{i}/{k}", f"expected {v!r} as in {source}, found {row[k]!r}"))
+        for k, v in _index_row(doc, best).items():  # type: ignore[arg-type]
+            if row.get(k) != v:
+                msg = f"expected {v!r} as in {source}, found {row.get(k)!r}"
+                problems.append(Problem(shown, f"/rows/{i}/{k}", msg))
     for slug, doc in models.items():
         for gpu in doc["best"]:
             if (slug, gpu) not in seen:
                 msg = f"expected a row for {model_rel(slug, workload)} best[{gpu}], found none"
                 problems.append(Problem(shown, "/rows", msg))
-    energies = [r["joules_per_output_token"] for r in rows]
+    joules = gendocs.measure_keys(index["kind"])[0] if "kind" in index else "joules_per_output_token"
+    energies = [r.get(joules) for r in rows]
     for i in range(1, len(energies)):
         if energies[i] < energies[i - 1]:
-            msg = f"expected rows in ascending joules_per_output_token, found {energies[i]} after {energies[i - 1]}"
+            msg = f"expected rows in ascending {joules}, found {energies[i]} after {energies[i - 1]}"
             problems.append(Problem(shown, f"/rows/{i}", msg))
-    return problems + check_reference_row(shown, index, "model {model!r}, gpu {gpu}, num_gpus {num_gpus}")
+    return problems + check_reference_row(shown, index)
 
 
-def check_reference_row(shown: str, index: dict[str, Any], named: str) -> list[Problem]:
-    """The index's reference_row is exactly one of its rows; `named` words it from the reference_row's keys."""
+def _index_row(model: dict[str, Any], best: dict[str, Any]) -> dict[str, Any]:
+    """The index row of one model's best configuration on one GPU, as the builder writes it for its kind."""
+    if "kind" in model:  # a generation workload's
+        return gendocs.index_rows([{**model, "best": {best["gpu"]: best}}], model["kind"])[0]
+    return index_row(model, best)
+
+
+def check_reference_row(shown: str, index: dict[str, Any]) -> list[Problem]:
+    """The index's reference_row is exactly one of its rows."""
     ref = index["reference_row"]
     key = ("model", "gpu", "num_gpus")
     found = sum(tuple(row[k] for k in key) == tuple(ref[k] for k in key) for row in index["rows"])
     if found == 1:
         return []
-    return [Problem(shown, "/reference_row", f"expected exactly one row with {named.format(**ref)}, found {found}")]
+    named = "model {model!r}, gpu {gpu}, num_gpus {num_gpus}".format(**ref)
+    return [Problem(shown, "/reference_row", f"expected exactly one row with {named}, found {found}")]
 
 
-def check_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    """The flat table is exactly the model documents' configurations, in the workload list's order."""
-    if CSV not in tree.raw:
-        return []
-    expected = configurations_csv(ok, read_responses(tree.raw[CSV]))  # their values: see validate.responses
-    if tree.raw[CSV] == expected:
+def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
+    """A flat table is exactly the model documents' configurations (`expected`), in the builder's order."""
+    if tree.raw[rel] == expected:
         return []
     want = expected.decode().split("\n")
-    found = tree.raw[CSV].decode("utf-8", errors="replace").split("\n")  # a \r stays in the line it ends
-    shown = tree.shown(CSV)
+    found = tree.raw[rel].decode("utf-8", errors="replace").split("\n")  # a \r stays in the line it ends
+    shown = tree.shown(rel)
     for line, (w, f) in enumerate(zip(want, found, strict=False), start=1):
         if w != f:
             return [Problem(shown, f"line {line}", f"expected {w!r} (from the model documents), found {f!r}")]
     at = min(len(want), len(found))
     what = "a final newline and no more" if len(want) > len(found) else "nothing after the last line's newline"
     return [Problem(shown, f"line {at}", f"expected {what} ({len(want) - 1} lines), found {len(found) - 1}")]
+
+
+def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
+    """The LLM workloads' flat table, in the workload list's order, with its responses columns."""
+    if CSV not in tree.raw:
+        return []
+    expected = csvview.configurations_csv(ok, read_responses(tree.raw[CSV]))  # their values: see check_responses
+    return check_csv(tree, CSV, expected) + check_responses(tree)
 
 
 def check_responses(tree: Tree) -> list[Problem]:
