@@ -91,7 +91,7 @@ DESCRIPTORS = [
     ),
     pytest.param(
         appended(lambda i: {"name": f"extra-{i}", "path": "data/index.json", "schema": "https://evil.example/s.json"}),
-        "/resources/{last}/schema",
+        "/resources/{last}: expected only the resources the builder writes",
         id="remote-schemas",
     ),
     pytest.param(

@@ -478,9 +478,7 @@ def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_c
     descriptor(res(11, "format", value="gsheets"))(repo_copy)
     with watching() as events:
         found = [str(p) for p in problems_in(repo_copy / "data")]
-    assert found == [
-        f'{DESC}: /resources/11/format: expected "csv", found "gsheets"'
-    ]
+    assert found == [f'{DESC}: /resources/11/format: expected "csv", found "gsheets"']
     assert not network(events)
 
 
