@@ -25,10 +25,7 @@ def is_number(value: Any) -> bool:
 
 def finite(*values: Any) -> bool:
     """Whether every value is a finite number."""
-    for value in values:
-        if not isinstance(value, (int, float)) or value.__class__ is bool or not math.isfinite(value):
-            return False
-    return True
+    return all(is_number(value) and math.isfinite(value) for value in values)
 
 
 def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> list[tuple[str, str]]:
