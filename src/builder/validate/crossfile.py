@@ -16,6 +16,7 @@ from builder.layout import (
     GENERATION_WORKLOADS,
     ROOT_WORKLOAD,
     WORKLOAD_LIST,
+    frontier_rel,
     index_rel,
     model_list_rel,
     model_rel,
@@ -48,7 +49,8 @@ def is_any_model(rel: str) -> bool:
 
 
 def check_files(tree: Tree) -> list[Problem]:
-    """Only published files; the workload list, the CSV, and an index and model list for every workload present."""
+    """Only published files; the workload list, the CSV, and an index, model list and frontier (or CSV) for every
+    workload present."""
     problems = []
     for rel in sorted({*tree.stray, *tree.raw}):
         if rel != CSV and schema_for(rel) is None:  # each published document has a schema
@@ -57,6 +59,7 @@ def check_files(tree: Tree) -> list[Problem]:
     required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), WORKLOAD_LIST, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
     required += [gendocs.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
+    required += [frontier_rel(w) for w in sorted(present - GENERATION_WORKLOADS.keys())]
     for rel in required:
         if rel not in tree.raw:
             problems.append(Problem(tree.shown(rel), "/", "expected this file, found it missing"))
