@@ -117,6 +117,15 @@ def same_values(tree: Tree, rel: str, doc: Any, ref_rel: str, ref: Any, keys: tu
     return [Problem(tree.shown(rel), f"/{key}", msg.format(key)) for key in found]
 
 
+def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str) -> list[Problem]:
+    """One problem a key whose value in `found` (at `at`) is not the one `want` takes from `source`."""
+    return [
+        Problem(shown, f"{at}/{key}", f"expected {value!r} as in {source}, found {found.get(key)!r}")
+        for key, value in want.items()
+        if found.get(key) != value
+    ]
+
+
 def check_model_list(
     tree: Tree, workload: str, docs: dict[str, Any], files: set[str], base_url: str, version: str
 ) -> list[Problem]:
@@ -136,10 +145,7 @@ def check_model_list(
         if slug not in files:
             problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
         if doc is not None:
-            for key in ENTRY_FROM_DOC:
-                if entry[key] != doc[key]:
-                    msg = f"expected {doc[key]!r} as in {rel}, found {entry[key]!r}"
-                    problems.append(Problem(shown, f"{at}/{key}", msg))
+            problems += differing(shown, at, {key: doc[key] for key in ENTRY_FROM_DOC}, entry, rel)
         derived = {"url": model_url(base_url, version, slug, workload), "page": page_url(base_url, slug, workload)}
         for key, want in derived.items():
             if entry[key] != want:
@@ -169,10 +175,7 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
             problems.append(Problem(shown, f"/rows/{i}", f"expected a best configuration for {key}, found none"))
             continue
         source = f"{model_rel(row['slug'], workload)} best[{row['gpu']}]"
-        for k, v in _index_row(doc, best).items():  # type: ignore[arg-type]
-            if row.get(k) != v:
-                msg = f"expected {v!r} as in {source}, found {row.get(k)!r}"
-                problems.append(Problem(shown, f"/rows/{i}/{k}", msg))
+        problems += differing(shown, f"/rows/{i}", _index_row(doc, best), row, source)  # type: ignore[arg-type]
     for slug, doc in models.items():
         for gpu in doc["best"]:
             if (slug, gpu) not in seen:

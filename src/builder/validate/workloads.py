@@ -10,7 +10,7 @@ from builder.errors import Problem
 from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
 from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.transform import workload_urls
-from builder.validate.crossfile import is_any_model, reference_document, same_values
+from builder.validate.crossfile import differing, is_any_model, reference_document, same_values
 from builder.validate.tree import Tree
 
 SHARED_ACROSS = ("version", "unit", "itl_deadline_ms", "caveat", "boundary", "selection")
@@ -65,11 +65,8 @@ def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]
             if not layout.is_model(rel):
                 continue
             seen_rel, seen = first.setdefault(doc["slug"], (rel, doc))
-            for key in IDENTITY:
-                if doc[key] != seen[key]:
-                    there = f"{tree.shown(seen_rel)} (the same model in another workload)"
-                    msg = f"expected {seen[key]!r} as in {there}, found {doc[key]!r}"
-                    problems.append(Problem(tree.shown(rel), f"/{key}", msg))
+            there = f"{tree.shown(seen_rel)} (the same model in another workload)"
+            problems += differing(tree.shown(rel), "", {key: seen[key] for key in IDENTITY}, doc, there)
             owner_rel, owner = slug_of_id.setdefault(doc["model_id"], (rel, doc["slug"]))
             if owner != doc["slug"]:
                 there = f"{owner} in {tree.shown(owner_rel)}"
