@@ -72,15 +72,11 @@ def check_best(shown: str, doc: dict[str, Any], expected: dict[str, Any]) -> lis
         if want is not None and conf != want:
             named = name_of(want)
             msg = f"expected the lowest-energy configuration under the deadline, {named}, found {name_of(conf)}"
-            if _key(conf) == _key(want):
+            if (conf["row_id"], conf["repeat"]) == (want["row_id"], want["repeat"]):
                 diff = ", ".join(k for k in want if conf.get(k) != want[k])
                 msg = f"expected a copy of configuration {name_of(want)}, found {diff} differing"
             problems.append(Problem(shown, f"/best/{gpu}", msg))
     return problems
-
-
-def _key(conf: dict[str, Any]) -> tuple[str, int]:
-    return conf["row_id"], conf["repeat"]
 
 
 def name_of(conf: dict[str, Any]) -> str:
