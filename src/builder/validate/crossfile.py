@@ -6,7 +6,8 @@ The per-workload rules take one workload's documents (its index, model list and 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from types import SimpleNamespace
+from typing import Any
 
 from builder import csvview, gendocs
 from builder.errors import Problem
@@ -33,13 +34,6 @@ from builder.validate.tree import Tree
 SHARED = ("version", "kind", "unit", "itl_deadline_ms", "latency_limit_s", "source", "caveat", "boundary")
 ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
 WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
-
-
-class _Work(NamedTuple):
-    """What builder.gendocs needs of a generation workload: its id and kind."""
-
-    id: str
-    kind: str
 
 
 def is_any_model(rel: str) -> bool:
@@ -78,7 +72,8 @@ def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[s
     models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
     rel = gendocs.csv_rel(workload)
     if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
-        expected = gendocs.configurations_csv(models, _Work(workload, kind))  # type: ignore[arg-type]
+        work = SimpleNamespace(id=workload, kind=kind)  # what configurations_csv reads of a workload
+        expected = gendocs.configurations_csv(models, work)  # type: ignore[arg-type]
         problems += check_csv(tree, rel, expected)
     return problems
 
