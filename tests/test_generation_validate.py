@@ -101,7 +101,7 @@ def test_a_wrong_best_is_refused(committed: Tree, rel: str) -> None:
         edit.gpu = gpu
 
     found = problems_after(committed, edit)
-    want = f"data/{rel}: /best/{edit.gpu}: expected the lowest-energy configuration within"
+    want = f"data/{rel}: /best/{edit.gpu}: expected the lowest-energy configuration under the deadline"
     assert any(p.startswith(want) for p in found), found
 
 
@@ -122,7 +122,8 @@ def test_an_index_row_that_is_not_the_best_is_refused(committed: Tree) -> None:
         tree.docs[f"{IMAGE}/index.json"]["rows"][0]["wh_per_thousand_images"] += 1
 
     found = problems_after(committed, edit)
-    assert any(p.startswith(f"data/{IMAGE}/index.json: /rows: expected at 0") for p in found), found
+    want = f"data/{IMAGE}/index.json: /rows/0/wh_per_thousand_images: expected 93.87 as in {IMAGE}/models/"
+    assert any(p.startswith(want) and p.endswith(", found 94.87") for p in found), found
 
 
 def test_a_model_list_entry_that_disagrees_is_refused(committed: Tree) -> None:
@@ -130,7 +131,8 @@ def test_a_model_list_entry_that_disagrees_is_refused(committed: Tree) -> None:
         tree.docs[f"{VIDEO}/models.json"]["models"][0]["gpus"] = ["H100"]
 
     found = problems_after(committed, edit)
-    assert any(p.startswith(f"data/{VIDEO}/models.json: /models: expected at 0") for p in found), found
+    want = f"data/{VIDEO}/models.json: /models/0/gpus: expected ['B200', 'H100'] as in {VIDEO}/models/"
+    assert any(p.startswith(want) and p.endswith(", found ['H100']") for p in found), found
 
 
 @pytest.mark.parametrize("workload", [IMAGE, VIDEO])

@@ -28,7 +28,6 @@ from builder.caps import MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK, check
 from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
-from builder.validate import descriptor
 from conftest import slow_after
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 
@@ -92,7 +91,7 @@ DESCRIPTORS = [
     ),
     pytest.param(
         appended(lambda i: {"name": f"extra-{i}", "path": "data/index.json", "schema": "https://evil.example/s.json"}),
-        "/resources/{last}/schema",
+        "/resources/{last}: expected only the resources the builder writes",
         id="remote-schemas",
     ),
     pytest.param(
@@ -112,15 +111,6 @@ def test_many_appended_resources_are_each_reported(repo_copy: Path, edit, named:
     path.write_text(json.dumps(desc, indent=2))
     outcome = refused(repo_copy, ["validate"], 1, ("datapackage.json", named.format(last=last)))
     assert outcome.output.count("datapackage.json: /resources/") >= MANY
-
-
-def test_a_difference_is_matched_to_a_refused_resource_by_its_ancestors() -> None:
-    refused_at = {"/resources/3/path", "/resources/7"}
-    assert descriptor._within("/resources/3/path", refused_at)
-    assert descriptor._within("/resources/7/schema/fields/0", refused_at)
-    assert not descriptor._within("/resources/3", refused_at)  # a parent of a refused place is not below it
-    assert not descriptor._within("/resources/70/path", refused_at)  # a prefix that is not a pointer step
-    assert not descriptor._within("", refused_at)
 
 
 # ---------------------------------------------------------------------------------------------

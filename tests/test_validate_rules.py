@@ -8,10 +8,8 @@ from typing import Any
 import pytest
 
 from builder.validate.crossfile import check_reference_row
-from builder.validate.generation import entry_facts
+from builder.validate.workloads import entry_facts
 
-LLM_WORDS = "model {model!r}, gpu {gpu}, num_gpus {num_gpus}"
-GENERATION_WORDS = "model {model!r}, GPU {gpu} x {num_gpus}"
 ROW = {"model": "Qwen 3 32B", "gpu": "H100", "num_gpus": 2}
 
 
@@ -20,41 +18,53 @@ def index(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("rows", "words", "expected"),
+    ("rows", "expected"),
     [
-        pytest.param([ROW, {**ROW, "gpu": "B200"}], LLM_WORDS, [], id="one-match"),
+        pytest.param([ROW, {**ROW, "gpu": "B200"}], [], id="one-match"),
         pytest.param(
             [{**ROW, "num_gpus": 4}],
-            LLM_WORDS,
             ["i.json: /reference_row: expected exactly one row with model 'Qwen 3 32B', gpu H100, num_gpus 2, found 0"],
             id="llm-none",
         ),
         pytest.param(
             [ROW, ROW],
-            GENERATION_WORDS,
-            ["i.json: /reference_row: expected exactly one row with model 'Qwen 3 32B', GPU H100 x 2, found 2"],
-            id="generation-two",
+            ["i.json: /reference_row: expected exactly one row with model 'Qwen 3 32B', gpu H100, num_gpus 2, found 2"],
+            id="two",
         ),
     ],
 )
-def test_reference_row(rows: list[dict[str, Any]], words: str, expected: list[str]) -> None:
-    assert [str(p) for p in check_reference_row("i.json", index(rows), words)] == expected
+def test_reference_row(rows: list[dict[str, Any]], expected: list[str]) -> None:
+    assert [str(p) for p in check_reference_row("i.json", index(rows))] == expected
 
 
-def test_llm_entry_states_kind_metric_unit_and_deadline() -> None:
-    docs = {"workloads/code-completion/index.json": {"unit": "J/token", "itl_deadline_ms": 250}}
+URLS = {
+    "index_url": "https://x.test/api/v1/workloads/code-completion/index.json",
+    "models_url": "https://x.test/api/v1/workloads/code-completion/models.json",
+    "frontier_url": "https://x.test/api/v1/workloads/code-completion/frontier.json",
+}
+
+
+def test_llm_entry_states_kind_metric_unit_deadline_counts_and_urls() -> None:
+    index = {"unit": "J/token", "itl_deadline_ms": 250, "source": {"data_url": "https://d.test/t.json"}}
+    docs = {"workloads/code-completion/index.json": index}
     assert entry_facts("code-completion", docs, set(), "https://x.test", "1") == {
         "kind": "llm",
         "latency_metric": "median_itl_ms",
         "unit": "J/token",
         "latency_limit": 250,
+        "data_url": "https://d.test/t.json",
+        "model_count": 0,
+        "configuration_count": 0,
+        **URLS,
     }
 
 
-def test_llm_entry_without_a_passing_index_states_kind_and_metric() -> None:
+def test_llm_entry_without_a_passing_index_or_model_states_no_unit_nor_configuration_count() -> None:
     assert entry_facts("code-completion", {}, {"a"}, "https://x.test", "1") == {
         "kind": "llm",
         "latency_metric": "median_itl_ms",
+        "model_count": 1,
+        **URLS,
     }
 
 
@@ -66,3 +76,4 @@ def test_generation_entry_counts_only_complete_workloads() -> None:
     assert (complete["kind"], complete["model_count"], complete["configuration_count"]) == ("image", 1, 3)
     assert complete["index_url"] == "https://x.test/api/v1/workloads/text-to-image/index.json"
     assert (partial["model_count"], "configuration_count" in partial) == (2, False)
+    assert "frontier_url" not in complete

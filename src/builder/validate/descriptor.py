@@ -1,5 +1,5 @@
 """datapackage.json: every file listed with its size and hash, the rest equal to what the builder generates
-(in a release archive, valid against schemas/datapackage.schema.json), nothing pointing outside the package."""
+(in a release archive, valid against schemas/datapackage.schema.json)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,13 @@ from typing import Any
 
 from builder.errors import Problem, pointer, shown
 from builder.jsonschemas import describe, load_schemas, validator
-from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, SCHEMAS, below, is_package_path
+from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, below
 from builder.package import file_facts
 from builder.strictjson import json_type
 from builder.validate.tree import Tree
 
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
 FACTS = ("bytes", "hash")  # their values are checked by check_descriptor, which names the file
-LOADERS = ("$schema", "profile")  # keys that make frictionless load a profile from a path or URL
-TABLE_FORMATS = ("csv", "json")  # read from the file alone; another ("gsheets", or none) may fetch a URL
 
 Finding = tuple[str, str]  # (JSON pointer, message)
 
@@ -25,12 +23,11 @@ def check_package(
     tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
 ) -> tuple[list[Problem], list[dict[str, Any]]]:
     """Every problem of the descriptor beyond sizes and hashes, and the generated tables whose file was read
-    (none unless its resources are the generated ones). `curated`: package.curated_parts, None in an archive."""
+    (none unless its resources are the generated ones, so frictionless never opens a path, URL or profile a
+    hand edit wrote). `curated`: package.curated_parts, None in an archive."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
         return [], []  # unreadable or not an object: reported when the tree was read
-    unsafe = check_refs(desc)
-    refused = {at for at, _ in unsafe}
     versions = [doc["data_version"] for doc in ok.values() if isinstance(doc.get("data_version"), str)]
     expected = derived(tree, max(versions) if versions else desc.get("version"))
     found = desc
@@ -38,17 +35,16 @@ def check_package(
         expected |= curated
     else:
         found = {key: value for key, value in desc.items() if key not in CURATED}
-    differences = [(at, msg) for at, msg in compare(expected, found) if not _within(at, refused)]
+    findings = compare(expected, found)
     tables = []
-    if not unsafe and not any(_below(at, "/resources") for at, _ in differences):
+    if not any(at == "/resources" or at.startswith("/resources/") for at, _ in findings):
         tables = [
             {key: value for key, value in res.items() if key not in FACTS}
             for res in expected["resources"]
             if res.get("type") == "table" and below(res["path"], tree.data_dir) in tree.raw
         ]
     if not isinstance(desc.get("resources"), list):
-        differences = [(at, msg) for at, msg in differences if at != "/resources"]  # check_descriptor reports it
-    findings = sorted(unsafe) + differences
+        findings = [(at, msg) for at, msg in findings if at != "/resources"]  # check_descriptor reports it
     if curated is None:  # a place already reported is not reported again in the schema's words
         reported = {at for at, _ in findings}
         findings += [(at, msg) for at, msg in against_schema(desc) if at not in reported]
@@ -93,61 +89,6 @@ def derived(tree: Tree, version: Any) -> dict[str, Any]:
     return derived_parts(files, tree.data_dir, version, load_schemas())
 
 
-# Where the descriptor points.
-
-
-def check_refs(desc: dict[str, Any]) -> list[Finding]:
-    """Every resource path, jsonSchema, schema and dialect that would make a reader open something outside
-    the package, or load a schema or profile from a path or URL."""
-    resources = desc.get("resources")
-    if not isinstance(resources, list):
-        return []
-    return [finding for i, res in enumerate(resources) if isinstance(res, dict) for finding in _refusals(i, res)]
-
-
-def _refusals(i: int, res: dict[str, Any]) -> list[Finding]:
-    at = f"/resources/{i}"
-    found: list[Finding] = []
-    if "path" in res and not is_package_path(res["path"]):
-        message = "expected a relative path inside the package (no URL, no leading /, no .., no backslash)"
-        found.append((f"{at}/path", f"{message}, found {shown(res['path'])}"))
-    if "jsonSchema" in res:
-        value = res["jsonSchema"]
-        if res.get("type") == "table" or not (is_package_path(value) and value.startswith(f"{SCHEMAS.as_posix()}/")):
-            message = f"expected the path of a schema in {SCHEMAS.as_posix()}/ on a JSON document, never a URL"
-            found.append((f"{at}/jsonSchema", f"{message}, found {shown(value)}"))
-    for key in ("schema", "dialect"):
-        if key in res and not isinstance(res[key], dict):
-            message = f"expected an inline {key} object (a {key} named by path or URL is never loaded)"
-            found.append((f"{at}/{key}", f"{message}, found {shown(res[key])}"))
-        elif key in res:
-            found += [
-                (where, f"expected no {name} (a profile named by path or URL is never loaded), found {shown(value)}")
-                for where, name, value in _loaders(res[key], f"{at}/{key}")
-            ]
-    for key in LOADERS:
-        if key in res:
-            found.append((f"{at}/{pointer_part(key)}", f"expected no {key} on a resource, found {shown(res[key])}"))
-    if res.get("type") == "table" and res.get("format") not in TABLE_FORMATS:
-        value = shown(res["format"]) if "format" in res else "none"
-        formats = " or ".join(map(shown, TABLE_FORMATS))
-        found.append((f"{at}/format", f"expected {formats}, a format read from the file alone, found {value}"))
-    return found
-
-
-def _loaders(node: Any, at: str) -> Iterator[tuple[str, str, Any]]:
-    pending = [(at, node)]
-    while pending:
-        where, item = pending.pop()
-        if isinstance(item, dict):
-            for key, value in item.items():
-                if key in LOADERS:
-                    yield f"{where}/{pointer_part(key)}", key, value
-                pending.append((f"{where}/{pointer_part(key)}", value))
-        elif isinstance(item, list):
-            pending.extend((f"{where}/{i}", value) for i, value in enumerate(item))
-
-
 # Comparison.
 
 
@@ -158,14 +99,14 @@ def compare(want: Any, found: Any, at: str = "") -> list[Finding]:
     if isinstance(want, dict) and isinstance(found, dict):
         out: list[Finding] = []
         for key, value in want.items():
-            where = f"{at}/{pointer_part(key)}"
+            where = f"{at}{pointer([key])}"
             if key not in found:
                 out.append((where, f"expected {shown(value)}, found it missing"))
             else:
                 out += compare(value, found[key], where)
         for key, value in found.items():
             if key not in want:
-                out.append((f"{at}/{pointer_part(key)}", f"expected no such key, found {shown(value)}"))
+                out.append((f"{at}{pointer([key])}", f"expected no such key, found {shown(value)}"))
         return out
     if isinstance(want, list) and isinstance(found, list):
         out = [d for i, (w, f) in enumerate(zip(want, found, strict=False)) for d in compare(w, f, f"{at}/{i}")]
@@ -214,17 +155,3 @@ def against_schema(desc: dict[str, Any]) -> list[Finding]:
         specific = best_match(error.context) if error.context else error
         findings.append((pointer(specific.absolute_path), describe(specific)))
     return sorted(set(findings))
-
-
-def pointer_part(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
-def _below(at: str, root: str) -> bool:
-    return at == root or at.startswith(f"{root}/")
-
-
-def _within(at: str, roots: set[str]) -> bool:
-    """Whether the pointer `at` is one of `roots` or below one: a look-up per ancestor, not per root."""
-    parts = at.split("/")
-    return any("/".join(parts[:n]) in roots for n in range(2, len(parts) + 1))

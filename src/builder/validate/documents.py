@@ -1,14 +1,27 @@
-"""Rules inside one model document: file name, gpus, row ids, repeats, order, best."""
+"""Rules inside one model document of either kind of workload: dates, file name, gpus, row ids, repeats,
+order and best."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
 from builder.errors import Problem
 from builder.layout import ROOT_WORKLOAD, model_rel, row_id, workload_of
-from builder.transform import best_by_gpu
+from builder.transform import best_by_gpu, gen_row_id, measure_keys
+
+LLM_ORDER = ("gpu", "num_gpus", "max_num_seqs")
+GENERATION_ORDER = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree")
+
+
+def rules_of(doc: dict[str, Any]) -> tuple[tuple[str, ...], Callable[..., str], str, str]:
+    """A model document's configuration order (the parts of its row ids), row id maker, flag of a configuration
+    within the latency rule, and the energy that `best` is lowest on."""
+    if "kind" in doc:  # a generation workload's
+        return GENERATION_ORDER, gen_row_id, "under_latency_limit", measure_keys(doc["kind"])[0]
+    return LLM_ORDER, row_id, "under_itl_deadline", "joules_per_output_token"
 
 
 def check_dates(shown: str, doc: dict[str, Any]) -> list[Problem]:
@@ -19,6 +32,7 @@ def check_dates(shown: str, doc: dict[str, Any]) -> list[Problem]:
 
 def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     problems = check_dates(shown, doc)
+    order_keys, make_id, within, joules = rules_of(doc)
     slug = doc["slug"]
     want = model_rel(slug, workload_of(rel) or ROOT_WORKLOAD)
     if rel != want:
@@ -29,26 +43,24 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
         problems.append(Problem(shown, "/gpus", f"expected the configurations' GPUs {gpus}, found {doc['gpus']}"))
     counts: Counter[str] = Counter()
     for i, conf in enumerate(confs):
-        want = row_id(slug, conf["gpu"], conf["num_gpus"], conf["max_num_seqs"])
+        want = make_id(slug, *(conf[k] for k in order_keys))
         if conf["row_id"] != want:
             problems.append(Problem(shown, f"/configurations/{i}/row_id", f"expected {want}, found {conf['row_id']}"))
         counts[conf["row_id"]] += 1
         if conf["repeat"] != counts[conf["row_id"]]:
             msg = f"expected {counts[conf['row_id']]} (repeats count 1, 2, ... per row_id), found {conf['repeat']}"
             problems.append(Problem(shown, f"/configurations/{i}/repeat", msg))
-    order = [(c["gpu"], c["num_gpus"], c["max_num_seqs"]) for c in confs]
+    order = [tuple(c[k] for k in order_keys) for c in confs]
     if order != sorted(order):
         at = next(i for i, (a, b) in enumerate(pairwise(order)) if a > b) + 1
         found = f"{order[at]} after {order[at - 1]}"
-        msg = f"expected configurations ordered by (gpu, num_gpus, max_num_seqs), found {found}"
+        msg = f"expected configurations ordered by ({', '.join(order_keys)}), found {found}"
         problems.append(Problem(shown, f"/configurations/{at}", msg))
-    problems += check_best(shown, doc)
-    return problems
+    return problems + check_best(shown, doc, best_by_gpu(confs, within, joules))
 
 
-def check_best(shown: str, doc: dict[str, Any]) -> list[Problem]:
+def check_best(shown: str, doc: dict[str, Any], expected: dict[str, Any]) -> list[Problem]:
     """best[gpu] is the lowest-energy configuration under the deadline; only GPUs with one appear."""
-    expected = best_by_gpu(doc["configurations"])
     problems = []
     if list(doc["best"]) != list(expected):
         want = list(expected)
@@ -59,15 +71,11 @@ def check_best(shown: str, doc: dict[str, Any]) -> list[Problem]:
         if want is not None and conf != want:
             named = name_of(want)
             msg = f"expected the lowest-energy configuration under the deadline, {named}, found {name_of(conf)}"
-            if _key(conf) == _key(want):
+            if (conf["row_id"], conf["repeat"]) == (want["row_id"], want["repeat"]):
                 diff = ", ".join(k for k in want if conf.get(k) != want[k])
                 msg = f"expected a copy of configuration {name_of(want)}, found {diff} differing"
             problems.append(Problem(shown, f"/best/{gpu}", msg))
     return problems
-
-
-def _key(conf: dict[str, Any]) -> tuple[str, int]:
-    return conf["row_id"], conf["repeat"]
 
 
 def name_of(conf: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 from builder.errors import Problem, pointer
 from builder.frontier import ENTRY_KEYS
 from builder.layout import frontier_rel, model_list_rel, model_rel, place
+from builder.validate.crossfile import differing
 from builder.validate.documents import name_of
 from builder.validate.tree import Tree
 
@@ -18,13 +19,8 @@ Conf = dict[str, Any]
 
 
 def check_frontiers(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    """Every workload with an index has a frontier, and each frontier that passed its schema holds."""
+    """Each frontier that passed its schema holds (check_files reports one missing)."""
     problems = []
-    for rel in sorted(tree.raw):
-        found = place(rel)
-        want = frontier_rel(found.workload) if found and found.kind == "index" and found.workload else None
-        if want is not None and want not in tree.raw:
-            problems.append(Problem(tree.shown(want), "/", "expected this file, found it missing"))
     for rel, doc in ok.items():
         found = place(rel)
         if found and found.kind == "frontier" and found.workload:
@@ -120,10 +116,7 @@ def _matching(
         msg = f"expected a configuration of {source} on this GPU, found no {entry['row_id']} repeat {entry['repeat']}"
         problems.append(Problem(shown, at, msg))
         return None
-    for key in ENTRY_KEYS:
-        if entry[key] != conf[key]:
-            msg = f"expected {conf[key]!r} as in {source} {name_of(conf)}, found {entry[key]!r}"
-            problems.append(Problem(shown, f"{at}/{key}", msg))
+    problems += differing(shown, at, {key: conf[key] for key in ENTRY_KEYS}, entry, f"{source} {name_of(conf)}")
     return conf
 
 

@@ -1,4 +1,4 @@
-"""The physics of each published configuration: units, rates, percentiles, layout, deadline. Every law
+"""The physics of each published configuration: units, rates, percentiles, layout, deadline. Every LLM law
 fails on NaN or an infinity by itself (`not (a <= b)`, never `a > b`), and every number must be finite."""
 
 from __future__ import annotations
@@ -9,10 +9,12 @@ from typing import Any
 
 from builder.errors import Problem
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
+from builder.transform import WH_PER_JOULE, measure_keys, sig4
 
 WH_PER_J_PER_MILLION = 1e6 / 3600
 J_ROUNDING = 0.5e-7 * WH_PER_J_PER_MILLION  # joules are published to 7 decimals
 RATE_TOLERANCE = 0.01
+HALF_MS = 0.0005  # half the last digit of batch_latency_s (3 decimals)
 PERCENTILES = ("median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms")
 
 
@@ -23,10 +25,7 @@ def is_number(value: Any) -> bool:
 
 def finite(*values: Any) -> bool:
     """Whether every value is a finite number."""
-    for value in values:
-        if not isinstance(value, (int, float)) or value.__class__ is bool or not math.isfinite(value):
-            return False
-    return True
+    return all(is_number(value) and math.isfinite(value) for value in values)
 
 
 def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> list[tuple[str, str]]:
@@ -80,8 +79,44 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
     return [(f"{where}/{field}", msg) for field, msg in faults]
 
 
+def generation_faults(conf: dict[str, Any], kind: str, limit_s: float) -> list[tuple[str, str]]:
+    """(key, message) for each value of a generation configuration that disagrees with the others beyond rounding."""
+    joules_key, wh_key, rate_key = measure_keys(kind)
+    power, latency, batch = conf["gpu_power_watts_total"], conf["batch_latency_s"], conf["batch_size"]
+    joules, faults = conf[joules_key], []
+    if conf["num_gpus"] != conf["ulysses_degree"] * conf["ring_degree"]:
+        faults.append(("num_gpus", "expected ulysses_degree x ring_degree"))
+    expected = power * latency / batch
+    slack = (0.5 * latency + power * HALF_MS + 0.5 * HALF_MS) / batch + 0.00005 + 1e-9 * joules
+    if abs(joules - expected) > slack:
+        msg = f"expected gpu_power_watts_total x batch_latency_s / batch_size = {expected:.4f} (within {slack:.4f})"
+        faults.append((joules_key, f"{msg}, found {joules}"))
+    per_wh = WH_PER_JOULE[kind]
+    if abs(conf[wh_key] - joules * per_wh) > 0.005 + 0.00005 * per_wh + 1e-9 * joules:
+        msg = f"expected {joules_key} x {per_wh * 3600:g} / 3600 = {joules * per_wh:.2f}, found {conf[wh_key]}"
+        faults.append((wh_key, msg))
+    rate = conf[rate_key]
+    if latency > HALF_MS and rate > 0:
+        low, high = batch / (latency + HALF_MS), batch / (latency - HALF_MS)
+        half_digit = 0.5 * 10 ** (math.floor(math.log10(rate)) - 3) * (1 + 1e-9)
+        if not (low - half_digit <= rate <= high + half_digit) or rate != sig4(rate):
+            msg = f"expected batch_size / batch_latency_s = {batch / latency:.4g} to 4 significant digits"
+            faults.append((rate_key, f"{msg}, found {rate}"))
+    under = conf["under_latency_limit"]
+    if (latency < limit_s - HALF_MS and not under) or (latency > limit_s + HALF_MS and under):
+        msg = f"expected {str(not under).lower()} for a batch latency of {latency} s against {limit_s} s"
+        faults.append(("under_latency_limit", f"{msg}, found {str(under).lower()}"))
+    return faults
+
+
 def check_physics(shown: str, doc: dict[str, Any]) -> list[Problem]:
-    """Every configuration of a model document (best entries are checked to equal one of them)."""
+    """Every configuration of a model document of either kind (best entries are checked to equal one of them)."""
+    if "kind" in doc:  # a generation workload's
+        return [
+            Problem(shown, f"/configurations/{i}/{key}", msg)
+            for i, conf in enumerate(doc["configurations"])
+            for key, msg in generation_faults(conf, doc["kind"], doc["latency_limit_s"])
+        ]
     deadline = doc["itl_deadline_ms"]
     problems = []
     if not finite(deadline):

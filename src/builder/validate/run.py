@@ -5,19 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from builder.errors import Problem
-from builder.layout import GENERATION_WORKLOADS, WORKLOAD_LIST, index_rel, is_model, model_list_rel, place
-from builder.validate.crossfile import (
-    check_csv,
-    check_files,
-    check_headers,
-    check_index,
-    check_model_list,
-    check_responses,
-)
+from builder.layout import WORKLOAD_LIST, is_model, place
+from builder.validate.crossfile import check_files, check_root_csv, check_workload, is_any_model
 from builder.validate.descriptor import check_descriptor, check_package
 from builder.validate.documents import check_dates, check_model
 from builder.validate.frontier import check_frontiers
-from builder.validate.generation import check_workload
 from builder.validate.names import check_gpu_spellings, check_names
 from builder.validate.physics import check_physics
 from builder.validate.schema import check_schema_folder, check_schemas, check_schemas_fast
@@ -54,28 +46,21 @@ def check_built(tree: Tree, base_url: str) -> list[Problem]:
 def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
     """Per-document rules, physics and cross-file rules, on the documents that passed their schema."""
     problems: list[Problem] = []
-    models = {tree.shown(rel): doc for rel, doc in ok.items() if (found := place(rel)) and found.slug}
+    models = {tree.shown(rel): doc for rel, doc in ok.items() if is_any_model(rel)}
     for path, doc in models.items():  # the model documents of every workload
         problems += check_names(path, doc)
     problems += check_gpu_spellings(models)
     for rel, doc in ok.items():
-        if is_model(rel):
+        if is_any_model(rel):
             problems += check_model(tree.shown(rel), rel, doc) + check_physics(tree.shown(rel), doc)
         elif place(rel).kind != "frontier":  # type: ignore[union-attr]  # a frontier has data_version alone
             problems += check_dates(tree.shown(rel), doc)
     groups = group_by_workload(tree, ok)
     for workload, (docs, slugs) in groups.items():
-        if workload in GENERATION_WORKLOADS:  # text to image, text to video
-            problems += check_workload(tree, workload, docs, slugs, base_url)
-            continue
-        problems += check_headers(tree, workload, docs)
-        if index_rel(workload) in docs:
-            problems += check_index(tree, workload, docs)
-        if (model_list := docs.get(model_list_rel(workload))) is not None:
-            problems += check_model_list(tree, workload, docs, slugs, base_url, model_list["version"])
+        problems += check_workload(tree, workload, docs, slugs, base_url)
     problems += check_shared_across(tree, groups) + check_identity(tree, groups)
     if WORKLOAD_LIST in ok:
         problems += check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
-            problems += check_csv(tree, ok) + check_responses(tree)
+            problems += check_root_csv(tree, ok)
     return problems + check_frontiers(tree, ok) + check_descriptor(tree)

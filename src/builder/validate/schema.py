@@ -9,11 +9,12 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from builder.errors import Problem, pointer, shown
+from builder.errors import Problem, shown
 from builder.files import Refused, read_file
 from builder.jsonschemas import load_schemas, read_schemas, schema_problems, schemas_folder, validator
 from builder.layout import SCHEMAS, schema_for
 from builder.strictjson import StrictJSONError, parse_json
+from builder.validate.descriptor import compare
 from builder.validate.tree import Tree
 
 __all__ = ["check_schema_folder", "check_schemas", "check_schemas_fast", "fast_validator", "load_schemas", "validator"]
@@ -45,7 +46,7 @@ def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
 
 def check_schema_folder(root: Path) -> list[Problem]:
     """In a release archive, each file of its schemas/ that differs from the builder's own (the documents
-    are checked against those): one problem a file, at the first differing pointer."""
+    are checked against those)."""
     own_folder = schemas_folder()
     if own_folder == SCHEMAS:  # a repository: its schemas/ are the curated ones
         return []
@@ -59,34 +60,13 @@ def check_schema_folder(root: Path) -> list[Problem]:
             problems.append(Problem(shown_as, "/", f"expected the builder's own schema, found {found}"))
             continue
         try:
-            where = first_difference(own[name], parse_json(read_file(root / SCHEMAS / name)))
+            differences = compare(own[name], parse_json(read_file(root / SCHEMAS / name)))
         except (Refused, StrictJSONError) as exc:
             problems.append(Problem(shown_as, "/", f"expected the builder's own schema, found a file not read ({exc})"))
             continue
-        if where is not None:
-            problems.append(Problem(shown_as, pointer(where), "expected the builder's own schema, found another"))
+        if differences:  # one problem a file, at the first difference
+            problems.append(Problem(shown_as, differences[0][0], "expected the builder's own schema, found another"))
     return problems
-
-
-def first_difference(own: Any, theirs: Any, at: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
-    """The first place (keys and indexes, in sorted key order) where two JSON values differ, else None."""
-    if type(own) is not type(theirs):
-        return at
-    if isinstance(own, dict):
-        for key in sorted(own.keys() | theirs.keys()):
-            if key not in own or key not in theirs:
-                return (*at, key)
-            found = first_difference(own[key], theirs[key], (*at, key))
-            if found is not None:
-                return found
-        return None
-    if isinstance(own, list):
-        for i, (a, b) in enumerate(zip(own, theirs, strict=False)):
-            found = first_difference(a, b, (*at, i))
-            if found is not None:
-                return found
-        return None if len(own) == len(theirs) else (*at, min(len(own), len(theirs)))
-    return None if own == theirs else at
 
 
 @cache

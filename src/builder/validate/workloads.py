@@ -7,10 +7,10 @@ from typing import Any
 
 from builder import layout
 from builder.errors import Problem
+from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
 from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.transform import workload_urls
-from builder.validate.crossfile import reference_document, same_values
-from builder.validate.generation import entry_facts
+from builder.validate.crossfile import differing, is_any_model, reference_document, same_values
 from builder.validate.tree import Tree
 
 SHARED_ACROSS = ("version", "unit", "itl_deadline_ms", "caveat", "boundary", "selection")
@@ -65,11 +65,8 @@ def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]
             if not layout.is_model(rel):
                 continue
             seen_rel, seen = first.setdefault(doc["slug"], (rel, doc))
-            for key in IDENTITY:
-                if doc[key] != seen[key]:
-                    there = f"{tree.shown(seen_rel)} (the same model in another workload)"
-                    msg = f"expected {seen[key]!r} as in {there}, found {doc[key]!r}"
-                    problems.append(Problem(tree.shown(rel), f"/{key}", msg))
+            there = f"{tree.shown(seen_rel)} (the same model in another workload)"
+            problems += differing(tree.shown(rel), "", {key: seen[key] for key in IDENTITY}, doc, there)
             owner_rel, owner = slug_of_id.setdefault(doc["model_id"], (rel, doc["slug"]))
             if owner != doc["slug"]:
                 there = f"{owner} in {tree.shown(owner_rel)}"
@@ -78,11 +75,36 @@ def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]
     return problems
 
 
+def entry_facts(workload: str, docs: dict[str, Any], slugs: set[str], base_url: str, version: str) -> dict[str, Any]:
+    """What a workload list entry must say: its kind, unit and latency rule, counts and URLs (`docs` and `slugs`
+    as group_by_workload gives them; a count only when every model document passed its schema)."""
+    index = docs.get(layout.index_rel(workload))
+    kind = layout.GENERATION_WORKLOADS.get(workload)
+    if kind is None:
+        want = {"kind": "llm", "latency_metric": "median_itl_ms"}
+        if index is not None:
+            want |= {"unit": index["unit"], "latency_limit": index["itl_deadline_ms"]}
+    else:
+        want = {"kind": kind, "unit": UNIT_OF_KIND[kind], "latency_metric": LATENCY_METRIC}
+        if index is not None:
+            want |= {"latency_limit": index["latency_limit_s"]}
+    if index is not None:
+        want |= {"data_url": index["source"]["data_url"]}
+    models = [doc for rel, doc in docs.items() if is_any_model(rel)]
+    want |= {"model_count": len(slugs)}
+    if len(models) == len(slugs):
+        want |= {"configuration_count": sum(len(m["configurations"]) for m in models)}
+    urls = workload_urls(base_url, version, workload)
+    if kind is not None:
+        del urls["frontier_url"]  # a generation workload has no frontier
+    return want | urls
+
+
 def check_workload_list(
     tree: Tree, ok: dict[str, Any], groups: dict[str, tuple[dict[str, Any], set[str]]], base_url: str
 ) -> list[Problem]:
     """workloads.json lists every workload present, once, text conversation first, with its kind, unit,
-    latency rule, true counts and URLs."""
+    latency rule, true counts and URLs, and the name and task of its index's source."""
     shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
     entries = doc["workloads"]
     ids = [entry["id"] for entry in entries]
@@ -102,35 +124,12 @@ def check_workload_list(
         if workload in ids[:i]:
             problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
             continue
-        if workload in layout.GENERATION_WORKLOADS:
-            continue  # entry_facts holds all it must say
         for rel in (layout.index_rel(workload), layout.model_list_rel(workload)):
             if rel not in tree.docs:
                 problems.append(Problem(shown, f"{at}/id", f"expected a file {tree.shown(rel)}, found none"))
-        counts = {"model_count": len(slugs)}
-        models = [d for rel, d in docs.items() if layout.is_model(rel)]
-        if len(models) == len(slugs):  # every model document passed its schema
-            counts["configuration_count"] = sum(len(m["configurations"]) for m in models)
-        where = f"{tree.shown(layout.workload_dir(workload))}models/"
-        for key, want in counts.items():
-            if entry[key] != want:
-                msg = f"expected {want} (from the model documents in {where}), found {entry[key]}"
-                problems.append(Problem(shown, f"{at}/{key}", msg))
-        for key, want in workload_urls(base_url, doc["version"], workload).items():
-            if entry[key] != want:
-                problems.append(Problem(shown, f"{at}/{key}", f"expected {want}, found {entry[key]}"))
         index = docs.get(layout.index_rel(workload))
-        if index is not None:
-            source = index["source"]
-            if entry["data_url"] != source["data_url"]:
-                there = f"{tree.shown(layout.index_rel(workload))} source"
-                msg = f"expected {source['data_url']} as in {there}, found {entry['data_url']}"
-                problems.append(Problem(shown, f"{at}/data_url", msg))
-            label = f"{entry['name']} ({entry['task']})"
-            if source["workload"] != label:
-                msg = f"expected name and task as in source.workload {source['workload']!r}, found {label!r}"
-                problems.append(Problem(shown, at, msg))
-            if index["workload"] != workload:
-                msg = f"expected workload {workload!r} (its entry in {shown}), found {index['workload']!r}"
-                problems.append(Problem(tree.shown(layout.index_rel(workload)), "/workload", msg))
+        label = f"{entry['name']} ({entry['task']})"
+        if index is not None and index["source"]["workload"] != label:
+            msg = f"expected name and task as in source.workload {index['source']['workload']!r}, found {label!r}"
+            problems.append(Problem(shown, at, msg))
     return problems
