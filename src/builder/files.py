@@ -74,9 +74,10 @@ def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool
     except OSError as exc:
         raise Refused(error=exc.strerror) from exc
     try:
-        _check(os.fstat(fd), max_bytes)
-        chunks, size = [], 0
-        while chunk := os.read(fd, min(1 << 20, max_bytes + 1 - size)):
+        expected = os.fstat(fd)
+        _check(expected, max_bytes)
+        chunks, size = [], 0  # the first read takes the whole file: one buffer, never copied by the join
+        while chunk := os.read(fd, min(max(expected.st_size - size, 0) + (1 << 20), max_bytes + 1 - size)):
             chunks.append(chunk)
             size += len(chunk)
             if size > max_bytes:
