@@ -14,8 +14,12 @@ the release corpus, every case a git release: all slow).
 from __future__ import annotations
 
 import ipaddress
+import os
 import shutil
 import socket
+import stat
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,6 +48,15 @@ def _loopback_only(real_connect):
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _loopback_only(socket.socket.connect))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_documents_stay_as_parsed() -> Iterator[None]:
+    """The documents tests/rules.py shares between cases are read only: checked once the session ends."""
+    yield
+    rules = sys.modules.get("rules")
+    changed = rules.changed_shared_documents() if rules else []
+    assert not changed, f"a rule changed a shared parsed document: {changed}"
 
 
 @pytest.fixture
@@ -83,6 +96,53 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = copy_package(tmp_path / "repo")
     monkeypatch.chdir(root)
     return root
+
+
+def _entries(root: Path) -> dict[str, tuple[int, bytes | None]]:
+    """Every entry below root by relative path: its lstat mode, and its bytes if it is a regular file."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        mode = path.lstat().st_mode
+        found[str(path.relative_to(root))] = (mode, path.read_bytes() if stat.S_ISREG(mode) else None)
+    return found
+
+
+@pytest.fixture(scope="session")
+def _reused_copy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    root = copy_package(tmp_path_factory.mktemp("reused") / "repo")
+    return root, _entries(root)
+
+
+@pytest.fixture
+def reused_copy(_reused_copy: tuple[Path, dict], monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """repo_copy for cases that only edit files: one copy a worker, put back as committed after each case.
+
+    Regular files a case rewrote, added, removed or chmodded are put back; after any other change (a
+    folder, a link) the copy is made afresh.
+    """
+    root, pristine = _reused_copy
+    monkeypatch.chdir(root)
+    yield root
+    now = _entries(root)
+    changed = [rel for rel in sorted(pristine.keys() | now.keys()) if now.get(rel) != pristine.get(rel)]
+    if not all(_regular(now.get(rel)) and _regular(pristine.get(rel)) for rel in changed):
+        shutil.rmtree(root)
+        copy_package(root)
+        return
+    for rel in changed:
+        if rel not in pristine:
+            (root / rel).unlink()
+            continue
+        mode, data = pristine[rel]
+        if rel in now:
+            os.chmod(root / rel, stat.S_IMODE(mode))
+        (root / rel).write_bytes(data)
+        os.chmod(root / rel, stat.S_IMODE(mode))
+
+
+def _regular(entry: tuple[int, bytes | None] | None) -> bool:
+    """A regular file, or no entry at all."""
+    return entry is None or stat.S_ISREG(entry[0])
 
 
 def invoke(*args: str):

@@ -145,9 +145,9 @@ PACKAGE_NAMES = [
 
 
 @pytest.mark.parametrize("name", PACKAGE_NAMES)
-def test_the_checks_refuse_a_name_build_never_makes(repo_copy: Path, name: str) -> None:
-    rename(repo_copy, name)
-    found = rule_problems(repo_copy / "data")
+def test_the_checks_refuse_a_name_build_never_makes(reused_copy: Path, name: str) -> None:
+    rename(reused_copy, name)
+    found = rule_problems(reused_copy / "data")
     assert any(line.startswith(f"{Q8}: /name: ") for line in found), found
 
 
@@ -365,10 +365,10 @@ def test_a_gpu_spelled_otherwise_in_a_generation_task_file_is_refused(repo_copy:
 SLUG_OF_ANOTHER = f'{Q8}: /slug: expected the slug of its name, "totally-different"'
 
 
-def test_the_checks_refuse_a_name_whose_slug_is_another(repo_copy: Path) -> None:
+def test_the_checks_refuse_a_name_whose_slug_is_another(reused_copy: Path) -> None:
     """Renamed everywhere with every hash restamped, but the slug kept: build would never write that pair."""
-    rename(repo_copy, "Totally Different")
-    found = rule_problems(repo_copy / "data")
+    rename(reused_copy, "Totally Different")
+    found = rule_problems(reused_copy / "data")
     assert any(SLUG_OF_ANOTHER in line for line in found), found
 
 

@@ -357,10 +357,10 @@ REFUSED = _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR), ("csv", CSV_B
 
 
 @pytest.mark.parametrize(("apply", "names"), REFUSED)
-def test_validate_refuses(repo_copy: Path, apply, names) -> None:
+def test_validate_refuses(reused_copy: Path, apply, names) -> None:
     """Every case by validate's checks but frictionless's (tests/rules.py), one line a problem."""
-    apply(repo_copy)
-    found = "\n".join(rule_problems(repo_copy / "data"))
+    apply(reused_copy)
+    found = "\n".join(rule_problems(reused_copy / "data"))
     for name in (names,) if isinstance(names, str) else names:
         assert name in found, f"expected {name!r} in the problems, found:\n{found}"
 

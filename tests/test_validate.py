@@ -35,9 +35,9 @@ def plant_two_faults(repo: Path) -> None:
     path.write_text(json.dumps(doc, indent=2) + "\n")
 
 
-def test_every_problem_is_found_not_just_the_first(repo_copy) -> None:
-    plant_two_faults(repo_copy)
-    found = "\n".join(rule_problems(repo_copy / "data"))
+def test_every_problem_is_found_not_just_the_first(reused_copy) -> None:
+    plant_two_faults(reused_copy)
+    found = "\n".join(rule_problems(reused_copy / "data"))
     assert all(fault in found for fault in TWO_FAULTS), found
     assert len(found.splitlines()) == 3, found  # two schema faults, and the stale hash
 

@@ -131,10 +131,10 @@ RULE_CASES = [c for c in CASES if not c.id.startswith("tables-")] + slow_after(
 
 
 @pytest.mark.parametrize(("apply", "expected"), RULE_CASES)
-def test_hand_edit_in_a_workload_is_rejected_by_rule(request, repo_copy, apply, expected) -> None:
+def test_hand_edit_in_a_workload_is_rejected_by_rule(request, reused_copy, apply, expected) -> None:
     """Each case through validate's checks (frictionless for the table cases alone), one line a problem."""
-    apply(repo_copy / "data")
-    found = rule_problems(repo_copy / "data", with_tables=request.node.callspec.id.startswith("tables-"))
+    apply(reused_copy / "data")
+    found = rule_problems(reused_copy / "data", with_tables=request.node.callspec.id.startswith("tables-"))
     assert any(expected in line for line in found), found
     assert all(line.startswith(("data/", "datapackage.json")) and "\n" not in line for line in found), found
 
