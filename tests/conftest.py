@@ -19,8 +19,9 @@ import shutil
 import socket
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -143,6 +144,24 @@ def reused_copy(_reused_copy: tuple[Path, dict], monkeypatch: pytest.MonkeyPatch
 def _regular(entry: tuple[int, bytes | None] | None) -> bool:
     """A regular file, or no entry at all."""
     return entry is None or stat.S_ISREG(entry[0])
+
+
+_VALIDATED: dict[str, Any] = {}
+
+
+@pytest.fixture
+def committed_validate(in_repo: Path) -> Callable[[str], Any]:
+    """`builder validate --format FORMAT` on the committed package, run once a worker for each format.
+
+    The cases that use it only read its result (validate writes nothing).
+    """
+
+    def result(fmt: str) -> Any:
+        if fmt not in _VALIDATED:
+            _VALIDATED[fmt] = invoke("validate", "--format", fmt)
+        return _VALIDATED[fmt]
+
+    return result
 
 
 def invoke(*args: str):

@@ -397,11 +397,11 @@ def scratch_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-# Each case reads the whole package: two per command in the fast tier, the other variants slow.
+# Each case reads the whole package: one per command in the fast tier, the other variants slow.
 ENTRIES = [
     case
     for command in ("validate", "drift")
-    for case in slow_after([pytest.param(e, command, id=f"files-{n}-{command}") for n, e in FILES], fast=2)
+    for case in slow_after([pytest.param(e, command, id=f"files-{n}-{command}") for n, e in FILES])
 ]
 
 

@@ -15,8 +15,8 @@ from rules import rule_problems
 BIN = Path(sys.executable).parent
 
 
-def test_committed_package_is_valid(in_repo, cli) -> None:
-    result = cli("validate")
+def test_committed_package_is_valid(committed_validate) -> None:
+    result = committed_validate("text")
     assert result.exit_code == 0, result.output
     assert result.stdout == "data: valid\n"
 

@@ -62,9 +62,9 @@ def test_github_prints_an_error_command_on_the_file_for_each_problem(broken: Pat
     ) in lines
 
 
-def test_a_clean_package_prints_the_same_in_every_format(in_repo, cli) -> None:
+def test_a_clean_package_prints_the_same_in_every_format(committed_validate) -> None:
     for fmt in ("text", "json", "github"):
-        result = cli("validate", "--format", fmt)
+        result = committed_validate(fmt)
         assert (result.exit_code, result.stdout.splitlines()[-1]) == (0, "data: valid"), fmt
 
 
