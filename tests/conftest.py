@@ -9,6 +9,11 @@ that needs a git release, a wheel or a fresh venv, a browser, a signal or a kill
 site build, or an outside tool over the site or the README's examples. Every class of each hostile
 corpus keeps a CLI case in one tier or the other, and all its variants by rule in the fast tier (but
 the release corpus, every case a git release: all slow).
+
+What cases share, to keep the fast tier near a minute: the by-rule cases edit one package copy a
+worker, put back as committed after each case (`reused_copy`), and tests/rules.py parses the committed
+documents once; the cases that only read the committed package's `builder validate` share one run a
+format (`committed_validate`).
 """
 
 from __future__ import annotations
