@@ -167,6 +167,7 @@ def test_a_name_with_a_format_character_is_refused_by_the_schema(committed: Tree
     assert any(p.startswith(f"data/{SD}: /name:") for p in found), found
 
 
+@pytest.mark.slow  # a whole `builder validate`; test_a_video_energy_that_disagrees_... runs its checks
 def test_validate_refuses_a_planted_energy_in_a_package_copy(repo_copy) -> None:
     path = repo_copy / "data" / WAN
     doc = json.loads(path.read_text(encoding="utf-8"))
