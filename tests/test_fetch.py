@@ -142,6 +142,7 @@ def test_html_body_is_refused(repo_copy: Path, cli, httpserver: HTTPServer) -> N
     assert "expected JSON, found what looks like an HTML page" in out
 
 
+@pytest.mark.slow  # a whole fetch; the upstream corpus words every defect by the parser
 def test_defective_upstream_is_refused(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
     doc = json.loads(upstream_bytes(repo_copy))
     doc["configurations"][3]["expert_parallel"] = 0

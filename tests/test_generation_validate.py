@@ -214,6 +214,7 @@ def test_the_parser_refuses_an_unsound_row(kind: str, change: dict, message: str
     assert any(message in str(p) for p in refused.value.problems), refused.value.problems
 
 
+@pytest.mark.slow  # two whole builds and a diff; test_diff.py's text diff is the diff smoke case
 def test_diff_and_the_release_guard_see_a_generation_change(repo_copy, tmp_path) -> None:
     from builder.diff import diff_trees, load_docs
 

@@ -584,6 +584,7 @@ def test_a_release_archive_is_valid(archive: Path) -> None:
     assert archive_problems() == []
 
 
+@pytest.mark.slow  # an outside tool
 def test_check_jsonschema_agrees_the_committed_descriptor_fits_its_schema() -> None:
     """A peer validator reads schemas/datapackage.schema.json the same way (formats on, offline)."""
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}

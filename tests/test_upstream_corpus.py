@@ -125,6 +125,7 @@ def test_every_problem_is_reported_at_once(built: Path, tmp_path: Path, cli) -> 
     assert "3 problem(s)" in result.output
 
 
+@pytest.mark.slow  # a whole build
 def test_unknown_fields_are_tolerated_with_one_warning(repo_copy: Path, cli) -> None:
     good = repo_copy / "extra.json"
     good.write_bytes(pin_edit(lambda confs: [c.update(new_metric=1.0, other=2) for c in confs])())

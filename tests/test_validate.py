@@ -164,6 +164,7 @@ def test_check_jsonschema_accepts_the_data_with_our_schemas(schema: str, files: 
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+@pytest.mark.slow  # an outside tool
 def test_check_jsonschema_rejects_a_broken_file(tmp_path: Path) -> None:
     doc = json.loads((REPO / "data" / "index.json").read_text())
     doc["rows"][0]["num_gpus"] = 0
@@ -186,12 +187,14 @@ def test_help_does_not_import_the_heavy_libraries() -> None:
     assert run.stdout.strip() == "[]"
 
 
+@pytest.mark.slow  # a whole drift build
 def test_drift_is_clean_on_the_committed_data(in_repo, cli) -> None:
     result = cli("drift")
     assert result.exit_code == 0, result.output
     assert "no drift" in result.output
 
 
+@pytest.mark.slow  # a whole drift build
 def test_drift_fails_with_a_readable_diff(repo_copy, cli) -> None:
     path = repo_copy / "data" / "models" / "qwen-3-8b.json"
     path.write_text(path.read_text().replace('"architecture": "Dense Transformer"', '"architecture": "Dense"'))
