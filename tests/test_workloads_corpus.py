@@ -217,11 +217,11 @@ def test_bad_upstream_for_any_task_is_refused(task, make, expected) -> None:
     assert any(line.startswith("bad.json: ") and expected in line for line in lines), lines
 
 
-# Each a whole build: the first in the fast tier, the others slow (test_bad_upstream_for_any_task_is_refused
+# Each a whole build, all slow (test_bad_upstream_for_any_task_is_refused
 # has every defect by the parser).
 @pytest.mark.parametrize(
     ("make", "expected", "task"),
-    slow_after([pytest.param(m, e, TASKS[i % 5], id=n) for i, (n, m, e) in enumerate(UPSTREAM)]),
+    slow_after([pytest.param(m, e, TASKS[i % 5], id=n) for i, (n, m, e) in enumerate(UPSTREAM)], fast=0),
 )
 def test_bad_upstream_through_build_is_refused_and_changes_nothing(repo_copy, task, make, expected) -> None:
     """The repo copy holds the pin and a full build of it (data/, datapackage.json): none of it may change."""
