@@ -485,7 +485,8 @@ def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_c
     assert not network(events)
 
 
-@pytest.mark.parametrize("entry", slow_after([pytest.param("python -m builder"), pytest.param("builder")]))
+# A whole validate in a process each, slow: test_import_path.py's fast case plants the same plugin.
+@pytest.mark.parametrize("entry", slow_after([pytest.param("python -m builder"), pytest.param("builder")], fast=0))
 def test_no_module_of_the_package_root_is_imported(repo_copy: Path, entry: str) -> None:
     """A package root may be an archive unpacked from anywhere. Frictionless imports every
     `frictionless_*` module on the import path as a plugin, and `python -m` puts the current folder

@@ -115,6 +115,7 @@ def test_a_path_is_looked_up_or_said_why_not(tmp_path) -> None:
         assert (lookup_error(path), is_folder(path)) == expected, path
 
 
+@pytest.mark.slow  # an outside tool's own run over the whole package
 def test_frictionless_validates_the_descriptor_on_its_own(in_repo) -> None:
     """What `frictionless validate datapackage.json` runs (its validate action, every table read
     from its file), here in process, where frictionless is imported already."""
@@ -141,7 +142,7 @@ def published(*patterns: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("schema", "files"),
-    slow_after(  # each a check-jsonschema process
+    slow_after(  # each a check-jsonschema process: an outside tool, all slow
         [
             ("index.schema.json", published("index.json", "workloads/*/index.json")),
             ("model-list.schema.json", published("models.json", "workloads/*/models.json")),
@@ -150,7 +151,8 @@ def published(*patterns: str) -> list[str]:
             ("generation-index.schema.json", published("workloads/text-to-*/index.json")),
             ("generation-model-list.schema.json", published("workloads/text-to-*/models.json")),
             ("generation-model.schema.json", published("workloads/text-to-*/models/*.json")),
-        ]
+        ],
+        fast=0,
     ),
 )
 def test_check_jsonschema_accepts_the_data_with_our_schemas(schema: str, files: list[str]) -> None:
