@@ -1,22 +1,36 @@
 """Shared fixtures: the repo root as working directory, a CLI runner, and no network but loopback.
 
-The fast tier (plain `pytest`) holds every unit case and, for each class of a corpus, every variant
-through the pure rule that words its message (the upstream parser, validate's checks on an edited
-copy with jsonschema on the edited documents alone: tests/rules.py, the diff loader) and one or two
-variants through the CLI. The slow tier (`pytest -m slow`) holds the further CLI variants of a class
-(`slow_after`), a whole command already covered by a cheaper fast case of its class, and every case
-that needs a git release, a wheel or a fresh venv, a browser, a signal or a killed process, a full
-site build, or an outside tool over the site or the README's examples. Every class of each hostile
-corpus keeps a CLI case in one tier or the other, and all its variants by rule in the fast tier (but
-the release corpus, every case a git release: all slow).
+The fast tier (plain `pytest`) holds every unit case; every variant of each hostile class through the
+pure rule that words its message (the upstream parser, validate's checks on an edited copy with
+jsonschema on the edited documents alone: tests/rules.py, the diff loader, the guard or check that
+decides); a small fixed set of whole-command smoke cases that exercise each command's wiring once
+(a clean build, a clean validate, a failing validate, a fetch from 127.0.0.1, a diff and a
+schema-diff, a refused upstream through build); and the one CLI case of each class that has no pure
+rule to run by (what a command opens, fetches or imports, the file kinds it refuses, the output
+folders build refuses); and the CLI cases that end before a command's work (usage errors, a refusal
+before anything is read or fetched). The slow tier (`pytest -m slow`) holds every other whole-command case: a
+class's CLI case is slow only when every variant of the class runs by rule in the fast tier. It also
+holds every case that needs a git release, a wheel or a fresh venv, a browser, a signal or a killed
+process, a full site build, or an outside tool. Every class of each hostile corpus keeps a CLI case
+in one tier or the other.
+
+What cases share, to keep the fast tier near a minute: the by-rule cases edit one package copy a
+worker, put back as committed after each case (`reused_copy`), and tests/rules.py parses the committed
+documents once; the cases that only read the committed package's `builder validate` share one run a
+format (`committed_validate`).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import shutil
 import socket
+import stat
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -44,6 +58,15 @@ def _loopback_only(real_connect):
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _loopback_only(socket.socket.connect))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_documents_stay_as_parsed() -> Iterator[None]:
+    """The documents tests/rules.py shares between cases are read only: checked once the session ends."""
+    yield
+    rules = sys.modules.get("rules")
+    changed = rules.changed_shared_documents() if rules else []
+    assert not changed, f"a rule changed a shared parsed document: {changed}"
 
 
 @pytest.fixture
@@ -83,6 +106,71 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = copy_package(tmp_path / "repo")
     monkeypatch.chdir(root)
     return root
+
+
+def _entries(root: Path) -> dict[str, tuple[int, bytes | None]]:
+    """Every entry below root by relative path: its lstat mode, and its bytes if it is a regular file."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        mode = path.lstat().st_mode
+        found[str(path.relative_to(root))] = (mode, path.read_bytes() if stat.S_ISREG(mode) else None)
+    return found
+
+
+@pytest.fixture(scope="session")
+def _reused_copy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    root = copy_package(tmp_path_factory.mktemp("reused") / "repo")
+    return root, _entries(root)
+
+
+@pytest.fixture
+def reused_copy(_reused_copy: tuple[Path, dict], monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """repo_copy for cases that only edit files: one copy a worker, put back as committed after each case.
+
+    Regular files a case rewrote, added, removed or chmodded are put back; after any other change (a
+    folder, a link) the copy is made afresh.
+    """
+    root, pristine = _reused_copy
+    monkeypatch.chdir(root)
+    yield root
+    now = _entries(root)
+    changed = [rel for rel in sorted(pristine.keys() | now.keys()) if now.get(rel) != pristine.get(rel)]
+    if not all(_regular(now.get(rel)) and _regular(pristine.get(rel)) for rel in changed):
+        shutil.rmtree(root)
+        copy_package(root)
+        return
+    for rel in changed:
+        if rel not in pristine:
+            (root / rel).unlink()
+            continue
+        mode, data = pristine[rel]
+        if rel in now:
+            os.chmod(root / rel, stat.S_IMODE(mode))
+        (root / rel).write_bytes(data)
+        os.chmod(root / rel, stat.S_IMODE(mode))
+
+
+def _regular(entry: tuple[int, bytes | None] | None) -> bool:
+    """A regular file, or no entry at all."""
+    return entry is None or stat.S_ISREG(entry[0])
+
+
+_VALIDATED: dict[str, Any] = {}
+
+
+@pytest.fixture
+def committed_validate(in_repo: Path) -> Callable[[str], Any]:
+    """`builder validate --format FORMAT` on the committed package, run once a worker for each format.
+
+    The cases that use it only read its result (validate writes nothing).
+    """
+
+    def result(fmt: str) -> Any:
+        if fmt not in _VALIDATED:
+            _VALIDATED[fmt] = invoke("validate", "--format", fmt)
+        return _VALIDATED[fmt]
+
+    return result
 
 
 def invoke(*args: str):

@@ -1,8 +1,11 @@
 """validate's checks on an edited copy of the committed package, in a fraction of the CLI's time.
 
-A document byte for byte as committed passes jsonschema and every per-document rule (test_validate.py
-proves the committed package valid), so those run on the edited documents alone; every rule across
-documents and files runs in full, as `builder validate` runs it.
+What the cases share: a file whose bytes are the committed file's is parsed once a worker, and every
+case gets that parsed document (same bytes, same document; the rules only read it, which the end of
+the session checks). A document byte for byte as committed passes jsonschema and every per-document
+rule (test_validate.py proves the committed package valid), so those run on the edited documents alone.
+Everything else (reading the files, every rule across documents and files) runs in full, as
+`builder validate` runs it.
 """
 
 from __future__ import annotations
@@ -11,11 +14,14 @@ import dataclasses
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from builder import strictjson
 from builder.layout import schema_for
 from builder.validate import run
+from builder.validate import tree as tree_module
 from builder.validate.tree import Tree, load_tree
 from builder.verify import provenance
 from conftest import REPO, snapshot
@@ -28,6 +34,21 @@ _unchanged: set[int] = set()  # the ids of the documents under check that are as
 @cache
 def _committed() -> dict[str, bytes]:
     return dict(load_tree(REPO / "data").raw)
+
+
+@cache
+def _parsed() -> dict[bytes, Any]:
+    """The committed documents (the descriptor too), parsed, by their bytes."""
+    files = [data for rel, data in _committed().items() if rel.endswith(".json")]
+    files.append((REPO / "datapackage.json").read_bytes())
+    return {data: strictjson.parse_json(data) for data in files}
+
+
+def changed_shared_documents() -> list[bytes]:
+    """The start of each shared document that no longer equals what its bytes parse to (conftest asks at the end)."""
+    if not _parsed.cache_info().currsize:
+        return []
+    return [data[:60] for data, doc in _parsed().items() if strictjson.parse_json(data) != doc]
 
 
 def _edited_schemas(tree: Tree) -> tuple[list, set[str]]:
@@ -48,13 +69,16 @@ def _edited_only(check: Callable[..., list]) -> Callable[..., list]:
 
 def rule_problems(data: Path, *, with_tables: bool = False) -> list[str]:
     """What `builder validate` finds in `data`, one line a problem (frictionless's table checks only `with_tables`)."""
-    tree = load_tree(data)
-    curated, base_url = provenance(data.parent, tree.descriptor)
+    committed = _parsed()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tree_module, "parse_json", lambda raw: committed.get(raw) or strictjson.parse_json(raw))
+        found = load_tree(data)
+    curated, base_url = provenance(data.parent, found.descriptor)
     with pytest.MonkeyPatch.context() as patch:
         if snapshot(data.parent / "schemas") == snapshot(REPO / "schemas"):
             patch.setattr(run, "check_schemas", _edited_schemas)
             for name in PER_DOCUMENT:
                 patch.setattr(run, name, _edited_only(getattr(run, name)))
         if with_tables:
-            return [str(p) for p in run.check_published(tree, base_url, curated)]
-        return [str(p) for p in run.check_rules(tree, base_url, curated)[0]]
+            return [str(p) for p in run.check_published(found, base_url, curated)]
+        return [str(p) for p in run.check_rules(found, base_url, curated)[0]]

@@ -34,6 +34,7 @@ def test_build_writes_all_documents_and_reproduces_the_references(built_data: Pa
         assert (out / rel).read_text().endswith("}\n")
 
 
+@pytest.mark.slow  # a second whole build
 def test_second_build_with_a_later_date_changes_no_byte(built_data: Path, in_repo, cli, tmp_path) -> None:
     out = tmp_path / "data"  # the descriptor names the files by this folder's name
     shutil.copytree(built_data, out)
@@ -45,6 +46,7 @@ def test_second_build_with_a_later_date_changes_no_byte(built_data: Path, in_rep
     assert snapshot(out) == before
 
 
+@pytest.mark.slow  # a whole build; test_build_writes_all_documents_... is the clean build smoke case
 def test_default_build_leaves_committed_data_unchanged(repo_copy, cli) -> None:
     before = snapshot(repo_copy / "data")
     result = cli("build")
@@ -53,6 +55,7 @@ def test_default_build_leaves_committed_data_unchanged(repo_copy, cli) -> None:
     assert json.loads((repo_copy / "data" / "models.json").read_text())["updated"] == "2026-10-19"
 
 
+@pytest.mark.slow  # a whole build
 def test_changed_model_gets_new_date_and_others_keep_theirs(repo_copy, cli) -> None:
     raw = json.loads((repo_copy / "upstream" / "lm-arena-chat.json").read_text())
     for conf in raw["configurations"]:
@@ -67,6 +70,7 @@ def test_changed_model_gets_new_date_and_others_keep_theirs(repo_copy, cli) -> N
     assert json.loads((repo_copy / "data" / "models.json").read_text())["updated"] == "2026-10-19"
 
 
+@pytest.mark.slow  # a whole build
 def test_model_gone_upstream_loses_its_file(repo_copy, cli) -> None:
     raw = json.loads((repo_copy / "upstream" / "lm-arena-chat.json").read_text())
     raw["configurations"] = [c for c in raw["configurations"] if c["model_id"] != "Qwen/Qwen3-8B"]
@@ -78,6 +82,7 @@ def test_model_gone_upstream_loses_its_file(repo_copy, cli) -> None:
     assert len(listed) == 17
 
 
+@pytest.mark.slow  # a whole build
 def test_build_failing_halfway_leaves_data_untouched(repo_copy, cli, monkeypatch) -> None:
     before = snapshot(repo_copy)
     real_write = builder.write._write
@@ -116,6 +121,7 @@ def test_unreadable_upstream_is_refused(repo_copy, cli) -> None:
     assert snapshot(repo_copy) == before
 
 
+@pytest.mark.slow  # a whole build
 def test_unwritable_output_folder_is_refused(repo_copy, cli) -> None:
     (repo_copy / "blocker").write_text("a file, not a folder\n")
     result = cli("build", "--out", "blocker/data")
@@ -136,6 +142,7 @@ REFERENCE_MODEL = {"nickname": "Qwen 3 32B", "model_id": "Qwen/Qwen3-32B", "num_
 REFERENCE_MODEL |= {"total_params_billions": 32.0, "activated_params_billions": 32.0}  # as in the other tasks
 
 
+@pytest.mark.slow  # a whole build
 def test_upstream_with_one_model_builds_a_small_tree(repo_copy, cli, tmp_path) -> None:
     up = write_upstream(tmp_path / "one.json", upstream([row(**REFERENCE_MODEL)]))
     out = tmp_path / "small"
@@ -154,6 +161,7 @@ def test_upstream_without_the_reference_row_is_refused(repo_copy, cli, tmp_path)
     assert snapshot(repo_copy) == before
 
 
+@pytest.mark.slow  # a whole build
 def test_output_that_breaks_a_schema_is_never_written(repo_copy, cli, tmp_path) -> None:
     """1e-6 J per token passes upstream checks but publishes as 0.0 Wh per million: refused."""
     tiny = {"energy_per_token_joules": 1e-6, "avg_power_watts": 0.003, **REFERENCE_MODEL}

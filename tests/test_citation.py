@@ -31,6 +31,7 @@ def test_citation_cff_follows_the_data_version_and_cites_both_papers() -> None:
     assert "# identifiers: the DOI Zenodo mints goes here" in text
 
 
+@pytest.mark.slow  # an outside tool
 def test_citation_cff_is_valid_citation_file_format() -> None:
     check = Path(sys.executable).parent / "check-jsonschema"
     run = subprocess.run(
@@ -66,6 +67,27 @@ def with_citation(repo_copy: Path) -> Path:
     return repo_copy
 
 
+def test_a_stale_citation_is_one_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("datapackage.json", "metadata.toml", "citation.toml", "CITATION.cff", ".zenodo.json"):
+        shutil.copy2(REPO / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "CITATION.cff"
+    path.write_text(path.read_text().replace(DATA_VERSION, "2026-10-19"))
+    assert [str(problem) for problem in citation_problems(Path("."))] == [
+        "CITATION.cff: /: expected what `builder build` writes from citation.toml for data version "
+        f"{DATA_VERSION}, found other bytes (run builder build)"
+    ]
+
+
+def test_an_archives_citation_is_checked_by_its_version(tmp_path: Path) -> None:
+    shutil.copy2(REPO / "datapackage.json", tmp_path / "datapackage.json")
+    text = (REPO / "CITATION.cff").read_text().replace(DATA_VERSION.replace("-", "."), "2026.10.19")
+    (tmp_path / "CITATION.cff").write_text(text)
+    problems = [str(problem) for problem in citation_problems(tmp_path)]
+    assert problems == [f'CITATION.cff: /version: expected "{DATA_VERSION.replace("-", ".")}", found "2026.10.19"']
+
+
+@pytest.mark.slow  # a whole validate; test_a_stale_citation_is_one_problem is its rule
 def test_validate_reports_a_stale_citation(with_citation: Path, cli) -> None:
     path = with_citation / "CITATION.cff"
     path.write_text(path.read_text().replace(DATA_VERSION, "2026-10-19"))
@@ -77,6 +99,7 @@ def test_validate_reports_a_stale_citation(with_citation: Path, cli) -> None:
     ) in result.stderr
 
 
+@pytest.mark.slow  # a whole validate; test_an_archives_citation_is_checked_by_its_version is its rule
 def test_validate_checks_an_archives_citation_by_its_version(repo_copy: Path, cli) -> None:
     """A release archive has CITATION.cff but no citation.toml: its version and date are checked."""
     text = (REPO / "CITATION.cff").read_text().replace(DATA_VERSION.replace("-", "."), "2026.10.19")
@@ -86,6 +109,7 @@ def test_validate_checks_an_archives_citation_by_its_version(repo_copy: Path, cl
     assert f'CITATION.cff: /version: expected "{DATA_VERSION.replace("-", ".")}", found "2026.10.19"' in result.stderr
 
 
+@pytest.mark.slow  # a whole build; test_the_committed_files_are_what_build_writes checks the bytes
 def test_build_writes_the_citation_beside_the_descriptor(with_citation: Path, cli) -> None:
     (with_citation / "CITATION.cff").unlink()
     (with_citation / ".zenodo.json").write_text("{}\n")

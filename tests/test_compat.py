@@ -268,6 +268,7 @@ def test_schema_diff_of_two_folders(tmp_path: Path, cli) -> None:
     ]
 
 
+@pytest.mark.slow  # a git checkout; test_schema_diff_of_two_folders is the schema-diff smoke case
 def test_schema_diff_of_a_ref_and_the_working_tree(in_repo: Path, cli) -> None:
     result = cli("schema-diff", "--documents", "--exit-code", "HEAD", ".")
     assert result.exit_code == 0, result.output

@@ -45,6 +45,7 @@ def lock_entries(repo: Path) -> dict[str, dict]:
     return json.loads((repo / "upstream" / "lock.json").read_text())["tasks"]
 
 
+@pytest.mark.slow  # a whole fetch; test_fetch.py's retried fetch is the fetch smoke case
 def test_fetch_without_options_fetches_every_task_from_its_recorded_url(repo_copy, httpserver: HTTPServer) -> None:
     bodies = {task: scaled(repo_copy, task, 1.1) for task in TASKS}
     urls = serve_pins(repo_copy, httpserver, bodies)
@@ -63,6 +64,7 @@ def test_fetch_without_options_fetches_every_task_from_its_recorded_url(repo_cop
         assert f"pinned {task}: {len(bodies[task])} bytes" in outcome.output
 
 
+@pytest.mark.slow  # a whole fetch; test_fetch.py's retried fetch is the fetch smoke case
 def test_fetch_one_task_leaves_the_others_alone(repo_copy, httpserver: HTTPServer) -> None:
     serve_pins(repo_copy, httpserver)
     others = {t: (repo_copy / "upstream" / f"{t}.json").read_bytes() for t in TASKS if t != "gpqa"}
@@ -115,6 +117,7 @@ def test_one_unreachable_task_refuses_the_whole_refresh(repo_copy, httpserver: H
     assert_refused(outcome, 3, "ConnectError", before, tree_digest(repo_copy))
 
 
+@pytest.mark.slow  # a whole fetch; test_workloads_corpus.py's by-rule cases word the disagreement
 def test_a_fetched_model_that_disagrees_with_another_task_is_refused(repo_copy, httpserver: HTTPServer) -> None:
     doc = json.loads((repo_copy / "upstream" / "gpqa.json").read_bytes())
     for conf in doc["configurations"]:
@@ -131,6 +134,7 @@ def test_a_fetched_model_that_disagrees_with_another_task_is_refused(repo_copy, 
     assert_refused(outcome, 1, expected, before, tree_digest(repo_copy))
 
 
+@pytest.mark.slow  # a whole fetch of a refused upstream
 def test_a_task_file_of_another_task_is_refused(repo_copy, httpserver: HTTPServer) -> None:
     httpserver.expect_request("/gpqa.json").respond_with_data((repo_copy / "upstream" / "video-chat.json").read_bytes())
     url = httpserver.url_for("/gpqa.json")

@@ -17,12 +17,10 @@ from typing import Any
 
 import pytest
 
-from builder.validate.run import check_rules
-from builder.validate.tree import load_tree
-from builder.verify import provenance
-from conftest import REPO, slow_after
+from conftest import REPO
 from edits import edit
 from published_before import LLM_DOCUMENTS_SHA256
+from rules import rule_problems
 
 TASKS = {
     "text-conversation": ("lm-arena-chat", ""),
@@ -269,17 +267,15 @@ CORPUS = [
 ]  # fmt: skip
 
 
-# Each case reads the whole package (about 0.7 s): two in the fast tier, the other variants slow.
-@pytest.mark.parametrize(("apply", "expected"), slow_after([pytest.param(a, e, id=n) for n, a, e in CORPUS], fast=2))
-def test_the_checks_refuse_a_planted_fault(repo_copy, apply, expected) -> None:
-    """Each fault through validate's checks (frictionless aside: these faults are in JSON documents)."""
-    apply(repo_copy / "data")
-    tree = load_tree(repo_copy / "data")
-    curated, base_url = provenance(repo_copy, tree.descriptor)
-    found = [str(p) for p in check_rules(tree, base_url, curated)[0]]
+@pytest.mark.parametrize(("apply", "expected"), [pytest.param(a, e, id=n) for n, a, e in CORPUS])
+def test_the_checks_refuse_a_planted_fault(reused_copy, apply, expected) -> None:
+    """Each fault through validate's checks (tests/rules.py; frictionless aside: these faults are in JSON documents)."""
+    apply(reused_copy / "data")
+    found = rule_problems(reused_copy / "data")
     assert expected in found, found
 
 
+@pytest.mark.slow  # a whole `builder validate`; the first case above runs its checks
 def test_validate_refuses_a_dominated_entry(repo_copy, cli) -> None:
     """One fault through the whole command: exit 1 and its line."""
     _name, apply, expected = CORPUS[0]

@@ -169,6 +169,7 @@ def test_a_name_with_a_format_character_is_refused_by_the_schema(committed: Tree
     assert any(p.startswith(f"data/{SD}: /name:") for p in found), found
 
 
+@pytest.mark.slow  # a whole `builder validate`; test_a_video_energy_that_disagrees_... runs its checks
 def test_validate_refuses_a_planted_energy_in_a_package_copy(repo_copy) -> None:
     path = repo_copy / "data" / WAN
     doc = json.loads(path.read_text(encoding="utf-8"))
@@ -230,6 +231,7 @@ def test_the_parser_refuses_an_unsound_row(kind: str, change: dict, message: str
     assert any(message in str(p) for p in refused.value.problems), refused.value.problems
 
 
+@pytest.mark.slow  # two whole builds and a diff; test_diff.py's text diff is the diff smoke case
 def test_diff_and_the_release_guard_see_a_generation_change(repo_copy, tmp_path) -> None:
     from builder.diff import diff_trees, load_docs
 

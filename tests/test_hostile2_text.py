@@ -12,7 +12,7 @@ option or key, no traceback, no raw control character in the output, and the who
 hashed before and after identical. Cases that put a fake line in the input also check that it never
 starts a line of the output. Where a class's every case runs a whole command, every case also runs
 through the one rule (the upstream parser, validate's checks, the schema folder check) in the fast
-tier, and through the CLI the first case is fast and the others slow.
+tier, and every case through the CLI is slow.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def test_upstream_text_is_escaped_by_the_parser(fields: dict, where: str) -> Non
     assert f"bad.json: {where}" in parsed([row(**fields)])
 
 
-@pytest.mark.parametrize(("fields", "where"), slow_after(UPSTREAM_TEXT))  # each a whole build
+@pytest.mark.parametrize(("fields", "where"), slow_after(UPSTREAM_TEXT, fast=0))  # each a whole build
 def test_upstream_text_is_escaped_in_every_message(repo_copy: Path, tmp_path: Path, fields: dict, where: str) -> None:
     bad = upstream_file(tmp_path, [row(**fields)])
     refused(tmp_path, ["build", "--upstream", str(bad)], 1, (f"{bad}: {where}",))
@@ -145,13 +145,13 @@ PACKAGE_NAMES = [
 
 
 @pytest.mark.parametrize("name", PACKAGE_NAMES)
-def test_the_checks_refuse_a_name_build_never_makes(repo_copy: Path, name: str) -> None:
-    rename(repo_copy, name)
-    found = rule_problems(repo_copy / "data")
+def test_the_checks_refuse_a_name_build_never_makes(reused_copy: Path, name: str) -> None:
+    rename(reused_copy, name)
+    found = rule_problems(reused_copy / "data")
     assert any(line.startswith(f"{Q8}: /name: ") for line in found), found
 
 
-@pytest.mark.parametrize("name", slow_after(PACKAGE_NAMES))  # each a whole `builder validate`
+@pytest.mark.parametrize("name", slow_after(PACKAGE_NAMES, fast=0))  # each a whole `builder validate`
 def test_validate_refuses_a_name_build_never_makes(repo_copy: Path, tmp_path: Path, name: str) -> None:
     rename(repo_copy, name)
     refused(tmp_path, ["validate"], 1, (f"{Q8}: /name: ",))
@@ -183,7 +183,7 @@ def test_names_a_spreadsheet_misreads_are_refused_by_the_parser(fields: dict, fi
     assert spreadsheet_message(fields, field, reading) in found, found
 
 
-@pytest.mark.parametrize(("fields", "field", "reading"), slow_after(SPREADSHEET))  # each a whole build
+@pytest.mark.parametrize(("fields", "field", "reading"), slow_after(SPREADSHEET, fast=0))  # each a whole build
 def test_names_a_spreadsheet_misreads_are_refused(
     repo_copy: Path, tmp_path: Path, fields: dict, field: str, reading: str
 ) -> None:
@@ -212,7 +212,7 @@ def test_windows_reserved_slugs_are_refused_by_the_parser(nickname: str, slug: s
     assert message in found, found
 
 
-@pytest.mark.parametrize(("nickname", "slug"), slow_after(RESERVED))  # each a whole build
+@pytest.mark.parametrize(("nickname", "slug"), slow_after(RESERVED, fast=0))  # each a whole build
 def test_windows_reserved_slugs_are_refused(repo_copy: Path, tmp_path: Path, nickname: str, slug: str) -> None:
     bad = upstream_file(tmp_path, [row(nickname=nickname)])
     message = f"expected a slug Windows allows as a file name, found {slug!r}"
@@ -243,7 +243,7 @@ def test_gpu_names_differing_only_by_case_are_refused_by_the_parser(first: str, 
     assert f"bad.json: {message}" in [printable(str(problem)) for problem in caught.value.problems]
 
 
-@pytest.mark.parametrize(("first", "second"), slow_after(GPU_CASE))  # each a whole build
+@pytest.mark.parametrize(("first", "second"), slow_after(GPU_CASE, fast=0))  # each a whole build
 def test_gpu_names_differing_only_by_case_are_refused(repo_copy: Path, tmp_path: Path, first: str, second: str) -> None:
     bad = upstream_file(tmp_path, two_gpus(first, second))
     message = f"GPU {second}: expected one spelling per GPU, found {first!r} and {second!r}"
@@ -340,7 +340,7 @@ def test_a_loosened_schema_in_an_archive_is_found(
     assert [str(problem) for problem in check_schema_folder(archive)] == [message]
 
 
-@pytest.mark.parametrize(("loosen", "message"), slow_after(LOOSENED))  # each a whole `builder validate`
+@pytest.mark.parametrize(("loosen", "message"), slow_after(LOOSENED, fast=0))  # each a whole `builder validate`
 def test_a_loosened_schema_in_an_archive_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loosen, message: str
 ) -> None:
@@ -365,10 +365,10 @@ def test_a_gpu_spelled_otherwise_in_a_generation_task_file_is_refused(repo_copy:
 SLUG_OF_ANOTHER = f'{Q8}: /slug: expected the slug of its name, "totally-different"'
 
 
-def test_the_checks_refuse_a_name_whose_slug_is_another(repo_copy: Path) -> None:
+def test_the_checks_refuse_a_name_whose_slug_is_another(reused_copy: Path) -> None:
     """Renamed everywhere with every hash restamped, but the slug kept: build would never write that pair."""
-    rename(repo_copy, "Totally Different")
-    found = rule_problems(repo_copy / "data")
+    rename(reused_copy, "Totally Different")
+    found = rule_problems(reused_copy / "data")
     assert any(SLUG_OF_ANOTHER in line for line in found), found
 
 

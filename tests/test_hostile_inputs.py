@@ -106,8 +106,8 @@ def test_unsafe_upstream_numbers_are_refused(body: bytes, names: tuple) -> None:
     assert all(any(line.startswith("bad.json: ") and name in line for line in lines) for name in names), lines
 
 
-# Each class through the CLI (a whole build or fetch): the first in the fast tier, the others slow.
-CLI_UPSTREAM = slow_after([p for p in UPSTREAM if p.id in UPSTREAM_CLASSES])
+# Each class through the CLI (a whole build or fetch): all slow (every case runs by the parser above).
+CLI_UPSTREAM = slow_after([p for p in UPSTREAM if p.id in UPSTREAM_CLASSES], fast=0)
 
 
 @pytest.mark.parametrize(("body", "names"), CLI_UPSTREAM)
@@ -422,9 +422,9 @@ def test_a_wrong_shape_is_refused_by_the_diff(repo_copy: Path, tmp_path: Path, m
     assert any(f"{bad}/{message}" in line for line in lines), lines
 
 
-SIDES = [  # through the CLI, each side: the first shape in the fast tier and the others slow
-    *slow_after([pytest.param(*p.values, "new", id=f"new-{p.id}") for p in SHAPES]),
-    *slow_after([pytest.param(*p.values, "old", id=f"old-{p.id}") for p in SHAPES]),
+SIDES = [  # through the CLI, each side: all slow (every shape runs by the diff loader above)
+    *slow_after([pytest.param(*p.values, "new", id=f"new-{p.id}") for p in SHAPES], fast=0),
+    *slow_after([pytest.param(*p.values, "old", id=f"old-{p.id}") for p in SHAPES], fast=0),
 ]
 
 
@@ -479,12 +479,16 @@ def trickling_server(every: float = 0.1) -> Iterator[str]:
 
 @pytest.mark.parametrize("command", ["fetch", "check-upstream"])
 def test_trickling_headers_end_at_the_deadline(repo_copy: Path, tmp_path: Path, command: str) -> None:
-    """The read timeout (0.5 s) never fires, a byte comes every 0.1 s; only the deadline (1.5 s) can stop it."""
+    """The read timeout (0.5 s) never fires, a byte comes every 0.1 s; only the deadline (1.5 s) can stop it.
+
+    The headers would take 10,000 s to arrive, so ending at all (the bound is generous for a loaded
+    machine) with the deadline's message proves the deadline stopped the trickle.
+    """
     with trickling_server() as url:
         started = time.monotonic()
         args = [command, "--url", url, "--timeout", "0.5", "--retries", "3", "--deadline", "1.5"]
         refused(tmp_path, args, 3, (url, "expected an answer within 1.5 s, found none in time"))
-        assert time.monotonic() - started < 1.5 + 1.5
+        assert time.monotonic() - started < 60
 
 
 def redirect_loop(server: HTTPServer) -> str:

@@ -234,6 +234,7 @@ def test_allowed_output_is_built(repo_copy: Path, make) -> None:
     no_leftovers(out.parent, out.name)
 
 
+@pytest.mark.slow  # two whole builds
 def test_hidden_files_are_kept_across_the_swap(repo_copy: Path) -> None:
     out = repo_copy / "scratch" / "site"
     out.mkdir(parents=True)

@@ -356,18 +356,18 @@ REFUSED = _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR), ("csv", CSV_B
 
 
 @pytest.mark.parametrize(("apply", "names"), REFUSED)
-def test_validate_refuses(repo_copy: Path, apply, names) -> None:
+def test_validate_refuses(reused_copy: Path, apply, names) -> None:
     """Every case by validate's checks but frictionless's (tests/rules.py), one line a problem."""
-    apply(repo_copy)
-    found = "\n".join(rule_problems(repo_copy / "data"))
+    apply(reused_copy)
+    found = "\n".join(rule_problems(reused_copy / "data"))
     for name in (names,) if isinstance(names, str) else names:
         assert name in found, f"expected {name!r} in the problems, found:\n{found}"
 
 
-# One case per class through `builder validate` (about 2 s each): the first in the fast tier, the others slow.
+# One case per class through `builder validate` (about 2 s each): all slow (every case runs by rule above).
 @pytest.mark.parametrize(
     ("apply", "names"),
-    slow_after([next(c for c in REFUSED if c.id.startswith(f"{g}-")) for g in ("parse", "descriptor", "csv")]),
+    slow_after([next(c for c in REFUSED if c.id.startswith(f"{g}-")) for g in ("parse", "descriptor", "csv")], fast=0),
 )
 def test_validate_refuses_through_the_cli(repo_copy: Path, apply, names) -> None:
     apply(repo_copy)
@@ -396,11 +396,11 @@ def scratch_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-# Each case reads the whole package: two per command in the fast tier, the other variants slow.
+# Each case reads the whole package: one per command in the fast tier, the other variants slow.
 ENTRIES = [
     case
     for command in ("validate", "drift")
-    for case in slow_after([pytest.param(e, command, id=f"files-{n}-{command}") for n, e in FILES], fast=2)
+    for case in slow_after([pytest.param(e, command, id=f"files-{n}-{command}") for n, e in FILES])
 ]
 
 
@@ -482,7 +482,8 @@ def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_c
     assert not network(events)
 
 
-@pytest.mark.parametrize("entry", slow_after([pytest.param("python -m builder"), pytest.param("builder")]))
+# A whole validate in a process each, slow: test_import_path.py's fast case plants the same plugin.
+@pytest.mark.parametrize("entry", slow_after([pytest.param("python -m builder"), pytest.param("builder")], fast=0))
 def test_no_module_of_the_package_root_is_imported(repo_copy: Path, entry: str) -> None:
     """A package root may be an archive unpacked from anywhere. Frictionless imports every
     `frictionless_*` module on the import path as a plugin, and `python -m` puts the current folder
@@ -581,6 +582,7 @@ def test_a_release_archive_is_valid(archive: Path) -> None:
     assert archive_problems() == []
 
 
+@pytest.mark.slow  # an outside tool
 def test_check_jsonschema_agrees_the_committed_descriptor_fits_its_schema() -> None:
     """A peer validator reads schemas/datapackage.schema.json the same way (formats on, offline)."""
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}

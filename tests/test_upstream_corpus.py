@@ -1,5 +1,5 @@
 """Bad upstream files: each is refused by the upstream parser, by row and field; through `builder build
---upstream`, the first cases in the fast tier and the others slow, each refused and changing nothing."""
+--upstream` (the slow tier), each refused and changing nothing."""
 
 from __future__ import annotations
 
@@ -89,9 +89,8 @@ def test_bad_upstream_is_refused_by_the_parser(make, expected) -> None:
     assert lines[-1].endswith("nothing was written")
 
 
-# Each case runs `builder build` on the whole package: the first in the fast tier (with the escaping case
-# below), the others slow.
-@pytest.mark.parametrize(("make", "expected"), slow_after([pytest.param(m, e, id=n) for n, m, e in CASES]))
+# Each case runs `builder build` on the whole package: all slow (every case runs by the parser above).
+@pytest.mark.parametrize(("make", "expected"), slow_after([pytest.param(m, e, id=n) for n, m, e in CASES], fast=0))
 def test_bad_upstream_is_refused_and_changes_nothing(built: Path, tmp_path: Path, cli, make, expected) -> None:
     bad = tmp_path / "bad.json"
     bad.write_bytes(make())
@@ -125,6 +124,7 @@ def test_every_problem_is_reported_at_once(built: Path, tmp_path: Path, cli) -> 
     assert "3 problem(s)" in result.output
 
 
+@pytest.mark.slow  # a whole build
 def test_unknown_fields_are_tolerated_with_one_warning(repo_copy: Path, cli) -> None:
     good = repo_copy / "extra.json"
     good.write_bytes(pin_edit(lambda confs: [c.update(new_metric=1.0, other=2) for c in confs])())

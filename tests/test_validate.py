@@ -15,8 +15,8 @@ from rules import rule_problems
 BIN = Path(sys.executable).parent
 
 
-def test_committed_package_is_valid(in_repo, cli) -> None:
-    result = cli("validate")
+def test_committed_package_is_valid(committed_validate) -> None:
+    result = committed_validate("text")
     assert result.exit_code == 0, result.output
     assert result.stdout == "data: valid\n"
 
@@ -35,9 +35,9 @@ def plant_two_faults(repo: Path) -> None:
     path.write_text(json.dumps(doc, indent=2) + "\n")
 
 
-def test_every_problem_is_found_not_just_the_first(repo_copy) -> None:
-    plant_two_faults(repo_copy)
-    found = "\n".join(rule_problems(repo_copy / "data"))
+def test_every_problem_is_found_not_just_the_first(reused_copy) -> None:
+    plant_two_faults(reused_copy)
+    found = "\n".join(rule_problems(reused_copy / "data"))
     assert all(fault in found for fault in TWO_FAULTS), found
     assert len(found.splitlines()) == 3, found  # two schema faults, and the stale hash
 
@@ -115,6 +115,7 @@ def test_a_path_is_looked_up_or_said_why_not(tmp_path) -> None:
         assert (lookup_error(path), is_folder(path)) == expected, path
 
 
+@pytest.mark.slow  # an outside tool's own run over the whole package
 def test_frictionless_validates_the_descriptor_on_its_own(in_repo) -> None:
     """What `frictionless validate datapackage.json` runs (its validate action, every table read
     from its file), here in process, where frictionless is imported already."""
@@ -141,7 +142,7 @@ def published(*patterns: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("schema", "files"),
-    slow_after(  # each a check-jsonschema process
+    slow_after(  # each a check-jsonschema process: an outside tool, all slow
         [
             ("index.schema.json", published("index.json", "workloads/*/index.json")),
             ("model-list.schema.json", published("models.json", "workloads/*/models.json")),
@@ -150,7 +151,8 @@ def published(*patterns: str) -> list[str]:
             ("generation-index.schema.json", published("workloads/text-to-*/index.json")),
             ("generation-model-list.schema.json", published("workloads/text-to-*/models.json")),
             ("generation-model.schema.json", published("workloads/text-to-*/models/*.json")),
-        ]
+        ],
+        fast=0,
     ),
 )
 def test_check_jsonschema_accepts_the_data_with_our_schemas(schema: str, files: list[str]) -> None:
@@ -164,6 +166,7 @@ def test_check_jsonschema_accepts_the_data_with_our_schemas(schema: str, files: 
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+@pytest.mark.slow  # an outside tool
 def test_check_jsonschema_rejects_a_broken_file(tmp_path: Path) -> None:
     doc = json.loads((REPO / "data" / "index.json").read_text())
     doc["rows"][0]["num_gpus"] = 0
@@ -186,12 +189,14 @@ def test_help_does_not_import_the_heavy_libraries() -> None:
     assert run.stdout.strip() == "[]"
 
 
+@pytest.mark.slow  # a whole drift build
 def test_drift_is_clean_on_the_committed_data(in_repo, cli) -> None:
     result = cli("drift")
     assert result.exit_code == 0, result.output
     assert "no drift" in result.output
 
 
+@pytest.mark.slow  # a whole drift build
 def test_drift_fails_with_a_readable_diff(repo_copy, cli) -> None:
     path = repo_copy / "data" / "models" / "qwen-3-8b.json"
     path.write_text(path.read_text().replace('"architecture": "Dense Transformer"', '"architecture": "Dense"'))

@@ -48,6 +48,7 @@ def test_json_prints_one_object_per_problem(broken: Path, cli) -> None:
     assert "error: data: " in result.stderr
 
 
+@pytest.mark.slow  # a whole validate; test_json_prints_one_object_per_problem is the failing smoke case
 def test_github_prints_an_error_command_on_the_file_for_each_problem(broken: Path, cli) -> None:
     text = cli("validate").stderr.splitlines()
     problems = [line for line in text if not line.startswith("error: ")]
@@ -62,9 +63,10 @@ def test_github_prints_an_error_command_on_the_file_for_each_problem(broken: Pat
     ) in lines
 
 
-def test_a_clean_package_prints_the_same_in_every_format(in_repo, cli) -> None:
+@pytest.mark.slow  # three whole validates; test_validate.py's committed validate is the clean smoke case
+def test_a_clean_package_prints_the_same_in_every_format(committed_validate) -> None:
     for fmt in ("text", "json", "github"):
-        result = cli("validate", "--format", fmt)
+        result = committed_validate(fmt)
         assert (result.exit_code, result.stdout.splitlines()[-1]) == (0, "data: valid"), fmt
 
 

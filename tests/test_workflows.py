@@ -29,6 +29,7 @@ def test_the_workflows_are_there() -> None:
     assert [p.name for p in WORKFLOWS] == ["ci.yml", "pages.yml", "release.yml", "upstream.yml"]
 
 
+@pytest.mark.slow  # an outside tool
 def test_every_workflow_passes_the_vendored_github_workflows_schema() -> None:
     check = Path(sys.executable).parent / "check-jsonschema"
     run = subprocess.run(

@@ -167,6 +167,7 @@ def test_tables_grow_with_workloads_never_with_models() -> None:
     ]  # fmt: skip
 
 
+@pytest.mark.slow  # a whole build
 def test_upstream_task_equals_file_replaces_that_task_only(repo_copy, tmp_path: Path) -> None:
     doc = json.loads((repo_copy / "upstream" / "video-chat.json").read_text())
     doc["configurations"] = [c for c in doc["configurations"] if c["model_id"] != "Qwen/Qwen3-Omni-30B-A3B-Instruct"]
@@ -184,6 +185,7 @@ def test_upstream_task_equals_file_replaces_that_task_only(repo_copy, tmp_path: 
     assert (source["path"], source["version"]) == (str(smaller), "")
 
 
+@pytest.mark.slow  # a whole build
 def test_plain_upstream_file_is_the_text_conversation_task(repo_copy) -> None:
     """The pinned files given as --upstream FILE and TASK=FILE rebuild the committed data exactly (the
     descriptor's sources then name the files given instead of their upstream URLs)."""
@@ -225,6 +227,7 @@ def test_a_task_missing_from_the_lock_is_refused(repo_copy) -> None:
     )
 
 
+@pytest.mark.slow  # whole builds and a diff; test_diff.py's text diff is the diff smoke case
 def test_diff_and_large_change_guard_name_the_workload(repo_copy, tmp_path: Path) -> None:
     """GPT OSS 20B's energy x 1.5 in gpqa: the diff and the release guard name problem-solving's keys."""
     from builder.diff import diff_trees, load_docs, render_text
