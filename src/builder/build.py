@@ -10,8 +10,8 @@ from builder.csvview import configurations_csv, generation_tables
 from builder.errors import InputError, OutputError, ValidationError
 from builder.fetch import Limits
 from builder.frontier import build_frontiers
+from builder.generation import parse_all
 from builder.genmeta import generation_workloads
-from builder.genpackage import parse_all
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
