@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import operator
 from functools import cache, reduce
-from pathlib import Path
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
@@ -12,13 +11,12 @@ from referencing import Registry, Resource
 
 from builder import jsonschemas
 from builder.errors import InputError, Problem, ProblemsError, shown
-from builder.jsonschemas import compiled, describe, read_schemas, resolved
+from builder.jsonschemas import OWN_SCHEMAS, compiled, describe, read_schemas, resolved
 from builder.layout import SCHEMAS
 
-# The builder's own: those of its source checkout, wherever the command runs (a folder of two data
-# trees to diff has none); schemas/inputs/ of the current folder where the builder is installed apart.
-_CHECKOUT = Path(__file__).resolve().parents[2] / SCHEMAS / "inputs"
-INPUT_SCHEMAS = _CHECKOUT if _CHECKOUT.is_dir() else SCHEMAS / "inputs"
+# The builder's own, wherever the command runs (a folder of two data trees to diff has none);
+# schemas/inputs/ of the current folder where the builder is installed apart.
+INPUT_SCHEMAS = OWN_SCHEMAS / "inputs" if (OWN_SCHEMAS / "inputs").is_dir() else SCHEMAS / "inputs"
 METADATA_SCHEMA, LOCK_SCHEMA, TASK_SCHEMA = "metadata.schema.json", "lock.schema.json", "upstream-task.schema.json"
 DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
 
