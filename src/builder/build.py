@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from builder.citation import read_or_none, write_citation
-from builder.csvview import configurations_csv, generation_tables
+from builder.csvview import configurations_csv, csv_rel, generation_csv
 from builder.errors import InputError, OutputError, ValidationError
 from builder.fetch import Limits
 from builder.frontier import build_frontiers
@@ -57,7 +57,8 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     rows, warnings = parse_all({task: (pin.data, str(pin.path)) for task, pin in pins.items()}, meta)
     docs = build_package(rows, meta, date)
     docs |= build_frontiers(rows, docs, meta, date)
-    own_tables = generation_tables(docs, meta)  # their CSVs hold no date: made once, before the date rule
+    # The image and video workloads' own CSVs hold no date: made once, before the date rule.
+    own_tables = {csv_rel(work.id): generation_csv(docs, work) for work in generation_workloads(meta)}
     old = {rel: read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
