@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from builder.errors import UpstreamError, printable
-from builder.genpackage import parse_all
+from builder.generation import parse_all
 from builder.metadata import load_metadata
 from builder.upstream import parse_upstream
 from builder.validate.schema import check_schema_folder

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from builder.errors import fence, printable, printable_lines
+from builder.errors import printable, printable_lines
 from builder.names import gpu_case_faults, is_reserved_slug, name_fault, spreadsheet_reading
+from builder.release.rules import fence
 
 MISREAD = [
     ("1-2", "a date"),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from builder.errors import UpstreamError
-from builder.genpackage import parse_all
+from builder.generation import parse_all
 from builder.metadata import load_metadata
 from conftest import slow_after
 from hostile import assert_refused, run_cli, tree_digest

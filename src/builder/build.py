@@ -6,18 +6,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from builder.citation import read_or_none, write_citation
-from builder.csvview import configurations_csv, generation_tables
+from builder.csvview import configurations_csv, csv_rel, generation_csv
 from builder.errors import InputError, OutputError, ValidationError
 from builder.fetch import Limits
 from builder.frontier import build_frontiers
+from builder.generation import parse_all
 from builder.genmeta import generation_workloads
-from builder.genpackage import parse_all
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.metadata import load_metadata, workloads
 from builder.package import descriptor
-from builder.pin import Lock, read_pinned, read_regular_file, sha256
+from builder.pin import Lock, Pinned, read_pinned, read_regular_file, sha256
 from builder.responses import response_energies
 from builder.transform import build_package
 from builder.validate.run import check_built
@@ -33,23 +33,19 @@ class BuildResult:
     warnings: list[str]
 
 
-def load_upstream(overrides: dict[str, Path], tasks: list[str]) -> tuple[dict[str, Lock], dict[str, tuple[bytes, str]]]:
-    """Each task's lock and (bytes, name shown): the pin (checked against its lock) unless a file replaces it."""
+def load_upstream(overrides: dict[str, Path], tasks: list[str]) -> dict[str, Pinned]:
+    """Each task's lock and bytes: the pin (checked against its lock) unless a file replaces it."""
     unknown = sorted(set(overrides) - set(tasks))
     if unknown:
         raise InputError(f"--upstream: expected tasks among {', '.join(tasks)}, found {', '.join(unknown)}")
-    pinned = read_pinned(LOCK, [task for task in tasks if task not in overrides]) if set(tasks) - set(overrides) else {}
-    locks: dict[str, Lock] = {}
-    inputs: dict[str, tuple[bytes, str]] = {}
+    pinned = [task for task in tasks if task not in overrides]
+    found = read_pinned(LOCK, pinned) if pinned else {}
     for task in tasks:
-        if task in pinned:
-            locks[task], inputs[task] = pinned[task].lock, (pinned[task].data, str(pinned[task].path))
-            continue
-        path = overrides[task]
-        data = read_regular_file(path, Limits().max_bytes, "upstream")  # the cap of fetch; no FIFO, no device
-        locks[task] = Lock(file=str(path), url="", commit=None, sha256=sha256(data), size=len(data), retrieved="")
-        inputs[task] = (data, str(path))
-    return locks, inputs
+        if task in overrides:
+            data = read_regular_file(overrides[task], Limits().max_bytes, "upstream")  # the cap of fetch; no FIFO
+            lock = Lock(str(overrides[task]), url="", commit=None, sha256=sha256(data), size=len(data), retrieved="")
+            found[task] = Pinned(lock, overrides[task], data)
+    return {task: found[task] for task in tasks}
 
 
 def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
@@ -57,17 +53,19 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     `upstream` maps a task to a file that replaces its pin; every other task is built from the pin."""
     meta = load_metadata(METADATA)
     tasks = [work.task for work in workloads(meta)] + [work.task for work in generation_workloads(meta)]
-    locks, inputs = load_upstream(upstream or {}, tasks)
-    rows, warnings = parse_all(inputs, meta)
+    pins = load_upstream(upstream or {}, tasks)
+    rows, warnings = parse_all({task: (pin.data, str(pin.path)) for task, pin in pins.items()}, meta)
     docs = build_package(rows, meta, date)
     docs |= build_frontiers(rows, docs, meta, date)
-    own_tables = generation_tables(docs, meta)  # their CSVs hold no date: made once, before the date rule
+    # The image and video workloads' own CSVs hold no date: made once, before the date rule.
+    own_tables = {csv_rel(work.id): generation_csv(docs, work) for work in generation_workloads(meta)}
     old = {rel: read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
     files[CSV] = configurations_csv(docs, response_energies(rows, meta))
     files |= own_tables
     version = newest_data_version(docs.values()) or date
+    locks = {task: pin.lock for task, pin in pins.items()}
     package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
     problems = check_built(tree, meta["base_url"])

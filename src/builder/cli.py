@@ -279,8 +279,7 @@ def dist_command(out: Path, notes: Path | None) -> None:
     the release's data version date, so any clone gives the same bytes. Exits 0 when rebuilt, 1
     when refused, 2 on usage errors.
     """
-    import hashlib
-
+    from builder.pin import sha256
     from builder.release.dist import build_dist, notes_at
 
     require_repo_root()
@@ -289,7 +288,7 @@ def dist_command(out: Path, notes: Path | None) -> None:
     say(f"{out}: rebuilt from {release.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
     for path in paths:
         data = path.read_bytes()
-        say(f"  {hashlib.sha256(data).hexdigest()}  {len(data):>9}  {path.name}")
+        say(f"  {sha256(data)}  {len(data):>9}  {path.name}")
     if notes is not None:
         try:
             notes.write_text(notes_at(release), encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -24,9 +25,7 @@ def _http_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -
 
 
 def _commit_sha(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    from builder.pin import is_commit
-
-    if value is None or is_commit(value):
+    if value is None or re.fullmatch("[0-9a-f]{40}", value):
         return value
     raise click.BadParameter(f"expected a 40-character lowercase hex commit sha, found {value!r}")
 

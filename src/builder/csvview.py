@@ -7,16 +7,15 @@ import io
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from builder.genmeta import GenerationWorkload, generation_workloads
+from builder.genmeta import GenerationWorkload
 from builder.layout import CSV, WORKLOAD_LIST, place, workload_dir
 from builder.transform import config_keys
 
 # An LLM configuration's keys, in the order builder.transform writes them.
-LAYOUT_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
-MEASURE_KEYS = ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
-MEASURE_KEYS += ("p90_itl_ms", "p99_itl_ms", "tokens_per_second", "gpu_power_watts_total", "avg_output_tokens")
-MEASURE_KEYS += ("under_itl_deadline", "avg_running_batch", "p95_itl_ms")
-CONFIG_KEYS = (*LAYOUT_KEYS, *MEASURE_KEYS, "row_id", "repeat")
+CONFIG_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
+CONFIG_KEYS += ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
+CONFIG_KEYS += ("p90_itl_ms", "p99_itl_ms", "tokens_per_second", "gpu_power_watts_total", "avg_output_tokens")
+CONFIG_KEYS += ("under_itl_deadline", "avg_running_batch", "p95_itl_ms", "row_id", "repeat")
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
 RESPONSE_COLUMNS = ("joules_per_response", "wh_per_thousand_responses")  # from upstream rows, not the documents
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended
@@ -41,11 +40,6 @@ def write_csv(columns: tuple[str, ...], rows: Iterable[Iterable[Any]]) -> bytes:
 def csv_rel(workload: str) -> str:
     """An image or video workload's own CSV, by path inside the data folder."""
     return workload_dir(workload) + CSV
-
-
-def generation_tables(docs: dict[str, Any], meta: dict[str, Any]) -> dict[str, bytes]:
-    """Each image or video workload's configurations.csv (by path), from its model documents in `docs`."""
-    return {csv_rel(work.id): generation_csv(docs, work) for work in generation_workloads(meta)}
 
 
 def generation_csv(docs: dict[str, Any], work: GenerationWorkload) -> bytes:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,12 +42,6 @@ def printable(text: str) -> str:
 def printable_lines(text: str) -> str:
     """Text of several lines safe to print: each line made `printable`, the line breaks kept."""
     return "\n".join(printable(line) for line in text.split("\n"))
-
-
-def fence(text: str) -> str:
-    """A Markdown code fence that `text` cannot close: one backtick longer than its longest run, at least 3."""
-    longest = max((len(run) for run in re.findall("`+", text)), default=0)
-    return "`" * max(3, longest + 1)
 
 
 class BuilderError(Exception):

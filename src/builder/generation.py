@@ -1,21 +1,29 @@
 """Read and check an upstream generation task file (text to image, text to video): untrusted input stops here.
 
 The steps are an LLM task file's (builder.upstream) with its own schema, schemas/inputs/generation-task.schema.json;
-code adds num_gpus = ulysses_degree x ring_degree and the physics of each row.
+code adds num_gpus = ulysses_degree x ring_degree and the physics of each row. parse_all checks every task file.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import Any
 
-from builder.errors import Problem
+from builder.errors import Problem, UpstreamError
+from builder.genmeta import GenerationWorkload, generation_workloads
 from builder.names import name_fault
-from builder.upstream import Upstream, finish, name_faults, read_task, sound_rows, task_fault
-
-if TYPE_CHECKING:
-    from builder.genmeta import GenerationWorkload
+from builder.upstream import (
+    Upstream,
+    finish,
+    gpu_faults,
+    model_faults,
+    name_faults,
+    parse_upstream,
+    read_task,
+    sound_rows,
+    task_fault,
+)
 
 INPUT_SCHEMA = "generation-task.schema.json"  # in schemas/inputs/
 REL_TOLERANCE = 1e-9  # upstream's energy and throughput agree with power and latency to float precision
@@ -95,3 +103,31 @@ def row_faults(row: GenRow) -> list[tuple[str, str]]:
         rule = f"batch_size / batch_latency_s = {throughput!r}"
         faults.append(("throughput_per_sec", f"expected {rule}, found {row.throughput_per_sec!r}"))
     return faults
+
+
+def parse_all(
+    inputs: dict[str, tuple[bytes, str]], meta: dict[str, Any]
+) -> tuple[dict[str, list], dict[str, list[str]]]:
+    """Check every task file (task -> bytes, name shown): the image and video tasks of `meta` by builder.generation,
+    the others by builder.upstream; then one nickname and slug per model across the LLM files, and one spelling
+    per GPU across all. The rows and the warnings by task; UpstreamError listing every problem otherwise."""
+    works = {work.task: work for work in generation_workloads(meta)}
+    parsed: dict[str, Upstream] = {}
+    refused: list[UpstreamError] = []
+    for task, (data, name) in inputs.items():
+        try:
+            work = works.get(task)
+            parsed[task] = parse_generation(data, name, work.kind, work) if work else parse_upstream(data, name, task)
+        except UpstreamError as exc:
+            refused.append(exc)
+    if len(refused) == 1:
+        raise refused[0]
+    problems = [p for exc in refused for p in exc.problems]
+    if not problems:
+        every = [(inputs[task][1], row) for task, up in parsed.items() for row in up.rows]
+        llm = [(inputs[task][1], row) for task, up in parsed.items() if task not in works for row in up.rows]
+        problems = sorted({*model_faults(llm), *gpu_faults(every)})
+    if problems:
+        files = len({p.path for p in problems})
+        raise UpstreamError(f"{len(problems)} problem(s) in {files} upstream file(s); nothing was written", problems)
+    return {task: up.rows for task, up in parsed.items()}, {task: up.warnings for task, up in parsed.items()}

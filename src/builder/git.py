@@ -10,7 +10,7 @@ import re
 import signal
 import subprocess
 
-from builder.errors import InputError, ReleaseError, printable
+from builder.errors import ReleaseError, printable
 from builder.write import HELD, signals_held
 
 OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
@@ -66,16 +66,6 @@ def commit_of(ref: str) -> str | None:
     except ReleaseError:  # not a repository, or not a ref at all
         return None
     return object_id(found) if found else None
-
-
-def files_at_ref(ref: str, folder: str, expected: str) -> dict[str, bytes]:
-    """The files below `folder` at the commit `ref` names, by path inside it; InputError naming what was
-    `expected` when `ref` names no commit."""
-    commit = commit_of(ref)
-    if commit is None:
-        raise InputError(f"{ref}: expected {expected}, found neither")
-    files, _links = tree_files(commit, (folder,))
-    return {rel.removeprefix(f"{folder}/"): data for rel, data in files.items()}
 
 
 def head() -> str:

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import operator
 from functools import cache, reduce
-from pathlib import Path
 from typing import Any
 
-from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from builder import jsonschemas
-from builder.errors import InputError, Problem, ProblemsError, shown
-from builder.jsonschemas import compiled, describe, read_schemas, resolved
+from builder.errors import InputError, Problem, ProblemsError
+from builder.jsonschemas import OWN_SCHEMAS, compiled, read_schemas, resolved
 from builder.layout import SCHEMAS
 
-# The builder's own: those of its source checkout, wherever the command runs (a folder of two data
-# trees to diff has none); schemas/inputs/ of the current folder where the builder is installed apart.
-_CHECKOUT = Path(__file__).resolve().parents[2] / SCHEMAS / "inputs"
-INPUT_SCHEMAS = _CHECKOUT if _CHECKOUT.is_dir() else SCHEMAS / "inputs"
+# The builder's own, wherever the command runs (a folder of two data trees to diff has none);
+# schemas/inputs/ of the current folder where the builder is installed apart.
+INPUT_SCHEMAS = OWN_SCHEMAS / "inputs" if (OWN_SCHEMAS / "inputs").is_dir() else SCHEMAS / "inputs"
 METADATA_SCHEMA, LOCK_SCHEMA, TASK_SCHEMA = "metadata.schema.json", "lock.schema.json", "upstream-task.schema.json"
 DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
 
@@ -46,7 +43,7 @@ def schema_problems(
     check = validator(name, part, ref)
     if check.is_valid(value):  # the common case, several times cheaper than collecting errors
         return []
-    return jsonschemas.schema_problems(check, value, path, _expected)
+    return jsonschemas.schema_problems(check, value, path, said=True)
 
 
 def refuse(where: str, problems: list[Problem], of: str) -> None:
@@ -55,11 +52,3 @@ def refuse(where: str, problems: list[Problem], of: str) -> None:
         raise InputError(str(problems[0]))
     if problems:
         raise ProblemsError(f"{where}: {len(problems)} problems in {of}; nothing was written", problems)
-
-
-def _expected(error: ValidationError) -> str:
-    """The field's description says what it expects; keys missing or unknown are the object's to name."""
-    said = error.schema.get("description") if isinstance(error.schema, dict) else None
-    if said is None or error.validator in ("required", "additionalProperties"):
-        return describe(error)
-    return f"expected {said}, found {shown(error.instance, 60)}"

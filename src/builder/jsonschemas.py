@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -105,20 +104,20 @@ def validator(name: str) -> Any:
     return compiled(resolved(schemas[name], registry))
 
 
-def schema_problems(
-    check: Any, value: Any, path: str, expected: Callable[[ValidationError], str] | None = None
-) -> list[Problem]:
-    """Every way `value` breaks `check`'s schema, one Problem each, in document order; `expected` (or
-    describe) words each error."""
+def schema_problems(check: Any, value: Any, path: str, said: bool = False) -> list[Problem]:
+    """Every way `value` breaks `check`'s schema, one Problem each, in document order, worded by describe."""
     errors = sorted(check.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
-    word = expected or describe
-    return list(dict.fromkeys(Problem(path, pointer(e.absolute_path), word(e)) for e in errors))
+    return list(dict.fromkeys(Problem(path, pointer(e.absolute_path), describe(e, said)) for e in errors))
 
 
-def describe(error: ValidationError) -> str:
-    """A schema error as 'expected ..., found ...'."""
+def describe(error: ValidationError, said: bool = False) -> str:
+    """A schema error as 'expected ..., found ...'; with `said`, a field's description says what it expects
+    (keys missing or unknown are the object's to name)."""
     found = shown(error.instance, 60)
     kind, rule = error.validator, error.validator_value
+    description = error.schema.get("description") if said and isinstance(error.schema, dict) else None
+    if description is not None and kind not in ("required", "additionalProperties"):
+        return f"expected {description}, found {found}"
     if kind == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"expected required property {missing!r}, found it missing"

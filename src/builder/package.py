@@ -3,7 +3,6 @@ of the JSON documents and CSVs for frictionless."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -31,10 +30,9 @@ from builder.layout import (
     place,
 )
 from builder.metadata import source_for, workloads
-from builder.pin import Lock
+from builder.pin import Lock, sha256
 from builder.transform import (
     INDEX_ROW_KEYS,
-    MODEL_ENTRY_KEYS,
     MODEL_LIST_KEYS,
     WORKLOAD_ENTRY_ADDED,
     WORKLOAD_ENTRY_KEYS,
@@ -106,7 +104,7 @@ def table_schema(names: tuple[str, ...], defs: dict, key: list[str], models: str
 
 
 def file_facts(data: bytes) -> dict[str, Any]:
-    return {"encoding": "utf-8", "bytes": len(data), "hash": f"sha256:{hashlib.sha256(data).hexdigest()}"}
+    return {"encoding": "utf-8", "bytes": len(data), "hash": f"sha256:{sha256(data)}"}
 
 
 def resource(name: str, title: str, path: str, fmt: str, description: str = "", data: bytes | None = None, **rest):
@@ -134,18 +132,18 @@ def workload_resources(
     kind = GENERATION_WORKLOADS.get(workload)
     if kind is None:
         prefix, defs, own = "", field_definitions(schemas), ("index", "model-list", "frontier")
-        row_keys, entry_keys = ("model", *INDEX_ROW_KEYS), MODEL_LIST_KEYS
+        row_keys = ("model", *INDEX_ROW_KEYS)
     else:
         prefix, defs, own = "generation-", generation_fields(schemas), ("index", "model-list")
-        row_keys, entry_keys = index_row_keys(kind), MODEL_ENTRY_KEYS
+        row_keys = index_row_keys(kind)
     rels = {"index": index_rel(workload), "model-list": model_list_rel(workload), "frontier": frontier_rel(workload)}
     row_schema = table_schema(row_keys, defs, ["slug", "gpu"], models=f"model-list{suffix}")
-    entry_schema = table_schema(entry_keys, defs, ["slug"])
+    entry_schema = table_schema(MODEL_LIST_KEYS, defs, ["slug"])  # the same entries in every model list
     entries = "One entry per model document, sorted by slug."
-    index, model_list = (f"{data_dir}/{rels[doc]}" for doc in ("index", "model-list"))
+    index, listed = (f"{data_dir}/{rels[doc]}" for doc in ("index", "model-list"))
     tables = [
         json_table(f"index-rows{suffix}", f"Index rows{of}", INDEX_ROWS[prefix], index, "rows", row_keys, row_schema),
-        json_table(f"model-list{suffix}", f"Model list{of}", entries, model_list, "models", entry_keys, entry_schema),
+        json_table(f"model-list{suffix}", f"Model list{of}", entries, listed, "models", MODEL_LIST_KEYS, entry_schema),
     ]
     if kind is not None:
         columns = (*MODEL_COLUMNS, *config_keys(kind))

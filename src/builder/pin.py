@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -17,7 +16,6 @@ from builder.inputs import LOCK_SCHEMA, refuse, schema_problems
 from builder.strictjson import StrictJSONError, parse_json
 
 LOCK_MAX_BYTES = 64 * 1024
-COMMIT = re.compile(r"[0-9a-f]{40}")
 # A snapshot that is not the one its lock names: edited, or a fetch stopped between its two renames.
 REPAIR = "run `builder fetch` to refetch the pin, or `git checkout {lock.parent}/` to restore it"
 
@@ -39,10 +37,6 @@ class Pinned:
     lock: Lock
     path: Path
     data: bytes
-
-
-def is_commit(value: Any) -> bool:
-    return isinstance(value, str) and COMMIT.fullmatch(value) is not None
 
 
 def lock_json(locks: dict[str, Lock]) -> dict[str, Any]:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from builder.errors import FetchError, UpstreamError, ValidationError
 from builder.fetch import Limits, download
-from builder.genpackage import parse_every_task
-from builder.layout import DATA
+from builder.generation import parse_all
+from builder.layout import DATA, METADATA
+from builder.metadata import load_metadata
 from builder.pin import Lock, dump_lock, entry, load_lock, parse_lock, read_pinned, sha256
 from builder.scratch import scratch_folder
 from builder.write import replace_files
@@ -38,7 +39,8 @@ def fetch_and_pin(
     bodies = {task: download(url, limits) for task, url in urls.items()}
     others = read_pinned(lock_path, [task for task in old if task not in urls])
     inputs = {task: (pin.data, str(pin.path)) for task, pin in others.items()}
-    warnings_of = parse_every_task(inputs | {task: (bodies[task], url) for task, url in urls.items()})
+    fetched = {task: (bodies[task], url) for task, url in urls.items()}
+    warnings_of = parse_all(inputs | fetched, load_metadata(METADATA))[1]
     check_builds(bodies, old, today)
     new = old | {
         task: Lock(old[task].file, urls[task], commit, sha256(data), len(data), today) for task, data in bodies.items()

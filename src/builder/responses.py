@@ -43,11 +43,6 @@ def response_energies(rows_by_task: dict[str, list[Row]], meta: dict) -> dict[Ke
     }
 
 
-def read_responses(data: bytes) -> dict[Key, Energy]:
-    """The energy per response a configurations CSV states, by configuration (see stated_responses)."""
-    return {key: energy for _, key, energy in stated_responses(data)}
-
-
 def stated_responses(data: bytes) -> Iterator[tuple[int, Key, Energy]]:
     """(line, key, energy) of each CSV row whose key and both values read as finite numbers; any other
     row is left out, and so differs from what the documents give (check_csv reports it)."""

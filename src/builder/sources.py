@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from builder import git
+from builder.errors import InputError
 from builder.files import read_regular_file
 from builder.layout import MAX_FILE_BYTES
 
@@ -22,6 +23,9 @@ def source_files(
         return shown, {
             p.relative_to(root).as_posix(): read_regular_file(p, MAX_FILE_BYTES, what) for p in sorted(found)
         }
-    files = git.files_at_ref(spec, below, expected)
+    commit = git.commit_of(spec)
+    if commit is None:
+        raise InputError(f"{spec}: expected {expected}, found neither")
+    files = {rel.removeprefix(f"{below}/"): data for rel, data in git.tree_files(commit, (below,))[0].items()}
     kept = {rel: data for rel, data in files.items() if rel.endswith(suffix) and (deep or "/" not in rel)}
     return f"{spec}:{below}/", dict(sorted(kept.items()))

@@ -26,9 +26,10 @@ INDEX_ROW_KEYS += ("avg_output_tokens", "avg_running_batch", "max_num_seqs", "ro
 WORKLOAD_ENTRY_KEYS = ("id", "name", "task", "description", "model_count", "configuration_count", "index_url")
 WORKLOAD_ENTRY_KEYS += ("models_url", "data_url", "frontier_url")
 WORKLOAD_ENTRY_ADDED = ("kind", "unit", "latency_metric", "latency_limit")  # what every workload list entry gains
-MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")
-MODEL_ENTRY_KEYS = MODEL_LIST_KEYS  # a generation workload's model list has the same entries
+MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")  # every kind's
 SETUP_KEYS = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", "inference_steps", "precision")
+LLM_ORDER = ("gpu", "num_gpus", "max_num_seqs")  # how configurations sort: the parts of a row id
+GENERATION_ORDER = SETUP_KEYS[:5]
 MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
 WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
 
@@ -60,7 +61,7 @@ def shape(work: Workload | GenerationWorkload, meta: Doc) -> Shape:
             within="under_latency_limit",
             joules=measure_keys(work.kind)[0],
             index_keys=index_row_keys(work.kind),
-            order=SETUP_KEYS[:5],
+            order=GENERATION_ORDER,
             selection=work.selection,
             source=source(meta, work),
         )
@@ -73,7 +74,7 @@ def shape(work: Workload | GenerationWorkload, meta: Doc) -> Shape:
         within="under_itl_deadline",
         joules="joules_per_output_token",
         index_keys=("model", *INDEX_ROW_KEYS),
-        order=("gpu", "num_gpus", "max_num_seqs"),
+        order=LLM_ORDER,
         selection=meta["index"]["selection"],
         source=source_for(meta, work),
     )

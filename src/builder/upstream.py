@@ -112,7 +112,8 @@ def finish(
     """UpstreamError with every problem (each row's named by its `identity` fields) and those of the rules
     across rows; without any, the warnings of fields not `known`."""
     problems = _with_rows(problems, doc["configurations"], identity)
-    problems += across_rows([(path, row) for row in rows.values()])
+    pairs = [(path, row) for row in rows.values()]
+    problems += sorted({*model_faults(pairs), *gpu_faults(pairs)})
     if problems:
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
     unknown = sorted({key for raw in doc["configurations"] for key in raw} - set(known))
@@ -157,11 +158,6 @@ def _with_rows(problems: list[Problem], confs: list, identity: tuple) -> list[Pr
         replace(p, where=f"{p.where}{_identity(confs[rows[0]], identity, len(rows) - 1)}") if rows else p
         for p, rows in shared.items()
     ]
-
-
-def across_rows(rows: list[tuple[str, Any]]) -> list[Problem]:
-    """The rules across rows over (file, row) pairs: those of model_faults and gpu_faults."""
-    return sorted({*model_faults(rows), *gpu_faults(rows)})
 
 
 def gpu_faults(rows: list[tuple[str, Any]]) -> list[Problem]:

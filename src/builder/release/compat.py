@@ -292,11 +292,11 @@ def changelog_section(
 
 def table_changes(old: dict[str, Any], new: dict[str, Any]) -> list[SchemaChange]:
     """Resources added or removed, and table columns appended, removed, reordered or retyped."""
-    before, after = _resources(old), _resources(new)
+    before, after = _tables(old), _tables(new)
     changes = [SchemaChange(DESCRIPTOR, f"/resources/{n}", "resource removed") for n in sorted(before.keys() - after)]
     changes += [SchemaChange(DESCRIPTOR, f"/resources/{n}", "resource added") for n in sorted(after.keys() - before)]
     for name in sorted(before.keys() & after.keys()):
-        was, now = _columns(before[name]), _columns(after[name])
+        was, now = before[name], after[name]
         at = f"/resources/{name}"
         if list(now)[: len(was)] != list(was):
             gone = [c for c in was if c not in now]
@@ -333,21 +333,18 @@ def load_descriptor(spec: str) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else {}
 
 
-def _resources(desc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def _tables(desc: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Each resource's column names and types in order, by resource name ({} for a whole-document resource)."""
     items = desc.get("resources")
-    if not isinstance(items, list):
-        return {}
-    return {r["name"]: r for r in items if isinstance(r, dict) and isinstance(r.get("name"), str)}
-
-
-def _columns(resource: dict[str, Any]) -> dict[str, str]:
-    """A table's column names and types, in order ({} for a whole-document resource)."""
-    schema = resource.get("schema")
-    fields = schema.get("fields") if isinstance(schema, dict) else None
-    if not isinstance(fields, list):
-        return {}
-    named = [f for f in fields if isinstance(f, dict) and isinstance(f.get("name"), str)]
-    return {f["name"]: str(f.get("type", "any")) for f in named}
+    found = {}
+    for resource in items if isinstance(items, list) else []:
+        if isinstance(resource, dict) and isinstance(resource.get("name"), str):
+            schema = resource.get("schema")
+            fields = schema.get("fields") if isinstance(schema, dict) else None
+            fields = fields if isinstance(fields, list) else None
+            named = [f for f in fields if isinstance(f, dict) and isinstance(f.get("name"), str)] if fields else []
+            found[resource["name"]] = {f["name"]: str(f.get("type", "any")) for f in named}
+    return found
 
 
 def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepted: str | None) -> str:

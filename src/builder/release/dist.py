@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
-import hashlib
 import io
 import json
 import re
@@ -19,7 +18,7 @@ from builder import git
 from builder.errors import ReleaseError
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DIST, INDEX, LOCK
-from builder.pin import lock_json, parse_lock
+from builder.pin import lock_json, parse_lock, sha256
 from builder.release import wheel
 from builder.release.rules import Version, newest_release
 from builder.write import publish
@@ -80,7 +79,8 @@ def dist_files(release: Release) -> dict[str, bytes]:
     }
     whl_name, whl = wheel.build_wheel(files, files_at(release.commit, READER_PATHS), release.tag, release.epoch)
     named[whl_name] = whl
-    return named | {"SHA256SUMS": sha256sums(named)}
+    sums = "".join(f"{sha256(data)}  {name}\n" for name, data in named.items())  # as `sha256sum -c` reads
+    return named | {"SHA256SUMS": sums.encode()}
 
 
 def build_dist(out: Path = DIST) -> tuple[Release, list[Path]]:
@@ -107,16 +107,9 @@ def archive(files: dict[str, bytes], top: str, date: str) -> bytes:
 
 def manifest(files: dict[str, bytes], tag: str, data_version: str, api: str, lock: dict[str, Any]) -> bytes:
     """Name, tag, versions, the upstream lock, and each file's size and sha256, as JSON."""
-    entries = [
-        {"path": rel, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()} for rel, data in files.items()
-    ]
+    entries = [{"path": rel, "bytes": len(data), "sha256": sha256(data)} for rel, data in files.items()]
     doc = {"name": "leadgreen-data", "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
     return (json.dumps(doc | {"files": entries}, indent=2, allow_nan=False) + "\n").encode()
-
-
-def sha256sums(named: dict[str, bytes]) -> bytes:
-    """`sha256sum -c` format: '<hex>  <name>' per line."""
-    return "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in named.items()).encode()
 
 
 def changelog_notes(changelog: str, tag: str) -> str:

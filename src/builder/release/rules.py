@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from builder.diff import Diff, render_text
-from builder.errors import ReleaseError, fence
+from builder.errors import ReleaseError
 
 TAG = re.compile(r"v(\d{4})\.(\d{2})\.(\d{2})(?:\.(\d+))?")
 LARGE_CHANGE_PCT = 25.0
@@ -82,7 +82,8 @@ def changelog_entry(
         lines += ["First release.", ""]
     else:
         text = render_text(diff).rstrip()
-        lines += [f"Compared with {previous.tag}:", "", fence(text), text, fence(text), ""]
+        marks = fence(text)
+        lines += [f"Compared with {previous.tag}:", "", marks, text, marks, ""]
         if diff.precisions_added:
             added = ", ".join(diff.precisions_added)
             lines += [
@@ -95,6 +96,12 @@ def changelog_entry(
             lines += [f"Large changes accepted: {accepted}", ""] + [f"- {item}" for item in large] + [""]
     lines += [f"Upstream: {upstream}", ""]
     return "\n".join(lines)
+
+
+def fence(text: str) -> str:
+    """A Markdown code fence that `text` cannot close: one backtick longer than its longest run, at least 3."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def insert_entry(changelog: str, entry: str) -> str:

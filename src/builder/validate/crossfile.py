@@ -27,7 +27,7 @@ from builder.layout import (
     schema_for,
     slug_of,
 )
-from builder.responses import JOULES, WH, read_responses, stated_responses
+from builder.responses import JOULES, WH, stated_responses
 from builder.transform import index_row, index_row_keys, measure_keys
 from builder.validate.tree import Tree
 
@@ -222,7 +222,8 @@ def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     """The LLM workloads' flat table, in the workload list's order, with its responses columns."""
     if CSV not in tree.raw:
         return []
-    expected = csvview.configurations_csv(ok, read_responses(tree.raw[CSV]))  # their values: see check_responses
+    stated = {key: energy for _, key, energy in stated_responses(tree.raw[CSV])}  # their values: see check_responses
+    expected = csvview.configurations_csv(ok, stated)
     return check_csv(tree, CSV, expected) + check_responses(tree)
 
 

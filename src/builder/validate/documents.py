@@ -10,10 +10,7 @@ from typing import Any
 
 from builder.errors import Problem
 from builder.layout import ROOT_WORKLOAD, model_rel, row_id, workload_of
-from builder.transform import best_by_gpu, gen_row_id, measure_keys
-
-LLM_ORDER = ("gpu", "num_gpus", "max_num_seqs")
-GENERATION_ORDER = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree")
+from builder.transform import GENERATION_ORDER, LLM_ORDER, best_by_gpu, gen_row_id, measure_keys
 
 
 def rules_of(doc: dict[str, Any]) -> tuple[tuple[str, ...], Callable[..., str], str, str]:
