@@ -317,6 +317,22 @@ CAPS = [
 
 
 @pytest.mark.parametrize(("command", "task", "body", "message"), CAPS)
+def test_a_task_past_a_cap_is_refused_by_check_caps(
+    small_caps: None, command: str, task: str, body: bytes, message: str
+) -> None:
+    with pytest.raises(UpstreamError) as caught:
+        check_caps(json.loads(body), f"{task}.json")
+    assert [str(p) for p in caught.value.problems] == [f"{task}.json: /configurations: {message}"]
+
+
+# A whole command each: one per command in the fast tier, the other variants slow (every one runs by rule above).
+FAST_CAPS = ("build-models", "fetch-models")
+
+
+@pytest.mark.parametrize(
+    ("command", "task", "body", "message"),
+    [p if p.id in FAST_CAPS else pytest.param(*p.values, id=p.id, marks=pytest.mark.slow) for p in CAPS],
+)
 def test_a_task_past_a_cap_is_refused(
     repo_copy: Path,
     tmp_path: Path,
