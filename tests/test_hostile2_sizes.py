@@ -30,6 +30,7 @@ from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
 from conftest import slow_after
 from hostile import Outcome, assert_refused, run_cli, tree_digest
+from rules import rule_problems
 
 LLM_PATH = "/public/data/tasks/lm-arena-chat.json"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
@@ -103,6 +104,20 @@ DESCRIPTORS = [
 
 
 @pytest.mark.parametrize(("edit", "named"), DESCRIPTORS)
+def test_many_appended_resources_are_each_reported_by_rule(reused_copy: Path, edit, named: str) -> None:
+    """validate's checks (tests/rules.py) on the edited descriptor, one line a problem."""
+    path = reused_copy / "datapackage.json"
+    desc = json.loads(path.read_bytes())
+    last = len(desc["resources"]) + MANY - 1
+    edit(desc)
+    path.write_text(json.dumps(desc, indent=2))
+    found = rule_problems(reused_copy / "data")
+    assert any(line.startswith("datapackage.json") and named.format(last=last) in line for line in found), found[-3:]
+    assert sum(line.count("datapackage.json: /resources/") for line in found) >= MANY
+
+
+# A whole validate each: the first in the fast tier, the others slow (every one runs by rule above).
+@pytest.mark.parametrize(("edit", "named"), slow_after(DESCRIPTORS))
 def test_many_appended_resources_are_each_reported(repo_copy: Path, edit, named: str) -> None:
     path = repo_copy / "datapackage.json"
     desc = json.loads(path.read_bytes())
