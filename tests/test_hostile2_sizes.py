@@ -572,6 +572,27 @@ TMPDIRS = [
 
 
 @pytest.mark.parametrize(("make_bad", "args", "reason"), TMPDIRS)
+def test_a_tmpdir_that_cannot_hold_the_copy_is_refused_by_scratch_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad, args: list[str], reason: str
+) -> None:
+    """What decides for drift and fetch: the scratch folder, made and written as their copies are."""
+    from builder.errors import OutputError
+    from builder.scratch import scratch_folder
+
+    make_bad(monkeypatch, tmp_path)
+    with pytest.raises(OutputError) as caught, scratch_folder(f"builder-{args[0]}-") as folder:
+        (folder / "copy.json").write_bytes(b"{}")
+    message = str(caught.value)
+    for name in ("TMPDIR (", "expected a writable folder with free space", reason, "set TMPDIR"):
+        assert name in message, message
+    assert "\n" not in message
+
+
+# A whole command each: one per command and reason in the fast tier; full-fetch slow (its rule runs above).
+@pytest.mark.parametrize(
+    ("make_bad", "args", "reason"),
+    [p if p.id != "full-fetch" else pytest.param(*p.values, id=p.id, marks=pytest.mark.slow) for p in TMPDIRS],
+)
 def test_a_tmpdir_that_cannot_hold_the_copy_is_one_line(
     repo_copy: Path,
     tmp_path: Path,
