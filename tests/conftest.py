@@ -6,9 +6,10 @@ jsonschema on the edited documents alone: tests/rules.py, the diff loader, the g
 decides); a small fixed set of whole-command smoke cases that exercise each command's wiring once
 (a clean build, a clean validate, a failing validate, a fetch from 127.0.0.1, a diff and a
 schema-diff, a refused upstream through build); and the one CLI case of each class that has no pure
-rule to run by (what a command opens, fetches or imports, the file kinds it refuses, the output
-folders build refuses); and the CLI cases that end before a command's work (usage errors, a refusal
-before anything is read or fetched). The slow tier (`pytest -m slow`) holds every other whole-command case: a
+rule to run by (what a command opens or fetches, the file kinds it refuses, the output folders
+build refuses; what the builder imports runs by rule, through builder._drop_current_folder); and the
+CLI cases that end before a command's work (usage errors, a refusal before anything is read or
+fetched). The slow tier (`pytest -m slow`) holds every other whole-command case: a
 class's CLI case is slow only when every variant of the class runs by rule in the fast tier. It also
 holds every case that needs a git release, a wheel or a fresh venv, a browser, a signal or a killed
 process, a full site build, or an outside tool. Every class of each hostile corpus keeps a CLI case

@@ -30,6 +30,7 @@ from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
 from conftest import slow_after
 from hostile import Outcome, assert_refused, run_cli, tree_digest
+from rules import rule_problems
 
 LLM_PATH = "/public/data/tasks/lm-arena-chat.json"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
@@ -103,6 +104,20 @@ DESCRIPTORS = [
 
 
 @pytest.mark.parametrize(("edit", "named"), DESCRIPTORS)
+def test_many_appended_resources_are_each_reported_by_rule(reused_copy: Path, edit, named: str) -> None:
+    """validate's checks (tests/rules.py) on the edited descriptor, one line a problem."""
+    path = reused_copy / "datapackage.json"
+    desc = json.loads(path.read_bytes())
+    last = len(desc["resources"]) + MANY - 1
+    edit(desc)
+    path.write_text(json.dumps(desc, indent=2))
+    found = rule_problems(reused_copy / "data")
+    assert any(line.startswith("datapackage.json") and named.format(last=last) in line for line in found), found[-3:]
+    assert sum(line.count("datapackage.json: /resources/") for line in found) >= MANY
+
+
+# A whole validate each: the first in the fast tier, the others slow (every one runs by rule above).
+@pytest.mark.parametrize(("edit", "named"), slow_after(DESCRIPTORS))
 def test_many_appended_resources_are_each_reported(repo_copy: Path, edit, named: str) -> None:
     path = repo_copy / "datapackage.json"
     desc = json.loads(path.read_bytes())
@@ -317,6 +332,22 @@ CAPS = [
 
 
 @pytest.mark.parametrize(("command", "task", "body", "message"), CAPS)
+def test_a_task_past_a_cap_is_refused_by_check_caps(
+    small_caps: None, command: str, task: str, body: bytes, message: str
+) -> None:
+    with pytest.raises(UpstreamError) as caught:
+        check_caps(json.loads(body), f"{task}.json")
+    assert [str(p) for p in caught.value.problems] == [f"{task}.json: /configurations: {message}"]
+
+
+# A whole command each: one per command in the fast tier, the other variants slow (every one runs by rule above).
+FAST_CAPS = ("build-models", "fetch-models")
+
+
+@pytest.mark.parametrize(
+    ("command", "task", "body", "message"),
+    [p if p.id in FAST_CAPS else pytest.param(*p.values, id=p.id, marks=pytest.mark.slow) for p in CAPS],
+)
 def test_a_task_past_a_cap_is_refused(
     repo_copy: Path,
     tmp_path: Path,
@@ -541,6 +572,27 @@ TMPDIRS = [
 
 
 @pytest.mark.parametrize(("make_bad", "args", "reason"), TMPDIRS)
+def test_a_tmpdir_that_cannot_hold_the_copy_is_refused_by_scratch_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad, args: list[str], reason: str
+) -> None:
+    """What decides for drift and fetch: the scratch folder, made and written as their copies are."""
+    from builder.errors import OutputError
+    from builder.scratch import scratch_folder
+
+    make_bad(monkeypatch, tmp_path)
+    with pytest.raises(OutputError) as caught, scratch_folder(f"builder-{args[0]}-") as folder:
+        (folder / "copy.json").write_bytes(b"{}")
+    message = str(caught.value)
+    for name in ("TMPDIR (", "expected a writable folder with free space", reason, "set TMPDIR"):
+        assert name in message, message
+    assert "\n" not in message
+
+
+# A whole command each: one per command and reason in the fast tier; full-fetch slow (its rule runs above).
+@pytest.mark.parametrize(
+    ("make_bad", "args", "reason"),
+    [p if p.id != "full-fetch" else pytest.param(*p.values, id=p.id, marks=pytest.mark.slow) for p in TMPDIRS],
+)
 def test_a_tmpdir_that_cannot_hold_the_copy_is_one_line(
     repo_copy: Path,
     tmp_path: Path,

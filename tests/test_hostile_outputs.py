@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from builder.errors import OutputError
+from builder.guards import check_output
 from builder.layout import is_hidden, is_published
+from builder.write import publish
 from conftest import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 
@@ -177,7 +180,14 @@ CASES: list[tuple[str, Setup, int, tuple[str, ...]]] = [
 ]
 
 
-@pytest.mark.parametrize(("setup", "code", "names"), [pytest.param(s, c, n, id=i) for i, s, c, n in CASES])
+# A whole build each, slow: the refusal comes once everything is rendered; its rule runs below, in the fast tier.
+AFTER_THE_RENDER = {"file-as-parent"}
+
+
+@pytest.mark.parametrize(
+    ("setup", "code", "names"),
+    [pytest.param(s, c, n, id=i, marks=[pytest.mark.slow] * (i in AFTER_THE_RENDER)) for i, s, c, n in CASES],
+)
 def test_hostile_output_is_refused_and_nothing_changes(repo_copy: Path, setup: Setup, code: int, names) -> None:
     (repo_copy / "empty").mkdir()
     out = setup(repo_copy)
@@ -189,6 +199,16 @@ def test_hostile_output_is_refused_and_nothing_changes(repo_copy: Path, setup: S
     assert_refused(outcome, code, (str(Path(out)), *names), before, after)  # as click hands it over
     if code == 1:
         assert len(outcome.output.strip().splitlines()) == 1, outcome.output
+
+
+def test_a_file_where_the_output_folders_parent_goes_is_refused_by_publish(tmp_path: Path) -> None:
+    """The rule file-as-parent runs through: publish cannot make the folder that holds the output folder."""
+    (tmp_path / "blocker").write_text("a file, not a folder\n")
+    out = tmp_path / "blocker" / "data"
+    with pytest.raises(OutputError) as refused:
+        publish(out, {"index.json": b"{}\n"})
+    assert str(refused.value) == f"{out}: cannot write beside the output folder (File exists)"
+    assert (tmp_path / "blocker").read_text() == "a file, not a folder\n"
 
 
 def test_the_corpus_covers_every_class_with_several_cases() -> None:
@@ -211,16 +231,27 @@ def no_leftovers(parent: Path, name: str) -> None:
     assert left == [], left
 
 
-@pytest.mark.parametrize(
-    "make",
-    slow_after(  # each a whole build: the first in the fast tier, the others slow
-        [
-            pytest.param(lambda root: root / "scratch" / "empty", id="empty-folder"),
-            pytest.param(lambda root: root / "scratch" / "missing" / "deeper", id="missing-folder"),
-            pytest.param(lambda root: root / "data", id="existing-data-folder"),
-        ]
-    ),
-)
+ALLOWED = [
+    pytest.param(lambda root: root / "scratch" / "empty", id="empty-folder"),
+    pytest.param(lambda root: root / "scratch" / "missing" / "deeper", id="missing-folder"),
+    pytest.param(lambda root: root / "data", id="existing-data-folder"),
+]
+
+
+@pytest.mark.parametrize("make", ALLOWED)
+def test_allowed_output_passes_the_guard_and_is_published(repo_copy: Path, make) -> None:
+    """What decides: check_output lets the folder through, and publish makes it hold exactly the files."""
+    out = make(repo_copy)
+    if out.name == "empty":
+        out.mkdir(parents=True)
+    check_output(out)  # does not raise
+    publish(out, {"index.json": b"{}\n", "models/a.json": b"{}\n"}, {"datapackage.json": b"{}\n"})
+    assert published(out) == ["index.json", "models/a.json"]
+    assert (out.parent / "datapackage.json").read_bytes() == b"{}\n"
+    no_leftovers(out.parent, out.name)
+
+
+@pytest.mark.parametrize("make", slow_after(ALLOWED, fast=0))  # each a whole build; the guard and publish run above
 def test_allowed_output_is_built(repo_copy: Path, make) -> None:
     out = make(repo_copy)
     if out.name == "empty":

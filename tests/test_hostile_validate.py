@@ -578,8 +578,14 @@ def archive_problems() -> list[str]:
     return []
 
 
+# Every check in full (about 2 s), slow: the by-rule cases below run each archive case in the fast tier.
+@pytest.mark.slow
 def test_a_release_archive_is_valid(archive: Path) -> None:
     assert archive_problems() == []
+
+
+def test_a_release_archive_is_valid_by_rule(archive: Path) -> None:
+    assert rule_problems(archive / "data") == []
 
 
 @pytest.mark.slow  # an outside tool
@@ -602,7 +608,15 @@ ARCHIVE = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("apply", "names"), slow_after(_cli_cases(("archive", ARCHIVE))))
+@pytest.mark.parametrize(("apply", "names"), _cli_cases(("archive", ARCHIVE)))
+def test_a_release_archive_is_checked_by_rule(archive: Path, apply, names) -> None:
+    apply(archive)
+    found = rule_problems(archive / "data")
+    assert any(names in line for line in found), found
+
+
+# Every check in full (about 2 s each): all slow (every case runs by rule above).
+@pytest.mark.parametrize(("apply", "names"), slow_after(_cli_cases(("archive", ARCHIVE)), fast=0))
 def test_a_release_archive_is_checked_against_the_descriptor_schema(archive: Path, apply, names) -> None:
     apply(archive)
     before = tree_digest(archive)
