@@ -22,6 +22,7 @@ IMAGE = "workloads/text-to-image"
 VIDEO = "workloads/text-to-video"
 SD = f"{IMAGE}/models/stable-diffusion-3-5-medium.json"
 WAN = f"{VIDEO}/models/wan-2-1-14b.json"
+STRAY = f"{IMAGE}/models/wan-2-1-14b.json"  # a video model in the image workload
 
 
 @pytest.fixture(scope="module")
@@ -269,3 +270,39 @@ def test_a_wrong_generation_table_in_the_metadata_is_refused(repo_copy, old: str
     outcome = run_cli("build", "--date", "2031-01-01")
     assert outcome.exit_code == 1, outcome.output
     assert message in outcome.output, outcome.output
+
+
+def test_a_model_listed_twice_is_refused(committed: Tree) -> None:
+    def edit(tree: Tree) -> None:
+        models = tree.docs[f"{VIDEO}/models.json"]["models"]
+        models.insert(1, copy.deepcopy(models[0]))
+
+    found = problems_after(committed, edit)
+    want = f'data/{VIDEO}/models.json: /models/1/slug: expected each model once, found "cogvideox-1-5-5b" again'
+    assert want in found, found
+
+
+def test_a_layout_that_is_not_ulysses_times_ring_is_refused(committed: Tree) -> None:
+    def edit(tree: Tree) -> None:
+        tree.docs[SD]["configurations"][0]["num_gpus"] = 3
+
+    found = problems_after(committed, edit)
+    want = f"data/{SD}: /configurations/0/num_gpus: expected ulysses_degree x ring_degree = 1, found 3"
+    assert want in found, found
+
+
+def test_a_document_of_the_other_kind_is_refused(committed: Tree) -> None:
+    def edit(tree: Tree) -> None:
+        tree.docs[STRAY], tree.raw[STRAY] = copy.deepcopy(tree.docs[WAN]), tree.raw[WAN]
+
+    found = problems_after(committed, edit)
+    assert f"data/{STRAY}: /kind: expected 'image', found 'video'" in found, found
+    assert f'data/{STRAY}: /kind: expected "image" as in data/{IMAGE}/index.json, found "video"' in found, found
+
+
+def test_a_latency_limit_that_differs_within_a_workload_is_refused(committed: Tree) -> None:
+    def edit(tree: Tree) -> None:
+        tree.docs[SD]["latency_limit_s"] = 60
+
+    found = problems_after(committed, edit)
+    assert f"data/{SD}: /latency_limit_s: expected 30 as in data/{IMAGE}/index.json, found 60" in found, found

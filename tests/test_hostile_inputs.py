@@ -442,8 +442,9 @@ def test_diff_of_a_wrong_shape_is_an_error_line(repo_copy: Path, tmp_path: Path,
 
 
 @contextlib.contextmanager
-def trickling_server(every: float = 0.1) -> Iterator[str]:
-    """Answers every request with a status line and one header, one byte each `every` seconds, forever."""
+def trickling_server(every: float = 0.1, body: bool = False) -> Iterator[str]:
+    """Answers every request with a status line and one header, one byte each `every` seconds, forever; with `body`,
+    sends whole headers at once and then trickles the body."""
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.2)
     stop = threading.Event()
@@ -451,7 +452,9 @@ def trickling_server(every: float = 0.1) -> Iterator[str]:
     def trickle(conn: socket.socket) -> None:
         with contextlib.suppress(OSError), conn:
             conn.recv(65536)
-            for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 100_000:
+            if body:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+            for byte in (b"" if body else b"HTTP/1.1 200 OK\r\nX-Slow: ") + b"a" * 100_000:
                 if stop.is_set():
                     return
                 conn.sendall(bytes([byte]))
@@ -487,6 +490,15 @@ def test_trickling_headers_end_at_the_deadline(repo_copy: Path, tmp_path: Path, 
     with trickling_server() as url:
         started = time.monotonic()
         args = [command, "--url", url, "--timeout", "0.5", "--retries", "3", "--deadline", "1.5"]
+        refused(tmp_path, args, 3, (url, "expected an answer within 1.5 s, found none in time"))
+        assert time.monotonic() - started < 60
+
+
+def test_a_trickled_body_ends_at_the_deadline(repo_copy: Path, tmp_path: Path) -> None:
+    """Headers arrive at once, then a body byte every 0.1 s (10,000 s in all): only the deadline (1.5 s) stops it."""
+    with trickling_server(body=True) as url:
+        started = time.monotonic()
+        args = ["fetch", "--url", url, "--timeout", "0.5", "--retries", "3", "--deadline", "1.5"]
         refused(tmp_path, args, 3, (url, "expected an answer within 1.5 s, found none in time"))
         assert time.monotonic() - started < 60
 

@@ -156,12 +156,12 @@ CONSISTENCY = [
     (
         "shared-header-differs",
         edit(Q8, lambda d: d.update(caveat="Different.")),
-        "data/models/qwen-3-8b.json: /caveat: expected the same caveat as data/index.json",
+        'data/models/qwen-3-8b.json: /caveat: expected "GPU energy only, measured at steady state on a busy server (the most energy-... as in data/index.json, found "Different."',
     ),
     (
         "source-differs",
         edit("models.json", lambda d: d["source"].update(retrieved="2026-01-01")),
-        "data/models.json: /source: expected the same source",
+        'data/models.json: /source/retrieved: expected "2026-09-26" as in data/index.json, found "2026-01-01"',
     ),
     (
         "updated-not-data-version",

@@ -58,7 +58,7 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     docs = build_package(rows, meta, date)
     docs |= build_frontiers(rows, docs, meta, date)
     # The image and video workloads' own CSVs hold no date: made once, before the date rule.
-    own_tables = {csv_rel(work.id): generation_csv(docs, work) for work in generation_workloads(meta)}
+    own_tables = {csv_rel(work.id): generation_csv(docs, work.id, work.kind) for work in generation_workloads(meta)}
     old = {rel: read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}

@@ -7,7 +7,6 @@ import io
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from builder.genmeta import GenerationWorkload
 from builder.layout import CSV, WORKLOAD_LIST, place, workload_dir
 from builder.transform import config_keys
 
@@ -42,13 +41,13 @@ def csv_rel(workload: str) -> str:
     return workload_dir(workload) + CSV
 
 
-def generation_csv(docs: dict[str, Any], work: GenerationWorkload) -> bytes:
+def generation_csv(docs: dict[str, Any], workload: str, kind: str) -> bytes:
     """The flat table of one image or video workload: its models in slug order, their configurations in order."""
-    folder = workload_dir(work.id) + "models/"
+    folder = workload_dir(workload) + "models/"
     models = sorted((doc for rel, doc in docs.items() if rel.startswith(folder)), key=lambda m: m["slug"])
-    keys = config_keys(work.kind)
+    keys = config_keys(kind)
     rows = (
-        [work.id, model["slug"], model["name"], model["model_id"], *(conf[key] for key in keys)]
+        [workload, model["slug"], model["name"], model["model_id"], *(conf[key] for key in keys)]
         for model in models
         for conf in model["configurations"]
     )

@@ -6,11 +6,11 @@ The per-workload rules take one workload's documents (its index, model list and 
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 from builder import csvview
 from builder.errors import Problem
+from builder.errors import shown as shown_value
 from builder.genmeta import UNIT_OF_KIND
 from builder.layout import (
     CSV,
@@ -29,6 +29,7 @@ from builder.layout import (
 )
 from builder.responses import JOULES, WH, stated_responses
 from builder.transform import index_row, index_row_keys, measure_keys
+from builder.validate.descriptor import compare
 from builder.validate.tree import Tree
 
 SHARED = ("version", "kind", "unit", "itl_deadline_ms", "latency_limit_s", "source", "caveat", "boundary")
@@ -72,8 +73,7 @@ def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[s
     models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
     rel = csvview.csv_rel(workload)
     if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
-        work = SimpleNamespace(id=workload, kind=kind)  # what configurations_csv reads of a workload
-        expected = csvview.generation_csv(models, work)  # type: ignore[arg-type]
+        expected = csvview.generation_csv(models, workload, kind)
         problems += check_csv(tree, rel, expected)
     return problems
 
@@ -107,9 +107,9 @@ def check_headers(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Probl
 
 def same_values(tree: Tree, rel: str, doc: Any, ref_rel: str, ref: Any, keys: tuple[str, ...]) -> list[Problem]:
     """Each of `keys` that both documents hold has the same value in `doc` as in the reference `ref`."""
-    msg = "expected the same {} as " + tree.shown(ref_rel) + ", found a different value"
-    found = [key for key in keys if key in doc and key in ref and doc[key] != ref[key]]
-    return [Problem(tree.shown(rel), f"/{key}", msg.format(key)) for key in found]
+    shared = [key for key in keys if key in doc and key in ref]
+    found = [d for key in shared for d in compare(ref[key], doc[key], f"/{key}", tree.shown(ref_rel))]
+    return [Problem(tree.shown(rel), where, message) for where, message in found]
 
 
 def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str) -> list[Problem]:
@@ -133,8 +133,12 @@ def check_model_list(
         problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
     for slug in sorted(files - set(listed)):
         problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
+    seen: set[str] = set()
     for i, entry in enumerate(entries):
         slug, at = entry["slug"], f"/models/{i}"
+        if slug in seen:
+            problems.append(Problem(shown, f"{at}/slug", f"expected each model once, found {shown_value(slug)} again"))
+        seen.add(slug)
         rel = model_rel(slug, workload)
         doc = docs.get(rel)
         if slug not in files:

@@ -92,8 +92,9 @@ def derived(tree: Tree, version: Any) -> dict[str, Any]:
 # Comparison.
 
 
-def compare(want: Any, found: Any, at: str = "") -> list[Finding]:
-    """Every difference between what the builder writes and what the descriptor says, by pointer."""
+def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[Finding]:
+    """Every difference between what is wanted (the builder's output, or `source`'s value) and what is found."""
+    said = f" as in {source}" if source else ""
     if at == "/resources" and isinstance(want, list) and isinstance(found, list):
         return list(_compare_resources(want, found))
     if isinstance(want, dict) and isinstance(found, dict):
@@ -101,20 +102,21 @@ def compare(want: Any, found: Any, at: str = "") -> list[Finding]:
         for key, value in want.items():
             where = f"{at}{pointer([key])}"
             if key not in found:
-                out.append((where, f"expected {shown(value)}, found it missing"))
+                out.append((where, f"expected {shown(value)}{said}, found it missing"))
             else:
-                out += compare(value, found[key], where)
+                out += compare(value, found[key], where, source)
         for key, value in found.items():
             if key not in want:
-                out.append((f"{at}{pointer([key])}", f"expected no such key, found {shown(value)}"))
+                out.append((f"{at}{pointer([key])}", f"expected no such key{said}, found {shown(value)}"))
         return out
     if isinstance(want, list) and isinstance(found, list):
-        out = [d for i, (w, f) in enumerate(zip(want, found, strict=False)) for d in compare(w, f, f"{at}/{i}")]
+        pairs = enumerate(zip(want, found, strict=False))
+        out = [d for i, (w, f) in pairs for d in compare(w, f, f"{at}/{i}", source)]
         if len(want) != len(found):
-            out.append((at or "/", f"expected {len(want)} items, found {len(found)}"))
+            out.append((at or "/", f"expected {len(want)} items{said}, found {len(found)}"))
         return out
     if type(want) is not type(found) or want != found:  # 1 is not 1.0, nor true
-        return [(at or "/", f"expected {shown(want)}, found {shown(found)}")]
+        return [(at or "/", f"expected {shown(want)}{said}, found {shown(found)}")]
     return []
 
 

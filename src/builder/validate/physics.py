@@ -85,7 +85,8 @@ def generation_faults(conf: dict[str, Any], kind: str, limit_s: float) -> list[t
     power, latency, batch = conf["gpu_power_watts_total"], conf["batch_latency_s"], conf["batch_size"]
     joules, faults = conf[joules_key], []
     if conf["num_gpus"] != conf["ulysses_degree"] * conf["ring_degree"]:
-        faults.append(("num_gpus", "expected ulysses_degree x ring_degree"))
+        layout = conf["ulysses_degree"] * conf["ring_degree"]
+        faults.append(("num_gpus", f"expected ulysses_degree x ring_degree = {layout}, found {conf['num_gpus']}"))
     expected = power * latency / batch
     slack = (0.5 * latency + power * HALF_MS + 0.5 * HALF_MS) / batch + 0.00005 + 1e-9 * joules
     if abs(joules - expected) > slack:
