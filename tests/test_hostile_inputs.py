@@ -482,24 +482,24 @@ def trickling_server(every: float = 0.1, body: bool = False) -> Iterator[str]:
 
 @pytest.mark.parametrize("command", ["fetch", "check-upstream"])
 def test_trickling_headers_end_at_the_deadline(repo_copy: Path, tmp_path: Path, command: str) -> None:
-    """The read timeout (0.5 s) never fires, a byte comes every 0.1 s; only the deadline (1.5 s) can stop it.
+    """The read timeout (0.5 s) never fires, a byte comes every 0.1 s; only the deadline (0.4 s) can stop it.
 
     The headers would take 10,000 s to arrive, so ending at all (the bound is generous for a loaded
     machine) with the deadline's message proves the deadline stopped the trickle.
     """
     with trickling_server() as url:
         started = time.monotonic()
-        args = [command, "--url", url, "--timeout", "0.5", "--retries", "3", "--deadline", "1.5"]
-        refused(tmp_path, args, 3, (url, "expected an answer within 1.5 s, found none in time"))
+        args = [command, "--url", url, "--timeout", "0.5", "--retries", "3", "--deadline", "0.4"]
+        refused(tmp_path, args, 3, (url, "expected an answer within 0.4 s, found none in time"))
         assert time.monotonic() - started < 60
 
 
 def test_a_trickled_body_ends_at_the_deadline(repo_copy: Path, tmp_path: Path) -> None:
-    """Headers arrive at once, then a body byte every 0.1 s (10,000 s in all): only the deadline (1.5 s) stops it."""
+    """Headers arrive at once, then a body byte every 0.1 s (10,000 s in all): only the deadline (0.4 s) stops it."""
     with trickling_server(body=True) as url:
         started = time.monotonic()
-        args = ["fetch", "--url", url, "--timeout", "0.5", "--retries", "3", "--deadline", "1.5"]
-        refused(tmp_path, args, 3, (url, "expected an answer within 1.5 s, found none in time"))
+        args = ["fetch", "--url", url, "--timeout", "0.5", "--retries", "3", "--deadline", "0.4"]
+        refused(tmp_path, args, 3, (url, "expected an answer within 0.4 s, found none in time"))
         assert time.monotonic() - started < 60
 
 
