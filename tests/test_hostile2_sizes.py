@@ -103,14 +103,20 @@ DESCRIPTORS = [
 ]
 
 
-@pytest.mark.parametrize(("edit", "named"), DESCRIPTORS)
-def test_many_appended_resources_are_each_reported_by_rule(reused_copy: Path, edit, named: str) -> None:
-    """validate's checks (tests/rules.py) on the edited descriptor, one line a problem."""
-    path = reused_copy / "datapackage.json"
+def edit_descriptor(root: Path, edit: Callable[[dict[str, Any]], None]) -> int:
+    """Apply `edit` to root's datapackage.json; return the index of the last resource it appends."""
+    path = root / "datapackage.json"
     desc = json.loads(path.read_bytes())
     last = len(desc["resources"]) + MANY - 1
     edit(desc)
     path.write_text(json.dumps(desc, indent=2))
+    return last
+
+
+@pytest.mark.parametrize(("edit", "named"), DESCRIPTORS)
+def test_many_appended_resources_are_each_reported_by_rule(reused_copy: Path, edit, named: str) -> None:
+    """validate's checks (tests/rules.py) on the edited descriptor, one line a problem."""
+    last = edit_descriptor(reused_copy, edit)
     found = rule_problems(reused_copy / "data")
     assert any(line.startswith("datapackage.json") and named.format(last=last) in line for line in found), found[-3:]
     assert sum(line.count("datapackage.json: /resources/") for line in found) >= MANY
@@ -119,11 +125,7 @@ def test_many_appended_resources_are_each_reported_by_rule(reused_copy: Path, ed
 # A whole validate each: the first in the fast tier, the others slow (every one runs by rule above).
 @pytest.mark.parametrize(("edit", "named"), slow_after(DESCRIPTORS))
 def test_many_appended_resources_are_each_reported(repo_copy: Path, edit, named: str) -> None:
-    path = repo_copy / "datapackage.json"
-    desc = json.loads(path.read_bytes())
-    last = len(desc["resources"]) + MANY - 1
-    edit(desc)
-    path.write_text(json.dumps(desc, indent=2))
+    last = edit_descriptor(repo_copy, edit)
     outcome = refused(repo_copy, ["validate"], 1, ("datapackage.json", named.format(last=last)))
     assert outcome.output.count("datapackage.json: /resources/") >= MANY
 
