@@ -1,34 +1,22 @@
-"""Read and check an upstream generation task file (text to image, text to video): untrusted input stops here.
-
-The steps are an LLM task file's (builder.upstream) with its own schema, schemas/inputs/generation-task.schema.json;
-code adds num_gpus = ulysses_degree x ring_degree and the physics of each row. parse_all checks every task file.
-"""
+"""Read and check an upstream image or video task file with builder.upstream's steps, and every task file at once."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Any
 
+from builder import upstream
 from builder.errors import Problem, UpstreamError
 from builder.genmeta import GenerationWorkload, generation_workloads
 from builder.names import name_fault
-from builder.upstream import (
-    Upstream,
-    finish,
-    gpu_faults,
-    model_faults,
-    name_faults,
-    parse_upstream,
-    read_task,
-    sound_rows,
-    task_fault,
-)
+from builder.upstream import parse_upstream
 
 INPUT_SCHEMA = "generation-task.schema.json"  # in schemas/inputs/
 REL_TOLERANCE = 1e-9  # upstream's energy and throughput agree with power and latency to float precision
 TASK_FIELDS = ("task", "task_display_name")  # the file's own labels; only the task is held to its pin
 IDENTITY = ("model_id", "gpu_model", "num_gpus", "batch_size")  # what names a row in a message
+OWN_NAMES = {"energy_joules": "energy_per_{}_joules", "throughput_per_sec": "throughput_{}s_per_sec"}
+OWN_NAMES |= {"width": "{}_width", "height": "{}_height"}  # GenRow field -> upstream field, {} the kind
 
 
 @dataclass(frozen=True)
@@ -57,62 +45,41 @@ class GenRow:
     fps: int | None = None  # video only
 
 
-def upstream_names(kind: str) -> dict[str, str]:
-    """GenRow field -> upstream field, for a kind ("image" or "video")."""
-    own = {
-        "energy_joules": f"energy_per_{kind}_joules",
-        "throughput_per_sec": f"throughput_{kind}s_per_sec",
-        "width": f"{kind}_width",
-        "height": f"{kind}_height",
-    }
-    skipped = {"architecture"} if kind == "video" else {"architecture", "num_frames", "fps"}  # not fields of a row
-    return {field.name: own.get(field.name, field.name) for field in fields(GenRow) if field.name not in skipped}
-
-
-def parse_generation(data: bytes, path: str, kind: str, work: GenerationWorkload | None = None) -> Upstream:
-    """The checked rows of an upstream task file of `kind` ("image" or "video") and its warnings, or
-    UpstreamError listing every problem; `work`, when given, is the workload whose task the file must be."""
-    doc, problems = read_task(data, path, INPUT_SCHEMA, f"#/$defs/{kind}Task")
+def parse_generation(data: bytes, path: str, kind: str, work: GenerationWorkload | None = None) -> upstream.Upstream:
+    """The checked rows and warnings of a task file of `kind` (and of `work`'s task, if given), or UpstreamError."""
+    doc, problems = upstream.read_task(data, path, INPUT_SCHEMA, f"#/$defs/{kind}Task")
     architecture = doc.get("architecture")
     if isinstance(architecture, str) and (fault := name_fault(architecture)):
         problems.append(Problem(path, "/architecture", fault))
-    problems += task_fault(doc, path, work.task) if work else []
-    names = upstream_names(kind)
+    problems += upstream.task_fault(doc, path, work.task) if work else []
+    skipped = {"architecture"} if kind == "video" else {"architecture", "num_frames", "fps"}  # not fields of a row
+    names = {f.name: OWN_NAMES.get(f.name, f.name).format(kind) for f in fields(GenRow) if f.name not in skipped}
     rows = {
         i: GenRow(architecture=architecture, **{f: raw[n] for f, n in names.items()})
-        for i, raw in sound_rows(doc, problems)
+        for i, raw in upstream.sound_rows(doc, problems)
     }
     for i, row in rows.items():
-        problems += [Problem(path, f"/configurations/{i}/{names[name]}", msg) for name, msg in row_faults(row)]
+        faults = upstream.name_faults(row, ("nickname", "gpu_model"))
+        if row.num_gpus != row.ulysses_degree * row.ring_degree:
+            layout = f"ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}"
+            faults.append(("num_gpus", f"expected {layout}, found {row.num_gpus}"))
+        energy = row.avg_power_watts * row.batch_latency_s / row.batch_size
+        if not math.isclose(row.energy_joules, energy, rel_tol=REL_TOLERANCE):
+            rule = f"avg_power_watts x batch_latency_s / batch_size = {energy!r}"
+            faults.append(("energy_joules", f"expected {rule}, found {row.energy_joules!r}"))
+        throughput = row.batch_size / row.batch_latency_s
+        if not math.isclose(row.throughput_per_sec, throughput, rel_tol=REL_TOLERANCE):
+            rule = f"batch_size / batch_latency_s = {throughput!r}"
+            faults.append(("throughput_per_sec", f"expected {rule}, found {row.throughput_per_sec!r}"))
+        problems += [Problem(path, f"/configurations/{i}/{names[name]}", msg) for name, msg in faults]
     known = {*names.values(), *TASK_FIELDS, "architecture"}
-    return Upstream(list(rows.values()), finish(problems, doc, rows, path, known, IDENTITY))
+    return upstream.Upstream(list(rows.values()), upstream.finish(problems, doc, rows, path, known, IDENTITY))
 
 
-def row_faults(row: GenRow) -> list[tuple[str, str]]:
-    """(GenRow field, fault) of one row on its own: its names, its GPU layout, its physics."""
-    faults = name_faults(row, ("nickname", "gpu_model"))
-    if row.num_gpus != row.ulysses_degree * row.ring_degree:
-        layout = f"ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}"
-        faults.append(("num_gpus", f"expected {layout}, found {row.num_gpus}"))
-    energy = row.avg_power_watts * row.batch_latency_s / row.batch_size
-    if not math.isclose(row.energy_joules, energy, rel_tol=REL_TOLERANCE):
-        rule = f"avg_power_watts x batch_latency_s / batch_size = {energy!r}"
-        faults.append(("energy_joules", f"expected {rule}, found {row.energy_joules!r}"))
-    throughput = row.batch_size / row.batch_latency_s
-    if not math.isclose(row.throughput_per_sec, throughput, rel_tol=REL_TOLERANCE):
-        rule = f"batch_size / batch_latency_s = {throughput!r}"
-        faults.append(("throughput_per_sec", f"expected {rule}, found {row.throughput_per_sec!r}"))
-    return faults
-
-
-def parse_all(
-    inputs: dict[str, tuple[bytes, str]], meta: dict[str, Any]
-) -> tuple[dict[str, list], dict[str, list[str]]]:
-    """Check every task file (task -> bytes, name shown): the image and video tasks of `meta` by builder.generation,
-    the others by builder.upstream; then one nickname and slug per model across the LLM files, and one spelling
-    per GPU across all. The rows and the warnings by task; UpstreamError listing every problem otherwise."""
+def parse_all(inputs: dict[str, tuple[bytes, str]], meta: dict) -> tuple[dict[str, list], dict[str, list[str]]]:
+    """The rows and warnings by task of every task file (task -> bytes, name shown), the rules across files checked."""
     works = {work.task: work for work in generation_workloads(meta)}
-    parsed: dict[str, Upstream] = {}
+    parsed: dict[str, upstream.Upstream] = {}
     refused: list[UpstreamError] = []
     for task, (data, name) in inputs.items():
         try:
@@ -126,7 +93,7 @@ def parse_all(
     if not problems:
         every = [(inputs[task][1], row) for task, up in parsed.items() for row in up.rows]
         llm = [(inputs[task][1], row) for task, up in parsed.items() if task not in works for row in up.rows]
-        problems = sorted({*model_faults(llm), *gpu_faults(every)})
+        problems = sorted({*upstream.model_faults(llm), *upstream.gpu_faults(every)})
     if problems:
         files = len({p.path for p in problems})
         raise UpstreamError(f"{len(problems)} problem(s) in {files} upstream file(s); nothing was written", problems)

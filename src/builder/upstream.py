@@ -1,9 +1,4 @@
-"""Read and check an upstream task file: untrusted input stops here.
-
-The bytes are parsed strictly and checked against their input schema (schemas/inputs/); code adds the rules
-across fields and rows. The steps here serve both kinds of task file (an LLM one here, an image or video one
-in builder.generation); everything after the parse works on checked rows.
-"""
+"""Read and check an upstream task file (LLM; builder.generation reads the others): untrusted input stops here."""
 
 from __future__ import annotations
 
@@ -22,7 +17,6 @@ from builder.strictjson import StrictJSONError, parse_json
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
 NAME_FIELDS = ("nickname", "gpu_model", "architecture")  # shown in spreadsheets: each must stay text there
-MAX_MEASURE = 1e12  # the schema's cap on every measure: every derived value stays finite and exact
 IDENTITY = ("model_id", "gpu_model", "num_gpus", "max_num_seqs")  # what names a row in a message
 _ROW = re.compile(r"/configurations/([0-9]+)(?=/|$)")
 
@@ -78,9 +72,15 @@ def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
 
 
 def read_task(data: bytes, path: str, schema: str, ref: str | None = None) -> tuple[dict[str, Any], list[Problem]]:
-    """A task file parsed strictly, and every way it breaks `schema` (at `ref`); UpstreamError when it has no
-    configurations to check."""
-    doc = load_json(data, path)
+    """A task file parsed strictly, and every way it breaks `schema` (at `ref`); UpstreamError if it has no rows."""
+    if data.lstrip()[:1] == b"<":
+        problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
+        raise UpstreamError(f"{path}: not JSON; nothing was written", [problem])
+    try:
+        doc = parse_json(data)
+    except StrictJSONError as exc:
+        problems = exc.problems(path)
+        raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems) from None
     check_caps(doc, path)
     problems = schema_problems(schema, doc, path, ref=ref)
     if not isinstance(doc, dict) or not isinstance(doc.get("configurations"), list) or not doc["configurations"]:
@@ -95,8 +95,7 @@ def sound_rows(doc: dict[str, Any], problems: list[Problem]) -> list[tuple[int, 
 
 
 def name_faults(row: Any, names: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(field, fault) for each of a row's `names` a spreadsheet misreads, and for a nickname whose slug is
-    empty or one Windows reserves."""
+    """(field, fault) for each of a row's `names` a spreadsheet misreads, and a nickname's empty or reserved slug."""
     faults = [(name, fault) for name in names if (fault := name_fault(getattr(row, name)))]
     slug = slugify(row.nickname)
     if not slug:
@@ -109,8 +108,7 @@ def name_faults(row: Any, names: tuple[str, ...]) -> list[tuple[str, str]]:
 def finish(
     problems: list[Problem], doc: dict[str, Any], rows: dict[int, Any], path: str, known: Any, identity: tuple
 ) -> list[str]:
-    """UpstreamError with every problem (each row's named by its `identity` fields) and those of the rules
-    across rows; without any, the warnings of fields not `known`."""
+    """UpstreamError with every problem, the rules across rows' too; without any, the warnings of fields not `known`."""
     problems = _with_rows(problems, doc["configurations"], identity)
     pairs = [(path, row) for row in rows.values()]
     problems += sorted({*model_faults(pairs), *gpu_faults(pairs)})
@@ -127,21 +125,8 @@ def task_fault(doc: dict[str, Any], path: str, task: str) -> list[Problem]:
     return [Problem(path, "/task", f"expected the task file of {task}, found {shown(doc['task'])}")]
 
 
-def load_json(data: bytes, path: str) -> object:
-    """Strict JSON of an upstream file, or UpstreamError naming where it breaks."""
-    if data.lstrip()[:1] == b"<":
-        problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
-        raise UpstreamError(f"{path}: not JSON; nothing was written", [problem])
-    try:
-        return parse_json(data)
-    except StrictJSONError as exc:
-        problems = exc.problems(path)
-        raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems) from None
-
-
 def _with_rows(problems: list[Problem], confs: list, identity: tuple) -> list[Problem]:
-    """Each row problem with its row's identity; a fault of a model field that several rows of one model
-    share is shown once, at its first row, with how many more rows share it."""
+    """Each row problem named by its row's `identity` fields; a model field's fault its rows share, once."""
     shared: dict[Problem, list[int]] = {}  # the first problem of each group -> the rows sharing it
     first: dict[tuple, Problem] = {}
     for problem in problems:
@@ -154,10 +139,16 @@ def _with_rows(problems: list[Problem], confs: list, identity: tuple) -> list[Pr
         per_model = place.lstrip("/") in ("model_id", *MODEL_FIELDS)
         key = (repr(model), place, problem.message) if per_model else (problem,)
         shared.setdefault(first.setdefault(key, problem), []).append(i)
-    return [
-        replace(p, where=f"{p.where}{_identity(confs[rows[0]], identity, len(rows) - 1)}") if rows else p
-        for p, rows in shared.items()
-    ]
+    named = []
+    for problem, rows in shared.items():
+        if rows and isinstance(confs[rows[0]], dict):
+            model, gpu, count, last = (confs[rows[0]].get(k, "?") for k in identity)
+            more = len(rows) - 1
+            also = f", and {more} more row{'s' if more > 1 else ''} of this model" if more else ""
+            named_by = printable(f" ({model}, {gpu}, {count} GPU(s), {identity[-1]} {last}{also})")
+            problem = replace(problem, where=problem.where + named_by)
+        named.append(problem)
+    return named
 
 
 def gpu_faults(rows: list[tuple[str, Any]]) -> list[Problem]:
@@ -185,13 +176,3 @@ def model_faults(rows: list[tuple[str, Any]]) -> list[Problem]:
             msg = f"expected one model per slug, found {owner}{there} and {row.model_id} both as {slug!r}"
             problems.append(Problem(path, f"slug {slug}", msg))
     return problems
-
-
-def _identity(raw: object, identity: tuple, more: int = 0) -> str:
-    """(model, GPU, GPUs, the last `identity` field): which configuration a row problem is about, and how many
-    more rows of its model share the problem."""
-    if not isinstance(raw, dict):
-        return ""
-    model, gpu, count, last = (raw.get(k, "?") for k in identity)
-    also = f", and {more} more row{'s' if more > 1 else ''} of this model" if more else ""
-    return printable(f" ({model}, {gpu}, {count} GPU(s), {identity[-1]} {last}{also})")
