@@ -33,27 +33,19 @@ class BuildResult:
     warnings: list[str]
 
 
-def load_upstream(overrides: dict[str, Path], tasks: list[str]) -> dict[str, Pinned]:
-    """Each task's lock and bytes: the pin (checked against its lock) unless a file replaces it."""
-    unknown = sorted(set(overrides) - set(tasks))
-    if unknown:
+def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
+    """Every output file's bytes, checked, from the pins but for the tasks `upstream` gives a file; writes nothing."""
+    meta, overrides = load_metadata(METADATA), upstream or {}
+    tasks = [work.task for work in [*workloads(meta), *generation_workloads(meta)]]
+    if unknown := sorted(set(overrides) - set(tasks)):
         raise InputError(f"--upstream: expected tasks among {', '.join(tasks)}, found {', '.join(unknown)}")
     pinned = [task for task in tasks if task not in overrides]
-    found = read_pinned(LOCK, pinned) if pinned else {}
-    for task in tasks:
-        if task in overrides:
-            data = read_regular_file(overrides[task], Limits().max_bytes, "upstream")  # the cap of fetch; no FIFO
-            lock = Lock(str(overrides[task]), url="", commit=None, sha256=sha256(data), size=len(data), retrieved="")
-            found[task] = Pinned(lock, overrides[task], data)
-    return {task: found[task] for task in tasks}
-
-
-def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
-    """Every output file's bytes, dates kept where content is unchanged, checked; writes nothing.
-    `upstream` maps a task to a file that replaces its pin; every other task is built from the pin."""
-    meta = load_metadata(METADATA)
-    tasks = [work.task for work in workloads(meta)] + [work.task for work in generation_workloads(meta)]
-    pins = load_upstream(upstream or {}, tasks)
+    pins = read_pinned(LOCK, pinned) if pinned else {}
+    for task in [task for task in tasks if task in overrides]:
+        data = read_regular_file(overrides[task], Limits().max_bytes, "upstream")  # the cap of fetch; no FIFO
+        lock = Lock(str(overrides[task]), url="", commit=None, sha256=sha256(data), size=len(data), retrieved="")
+        pins[task] = Pinned(lock, overrides[task], data)
+    pins = {task: pins[task] for task in tasks}
     rows, warnings = parse_all({task: (pin.data, str(pin.path)) for task, pin in pins.items()}, meta)
     docs = build_package(rows, meta, date)
     docs |= build_frontiers(rows, docs, meta, date)

@@ -55,9 +55,7 @@ def generation_csv(docs: dict[str, Any], workload: str, kind: str) -> bytes:
 
 
 def configurations_csv(docs: dict[str, Any], responses: Mapping[tuple[str, str, int], tuple[float, float]]) -> bytes:
-    """CSV of the LLM model documents among `docs` (by path): workloads in the workload list's order (any
-    it does not list after, by id), models in slug order, each model's configurations in order.
-    `responses` gives each configuration's RESPONSE_COLUMNS by (workload, row_id, repeat); empty if absent."""
+    """CSV of the LLM model documents in `docs`: workloads as listed (others after, by id), models by slug."""
     listed = [entry["id"] for entry in docs[WORKLOAD_LIST]["workloads"]] if WORKLOAD_LIST in docs else []
     rank = {workload: i for i, workload in enumerate(listed)}
     models = [(found.workload, doc) for rel, doc in docs.items() if (found := place(rel)) and found.kind == "model"]

@@ -1,15 +1,12 @@
-"""Each LLM workload's energy-latency frontier per model and GPU type (configurations no other dominates on
-unrounded energy per token and median ITL), and what `best` picks under each target; pure, no I/O."""
+"""Each LLM workload's energy-latency frontier per model and GPU type, and its best under each ITL target (pure)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from builder.layout import frontier_rel, model_list_rel, model_rel
 from builder.metadata import workloads
 from builder.responses import keyed_rows
-from builder.slug import slugify
 from builder.transform import best_by_gpu
 from builder.upstream import Row
 
@@ -20,27 +17,19 @@ ENTRY_KEYS = ("row_id", "repeat", "num_gpus", "max_num_seqs", "median_itl_ms", "
 
 
 def build_frontiers(rows_by_task: dict[str, list[Row]], docs: dict[str, Doc], meta: Doc, date: str) -> dict[str, Doc]:
-    """Every workload's frontier document, keyed by its path inside the data folder."""
-    targets = meta["frontier"]["itl_targets_ms"]
-    return {
-        frontier_rel(work.id): frontier_document(work.id, rows_by_task[work.task], docs, targets, date)
-        for work in workloads(meta)
-    }
-
-
-def frontier_document(workload: str, rows: list[Row], docs: dict[str, Doc], targets: list[int], date: str) -> Doc:
-    """One workload's frontier: its models in model-list order, each GPU type in key order."""
-    by_slug: dict[str, list[Row]] = defaultdict(list)
-    for row in rows:
-        by_slug[slugify(row.nickname)].append(row)
-    models = []
-    for entry in docs[model_list_rel(workload)]["models"]:
-        model = docs[model_rel(entry["slug"], workload)]
-        keyed = keyed_rows(by_slug[entry["slug"]])
-        points = {key: (row.energy_per_token_joules, row.median_itl_ms) for key, row in keyed.items()}
-        gpus = {gpu: gpu_frontier(model["configurations"], gpu, points, targets) for gpu in sorted(model["gpus"])}
-        models.append({"slug": entry["slug"], "gpus": gpus})
-    return {"workload": workload, "data_version": date, "itl_targets_ms": list(targets), "models": models}
+    """Every workload's frontier document by path: its models in model-list order, each GPU type in key order."""
+    targets, found = meta["frontier"]["itl_targets_ms"], {}
+    for work in workloads(meta):
+        keyed = keyed_rows(rows_by_task[work.task])
+        points = {key: (row.energy_per_token_joules, row.median_itl_ms) for key, row in keyed.items()}  # unrounded
+        models = []
+        for entry in docs[model_list_rel(work.id)]["models"]:
+            model = docs[model_rel(entry["slug"], work.id)]
+            gpus = {gpu: gpu_frontier(model["configurations"], gpu, points, targets) for gpu in sorted(model["gpus"])}
+            models.append({"slug": entry["slug"], "gpus": gpus})
+        head = {"workload": work.id, "data_version": date, "itl_targets_ms": list(targets)}
+        found[frontier_rel(work.id)] = {**head, "models": models}
+    return found
 
 
 def dominates(a: Point, b: Point) -> bool:
@@ -53,11 +42,10 @@ def gpu_frontier(confs: list[Doc], gpu: str, points: dict[tuple[str, int], Point
     own = [(conf, points[(conf["row_id"], conf["repeat"])]) for conf in confs if conf["gpu"] == gpu]
     front = [(conf, p) for conf, p in own if not any(dominates(q, p) for _, q in own)]
     front.sort(key=lambda item: (item[1][1], item[1][0], *(item[0][k] for k in ("num_gpus", "max_num_seqs", "repeat"))))
-    best_under = {}
-    for target in targets:
-        best = best_by_gpu([{**conf, "under_itl_deadline": p[1] <= target} for conf, p in own]).get(gpu)
-        best_under[str(target)] = entry(best) if best is not None else None
-    return {"frontier": [entry(conf) for conf, _ in front], "best_under": best_under}
+    bests = {
+        str(t): best_by_gpu([{**conf, "under_itl_deadline": p[1] <= t} for conf, p in own]).get(gpu) for t in targets
+    }
+    return {"frontier": [entry(conf) for conf, _ in front], "best_under": {t: b and entry(b) for t, b in bests.items()}}
 
 
 def entry(conf: Doc) -> Doc:

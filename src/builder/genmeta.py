@@ -1,8 +1,4 @@
-"""The curated metadata of the generation workloads: [[workload]] tables of kind "image" or "video".
-
-Each is checked against schemas/inputs/generation-workload.schema.json; code adds what a schema cannot
-say: the id is the slug of the name and a workload the layout knows with that kind, ids and tasks unique.
-"""
+"""The curated metadata of the image and video workloads: [[workload]] tables of kind "image" or "video"."""
 
 from __future__ import annotations
 

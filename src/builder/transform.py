@@ -1,8 +1,4 @@
-"""Pure derivation: checked upstream rows + curated metadata -> every workload's documents (no I/O).
-
-An LLM workload and an image or video workload share one shape: a document per model with its configurations
-and its best per GPU, an index of those bests in energy order, and a model list; `Shape` holds what differs.
-"""
+"""Pure derivation: checked upstream rows + curated metadata -> every workload's documents (no I/O)."""
 
 from __future__ import annotations
 
@@ -18,6 +14,7 @@ from builder.slug import slugify
 from builder.upstream import PRECISIONS, Row
 
 Doc = dict[str, Any]
+Work = Workload | GenerationWorkload
 
 MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
 INDEX_ROW_KEYS = (*MODEL_KEYS_IN_ROW, "precision", "gpu", "num_gpus", "wh_per_million_output_tokens")
@@ -50,7 +47,7 @@ class Shape:
     source: Doc
 
 
-def shape(work: Workload | GenerationWorkload, meta: Doc) -> Shape:
+def shape(work: Work, meta: Doc) -> Shape:
     """The Shape of a workload's documents."""
     if isinstance(work, GenerationWorkload):
         return Shape(
@@ -81,29 +78,22 @@ def shape(work: Workload | GenerationWorkload, meta: Doc) -> Shape:
 
 
 def build_package(rows_by_task: dict[str, list], meta: Doc, date: str) -> dict[str, Doc]:
-    """Every document of every workload (LLM first, then image and video) and the workload list, keyed by
-    path inside the data folder."""
+    """Every document of every workload (LLM first, then image and video) and the workload list, by path."""
     docs: dict[str, Doc] = {}
-    entries = []
+    entries = []  # each workload's keys in order; an image or video workload has no frontier
     for work in [*workloads(meta), *generation_workloads(meta)]:
         docs |= build_documents(rows_by_task[work.task], meta, date, work)
-        entries.append(workload_entry(work, docs, meta))
+        models = docs[layout.model_list_rel(work.id)]["models"]
+        confs = sum(len(docs[layout.model_rel(m["slug"], work.id)]["configurations"]) for m in models)
+        found = {**asdict(work), "model_count": len(models), "configuration_count": confs}
+        found |= workload_urls(meta["base_url"], meta["header"]["version"], work.id)
+        if isinstance(work, GenerationWorkload):
+            del found["frontier_url"]
+        own = shape(work, meta)
+        found |= {"unit": own.head["unit"], "latency_metric": own.latency_metric, "latency_limit": own.limit}
+        entries.append({key: found[key] for key in (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED) if key in found})
     docs[layout.WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
     return docs
-
-
-def workload_entry(work: Workload | GenerationWorkload, docs: dict[str, Doc], meta: Doc) -> Doc:
-    """A workload's entry in the workload list: WORKLOAD_ENTRY_KEYS in order (an image or video workload has
-    no frontier), then its kind, unit and latency rule."""
-    models = docs[layout.model_list_rel(work.id)]["models"]
-    confs = sum(len(docs[layout.model_rel(m["slug"], work.id)]["configurations"]) for m in models)
-    counts = {"model_count": len(models), "configuration_count": confs}
-    found = {**asdict(work), **counts, **workload_urls(meta["base_url"], meta["header"]["version"], work.id)}
-    if isinstance(work, GenerationWorkload):
-        del found["frontier_url"]
-    own = shape(work, meta)
-    rule = dict(zip(WORKLOAD_ENTRY_ADDED, (work.kind, own.head["unit"], own.latency_metric, own.limit), strict=True))
-    return {key: found[key] for key in WORKLOAD_ENTRY_KEYS if key in found} | rule
 
 
 def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
@@ -115,9 +105,7 @@ def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
     }
 
 
-def build_documents(
-    rows: list, meta: Doc, date: str, workload: Workload | GenerationWorkload | None = None
-) -> dict[str, Doc]:
+def build_documents(rows: list, meta: Doc, date: str, workload: Work | None = None) -> dict[str, Doc]:
     """Every document of one workload (by default the first), keyed by its path inside the data folder."""
     work = workload or workloads(meta)[0]
     own = shape(work, meta)
@@ -146,21 +134,26 @@ def build_documents(
     return docs
 
 
-def model_document(rows: list, meta: Doc, date: str, work: Workload | GenerationWorkload) -> Doc:
+def model_document(rows: list, meta: Doc, date: str, work: Work) -> Doc:
     """One model's document from its rows (in upstream order)."""
-    own = shape(work, meta)
-    slug = slugify(rows[0].nickname)
-    if isinstance(work, GenerationWorkload):
-        confs = [generation_configuration(row, slug, work.kind, work.latency_limit_s) for row in rows]
-    else:
-        confs = [configuration(row, slug, meta["header"]["itl_deadline_ms"]) for row in rows]
+    own, first, gen = shape(work, meta), rows[0], isinstance(work, GenerationWorkload)
+    slug = slugify(first.nickname)
+    confs = [
+        generation_configuration(r, slug, work.kind, own.limit) if gen else configuration(r, slug, own.limit)
+        for r in rows
+    ]
     confs = numbered(sorted(confs, key=lambda conf: tuple(conf[key] for key in own.order)))  # stable
     return {
         **header(meta, date),
         **own.head,
         own.limit_key: own.limit,
         **shared_tail(meta, own.source),
-        **model_identity(slug, rows[0]),
+        "slug": slug,
+        "name": first.nickname,
+        "model_id": first.model_id,
+        "params_b": float(first.total_params_billions),
+        "active_params_b": float(first.activated_params_billions),
+        "architecture": first.architecture,
         "gpus": sorted({c["gpu"] for c in confs}),
         "configurations": confs,
         "best": best_by_gpu(confs, own.within, own.joules),
@@ -221,18 +214,6 @@ def header(meta: Doc, date: str) -> Doc:
 def shared_tail(meta: Doc, source: Doc) -> Doc:
     h = meta["header"]
     return {"source": source, "caveat": h["caveat"], "boundary": h["boundary"]}
-
-
-def model_identity(slug: str, first: Any) -> Doc:
-    """The fields that name a model in its document, from its first upstream row (any workload's)."""
-    return {
-        "slug": slug,
-        "name": first.nickname,
-        "model_id": first.model_id,
-        "params_b": float(first.total_params_billions),
-        "active_params_b": float(first.activated_params_billions),
-        "architecture": first.architecture,
-    }
 
 
 def index_row(model: Doc, best: Doc, keys: tuple[str, ...] = ("model", *INDEX_ROW_KEYS)) -> Doc:
@@ -296,7 +277,6 @@ def generation_configuration(row: GenRow, slug: str, kind: str, limit_s: float) 
 
 
 def source(meta: Doc, work: GenerationWorkload) -> Doc:
-    """The source block of an image or video workload: an LLM workload's, with its own method, selection and
-    used_for."""
+    """The source block of an image or video workload: an LLM workload's, with its own method, selection, used_for."""
     own = {"method": work.method, "selection": work.selection, "used_for": work.used_for}
     return {**source_for(meta, work), **own}  # source_for reads the fields both kinds of workload have
