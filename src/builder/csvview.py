@@ -21,18 +21,12 @@ MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model docume
 COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS, *RESPONSE_COLUMNS, *MODEL_KEYS)
 
 
-def cell(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def write_csv(columns: tuple[str, ...], rows: Iterable[Iterable[Any]]) -> bytes:
-    """UTF-8 CSV of a header and rows, each value as `cell` writes it, one newline a row."""
+    """UTF-8 CSV of a header and rows (a bool as true or false), one newline a row."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
-    writer.writerows([cell(value) for value in row] for row in rows)
+    writer.writerows([str(value).lower() if isinstance(value, bool) else str(value) for value in row] for row in rows)
     return buf.getvalue().encode("utf-8")
 
 
@@ -56,8 +50,7 @@ def generation_csv(docs: dict[str, Any], workload: str, kind: str) -> bytes:
 
 def configurations_csv(docs: dict[str, Any], responses: Mapping[tuple[str, str, int], tuple[float, float]]) -> bytes:
     """CSV of the LLM model documents in `docs`: workloads as listed (others after, by id), models by slug."""
-    listed = [entry["id"] for entry in docs[WORKLOAD_LIST]["workloads"]] if WORKLOAD_LIST in docs else []
-    rank = {workload: i for i, workload in enumerate(listed)}
+    rank = {entry["id"]: i for i, entry in enumerate(docs[WORKLOAD_LIST]["workloads"] if WORKLOAD_LIST in docs else [])}
     models = [(found.workload, doc) for rel, doc in docs.items() if (found := place(rel)) and found.kind == "model"]
     models.sort(key=lambda item: (rank.get(item[0], len(rank)), item[0], item[1]["slug"]))
     rows = (

@@ -47,17 +47,14 @@ class GenRow:
 
 def parse_generation(data: bytes, path: str, kind: str, work: GenerationWorkload | None = None) -> upstream.Upstream:
     """The checked rows and warnings of a task file of `kind` (and of `work`'s task, if given), or UpstreamError."""
-    doc, problems = upstream.read_task(data, path, INPUT_SCHEMA, f"#/$defs/{kind}Task")
+    doc, problems, sound = upstream.read_task(data, path, INPUT_SCHEMA, f"#/$defs/{kind}Task")
     architecture = doc.get("architecture")
     if isinstance(architecture, str) and (fault := name_fault(architecture)):
         problems.append(Problem(path, "/architecture", fault))
     problems += upstream.task_fault(doc, path, work.task) if work else []
     skipped = {"architecture"} if kind == "video" else {"architecture", "num_frames", "fps"}  # not fields of a row
     names = {f.name: OWN_NAMES.get(f.name, f.name).format(kind) for f in fields(GenRow) if f.name not in skipped}
-    rows = {
-        i: GenRow(architecture=architecture, **{f: raw[n] for f, n in names.items()})
-        for i, raw in upstream.sound_rows(doc, problems)
-    }
+    rows = {i: GenRow(architecture=architecture, **{f: raw[n] for f, n in names.items()}) for i, raw in sound.items()}
     for i, row in rows.items():
         faults = upstream.name_faults(row, ("nickname", "gpu_model"))
         if row.num_gpus != row.ulysses_degree * row.ring_degree:

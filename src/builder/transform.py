@@ -122,7 +122,10 @@ def build_documents(rows: list, meta: Doc, date: str, workload: Work | None = No
         "selection": own.selection,
         "reference_row": work.reference_row,
         **shared_tail(meta, own.source),
-        "rows": index_rows(models, own.index_keys, own.joules),
+        "rows": sorted(  # stable: ties keep slug order
+            (index_row(model, best, own.index_keys) for model in models for best in model["best"].values()),
+            key=lambda row: row[own.joules],
+        ),
     }
     base, version = meta["base_url"], meta["header"]["version"]
     entries = [{key: m[key] for key in MODEL_LIST_KEYS if key in m} for m in models]  # all but the two links
@@ -220,12 +223,6 @@ def index_row(model: Doc, best: Doc, keys: tuple[str, ...] = ("model", *INDEX_RO
     """The index row of one model's best configuration on one GPU."""
     named = {"model": model["name"], **{key: model[key] for key in MODEL_KEYS_IN_ROW}}
     return {key: named[key] if key in named else best[key] for key in keys}
-
-
-def index_rows(models: list[Doc], keys: tuple[str, ...], joules: str) -> list[Doc]:
-    """One row per model and GPU (its best), sorted by energy (stable: ties keep slug order)."""
-    rows = [index_row(model, best, keys) for model in models for best in model["best"].values()]
-    return sorted(rows, key=lambda row: row[joules])
 
 
 def measure_keys(kind: str) -> tuple[str, str, str]:

@@ -59,9 +59,9 @@ class Upstream(NamedTuple):
 
 def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     """Parse and check LLM upstream bytes (of `task`, when given); raise UpstreamError listing every problem."""
-    doc, problems = read_task(data, path, TASK_SCHEMA)
+    doc, problems, sound = read_task(data, path, TASK_SCHEMA)
     problems += task_fault(doc, path, task) if task is not None else []
-    rows = {i: Row(**{f.name: raw[f.name] for f in fields(Row)}) for i, raw in sound_rows(doc, problems)}
+    rows = {i: Row(**{f.name: raw[f.name] for f in fields(Row)}) for i, raw in sound.items()}
     for i, row in rows.items():
         faults = name_faults(row, NAME_FIELDS)
         layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
@@ -71,8 +71,10 @@ def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     return Upstream(list(rows.values()), finish(problems, doc, rows, path, KNOWN, IDENTITY))
 
 
-def read_task(data: bytes, path: str, schema: str, ref: str | None = None) -> tuple[dict[str, Any], list[Problem]]:
-    """A task file parsed strictly, and every way it breaks `schema` (at `ref`); UpstreamError if it has no rows."""
+def read_task(
+    data: bytes, path: str, schema: str, ref: str | None = None
+) -> tuple[dict, list[Problem], dict[int, Any]]:
+    """A task file parsed strictly, every way it breaks `schema` (at `ref`), and the rows no problem points into."""
     if data.lstrip()[:1] == b"<":
         problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
         raise UpstreamError(f"{path}: not JSON; nothing was written", [problem])
@@ -85,13 +87,8 @@ def read_task(data: bytes, path: str, schema: str, ref: str | None = None) -> tu
     problems = schema_problems(schema, doc, path, ref=ref)
     if not isinstance(doc, dict) or not isinstance(doc.get("configurations"), list) or not doc["configurations"]:
         raise UpstreamError(f"{path}: no configurations; nothing was written", problems)
-    return doc, problems
-
-
-def sound_rows(doc: dict[str, Any], problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:
-    """The configurations (with their index) that no problem points into."""
     bad = {int(row[1]) for problem in problems if (row := _ROW.match(problem.where))}
-    return [(i, raw) for i, raw in enumerate(doc["configurations"]) if i not in bad]
+    return doc, problems, {i: raw for i, raw in enumerate(doc["configurations"]) if i not in bad}
 
 
 def name_faults(row: Any, names: tuple[str, ...]) -> list[tuple[str, str]]:
