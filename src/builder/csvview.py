@@ -8,13 +8,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from builder.layout import CSV, WORKLOAD_LIST, place, workload_dir
-from builder.transform import config_keys
+from builder.transform import CONFIG_KEYS, config_keys
 
-# An LLM configuration's keys, in the order builder.transform writes them.
-CONFIG_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
-CONFIG_KEYS += ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
-CONFIG_KEYS += ("p90_itl_ms", "p99_itl_ms", "tokens_per_second", "gpu_power_watts_total", "avg_output_tokens")
-CONFIG_KEYS += ("under_itl_deadline", "avg_running_batch", "p95_itl_ms", "row_id", "repeat")
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
 RESPONSE_COLUMNS = ("joules_per_response", "wh_per_thousand_responses")  # from upstream rows, not the documents
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended

@@ -16,6 +16,16 @@ from builder.upstream import PRECISIONS, Row
 Doc = dict[str, Any]
 Work = Workload | GenerationWorkload
 
+CONFIG_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
+CONFIG_KEYS += ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
+CONFIG_KEYS += ("p90_itl_ms", "p99_itl_ms", "tokens_per_second", "gpu_power_watts_total", "avg_output_tokens")
+CONFIG_KEYS += (
+    "under_itl_deadline",
+    "avg_running_batch",
+    "p95_itl_ms",
+    "row_id",
+    "repeat",
+)  # an LLM configuration's, in order
 MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
 INDEX_ROW_KEYS = (*MODEL_KEYS_IN_ROW, "precision", "gpu", "num_gpus", "wh_per_million_output_tokens")
 INDEX_ROW_KEYS += ("joules_per_output_token", "median_itl_ms", "avg_requests_in_flight", "gpu_power_watts_total")
@@ -33,47 +43,36 @@ WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images,
 
 @dataclass(frozen=True)
 class Shape:
-    """What an LLM workload's documents hold that an image or video workload's hold otherwise."""
+    """What a workload's documents hold that differs by kind: an LLM workload's by default."""
 
     head: Doc  # after the header: the kind (image and video only) and the headline unit
-    limit_key: str  # the latency limit's name in the documents
     limit: float
-    latency_metric: str  # the configuration value the limit applies to
-    within: str  # the flag of a configuration under the limit
-    joules: str  # the energy `best` and the index rank by
-    index_keys: tuple[str, ...]
-    order: tuple[str, ...]  # the configuration keys its configurations are sorted by
     selection: str
     source: Doc
+    limit_key: str = "itl_deadline_ms"  # the latency limit's name in the documents
+    latency_metric: str = "median_itl_ms"  # the configuration value the limit applies to
+    within: str = "under_itl_deadline"  # the flag of a configuration under the limit
+    joules: str = "joules_per_output_token"  # the energy `best` and the index rank by
+    index_keys: tuple[str, ...] = ("model", *INDEX_ROW_KEYS)
+    order: tuple[str, ...] = LLM_ORDER  # the configuration keys its configurations are sorted by
 
 
 def shape(work: Work, meta: Doc) -> Shape:
     """The Shape of a workload's documents."""
-    if isinstance(work, GenerationWorkload):
-        return Shape(
-            head={"kind": work.kind, "unit": work.unit},
-            limit_key="latency_limit_s",
-            limit=work.latency_limit_s,
-            latency_metric=LATENCY_METRIC,
-            within="under_latency_limit",
-            joules=measure_keys(work.kind)[0],
-            index_keys=index_row_keys(work.kind),
-            order=GENERATION_ORDER,
-            selection=work.selection,
-            source=source(meta, work),
-        )
-    h = meta["header"]
+    if not isinstance(work, GenerationWorkload):
+        h = meta["header"]
+        return Shape({"unit": h["unit"]}, h["itl_deadline_ms"], meta["index"]["selection"], source_for(meta, work))
     return Shape(
-        head={"unit": h["unit"]},
-        limit_key="itl_deadline_ms",
-        limit=h["itl_deadline_ms"],
-        latency_metric="median_itl_ms",
-        within="under_itl_deadline",
-        joules="joules_per_output_token",
-        index_keys=("model", *INDEX_ROW_KEYS),
-        order=LLM_ORDER,
-        selection=meta["index"]["selection"],
-        source=source_for(meta, work),
+        head={"kind": work.kind, "unit": work.unit},
+        limit=work.latency_limit_s,
+        selection=work.selection,
+        source=source(meta, work),
+        limit_key="latency_limit_s",
+        latency_metric=LATENCY_METRIC,
+        within="under_latency_limit",
+        joules=measure_keys(work.kind)[0],
+        index_keys=index_row_keys(work.kind),
+        order=GENERATION_ORDER,
     )
 
 
@@ -98,11 +97,8 @@ def build_package(rows_by_task: dict[str, list], meta: Doc, date: str) -> dict[s
 
 def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
     """The public URLs of a workload's index, model list and frontier."""
-    return {
-        "index_url": layout.document_url(base_url, version, layout.index_rel(workload)),
-        "models_url": layout.document_url(base_url, version, layout.model_list_rel(workload)),
-        "frontier_url": layout.document_url(base_url, version, layout.frontier_rel(workload)),
-    }
+    rels = {"index_url": layout.index_rel, "models_url": layout.model_list_rel, "frontier_url": layout.frontier_rel}
+    return {key: layout.document_url(base_url, version, rel(workload)) for key, rel in rels.items()}
 
 
 def build_documents(rows: list, meta: Doc, date: str, workload: Work | None = None) -> dict[str, Doc]:
@@ -164,29 +160,15 @@ def model_document(rows: list, meta: Doc, date: str, work: Work) -> Doc:
 
 
 def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
-    """One upstream row as a published configuration (without its repeat number)."""
-    return {
-        "gpu": row.gpu_model,
-        "num_gpus": row.num_gpus,
-        "tensor_parallel": row.tensor_parallel,
-        "data_parallel": row.data_parallel,
-        "expert_parallel": row.expert_parallel,
-        "precision": PRECISIONS[row.weight_precision],
-        "max_num_seqs": row.max_num_seqs,
-        "avg_requests_in_flight": round(row.avg_batch_size, 1),
-        "wh_per_million_output_tokens": round(row.energy_per_token_joules * 1e6 / 3600, 2),
-        "joules_per_output_token": round(row.energy_per_token_joules, 7),
-        "median_itl_ms": round(row.median_itl_ms, 1),
-        "p90_itl_ms": round(row.p90_itl_ms, 1),
-        "p99_itl_ms": round(row.p99_itl_ms, 1),
-        "tokens_per_second": round(row.output_throughput_tokens_per_sec, 1),
-        "gpu_power_watts_total": round(row.avg_power_watts),
-        "avg_output_tokens": round(row.avg_output_len),
-        "under_itl_deadline": row.median_itl_ms <= deadline_ms,
-        "avg_running_batch": round(row.avg_batch_size, 1),
-        "p95_itl_ms": round(row.p95_itl_ms, 1),
-        "row_id": layout.row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs),
-    }
+    """One upstream row as a published configuration: the values of CONFIG_KEYS but the repeat number, in order."""
+    setup = (row.gpu_model, row.num_gpus, row.tensor_parallel, row.data_parallel, row.expert_parallel)
+    setup += (PRECISIONS[row.weight_precision], row.max_num_seqs, round(row.avg_batch_size, 1))
+    energy = (round(row.energy_per_token_joules * 1e6 / 3600, 2), round(row.energy_per_token_joules, 7))
+    itl = (round(row.median_itl_ms, 1), round(row.p90_itl_ms, 1), round(row.p99_itl_ms, 1))
+    rest = (round(row.output_throughput_tokens_per_sec, 1), round(row.avg_power_watts), round(row.avg_output_len))
+    rest += (row.median_itl_ms <= deadline_ms, round(row.avg_batch_size, 1), round(row.p95_itl_ms, 1))
+    row_id = layout.row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs)
+    return dict(zip(CONFIG_KEYS[:-1], (*setup, *energy, *itl, *rest, row_id), strict=True))
 
 
 def numbered(confs: list[Doc]) -> list[Doc]:
@@ -202,10 +184,8 @@ def best_by_gpu(confs: list[Doc], within: str = "under_itl_deadline", joules: st
     """Per GPU, the lowest-energy configuration among those flagged `within` (the first on a tie)."""
     best: Doc = {}
     for conf in confs:
-        if not conf[within]:
-            continue
         held = best.get(conf["gpu"])
-        if held is None or conf[joules] < held[joules]:
+        if conf[within] and (held is None or conf[joules] < held[joules]):
             best[conf["gpu"]] = conf
     return {gpu: dict(best[gpu]) for gpu in sorted(best)}
 
