@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any
 
 from builder import layout
@@ -135,13 +136,9 @@ def build_documents(rows: list, meta: Doc, date: str, workload: Work | None = No
 
 def model_document(rows: list, meta: Doc, date: str, work: Work) -> Doc:
     """One model's document from its rows (in upstream order)."""
-    own, first, gen = shape(work, meta), rows[0], isinstance(work, GenerationWorkload)
-    slug = slugify(first.nickname)
-    confs = [
-        generation_configuration(r, slug, work.kind, own.limit) if gen else configuration(r, slug, own.limit)
-        for r in rows
-    ]
-    confs = numbered(sorted(confs, key=lambda conf: tuple(conf[key] for key in own.order)))  # stable
+    own, first, slug = shape(work, meta), rows[0], slugify(rows[0].nickname)
+    make = partial(generation_configuration, kind=work.kind) if isinstance(work, GenerationWorkload) else configuration
+    confs = numbered(sorted((make(r, slug, own.limit) for r in rows), key=lambda c: tuple(c[k] for k in own.order)))
     return {
         **header(meta, date),
         **own.head,
@@ -235,7 +232,7 @@ def gen_row_id(slug: str, gpu: str, num_gpus: int, batch_size: int, ulysses: int
     return f"{slug}/{gpu}/{num_gpus}/{batch_size}/{ulysses}/{ring}"
 
 
-def generation_configuration(row: GenRow, slug: str, kind: str, limit_s: float) -> Doc:
+def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) -> Doc:
     """One image or video upstream row as a published configuration (without its repeat number)."""
     joules, wh, throughput = measure_keys(kind)
     parallel = (row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree)

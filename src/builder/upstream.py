@@ -71,9 +71,7 @@ def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
     return Upstream(list(rows.values()), finish(problems, doc, rows, path, KNOWN, IDENTITY))
 
 
-def read_task(
-    data: bytes, path: str, schema: str, ref: str | None = None
-) -> tuple[dict, list[Problem], dict[int, Any]]:
+def read_task(data: bytes, path: str, schema: str, ref: str | None = None) -> tuple[dict, list[Problem], dict]:
     """A task file parsed strictly, every way it breaks `schema` (at `ref`), and the rows no problem points into."""
     if data.lstrip()[:1] == b"<":
         problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
@@ -102,9 +100,7 @@ def name_faults(row: Any, names: tuple[str, ...]) -> list[tuple[str, str]]:
     return faults
 
 
-def finish(
-    problems: list[Problem], doc: dict[str, Any], rows: dict[int, Any], path: str, known: Any, identity: tuple
-) -> list[str]:
+def finish(problems: list[Problem], doc: dict, rows: dict, path: str, known: Any, identity: tuple) -> list[str]:
     """UpstreamError with every problem, the rules across rows' too; without any, the warnings of fields not `known`."""
     problems = _with_rows(problems, doc["configurations"], identity)
     pairs = [(path, row) for row in rows.values()]
