@@ -101,25 +101,8 @@ def name_faults(row: Any, names: tuple[str, ...]) -> list[tuple[str, str]]:
 
 
 def finish(problems: list[Problem], doc: dict, rows: dict, path: str, known: Any, identity: tuple) -> list[str]:
-    """UpstreamError with every problem, the rules across rows' too; without any, the warnings of fields not `known`."""
-    problems = _with_rows(problems, doc["configurations"], identity)
-    pairs = [(path, row) for row in rows.values()]
-    problems += sorted({*model_faults(pairs), *gpu_faults(pairs)})
-    if problems:
-        raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
-    unknown = sorted({key for raw in doc["configurations"] for key in raw} - set(known))
-    return [f"{path}: unknown upstream field(s) ignored: {printable(', '.join(unknown))}"] if unknown else []
-
-
-def task_fault(doc: dict[str, Any], path: str, task: str) -> list[Problem]:
-    """The file's `task`, where it names one, against the task it is pinned as."""
-    if doc.get("task", task) == task:
-        return []
-    return [Problem(path, "/task", f"expected the task file of {task}, found {shown(doc['task'])}")]
-
-
-def _with_rows(problems: list[Problem], confs: list, identity: tuple) -> list[Problem]:
-    """Each row problem named by its row's `identity` fields; a model field's fault its rows share, once."""
+    """All problems in an UpstreamError, a row's named by its `identity` (once per model); without any, warnings."""
+    confs = doc["configurations"]
     shared: dict[Problem, list[int]] = {}  # the first problem of each group -> the rows sharing it
     first: dict[tuple, Problem] = {}
     for problem in problems:
@@ -132,16 +115,28 @@ def _with_rows(problems: list[Problem], confs: list, identity: tuple) -> list[Pr
         per_model = place.lstrip("/") in ("model_id", *MODEL_FIELDS)
         key = (repr(model), place, problem.message) if per_model else (problem,)
         shared.setdefault(first.setdefault(key, problem), []).append(i)
-    named = []
-    for problem, rows in shared.items():
-        if rows and isinstance(confs[rows[0]], dict):
-            model, gpu, count, last = (confs[rows[0]].get(k, "?") for k in identity)
-            more = len(rows) - 1
+    problems = []
+    for problem, sharing in shared.items():
+        if sharing and isinstance(confs[sharing[0]], dict):
+            model, gpu, count, last = (confs[sharing[0]].get(k, "?") for k in identity)
+            more = len(sharing) - 1
             also = f", and {more} more row{'s' if more > 1 else ''} of this model" if more else ""
             named_by = printable(f" ({model}, {gpu}, {count} GPU(s), {identity[-1]} {last}{also})")
             problem = replace(problem, where=problem.where + named_by)
-        named.append(problem)
-    return named
+        problems.append(problem)
+    pairs = [(path, row) for row in rows.values()]
+    problems += sorted({*model_faults(pairs), *gpu_faults(pairs)})
+    if problems:
+        raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
+    unknown = sorted({key for raw in confs for key in raw} - set(known))
+    return [f"{path}: unknown upstream field(s) ignored: {printable(', '.join(unknown))}"] if unknown else []
+
+
+def task_fault(doc: dict[str, Any], path: str, task: str) -> list[Problem]:
+    """The file's `task`, where it names one, against the task it is pinned as."""
+    if doc.get("task", task) == task:
+        return []
+    return [Problem(path, "/task", f"expected the task file of {task}, found {shown(doc['task'])}")]
 
 
 def gpu_faults(rows: list[tuple[str, Any]]) -> list[Problem]:
