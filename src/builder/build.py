@@ -54,14 +54,12 @@ def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResul
     old = {rel: read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
     docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
     files = {rel: dumps(doc) for rel, doc in docs.items()}
-    files[CSV] = configurations_csv(docs, response_energies(rows, meta))
-    files |= own_tables
+    files |= {CSV: configurations_csv(docs, response_energies(rows, meta))} | own_tables
     version = newest_data_version(docs.values()) or date
     locks = {task: pin.lock for task, pin in pins.items()}
     package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
-    problems = check_built(tree, meta["base_url"])
-    if problems:
+    if problems := check_built(tree, meta["base_url"]):
         raise ValidationError(f"{out}: the new build fails its own checks; nothing was written", problems)
     package_bytes = dumps(package)
     written = {f"{out.name}/{rel}": _state(old[rel], b) for rel, b in sorted(files.items())}

@@ -20,22 +20,13 @@ OWN_NAMES |= {"width": "{}_width", "height": "{}_height"}  # GenRow field -> ups
 
 
 @dataclass(frozen=True)
-class GenRow:
-    """One checked upstream configuration of an image or video workload, in neutral names."""
+class GenRow(upstream.UpstreamRow):
+    """One checked upstream configuration of an image or video workload, its own fields in neutral names."""
 
-    nickname: str
-    model_id: str
-    architecture: str
-    gpu_model: str
-    weight_precision: str
-    num_gpus: int
     batch_size: int
     ulysses_degree: int
     ring_degree: int
     inference_steps: int
-    total_params_billions: float
-    activated_params_billions: float
-    avg_power_watts: float
     batch_latency_s: float
     energy_joules: float  # per image or per video
     throughput_per_sec: float  # images or videos per second

@@ -22,8 +22,8 @@ _ROW = re.compile(r"/configurations/([0-9]+)(?=/|$)")
 
 
 @dataclass(frozen=True)
-class Row:
-    """One checked upstream configuration, upstream field names kept."""
+class UpstreamRow:
+    """What a checked upstream configuration of any kind holds: its model, GPUs and power, upstream names kept."""
 
     nickname: str
     model_id: str
@@ -31,15 +31,21 @@ class Row:
     gpu_model: str
     weight_precision: str
     num_gpus: int
+    total_params_billions: float
+    activated_params_billions: float
+    avg_power_watts: float
+
+
+@dataclass(frozen=True)
+class Row(UpstreamRow):
+    """One checked upstream configuration of an LLM workload, upstream field names kept."""
+
     tensor_parallel: int
     data_parallel: int
     expert_parallel: int
     max_num_seqs: int
-    total_params_billions: float
-    activated_params_billions: float
     avg_batch_size: float
     avg_output_len: float
-    avg_power_watts: float
     energy_per_token_joules: float
     energy_per_request_joules: float  # energy_per_token_joules x avg_output_len, as upstream computes it
     output_throughput_tokens_per_sec: float
@@ -53,7 +59,7 @@ KNOWN = frozenset(f.name for f in fields(Row))
 
 
 class Upstream(NamedTuple):
-    rows: list[Any]  # Row, or builder.generation.GenRow
+    rows: list[UpstreamRow]
     warnings: list[str]
 
 
@@ -89,7 +95,7 @@ def read_task(data: bytes, path: str, schema: str, ref: str | None = None) -> tu
     return doc, problems, {i: raw for i, raw in enumerate(doc["configurations"]) if i not in bad}
 
 
-def name_faults(row: Any, names: tuple[str, ...]) -> list[tuple[str, str]]:
+def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, str]]:
     """(field, fault) for each of a row's `names` a spreadsheet misreads, and a nickname's empty or reserved slug."""
     faults = [(name, fault) for name in names if (fault := name_fault(getattr(row, name)))]
     slug = slugify(row.nickname)
@@ -139,16 +145,16 @@ def task_fault(doc: dict[str, Any], path: str, task: str) -> list[Problem]:
     return [Problem(path, "/task", f"expected the task file of {task}, found {shown(doc['task'])}")]
 
 
-def gpu_faults(rows: list[tuple[str, Any]]) -> list[Problem]:
+def gpu_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
     """One spelling per GPU over (file, row) pairs."""
     gpus = gpu_case_faults([(path, row.gpu_model) for path, row in rows])
     return [Problem(path, f"GPU {gpu}", msg) for path, gpu, msg in gpus]
 
 
-def model_faults(rows: list[tuple[str, Any]]) -> list[Problem]:
+def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
     """One nickname, architecture and parameter counts per model and one model per slug, over (file, row) pairs."""
     problems = []
-    first: dict[str, tuple[str, Any]] = {}
+    first: dict[str, tuple[str, UpstreamRow]] = {}
     slug_owner: dict[str, tuple[str, str]] = {}
     for path, row in rows:
         seen_in, seen = first.setdefault(row.model_id, (path, row))
