@@ -233,24 +233,16 @@ def gen_row_id(slug: str, gpu: str, num_gpus: int, batch_size: int, ulysses: int
 
 
 def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) -> Doc:
-    """One image or video upstream row as a published configuration (without its repeat number)."""
-    joules, wh, throughput = measure_keys(kind)
+    """One image or video upstream row as a published configuration: config_keys(kind) but the repeat, in order."""
     parallel = (row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree)
-    conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], parallel, strict=True))}
-    conf |= {"inference_steps": row.inference_steps, "precision": PRECISIONS[row.weight_precision]}
-    conf |= {key: getattr(row, key) for key in MEDIA_KEYS[kind]}
-    return conf | {
-        joules: round(row.energy_joules, 4),
-        wh: round(row.energy_joules * WH_PER_JOULE[kind], 2),
-        "batch_latency_s": round(row.batch_latency_s, 3),
-        throughput: sig4(row.throughput_per_sec),
-        "gpu_power_watts_total": round(row.avg_power_watts),
-        "under_latency_limit": row.batch_latency_s <= limit_s,
-        "row_id": gen_row_id(slug, row.gpu_model, *parallel),
-    }
+    setup = (row.gpu_model, *parallel, row.inference_steps, PRECISIONS[row.weight_precision])
+    setup += tuple(getattr(row, key) for key in MEDIA_KEYS[kind])
+    energy = (round(row.energy_joules, 4), round(row.energy_joules * WH_PER_JOULE[kind], 2))
+    rest = (round(row.batch_latency_s, 3), sig4(row.throughput_per_sec), round(row.avg_power_watts))
+    rest += (row.batch_latency_s <= limit_s, gen_row_id(slug, row.gpu_model, *parallel))
+    return dict(zip(config_keys(kind)[:-1], (*setup, *energy, *rest), strict=True))
 
 
 def source(meta: Doc, work: GenerationWorkload) -> Doc:
     """The source block of an image or video workload: an LLM workload's, with its own method, selection, used_for."""
-    own = {"method": work.method, "selection": work.selection, "used_for": work.used_for}
-    return {**source_for(meta, work), **own}  # source_for reads the fields both kinds of workload have
+    return source_for(meta, work) | {"method": work.method, "selection": work.selection, "used_for": work.used_for}
