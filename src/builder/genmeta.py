@@ -63,8 +63,7 @@ def generation_workloads(meta: dict[str, Any], path: Path = METADATA) -> list[Ge
     found = [GenerationWorkload(**table) for table in tables if is_generation_table(table)]
     for field in ("id", "task"):
         values = [t.get(field) for t in tables if isinstance(t, dict)]
-        twice = sorted({str(v) for v in values if values.count(v) > 1})
-        if twice:
+        if twice := sorted({str(v) for v in values if values.count(v) > 1}):
             msg = f"expected one [[workload]] per {field}, found {', '.join(twice)} more than once"
             raise InputError(f"{path}: /workload: {msg}")
     return found

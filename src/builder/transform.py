@@ -20,13 +20,7 @@ Work = Workload | GenerationWorkload
 CONFIG_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
 CONFIG_KEYS += ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
 CONFIG_KEYS += ("p90_itl_ms", "p99_itl_ms", "tokens_per_second", "gpu_power_watts_total", "avg_output_tokens")
-CONFIG_KEYS += (
-    "under_itl_deadline",
-    "avg_running_batch",
-    "p95_itl_ms",
-    "row_id",
-    "repeat",
-)  # an LLM configuration's, in order
+CONFIG_KEYS += ("under_itl_deadline", "avg_running_batch", "p95_itl_ms", "row_id", "repeat")  # an LLM configuration's
 MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
 INDEX_ROW_KEYS = (*MODEL_KEYS_IN_ROW, "precision", "gpu", "num_gpus", "wh_per_million_output_tokens")
 INDEX_ROW_KEYS += ("joules_per_output_token", "median_itl_ms", "avg_requests_in_flight", "gpu_power_watts_total")
@@ -106,10 +100,9 @@ def build_documents(rows: list, meta: Doc, date: str, workload: Work | None = No
     """Every document of one workload (by default the first), keyed by its path inside the data folder."""
     work = workload or workloads(meta)[0]
     own = shape(work, meta)
-    groups: dict[str, list] = defaultdict(list)  # by model, in upstream order
-    for row in rows:
-        groups[row.model_id].append(row)
+    groups = {model: [r for r in rows if r.model_id == model] for model in dict.fromkeys(r.model_id for r in rows)}
     models = sorted((model_document(group, meta, date, work) for group in groups.values()), key=lambda m: m["slug"])
+    bests = [index_row(model, best, own.index_keys) for model in models for best in model["best"].values()]
     docs = {layout.model_rel(m["slug"], work.id): m for m in models}
     docs[layout.index_rel(work.id)] = {
         **header(meta, date),
@@ -119,10 +112,7 @@ def build_documents(rows: list, meta: Doc, date: str, workload: Work | None = No
         "selection": own.selection,
         "reference_row": work.reference_row,
         **shared_tail(meta, own.source),
-        "rows": sorted(  # stable: ties keep slug order
-            (index_row(model, best, own.index_keys) for model in models for best in model["best"].values()),
-            key=lambda row: row[own.joules],
-        ),
+        "rows": sorted(bests, key=lambda row: row[own.joules]),  # stable: ties keep slug order
     }
     base, version = meta["base_url"], meta["header"]["version"]
     entries = [{key: m[key] for key in MODEL_LIST_KEYS if key in m} for m in models]  # all but the two links
