@@ -7,7 +7,7 @@ from pathlib import Path
 
 from builder.citation import read_or_none, write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv
-from builder.errors import InputError, OutputError, ValidationError
+from builder.errors import OutputError, ValidationError
 from builder.fetch import Limits
 from builder.frontier import build_frontiers
 from builder.generation import parse_all
@@ -34,11 +34,9 @@ class BuildResult:
 
 
 def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
-    """Every output file's bytes, checked, from the pins but for the tasks `upstream` gives a file; writes nothing."""
+    """Every output file's bytes, checked, from the pins or the files `upstream` gives known tasks; writes nothing."""
     meta, overrides = load_metadata(METADATA), upstream or {}
     tasks = [work.task for work in [*workloads(meta), *generation_workloads(meta)]]
-    if unknown := sorted(set(overrides) - set(tasks)):
-        raise InputError(f"--upstream: expected tasks among {', '.join(tasks)}, found {', '.join(unknown)}")
     pinned = [task for task in tasks if task not in overrides]
     pins = read_pinned(LOCK, pinned) if pinned else {}
     for task in [task for task in tasks if task in overrides]:
