@@ -22,8 +22,7 @@ PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"  # the Data Pa
 PACKAGE_NAME = "leadgreen-data"  # the descriptor's `name`: how a build knows a descriptor is its own
 MAX_FILE_BYTES = 64 * 1024 * 1024  # per data file; the largest is about 50 KB today, a few MB at 100x
 
-# The published files, by path inside the data folder. The root workload's documents are at the top;
-# every other workload publishes the same kinds below workloads/<id>/.
+# The published files inside the data folder: the root workload's at the top, every other's below workloads/<id>/.
 INDEX = "index.json"
 MODEL_LIST = "models.json"
 FRONTIER = "frontier.json"  # an LLM workload's energy-latency frontier, beside its index
@@ -53,7 +52,6 @@ SCHEMA_OF_KIND = {
     "generation-csv": "generation-configuration.schema.json",  # the JSON Schema of one CSV row
 }
 _KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}  # a workload's own documents
-_PACKAGE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
 
 # The generation workloads (text-to-image/video): their own document kinds, and a flat CSV each.
 GENERATION_WORKLOADS = {"text-to-image": "image", "text-to-video": "video"}
@@ -154,11 +152,6 @@ def schema_for(rel: str) -> str | None:
 
 def is_workload_id(text: str) -> bool:
     return bool(_ID.fullmatch(text))
-
-
-def is_package_path(path: object) -> bool:
-    """Whether a descriptor's `path` is relative POSIX segments of [A-Za-z0-9._-], none `.` or `..`."""
-    return isinstance(path, str) and bool(_PACKAGE_PATH.fullmatch(path)) and not {".", ".."} & set(path.split("/"))
 
 
 def below(path: object, folder: str) -> str | None:
