@@ -1,5 +1,4 @@
-"""The caps on one upstream task file's models and configurations (a hundred times today's largest); a file
-past a cap is refused before its rows are checked, so that no later step sees more."""
+"""The caps on one upstream task file's models and configurations, checked before its rows (100x today's largest)."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ MAX_CONFIGURATIONS_PER_TASK = 100_000
 
 
 def check_caps(doc: Any, path: str) -> None:
-    """UpstreamError naming `path` when its configurations, or the models (distinct model_id) among
-    them, pass their cap; anything else about the file is left to its schema."""
+    """UpstreamError naming `path` when its configurations, or the distinct model_id among them, pass their cap."""
     confs = doc.get("configurations") if isinstance(doc, dict) else None
     if not isinstance(confs, list):
         return

@@ -1,6 +1,4 @@
-"""CITATION.cff and .zenodo.json from the curated citation.toml and the data version: `build` writes them
-beside the descriptor, `validate` checks them (byte for byte in the repository; in a release archive,
-which has no citation.toml, CITATION.cff's version and date)."""
+"""CITATION.cff and .zenodo.json from citation.toml and the data version: written by `build`, checked by `validate`."""
 
 from __future__ import annotations
 
@@ -37,10 +35,6 @@ def release_version(data_version: str) -> str:
     return data_version.replace("-", ".")
 
 
-def _scalar(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _yaml(value: Any, indent: int) -> list[str]:
     """Block YAML of TOML values (tables, arrays, strings, numbers), strings JSON-quoted."""
     pad = " " * indent
@@ -50,10 +44,10 @@ def _yaml(value: Any, indent: int) -> list[str]:
             if isinstance(item, dict | list) and item:
                 lines += [f"{pad}{key}:", *_yaml(item, indent + 2)]
             else:
-                lines.append(f"{pad}{key}: {_scalar(item)}")
+                lines.append(f"{pad}{key}: {json.dumps(item, ensure_ascii=False)}")
     else:
         for item in value:
-            inner = _yaml(item, indent + 2) if isinstance(item, dict | list) else [f"{pad}  {_scalar(item)}"]
+            inner = _yaml(item, indent + 2) if isinstance(item, dict | list) else [json.dumps(item, ensure_ascii=False)]
             lines.append(f"{pad}- {inner[0].lstrip()}")
             lines += inner[1:]
     return lines
@@ -86,14 +80,11 @@ def render_zenodo(curated: dict[str, Any], data_version: str) -> str:
             related.append({"identifier": ref["url"], "relation": "isDerivedFrom", "scheme": "url"})
     if curated.get("repository"):
         related.append({"identifier": curated["repository"], "relation": "isSupplementTo", "scheme": "url"})
-    creators = [
-        {"name": a["name"]} if "name" in a else {"name": f"{a['family-names']}, {a['given-names']}"}
-        for a in cff["authors"]
-    ]
+    names = [a["name"] if "name" in a else f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]]
     record = {
         "title": cff["title"],
         **curated["zenodo"],
-        "creators": creators,
+        "creators": [{"name": name} for name in names],
         "license": cff["license"],
         "keywords": cff.get("keywords", []),
         "version": release_version(data_version),
@@ -144,8 +135,7 @@ def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
 
 
 def write_citation(root: Path, descriptor: bytes) -> None:
-    """Write CITATION.cff and .zenodo.json at `root` where their bytes change; run after the package is
-    published, so a failure leaves them stale, which validate reports and the next build repairs."""
+    """Write CITATION.cff and .zenodo.json at `root` where their bytes change (stale ones: validate reports them)."""
     if not _curated_at(root, CURATED):
         return  # a build into another folder (drift's, a test's) has no citation of its own
     made = citation_files(descriptor)

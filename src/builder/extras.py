@@ -1,5 +1,4 @@
-"""The optional extras: `builder site` needs the site extra, `release` and `dist` the release extra; a
-missing one is named with the command that installs it."""
+"""The optional extras: `builder site` needs the site extra, `release` and `dist` the release extra."""
 
 from __future__ import annotations
 

@@ -21,8 +21,7 @@ OWN_SCHEMAS = Path(__file__).resolve().parents[2] / SCHEMAS  # beside src/ in th
 
 
 def schemas_folder() -> Path:
-    """A repository's schemas/ (beside metadata.toml); in a release archive the builder's own, so a loosened
-    copy in the archive cannot replace them (the archive's only when the builder has none)."""
+    """A repository's schemas/; in a release archive the builder's own (so a loosened copy cannot replace them)."""
     return SCHEMAS if METADATA.is_file() or not OWN_SCHEMAS.is_dir() else OWN_SCHEMAS
 
 
@@ -54,8 +53,7 @@ MAX_RESOLVED_NODES = 100_000  # keys, items and values of one schema with its $r
 
 
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
-    """The schema with every $ref replaced by its target, looked up by $id in the registry (the one $ref
-    resolver); InputError for a $ref that leads nowhere or back into itself, or expands past MAX_RESOLVED_NODES."""
+    """The schema with every $ref replaced by its target in the registry; InputError for a bad, cyclic or huge $ref."""
     name = shown(schema["$id"])
     budget = [MAX_RESOLVED_NODES]
 
@@ -111,8 +109,7 @@ def schema_problems(check: Any, value: Any, path: str, said: bool = False) -> li
 
 
 def describe(error: ValidationError, said: bool = False) -> str:
-    """A schema error as 'expected ..., found ...'; with `said`, a field's description says what it expects
-    (keys missing or unknown are the object's to name)."""
+    """A schema error as 'expected ..., found ...'; with `said`, a field's description says what it expects."""
     found = shown(error.instance, 60)
     kind, rule = error.validator, error.validator_value
     description = error.schema.get("description") if said and isinstance(error.schema, dict) else None

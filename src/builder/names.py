@@ -1,5 +1,4 @@
-"""Name rules a schema pattern cannot say well: what a spreadsheet reads as a date, a number or a
-formula, and which slugs Windows reserves. Pure; upstream.py and generation.py turn them into problems."""
+"""Name rules a schema pattern cannot say well: what a spreadsheet misreads, and which slugs Windows reserves."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ RESERVED_SLUGS = frozenset(
 
 
 def spreadsheet_reading(name: str) -> str | None:
-    """What a spreadsheet would take `name` for instead of text ("a date", "a number", "a formula",
-    "a time", "a truth value"), or None when it keeps it as text."""
+    """What a spreadsheet would take `name` for instead of text ("a date", "a number", ...), or None."""
     text = unicodedata.normalize("NFKC", name).strip().lower()  # full-width digits read as digits
     for reading, pattern in READINGS:
         if pattern.fullmatch(text):
@@ -55,8 +53,7 @@ def name_fault(name: str) -> str | None:
 
 
 def gpu_case_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
-    """(file, GPU, message) for each GPU name that differs only by case from one seen before, over
-    (file, GPU) pairs: `B200` and `b200` would be two GPUs in the documents and one to a reader."""
+    """(file, GPU, message) for each GPU name of (file, GPU) pairs that differs only by case from one seen before."""
     first: dict[str, tuple[str, str]] = {}
     faults = set()
     for path, gpu in gpus:

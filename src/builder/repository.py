@@ -1,5 +1,4 @@
-"""The repository URL: metadata.toml's top-level `repository`, a placeholder while a `PLACEHOLDER` comment
-marks its line or the comment lines right above it (then `validate` warns)."""
+"""The repository URL: metadata.toml's `repository`, a placeholder while a `PLACEHOLDER` comment marks it."""
 
 from __future__ import annotations
 

@@ -11,8 +11,7 @@ _GREEK = re.compile(r"GREEK (?:SMALL |CAPITAL )?(?:LETTER )?(?:FINAL |LUNATE )?(
 
 
 def transliterate(name: str) -> str:
-    """The name in ASCII: NFKD, Greek letters as their English names ("PixArt-Σ" -> "PixArt-sigma"), other
-    non-ASCII characters without their accents, or dropped; an ASCII name is unchanged."""
+    """The name in ASCII: NFKD, Greek letters as their names ("PixArt-Σ" -> "PixArt-sigma"), other accents dropped."""
     out = []
     for char in unicodedata.normalize("NFKD", name):
         if char.isascii():

@@ -13,8 +13,7 @@ from builder.layout import MAX_FILE_BYTES
 def source_files(
     spec: str, below: str, suffix: str, what: str, deep: bool = True, expected: str = "a folder or a git ref"
 ) -> tuple[str, dict[str, bytes]]:
-    """The prefix that names their place, and by path the bytes of the files *`suffix` (each `what`) in `below`
-    of the folder `spec` (or in the folder itself) or of the git ref `spec`, at any depth when `deep`."""
+    """A prefix naming the place, and the bytes of files *`suffix` in `below` of folder or git ref `spec`, by path."""
     folder = Path(spec)
     if folder.is_dir():
         inner = folder / below
