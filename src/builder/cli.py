@@ -10,12 +10,12 @@ import sys
 import traceback
 from collections import Counter
 from contextlib import suppress
+from importlib.util import find_spec
 from pathlib import Path
 
 import click
 
-from builder.errors import BuilderError, OutputError, ProblemsError, printable, printable_lines
-from builder.extras import require_extra
+from builder.errors import BuilderError, InputError, OutputError, ProblemsError, printable, printable_lines
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
 from builder.report import FORMATS, problems_as, say, warn
@@ -29,6 +29,19 @@ def _iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -
         if len(value) == 10:
             return dt.date.fromisoformat(value).isoformat()
     raise click.BadParameter(f"expected a date as YYYY-MM-DD, found {value!r}")
+
+
+EXTRAS = {"site": ("jinja2", "matplotlib"), "release": ("flit_core", "pyproject_hooks")}  # optional dependencies
+
+
+def require_extra(extra: str, command: str) -> None:
+    """InputError naming the extra when a module it installs is missing."""
+    missing = [name for name in EXTRAS[extra] if find_spec(name) is None]
+    if missing:
+        raise InputError(
+            f"builder {command}: expected {', '.join(missing)} (the {extra} extra), found none installed; "
+            f"run pip install -e '.[{extra}]'"
+        )
 
 
 class Group(click.Group):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -94,12 +95,15 @@ def compiled(schema: dict[str, Any]) -> Any:
     return _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
+def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
+    """The schemas by their $id: where `resolved` looks a $ref up."""
+    return Registry().with_resources((schema["$id"], Resource.from_contents(schema)) for schema in schemas)
+
+
 @cache
 def validator(name: str) -> Any:
     """One compiled validator per published schema, built once per process."""
-    schemas = load_schemas()
-    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
-    return compiled(resolved(schemas[name], registry))
+    return compiled(resolved(load_schemas()[name], registry(load_schemas().values())))
 
 
 def schema_problems(check: Any, value: Any, path: str, said: bool = False) -> list[Problem]:
