@@ -19,8 +19,7 @@ def check_caps(doc: Any, path: str) -> None:
     if len(confs) > MAX_CONFIGURATIONS_PER_TASK:
         found = f"{len(confs):,}"
         problems.append(f"expected at most {MAX_CONFIGURATIONS_PER_TASK:,} configurations in a task, found {found}")
-    ids = (conf.get("model_id") for conf in confs if isinstance(conf, dict))
-    models = {model for model in ids if isinstance(model, str)}
+    models = {conf["model_id"] for conf in confs if isinstance(conf, dict) and isinstance(conf.get("model_id"), str)}
     if len(models) > MAX_MODELS_PER_TASK:
         problems.append(f"expected at most {MAX_MODELS_PER_TASK:,} models (model_id) in a task, found {len(models):,}")
     if problems:

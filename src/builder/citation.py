@@ -139,15 +139,13 @@ def write_citation(root: Path, descriptor: bytes) -> None:
     if not _curated_at(root, CURATED):
         return  # a build into another folder (drift's, a test's) has no citation of its own
     made = citation_files(descriptor)
-    changed = {root / name: data for name, data in made.items() if read_or_none(root / name) != data}
-    if changed:
+    if changed := {root / name: data for name, data in made.items() if read_or_none(root / name) != data}:
         replace_files(changed)
 
 
 def check_citation(data: Path) -> None:
     """ValidationError when CITATION.cff beside `data` does not follow its data version."""
-    problems = citation_problems(data.parent)
-    if problems:
+    if problems := citation_problems(data.parent):
         raise ValidationError(f"{CFF}: {len(problems)} problem(s)", problems)
 
 

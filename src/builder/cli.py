@@ -36,8 +36,7 @@ EXTRAS = {"site": ("jinja2", "matplotlib"), "release": ("flit_core", "pyproject_
 
 def require_extra(extra: str, command: str) -> None:
     """InputError naming the extra when a module it installs is missing."""
-    missing = [name for name in EXTRAS[extra] if find_spec(name) is None]
-    if missing:
+    if missing := [name for name in EXTRAS[extra] if find_spec(name) is None]:
         raise InputError(
             f"builder {command}: expected {', '.join(missing)} (the {extra} extra), found none installed; "
             f"run pip install -e '.[{extra}]'"
@@ -134,8 +133,7 @@ def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
         if task in chosen:
             raise click.BadParameter(f"expected each task once, found {task} given twice", param_hint="--upstream")
         chosen[task] = Path(path)
-    unknown = ", ".join(sorted(set(chosen) - set(tasks)))
-    if unknown:
+    if unknown := ", ".join(sorted(set(chosen) - set(tasks))):
         raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {unknown}", param_hint="--upstream")
     result = run_build(out, chosen, date or today_utc())
     for warning in result.warnings:

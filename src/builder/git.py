@@ -43,8 +43,7 @@ def object_id(value: str) -> str:
 def require_clean(advice: str) -> None:
     """ReleaseError naming the first changed or untracked paths, unless the working tree is clean."""
     status = run("status", "--porcelain", "--untracked-files=normal").decode(errors="replace")
-    dirty = [line[3:] for line in status.splitlines()]
-    if dirty:
+    if dirty := [line[3:] for line in status.splitlines()]:
         raise ReleaseError(f"the working tree is dirty ({', '.join(dirty[:5])}); {advice}")
 
 

@@ -190,8 +190,7 @@ NUM_GPUS_RULE = "max(tensor_parallel x data_parallel, expert_parallel)"
 
 def require_repo_root(*needed: Path, where: str = "the repository root") -> None:
     """Refuse to run outside the repository root, where the relative paths above hold."""
-    missing = [str(path) for path in (needed or (METADATA, LOCK)) if not path.exists()]
-    if missing:
+    if missing := [str(path) for path in (needed or (METADATA, LOCK)) if not path.exists()]:
         try:
             here = str(Path.cwd())
         except OSError:  # the current folder was removed

@@ -43,8 +43,7 @@ def control_characters(name: str) -> list[str]:
 
 def name_fault(name: str) -> str | None:
     """`expected ..., found ...` for a name (nickname, GPU, architecture) a spreadsheet misreads, else None."""
-    breaks = [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]
-    if breaks:
+    if breaks := [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]:
         return f"expected a name on one line, found U+{ord(breaks[0]):04X} (a line or paragraph separator)"
     reading = spreadsheet_reading(name)
     if reading is None:
