@@ -156,9 +156,7 @@ def is_workload_id(text: str) -> bool:
 
 def below(path: object, folder: str) -> str | None:
     """A descriptor path relative to `folder` (`data/models/x.json` -> `models/x.json`), or None if not below it."""
-    if isinstance(path, str) and path.startswith(f"{folder}/"):
-        return path[len(folder) + 1 :]
-    return None
+    return path[len(folder) + 1 :] if isinstance(path, str) and path.startswith(f"{folder}/") else None
 
 
 def row_id(slug: str, gpu: str, num_gpus: int, max_num_seqs: int) -> str:

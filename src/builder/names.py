@@ -25,10 +25,7 @@ RESERVED_SLUGS = frozenset(
 def spreadsheet_reading(name: str) -> str | None:
     """What a spreadsheet would take `name` for instead of text ("a date", "a number", ...), or None."""
     text = unicodedata.normalize("NFKC", name).strip().lower()  # full-width digits read as digits
-    for reading, pattern in READINGS:
-        if pattern.fullmatch(text):
-            return reading
-    return None
+    return next((reading for reading, pattern in READINGS if pattern.fullmatch(text)), None)
 
 
 def is_reserved_slug(slug: str) -> bool:
@@ -45,10 +42,9 @@ def name_fault(name: str) -> str | None:
     """`expected ..., found ...` for a name (nickname, GPU, architecture) a spreadsheet misreads, else None."""
     if breaks := [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]:
         return f"expected a name on one line, found U+{ord(breaks[0]):04X} (a line or paragraph separator)"
-    reading = spreadsheet_reading(name)
-    if reading is None:
-        return None
-    return f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
+    if reading := spreadsheet_reading(name):
+        return f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
+    return None
 
 
 def gpu_case_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
