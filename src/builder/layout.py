@@ -8,7 +8,6 @@ from pathlib import Path
 
 from builder.errors import InputError
 
-# The repository.
 DATA = Path("data")
 UPSTREAM = Path("upstream")
 LOCK = UPSTREAM / "lock.json"

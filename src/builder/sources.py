@@ -22,8 +22,7 @@ def source_files(
         return shown, {
             p.relative_to(root).as_posix(): read_regular_file(p, MAX_FILE_BYTES, what) for p in sorted(found)
         }
-    commit = git.commit_of(spec)
-    if commit is None:
+    if (commit := git.commit_of(spec)) is None:
         raise InputError(f"{spec}: expected {expected}, found neither")
     files = {rel.removeprefix(f"{below}/"): data for rel, data in git.tree_files(commit, (below,))[0].items()}
     kept = {rel: data for rel, data in files.items() if rel.endswith(suffix) and (deep or "/" not in rel)}
