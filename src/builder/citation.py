@@ -53,59 +53,50 @@ def _yaml(value: Any, indent: int) -> list[str]:
     return lines
 
 
-def render_cff(curated: dict[str, Any], data_version: str) -> str:
-    cff = dict(curated["cff"])
-    references = cff.pop("references", [])
-    head = {"cff-version": "1.2.0", **cff, "version": release_version(data_version), "date-released": data_version}
-    if curated.get("repository"):
-        head["repository-code"] = curated["repository"]
-    lines = [f"# Written by `builder build` from {CURATED} and the data version: edit {CURATED}, not this file."]
-    lines += _yaml(head, 0)
-    if curated["doi"]:
-        lines += _yaml({"identifiers": [{"type": "doi", "value": curated["doi"], "description": "Zenodo"}]}, 0)
-    else:
-        lines.append(f"# identifiers: the DOI Zenodo mints goes here, from {CURATED}'s doi")
-    lines += _yaml({"references": references}, 0)
-    return "\n".join(lines) + "\n"
-
-
-def render_zenodo(curated: dict[str, Any], data_version: str) -> str:
-    cff = curated["cff"]
-    related = []
-    for ref in cff.get("references", []):
-        ids = [ARXIV.fullmatch(i.get("value", "")) for i in ref.get("identifiers", [])]
-        for found in filter(None, ids):
-            related.append({"identifier": f"arXiv:{found['id']}", "relation": "references", "scheme": "arxiv"})
-        if not any(ids) and ref.get("url"):
-            related.append({"identifier": ref["url"], "relation": "isDerivedFrom", "scheme": "url"})
-    if curated.get("repository"):
-        related.append({"identifier": curated["repository"], "relation": "isSupplementTo", "scheme": "url"})
-    names = [a["name"] if "name" in a else f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]]
-    record = {
-        "title": cff["title"],
-        **curated["zenodo"],
-        "creators": [{"name": name} for name in names],
-        "license": cff["license"],
-        "keywords": cff.get("keywords", []),
-        "version": release_version(data_version),
-        "publication_date": data_version,
-        "access_right": "open",
-        "related_identifiers": related,
-    }
-    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-
-
 def _curated_at(root: Path, curated: Path) -> bool:
     """Is `root` the folder of citation.toml (the repository root), where the two files are generated?"""
     return curated.is_file() and root.resolve() == curated.resolve().parent
 
 
 def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, bytes]:
-    """CITATION.cff and .zenodo.json for a descriptor's data version."""
-    meta, data_version = load(curated), json.loads(descriptor)["version"]
-    found = repository.load(curated.parent / repository.METADATA)
-    meta["repository"] = found.url if found else None  # the one curated place that names it
-    return {CFF: render_cff(meta, data_version).encode(), ZENODO: render_zenodo(meta, data_version).encode()}
+    """CITATION.cff and .zenodo.json for a descriptor's data version, from one set of fields."""
+    meta, date = load(curated), json.loads(descriptor)["version"]
+    cff, version = dict(meta["cff"]), release_version(date)
+    references = cff.pop("references", [])
+    found = repository.load(curated.parent / repository.METADATA)  # the one curated place that names it
+    url = found.url if found else None
+    head = {"cff-version": "1.2.0", **cff, "version": version, "date-released": date}
+    related = []
+    for ref in references:
+        ids = [ARXIV.fullmatch(i.get("value", "")) for i in ref.get("identifiers", [])]
+        for arxiv in filter(None, ids):
+            related.append({"identifier": f"arXiv:{arxiv['id']}", "relation": "references", "scheme": "arxiv"})
+        if not any(ids) and ref.get("url"):
+            related.append({"identifier": ref["url"], "relation": "isDerivedFrom", "scheme": "url"})
+    if url:
+        head["repository-code"] = url
+        related.append({"identifier": url, "relation": "isSupplementTo", "scheme": "url"})
+    lines = [f"# Written by `builder build` from {CURATED} and the data version: edit {CURATED}, not this file."]
+    lines += _yaml(head, 0)
+    if meta["doi"]:
+        lines += _yaml({"identifiers": [{"type": "doi", "value": meta["doi"], "description": "Zenodo"}]}, 0)
+    else:
+        lines.append(f"# identifiers: the DOI Zenodo mints goes here, from {CURATED}'s doi")
+    lines += _yaml({"references": references}, 0)
+    names = [a["name"] if "name" in a else f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]]
+    record = {
+        "title": cff["title"],
+        **meta["zenodo"],
+        "creators": [{"name": name} for name in names],
+        "license": cff["license"],
+        "keywords": cff.get("keywords", []),
+        "version": version,
+        "publication_date": date,
+        "access_right": "open",
+        "related_identifiers": related,
+    }
+    zenodo = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    return {CFF: ("\n".join(lines) + "\n").encode(), ZENODO: zenodo.encode()}
 
 
 def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
