@@ -19,6 +19,7 @@ from builder.errors import BuilderError, InputError, OutputError, ProblemsError,
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
 from builder.report import FORMATS, problems_as, say, warn
+from builder.strictjson import parse_json
 from builder.write import today_utc
 
 
@@ -63,8 +64,6 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     if not value or ctx.resilient_parsing:
         return
     from importlib.metadata import PackageNotFoundError, version
-
-    from builder.strictjson import parse_json
 
     try:
         code = version("leadgreen-data-builder")
