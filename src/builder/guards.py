@@ -9,20 +9,11 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+from builder import layout
 from builder.errors import OutputError
 from builder.files import Refused, kind, read_file
-from builder.layout import (
-    DATA,
-    DESCRIPTOR,
-    GIT,
-    PACKAGE_NAME,
-    SCHEMAS,
-    UPSTREAM,
-    is_hidden,
-    is_published,
-    is_published_folder,
-)
 
+PROTECTED = (layout.UPSTREAM, layout.SCHEMAS, layout.GIT, layout.DATA)  # never written into, but a build may be data/
 FOREIGN_SHOWN = 5  # offending entries named in a refusal
 DIST_FILE = re.compile(
     r"leadgreen-data-v[0-9.]+\.(tar\.gz|manifest\.json)|leadgreen_data-[0-9.]+-py3-none-any\.whl|SHA256SUMS"
@@ -30,7 +21,7 @@ DIST_FILE = re.compile(
 
 
 def _built(rel: str) -> bool:
-    return is_published(rel) or (is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
+    return layout.is_published(rel) or (layout.is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
 
 
 def check_dist_output(out: Path) -> None:
@@ -42,7 +33,7 @@ def check_dist_output(out: Path) -> None:
 def check_output(
     out: Path,
     owned: Callable[[str], bool] = _built,
-    owned_folder: Callable[[str], bool] = is_published_folder,
+    owned_folder: Callable[[str], bool] = layout.is_published_folder,
     what: str = "a data folder",
     data: bool = True,
 ) -> None:
@@ -57,14 +48,14 @@ def check_output(
         raise OutputError(f"{out}: expected a folder, found {kind(mode)}; refusing to replace it")
     try:
         real, here = out.resolve(), Path.cwd().resolve()
-        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT, DATA)}
+        protected = {name: (here / name).resolve() for name in PROTECTED}
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
         raise OutputError(f"{out}: cannot resolve the output folder ({exc}); refusing to write") from exc
     if here.is_relative_to(real):
         which = "the current folder" if real == here else "a folder that contains the current folder"
         raise OutputError(f"{out}: is {which} ({real}); refusing to replace it")
     for name, folder in protected.items():
-        if real.is_relative_to(folder) and not (data and name == DATA and real == folder):  # data/ itself: a build's
+        if real.is_relative_to(folder) and not (data and name == layout.DATA and real == folder):
             where = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
             raise OutputError(f"{out}: is {where} ({real}); refusing to write there")
     found: list[str] = []  # entries a build did not publish, breadth first, at most FOREIGN_SHOWN + 1
@@ -94,7 +85,7 @@ def check_output(
         )
     if not data:
         return
-    path = out.parent / DESCRIPTOR
+    path = out.parent / layout.DESCRIPTOR
     try:
         name = json.loads(read_file(path)).get("name")
     except Refused as exc:
@@ -104,6 +95,6 @@ def check_output(
         return  # missing, or too large: a build writes it
     except (ValueError, AttributeError, RecursionError):
         return  # broken (a merge conflict, say): a build may repair it
-    if isinstance(name, str) and name != PACKAGE_NAME:
-        raise OutputError(f"{path}: expected the descriptor of {PACKAGE_NAME}, found the package {name!r}; "
+    if isinstance(name, str) and name != layout.PACKAGE_NAME:
+        raise OutputError(f"{path}: expected the descriptor of {layout.PACKAGE_NAME}, found the package {name!r}; "
                           f"refusing to replace it ({out})")  # fmt: skip
