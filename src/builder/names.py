@@ -17,9 +17,7 @@ READINGS = (
     ("a time", re.compile(r"[0-9]{1,2}(?::[0-9]{1,2}){1,2}(?:\.[0-9]*)? ?(?:[ap]\.?m?\.?)?|[0-9]{1,2} ?[ap]\.?m?\.?")),
 )
 # Windows reserves these names with any extension, in any case: `models/nul.json` cannot be made there.
-RESERVED_SLUGS = frozenset(
-    {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
-)
+RESERVED_SLUGS = frozenset({"con", "prn", "aux", "nul", *(f"{dev}{i}" for dev in ("com", "lpt") for i in range(1, 10))})
 
 
 def spreadsheet_reading(name: str) -> str | None:
