@@ -9,7 +9,7 @@ import pytest
 
 from builder.errors import OutputError
 from builder.files import Refused, read_file
-from builder.layout import Place, is_package_path, place
+from builder.layout import Place, place
 from builder.strictjson import StrictJSONError, parse_json
 from builder.write import dumps, publish
 
@@ -42,14 +42,6 @@ from builder.write import dumps, publish
 )
 def test_place(rel: str, expected: Place | None) -> None:
     assert place(rel) == expected
-
-
-@pytest.mark.parametrize(
-    ("path", "expected"),
-    [("data/models/a.json", True), ("data/../x", False), ("/etc/passwd", False), ("file:x", False), (".", False)],
-)
-def test_is_package_path(path: str, expected: bool) -> None:
-    assert is_package_path(path) is expected
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,4 @@
-"""The leadgreen-data builder.
-
-Importing it takes the current folder off the import path: it may be an unpacked archive, and no module in
-it may run (frictionless imports `frictionless_*` as plugins).
-"""
+"""The leadgreen-data builder; importing it takes the current folder (maybe an unpacked archive) off the path."""
 
 import os
 import sys

@@ -1,5 +1,4 @@
-"""The caps on one upstream task file's models and configurations (a hundred times today's largest); a file
-past a cap is refused before its rows are checked, so that no later step sees more."""
+"""The caps on one upstream task file's models and configurations, checked before its rows (100x today's largest)."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ MAX_CONFIGURATIONS_PER_TASK = 100_000
 
 
 def check_caps(doc: Any, path: str) -> None:
-    """UpstreamError naming `path` when its configurations, or the models (distinct model_id) among
-    them, pass their cap; anything else about the file is left to its schema."""
+    """UpstreamError naming `path` when its configurations, or the distinct model_id among them, pass their cap."""
     confs = doc.get("configurations") if isinstance(doc, dict) else None
     if not isinstance(confs, list):
         return
@@ -21,8 +19,7 @@ def check_caps(doc: Any, path: str) -> None:
     if len(confs) > MAX_CONFIGURATIONS_PER_TASK:
         found = f"{len(confs):,}"
         problems.append(f"expected at most {MAX_CONFIGURATIONS_PER_TASK:,} configurations in a task, found {found}")
-    ids = (conf.get("model_id") for conf in confs if isinstance(conf, dict))
-    models = {model for model in ids if isinstance(model, str)}
+    models = {conf["model_id"] for conf in confs if isinstance(conf, dict) and isinstance(conf.get("model_id"), str)}
     if len(models) > MAX_MODELS_PER_TASK:
         problems.append(f"expected at most {MAX_MODELS_PER_TASK:,} models (model_id) in a task, found {len(models):,}")
     if problems:

@@ -1,6 +1,4 @@
-"""CITATION.cff and .zenodo.json from the curated citation.toml and the data version: `build` writes them
-beside the descriptor, `validate` checks them (byte for byte in the repository; in a release archive,
-which has no citation.toml, CITATION.cff's version and date)."""
+"""CITATION.cff and .zenodo.json from citation.toml and the data version: written by `build`, checked by `validate`."""
 
 from __future__ import annotations
 
@@ -37,10 +35,6 @@ def release_version(data_version: str) -> str:
     return data_version.replace("-", ".")
 
 
-def _scalar(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _yaml(value: Any, indent: int) -> list[str]:
     """Block YAML of TOML values (tables, arrays, strings, numbers), strings JSON-quoted."""
     pad = " " * indent
@@ -50,58 +44,13 @@ def _yaml(value: Any, indent: int) -> list[str]:
             if isinstance(item, dict | list) and item:
                 lines += [f"{pad}{key}:", *_yaml(item, indent + 2)]
             else:
-                lines.append(f"{pad}{key}: {_scalar(item)}")
+                lines.append(f"{pad}{key}: {json.dumps(item, ensure_ascii=False)}")
     else:
         for item in value:
-            inner = _yaml(item, indent + 2) if isinstance(item, dict | list) else [f"{pad}  {_scalar(item)}"]
+            inner = _yaml(item, indent + 2) if isinstance(item, dict | list) else [json.dumps(item, ensure_ascii=False)]
             lines.append(f"{pad}- {inner[0].lstrip()}")
             lines += inner[1:]
     return lines
-
-
-def render_cff(curated: dict[str, Any], data_version: str) -> str:
-    cff = dict(curated["cff"])
-    references = cff.pop("references", [])
-    head = {"cff-version": "1.2.0", **cff, "version": release_version(data_version), "date-released": data_version}
-    if curated.get("repository"):
-        head["repository-code"] = curated["repository"]
-    lines = [f"# Written by `builder build` from {CURATED} and the data version: edit {CURATED}, not this file."]
-    lines += _yaml(head, 0)
-    if curated["doi"]:
-        lines += _yaml({"identifiers": [{"type": "doi", "value": curated["doi"], "description": "Zenodo"}]}, 0)
-    else:
-        lines.append(f"# identifiers: the DOI Zenodo mints goes here, from {CURATED}'s doi")
-    lines += _yaml({"references": references}, 0)
-    return "\n".join(lines) + "\n"
-
-
-def render_zenodo(curated: dict[str, Any], data_version: str) -> str:
-    cff = curated["cff"]
-    related = []
-    for ref in cff.get("references", []):
-        ids = [ARXIV.fullmatch(i.get("value", "")) for i in ref.get("identifiers", [])]
-        for found in filter(None, ids):
-            related.append({"identifier": f"arXiv:{found['id']}", "relation": "references", "scheme": "arxiv"})
-        if not any(ids) and ref.get("url"):
-            related.append({"identifier": ref["url"], "relation": "isDerivedFrom", "scheme": "url"})
-    if curated.get("repository"):
-        related.append({"identifier": curated["repository"], "relation": "isSupplementTo", "scheme": "url"})
-    creators = [
-        {"name": a["name"]} if "name" in a else {"name": f"{a['family-names']}, {a['given-names']}"}
-        for a in cff["authors"]
-    ]
-    record = {
-        "title": cff["title"],
-        **curated["zenodo"],
-        "creators": creators,
-        "license": cff["license"],
-        "keywords": cff.get("keywords", []),
-        "version": release_version(data_version),
-        "publication_date": data_version,
-        "access_right": "open",
-        "related_identifiers": related,
-    }
-    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
 
 
 def _curated_at(root: Path, curated: Path) -> bool:
@@ -110,11 +59,44 @@ def _curated_at(root: Path, curated: Path) -> bool:
 
 
 def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, bytes]:
-    """CITATION.cff and .zenodo.json for a descriptor's data version."""
-    meta, data_version = load(curated), json.loads(descriptor)["version"]
-    found = repository.load(curated.parent / repository.METADATA)
-    meta["repository"] = found.url if found else None  # the one curated place that names it
-    return {CFF: render_cff(meta, data_version).encode(), ZENODO: render_zenodo(meta, data_version).encode()}
+    """CITATION.cff and .zenodo.json for a descriptor's data version, from one set of fields."""
+    meta, date = load(curated), json.loads(descriptor)["version"]
+    cff, version = dict(meta["cff"]), release_version(date)
+    references = cff.pop("references", [])
+    found = repository.load(curated.parent / repository.METADATA)  # the one curated place that names it
+    url = found.url if found else None
+    head = {"cff-version": "1.2.0", **cff, "version": version, "date-released": date}
+    related = []
+    for ref in references:
+        ids = [ARXIV.fullmatch(i.get("value", "")) for i in ref.get("identifiers", [])]
+        for arxiv in filter(None, ids):
+            related.append({"identifier": f"arXiv:{arxiv['id']}", "relation": "references", "scheme": "arxiv"})
+        if not any(ids) and ref.get("url"):
+            related.append({"identifier": ref["url"], "relation": "isDerivedFrom", "scheme": "url"})
+    if url:
+        head["repository-code"] = url
+        related.append({"identifier": url, "relation": "isSupplementTo", "scheme": "url"})
+    lines = [f"# Written by `builder build` from {CURATED} and the data version: edit {CURATED}, not this file."]
+    lines += _yaml(head, 0)
+    if meta["doi"]:
+        lines += _yaml({"identifiers": [{"type": "doi", "value": meta["doi"], "description": "Zenodo"}]}, 0)
+    else:
+        lines.append(f"# identifiers: the DOI Zenodo mints goes here, from {CURATED}'s doi")
+    lines += _yaml({"references": references}, 0)
+    names = [a["name"] if "name" in a else f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]]
+    record = {
+        "title": cff["title"],
+        **meta["zenodo"],
+        "creators": [{"name": name} for name in names],
+        "license": cff["license"],
+        "keywords": cff.get("keywords", []),
+        "version": version,
+        "publication_date": date,
+        "access_right": "open",
+        "related_identifiers": related,
+    }
+    zenodo = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    return {CFF: ("\n".join(lines) + "\n").encode(), ZENODO: zenodo.encode()}
 
 
 def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
@@ -144,20 +126,17 @@ def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
 
 
 def write_citation(root: Path, descriptor: bytes) -> None:
-    """Write CITATION.cff and .zenodo.json at `root` where their bytes change; run after the package is
-    published, so a failure leaves them stale, which validate reports and the next build repairs."""
+    """Write CITATION.cff and .zenodo.json at `root` where their bytes change (stale ones: validate reports them)."""
     if not _curated_at(root, CURATED):
         return  # a build into another folder (drift's, a test's) has no citation of its own
     made = citation_files(descriptor)
-    changed = {root / name: data for name, data in made.items() if read_or_none(root / name) != data}
-    if changed:
+    if changed := {root / name: data for name, data in made.items() if read_or_none(root / name) != data}:
         replace_files(changed)
 
 
 def check_citation(data: Path) -> None:
     """ValidationError when CITATION.cff beside `data` does not follow its data version."""
-    problems = citation_problems(data.parent)
-    if problems:
+    if problems := citation_problems(data.parent):
         raise ValidationError(f"{CFF}: {len(problems)} problem(s)", problems)
 
 

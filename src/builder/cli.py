@@ -1,6 +1,4 @@
-"""The `builder` command line: parse options, call one function, map errors to exit codes.
-
-Heavy imports happen inside the commands, so `builder --help` stays fast."""
+"""The `builder` command line: parse options, call one function, map errors to exit codes (imports inside commands)."""
 
 from __future__ import annotations
 
@@ -12,15 +10,16 @@ import sys
 import traceback
 from collections import Counter
 from contextlib import suppress
+from importlib.util import find_spec
 from pathlib import Path
 
 import click
 
-from builder.errors import BuilderError, OutputError, ProblemsError, printable, printable_lines
-from builder.extras import require_extra
+from builder.errors import BuilderError, InputError, OutputError, ProblemsError, printable, printable_lines
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
 from builder.report import FORMATS, problems_as, say, warn
+from builder.strictjson import parse_json
 from builder.write import today_utc
 
 
@@ -31,6 +30,18 @@ def _iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -
         if len(value) == 10:
             return dt.date.fromisoformat(value).isoformat()
     raise click.BadParameter(f"expected a date as YYYY-MM-DD, found {value!r}")
+
+
+EXTRAS = {"site": ("jinja2", "matplotlib"), "release": ("flit_core", "pyproject_hooks")}  # optional dependencies
+
+
+def require_extra(extra: str, command: str) -> None:
+    """InputError naming the extra when a module it installs is missing."""
+    if missing := [name for name in EXTRAS[extra] if find_spec(name) is None]:
+        raise InputError(
+            f"builder {command}: expected {', '.join(missing)} (the {extra} extra), found none installed; "
+            f"run pip install -e '.[{extra}]'"
+        )
 
 
 class Group(click.Group):
@@ -53,8 +64,6 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     if not value or ctx.resilient_parsing:
         return
     from importlib.metadata import PackageNotFoundError, version
-
-    from builder.strictjson import parse_json
 
     try:
         code = version("leadgreen-data-builder")
@@ -91,25 +100,8 @@ _data_option = click.option(
 def main() -> None:
     """Build, check and release the LeadGreen v1 data package (run from the repo root).
 
-    Exit codes: 0 done, 1 error, 2 usage error, 70 an unexpected failure (a bug: please report it);
-    stopped by Ctrl-C 1, by SIGHUP 129, by SIGTERM 143 (each writer then leaves its old output or its
-    new one, never a mix).
-    """
-
-
-def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> list[tuple[str | None, Path]]:
-    """--upstream values as (task, file) pairs; a plain FILE (no TASK=) has the task None: the first workload's."""
-    from builder.layout import is_workload_id
-
-    pairs = []
-    for value in values:
-        task, sep, path = value.partition("=")
-        if not (sep and is_workload_id(task)):
-            task, path = None, value
-        if not path:
-            raise click.BadParameter(f"expected FILE or TASK=FILE, found {value!r}")
-        pairs.append((task, Path(path)))
-    return pairs
+    Exit codes: 0 done, 1 error, 2 usage error, 70 an unexpected failure (a bug: please report it); stopped by Ctrl-C 1,
+    by SIGHUP 129, by SIGTERM 143 (each writer then leaves its old output or its new one, never a mix)."""
 
 
 @main.command()
@@ -117,29 +109,30 @@ def _upstreams(_ctx: click.Context, _param: click.Parameter, values: tuple[str, 
     "--upstream",
     "upstreams",
     multiple=True,
-    callback=_upstreams,
     metavar="[TASK=]FILE",
     help="Build TASK (e.g. gpqa) from FILE instead of its pin; FILE alone means lm-arena-chat. Repeatable.",
 )
 @_out_option(DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
-def build(upstreams: list[tuple[str | None, Path]], out: Path, date: str | None) -> None:
+def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
     """Regenerate every document of every workload in the --out folder from the pinned upstream, atomically.
-
-    Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on usage errors.
-    """
+    Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on usage errors."""
     from builder.build import build as run_build
+    from builder.layout import is_workload_id
 
     require_repo_root(METADATA) if upstreams else require_repo_root()
     tasks = upstream_tasks()
     chosen: dict[str, Path] = {}
-    for task, path in upstreams:
-        task = task or tasks[0]
+    for value in upstreams:
+        task, sep, path = value.partition("=")
+        if not (sep and is_workload_id(task)):
+            task, path = tasks[0], value  # a plain FILE is the first task's
+        if not path:
+            raise click.BadParameter(f"expected FILE or TASK=FILE, found {value!r}", param_hint="'--upstream'")
         if task in chosen:
             raise click.BadParameter(f"expected each task once, found {task} given twice", param_hint="--upstream")
-        chosen[task] = path
-    unknown = ", ".join(sorted(set(chosen) - set(tasks)))
-    if unknown:
+        chosen[task] = Path(path)
+    if unknown := ", ".join(sorted(set(chosen) - set(tasks))):
         raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {unknown}", param_hint="--upstream")
     result = run_build(out, chosen, date or today_utc())
     for warning in result.warnings:
@@ -160,9 +153,7 @@ def build(upstreams: list[tuple[str | None, Path]], out: Path, date: str | None)
               "workflow commands (::error file=...), which annotate a pull request.")  # fmt: skip
 def validate(data: Path, fmt: str) -> None:
     """Check every file: JSON Schemas, tables, cross-file consistency and physics.
-
-    Exits 0 when every file is valid, 1 when any problem is found (all are printed), 2 on usage errors.
-    """
+    Exits 0 when every file is valid, 1 when any problem is found (all are printed), 2 on usage errors."""
     from builder.citation import check_citation
     from builder.repository import warnings as repository_warnings
     from builder.verify import refuse_half_published, validate_committed
@@ -185,9 +176,7 @@ def validate(data: Path, fmt: str) -> None:
 @_data_option
 def drift(data: Path) -> None:
     """Rebuild from the pin into a temporary folder; fail, with a diff, if the --data folder differs.
-
-    Exits 0 when nothing differs, 1 when something does (or the pin cannot be built), 2 on usage errors.
-    """
+    Exits 0 when nothing differs, 1 when something does (or the pin cannot be built), 2 on usage errors."""
     from builder.verify import check_drift, drift_error
 
     diffs = check_drift(data, today_utc())
@@ -212,10 +201,8 @@ main.add_command(check_upstream)
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything differs, as `git diff --exit-code` does.")
 def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bool) -> None:
     """Compare two data trees or git refs (OLD, NEW) by natural key.
-
-    Exits 0 after printing the diff, whatever it holds (with --exit-code: 0 when nothing
-    differs, 1 when something does); 1 when OLD or NEW cannot be read; 2 on usage errors.
-    """
+    Exits 0 after printing the diff, whatever it holds (with --exit-code: 0 when nothing differs, 1 when something
+    does); 1 when OLD or NEW cannot be read; 2 on usage errors."""
     import json
 
     from builder.diff import diff_trees, load_docs, render_text
@@ -235,9 +222,7 @@ def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bo
 )  # fmt: skip
 def release(accept: str | None, accept_schema: str | None) -> None:
     """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes.
-
-    Exits 0 when tagged, 1 when a check refuses (nothing is left behind), 2 on usage errors.
-    """
+    Exits 0 when tagged, 1 when a check refuses (nothing is left behind), 2 on usage errors."""
     from builder.release.flow import cut_release
 
     require_repo_root()
@@ -254,9 +239,7 @@ def release(accept: str | None, accept_schema: str | None) -> None:
               help="Folder to build into: absent, empty, or a site built before.")  # fmt: skip
 def site(out: Path) -> None:
     """Build the static web site (pages, charts, API files, schemas) from the committed package.
-
-    Exits 0 when built, 1 when the package or the --out folder is refused, 2 on usage errors.
-    """
+    Exits 0 when built, 1 when the package or the --out folder is refused, 2 on usage errors."""
     require_extra("site", "site")
     from builder.site.build import build_site
 
@@ -273,12 +256,9 @@ def site(out: Path) -> None:
 )
 def dist_command(out: Path, notes: Path | None) -> None:
     """Rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag checked out at HEAD.
-
-    Refuses unless the working tree is clean and HEAD carries a release tag. Every file comes
-    from the tagged commit; the wheel's timestamps are the tagged commit's date and the archive's
-    the release's data version date, so any clone gives the same bytes. Exits 0 when rebuilt, 1
-    when refused, 2 on usage errors.
-    """
+    Refuses unless the working tree is clean and HEAD carries a release tag. Every file comes from the tagged commit;
+    the wheel's timestamps are the tagged commit's date and the archive's the release's data version date, so any clone
+    gives the same bytes. Exits 0 when rebuilt, 1 when refused, 2 on usage errors."""
     from builder.pin import sha256
     from builder.release.dist import build_dist, notes_at
 
@@ -304,10 +284,8 @@ def dist_command(out: Path, notes: Path | None) -> None:
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything changed or failed (as git diff --exit-code).")
 def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     """List the schema changes between OLD and NEW (folders holding schemas/, or git refs).
-
-    Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW
-    cannot be read, 2 on usage errors.
-    """
+    Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW cannot be read, 2 on
+    usage errors."""
     from builder.diff import load_docs
     from builder.release.compat import Compat, check_compat, load_schema_set, schema_changes, verdict, with_tables
 

@@ -1,11 +1,8 @@
-"""The few git operations a release needs; failures become ReleaseError with git's own message.
-
-No value reaches git as an option: refs follow `--end-of-options` (or are checked object ids),
-paths follow `--`, and messages go through stdin.
-"""
+"""The git operations a release needs, failing as ReleaseError with git's message; no value reaches git as an option."""
 
 from __future__ import annotations
 
+import functools
 import re
 import signal
 import subprocess
@@ -16,17 +13,13 @@ from builder.write import HELD, signals_held
 OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
 
 
-def _unblock() -> None:
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
-
-
 def run(*args: str, stdin: bytes | None = None) -> bytes:
-    """git's stdout, or ReleaseError quoting git. Signals wait until git is done (git still gets them),
-    so the caller's undo sees whatever git did."""
+    """git's stdout, or ReleaseError quoting git; signals wait until git is done, so an undo sees all git did."""
+    unblock = functools.partial(signal.pthread_sigmask, signal.SIG_UNBLOCK, HELD)  # git itself still gets signals
     feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     try:
         with signals_held():
-            done = subprocess.run(["git", *args], capture_output=True, preexec_fn=_unblock, **feed)
+            done = subprocess.run(["git", *args], capture_output=True, preexec_fn=unblock, **feed)
     except OSError as exc:
         raise ReleaseError(f"cannot run git ({exc.strerror}); is it installed and on PATH?") from None
     if done.returncode != 0:
@@ -50,8 +43,7 @@ def object_id(value: str) -> str:
 def require_clean(advice: str) -> None:
     """ReleaseError naming the first changed or untracked paths, unless the working tree is clean."""
     status = run("status", "--porcelain", "--untracked-files=normal").decode(errors="replace")
-    dirty = [line[3:] for line in status.splitlines()]
-    if dirty:
+    if dirty := [line[3:] for line in status.splitlines()]:
         raise ReleaseError(f"the working tree is dirty ({', '.join(dirty[:5])}); {advice}")
 
 
@@ -87,8 +79,7 @@ def missing_identity() -> str | None:
 
 
 def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], list[str]]:
-    """The regular files below `paths` in `commit` with their committed bytes (one `git cat-file --batch`),
-    and the other entries (links, submodules) as "path (kind)"; no export-subst or export-ignore."""
+    """The regular files below `paths` in `commit` with their bytes, and the other entries as "path (kind)"."""
     listing = run("ls-tree", "-r", "-z", "--full-tree", object_id(commit), "--", *paths)
     blobs: dict[str, str] = {}
     odd: list[str] = []

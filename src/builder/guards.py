@@ -9,20 +9,11 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+from builder import layout
 from builder.errors import OutputError
 from builder.files import Refused, kind, read_file
-from builder.layout import (
-    DATA,
-    DESCRIPTOR,
-    GIT,
-    PACKAGE_NAME,
-    SCHEMAS,
-    UPSTREAM,
-    is_hidden,
-    is_published,
-    is_published_folder,
-)
 
+PROTECTED = (layout.UPSTREAM, layout.SCHEMAS, layout.GIT, layout.DATA)  # never written into, but a build may be data/
 FOREIGN_SHOWN = 5  # offending entries named in a refusal
 DIST_FILE = re.compile(
     r"leadgreen-data-v[0-9.]+\.(tar\.gz|manifest\.json)|leadgreen_data-[0-9.]+-py3-none-any\.whl|SHA256SUMS"
@@ -30,7 +21,7 @@ DIST_FILE = re.compile(
 
 
 def _built(rel: str) -> bool:
-    return is_published(rel) or (is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
+    return layout.is_published(rel) or (layout.is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
 
 
 def check_dist_output(out: Path) -> None:
@@ -42,12 +33,11 @@ def check_dist_output(out: Path) -> None:
 def check_output(
     out: Path,
     owned: Callable[[str], bool] = _built,
-    owned_folder: Callable[[str], bool] = is_published_folder,
+    owned_folder: Callable[[str], bool] = layout.is_published_folder,
     what: str = "a data folder",
     data: bool = True,
 ) -> None:
-    """Refuse, naming why, an output folder holding more than `owned` accepts, holding the current folder, or
-    lying in upstream/, schemas/, .git/ or data/; for a `data` folder, also a descriptor beside it not ours."""
+    """Refuse an output folder holding more than `owned` accepts, holding the current folder, or in a folder of ours."""
     try:
         mode = out.lstat().st_mode
     except (FileNotFoundError, NotADirectoryError):
@@ -58,31 +48,18 @@ def check_output(
         raise OutputError(f"{out}: expected a folder, found {kind(mode)}; refusing to replace it")
     try:
         real, here = out.resolve(), Path.cwd().resolve()
-        protected = {name: (here / name).resolve() for name in (UPSTREAM, SCHEMAS, GIT, DATA)}
+        protected = {name: (here / name).resolve() for name in PROTECTED}
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
         raise OutputError(f"{out}: cannot resolve the output folder ({exc}); refusing to write") from exc
     if here.is_relative_to(real):
         which = "the current folder" if real == here else "a folder that contains the current folder"
         raise OutputError(f"{out}: is {which} ({real}); refusing to replace it")
     for name, folder in protected.items():
-        if real.is_relative_to(folder) and not (data and name == DATA and real == folder):  # data/ itself: a build's
+        if real.is_relative_to(folder) and not (data and name == layout.DATA and real == folder):
             where = f"the {name}/ folder" if real == folder else f"inside the {name}/ folder"
             raise OutputError(f"{out}: is {where} ({real}); refusing to write there")
-    foreign = _foreign_entries(out, owned, owned_folder) if mode is not None else []
-    if foreign:
-        more = " ..." if len(foreign) > FOREIGN_SHOWN else ""
-        raise OutputError(
-            f"{out}: expected an empty folder or {what}, found {', '.join(foreign[:FOREIGN_SHOWN])}{more}; "
-            "refusing to replace it"
-        )
-    if data:
-        _check_descriptor_beside(out)
-
-
-def _foreign_entries(out: Path, owned: Callable[[str], bool], owned_folder: Callable[[str], bool]) -> list[str]:
-    """Entries a build did not publish, breadth first, sorted, at most FOREIGN_SHOWN + 1 of them."""
-    found: list[str] = []
-    folders = [""]
+    found: list[str] = []  # entries a build did not publish, breadth first, at most FOREIGN_SHOWN + 1
+    folders = [""] if mode is not None else []
     while folders and len(found) <= FOREIGN_SHOWN:
         prefix = folders.pop(0)
         try:
@@ -90,30 +67,34 @@ def _foreign_entries(out: Path, owned: Callable[[str], bool], owned_folder: Call
                 entries = sorted((e.name, e.stat(follow_symlinks=False).st_mode) for e in listing)
         except OSError as exc:
             raise OutputError(f"{out}: cannot read {out / prefix} ({exc.strerror}); refusing to write") from exc
-        for name, mode in entries:
-            rel = f"{prefix}{name}"
-            if stat.S_ISDIR(mode) and owned_folder(rel):
+        for entry, entry_mode in entries:
+            rel = f"{prefix}{entry}"
+            if stat.S_ISDIR(entry_mode) and owned_folder(rel):
                 folders.append(f"{rel}/")
-            elif stat.S_ISDIR(mode):
+            elif stat.S_ISDIR(entry_mode):
                 found.append(f"{rel}/")
-            elif not stat.S_ISREG(mode):
-                found.append(f"{rel} ({kind(mode)})")
+            elif not stat.S_ISREG(entry_mode):
+                found.append(f"{rel} ({kind(entry_mode)})")
             elif not owned(rel):
                 found.append(rel)
-    return found
-
-
-def _check_descriptor_beside(out: Path) -> None:
-    path = out.parent / DESCRIPTOR
+    if found:
+        more = " ..." if len(found) > FOREIGN_SHOWN else ""
+        raise OutputError(
+            f"{out}: expected an empty folder or {what}, found {', '.join(found[:FOREIGN_SHOWN])}{more}; "
+            "refusing to replace it"
+        )
+    if not data:
+        return
+    path = out.parent / layout.DESCRIPTOR
     try:
         name = json.loads(read_file(path)).get("name")
     except Refused as exc:
         if exc.found_kind or (exc.error and os.path.lexists(path)):
-            found = f"cannot read ({exc.error})" if exc.error else f"expected a regular file, found {exc.found_kind}"
-            raise OutputError(f"{path}: {found}; refusing to replace it ({out})") from None
+            why = f"cannot read ({exc.error})" if exc.error else f"expected a regular file, found {exc.found_kind}"
+            raise OutputError(f"{path}: {why}; refusing to replace it ({out})") from None
         return  # missing, or too large: a build writes it
     except (ValueError, AttributeError, RecursionError):
         return  # broken (a merge conflict, say): a build may repair it
-    if isinstance(name, str) and name != PACKAGE_NAME:
-        raise OutputError(f"{path}: expected the descriptor of {PACKAGE_NAME}, found the package {name!r}; "
+    if isinstance(name, str) and name != layout.PACKAGE_NAME:
+        raise OutputError(f"{path}: expected the descriptor of {layout.PACKAGE_NAME}, found the package {name!r}; "
                           f"refusing to replace it ({out})")  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,7 @@ OWN_SCHEMAS = Path(__file__).resolve().parents[2] / SCHEMAS  # beside src/ in th
 
 
 def schemas_folder() -> Path:
-    """A repository's schemas/ (beside metadata.toml); in a release archive the builder's own, so a loosened
-    copy in the archive cannot replace them (the archive's only when the builder has none)."""
+    """A repository's schemas/; in a release archive the builder's own (so a loosened copy cannot replace them)."""
     return SCHEMAS if METADATA.is_file() or not OWN_SCHEMAS.is_dir() else OWN_SCHEMAS
 
 
@@ -54,8 +54,7 @@ MAX_RESOLVED_NODES = 100_000  # keys, items and values of one schema with its $r
 
 
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
-    """The schema with every $ref replaced by its target, looked up by $id in the registry (the one $ref
-    resolver); InputError for a $ref that leads nowhere or back into itself, or expands past MAX_RESOLVED_NODES."""
+    """The schema with every $ref replaced by its target in the registry; InputError for a bad, cyclic or huge $ref."""
     name = shown(schema["$id"])
     budget = [MAX_RESOLVED_NODES]
 
@@ -96,12 +95,15 @@ def compiled(schema: dict[str, Any]) -> Any:
     return _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
+def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
+    """The schemas by their $id: where `resolved` looks a $ref up."""
+    return Registry().with_resources((schema["$id"], Resource.from_contents(schema)) for schema in schemas)
+
+
 @cache
 def validator(name: str) -> Any:
     """One compiled validator per published schema, built once per process."""
-    schemas = load_schemas()
-    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
-    return compiled(resolved(schemas[name], registry))
+    return compiled(resolved(load_schemas()[name], registry(load_schemas().values())))
 
 
 def schema_problems(check: Any, value: Any, path: str, said: bool = False) -> list[Problem]:
@@ -111,8 +113,7 @@ def schema_problems(check: Any, value: Any, path: str, said: bool = False) -> li
 
 
 def describe(error: ValidationError, said: bool = False) -> str:
-    """A schema error as 'expected ..., found ...'; with `said`, a field's description says what it expects
-    (keys missing or unknown are the object's to name)."""
+    """A schema error as 'expected ..., found ...'; with `said`, a field's description says what it expects."""
     found = shown(error.instance, 60)
     kind, rule = error.validator, error.validator_value
     description = error.schema.get("description") if said and isinstance(error.schema, dict) else None

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from builder.errors import InputError
 
-# The repository.
 DATA = Path("data")
 UPSTREAM = Path("upstream")
 LOCK = UPSTREAM / "lock.json"
@@ -22,8 +21,7 @@ PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"  # the Data Pa
 PACKAGE_NAME = "leadgreen-data"  # the descriptor's `name`: how a build knows a descriptor is its own
 MAX_FILE_BYTES = 64 * 1024 * 1024  # per data file; the largest is about 50 KB today, a few MB at 100x
 
-# The published files, by path inside the data folder. The root workload's documents are at the top;
-# every other workload publishes the same kinds below workloads/<id>/.
+# The published files inside the data folder: the root workload's at the top, every other's below workloads/<id>/.
 INDEX = "index.json"
 MODEL_LIST = "models.json"
 FRONTIER = "frontier.json"  # an LLM workload's energy-latency frontier, beside its index
@@ -53,7 +51,6 @@ SCHEMA_OF_KIND = {
     "generation-csv": "generation-configuration.schema.json",  # the JSON Schema of one CSV row
 }
 _KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}  # a workload's own documents
-_PACKAGE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
 
 # The generation workloads (text-to-image/video): their own document kinds, and a flat CSV each.
 GENERATION_WORKLOADS = {"text-to-image": "image", "text-to-video": "video"}
@@ -156,16 +153,9 @@ def is_workload_id(text: str) -> bool:
     return bool(_ID.fullmatch(text))
 
 
-def is_package_path(path: object) -> bool:
-    """Whether a descriptor's `path` is relative POSIX segments of [A-Za-z0-9._-], none `.` or `..`."""
-    return isinstance(path, str) and bool(_PACKAGE_PATH.fullmatch(path)) and not {".", ".."} & set(path.split("/"))
-
-
 def below(path: object, folder: str) -> str | None:
     """A descriptor path relative to `folder` (`data/models/x.json` -> `models/x.json`), or None if not below it."""
-    if isinstance(path, str) and path.startswith(f"{folder}/"):
-        return path[len(folder) + 1 :]
-    return None
+    return path[len(folder) + 1 :] if isinstance(path, str) and path.startswith(f"{folder}/") else None
 
 
 def row_id(slug: str, gpu: str, num_gpus: int, max_num_seqs: int) -> str:
@@ -197,8 +187,7 @@ NUM_GPUS_RULE = "max(tensor_parallel x data_parallel, expert_parallel)"
 
 def require_repo_root(*needed: Path, where: str = "the repository root") -> None:
     """Refuse to run outside the repository root, where the relative paths above hold."""
-    missing = [str(path) for path in (needed or (METADATA, LOCK)) if not path.exists()]
-    if missing:
+    if missing := [str(path) for path in (needed or (METADATA, LOCK)) if not path.exists()]:
         try:
             here = str(Path.cwd())
         except OSError:  # the current folder was removed

@@ -1,5 +1,4 @@
-"""Name rules a schema pattern cannot say well: what a spreadsheet reads as a date, a number or a
-formula, and which slugs Windows reserves. Pure; upstream.py and generation.py turn them into problems."""
+"""Name rules a schema pattern cannot say well: what a spreadsheet misreads, and which slugs Windows reserves."""
 
 from __future__ import annotations
 
@@ -18,19 +17,13 @@ READINGS = (
     ("a time", re.compile(r"[0-9]{1,2}(?::[0-9]{1,2}){1,2}(?:\.[0-9]*)? ?(?:[ap]\.?m?\.?)?|[0-9]{1,2} ?[ap]\.?m?\.?")),
 )
 # Windows reserves these names with any extension, in any case: `models/nul.json` cannot be made there.
-RESERVED_SLUGS = frozenset(
-    {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
-)
+RESERVED_SLUGS = frozenset({"con", "prn", "aux", "nul", *(f"{dev}{i}" for dev in ("com", "lpt") for i in range(1, 10))})
 
 
 def spreadsheet_reading(name: str) -> str | None:
-    """What a spreadsheet would take `name` for instead of text ("a date", "a number", "a formula",
-    "a time", "a truth value"), or None when it keeps it as text."""
+    """What a spreadsheet would take `name` for instead of text ("a date", "a number", ...), or None."""
     text = unicodedata.normalize("NFKC", name).strip().lower()  # full-width digits read as digits
-    for reading, pattern in READINGS:
-        if pattern.fullmatch(text):
-            return reading
-    return None
+    return next((reading for reading, pattern in READINGS if pattern.fullmatch(text)), None)
 
 
 def is_reserved_slug(slug: str) -> bool:
@@ -45,18 +38,15 @@ def control_characters(name: str) -> list[str]:
 
 def name_fault(name: str) -> str | None:
     """`expected ..., found ...` for a name (nickname, GPU, architecture) a spreadsheet misreads, else None."""
-    breaks = [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]
-    if breaks:
+    if breaks := [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]:
         return f"expected a name on one line, found U+{ord(breaks[0]):04X} (a line or paragraph separator)"
-    reading = spreadsheet_reading(name)
-    if reading is None:
-        return None
-    return f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
+    if reading := spreadsheet_reading(name):
+        return f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
+    return None
 
 
 def gpu_case_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
-    """(file, GPU, message) for each GPU name that differs only by case from one seen before, over
-    (file, GPU) pairs: `B200` and `b200` would be two GPUs in the documents and one to a reader."""
+    """(file, GPU, message) for each GPU name of (file, GPU) pairs that differs only by case from one seen before."""
     first: dict[str, tuple[str, str]] = {}
     faults = set()
     for path, gpu in gpus:

@@ -1,5 +1,4 @@
-"""Reporters: the problems a check found as text lines, JSON lines or GitHub workflow commands; every
-untrusted part escaped. The checkers return problems; only this module decides how they look."""
+"""Reporters: a check's problems as text lines, JSON lines or GitHub workflow commands, every untrusted part escaped."""
 
 from __future__ import annotations
 
@@ -65,8 +64,7 @@ def warn(message: str, fmt: str, file: str | None = None) -> None:
 
 @contextmanager
 def problems_as(fmt: str) -> Iterator[None]:
-    """Print the problems of an error raised inside as `fmt` asks (json and github on stdout), then re-raise its
-    summary alone with its exit code; text is left to the CLI's own report."""
+    """Print an error's problems as `fmt` asks (text: left to the CLI), then re-raise its summary with its exit code."""
     try:
         yield
     except BuilderError as exc:

@@ -1,5 +1,4 @@
-"""The repository URL: metadata.toml's top-level `repository`, a placeholder while a `PLACEHOLDER` comment
-marks its line or the comment lines right above it (then `validate` warns)."""
+"""The repository URL: metadata.toml's `repository`, a placeholder while a `PLACEHOLDER` comment marks it."""
 
 from __future__ import annotations
 
@@ -27,14 +26,8 @@ def parse(text: str) -> Repository | None:
         return None  # metadata.toml's own check reports it
     if not isinstance(url, str):
         return None
-    lines = text.splitlines()
-    at = next((i for i, line in enumerate(lines) if re.match(r"\s*repository\s*=", line)), None)
-    if at is None:
-        return Repository(url, True)  # set in a way we cannot see: treat as unconfirmed
-    above = at
-    while above > 0 and lines[above - 1].lstrip().startswith("#"):
-        above -= 1
-    return Repository(url, any(MARK in line for line in lines[above : at + 1]))
+    line = re.search(r"^(?:[ \t]*#.*\n)*[ \t]*repository[ \t]*=.*", text, re.MULTILINE)  # with the comments above
+    return Repository(url, line is None or MARK in line[0])  # set in a way we cannot see (None): unconfirmed
 
 
 def load(path: Path = METADATA) -> Repository | None:

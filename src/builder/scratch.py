@@ -1,5 +1,4 @@
-"""The scratch folder of drift, release and fetch: in TMPDIR, removed afterwards; a TMPDIR that cannot
-hold it is one line naming TMPDIR."""
+"""The scratch folder of drift, release and fetch: in TMPDIR, removed afterwards; a full TMPDIR is one line."""
 
 from __future__ import annotations
 

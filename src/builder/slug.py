@@ -10,18 +10,12 @@ _OUTSIDE = re.compile(r"[^a-z0-9]+")
 _GREEK = re.compile(r"GREEK (?:SMALL |CAPITAL )?(?:LETTER )?(?:FINAL |LUNATE )?([A-Z]+)(?: SYMBOL)?")
 
 
-def transliterate(name: str) -> str:
-    """The name in ASCII: NFKD, Greek letters as their English names ("PixArt-Σ" -> "PixArt-sigma"), other
-    non-ASCII characters without their accents, or dropped; an ASCII name is unchanged."""
-    out = []
+def slugify(name: str) -> str:
+    """Lower-case ASCII (NFKD, Greek letters by name, others dropped), runs outside [a-z0-9] one '-', none at ends."""
+    ascii_chars = []
     for char in unicodedata.normalize("NFKD", name):
         if char.isascii():
-            out.append(char)
+            ascii_chars.append(char)
         elif unicodedata.category(char).startswith("L") and (greek := _GREEK.fullmatch(unicodedata.name(char, ""))):
-            out.append(greek.group(1).lower())
-    return "".join(out)
-
-
-def slugify(name: str) -> str:
-    """Transliterated to ASCII, lower-case, runs outside [a-z0-9] become one '-', no '-' at either end."""
-    return _OUTSIDE.sub("-", transliterate(name).lower()).strip("-")
+            ascii_chars.append(greek.group(1).lower())
+    return _OUTSIDE.sub("-", "".join(ascii_chars).lower()).strip("-")

@@ -13,8 +13,7 @@ from builder.layout import MAX_FILE_BYTES
 def source_files(
     spec: str, below: str, suffix: str, what: str, deep: bool = True, expected: str = "a folder or a git ref"
 ) -> tuple[str, dict[str, bytes]]:
-    """The prefix that names their place, and by path the bytes of the files *`suffix` (each `what`) in `below`
-    of the folder `spec` (or in the folder itself) or of the git ref `spec`, at any depth when `deep`."""
+    """A prefix naming the place, and the bytes of files *`suffix` in `below` of folder or git ref `spec`, by path."""
     folder = Path(spec)
     if folder.is_dir():
         inner = folder / below
@@ -23,8 +22,7 @@ def source_files(
         return shown, {
             p.relative_to(root).as_posix(): read_regular_file(p, MAX_FILE_BYTES, what) for p in sorted(found)
         }
-    commit = git.commit_of(spec)
-    if commit is None:
+    if (commit := git.commit_of(spec)) is None:
         raise InputError(f"{spec}: expected {expected}, found neither")
     files = {rel.removeprefix(f"{below}/"): data for rel, data in git.tree_files(commit, (below,))[0].items()}
     kept = {rel: data for rel, data in files.items() if rel.endswith(suffix) and (deep or "/" not in rel)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from typing import Any
 
 from builder.errors import InputError, Problem, pointer, printable, shown
@@ -28,19 +29,12 @@ class _Fault(str):
     """What a parse hook returns in place of a value it refuses (its message), found afterwards by pointer."""
 
 
-class _Repeated(dict):  # type: ignore[type-arg]
-    """An object that repeated a key, with the keys repeated in order."""
-
-    repeated: list[str]
-
-
 def _shown(text: str) -> str:
     return text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
 
 
 def parse_json(data: bytes) -> Any:
-    """Strict JSON, or StrictJSONError: UTF-8 without a BOM, each key once, finite numbers (1e999 is not),
-    integers within 2^53 in magnitude, no lone surrogate (\\ud800)."""
+    """Strict JSON, or StrictJSONError: UTF-8, no BOM, keys once, finite numbers, ints within 2^53, no lone \\ud800."""
     if data.startswith(b"\xef\xbb\xbf"):
         raise StrictJSONError([("byte 0", "expected UTF-8 JSON without a byte order mark, found U+FEFF (a BOM)")])
     try:
@@ -48,7 +42,8 @@ def parse_json(data: bytes) -> Any:
     except UnicodeDecodeError as exc:
         fault = f"expected UTF-8 JSON, found undecodable bytes ({exc.reason})"
         raise StrictJSONError([(f"byte {exc.start}", fault)]) from None
-    faulty: list[object] = []
+    faulty: list[object] = []  # refused values, and each object that repeated a key (held, so its id() stays its own)
+    repeats: dict[int, list[str]] = {}  # by id() of such an object, the keys it repeated
 
     def refuse(message: str) -> _Fault:
         faulty.append(message)
@@ -66,16 +61,11 @@ def parse_json(data: bytes) -> Any:
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(items)
-        if len(obj) == len(items):
-            return obj
-        faulty.append(obj)
-        repeated, seen = _Repeated(obj), set()
-        repeated.repeated = []
-        for key, _ in items:
-            if key in seen:
-                repeated.repeated.append(key)
-            seen.add(key)
-        return repeated
+        if len(obj) < len(items):
+            counts = Counter(key for key, _ in items)
+            repeats[id(obj)] = [key for key, count in counts.items() for _ in range(count - 1)]
+            faulty.append(obj)
+        return obj
 
     hooks = {"parse_float": number, "parse_int": integer, "object_pairs_hook": pairs}
     try:
@@ -86,10 +76,29 @@ def parse_json(data: bytes) -> Any:
     except RecursionError:
         fault = "expected JSON nested a few levels deep, found it nested too deep to read"
         raise StrictJSONError([("/", fault)]) from None
-    if faulty or (r"\u" in text and _SURROGATE.search(text)):
-        faults = _faults(value)
-        if faults:
-            raise StrictJSONError(faults)
+    if not (faulty or (r"\u" in text and _SURROGATE.search(text))):
+        return value
+    found: list[tuple[str, str]] = []  # every refused value, repeated key and lone surrogate, by JSON pointer
+    pending: list[tuple[list[str], Any]] = [([], value)]
+    while pending:
+        parts, node = pending.pop()
+        if isinstance(node, _Fault):
+            found.append((pointer(parts), str(node)))
+        elif isinstance(node, str) and _LONE.search(node):
+            found.append((pointer(parts), "expected text, found a lone surrogate (an unpaired \\ud800-\\udfff)"))
+        elif isinstance(node, dict):
+            for key in repeats.get(id(node), ()):
+                key_shown = shown(printable(key), 10_000)
+                message = f"expected each key once, found {key_shown} again (a reader keeps either value)"
+                found.append((pointer(parts), message))
+            for key, item in node.items():
+                if _LONE.search(key):
+                    found.append((pointer(parts), "expected text keys, found a lone surrogate in a key"))
+                pending.append(([*parts, key], item))
+        elif isinstance(node, list):
+            pending.extend(([*parts, str(i)], item) for i, item in enumerate(node))
+    if found:
+        raise StrictJSONError(sorted(found))
     return value
 
 
@@ -103,31 +112,6 @@ def parse_input(data: bytes, shown_as: str) -> Any:
 
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # a surrogate escape (high or low): only paired ones are fine
 _LONE = re.compile("[\ud800-\udfff]")  # a surrogate left after parsing: an escape without its pair
-
-
-def _faults(value: Any) -> list[tuple[str, str]]:
-    """Every refused value, repeated key and lone surrogate, by JSON pointer (walked without recursion)."""
-    found: list[tuple[str, str]] = []
-    pending: list[tuple[list[str], Any]] = [([], value)]
-    while pending:
-        parts, node = pending.pop()
-        if isinstance(node, _Fault):
-            found.append((pointer(parts), str(node)))
-        elif isinstance(node, str):
-            if _LONE.search(node):
-                found.append((pointer(parts), "expected text, found a lone surrogate (an unpaired \\ud800-\\udfff)"))
-        elif isinstance(node, dict):
-            for key in getattr(node, "repeated", ()):
-                key_shown = shown(printable(key), 10_000)
-                message = f"expected each key once, found {key_shown} again (a reader keeps either value)"
-                found.append((pointer(parts), message))
-            for key, item in node.items():
-                if _LONE.search(key):
-                    found.append((pointer(parts), "expected text keys, found a lone surrogate in a key"))
-                pending.append(([*parts, key], item))
-        elif isinstance(node, list):
-            pending.extend(([*parts, str(i)], item) for i, item in enumerate(node))
-    return sorted(found)
 
 
 def json_type(value: Any) -> str:
