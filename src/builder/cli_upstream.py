@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Any
 
@@ -14,20 +13,15 @@ from builder.layout import LOCK, METADATA, require_repo_root
 from builder.report import say
 
 
-def _http_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """The URL, if the lock would record it (its schema's rule), else a usage error."""
+def _lockable(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """The value, if the lock would record it in the field the option names (its schema's rule), else a usage error."""
     from builder.inputs import LOCK_SCHEMA, schema_problems
 
-    problems = [] if value is None else schema_problems(LOCK_SCHEMA, value, "--url", ("$defs", "url"))
+    field = ("properties", "tasks", "additionalProperties", "properties", str(param.name))
+    problems = [] if value is None else schema_problems(LOCK_SCHEMA, value, f"--{param.name}", field)
     if problems:
         raise click.BadParameter(problems[0].message)
     return value
-
-
-def _commit_sha(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    if value is None or re.fullmatch("[0-9a-f]{40}", value):
-        return value
-    raise click.BadParameter(f"expected a 40-character lowercase hex commit sha, found {value!r}")
 
 
 def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
@@ -41,7 +35,7 @@ def _fetch_options(command):
     d = Limits()
     options = [
         click.option("--task", help="One upstream task (e.g. gpqa) [default: every task in upstream/lock.json]."),
-        click.option("--url", callback=_http_url,
+        click.option("--url", callback=_lockable,
                      help="URL, http(s), to fetch the task from [default: the URL its lock entry records]. "
                      "Without --task, the text-conversation task (lm-arena-chat)."),
         click.option("--max-bytes", type=click.IntRange(min=1, max=d.max_bytes), default=d.max_bytes,
@@ -65,14 +59,12 @@ def upstream_tasks() -> list[str]:
     from builder.genmeta import generation_workloads
     from builder.metadata import load_metadata, workloads
 
-    require_repo_root(METADATA)
     meta = load_metadata(METADATA)
     return [w.task for w in workloads(meta)] + [w.task for w in generation_workloads(meta)]
 
 
 def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
-    """Task -> URL to fetch (None: the one its lock entry records): every task, or the one named (--url alone:
-    the first)."""
+    """Task -> URL to fetch (None: its lock entry's): every task, or the one named (--url alone: the first)."""
     require_repo_root()
     tasks = upstream_tasks()
     if task is None and url is None:
@@ -87,13 +79,12 @@ def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
 @_fetch_options
 @click.option(
     "--commit",
-    callback=_commit_sha,
+    callback=_lockable,
     help="Upstream commit (40-hex sha) the files were taken from, recorded in the lock.",
 )
 def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) -> None:
     """Fetch upstream (every task, or one), check it in full, then replace the pin and its lock atomically.
 
-    All or nothing: when any task file is unreachable or refused, no snapshot and no lock entry changes.
     Exits 0 when pinned, 3 when a task file is unreachable, 1 when one is refused, 2 on usage errors.
     """
     from builder.refresh import fetch_and_pin
@@ -127,8 +118,6 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
                 f"the pin is {c.old.sha256} ({c.old.size} bytes)")  # fmt: skip
         else:
             say(f"unchanged: {c.task}: {c.new.url} serves the pinned sha256 {c.old.sha256}")
-    errors = [c.error for c in found if c.error is not None]
-    if errors:
-        sys.exit(max(e.exit_code for e in errors))  # unreachable (3) before any other error (1)
-    if any(c.moved for c in found):
-        sys.exit(UPSTREAM_MOVED)
+    codes = [c.error.exit_code for c in found if c.error is not None] or [UPSTREAM_MOVED for c in found if c.moved]
+    if codes:
+        sys.exit(max(codes))  # an error before a move; unreachable (3) before any other error (1)

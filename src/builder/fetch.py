@@ -66,7 +66,12 @@ def _attempt(client: httpx.Client, url: str, limits: Limits) -> bytes:
                 raise _Retry(f"HTTP {status} {response.reason_phrase}")
             if status != 200:
                 raise FetchError(f"{url}: expected HTTP 200, found {status} {response.reason_phrase}")
-            expected = _content_length(response, url, limits)
+            expected = response.headers.get("Content-Length")
+            if expected is not None and not expected.isdigit():
+                raise FetchError(f"{url}: expected a numeric Content-Length, found {expected!r}")
+            if expected is not None and int(expected) > limits.max_bytes:
+                found = f"found Content-Length {expected}; not downloaded"
+                raise FetchError(f"{url}: expected at most {limits.max_bytes} bytes, {found}")
             body = bytearray()
             for chunk in response.iter_raw():
                 body += chunk
@@ -80,31 +85,15 @@ def _attempt(client: httpx.Client, url: str, limits: Limits) -> bytes:
         raise _Retry(f"{type(exc).__name__}: {exc}") from exc
     except httpx.TooManyRedirects as exc:
         raise FetchError(f"{url}: expected an answer within {MAX_REDIRECTS} redirects, found more ({exc})") from exc
-    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:  # DecodingError and the rest of httpx
-        raise FetchError(f"{url}: unusable answer ({type(exc).__name__}: {exc})") from exc
-    except (OSError, ValueError) as exc:  # from below httpx, unwrapped (UnicodeError is a ValueError)
-        raise FetchError(f"{url}: cannot fetch ({type(exc).__name__}: {exc})") from exc
-    if expected is not None and len(body) != expected:
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError, ValueError) as exc:  # and from below httpx
+        raise FetchError(f"{url}: expected a usable answer, found {type(exc).__name__}: {exc}") from exc
+    if expected is not None and len(body) != int(expected):
         raise _Retry(f"body of {len(body)} bytes, shorter than its Content-Length {expected}")
     return bytes(body)
 
 
-def _content_length(response: httpx.Response, url: str, limits: Limits) -> int | None:
-    raw = response.headers.get("Content-Length")
-    if raw is None:
-        return None
-    if not raw.isdigit():
-        raise FetchError(f"{url}: expected a numeric Content-Length, found {raw!r}")
-    if int(raw) > limits.max_bytes:
-        raise FetchError(
-            f"{url}: expected at most {limits.max_bytes} bytes, found Content-Length {raw}; not downloaded"
-        )
-    return int(raw)
-
-
 def _within_deadline(url: str, limits: Limits, start: float, attempt: Callable[[], bytes]) -> bytes:
-    """Run one attempt in a daemon thread and stop waiting for it at the deadline, which also bounds a hung name
-    lookup or headers trickled a byte at a time; a late attempt's result is never used."""
+    """One attempt in a daemon thread, abandoned at the deadline (so a hung name lookup or trickled headers are too)."""
     outcome: dict[str, object] = {}
 
     def run() -> None:

@@ -7,38 +7,12 @@ from typing import Any
 
 from referencing import Registry, Resource
 
+from builder import layout, transform
 from builder.csvview import COLUMNS, MODEL_COLUMNS, csv_rel
 from builder.genmeta import generation_workloads
 from builder.jsonschemas import resolved
-from builder.layout import (
-    CSV,
-    DEFS_SCHEMA,
-    GENERATION_WORKLOADS,
-    INDEX_SCHEMA,
-    MODEL_LIST_SCHEMA,
-    PROFILE,
-    ROOT_WORKLOAD,
-    SCHEMA_OF_KIND,
-    SCHEMAS,
-    WORKLOAD_LIST,
-    WORKLOAD_LIST_SCHEMA,
-    frontier_rel,
-    index_rel,
-    is_workload_id,
-    model_list_rel,
-    place,
-)
 from builder.metadata import source_for, workloads
 from builder.pin import Lock, sha256
-from builder.transform import (
-    INDEX_ROW_KEYS,
-    MODEL_LIST_KEYS,
-    WORKLOAD_ENTRY_ADDED,
-    WORKLOAD_ENTRY_KEYS,
-    config_keys,
-    index_row_keys,
-)
-from builder.transform import source as generation_source
 
 DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "version", "licenses", "sources", "resources")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
@@ -68,11 +42,11 @@ def _merged(node: dict[str, Any]) -> dict[str, Any]:
 
 def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each published field's JSON Schema, by name, $refs resolved."""
-    found = _resolved(schemas, DEFS_SCHEMA, schemas[DEFS_SCHEMA]["$defs"])
-    entry = schemas[MODEL_LIST_SCHEMA]["properties"]["models"]["items"]["properties"]
-    found |= _resolved(schemas, MODEL_LIST_SCHEMA, {name: entry[name] for name in ("gpus", "url", "page")})
-    row = schemas[INDEX_SCHEMA]["properties"]["rows"]["items"]["properties"]
-    return found | _resolved(schemas, INDEX_SCHEMA, {"model": row["model"]})
+    found = _resolved(schemas, layout.DEFS_SCHEMA, schemas[layout.DEFS_SCHEMA]["$defs"])
+    entry = schemas[layout.MODEL_LIST_SCHEMA]["properties"]["models"]["items"]["properties"]
+    found |= _resolved(schemas, layout.MODEL_LIST_SCHEMA, {name: entry[name] for name in ("gpus", "url", "page")})
+    row = schemas[layout.INDEX_SCHEMA]["properties"]["rows"]["items"]["properties"]
+    return found | _resolved(schemas, layout.INDEX_SCHEMA, {"model": row["model"]})
 
 
 def table_schema(names: tuple[str, ...], defs: dict, key: list[str], models: str = "", optional: tuple = ()) -> dict:
@@ -117,33 +91,34 @@ def workload_resources(
     workload: str, name: str, files: dict[str, bytes], data_dir: str, schemas: dict[str, dict[str, Any]]
 ) -> tuple[list[dict], list[dict]]:
     """A workload's tables and documents; text conversation's keep their v1 names."""
-    suffix, of = ("", "") if workload == ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
-    kind = GENERATION_WORKLOADS.get(workload)
+    suffix, of = ("", "") if workload == layout.ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
+    rels = {"index": layout.index_rel(workload), "model-list": layout.model_list_rel(workload)}
+    kind = layout.GENERATION_WORKLOADS.get(workload)
     if kind is None:
-        prefix, defs, own = "", field_definitions(schemas), ("index", "model-list", "frontier")
-        row_keys = ("model", *INDEX_ROW_KEYS)
+        prefix, defs, row_keys = "", field_definitions(schemas), ("model", *transform.INDEX_ROW_KEYS)
+        rels["frontier"] = layout.frontier_rel(workload)
     else:
         gen_defs = {k: v for k, v in schemas[GEN_DEFS_SCHEMA]["$defs"].items() if "type" in v or "allOf" in v}
-        prefix, defs, own = "generation-", _resolved(schemas, GEN_DEFS_SCHEMA, gen_defs), ("index", "model-list")
-        row_keys = index_row_keys(kind)
-    rels = {"index": index_rel(workload), "model-list": model_list_rel(workload), "frontier": frontier_rel(workload)}
+        prefix, defs = "generation-", _resolved(schemas, GEN_DEFS_SCHEMA, gen_defs)
+        row_keys = transform.index_row_keys(kind)
+    keys = transform.MODEL_LIST_KEYS
     row_schema = table_schema(row_keys, defs, ["slug", "gpu"], models=f"model-list{suffix}")
-    entry_schema = table_schema(MODEL_LIST_KEYS, defs, ["slug"])  # the same entries in every model list
+    entry_schema = table_schema(keys, defs, ["slug"])  # the same entries in every model list
     entries = "One entry per model document, sorted by slug."
     index, listed = (f"{data_dir}/{rels[doc]}" for doc in ("index", "model-list"))
     tables = [
         json_table(f"index-rows{suffix}", f"Index rows{of}", INDEX_ROWS[prefix], index, "rows", row_keys, row_schema),
-        json_table(f"model-list{suffix}", f"Model list{of}", entries, listed, "models", MODEL_LIST_KEYS, entry_schema),
+        json_table(f"model-list{suffix}", f"Model list{of}", entries, listed, "models", keys, entry_schema),
     ]
     if kind is not None:
-        columns = (*MODEL_COLUMNS, *config_keys(kind))
+        columns = (*MODEL_COLUMNS, *transform.config_keys(kind))
         description = "Every configuration of every model of the workload, one row each, as in its documents."
         rel, schema = csv_rel(workload), table_schema(columns, defs, ["slug", "row_id", "repeat"])
         title, path, data = f"Configurations{of}", f"{data_dir}/{rel}", files.get(rel, b"")
         tables.append(resource(f"configurations{suffix}", title, path, "csv", description, data, schema=schema))
-    documents = [(f"{doc}-document{suffix}", TITLES[doc] + of, rels[doc], prefix + doc) for doc in own]
+    documents = [(f"{doc}-document{suffix}", TITLES[doc] + of, rel, prefix + doc) for doc, rel in rels.items()]
     for rel in sorted(files):
-        found = place(rel)
+        found = layout.place(rel)
         if found is not None and found.kind == f"{prefix}model" and found.workload == workload:
             name = f"model{suffix}.{found.slug}" if suffix else f"model-{found.slug}"
             documents.append((name, f"Model {found.slug}{of}", rel, found.kind))
@@ -152,7 +127,7 @@ def workload_resources(
 
 def json_document(name: str, title: str, rel: str, kind: str, files: dict[str, bytes], data_dir: str) -> dict:
     """A whole JSON document: its size and hash (a missing file is check_files's to report), and its schema."""
-    schema = (SCHEMAS / SCHEMA_OF_KIND[kind]).as_posix()
+    schema = (layout.SCHEMAS / layout.SCHEMA_OF_KIND[kind]).as_posix()
     return resource(name, title, f"{data_dir}/{rel}", "json", data=files.get(rel, b""), jsonSchema=schema)
 
 
@@ -166,13 +141,13 @@ def descriptor(
 
 def derived_parts(files: dict[str, bytes], data_dir: str, version: str, schemas: dict) -> dict[str, Any]:
     """The descriptor's keys that follow from the tree alone (its files, schemas and data version)."""
-    return {"$schema": PROFILE, "version": version, "resources": resources(files, data_dir, schemas)}
+    return {"$schema": layout.PROFILE, "version": version, "resources": resources(files, data_dir, schemas)}
 
 
 def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any]:
     """The descriptor's keys that come from metadata.toml and the upstream lock."""
     sources = [(work.task, source_for(meta, work)) for work in workloads(meta)]
-    sources += [(work.task, generation_source(meta, work)) for work in generation_workloads(meta)]
+    sources += [(work.task, transform.source(meta, work)) for work in generation_workloads(meta)]
     pinned = [(locks[task], src) for task, src in sources if task in locks]
     return {
         "name": "leadgreen-data",
@@ -191,34 +166,34 @@ def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any
 def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dict[str, Any]]:
     """Every published file as a resource: the tables, then the documents, then the generation workloads' own."""
     try:  # the workloads workloads.json lists; text conversation alone if it cannot (check_files reports why)
-        listed = [(e["id"], e["name"]) for e in json.loads(files[WORKLOAD_LIST])["workloads"]]
-        if not all(is_workload_id(i) and isinstance(n, str) for i, n in listed):
-            listed = [(ROOT_WORKLOAD, "")]
+        listed = [(e["id"], e["name"]) for e in json.loads(files[layout.WORKLOAD_LIST])["workloads"]]
+        if not all(layout.is_workload_id(i) and isinstance(n, str) for i, n in listed):
+            listed = [(layout.ROOT_WORKLOAD, "")]
     except (KeyError, TypeError, ValueError, RecursionError):
-        listed = [(ROOT_WORKLOAD, "")]
+        listed = [(layout.ROOT_WORKLOAD, "")]
     tables: list[dict] = []
     documents = [
-        json_document("workload-list-document", "Workload list", WORKLOAD_LIST, "workload-list", files, data_dir)
+        json_document("workload-list-document", "Workload list", layout.WORKLOAD_LIST, "workload-list", files, data_dir)
     ]
     generation: list[dict[str, Any]] = []
     for workload, name in listed:
         own_tables, own_documents = workload_resources(workload, name, files, data_dir, schemas)
-        if workload in GENERATION_WORKLOADS:  # its own tables and schemas, after every other resource
+        if workload in layout.GENERATION_WORKLOADS:  # its own tables and schemas, after every other resource
             generation += [*own_tables, *own_documents]
         else:
             tables += own_tables
             documents += own_documents
-    keys = (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED)
-    entry = schemas[WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
-    workload_fields = _resolved(schemas, WORKLOAD_LIST_SCHEMA, entry)
+    keys = (*transform.WORKLOAD_ENTRY_KEYS, *transform.WORKLOAD_ENTRY_ADDED)
+    entry = schemas[layout.WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
+    workload_fields = _resolved(schemas, layout.WORKLOAD_LIST_SCHEMA, entry)
     description = "One row per workload: its upstream task, its counts and the URLs of its index and model list."
     schema = table_schema(keys, workload_fields, ["id"], optional=("frontier_url",))
-    path = f"{data_dir}/{WORKLOAD_LIST}"
+    path = f"{data_dir}/{layout.WORKLOAD_LIST}"
     tables.append(json_table("workloads", "Workloads", description, path, "workloads", keys, schema))
     # No foreign key: a configuration's model is in its own workload's model list, and a Table
     # Schema cannot say which one; crossfile checks every row against the model documents.
     description = "Every configuration of every model in every workload, one row each, as in the documents."
     schema = table_schema(COLUMNS, field_definitions(schemas), ["workload", "slug", "row_id", "repeat"])
-    path, data = f"{data_dir}/{CSV}", files.get(CSV, b"")
+    path, data = f"{data_dir}/{layout.CSV}", files.get(layout.CSV, b"")
     tables.append(resource("configurations", "All configurations", path, "csv", description, data, schema=schema))
     return [*tables, *documents, *generation]
