@@ -10,7 +10,7 @@ from builder.fetch import Limits, download
 from builder.generation import parse_all
 from builder.layout import DATA, METADATA
 from builder.metadata import load_metadata
-from builder.pin import Lock, dump_lock, entry, load_lock, read_pinned, sha256
+from builder.pin import Lock, dump_lock, entry, load_lock, parse_lock, read_pinned, sha256
 from builder.scratch import scratch_folder
 from builder.write import replace_files
 
@@ -53,8 +53,10 @@ def fetch_and_pin(
     new = old | {
         task: Lock(old[task].file, urls[task], commit, sha256(data), len(data), today) for task, data in bodies.items()
     }
+    lock = dump_lock(new)
+    parse_lock(lock, str(lock_path))  # what load_lock will accept
     files = {lock_path.parent / old[task].file: data for task, data in bodies.items()}
-    replace_files({**files, lock_path: dump_lock(new)})
+    replace_files({**files, lock_path: lock})
     warnings = [w for task in urls for w in warnings_of[task]]
     return [Refresh(task, old[task], new[task]) for task in urls], warnings
 

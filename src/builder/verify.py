@@ -17,10 +17,14 @@ from builder.write import stages
 
 def validate_committed(data: Path) -> None:
     """Every check of `data` and the descriptor beside it; ValidationError listing every problem."""
+    from builder.validate.run import check_published
+
     refuse_half_published(data)
     require_data_folder(data)
     try:
-        problems = problems_in(data)
+        tree = load_tree(data)
+        curated, base_url = provenance(data.parent, tree.descriptor)
+        problems = check_published(tree, base_url, curated)
     except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a schema no check can start on
         raise InputError(f"{SCHEMAS}/: cannot check {data} with these schemas ({type(exc).__name__}: {exc})") from exc
     if problems:
@@ -48,15 +52,6 @@ def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
     if not any(os.path.lexists(data / name) for name in (INDEX, MODEL_LIST, WORKLOAD_LIST, CSV)):
         names = f"{INDEX}, {MODEL_LIST}, {WORKLOAD_LIST} or {CSV}"
         raise InputError(f"{data}: expected a data folder, with {names} at its top, found none of them")
-
-
-def problems_in(data: Path) -> list[Problem]:
-    """Every problem of the package as it lies on disk."""
-    tree = load_tree(data)
-    from builder.validate.run import check_published
-
-    curated, base_url = provenance(data.parent, tree.descriptor)
-    return check_published(tree, base_url, curated)
 
 
 def provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
