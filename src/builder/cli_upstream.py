@@ -40,14 +40,12 @@ def _fetch_options(command):
                      "Without --task, the text-conversation task (lm-arena-chat)."),
         click.option("--max-bytes", type=click.IntRange(min=1, max=d.max_bytes), default=d.max_bytes,
                      show_default=True, help="Refuse a body larger than this (at most the default)."),
-        click.option("--timeout", type=click.FloatRange(min=0.01, max=3600), callback=_finite,
-                     default=d.timeout, show_default=True,
-                     help="Connect and read timeout, seconds."),
+        click.option("--timeout", type=click.FloatRange(min=0.01, max=3600), callback=_finite, default=d.timeout,
+                     show_default=True, help="Connect and read timeout, seconds."),
         click.option("--retries", type=click.IntRange(min=0, max=10), default=d.retries, show_default=True,
                      help="Retries on connection errors and 5xx (never on 4xx)."),
-        click.option("--deadline", type=click.FloatRange(min=0.1, max=86400), callback=_finite,
-                     default=d.deadline, show_default=True,
-                     help="Give up after this many seconds in all (per task)."),
+        click.option("--deadline", type=click.FloatRange(min=0.1, max=86400), callback=_finite, default=d.deadline,
+                     show_default=True, help="Give up after this many seconds in all (per task)."),
     ]  # fmt: skip
     for option in reversed(options):
         command = option(command)

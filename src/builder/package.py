@@ -116,18 +116,18 @@ def workload_resources(
         rel, schema = csv_rel(workload), table_schema(columns, defs, ["slug", "row_id", "repeat"])
         title, path, data = f"Configurations{of}", f"{data_dir}/{rel}", files.get(rel, b"")
         tables.append(resource(f"configurations{suffix}", title, path, "csv", description, data, schema=schema))
-    documents = [(f"{doc}-document{suffix}", TITLES[doc] + of, rel, prefix + doc) for doc, rel in rels.items()]
+    documents = [(f"{doc}-document{suffix}", TITLES[doc] + of, rel) for doc, rel in rels.items()]
     for rel in sorted(files):
         found = layout.place(rel)
         if found is not None and found.kind == f"{prefix}model" and found.workload == workload:
             name = f"model{suffix}.{found.slug}" if suffix else f"model-{found.slug}"
-            documents.append((name, f"Model {found.slug}{of}", rel, found.kind))
+            documents.append((name, f"Model {found.slug}{of}", rel))
     return tables, [json_document(*doc, files, data_dir) for doc in documents]
 
 
-def json_document(name: str, title: str, rel: str, kind: str, files: dict[str, bytes], data_dir: str) -> dict:
+def json_document(name: str, title: str, rel: str, files: dict[str, bytes], data_dir: str) -> dict:
     """A whole JSON document: its size and hash (a missing file is check_files's to report), and its schema."""
-    schema = (layout.SCHEMAS / layout.SCHEMA_OF_KIND[kind]).as_posix()
+    schema = f"{layout.SCHEMAS.as_posix()}/{layout.schema_for(rel)}"
     return resource(name, title, f"{data_dir}/{rel}", "json", data=files.get(rel, b""), jsonSchema=schema)
 
 
@@ -172,9 +172,7 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
     except (KeyError, TypeError, ValueError, RecursionError):
         listed = [(layout.ROOT_WORKLOAD, "")]
     tables: list[dict] = []
-    documents = [
-        json_document("workload-list-document", "Workload list", layout.WORKLOAD_LIST, "workload-list", files, data_dir)
-    ]
+    documents = [json_document("workload-list-document", "Workload list", layout.WORKLOAD_LIST, files, data_dir)]
     generation: list[dict[str, Any]] = []
     for workload, name in listed:
         own_tables, own_documents = workload_resources(workload, name, files, data_dir, schemas)
