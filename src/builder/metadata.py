@@ -75,16 +75,14 @@ def workloads(meta: dict[str, Any], path: Path = METADATA) -> list[Workload]:
     found = [Workload(**table) for table in meta["workload"] if not is_generation_table(table)]
     for i, work in enumerate(found):
         if work.id != slugify(work.name):
-            raise InputError(
-                f"{path}: /workload/{i}/id: expected {slugify(work.name)!r} (the slug of its name), found {work.id!r}"
-            )
+            expected = f"expected {slugify(work.name)!r} (the slug of its name)"
+            raise InputError(f"{path}: /workload/{i}/id: {expected}, found {work.id!r}")
     for field in ("id", "task"):
         values = [getattr(w, field) for w in found]
         twice = sorted({v for v in values if values.count(v) > 1})
         if twice:
-            raise InputError(
-                f"{path}: /workload: expected one [[workload]] per {field}, found {', '.join(twice)} more than once"
-            )
+            found_twice = f"found {', '.join(twice)} more than once"
+            raise InputError(f"{path}: /workload: expected one [[workload]] per {field}, {found_twice}")
     first = found[0].id if found else "only image and video workloads"
     if first != ROOT_WORKLOAD:
         raise InputError(f"{path}: /workload/0/id: expected {ROOT_WORKLOAD}, found {first}")
