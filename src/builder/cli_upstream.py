@@ -75,11 +75,7 @@ def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
 
 @click.command()
 @_fetch_options
-@click.option(
-    "--commit",
-    callback=_lockable,
-    help="Upstream commit (40-hex sha) the files were taken from, recorded in the lock.",
-)
+@click.option("--commit", callback=_lockable, help="Upstream commit (40-hex sha) of the files, recorded in the lock.")
 def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) -> None:
     """Fetch upstream (every task, or one), check it in full, then replace the pin and its lock atomically.
 

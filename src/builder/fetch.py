@@ -94,19 +94,18 @@ def _attempt(client: httpx.Client, url: str, limits: Limits) -> bytes:
 
 def _within_deadline(url: str, limits: Limits, start: float, attempt: Callable[[], bytes]) -> bytes:
     """One attempt in a daemon thread, abandoned at the deadline (so a hung name lookup or trickled headers are too)."""
-    outcome: dict[str, object] = {}
+    from concurrent.futures import Future  # imported here so that `builder --help` does not pay for it
+
+    future: Future[bytes] = Future()
 
     def run() -> None:
         try:
-            outcome["body"] = attempt()
+            future.set_result(attempt())
         except BaseException as exc:  # handed to the caller's thread, raised there
-            outcome["error"] = exc
+            future.set_exception(exc)
 
-    worker = threading.Thread(target=run, name="builder-fetch", daemon=True)
-    worker.start()
-    worker.join(max(0.0, limits.deadline - (time.monotonic() - start)))
-    if worker.is_alive():
-        raise UnreachableError(f"{url}: expected an answer within {limits.deadline:g} s, found none in time")
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome["body"]  # type: ignore[return-value]
+    threading.Thread(target=run, name="builder-fetch", daemon=True).start()
+    try:
+        return future.result(max(0.0, limits.deadline - (time.monotonic() - start)))
+    except TimeoutError:
+        raise UnreachableError(f"{url}: expected an answer within {limits.deadline:g} s, found none in time") from None
