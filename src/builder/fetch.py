@@ -13,13 +13,12 @@ from builder.errors import FetchError, UnreachableError
 if TYPE_CHECKING:
     import httpx
 
-MiB = 1024 * 1024
 MAX_REDIRECTS = 5
 
 
 @dataclass(frozen=True)
 class Limits:
-    max_bytes: int = 64 * MiB  # far above any task file upstream publishes
+    max_bytes: int = 64 * 1024 * 1024  # far above any task file upstream publishes
     timeout: float = 30.0  # to connect, and the longest silence between two chunks
     deadline: float = 300.0  # the whole fetch, retries included
     retries: int = 3  # further attempts after the first, on connection errors and 5xx only
