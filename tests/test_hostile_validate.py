@@ -473,11 +473,13 @@ def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_c
     """Frictionless's Google Sheets format reads https://docs.google.com/... whatever the path: with
     such a format the descriptor is refused and frictionless gets no table, here in this process,
     where every socket call is seen."""
-    from builder.verify import problems_in
+    from builder.errors import ValidationError
+    from builder.verify import validate_committed
 
     descriptor(res(11, "format", value="gsheets"))(repo_copy)
-    with watching() as events:
-        found = [str(p) for p in problems_in(repo_copy / "data")]
+    with watching() as events, pytest.raises(ValidationError) as caught:
+        validate_committed(repo_copy / "data")
+    found = [str(p) for p in caught.value.problems]
     assert found == [f'{DESC}: /resources/11/format: expected "csv", found "gsheets"']
     assert not network(events)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Any
 
@@ -14,20 +13,15 @@ from builder.layout import LOCK, METADATA, require_repo_root
 from builder.report import say
 
 
-def _http_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """The URL, if the lock would record it (its schema's rule), else a usage error."""
+def _lockable(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """The value, if the lock would record it in the field the option names (its schema's rule), else a usage error."""
     from builder.inputs import LOCK_SCHEMA, schema_problems
 
-    problems = [] if value is None else schema_problems(LOCK_SCHEMA, value, "--url", ("$defs", "url"))
+    field = ("properties", "tasks", "additionalProperties", "properties", str(param.name))
+    problems = [] if value is None else schema_problems(LOCK_SCHEMA, value, f"--{param.name}", field)
     if problems:
         raise click.BadParameter(problems[0].message)
     return value
-
-
-def _commit_sha(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    if value is None or re.fullmatch("[0-9a-f]{40}", value):
-        return value
-    raise click.BadParameter(f"expected a 40-character lowercase hex commit sha, found {value!r}")
 
 
 def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
@@ -41,19 +35,17 @@ def _fetch_options(command):
     d = Limits()
     options = [
         click.option("--task", help="One upstream task (e.g. gpqa) [default: every task in upstream/lock.json]."),
-        click.option("--url", callback=_http_url,
+        click.option("--url", callback=_lockable,
                      help="URL, http(s), to fetch the task from [default: the URL its lock entry records]. "
                      "Without --task, the text-conversation task (lm-arena-chat)."),
         click.option("--max-bytes", type=click.IntRange(min=1, max=d.max_bytes), default=d.max_bytes,
                      show_default=True, help="Refuse a body larger than this (at most the default)."),
-        click.option("--timeout", type=click.FloatRange(min=0.01, max=3600), callback=_finite,
-                     default=d.timeout, show_default=True,
-                     help="Connect and read timeout, seconds."),
+        click.option("--timeout", type=click.FloatRange(min=0.01, max=3600), callback=_finite, default=d.timeout,
+                     show_default=True, help="Connect and read timeout, seconds."),
         click.option("--retries", type=click.IntRange(min=0, max=10), default=d.retries, show_default=True,
                      help="Retries on connection errors and 5xx (never on 4xx)."),
-        click.option("--deadline", type=click.FloatRange(min=0.1, max=86400), callback=_finite,
-                     default=d.deadline, show_default=True,
-                     help="Give up after this many seconds in all (per task)."),
+        click.option("--deadline", type=click.FloatRange(min=0.1, max=86400), callback=_finite, default=d.deadline,
+                     show_default=True, help="Give up after this many seconds in all (per task)."),
     ]  # fmt: skip
     for option in reversed(options):
         command = option(command)
@@ -65,14 +57,12 @@ def upstream_tasks() -> list[str]:
     from builder.genmeta import generation_workloads
     from builder.metadata import load_metadata, workloads
 
-    require_repo_root(METADATA)
     meta = load_metadata(METADATA)
     return [w.task for w in workloads(meta)] + [w.task for w in generation_workloads(meta)]
 
 
 def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
-    """Task -> URL to fetch (None: the one its lock entry records): every task, or the one named (--url alone:
-    the first)."""
+    """Task -> URL to fetch (None: its lock entry's): every task, or the one named (--url alone: the first)."""
     require_repo_root()
     tasks = upstream_tasks()
     if task is None and url is None:
@@ -85,15 +75,10 @@ def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
 
 @click.command()
 @_fetch_options
-@click.option(
-    "--commit",
-    callback=_commit_sha,
-    help="Upstream commit (40-hex sha) the files were taken from, recorded in the lock.",
-)
+@click.option("--commit", callback=_lockable, help="Upstream commit (40-hex sha) of the files, recorded in the lock.")
 def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) -> None:
     """Fetch upstream (every task, or one), check it in full, then replace the pin and its lock atomically.
 
-    All or nothing: when any task file is unreachable or refused, no snapshot and no lock entry changes.
     Exits 0 when pinned, 3 when a task file is unreachable, 1 when one is refused, 2 on usage errors.
     """
     from builder.refresh import fetch_and_pin
@@ -127,8 +112,6 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
                 f"the pin is {c.old.sha256} ({c.old.size} bytes)")  # fmt: skip
         else:
             say(f"unchanged: {c.task}: {c.new.url} serves the pinned sha256 {c.old.sha256}")
-    errors = [c.error for c in found if c.error is not None]
-    if errors:
-        sys.exit(max(e.exit_code for e in errors))  # unreachable (3) before any other error (1)
-    if any(c.moved for c in found):
-        sys.exit(UPSTREAM_MOVED)
+    codes = [c.error.exit_code for c in found if c.error is not None] or [UPSTREAM_MOVED for c in found if c.moved]
+    if codes:
+        sys.exit(max(codes))  # an error before a move; unreachable (3) before any other error (1)

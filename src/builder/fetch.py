@@ -13,13 +13,12 @@ from builder.errors import FetchError, UnreachableError
 if TYPE_CHECKING:
     import httpx
 
-MiB = 1024 * 1024
 MAX_REDIRECTS = 5
 
 
 @dataclass(frozen=True)
 class Limits:
-    max_bytes: int = 64 * MiB  # far above any task file upstream publishes
+    max_bytes: int = 64 * 1024 * 1024  # far above any task file upstream publishes
     timeout: float = 30.0  # to connect, and the longest silence between two chunks
     deadline: float = 300.0  # the whole fetch, retries included
     retries: int = 3  # further attempts after the first, on connection errors and 5xx only
@@ -66,7 +65,12 @@ def _attempt(client: httpx.Client, url: str, limits: Limits) -> bytes:
                 raise _Retry(f"HTTP {status} {response.reason_phrase}")
             if status != 200:
                 raise FetchError(f"{url}: expected HTTP 200, found {status} {response.reason_phrase}")
-            expected = _content_length(response, url, limits)
+            expected = response.headers.get("Content-Length")
+            if expected is not None and not expected.isdigit():
+                raise FetchError(f"{url}: expected a numeric Content-Length, found {expected!r}")
+            if expected is not None and int(expected) > limits.max_bytes:
+                found = f"found Content-Length {expected}; not downloaded"
+                raise FetchError(f"{url}: expected at most {limits.max_bytes} bytes, {found}")
             body = bytearray()
             for chunk in response.iter_raw():
                 body += chunk
@@ -80,44 +84,27 @@ def _attempt(client: httpx.Client, url: str, limits: Limits) -> bytes:
         raise _Retry(f"{type(exc).__name__}: {exc}") from exc
     except httpx.TooManyRedirects as exc:
         raise FetchError(f"{url}: expected an answer within {MAX_REDIRECTS} redirects, found more ({exc})") from exc
-    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:  # DecodingError and the rest of httpx
-        raise FetchError(f"{url}: unusable answer ({type(exc).__name__}: {exc})") from exc
-    except (OSError, ValueError) as exc:  # from below httpx, unwrapped (UnicodeError is a ValueError)
-        raise FetchError(f"{url}: cannot fetch ({type(exc).__name__}: {exc})") from exc
-    if expected is not None and len(body) != expected:
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError, ValueError) as exc:  # and from below httpx
+        raise FetchError(f"{url}: expected a usable answer, found {type(exc).__name__}: {exc}") from exc
+    if expected is not None and len(body) != int(expected):
         raise _Retry(f"body of {len(body)} bytes, shorter than its Content-Length {expected}")
     return bytes(body)
 
 
-def _content_length(response: httpx.Response, url: str, limits: Limits) -> int | None:
-    raw = response.headers.get("Content-Length")
-    if raw is None:
-        return None
-    if not raw.isdigit():
-        raise FetchError(f"{url}: expected a numeric Content-Length, found {raw!r}")
-    if int(raw) > limits.max_bytes:
-        raise FetchError(
-            f"{url}: expected at most {limits.max_bytes} bytes, found Content-Length {raw}; not downloaded"
-        )
-    return int(raw)
-
-
 def _within_deadline(url: str, limits: Limits, start: float, attempt: Callable[[], bytes]) -> bytes:
-    """Run one attempt in a daemon thread and stop waiting for it at the deadline, which also bounds a hung name
-    lookup or headers trickled a byte at a time; a late attempt's result is never used."""
-    outcome: dict[str, object] = {}
+    """One attempt in a daemon thread, abandoned at the deadline (so a hung name lookup or trickled headers are too)."""
+    from concurrent.futures import Future  # imported here so that `builder --help` does not pay for it
+
+    future: Future[bytes] = Future()
 
     def run() -> None:
         try:
-            outcome["body"] = attempt()
+            future.set_result(attempt())
         except BaseException as exc:  # handed to the caller's thread, raised there
-            outcome["error"] = exc
+            future.set_exception(exc)
 
-    worker = threading.Thread(target=run, name="builder-fetch", daemon=True)
-    worker.start()
-    worker.join(max(0.0, limits.deadline - (time.monotonic() - start)))
-    if worker.is_alive():
-        raise UnreachableError(f"{url}: expected an answer within {limits.deadline:g} s, found none in time")
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome["body"]  # type: ignore[return-value]
+    threading.Thread(target=run, name="builder-fetch", daemon=True).start()
+    try:
+        return future.result(max(0.0, limits.deadline - (time.monotonic() - start)))
+    except TimeoutError:
+        raise UnreachableError(f"{url}: expected an answer within {limits.deadline:g} s, found none in time") from None

@@ -22,8 +22,7 @@ DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref 
 
 @cache
 def validator(name: str, part: tuple[str, ...] = (), ref: str | None = None) -> Any:
-    """The compiled validator of one input schema (or its subschema at `part`, or the definition `ref`
-    names), its $refs resolved as the published schemas' are, format checking on."""
+    """The compiled validator of an input schema (or its subschema at `part`, or with `ref` added), $refs resolved."""
     schema = read_schemas(INPUT_SCHEMAS)[name]
     schema = {**schema, "$id": schema.get("$id", f"urn:leadgreen-input:{name}")}
     root = reduce(operator.getitem, part, schema)
@@ -38,8 +37,7 @@ def validator(name: str, part: tuple[str, ...] = (), ref: str | None = None) -> 
 def schema_problems(
     name: str, value: Any, path: str, part: tuple[str, ...] = (), ref: str | None = None
 ) -> list[Problem]:
-    """Every way `value` breaks the input schema `name` (or its subschema at `part`, or the definition
-    `ref` names, such as "#/$defs/imageTask"), one Problem each."""
+    """Every way `value` breaks the input schema `name` (its subschema at `part`, or `ref`), one Problem each."""
     check = validator(name, part, ref)
     if check.is_valid(value):  # the common case, several times cheaper than collecting errors
         return []

@@ -1,5 +1,4 @@
-"""Load the curated metadata from its TOML file, checked against schemas/inputs/metadata.schema.json, then by the
-rules across [[workload]] tables; one line a problem, naming its place (`metadata.toml: /header/...: expected`)."""
+"""The curated metadata: metadata.toml checked by its input schemas, then by the rules across [[workload]] tables."""
 
 from __future__ import annotations
 
@@ -9,38 +8,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, Problem
+from builder.errors import InputError
 from builder.files import read_regular_file
 from builder.genmeta import is_generation_table, table_problems
 from builder.inputs import METADATA_SCHEMA, refuse, schema_problems
-from builder.layout import METADATA, ROOT_WORKLOAD
+from builder.jsonschemas import load_schemas
+from builder.layout import DEFS_SCHEMA, METADATA, ROOT_WORKLOAD
 from builder.slug import slugify
 
 MAX_BYTES = 1024 * 1024  # the file is a few kilobytes of reviewed text
-
-
-# The source block, in the order every document shows it: WORKLOAD_SOURCE_KEYS are each workload's own.
-SOURCE_KEYS = (
-    "name",
-    "publisher",
-    "url",
-    "data_url",
-    "version",
-    "released",
-    "compiled",
-    "compiled_evidence",
-    "retrieved",
-    "licence",
-    "licence_evidence",
-    "workload",
-    "method",
-    "selection",
-    "cite",
-    "cite_url",
-    "used_for",
-    "configurations",
-)
-WORKLOAD_SOURCE_KEYS = ("data_url", "workload", "configurations")
+WORKLOAD_SOURCE_KEYS = ("data_url", "workload", "configurations")  # a source block's own to each workload
 
 
 @dataclass(frozen=True)
@@ -68,19 +45,14 @@ def load_metadata(path: Path) -> dict[str, Any]:
         raise InputError(f"{path}: expected TOML, found a syntax error ({exc})") from exc
     except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits
         raise InputError(f"{path}: expected TOML, found a value Python cannot read ({exc})") from exc
-    refuse(str(path), _problems(meta, str(path)), "the curated metadata")
-    workloads(meta, path)
-    return meta
-
-
-def _problems(meta: dict[str, Any], path: str) -> list[Problem]:
-    """The metadata schema's problems (it leaves generation [[workload]] tables alone), then each of those's own."""
-    problems = schema_problems(METADATA_SCHEMA, meta, path)
+    problems = schema_problems(METADATA_SCHEMA, meta, str(path))  # it leaves image and video tables alone
     tables = meta.get("workload")
     for i, table in enumerate(tables if isinstance(tables, list) else []):
         if is_generation_table(table):
-            problems += table_problems(table, path, f"/workload/{i}")
-    return problems
+            problems += table_problems(table, str(path), f"/workload/{i}")
+    refuse(str(path), problems, "the curated metadata")
+    workloads(meta, path)
+    return meta
 
 
 class _NonFinite:
@@ -99,21 +71,18 @@ def _finite(text: str) -> float | _NonFinite:
 
 
 def workloads(meta: dict[str, Any], path: Path = METADATA) -> list[Workload]:
-    """The curated LLM workloads in publishing order, with the rules across [[workload]] tables checked
-    (builder.genmeta.generation_workloads gives the image and video ones)."""
+    """The curated LLM workloads in publishing order, checked by the rules across [[workload]] tables."""
     found = [Workload(**table) for table in meta["workload"] if not is_generation_table(table)]
     for i, work in enumerate(found):
         if work.id != slugify(work.name):
-            raise InputError(
-                f"{path}: /workload/{i}/id: expected {slugify(work.name)!r} (the slug of its name), found {work.id!r}"
-            )
+            expected = f"expected {slugify(work.name)!r} (the slug of its name)"
+            raise InputError(f"{path}: /workload/{i}/id: {expected}, found {work.id!r}")
     for field in ("id", "task"):
         values = [getattr(w, field) for w in found]
         twice = sorted({v for v in values if values.count(v) > 1})
         if twice:
-            raise InputError(
-                f"{path}: /workload: expected one [[workload]] per {field}, found {', '.join(twice)} more than once"
-            )
+            found_twice = f"found {', '.join(twice)} more than once"
+            raise InputError(f"{path}: /workload: expected one [[workload]] per {field}, {found_twice}")
     first = found[0].id if found else "only image and video workloads"
     if first != ROOT_WORKLOAD:
         raise InputError(f"{path}: /workload/0/id: expected {ROOT_WORKLOAD}, found {first}")
@@ -121,11 +90,7 @@ def workloads(meta: dict[str, Any], path: Path = METADATA) -> list[Workload]:
 
 
 def source_for(meta: dict[str, Any], workload: Workload) -> dict[str, Any]:
-    """The source block of a workload's documents: the shared fields and the workload's own, in order."""
-    own = {
-        "data_url": workload.data_url,
-        "workload": f"{workload.name} ({workload.task})",
-        "configurations": workload.configurations,
-    }
-    merged = {**meta["source"], **own}
-    return {key: merged[key] for key in SOURCE_KEYS}
+    """The source block of a workload's documents: the shared fields and the workload's own, in the schema's order."""
+    own = {"data_url": workload.data_url, "workload": f"{workload.name} ({workload.task})"}
+    merged = {**meta["source"], **own, "configurations": workload.configurations}
+    return {key: merged[key] for key in load_schemas()[DEFS_SCHEMA]["$defs"]["source"]["properties"]}

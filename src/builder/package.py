@@ -1,5 +1,4 @@
-"""The Data Package v2 descriptor: every published file a resource with its size and sha256, and table views
-of the JSON documents and CSVs for frictionless."""
+"""The Data Package v2 descriptor: each published file a resource with its size and sha256, and frictionless tables."""
 
 from __future__ import annotations
 
@@ -8,53 +7,28 @@ from typing import Any
 
 from referencing import Registry, Resource
 
+from builder import layout, transform
 from builder.csvview import COLUMNS, MODEL_COLUMNS, csv_rel
 from builder.genmeta import generation_workloads
 from builder.jsonschemas import resolved
-from builder.layout import (
-    CSV,
-    DEFS_SCHEMA,
-    GENERATION_WORKLOADS,
-    INDEX_SCHEMA,
-    MODEL_LIST_SCHEMA,
-    PROFILE,
-    ROOT_WORKLOAD,
-    SCHEMA_OF_KIND,
-    SCHEMAS,
-    WORKLOAD_LIST,
-    WORKLOAD_LIST_SCHEMA,
-    frontier_rel,
-    index_rel,
-    is_workload_id,
-    model_list_rel,
-    place,
-)
 from builder.metadata import source_for, workloads
 from builder.pin import Lock, sha256
-from builder.transform import (
-    INDEX_ROW_KEYS,
-    MODEL_LIST_KEYS,
-    WORKLOAD_ENTRY_ADDED,
-    WORKLOAD_ENTRY_KEYS,
-    config_keys,
-    index_row_keys,
-)
-from builder.transform import source as generation_source
 
 DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "version", "licenses", "sources", "resources")
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
+CONSTRAINTS = ("minimum", "exclusiveMinimum", "enum", "minLength", "maxLength")  # as Table Schema names them too
 GEN_DEFS_SCHEMA = "generation-defs.schema.json"
 INDEX_ROWS = {  # the index rows table's description, by schema prefix
     "": "One row per model and GPU: the best configuration under the latency deadline, in energy order.",
     "generation-": "One row per model and GPU type: the lowest-energy configuration within the batch-latency limit, "
     "in energy order.",
 }
+LICENCE = {"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0"}  # the data's, for a machine
 TITLES = {"index": "Index", "model-list": "Model list", "frontier": "Frontier"}  # of a workload's documents
 
 
 def _resolved(schemas: dict[str, dict[str, Any]], name: str, nodes: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Subschemas of schemas[name] with every $ref resolved (validate.schema.resolved) and each
-    one-item allOf merged into the field that holds it."""
+    """Subschemas of schemas[name] with every $ref resolved and each one-item allOf merged into its holder."""
     registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
     holder = resolved({"$id": schemas[name]["$id"], "properties": nodes}, registry)
     return {key: _merged(node) for key, node in holder["properties"].items()}
@@ -68,37 +42,28 @@ def _merged(node: dict[str, Any]) -> dict[str, Any]:
 
 def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each published field's JSON Schema, by name, $refs resolved."""
-    found = _resolved(schemas, DEFS_SCHEMA, schemas[DEFS_SCHEMA]["$defs"])
-    entry = schemas[MODEL_LIST_SCHEMA]["properties"]["models"]["items"]["properties"]
-    found |= _resolved(schemas, MODEL_LIST_SCHEMA, {name: entry[name] for name in ("gpus", "url", "page")})
-    row = schemas[INDEX_SCHEMA]["properties"]["rows"]["items"]["properties"]
-    return found | _resolved(schemas, INDEX_SCHEMA, {"model": row["model"]})
-
-
-def table_field(name: str, node: dict[str, Any], required: bool = True) -> dict[str, Any]:
-    """A Table Schema field that says what the JSON Schema says of the same field."""
-    kind = node["type"]
-    assert kind in TABLE_TYPES, f"{name}: no Table Schema type for {kind}"
-    constraints: dict[str, Any] = {"required": required}
-    for key in ("minimum", "exclusiveMinimum", "enum", "minLength", "maxLength"):
-        if key in node:
-            constraints[key] = node[key]
-    if "const" in node:
-        constraints["enum"] = [node["const"]]
-    if "pattern" in node:
-        constraints["pattern"] = node["pattern"].removeprefix("^").removesuffix("$(?!\\n)").removesuffix("$")
-    field = {"name": name, "type": kind, "description": node["description"], "constraints": constraints}
-    if node.get("format") == "uri":
-        field["format"] = "uri"
-    return field
+    found = _resolved(schemas, layout.DEFS_SCHEMA, schemas[layout.DEFS_SCHEMA]["$defs"])
+    entry = schemas[layout.MODEL_LIST_SCHEMA]["properties"]["models"]["items"]["properties"]
+    found |= _resolved(schemas, layout.MODEL_LIST_SCHEMA, {name: entry[name] for name in ("gpus", "url", "page")})
+    row = schemas[layout.INDEX_SCHEMA]["properties"]["rows"]["items"]["properties"]
+    return found | _resolved(schemas, layout.INDEX_SCHEMA, {"model": row["model"]})
 
 
 def table_schema(names: tuple[str, ...], defs: dict, key: list[str], models: str = "", optional: tuple = ()) -> dict:
-    """A Table Schema of the named fields, each required but the `optional` ones; `models`, when given, is
-    the model-list table its slugs must be in."""
-    fields = [table_field(n, defs[n], n not in optional) for n in names]
+    """A Table Schema of the named fields as their JSON Schemas state them, each required but the `optional` ones."""
+    fields = []
+    for name in names:
+        node = defs[name]
+        assert node["type"] in TABLE_TYPES, f"{name}: no Table Schema type for {node['type']}"
+        constraints = {"required": name not in optional} | {k: node[k] for k in CONSTRAINTS if k in node}
+        if "const" in node:
+            constraints["enum"] = [node["const"]]
+        if "pattern" in node:
+            constraints["pattern"] = node["pattern"].removeprefix("^").removesuffix("$(?!\\n)").removesuffix("$")
+        field = {"name": name, "type": node["type"], "description": node["description"], "constraints": constraints}
+        fields.append(field | ({"format": "uri"} if node.get("format") == "uri" else {}))
     schema: dict[str, Any] = {"fields": fields, "primaryKey": key}
-    if models:
+    if models:  # the model-list table the rows' slugs must be in
         schema["foreignKeys"] = [{"fields": ["slug"], "reference": {"resource": models, "fields": ["slug"]}}]
     return schema
 
@@ -108,8 +73,7 @@ def file_facts(data: bytes) -> dict[str, Any]:
 
 
 def resource(name: str, title: str, path: str, fmt: str, description: str = "", data: bytes | None = None, **rest):
-    """A resource: a table when it has a `description`, its size and hash when `data` is given (frictionless
-    measures nothing through a JSON dialect, so a JSON table has them on its document's own resource)."""
+    """A resource: a table when it has a `description`, its size and hash when `data` is given."""
     found: dict[str, Any] = {"name": name, "title": title}
     if description:
         found |= {"type": "table", "description": description}
@@ -118,7 +82,7 @@ def resource(name: str, title: str, path: str, fmt: str, description: str = "", 
 
 
 def json_table(name: str, title: str, description: str, path: str, prop: str, keys: tuple[str, ...], schema: dict):
-    """A tabular view of the list `prop` of a JSON document."""
+    """A tabular view of the list `prop` of a JSON document (frictionless measures nothing through it)."""
     dialect = {"json": {"property": prop, "keys": list(keys)}}
     return resource(name, title, path, "json", description, dialect=dialect, schema=schema)
 
@@ -126,43 +90,44 @@ def json_table(name: str, title: str, description: str, path: str, prop: str, ke
 def workload_resources(
     workload: str, name: str, files: dict[str, bytes], data_dir: str, schemas: dict[str, dict[str, Any]]
 ) -> tuple[list[dict], list[dict]]:
-    """A workload's tables (index rows, model list; a generation workload's own CSV too) and its documents;
-    text conversation's keep their v1 names."""
-    suffix, of = ("", "") if workload == ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
-    kind = GENERATION_WORKLOADS.get(workload)
+    """A workload's tables and documents; text conversation's keep their v1 names."""
+    suffix, of = ("", "") if workload == layout.ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
+    rels = {"index": layout.index_rel(workload), "model-list": layout.model_list_rel(workload)}
+    kind = layout.GENERATION_WORKLOADS.get(workload)
     if kind is None:
-        prefix, defs, own = "", field_definitions(schemas), ("index", "model-list", "frontier")
-        row_keys = ("model", *INDEX_ROW_KEYS)
+        prefix, defs, row_keys = "", field_definitions(schemas), ("model", *transform.INDEX_ROW_KEYS)
+        rels["frontier"] = layout.frontier_rel(workload)
     else:
-        prefix, defs, own = "generation-", generation_fields(schemas), ("index", "model-list")
-        row_keys = index_row_keys(kind)
-    rels = {"index": index_rel(workload), "model-list": model_list_rel(workload), "frontier": frontier_rel(workload)}
+        gen_defs = {k: v for k, v in schemas[GEN_DEFS_SCHEMA]["$defs"].items() if "type" in v or "allOf" in v}
+        prefix, defs = "generation-", _resolved(schemas, GEN_DEFS_SCHEMA, gen_defs)
+        row_keys = transform.index_row_keys(kind)
+    keys = transform.MODEL_LIST_KEYS
     row_schema = table_schema(row_keys, defs, ["slug", "gpu"], models=f"model-list{suffix}")
-    entry_schema = table_schema(MODEL_LIST_KEYS, defs, ["slug"])  # the same entries in every model list
+    entry_schema = table_schema(keys, defs, ["slug"])  # the same entries in every model list
     entries = "One entry per model document, sorted by slug."
     index, listed = (f"{data_dir}/{rels[doc]}" for doc in ("index", "model-list"))
     tables = [
         json_table(f"index-rows{suffix}", f"Index rows{of}", INDEX_ROWS[prefix], index, "rows", row_keys, row_schema),
-        json_table(f"model-list{suffix}", f"Model list{of}", entries, listed, "models", MODEL_LIST_KEYS, entry_schema),
+        json_table(f"model-list{suffix}", f"Model list{of}", entries, listed, "models", keys, entry_schema),
     ]
     if kind is not None:
-        columns = (*MODEL_COLUMNS, *config_keys(kind))
+        columns = (*MODEL_COLUMNS, *transform.config_keys(kind))
         description = "Every configuration of every model of the workload, one row each, as in its documents."
         rel, schema = csv_rel(workload), table_schema(columns, defs, ["slug", "row_id", "repeat"])
         title, path, data = f"Configurations{of}", f"{data_dir}/{rel}", files.get(rel, b"")
         tables.append(resource(f"configurations{suffix}", title, path, "csv", description, data, schema=schema))
-    documents = [(f"{doc}-document{suffix}", TITLES[doc] + of, rels[doc], prefix + doc) for doc in own]
+    documents = [(f"{doc}-document{suffix}", TITLES[doc] + of, rel) for doc, rel in rels.items()]
     for rel in sorted(files):
-        found = place(rel)
+        found = layout.place(rel)
         if found is not None and found.kind == f"{prefix}model" and found.workload == workload:
             name = f"model{suffix}.{found.slug}" if suffix else f"model-{found.slug}"
-            documents.append((name, f"Model {found.slug}{of}", rel, found.kind))
+            documents.append((name, f"Model {found.slug}{of}", rel))
     return tables, [json_document(*doc, files, data_dir) for doc in documents]
 
 
-def json_document(name: str, title: str, rel: str, kind: str, files: dict[str, bytes], data_dir: str) -> dict:
+def json_document(name: str, title: str, rel: str, files: dict[str, bytes], data_dir: str) -> dict:
     """A whole JSON document: its size and hash (a missing file is check_files's to report), and its schema."""
-    schema = (SCHEMAS / SCHEMA_OF_KIND[kind]).as_posix()
+    schema = f"{layout.SCHEMAS.as_posix()}/{layout.schema_for(rel)}"
     return resource(name, title, f"{data_dir}/{rel}", "json", data=files.get(rel, b""), jsonSchema=schema)
 
 
@@ -176,77 +141,57 @@ def descriptor(
 
 def derived_parts(files: dict[str, bytes], data_dir: str, version: str, schemas: dict) -> dict[str, Any]:
     """The descriptor's keys that follow from the tree alone (its files, schemas and data version)."""
-    return {"$schema": PROFILE, "version": version, "resources": resources(files, data_dir, schemas)}
+    return {"$schema": layout.PROFILE, "version": version, "resources": resources(files, data_dir, schemas)}
 
 
 def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any]:
     """The descriptor's keys that come from metadata.toml and the upstream lock."""
-    works = workloads(meta)
-    sources = [(work.task, source_for(meta, work)) for work in works]
-    sources += [(work.task, generation_source(meta, work)) for work in generation_workloads(meta)]
-    licence = sources[0][1]["licence"]
+    sources = [(work.task, source_for(meta, work)) for work in workloads(meta)]
+    sources += [(work.task, transform.source(meta, work)) for work in generation_workloads(meta)]
+    pinned = [(locks[task], src) for task, src in sources if task in locks]
     return {
         "name": "leadgreen-data",
         "title": "LeadGreen: GPU energy per output token of large language models (API v1)",
         "description": meta["header"]["caveat"],
         "homepage": meta["base_url"],
-        "licenses": [{"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0", "title": licence}],
-        "sources": [source_entry(locks[task], src) for task, src in sources if task in locks],
+        "licenses": [LICENCE | {"title": sources[0][1]["licence"]}],
+        "sources": [
+            {"title": f"{src['name']} {src['version']}: {src['workload']}", "path": lock.url or lock.file}
+            | {"version": lock.commit or "", "sha256": lock.sha256, "bytes": lock.size, "retrieved": lock.retrieved}
+            for lock, src in pinned
+        ],
     }
 
 
-def listed_workloads(files: dict[str, bytes]) -> list[tuple[str, str]]:
-    """(id, name) of each workload that workloads.json lists, in its order; text conversation alone when
-    the file is missing or unreadable (check_files and the schemas report that)."""
-    try:
-        entries = json.loads(files[WORKLOAD_LIST])["workloads"]
-        found = [(e["id"], e["name"]) for e in entries]
-    except (KeyError, TypeError, ValueError, RecursionError):
-        return [(ROOT_WORKLOAD, "")]
-    if not all(isinstance(i, str) and is_workload_id(i) and isinstance(n, str) for i, n in found):
-        return [(ROOT_WORKLOAD, "")]
-    return found
-
-
 def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dict[str, Any]]:
-    """Every published file as a resource: the tables first (two a workload, the workload list, the CSV),
-    then the JSON documents; last, the generation workloads' tables and documents. The workloads are those
-    workloads.json lists."""
+    """Every published file as a resource: the tables, then the documents, then the generation workloads' own."""
+    try:  # the workloads workloads.json lists; text conversation alone if it cannot (check_files reports why)
+        listed = [(e["id"], e["name"]) for e in json.loads(files[layout.WORKLOAD_LIST])["workloads"]]
+        if not all(layout.is_workload_id(i) and isinstance(n, str) for i, n in listed):
+            listed = [(layout.ROOT_WORKLOAD, "")]
+    except (KeyError, TypeError, ValueError, RecursionError):
+        listed = [(layout.ROOT_WORKLOAD, "")]
     tables: list[dict] = []
-    documents = [
-        json_document("workload-list-document", "Workload list", WORKLOAD_LIST, "workload-list", files, data_dir)
-    ]
+    documents = [json_document("workload-list-document", "Workload list", layout.WORKLOAD_LIST, files, data_dir)]
     generation: list[dict[str, Any]] = []
-    for workload, name in listed_workloads(files):
+    for workload, name in listed:
         own_tables, own_documents = workload_resources(workload, name, files, data_dir, schemas)
-        if workload in GENERATION_WORKLOADS:  # its own tables and schemas, after every other resource
+        if workload in layout.GENERATION_WORKLOADS:  # its own tables and schemas, after every other resource
             generation += [*own_tables, *own_documents]
         else:
             tables += own_tables
             documents += own_documents
-    keys = (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED)
-    entry = schemas[WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
-    workload_fields = _resolved(schemas, WORKLOAD_LIST_SCHEMA, entry)
+    keys = (*transform.WORKLOAD_ENTRY_KEYS, *transform.WORKLOAD_ENTRY_ADDED)
+    entry = schemas[layout.WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
+    workload_fields = _resolved(schemas, layout.WORKLOAD_LIST_SCHEMA, entry)
     description = "One row per workload: its upstream task, its counts and the URLs of its index and model list."
     schema = table_schema(keys, workload_fields, ["id"], optional=("frontier_url",))
-    path = f"{data_dir}/{WORKLOAD_LIST}"
+    path = f"{data_dir}/{layout.WORKLOAD_LIST}"
     tables.append(json_table("workloads", "Workloads", description, path, "workloads", keys, schema))
     # No foreign key: a configuration's model is in its own workload's model list, and a Table
     # Schema cannot say which one; crossfile checks every row against the model documents.
     description = "Every configuration of every model in every workload, one row each, as in the documents."
     schema = table_schema(COLUMNS, field_definitions(schemas), ["workload", "slug", "row_id", "repeat"])
-    path, data = f"{data_dir}/{CSV}", files.get(CSV, b"")
+    path, data = f"{data_dir}/{layout.CSV}", files.get(layout.CSV, b"")
     tables.append(resource("configurations", "All configurations", path, "csv", description, data, schema=schema))
     return [*tables, *documents, *generation]
-
-
-def generation_fields(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Each generation field's JSON Schema, by name, $refs resolved."""
-    defs = schemas[GEN_DEFS_SCHEMA]["$defs"]
-    return _resolved(schemas, GEN_DEFS_SCHEMA, {k: v for k, v in defs.items() if "type" in v or "allOf" in v})
-
-
-def source_entry(lock: Lock, src: dict[str, Any]) -> dict[str, Any]:
-    entry = {"title": f"{src['name']} {src['version']}: {src['workload']}", "path": lock.url or lock.file}
-    entry.update(version=lock.commit or "", sha256=lock.sha256, bytes=lock.size, retrieved=lock.retrieved)
-    return entry

@@ -32,16 +32,24 @@ class Refresh:
 def fetch_and_pin(
     urls: dict[str, str | None], commit: str | None, lock_path: Path, today: str, limits: Limits
 ) -> tuple[list[Refresh], list[str]]:
-    """Download every task in `urls` (None: from the URL its lock entry records), check each and all of them
-    with the rest of the pin, then pin them all or none; each task's Refresh, and the warnings."""
+    """Download each task in `urls` (None: its lock entry's URL), build the pin with them, then pin all or none."""
+    from builder.build import render
+
     old = load_lock(lock_path)
     urls = {task: url or entry(old, task, lock_path).url for task, url in urls.items()}
     bodies = {task: download(url, limits) for task, url in urls.items()}
     others = read_pinned(lock_path, [task for task in old if task not in urls])
     inputs = {task: (pin.data, str(pin.path)) for task, pin in others.items()}
     fetched = {task: (bodies[task], url) for task, url in urls.items()}
-    warnings_of = parse_all(inputs | fetched, load_metadata(METADATA))[1]
-    check_builds(bodies, old, today)
+    warnings_of = parse_all(inputs | fetched, load_metadata(METADATA))[1]  # messages name the URLs
+    with scratch_folder("builder-fetch-") as scratch:
+        for task, data in bodies.items():
+            (scratch / old[task].file).write_bytes(data)
+        try:
+            render(DATA, {task: scratch / old[task].file for task in bodies}, today)  # writes nothing
+        except ValidationError as exc:
+            summary = f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing was pinned"
+            raise UpstreamError(summary, exc.problems) from None
     new = old | {
         task: Lock(old[task].file, urls[task], commit, sha256(data), len(data), today) for task, data in bodies.items()
     }
@@ -53,22 +61,6 @@ def fetch_and_pin(
     return [Refresh(task, old[task], new[task]) for task in urls], warnings
 
 
-def check_builds(bodies: dict[str, bytes], locks: dict[str, Lock], today: str) -> None:
-    """The whole build with all its checks, on the pin with `bodies` in place of their tasks' snapshots
-    (copies in a scratch folder); writes nothing, or UpstreamError."""
-    from builder.build import render
-
-    with scratch_folder("builder-fetch-") as scratch:
-        files = {task: scratch / locks[task].file for task in bodies}
-        for task, path in files.items():
-            path.write_bytes(bodies[task])
-        try:
-            render(DATA, files, today)  # writes nothing
-        except ValidationError as exc:
-            summary = f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing was pinned"
-            raise UpstreamError(summary, exc.problems) from None
-
-
 def compare_upstream(urls: dict[str, str | None], lock_path: Path, limits: Limits) -> list[Refresh]:
     """What each task's URL (None: the recorded one) serves now against the pin; writes nothing, tries every task."""
     old = load_lock(lock_path)
@@ -77,8 +69,7 @@ def compare_upstream(urls: dict[str, str | None], lock_path: Path, limits: Limit
         lock = entry(old, task, lock_path)
         try:
             data = download(url or lock.url, limits)
+            found.append(Refresh(task, lock, Lock(lock.file, url or lock.url, None, sha256(data), len(data), "")))
         except FetchError as exc:
             found.append(Refresh(task, lock, None, exc))
-            continue
-        found.append(Refresh(task, lock, Lock(lock.file, url or lock.url, None, sha256(data), len(data), "")))
     return found

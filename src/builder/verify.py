@@ -17,12 +17,15 @@ from builder.write import stages
 
 def validate_committed(data: Path) -> None:
     """Every check of `data` and the descriptor beside it; ValidationError listing every problem."""
+    from builder.validate.run import check_published
+
     refuse_half_published(data)
     require_data_folder(data)
     try:
-        problems = problems_in(data)
-    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a schema or descriptor
-        # shaped so that no check can even start (a schema file missing or of the wrong kind)
+        tree = load_tree(data)
+        curated, base_url = provenance(data.parent, tree.descriptor)
+        problems = check_published(tree, base_url, curated)
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a schema no check can start on
         raise InputError(f"{SCHEMAS}/: cannot check {data} with these schemas ({type(exc).__name__}: {exc})") from exc
     if problems:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
@@ -38,8 +41,7 @@ def refuse_half_published(data: Path) -> None:
 
 
 def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
-    """InputError where `data` cannot be looked up, is no folder (unless `absent_ok`), or has none of a data
-    folder's top files (a home folder, /)."""
+    """InputError unless `data` is a folder (or absent, if `absent_ok`) with one of a data folder's top files."""
     error = lookup_error(data)
     if error is not None:
         raise InputError(f"{data}: expected a data folder, found an error ({error})")
@@ -50,15 +52,6 @@ def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
     if not any(os.path.lexists(data / name) for name in (INDEX, MODEL_LIST, WORKLOAD_LIST, CSV)):
         names = f"{INDEX}, {MODEL_LIST}, {WORKLOAD_LIST} or {CSV}"
         raise InputError(f"{data}: expected a data folder, with {names} at its top, found none of them")
-
-
-def problems_in(data: Path) -> list[Problem]:
-    """Every problem of the package as it lies on disk."""
-    tree = load_tree(data)
-    from builder.validate.run import check_published
-
-    curated, base_url = provenance(data.parent, tree.descriptor)
-    return check_published(tree, base_url, curated)
 
 
 def provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
@@ -75,8 +68,7 @@ def provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]
 
 
 def check_drift(data: Path, date: str) -> dict[str, str]:
-    """A unified diff per file that a fresh build of the pin (in a temporary folder) would change; the
-    committed tree is refused, before anything is copied, unless it holds only folders and regular files."""
+    """A unified diff per file that a fresh build of the pin, in a scratch copy of the committed tree, changes."""
     from builder.build import build
 
     require_repo_root()
@@ -133,8 +125,7 @@ def _refusal(path: Path, problems: list[Problem]) -> ValidationError:
 
 
 def _diff(name: str, old: bytes | None, new: bytes | None) -> str:
-    before = (old or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
-    after = (new or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+    before, after = ((b or b"").decode("utf-8", errors="replace").splitlines(keepends=True) for b in (old, new))
     label_old = f"committed/{name}" if old is not None else "/dev/null"
     label_new = f"rebuilt/{name}" if new is not None else "/dev/null"
     return "".join(difflib.unified_diff(before, after, label_old, label_new, n=2))
