@@ -77,8 +77,7 @@ class Diff:
 
 
 def load_docs(spec: str) -> dict[str, Any]:
-    """The JSON documents of a data folder (or of its data/), or of data/ at a git ref, checked for the shape
-    diff needs; InputError when it holds no published document."""
+    """The JSON documents of a data folder (or its data/) or of data/ at a git ref, in the shape diff needs."""
     expected = f"a data folder or a git ref holding {DATA}/"
     shown, files = source_files(spec, DATA.as_posix(), ".json", "a document", expected=expected)
     docs = {}
@@ -165,8 +164,7 @@ def _changes(where: str, old: dict[str, Any], new: dict[str, Any]) -> list[Chang
 
 
 def render_text(d: Diff, summary: bool = False) -> str:
-    """The diff for people: one line per change, old -> new with the % change; `summary` leaves out
-    each configuration's line, keeping their counts."""
+    """The diff for people: one line per change, old -> new with the % change (`summary`: configurations counted)."""
     lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"]
     if d.empty:
         return "\n".join([printable(lines[0]), "no changes"]) + "\n"
