@@ -1,14 +1,9 @@
-"""`builder release`: checks, then the changelog commit, then the annotated tag; then dist/ from the tag.
-
-Everything is checked and computed from the committed tree before the first write. A failure or signal
-before the tag exists rolls back the commit, the index and CHANGELOG.md; after it, `builder dist` repairs dist/.
-"""
+"""`builder release`: checks, the changelog commit and the annotated tag (undone on a failure before the tag), dist/."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from builder import git
 from builder.diff import diff_trees, load_docs
@@ -44,27 +39,8 @@ class Plan:
     artifacts: list[Path] = field(default_factory=list)
 
 
-def check_git_state() -> None:
-    """The clone can cut a release: complete, clean, on main, and with an identity to sign with."""
-    if git.git("rev-parse", "--is-shallow-repository") == "true":
-        raise ReleaseError(
-            "this clone is shallow (git rev-parse --is-shallow-repository: true), so earlier release tags and "
-            "history may be missing; run `git fetch --tags --unshallow` first"
-        )
-    git.require_clean("commit or stash first")
-    branch = git.git("rev-parse", "--abbrev-ref", "HEAD")
-    if branch != "main":
-        raise ReleaseError(f"releases are cut from main, found branch {branch}")
-    missing = git.missing_identity()
-    if missing:
-        raise ReleaseError(
-            f"no git identity to author the release commit and tag ({missing}); "
-            "set one with `git config user.name NAME` and `git config user.email EMAIL`"
-        )
-
-
 def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
-    check_git_state()
+    """Check, then commit CHANGELOG.md and tag the commit (rolled back on failure), then rebuild dist/ from the tag."""
     plan = plan_release(today, accept, accept_schema)
     check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
     undo = Undo(plan.start, plan.version.tag, _read(CHANGELOG))
@@ -94,7 +70,22 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
 
 
 def plan_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
-    """Check the committed package and compute the release; writes nothing."""
+    """Check the clone (complete, clean, on main, with an identity) and the committed package; writes nothing."""
+    if git.git("rev-parse", "--is-shallow-repository") == "true":
+        raise ReleaseError(
+            "this clone is shallow (git rev-parse --is-shallow-repository: true), so earlier release tags and "
+            "history may be missing; run `git fetch --tags --unshallow` first"
+        )
+    git.require_clean("commit or stash first")
+    branch = git.git("rev-parse", "--abbrev-ref", "HEAD")
+    if branch != "main":
+        raise ReleaseError(f"releases are cut from main, found branch {branch}")
+    missing = git.missing_identity()
+    if missing:
+        raise ReleaseError(
+            f"no git identity to author the release commit and tag ({missing}); "
+            "set one with `git config user.name NAME` and `git config user.email EMAIL`"
+        )
     start = git.head()
     committed = files_at(start, required=REQUIRED, where=f"in commit {start[:12]}")
     old_changelog = committed.get(CHANGELOG.as_posix(), b"")
@@ -115,34 +106,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             f"{CHANGELOG} names release tag(s) this clone does not have: {', '.join(absent)} "
             "(not in `git tag --list`); run `git fetch --tags` first"
         )
-    docs = _check_committed_data(committed, start, today)
-    data_version = newest_data_version(docs.values()) or ""  # validated: every document has one
-    api = docs["index.json"]["version"]
-    previous = newest_release(existing)
-    diff = diff_trees(load_docs(previous.tag), docs) if previous else None
-    version = next_version(data_version, previous, changed=diff is not None and not diff.empty)
-    if version.tag in existing:
-        raise ReleaseError(f"tag {version.tag} already exists; tags never move")
-    large = diff.large_changes(LARGE_CHANGE_PCT) if diff else []
-    if large and not accept:
-        listed = "; ".join(large)
-        raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
-    schemas = guard_release(previous.tag, start, docs, accept_schema) if previous else ""  # refuses unaccepted
-    locks = load_lock(LOCK)
-    upstream = "".join(
-        f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
-        for task, lock in locks.items()
-    )
-    accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each
-    entry = printable_lines(changelog_entry(version, api, previous, diff, accept, upstream) + schemas)
-    message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
-    message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
-    return Plan(start, version, printable_lines(message), insert_entry(changelog_text, entry).encode("utf-8"))
-
-
-def _check_committed_data(committed: dict[str, bytes], commit: str, today: str) -> dict[str, Any]:
-    """Validate and drift-check the data as committed (a copy of it, away from git-ignored files)."""
-    with scratch_folder("builder-release-") as scratch:
+    with scratch_folder("builder-release-") as scratch:  # the data as committed, away from git-ignored files
         root = Path(scratch)
         (root / DATA).mkdir()
         for rel, data in committed.items():
@@ -152,9 +116,28 @@ def _check_committed_data(committed: dict[str, bytes], commit: str, today: str) 
         try:
             check_committed(root / DATA, today)
         except ValidationError as exc:
-            summary = f"{DATA} as committed in {commit[:12]}: {len(exc.problems)} problem(s)"
+            summary = f"{DATA} as committed in {start[:12]}: {len(exc.problems)} problem(s)"
             raise ValidationError(summary, exc.problems) from None
-        return load_docs(str(root / DATA))
+        docs = load_docs(str(root / DATA))
+    data_version = newest_data_version(docs.values()) or ""  # validated: every document has one
+    api = docs["index.json"]["version"]
+    previous = newest_release(existing)
+    diff = diff_trees(load_docs(previous.tag), docs) if previous else None
+    version = next_version(data_version, previous, changed=diff is not None and not diff.empty)
+    large = diff.large_changes(LARGE_CHANGE_PCT) if diff else []
+    if large and not accept:
+        listed = "; ".join(large)
+        raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
+    schemas = guard_release(previous.tag, start, docs, accept_schema) if previous else ""  # refuses unaccepted
+    upstream = "".join(
+        f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
+        for task, lock in load_lock(LOCK).items()
+    )
+    accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each
+    entry = printable_lines(changelog_entry(version, api, previous, diff, accept, upstream) + schemas)
+    message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
+    message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
+    return Plan(start, version, printable_lines(message), insert_entry(changelog_text, entry).encode("utf-8"))
 
 
 def _release(plan: Plan, undo: Undo) -> None:
