@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -31,11 +32,10 @@ class Change:
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (self.old, self.new))
         if not numeric or not self.old:
             return None
-        try:
+        with suppress(OverflowError):  # integers too large for a float
             pct = (self.new - self.old) / self.old * 100
-        except OverflowError:  # integers too large for a float
-            return None
-        return pct if math.isfinite(pct) else None
+            return pct if math.isfinite(pct) else None
+        return None
 
 
 @dataclass
@@ -100,12 +100,9 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
     for key in sorted(old_models.keys() & new_models.keys()):
         _diff_model(result, key, old_models[key], new_models[key])
     for rel in sorted(old.keys() & new.keys()):
-        for key in old[rel].keys() | new[rel].keys():
-            if key in BODY_KEYS or key in DATE_KEYS:
-                continue
-            if old[rel].get(key) != new[rel].get(key):
-                result.headers_changed.append(Change(rel, key, old[rel].get(key), new[rel].get(key)))
-    result.headers_changed.sort(key=lambda c: (c.where, c.field))
+        a, b = old[rel], new[rel]
+        keys = sorted({*a, *b} - BODY_KEYS - set(DATE_KEYS))
+        result.headers_changed += [Change(rel, key, a.get(key), b.get(key)) for key in keys if a.get(key) != b.get(key)]
     return result
 
 
@@ -113,16 +110,13 @@ def _diff_workloads(result: Diff, old: dict[str, Any], new: dict[str, Any]) -> N
     """Workloads (those with an index) added or removed, workload list entries changed, new precision values."""
 
     def workloads(docs: dict[str, Any]) -> set[str]:
-        return {
-            p.workload for rel in docs if (p := place(rel)) and p.kind in ("index", "generation-index") and p.workload
-        }
+        return {p.workload for p in map(place, docs) if p and p.kind in ("index", "generation-index") and p.workload}
 
     def entries(docs: dict[str, Any]) -> dict[str, Any]:
         return {entry["id"]: entry for entry in docs.get(WORKLOAD_LIST, {}).get("workloads", [])}
 
     def precisions(docs: dict[str, Any]) -> set[str]:
-        models = _models(docs).values()
-        return {conf["precision"] for model in models for conf in model["configurations"]}
+        return {conf["precision"] for model in _models(docs).values() for conf in model["configurations"]}
 
     result.workloads_added = sorted(workloads(new) - workloads(old))
     result.workloads_removed = sorted(workloads(old) - workloads(new))

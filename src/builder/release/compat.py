@@ -11,11 +11,10 @@ from typing import Any
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from builder import layout
 from builder.diff import load_docs
 from builder.errors import InputError, Problem, ReleaseError, shown
 from builder.jsonschemas import UnresolvedRef, compiled, resolved, schema_problems
-from builder.layout import DESCRIPTOR
+from builder.layout import DESCRIPTOR, schema_for
 from builder.sources import source_files
 from builder.strictjson import parse_input, parse_json
 
@@ -65,10 +64,8 @@ def _resolved(schemas: Schemas) -> Callable[[str], dict[str, Any]]:
     return lambda name: resolved({"$id": ids[name], **schemas[name]}, registry)
 
 
-def cross_validate(
-    schemas: Schemas, docs: dict[str, Any], schema_for: Callable[[str], str | None] = layout.schema_for
-) -> list[Problem]:
-    """Each document against its schema in `schemas` (`schema_for` names it), every problem found."""
+def cross_validate(schemas: Schemas, docs: dict[str, Any]) -> list[Problem]:
+    """Each document against its schema in `schemas` (layout.schema_for names it), every problem found."""
     schema_of = _resolved(schemas)
     check = cache(lambda name: compiled(schema_of(name)))
     failures: list[Problem] = []

@@ -53,8 +53,7 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
             left = undo.run()
         if not isinstance(exc, BuilderError | OSError):
             raise  # a bug or an interrupt: rolled back, and shown as it is
-        cause = f"{exc.filename or exc}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
-        cause = cause.rstrip(". ")
+        cause = (f"{exc.filename or exc}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)).rstrip(". ")
         if left:
             note = "Rollback incomplete; fix by hand: " + "; ".join(left)
         else:
@@ -106,8 +105,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             f"{CHANGELOG} names release tag(s) this clone does not have: {', '.join(absent)} "
             "(not in `git tag --list`); run `git fetch --tags` first"
         )
-    with scratch_folder("builder-release-") as scratch:  # the data as committed, away from git-ignored files
-        root = Path(scratch)
+    with scratch_folder("builder-release-") as root:  # the data as committed, away from git-ignored files
         (root / DATA).mkdir()
         for rel, data in committed.items():
             if rel == DESCRIPTOR or rel.startswith(f"{DATA.as_posix()}/"):
@@ -196,9 +194,8 @@ class Undo:
 
     def _index(self, left: list[str]) -> None:
         path = CHANGELOG.as_posix()
-        if self.reached < STAGED or git.head() != self.start:
-            return
-        if git.run("diff-index", "--cached", "--name-only", self.start, "--", path).strip():  # takes no index lock
+        staged = self.reached >= STAGED and git.head() == self.start
+        if staged and git.run("diff-index", "--cached", "--name-only", self.start, "--", path).strip():  # no index lock
             git.run("reset", "--quiet", self.start, "--", path)
 
     def _changelog(self, left: list[str]) -> None:

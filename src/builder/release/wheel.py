@@ -1,6 +1,4 @@
-"""The data wheel `leadgreen-data`: the published files and the `leadgreen_data` reader, built by flit_core.
-Byte-reproducible: files from the release commit, mode 0644, zip timestamps from the commit's date.
-"""
+"""The data wheel `leadgreen-data` (published files and the `leadgreen_data` reader), byte-reproducible by flit_core."""
 
 from __future__ import annotations
 
@@ -49,7 +47,14 @@ def wheel_filename(version: str) -> str:
 
 
 def _pyproject(version: str, tag: str, repository: str | None) -> str:
-    """The staging project's pyproject.toml; every value is ours (the version is checked above)."""
+    """The staging project's pyproject.toml, its URLs into the repository at the tag (when metadata.toml names one)."""
+    blob = f"{repository}/blob/{tag}"
+    pages = {
+        "Repository": repository,
+        "Data dictionary": f"{blob}/docs/data-dictionary.md",
+        "Changelog": f"{blob}/CHANGELOG.md",
+    }
+    urls = "".join(f"{json.dumps(name)} = {json.dumps(url)}\n" for name, url in pages.items()) if repository else ""
     return f"""\
 [build-system]
 requires = ["flit_core=={BACKEND_VERSION}"]
@@ -65,29 +70,13 @@ license = "MIT AND Apache-2.0"
 license-files = {json.dumps(list(LICENCES), allow_nan=False)}
 authors = [{{ name = "LeadGreen" }}]
 keywords = ["energy", "llm", "gpu", "inference", "dataset"]
-classifiers = [
-  "Intended Audience :: Science/Research",
-  "Programming Language :: Python :: 3",
-  "Topic :: Scientific/Engineering",
-  "Typing :: Typed",
-]
+classifiers = ["Intended Audience :: Science/Research", "Programming Language :: Python :: 3",
+  "Topic :: Scientific/Engineering", "Typing :: Typed"]
 dependencies = []
 
 [project.urls]
 Homepage = "https://leadgreen.ai"
-{_urls(repository, tag)}"""
-
-
-def _urls(repository: str | None, tag: str) -> str:
-    """The project URLs into the repository at the release's tag; none when metadata.toml names no repository."""
-    if not repository:
-        return ""
-    pages = {
-        "Repository": "",
-        "Data dictionary": f"/blob/{tag}/docs/data-dictionary.md",
-        "Changelog": f"/blob/{tag}/CHANGELOG.md",
-    }
-    return "".join(f"{json.dumps(name)} = {json.dumps(repository + path)}\n" for name, path in pages.items())
+{urls}"""
 
 
 def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) -> dict[str, bytes]:
@@ -125,7 +114,10 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
     return dict(sorted(staged.items()))
 
 
-def check_backend() -> None:
+def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epoch: int) -> tuple[str, bytes]:
+    """Stage the project, run the backend's build_wheel hook with SOURCE_DATE_EPOCH=epoch, return (name, bytes)."""
+    from pyproject_hooks import BuildBackendHookCaller
+
     try:
         found = installed_version("flit_core")
     except PackageNotFoundError:
@@ -135,13 +127,6 @@ def check_backend() -> None:
             f"the data wheel is reproducible with flit_core {BACKEND_VERSION}, found {found or 'none'}; "
             "reinstall the builder with its release extra (pip install -e '.[release]')"
         )
-
-
-def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epoch: int) -> tuple[str, bytes]:
-    """Stage the project, run the backend's build_wheel hook with SOURCE_DATE_EPOCH=epoch, return (name, bytes)."""
-    from pyproject_hooks import BuildBackendHookCaller
-
-    check_backend()
     staged = staged_files(files, reader, tag)
     with tempfile.TemporaryDirectory(prefix="leadgreen-wheel-") as tmp:
         stage, out = Path(tmp) / "project", Path(tmp) / "out"
