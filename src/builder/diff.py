@@ -92,13 +92,28 @@ def load_docs(spec: str) -> dict[str, Any]:
 
 
 def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
+    """What changed from the documents `old` to `new`, by natural key."""
     result = Diff(data_version=(newest_data_version(old.values()), newest_data_version(new.values())))
     _diff_workloads(result, old, new)
     old_models, new_models = _models(old), _models(new)
     result.models_added = sorted("".join(m) for m in new_models.keys() - old_models.keys())
     result.models_removed = sorted("".join(m) for m in old_models.keys() - new_models.keys())
-    for key in sorted(old_models.keys() & new_models.keys()):
-        _diff_model(result, key, old_models[key], new_models[key])
+    for model in sorted(old_models.keys() & new_models.keys()):
+        was, now, key = old_models[model], new_models[model], "".join(model)
+        for gpu in sorted(was["best"].keys() | now["best"].keys()):
+            a, b = was["best"].get(gpu), now["best"].get(gpu)
+            if a is None or b is None:
+                (result.best_added if a is None else result.best_removed).append(f"{key} {gpu}")
+            else:
+                result.best_changed += _changes(f"{key} {gpu}", a, b)
+        keyed_old = {(c["row_id"], c["repeat"]): c for c in was["configurations"]}
+        keyed_new = {(c["row_id"], c["repeat"]): c for c in now["configurations"]}
+        names = {k: f"{model[0]}{k[0]} #{k[1]}" for k in keyed_old | keyed_new}
+        result.configurations_added += [names[k] for k in keyed_new if k not in keyed_old]
+        result.configurations_removed += [names[k] for k in keyed_old if k not in keyed_new]
+        for k, b in keyed_new.items():  # in the document's own order
+            if k in keyed_old:
+                result.configurations_changed += _changes(names[k], keyed_old[k], b)
     for rel in sorted(old.keys() & new.keys()):
         a, b = old[rel], new[rel]
         keys = sorted({*a, *b} - BODY_KEYS - set(DATE_KEYS))
@@ -132,24 +147,6 @@ def _models(docs: dict[str, Any]) -> dict[tuple[str, str], Any]:
     found = {rel: place(rel) for rel in docs}
     prefix = {None: "", ROOT_WORKLOAD: ""}
     return {(prefix.get(p.workload, f"{p.workload}:"), p.slug): docs[rel] for rel, p in found.items() if p and p.slug}
-
-
-def _diff_model(result: Diff, model: tuple[str, str], old: dict[str, Any], new: dict[str, Any]) -> None:
-    prefix, key = model[0], "".join(model)
-    for gpu in sorted(old["best"].keys() | new["best"].keys()):
-        a, b = old["best"].get(gpu), new["best"].get(gpu)
-        if a is None or b is None:
-            (result.best_added if a is None else result.best_removed).append(f"{key} {gpu}")
-            continue
-        result.best_changed += _changes(f"{key} {gpu}", a, b)
-    keyed_old = {(c["row_id"], c["repeat"]): c for c in old["configurations"]}
-    keyed_new = {(c["row_id"], c["repeat"]): c for c in new["configurations"]}
-    name = lambda key: f"{prefix}{key[0]} #{key[1]}"  # noqa: E731
-    result.configurations_added += [name(k) for k in keyed_new if k not in keyed_old]
-    result.configurations_removed += [name(k) for k in keyed_old if k not in keyed_new]
-    for key, b in keyed_new.items():  # in the document's own order
-        if key in keyed_old:
-            result.configurations_changed += _changes(name(key), keyed_old[key], b)
 
 
 def _changes(where: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:

@@ -24,6 +24,7 @@ SHOWN_FAILURES = 20  # in a changelog section or an error message; the rest are 
 OLD_DOCS_NEW_SCHEMAS = "previous documents, new schemas"
 NEW_DOCS_OLD_SCHEMAS = "new documents, previous schemas"
 Schemas = dict[str, dict[str, Any]]
+Docs = dict[str, Any]
 
 
 @dataclass(frozen=True, order=True)
@@ -47,9 +48,7 @@ class Compat:
         return not self.changes and not self.failures
 
 
-def check_compat(
-    old_schemas: Schemas, new_schemas: Schemas, old_docs: dict[str, Any], new_docs: dict[str, Any]
-) -> Compat:
+def check_compat(old_schemas: Schemas, new_schemas: Schemas, old_docs: Docs, new_docs: Docs) -> Compat:
     """Cross-validate both document sets and list the schema changes."""
     failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs)]
     failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs)]
@@ -64,7 +63,7 @@ def _resolved(schemas: Schemas) -> Callable[[str], dict[str, Any]]:
     return lambda name: resolved({"$id": ids[name], **schemas[name]}, registry)
 
 
-def cross_validate(schemas: Schemas, docs: dict[str, Any]) -> list[Problem]:
+def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
     """Each document against its schema in `schemas` (layout.schema_for names it), every problem found."""
     schema_of = _resolved(schemas)
     check = cache(lambda name: compiled(schema_of(name)))
@@ -208,7 +207,7 @@ def load_schema_set(spec: str) -> Schemas:
 # The release guard and its changelog section
 
 
-def major(docs: dict[str, Any]) -> str | None:
+def major(docs: Docs) -> str | None:
     """The documents' API major version (their `version` field), when they agree on one."""
     found = {doc.get("version") for doc in docs.values() if isinstance(doc, dict) and "version" in doc}
     return found.pop() if len(found) == 1 else None
@@ -312,7 +311,7 @@ def _tables(desc: dict[str, Any]) -> dict[str, dict[str, str]]:
     return found
 
 
-def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepted: str | None) -> str:
+def guard_release(previous: str, current: str, new_docs: Docs, accepted: str | None) -> str:
     """Compare the commit `current` with the previous tag: refuse an unaccepted change, else the changelog section."""
     old_docs = load_docs(previous)
     compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
