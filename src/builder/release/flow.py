@@ -44,8 +44,18 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
     plan = plan_release(today, accept, accept_schema)
     check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
     undo = Undo(plan.start, plan.version.tag, _read(CHANGELOG))
-    try:
-        _release(plan, undo)
+    try:  # each step is recorded in `undo` before it runs
+        undo.reached = WRITTEN
+        replace_files({CHANGELOG: plan.changelog})
+        undo.reached = STAGED
+        git.run("add", "--", CHANGELOG.as_posix())
+        undo.reached = COMMITTING
+        git.commit(f"Release {plan.version.tag}\n\n{plan.summary}", CHANGELOG.as_posix())
+        made = git.head()
+        if made == plan.start or git.parents(made) != [plan.start]:
+            raise ReleaseError(f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}")
+        undo.commit = made
+        git.create_annotated_tag(plan.version.tag, plan.summary, made)
     except BaseException as exc:
         if undo.tagged():
             raise  # the tag exists: the release is made, and `builder dist` makes dist/ from it
@@ -54,10 +64,9 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
         if not isinstance(exc, BuilderError | OSError):
             raise  # a bug or an interrupt: rolled back, and shown as it is
         cause = (f"{exc.filename or exc}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)).rstrip(". ")
+        note = f"Nothing was released: {CHANGELOG}, HEAD, the tags and {DIST}/ are as they were"
         if left:
             note = "Rollback incomplete; fix by hand: " + "; ".join(left)
-        else:
-            note = f"Nothing was released: {CHANGELOG}, HEAD, the tags and {DIST}/ are as they were"
         raise ReleaseError(f"{cause}. {note}") from exc
     try:
         _, paths = build_dist(DIST)
@@ -136,21 +145,6 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
     message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
     return Plan(start, version, printable_lines(message), insert_entry(changelog_text, entry).encode("utf-8"))
-
-
-def _release(plan: Plan, undo: Undo) -> None:
-    """Write CHANGELOG.md, commit it and tag the commit, recording each step in `undo` before it runs."""
-    undo.reached = WRITTEN
-    replace_files({CHANGELOG: plan.changelog})
-    undo.reached = STAGED
-    git.run("add", "--", CHANGELOG.as_posix())
-    undo.reached = COMMITTING
-    git.commit(f"Release {plan.version.tag}\n\n{plan.summary}", CHANGELOG.as_posix())
-    made = git.head()
-    if made == plan.start or git.parents(made) != [plan.start]:
-        raise ReleaseError(f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}")
-    undo.commit = made
-    git.create_annotated_tag(plan.version.tag, plan.summary, made)
 
 
 WRITTEN, STAGED, COMMITTING = 1, 2, 3  # the steps of a release that change something, in order
