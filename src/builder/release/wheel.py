@@ -96,10 +96,7 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
             if target in staged:
                 raise ReleaseError(f"{prefix}{rel} would shadow the published file {rel}")
             staged[target] = data
-    missing = [name for name in LICENCES if name not in files]
-    if missing:
-        raise ReleaseError(f"expected {', '.join(missing)} at the release commit, found none")
-    staged |= {name: files[name] for name in LICENCES}
+    staged |= {name: files[name] for name in LICENCES}  # dist.files_at requires them
     staged["README.md"] = reader[f"{READER}/README.md"]
     found = parse_repository(reader.get(METADATA, b"").decode("utf-8", "replace"))
     staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()
