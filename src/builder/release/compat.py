@@ -255,8 +255,8 @@ def changelog_section(
 # The tables of datapackage.json
 
 
-def table_changes(old: dict[str, Any], new: dict[str, Any]) -> list[SchemaChange]:
-    """Resources added or removed, and table columns appended, removed, reordered or retyped."""
+def table_changes(old: bytes, new: bytes) -> list[SchemaChange]:
+    """Resources added or removed, and columns appended, removed, reordered or retyped, between two descriptors."""
 
     def change(at: str, kind: str, detail: str = "") -> SchemaChange:
         return SchemaChange(DESCRIPTOR, f"/resources/{at}", kind, detail)
@@ -279,27 +279,22 @@ def table_changes(old: dict[str, Any], new: dict[str, Any]) -> list[SchemaChange
 
 def with_tables(compat: Compat, old: str, new: str) -> Compat:
     """`compat` plus the table changes between the descriptors of two folders or refs (none when one lacks it)."""
-    before, after = load_descriptor(old), load_descriptor(new)
+    before, after = (
+        source_files(spec, DESCRIPTOR, DESCRIPTOR, "a data package descriptor", deep=False)[1].get(DESCRIPTOR)
+        for spec in (old, new)
+    )
     if before is None or after is None:
         return compat
     return replace(compat, changes=sorted([*compat.changes, *table_changes(before, after)]))
 
 
-def load_descriptor(spec: str) -> dict[str, Any] | None:
-    """datapackage.json of a folder or at a git ref; None when there is none, {} when it is unreadable."""
-    data = source_files(spec, DESCRIPTOR, DESCRIPTOR, "a data package descriptor", deep=False)[1].get(DESCRIPTOR)
-    if data is None:
-        return None
+def _tables(data: bytes) -> dict[str, dict[str, str]]:
+    """Each resource's columns (name: type, in order) by resource name, from a descriptor's bytes; {} if unreadable."""
     try:
-        found = parse_json(data)
+        desc = parse_json(data)
     except ValueError:
         return {}
-    return found if isinstance(found, dict) else {}
-
-
-def _tables(desc: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """Each resource's column names and types in order, by resource name ({} for a whole-document resource)."""
-    items = desc.get("resources")
+    items = desc.get("resources") if isinstance(desc, dict) else None
     found = {}
     for resource in items if isinstance(items, list) else []:
         if isinstance(resource, dict) and isinstance(resource.get("name"), str):
