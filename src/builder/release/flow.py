@@ -43,7 +43,7 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
     """Check, then commit CHANGELOG.md and tag the commit (rolled back on failure), then rebuild dist/ from the tag."""
     plan = plan_release(today, accept, accept_schema)
     check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
-    undo = Undo(plan.start, plan.version.tag, _read(CHANGELOG))
+    undo = Undo(plan.start, _read(CHANGELOG))
     try:  # each step is recorded in `undo` before it runs
         undo.reached = WRITTEN
         replace_files({CHANGELOG: plan.changelog})
@@ -57,8 +57,8 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
         undo.commit = made
         git.create_annotated_tag(plan.version.tag, plan.summary, made)
     except BaseException as exc:
-        if undo.tagged():
-            raise  # the tag exists: the release is made, and `builder dist` makes dist/ from it
+        if undo.commit is not None and git.commit_of(f"refs/tags/{plan.version.tag}") == undo.commit:
+            raise  # the tag is on this run's commit: the release is made, and `builder dist` makes dist/ from it
         with signals_held():  # a second signal waits until the rollback is done
             left = undo.run()
         if not isinstance(exc, BuilderError | OSError):
@@ -155,14 +155,9 @@ class Undo:
     """What this run changed so far (`reached`, one of the steps above), and how to put it back."""
 
     start: str
-    tag: str
     changelog_before: bytes | None
     reached: int = 0
     commit: str | None = None
-
-    def tagged(self) -> bool:
-        """Whether the tag exists on this run's commit: then the release is made and nothing is undone."""
-        return self.commit is not None and git.commit_of(f"refs/tags/{self.tag}") == self.commit
 
     def run(self) -> list[str]:
         """Undo, newest step first; what could not be undone, one phrase each."""
