@@ -29,8 +29,7 @@ class Change:
 
     @property
     def pct(self) -> float | None:
-        numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (self.old, self.new))
-        if not numeric or not self.old:
+        if not self.old or not all(type(v) in (int, float) for v in (self.old, self.new)):  # bool is no number
             return None
         with suppress(OverflowError):  # integers too large for a float
             pct = (self.new - self.old) / self.old * 100

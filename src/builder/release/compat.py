@@ -80,9 +80,6 @@ def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
     return failures
 
 
-# The change list
-
-
 @dataclass
 class _Node:
     """What a schema says of one place in a document, with allOf merged in."""
@@ -204,9 +201,6 @@ def load_schema_set(spec: str) -> Schemas:
     return {name: parse_input(data, f"{spec}: {name}") for name, data in files.items()}
 
 
-# The release guard and its changelog section
-
-
 def major(docs: Docs) -> str | None:
     """The documents' API major version (their `version` field), when they agree on one."""
     found = {doc.get("version") for doc in docs.values() if isinstance(doc, dict) and "version" in doc}
@@ -250,9 +244,6 @@ def changelog_section(
             found[SHOWN_FAILURES:] = [f"- ... and {count - SHOWN_FAILURES} more"]
         lines += [f"{title}: {count} problem(s).", "", *found, ""] if found else [f"{title}: valid.", ""]
     return "\n".join(lines)
-
-
-# The tables of datapackage.json
 
 
 def table_changes(old: bytes, new: bytes) -> list[SchemaChange]:

@@ -24,6 +24,7 @@ from builder.write import publish
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff")  # what a release archive holds, when the commit has it
 READER_PATHS = (wheel.READER, wheel.METADATA)  # the reader's source, and metadata.toml for its project URLs
+Paths = tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,7 @@ class Release:
     epoch: int
 
 
-def files_at(
-    commit: str, paths: tuple[str, ...] = CONTENTS, required: tuple[str, ...] = (), where: str = ""
-) -> dict[str, bytes]:
+def files_at(commit: str, paths: Paths = CONTENTS, required: Paths = (), where: str = "") -> dict[str, bytes]:
     """The regular files under `paths` at `commit`, from git's objects; ReleaseError when a `required` one is absent."""
     files, odd = git.tree_files(commit, paths)
     if odd:

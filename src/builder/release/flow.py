@@ -102,7 +102,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     except UnicodeDecodeError as exc:
         raise ReleaseError(f"{CHANGELOG}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
     working = _read(CHANGELOG)
-    if (working or b"") != old_changelog or (working is None) != (CHANGELOG.as_posix() not in committed):
+    if working != committed.get(CHANGELOG.as_posix()):
         raise ReleaseError(
             f"{CHANGELOG}: expected the committed file in the working folder, found other bytes although git status "
             "shows no change (skip-worktree, assume-unchanged or git-ignored?); restore it from HEAD first"
