@@ -101,8 +101,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
         changelog_text = old_changelog.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ReleaseError(f"{CHANGELOG}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
-    working = _read(CHANGELOG)
-    if working != committed.get(CHANGELOG.as_posix()):
+    if _read(CHANGELOG) != committed.get(CHANGELOG.as_posix()):
         raise ReleaseError(
             f"{CHANGELOG}: expected the committed file in the working folder, found other bytes although git status "
             "shows no change (skip-worktree, assume-unchanged or git-ignored?); restore it from HEAD first"
