@@ -11,18 +11,9 @@ from builder.errors import BuilderError, ReleaseError, ValidationError, printabl
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
 from builder.pin import load_lock
+from builder.release import rules
 from builder.release.compat import guard_release
 from builder.release.dist import REQUIRED, build_dist, files_at
-from builder.release.rules import (
-    LARGE_CHANGE_PCT,
-    Version,
-    changelog_entry,
-    insert_entry,
-    missing_tags,
-    newest_release,
-    next_version,
-)
-from builder.release.rules import summary as tag_summary
 from builder.scratch import scratch_folder
 from builder.verify import check_committed
 from builder.write import newest_data_version, replace_files, signals_held
@@ -33,7 +24,7 @@ class Plan:
     """Everything a release writes, computed before it writes anything; then the dist/ files it wrote."""
 
     start: str  # the commit the release builds on
-    version: Version
+    version: rules.Version
     summary: str  # the tag message
     changelog: bytes  # CHANGELOG.md as it will be committed
     artifacts: list[Path] = field(default_factory=list)
@@ -107,7 +98,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             "shows no change (skip-worktree, assume-unchanged or git-ignored?); restore it from HEAD first"
         )
     existing = git.tags()
-    absent = missing_tags(changelog_text, existing)
+    absent = rules.missing_tags(changelog_text, existing)
     if absent:
         raise ReleaseError(
             f"{CHANGELOG} names release tag(s) this clone does not have: {', '.join(absent)} "
@@ -127,10 +118,10 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
         docs = load_docs(str(root / DATA))
     data_version = newest_data_version(docs.values()) or ""  # validated: every document has one
     api = docs["index.json"]["version"]
-    previous = newest_release(existing)
+    previous = rules.newest_release(existing)
     diff = diff_trees(load_docs(previous.tag), docs) if previous else None
-    version = next_version(data_version, previous, changed=diff is not None and not diff.empty)
-    large = diff.large_changes(LARGE_CHANGE_PCT) if diff else []
+    version = rules.next_version(data_version, previous, changed=diff is not None and not diff.empty)
+    large = diff.large_changes(rules.LARGE_CHANGE_PCT) if diff else []
     if large and not accept:
         listed = "; ".join(large)
         raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
@@ -140,10 +131,10 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
         for task, lock in load_lock(LOCK).items()
     )
     accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each
-    entry = printable_lines(changelog_entry(version, api, previous, diff, accept, upstream) + schemas)
-    message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
+    entry = printable_lines(rules.changelog_entry(version, api, previous, diff, accept, upstream) + schemas)
+    message = rules.summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
     message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
-    return Plan(start, version, printable_lines(message), insert_entry(changelog_text, entry).encode("utf-8"))
+    return Plan(start, version, printable_lines(message), rules.insert_entry(changelog_text, entry).encode("utf-8"))
 
 
 WRITTEN, STAGED, COMMITTING = 1, 2, 3  # the steps of a release that change something, in order

@@ -42,10 +42,6 @@ def dist_version(tag: str) -> str:
     return str(parsed)
 
 
-def wheel_filename(version: str) -> str:
-    return f"{MODULE}-{version}-py3-none-any.whl"
-
-
 def _pyproject(version: str, tag: str, repository: str | None) -> str:
     """The staging project's pyproject.toml, its URLs into the repository at the tag (when metadata.toml names one)."""
     blob = f"{repository}/blob/{tag}"
@@ -143,7 +139,7 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epo
 
         caller = BuildBackendHookCaller(str(stage), BACKEND, runner=run, python_executable=sys.executable)
         name = caller.build_wheel(str(out))
-        expected = wheel_filename(dist_version(tag))
+        expected = f"{MODULE}-{dist_version(tag)}-py3-none-any.whl"
         if name != expected:
             raise ReleaseError(f"expected the backend to write {expected}, found {name}")
         return name, (out / name).read_bytes()
