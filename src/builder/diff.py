@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -28,14 +29,12 @@ class Change:
 
     @property
     def pct(self) -> float | None:
-        numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (self.old, self.new))
-        if not numeric or not self.old:
+        if not self.old or not all(type(v) in (int, float) for v in (self.old, self.new)):  # bool is no number
             return None
-        try:
+        with suppress(OverflowError):  # integers too large for a float
             pct = (self.new - self.old) / self.old * 100
-        except OverflowError:  # integers too large for a float
-            return None
-        return pct if math.isfinite(pct) else None
+            return pct if math.isfinite(pct) else None
+        return None
 
 
 @dataclass
@@ -77,8 +76,7 @@ class Diff:
 
 
 def load_docs(spec: str) -> dict[str, Any]:
-    """The JSON documents of a data folder (or of its data/), or of data/ at a git ref, checked for the shape
-    diff needs; InputError when it holds no published document."""
+    """The JSON documents of a data folder (or its data/) or of data/ at a git ref, in the shape diff needs."""
     expected = f"a data folder or a git ref holding {DATA}/"
     shown, files = source_files(spec, DATA.as_posix(), ".json", "a document", expected=expected)
     docs = {}
@@ -93,20 +91,32 @@ def load_docs(spec: str) -> dict[str, Any]:
 
 
 def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
+    """What changed from the documents `old` to `new`, by natural key."""
     result = Diff(data_version=(newest_data_version(old.values()), newest_data_version(new.values())))
     _diff_workloads(result, old, new)
     old_models, new_models = _models(old), _models(new)
     result.models_added = sorted("".join(m) for m in new_models.keys() - old_models.keys())
     result.models_removed = sorted("".join(m) for m in old_models.keys() - new_models.keys())
-    for key in sorted(old_models.keys() & new_models.keys()):
-        _diff_model(result, key, old_models[key], new_models[key])
+    for model in sorted(old_models.keys() & new_models.keys()):
+        was, now, key = old_models[model], new_models[model], "".join(model)
+        for gpu in sorted(was["best"].keys() | now["best"].keys()):
+            a, b = was["best"].get(gpu), now["best"].get(gpu)
+            if a is None or b is None:
+                (result.best_added if a is None else result.best_removed).append(f"{key} {gpu}")
+            else:
+                result.best_changed += _changes(f"{key} {gpu}", a, b)
+        keyed_old = {(c["row_id"], c["repeat"]): c for c in was["configurations"]}
+        keyed_new = {(c["row_id"], c["repeat"]): c for c in now["configurations"]}
+        names = {k: f"{model[0]}{k[0]} #{k[1]}" for k in keyed_old | keyed_new}
+        result.configurations_added += [names[k] for k in keyed_new if k not in keyed_old]
+        result.configurations_removed += [names[k] for k in keyed_old if k not in keyed_new]
+        for k, b in keyed_new.items():  # in the document's own order
+            if k in keyed_old:
+                result.configurations_changed += _changes(names[k], keyed_old[k], b)
     for rel in sorted(old.keys() & new.keys()):
-        for key in old[rel].keys() | new[rel].keys():
-            if key in BODY_KEYS or key in DATE_KEYS:
-                continue
-            if old[rel].get(key) != new[rel].get(key):
-                result.headers_changed.append(Change(rel, key, old[rel].get(key), new[rel].get(key)))
-    result.headers_changed.sort(key=lambda c: (c.where, c.field))
+        a, b = old[rel], new[rel]
+        keys = sorted({*a, *b} - BODY_KEYS - set(DATE_KEYS))
+        result.headers_changed += [Change(rel, key, a.get(key), b.get(key)) for key in keys if a.get(key) != b.get(key)]
     return result
 
 
@@ -114,16 +124,13 @@ def _diff_workloads(result: Diff, old: dict[str, Any], new: dict[str, Any]) -> N
     """Workloads (those with an index) added or removed, workload list entries changed, new precision values."""
 
     def workloads(docs: dict[str, Any]) -> set[str]:
-        return {
-            p.workload for rel in docs if (p := place(rel)) and p.kind in ("index", "generation-index") and p.workload
-        }
+        return {p.workload for p in map(place, docs) if p and p.kind in ("index", "generation-index") and p.workload}
 
     def entries(docs: dict[str, Any]) -> dict[str, Any]:
         return {entry["id"]: entry for entry in docs.get(WORKLOAD_LIST, {}).get("workloads", [])}
 
     def precisions(docs: dict[str, Any]) -> set[str]:
-        models = _models(docs).values()
-        return {conf["precision"] for model in models for conf in model["configurations"]}
+        return {conf["precision"] for model in _models(docs).values() for conf in model["configurations"]}
 
     result.workloads_added = sorted(workloads(new) - workloads(old))
     result.workloads_removed = sorted(workloads(old) - workloads(new))
@@ -141,32 +148,13 @@ def _models(docs: dict[str, Any]) -> dict[tuple[str, str], Any]:
     return {(prefix.get(p.workload, f"{p.workload}:"), p.slug): docs[rel] for rel, p in found.items() if p and p.slug}
 
 
-def _diff_model(result: Diff, model: tuple[str, str], old: dict[str, Any], new: dict[str, Any]) -> None:
-    prefix, key = model[0], "".join(model)
-    for gpu in sorted(old["best"].keys() | new["best"].keys()):
-        a, b = old["best"].get(gpu), new["best"].get(gpu)
-        if a is None or b is None:
-            (result.best_added if a is None else result.best_removed).append(f"{key} {gpu}")
-            continue
-        result.best_changed += _changes(f"{key} {gpu}", a, b)
-    keyed_old = {(c["row_id"], c["repeat"]): c for c in old["configurations"]}
-    keyed_new = {(c["row_id"], c["repeat"]): c for c in new["configurations"]}
-    name = lambda key: f"{prefix}{key[0]} #{key[1]}"  # noqa: E731
-    result.configurations_added += [name(k) for k in keyed_new if k not in keyed_old]
-    result.configurations_removed += [name(k) for k in keyed_old if k not in keyed_new]
-    for key, b in keyed_new.items():  # in the document's own order
-        if key in keyed_old:
-            result.configurations_changed += _changes(name(key), keyed_old[key], b)
-
-
 def _changes(where: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
     """The fields of `new` whose value differs in `old`, in `new`'s order."""
     return [Change(where, key, old.get(key), value) for key, value in new.items() if old.get(key) != value]
 
 
 def render_text(d: Diff, summary: bool = False) -> str:
-    """The diff for people: one line per change, old -> new with the % change; `summary` leaves out
-    each configuration's line, keeping their counts."""
+    """The diff for people: one line per change, old -> new with the % change (`summary`: configurations counted)."""
     lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"]
     if d.empty:
         return "\n".join([printable(lines[0]), "no changes"]) + "\n"

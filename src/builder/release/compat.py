@@ -1,20 +1,20 @@
-"""Schema compatibility between two releases: the changes a reader can see in the schemas and in the tables
-of datapackage.json, and each side's documents validated against the other side's schemas."""
+"""Schema compatibility of two releases: the schema and table changes, and each side's documents cross-validated."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Set
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from builder import layout
 from builder.diff import load_docs
 from builder.errors import InputError, Problem, ReleaseError, shown
 from builder.jsonschemas import UnresolvedRef, compiled, resolved, schema_problems
-from builder.layout import DESCRIPTOR
+from builder.layout import DESCRIPTOR, schema_for
 from builder.sources import source_files
 from builder.strictjson import parse_input, parse_json
 
@@ -23,6 +23,8 @@ RULES = ("const", "pattern", "minLength", "maxLength")  # a changed rule is a na
 SHOWN_FAILURES = 20  # in a changelog section or an error message; the rest are counted
 OLD_DOCS_NEW_SCHEMAS = "previous documents, new schemas"
 NEW_DOCS_OLD_SCHEMAS = "new documents, previous schemas"
+Schemas = dict[str, dict[str, Any]]
+Docs = dict[str, Any]
 
 
 @dataclass(frozen=True, order=True)
@@ -46,61 +48,36 @@ class Compat:
         return not self.changes and not self.failures
 
 
-def check_compat(
-    old_schemas: dict[str, dict[str, Any]],
-    new_schemas: dict[str, dict[str, Any]],
-    old_docs: dict[str, Any],
-    new_docs: dict[str, Any],
-) -> Compat:
+def check_compat(old_schemas: Schemas, new_schemas: Schemas, old_docs: Docs, new_docs: Docs) -> Compat:
     """Cross-validate both document sets and list the schema changes."""
     failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs)]
     failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs)]
     return Compat(schema_changes(old_schemas, new_schemas), failures)
 
 
-def _resolved(schemas: dict[str, dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+def _resolved(schemas: Schemas) -> Callable[[str], dict[str, Any]]:
     """A function giving each schema of the set by name with its $refs replaced, resolved within the set."""
-
-    def base(name: str) -> str:
-        found = schemas[name].get("$id")
-        return found if isinstance(found, str) else f"urn:leadgreen-schema:{name}"
-
-    registry = Registry().with_resources(
-        (base(name), Resource.from_contents(schema, default_specification=DRAFT202012))
-        for name, schema in schemas.items()
-    )
-    return lambda name: resolved({"$id": base(name), **schemas[name]}, registry)
+    ids = {n: s["$id"] if isinstance(s.get("$id"), str) else f"urn:leadgreen-schema:{n}" for n, s in schemas.items()}
+    resources = [(ids[n], Resource.from_contents(s, default_specification=DRAFT202012)) for n, s in schemas.items()]
+    registry = Registry().with_resources(resources)
+    return lambda name: resolved({"$id": ids[name], **schemas[name]}, registry)
 
 
-def cross_validate(
-    schemas: dict[str, dict[str, Any]],
-    docs: dict[str, Any],
-    schema_for: Callable[[str], str | None] = layout.schema_for,
-) -> list[Problem]:
-    """Each document against its schema in `schemas` (`schema_for` names it), every problem found."""
+def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
+    """Each document against its schema in `schemas` (layout.schema_for names it), every problem found."""
     schema_of = _resolved(schemas)
-    validators: dict[str, Any] = {}
+    check = cache(lambda name: compiled(schema_of(name)))
     failures: list[Problem] = []
     for rel, doc in sorted(docs.items()):
         name = schema_for(rel)
-        if name is None:
-            continue
-        if name not in schemas:
+        if name is not None and name not in schemas:
             failures.append(Problem(rel, "/", f"expected schema {name} in the set, found none"))
-            continue
-        if name not in validators:
+        elif name is not None:
             try:
-                validators[name] = compiled(schema_of(name))
+                failures += schema_problems(check(name), doc, rel)
             except UnresolvedRef as exc:  # a $ref to a schema of the other release (a cycle is raised)
-                validators[name] = str(exc)
-        if isinstance(validators[name], str):
-            failures.append(Problem(rel, "/", validators[name]))
-        else:
-            failures += schema_problems(validators[name], doc, rel)
+                failures.append(Problem(rel, "/", str(exc)))
     return failures
-
-
-# The change list
 
 
 @dataclass
@@ -136,30 +113,25 @@ class _Node:
         return "|".join(sorted(self.types)) if self.types else "any"
 
 
-def _flatten(schema: dict[str, Any]) -> dict[str, _Node]:
-    """Every place a resolved schema describes, by path from its root."""
-    out: dict[str, _Node] = {}
-
-    def visit(parts: list[Any], path: str, depth: int) -> None:
-        node = out[path] = _Node()
-        for sub in parts:
-            node.merge(sub)
-        if depth < 32:
-            for step, subs in node.children.items():
-                visit(subs, path + step, depth + 1)
-
-    visit([schema], "", 0)
+def _flatten(parts: list[Any], path: str = "", depth: int = 0) -> dict[str, _Node]:
+    """Every place the resolved schemas `parts` describe together, by path from their root."""
+    node = _Node()
+    for sub in parts:
+        node.merge(sub)
+    out = {path: node}
+    for step, subs in node.children.items() if depth < 32 else ():
+        out |= _flatten(subs, path + step, depth + 1)
     return out
 
 
-def schema_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[SchemaChange]:
+def schema_changes(old: Schemas, new: Schemas) -> list[SchemaChange]:
     """Every change between two schema sets that a reader of the documents can see."""
     changes = [SchemaChange(n, "", "schema removed") for n in sorted(old.keys() - new.keys())]
     changes += [SchemaChange(n, "", "schema added") for n in sorted(new.keys() - old.keys())]
     old_schema, new_schema = _resolved(old), _resolved(new)
     for name in sorted(old.keys() & new.keys()):
         try:  # InputError for a $ref that leads nowhere, loops or explodes
-            before, after = _flatten(old_schema(name)), _flatten(new_schema(name))
+            before, after = _flatten([old_schema(name)]), _flatten([new_schema(name)])
         except InputError as exc:
             raise InputError(f"{name}: {exc}") from None
         changes += _compare(name, before, after)
@@ -179,7 +151,16 @@ def _compare(name: str, before: dict[str, _Node], after: dict[str, _Node]) -> It
             yield SchemaChange(name, path, "retyped", f"{old.type_name} -> {new.type_name}")
         yield from (SchemaChange(name, path, "required added", item) for item in new.required - old.required)
         yield from (SchemaChange(name, path, "required removed", item) for item in old.required - new.required)
-        yield from _compare_enum(name, path, old.enum, new.enum)
+        if old.enum is None and new.enum is not None:
+            yield SchemaChange(name, path, "enum narrowed", f"now only {_listed(new.enum)}")
+        elif new.enum is None and old.enum is not None:
+            yield SchemaChange(name, path, "enum widened", f"no longer limited to {_listed(old.enum)}")
+        elif old.enum != new.enum and old.enum is not None and new.enum is not None:
+            gained, lost = [v for v in new.enum if v not in old.enum], [v for v in old.enum if v not in new.enum]
+            if gained:
+                yield SchemaChange(name, path, "enum widened", f"added {_listed(gained)}")
+            if lost:
+                yield SchemaChange(name, path, "enum narrowed", f"removed {_listed(lost)}")
         for key in RULES:
             if (key in old.rules, old.rules.get(key)) != (key in new.rules, new.rules.get(key)):
                 limit = 10_000 if key == "const" else 80
@@ -189,21 +170,6 @@ def _compare(name: str, before: dict[str, _Node], after: dict[str, _Node]) -> It
 
 def _listed(values: list[Any]) -> str:
     return ", ".join(shown(v, 10_000) for v in values)
-
-
-def _compare_enum(name: str, path: str, old: list[Any] | None, new: list[Any] | None) -> Iterator[SchemaChange]:
-    if old == new:
-        return
-    if old is None or new is None:
-        kind = "enum narrowed" if old is None else "enum widened"
-        detail = f"now only {_listed(new or [])}" if old is None else f"no longer limited to {_listed(old)}"
-        yield SchemaChange(name, path, kind, detail)
-        return
-    gained, lost = [v for v in new if v not in old], [v for v in old if v not in new]
-    if gained:
-        yield SchemaChange(name, path, "enum widened", f"added {_listed(gained)}")
-    if lost:
-        yield SchemaChange(name, path, "enum narrowed", f"removed {_listed(lost)}")
 
 
 WIDENING = frozenset({"schema added", "field added", "enum widened", "resource added", "column appended"})
@@ -227,7 +193,7 @@ def verdict(changes: list[SchemaChange]) -> str:
     return f"Narrowing: {len(narrowing)} change(s) remove or restrict what readers relied on: {'; '.join(narrowing)}"
 
 
-def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
+def load_schema_set(spec: str) -> Schemas:
     """The schemas of a folder (its schemas/ folder, or the folder itself) or of schemas/ at a git ref."""
     _, files = source_files(spec, "schemas", SCHEMA_SUFFIX, "a JSON Schema", deep=False)
     if not files:
@@ -235,10 +201,7 @@ def load_schema_set(spec: str) -> dict[str, dict[str, Any]]:
     return {name: parse_input(data, f"{spec}: {name}") for name, data in files.items()}
 
 
-# The release guard and its changelog section
-
-
-def major(docs: dict[str, Any]) -> str | None:
+def major(docs: Docs) -> str | None:
     """The documents' API major version (their `version` field), when they agree on one."""
     found = {doc.get("version") for doc in docs.values() if isinstance(doc, dict) and "version" in doc}
     return found.pop() if len(found) == 1 else None
@@ -249,8 +212,7 @@ def require_accepted(compat: Compat, accepted: str | None, old_major: str | None
     if compat.clean or accepted or (old_major is not None and new_major is not None and old_major != new_major):
         return
     listed = "; ".join(map(str, compat.changes[:SHOWN_FAILURES]))
-    counts = {a: sum(side == a for side, _ in compat.failures) for a in (OLD_DOCS_NEW_SCHEMAS, NEW_DOCS_OLD_SCHEMAS)}
-    broken = ", ".join(f"{n} problem(s) with {a}" for a, n in counts.items() if n)
+    broken = ", ".join(f"{n} problem(s) with {a}" for a, n in Counter(side for side, _ in compat.failures).items())
     raise ReleaseError(
         "the schemas changed within API major version "
         f"{new_major}: {listed or 'no listed change'}{'; ' + broken if broken else ''}. "
@@ -276,78 +238,66 @@ def changelog_section(
         (OLD_DOCS_NEW_SCHEMAS, f"The documents of {previous} against the new schemas"),
         (NEW_DOCS_OLD_SCHEMAS, f"The new documents against the schemas of {previous}"),
     ):
-        found = [f for side, f in compat.failures if side == against]
-        if not found:
-            lines += [f"{title}: valid.", ""]
-            continue
-        lines += [f"{title}: {len(found)} problem(s).", ""] + [f"- {f}" for f in found[:SHOWN_FAILURES]]
-        if len(found) > SHOWN_FAILURES:
-            lines.append(f"- ... and {len(found) - SHOWN_FAILURES} more")
-        lines.append("")
+        found = [f"- {f}" for side, f in compat.failures if side == against]
+        count = len(found)
+        if count > SHOWN_FAILURES:
+            found[SHOWN_FAILURES:] = [f"- ... and {count - SHOWN_FAILURES} more"]
+        lines += [f"{title}: {count} problem(s).", "", *found, ""] if found else [f"{title}: valid.", ""]
     return "\n".join(lines)
 
 
-# The tables of datapackage.json
+def table_changes(old: bytes, new: bytes) -> list[SchemaChange]:
+    """Resources added or removed, and columns appended, removed, reordered or retyped, between two descriptors."""
 
+    def change(at: str, kind: str, detail: str = "") -> SchemaChange:
+        return SchemaChange(DESCRIPTOR, f"/resources/{at}", kind, detail)
 
-def table_changes(old: dict[str, Any], new: dict[str, Any]) -> list[SchemaChange]:
-    """Resources added or removed, and table columns appended, removed, reordered or retyped."""
     before, after = _tables(old), _tables(new)
-    changes = [SchemaChange(DESCRIPTOR, f"/resources/{n}", "resource removed") for n in sorted(before.keys() - after)]
-    changes += [SchemaChange(DESCRIPTOR, f"/resources/{n}", "resource added") for n in sorted(after.keys() - before)]
+    changes = [change(n, "resource removed") for n in sorted(before.keys() - after)]
+    changes += [change(n, "resource added") for n in sorted(after.keys() - before)]
     for name in sorted(before.keys() & after.keys()):
         was, now = before[name], after[name]
-        at = f"/resources/{name}"
         if list(now)[: len(was)] != list(was):
             gone = [c for c in was if c not in now]
-            changes += [SchemaChange(DESCRIPTOR, f"{at}/{c}", "column removed", was[c]) for c in gone]
+            changes += [change(f"{name}/{c}", "column removed", was[c]) for c in gone]
             if not gone:
-                changes.append(SchemaChange(DESCRIPTOR, at, "columns reordered", ", ".join(now)))
+                changes.append(change(name, "columns reordered", ", ".join(now)))
             continue
-        changes += [SchemaChange(DESCRIPTOR, f"{at}/{c}", "column appended", now[c]) for c in list(now)[len(was) :]]
-        changes += [
-            SchemaChange(DESCRIPTOR, f"{at}/{c}", "column retyped", f"{was[c]} -> {now[c]}")
-            for c in was
-            if was[c] != now[c]
-        ]
+        changes += [change(f"{name}/{c}", "column appended", now[c]) for c in list(now)[len(was) :]]
+        changes += [change(f"{name}/{c}", "column retyped", f"{was[c]} -> {now[c]}") for c in was if was[c] != now[c]]
     return changes
 
 
 def with_tables(compat: Compat, old: str, new: str) -> Compat:
     """`compat` plus the table changes between the descriptors of two folders or refs (none when one lacks it)."""
-    before, after = load_descriptor(old), load_descriptor(new)
+    before, after = (
+        source_files(spec, DESCRIPTOR, DESCRIPTOR, "a data package descriptor", deep=False)[1].get(DESCRIPTOR)
+        for spec in (old, new)
+    )
     if before is None or after is None:
         return compat
     return replace(compat, changes=sorted([*compat.changes, *table_changes(before, after)]))
 
 
-def load_descriptor(spec: str) -> dict[str, Any] | None:
-    """datapackage.json of a folder or at a git ref; None when there is none, {} when it is unreadable."""
-    data = source_files(spec, DESCRIPTOR, DESCRIPTOR, "a data package descriptor", deep=False)[1].get(DESCRIPTOR)
-    if data is None:
-        return None
+def _tables(data: bytes) -> dict[str, dict[str, str]]:
+    """Each resource's columns (name: type, in order) by resource name, from a descriptor's bytes; {} if unreadable."""
     try:
-        found = parse_json(data)
+        desc = parse_json(data)
     except ValueError:
-        found = {}
-    return found if isinstance(found, dict) else {}
-
-
-def _tables(desc: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """Each resource's column names and types in order, by resource name ({} for a whole-document resource)."""
-    items = desc.get("resources")
+        return {}
+    items = desc.get("resources") if isinstance(desc, dict) else None
     found = {}
     for resource in items if isinstance(items, list) else []:
         if isinstance(resource, dict) and isinstance(resource.get("name"), str):
             schema = resource.get("schema")
             fields = schema.get("fields") if isinstance(schema, dict) else None
-            fields = fields if isinstance(fields, list) else None
-            named = [f for f in fields if isinstance(f, dict) and isinstance(f.get("name"), str)] if fields else []
+            fields = fields if isinstance(fields, list) else []
+            named = [f for f in fields if isinstance(f, dict) and isinstance(f.get("name"), str)]
             found[resource["name"]] = {f["name"]: str(f.get("type", "any")) for f in named}
     return found
 
 
-def guard_release(previous: str, current: str, new_docs: dict[str, Any], accepted: str | None) -> str:
+def guard_release(previous: str, current: str, new_docs: Docs, accepted: str | None) -> str:
     """Compare the commit `current` with the previous tag: refuse an unaccepted change, else the changelog section."""
     old_docs = load_docs(previous)
     compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)

@@ -1,6 +1,4 @@
-"""`builder dist`: rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag at HEAD.
-Every file comes from the tagged commit's objects and every timestamp from its date: any clone gives the same bytes.
-"""
+"""`builder dist`: dist/ (archive, manifest, wheel, SHA256SUMS) from the tag at HEAD, the same bytes in any clone."""
 
 from __future__ import annotations
 
@@ -26,6 +24,7 @@ from builder.write import publish
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff")  # what a release archive holds, when the commit has it
 READER_PATHS = (wheel.READER, wheel.METADATA)  # the reader's source, and metadata.toml for its project URLs
+Paths = tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -38,11 +37,8 @@ class Release:
     epoch: int
 
 
-def files_at(
-    commit: str, paths: tuple[str, ...] = CONTENTS, required: tuple[str, ...] = (), where: str = ""
-) -> dict[str, bytes]:
-    """Every file under `paths` at `commit` by path, from git's objects (links and submodules refused),
-    refused when nothing is found under one of `required` (`where` names the commit in the message)."""
+def files_at(commit: str, paths: Paths = CONTENTS, required: Paths = (), where: str = "") -> dict[str, bytes]:
+    """The regular files under `paths` at `commit`, from git's objects; ReleaseError when a `required` one is absent."""
     files, odd = git.tree_files(commit, paths)
     if odd:
         raise ReleaseError(f"expected regular files only in the release, found {', '.join(odd[:5])} at {commit[:12]}")

@@ -1,14 +1,9 @@
-"""`builder release`: checks, then the changelog commit, then the annotated tag; then dist/ from the tag.
-
-Everything is checked and computed from the committed tree before the first write. A failure or signal
-before the tag exists rolls back the commit, the index and CHANGELOG.md; after it, `builder dist` repairs dist/.
-"""
+"""`builder release`: checks, the changelog commit and the annotated tag (undone on a failure before the tag), dist/."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from builder import git
 from builder.diff import diff_trees, load_docs
@@ -16,18 +11,9 @@ from builder.errors import BuilderError, ReleaseError, ValidationError, printabl
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
 from builder.pin import load_lock
+from builder.release import rules
 from builder.release.compat import guard_release
 from builder.release.dist import REQUIRED, build_dist, files_at
-from builder.release.rules import (
-    LARGE_CHANGE_PCT,
-    Version,
-    changelog_entry,
-    insert_entry,
-    missing_tags,
-    newest_release,
-    next_version,
-)
-from builder.release.rules import summary as tag_summary
 from builder.scratch import scratch_folder
 from builder.verify import check_committed
 from builder.write import newest_data_version, replace_files, signals_held
@@ -38,14 +24,52 @@ class Plan:
     """Everything a release writes, computed before it writes anything; then the dist/ files it wrote."""
 
     start: str  # the commit the release builds on
-    version: Version
+    version: rules.Version
     summary: str  # the tag message
     changelog: bytes  # CHANGELOG.md as it will be committed
     artifacts: list[Path] = field(default_factory=list)
 
 
-def check_git_state() -> None:
-    """The clone can cut a release: complete, clean, on main, and with an identity to sign with."""
+def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
+    """Check, then commit CHANGELOG.md and tag the commit (rolled back on failure), then rebuild dist/ from the tag."""
+    plan = plan_release(today, accept, accept_schema)
+    check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
+    undo = Undo(plan.start, _read(CHANGELOG))
+    try:  # each step is recorded in `undo` before it runs
+        undo.reached = WRITTEN
+        replace_files({CHANGELOG: plan.changelog})
+        undo.reached = STAGED
+        git.run("add", "--", CHANGELOG.as_posix())
+        undo.reached = COMMITTING
+        git.commit(f"Release {plan.version.tag}\n\n{plan.summary}", CHANGELOG.as_posix())
+        made = git.head()
+        if made == plan.start or git.parents(made) != [plan.start]:
+            raise ReleaseError(f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}")
+        undo.commit = made
+        git.create_annotated_tag(plan.version.tag, plan.summary, made)
+    except BaseException as exc:
+        if undo.commit is not None and git.commit_of(f"refs/tags/{plan.version.tag}") == undo.commit:
+            raise  # the tag is on this run's commit: the release is made, and `builder dist` makes dist/ from it
+        with signals_held():  # a second signal waits until the rollback is done
+            left = undo.run()
+        if not isinstance(exc, BuilderError | OSError):
+            raise  # a bug or an interrupt: rolled back, and shown as it is
+        cause = (f"{exc.filename or exc}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)).rstrip(". ")
+        note = f"Nothing was released: {CHANGELOG}, HEAD, the tags and {DIST}/ are as they were"
+        if left:
+            note = "Rollback incomplete; fix by hand: " + "; ".join(left)
+        raise ReleaseError(f"{cause}. {note}") from exc
+    try:
+        _, paths = build_dist(DIST)
+    except BuilderError as exc:
+        raise ReleaseError(
+            f"tagged {plan.version.tag}, but {DIST}/ was not rebuilt ({exc}); run `builder dist`"
+        ) from exc
+    return replace(plan, artifacts=paths)
+
+
+def plan_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
+    """Check the clone (complete, clean, on main, with an identity) and the committed package; writes nothing."""
     if git.git("rev-parse", "--is-shallow-repository") == "true":
         raise ReleaseError(
             "this clone is shallow (git rev-parse --is-shallow-repository: true), so earlier release tags and "
@@ -61,40 +85,6 @@ def check_git_state() -> None:
             f"no git identity to author the release commit and tag ({missing}); "
             "set one with `git config user.name NAME` and `git config user.email EMAIL`"
         )
-
-
-def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
-    check_git_state()
-    plan = plan_release(today, accept, accept_schema)
-    check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
-    undo = Undo(plan.start, plan.version.tag, _read(CHANGELOG))
-    try:
-        _release(plan, undo)
-    except BaseException as exc:
-        if undo.tagged():
-            raise  # the tag exists: the release is made, and `builder dist` makes dist/ from it
-        with signals_held():  # a second signal waits until the rollback is done
-            left = undo.run()
-        if not isinstance(exc, BuilderError | OSError):
-            raise  # a bug or an interrupt: rolled back, and shown as it is
-        cause = f"{exc.filename or exc}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
-        cause = cause.rstrip(". ")
-        if left:
-            note = "Rollback incomplete; fix by hand: " + "; ".join(left)
-        else:
-            note = f"Nothing was released: {CHANGELOG}, HEAD, the tags and {DIST}/ are as they were"
-        raise ReleaseError(f"{cause}. {note}") from exc
-    try:
-        _, paths = build_dist(DIST)
-    except BuilderError as exc:
-        raise ReleaseError(
-            f"tagged {plan.version.tag}, but {DIST}/ was not rebuilt ({exc}); run `builder dist`"
-        ) from exc
-    return replace(plan, artifacts=paths)
-
-
-def plan_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
-    """Check the committed package and compute the release; writes nothing."""
     start = git.head()
     committed = files_at(start, required=REQUIRED, where=f"in commit {start[:12]}")
     old_changelog = committed.get(CHANGELOG.as_posix(), b"")
@@ -102,48 +92,19 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
         changelog_text = old_changelog.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ReleaseError(f"{CHANGELOG}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
-    working = _read(CHANGELOG)
-    if (working or b"") != old_changelog or (working is None) != (CHANGELOG.as_posix() not in committed):
+    if _read(CHANGELOG) != committed.get(CHANGELOG.as_posix()):
         raise ReleaseError(
             f"{CHANGELOG}: expected the committed file in the working folder, found other bytes although git status "
             "shows no change (skip-worktree, assume-unchanged or git-ignored?); restore it from HEAD first"
         )
     existing = git.tags()
-    absent = missing_tags(changelog_text, existing)
+    absent = rules.missing_tags(changelog_text, existing)
     if absent:
         raise ReleaseError(
             f"{CHANGELOG} names release tag(s) this clone does not have: {', '.join(absent)} "
             "(not in `git tag --list`); run `git fetch --tags` first"
         )
-    docs = _check_committed_data(committed, start, today)
-    data_version = newest_data_version(docs.values()) or ""  # validated: every document has one
-    api = docs["index.json"]["version"]
-    previous = newest_release(existing)
-    diff = diff_trees(load_docs(previous.tag), docs) if previous else None
-    version = next_version(data_version, previous, changed=diff is not None and not diff.empty)
-    if version.tag in existing:
-        raise ReleaseError(f"tag {version.tag} already exists; tags never move")
-    large = diff.large_changes(LARGE_CHANGE_PCT) if diff else []
-    if large and not accept:
-        listed = "; ".join(large)
-        raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
-    schemas = guard_release(previous.tag, start, docs, accept_schema) if previous else ""  # refuses unaccepted
-    locks = load_lock(LOCK)
-    upstream = "".join(
-        f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
-        for task, lock in locks.items()
-    )
-    accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each
-    entry = printable_lines(changelog_entry(version, api, previous, diff, accept, upstream) + schemas)
-    message = tag_summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
-    message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
-    return Plan(start, version, printable_lines(message), insert_entry(changelog_text, entry).encode("utf-8"))
-
-
-def _check_committed_data(committed: dict[str, bytes], commit: str, today: str) -> dict[str, Any]:
-    """Validate and drift-check the data as committed (a copy of it, away from git-ignored files)."""
-    with scratch_folder("builder-release-") as scratch:
-        root = Path(scratch)
+    with scratch_folder("builder-release-") as root:  # the data as committed, away from git-ignored files
         (root / DATA).mkdir()
         for rel, data in committed.items():
             if rel == DESCRIPTOR or rel.startswith(f"{DATA.as_posix()}/"):
@@ -152,24 +113,28 @@ def _check_committed_data(committed: dict[str, bytes], commit: str, today: str) 
         try:
             check_committed(root / DATA, today)
         except ValidationError as exc:
-            summary = f"{DATA} as committed in {commit[:12]}: {len(exc.problems)} problem(s)"
+            summary = f"{DATA} as committed in {start[:12]}: {len(exc.problems)} problem(s)"
             raise ValidationError(summary, exc.problems) from None
-        return load_docs(str(root / DATA))
-
-
-def _release(plan: Plan, undo: Undo) -> None:
-    """Write CHANGELOG.md, commit it and tag the commit, recording each step in `undo` before it runs."""
-    undo.reached = WRITTEN
-    replace_files({CHANGELOG: plan.changelog})
-    undo.reached = STAGED
-    git.run("add", "--", CHANGELOG.as_posix())
-    undo.reached = COMMITTING
-    git.commit(f"Release {plan.version.tag}\n\n{plan.summary}", CHANGELOG.as_posix())
-    made = git.head()
-    if made == plan.start or git.parents(made) != [plan.start]:
-        raise ReleaseError(f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}")
-    undo.commit = made
-    git.create_annotated_tag(plan.version.tag, plan.summary, made)
+        docs = load_docs(str(root / DATA))
+    data_version = newest_data_version(docs.values()) or ""  # validated: every document has one
+    api = docs["index.json"]["version"]
+    previous = rules.newest_release(existing)
+    diff = diff_trees(load_docs(previous.tag), docs) if previous else None
+    version = rules.next_version(data_version, previous, changed=diff is not None and not diff.empty)
+    large = diff.large_changes(rules.LARGE_CHANGE_PCT) if diff else []
+    if large and not accept:
+        listed = "; ".join(large)
+        raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
+    schemas = guard_release(previous.tag, start, docs, accept_schema) if previous else ""  # refuses unaccepted
+    upstream = "".join(
+        f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
+        for task, lock in load_lock(LOCK).items()
+    )
+    accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each
+    entry = printable_lines(rules.changelog_entry(version, api, previous, diff, accept, upstream) + schemas)
+    message = rules.summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
+    message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
+    return Plan(start, version, printable_lines(message), rules.insert_entry(changelog_text, entry).encode("utf-8"))
 
 
 WRITTEN, STAGED, COMMITTING = 1, 2, 3  # the steps of a release that change something, in order
@@ -180,14 +145,9 @@ class Undo:
     """What this run changed so far (`reached`, one of the steps above), and how to put it back."""
 
     start: str
-    tag: str
     changelog_before: bytes | None
     reached: int = 0
     commit: str | None = None
-
-    def tagged(self) -> bool:
-        """Whether the tag exists on this run's commit: then the release is made and nothing is undone."""
-        return self.commit is not None and git.commit_of(f"refs/tags/{self.tag}") == self.commit
 
     def run(self) -> list[str]:
         """Undo, newest step first; what could not be undone, one phrase each."""
@@ -213,9 +173,8 @@ class Undo:
 
     def _index(self, left: list[str]) -> None:
         path = CHANGELOG.as_posix()
-        if self.reached < STAGED or git.head() != self.start:
-            return
-        if git.run("diff-index", "--cached", "--name-only", self.start, "--", path).strip():  # takes no index lock
+        staged = self.reached >= STAGED and git.head() == self.start
+        if staged and git.run("diff-index", "--cached", "--name-only", self.start, "--", path).strip():  # no index lock
             git.run("reset", "--quiet", self.start, "--", path)
 
     def _changelog(self, left: list[str]) -> None:

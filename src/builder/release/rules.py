@@ -32,19 +32,12 @@ class Version:
 
 
 def newest_release(tags: list[str]) -> Version | None:
-    versions = [v for v in map(Version.parse, tags) if v is not None]
-    return max(versions, default=None)
-
-
-def changelog_tags(changelog: str) -> list[str]:
-    """The release tags the changelog's entries name (`## vYYYY.MM.DD[.N] ...`), in file order."""
-    return list(dict.fromkeys(HEADING.findall(changelog)))
+    return max(filter(None, map(Version.parse, tags)), default=None)
 
 
 def missing_tags(changelog: str, tags: list[str]) -> list[str]:
-    """The tags the changelog names that are not among `tags`: a clone that lacks them cannot compare."""
-    have = set(tags)
-    return [tag for tag in changelog_tags(changelog) if tag not in have]
+    """The tags the changelog's entries name (`## vYYYY.MM.DD[.N] ...`) that are not among `tags`, in file order."""
+    return [tag for tag in dict.fromkeys(HEADING.findall(changelog)) if tag not in tags]
 
 
 def next_version(data_version: str, newest: Version | None, changed: bool) -> Version:
@@ -86,11 +79,8 @@ def changelog_entry(
         lines += [f"Compared with {previous.tag}:", "", marks, text, marks, ""]
         if diff.precisions_added:
             added = ", ".join(diff.precisions_added)
-            lines += [
-                f"New weight precision value(s): {added}. The v1 schemas' precision enum was widened to admit "
-                f"them; consumers who switch on precision should handle {added}.",
-                "",
-            ]
+            widened = f"New weight precision value(s): {added}. The v1 schemas' precision enum was widened to admit"
+            lines += [f"{widened} them; consumers who switch on precision should handle {added}.", ""]
         large = diff.large_changes(LARGE_CHANGE_PCT)
         if large:
             lines += [f"Large changes accepted: {accepted}", ""] + [f"- {item}" for item in large] + [""]

@@ -1,6 +1,4 @@
-"""The data wheel `leadgreen-data`: the published files and the `leadgreen_data` reader, built by flit_core.
-Byte-reproducible: files from the release commit, mode 0644, zip timestamps from the commit's date.
-"""
+"""The data wheel `leadgreen-data` (published files and the `leadgreen_data` reader), byte-reproducible by flit_core."""
 
 from __future__ import annotations
 
@@ -44,12 +42,15 @@ def dist_version(tag: str) -> str:
     return str(parsed)
 
 
-def wheel_filename(version: str) -> str:
-    return f"{MODULE}-{version}-py3-none-any.whl"
-
-
 def _pyproject(version: str, tag: str, repository: str | None) -> str:
-    """The staging project's pyproject.toml; every value is ours (the version is checked above)."""
+    """The staging project's pyproject.toml, its URLs into the repository at the tag (when metadata.toml names one)."""
+    blob = f"{repository}/blob/{tag}"
+    pages = {
+        "Repository": repository,
+        "Data dictionary": f"{blob}/docs/data-dictionary.md",
+        "Changelog": f"{blob}/CHANGELOG.md",
+    }
+    urls = "".join(f"{json.dumps(name)} = {json.dumps(url)}\n" for name, url in pages.items()) if repository else ""
     return f"""\
 [build-system]
 requires = ["flit_core=={BACKEND_VERSION}"]
@@ -65,29 +66,13 @@ license = "MIT AND Apache-2.0"
 license-files = {json.dumps(list(LICENCES), allow_nan=False)}
 authors = [{{ name = "LeadGreen" }}]
 keywords = ["energy", "llm", "gpu", "inference", "dataset"]
-classifiers = [
-  "Intended Audience :: Science/Research",
-  "Programming Language :: Python :: 3",
-  "Topic :: Scientific/Engineering",
-  "Typing :: Typed",
-]
+classifiers = ["Intended Audience :: Science/Research", "Programming Language :: Python :: 3",
+  "Topic :: Scientific/Engineering", "Typing :: Typed"]
 dependencies = []
 
 [project.urls]
 Homepage = "https://leadgreen.ai"
-{_urls(repository, tag)}"""
-
-
-def _urls(repository: str | None, tag: str) -> str:
-    """The project URLs into the repository at the release's tag; none when metadata.toml names no repository."""
-    if not repository:
-        return ""
-    pages = {
-        "Repository": "",
-        "Data dictionary": f"/blob/{tag}/docs/data-dictionary.md",
-        "Changelog": f"/blob/{tag}/CHANGELOG.md",
-    }
-    return "".join(f"{json.dumps(name)} = {json.dumps(repository + path)}\n" for name, path in pages.items())
+{urls}"""
 
 
 def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) -> dict[str, bytes]:
@@ -107,10 +92,7 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
             if target in staged:
                 raise ReleaseError(f"{prefix}{rel} would shadow the published file {rel}")
             staged[target] = data
-    missing = [name for name in LICENCES if name not in files]
-    if missing:
-        raise ReleaseError(f"expected {', '.join(missing)} at the release commit, found none")
-    staged |= {name: files[name] for name in LICENCES}
+    staged |= {name: files[name] for name in LICENCES}  # dist.files_at requires them
     staged["README.md"] = reader[f"{READER}/README.md"]
     found = parse_repository(reader.get(METADATA, b"").decode("utf-8", "replace"))
     staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()
@@ -125,7 +107,10 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
     return dict(sorted(staged.items()))
 
 
-def check_backend() -> None:
+def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epoch: int) -> tuple[str, bytes]:
+    """Stage the project, run the backend's build_wheel hook with SOURCE_DATE_EPOCH=epoch, return (name, bytes)."""
+    from pyproject_hooks import BuildBackendHookCaller
+
     try:
         found = installed_version("flit_core")
     except PackageNotFoundError:
@@ -135,13 +120,6 @@ def check_backend() -> None:
             f"the data wheel is reproducible with flit_core {BACKEND_VERSION}, found {found or 'none'}; "
             "reinstall the builder with its release extra (pip install -e '.[release]')"
         )
-
-
-def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epoch: int) -> tuple[str, bytes]:
-    """Stage the project, run the backend's build_wheel hook with SOURCE_DATE_EPOCH=epoch, return (name, bytes)."""
-    from pyproject_hooks import BuildBackendHookCaller
-
-    check_backend()
     staged = staged_files(files, reader, tag)
     with tempfile.TemporaryDirectory(prefix="leadgreen-wheel-") as tmp:
         stage, out = Path(tmp) / "project", Path(tmp) / "out"
@@ -161,7 +139,7 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epo
 
         caller = BuildBackendHookCaller(str(stage), BACKEND, runner=run, python_executable=sys.executable)
         name = caller.build_wheel(str(out))
-        expected = wheel_filename(dist_version(tag))
+        expected = f"{MODULE}-{dist_version(tag)}-py3-none-any.whl"
         if name != expected:
             raise ReleaseError(f"expected the backend to write {expected}, found {name}")
         return name, (out / name).read_bytes()
