@@ -18,8 +18,7 @@ in one tier or the other.
 What cases share, to keep the fast tier near a minute: the by-rule cases edit one package copy a
 worker, put back as committed after each case (`reused_copy`), and tests/rules.py parses the committed
 documents once; the cases that only read the committed package's `builder validate` share one run a
-format (`committed_validate`); the cases that read the session's build (`built_data`), and test_compat.py's,
-run on one worker each (xdist groups: `--dist loadgroup`), so that their shared fixtures are made once.
+format (`committed_validate`).
 """
 
 from __future__ import annotations

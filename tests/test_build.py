@@ -17,7 +17,6 @@ REFERENCE = Path(__file__).resolve().parent / "reference" / "v1"  # the document
 REFERENCES = ["index.json", "models.json", "models/nvidia-nemotron-nano-9b-v2.json"]
 
 
-@pytest.mark.xdist_group("built_data")  # one worker builds the session's built_data for every case that reads it
 def test_build_writes_all_documents_and_reproduces_the_references(built_data: Path) -> None:
     out = built_data
     assert sorted(p.relative_to(REFERENCE).as_posix() for p in REFERENCE.rglob("*.json")) == sorted(REFERENCES)
@@ -35,7 +34,6 @@ def test_build_writes_all_documents_and_reproduces_the_references(built_data: Pa
         assert (out / rel).read_text().endswith("}\n")
 
 
-@pytest.mark.xdist_group("built_data")  # one worker builds the session's built_data for every case that reads it
 @pytest.mark.slow  # a second whole build
 def test_second_build_with_a_later_date_changes_no_byte(built_data: Path, in_repo, cli, tmp_path) -> None:
     out = tmp_path / "data"  # the descriptor names the files by this folder's name

@@ -28,8 +28,6 @@ from builder.release.compat import (
 from conftest import REPO, slow_after
 from test_release import fresh_template, git, rebuild_with, release, released_repo, released_template  # noqa: F401  (fixtures)
 
-pytestmark = pytest.mark.xdist_group("compat")  # one worker computes the module's shared fixtures
-
 Schemas = dict[str, dict[str, Any]]
 Docs = dict[str, Any]
 

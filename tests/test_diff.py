@@ -10,8 +10,6 @@ import pytest
 from conftest import copy_package, invoke, snapshot
 from factory import write_upstream
 
-pytestmark = pytest.mark.xdist_group("built_data")  # one worker builds the session's built_data for these cases
-
 
 def changed_build(repo: Path, cli) -> Path:
     """A build of the pin with Qwen 3 14B's H100 energy x 1.5 and Gemma 3 27B gone, dated 2026-12-01."""

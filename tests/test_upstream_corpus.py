@@ -90,7 +90,6 @@ def test_bad_upstream_is_refused_by_the_parser(make, expected) -> None:
 
 
 # Each case runs `builder build` on the whole package: all slow (every case runs by the parser above).
-@pytest.mark.xdist_group("built_data")  # one worker builds the session's built_data for every case that reads it
 @pytest.mark.parametrize(("make", "expected"), slow_after([pytest.param(m, e, id=n) for n, m, e in CASES], fast=0))
 def test_bad_upstream_is_refused_and_changes_nothing(built: Path, tmp_path: Path, cli, make, expected) -> None:
     bad = tmp_path / "bad.json"
@@ -115,7 +114,6 @@ def test_every_problem_is_found_at_once() -> None:
     assert "3 problem(s)" in lines
 
 
-@pytest.mark.xdist_group("built_data")  # one worker builds the session's built_data for every case that reads it
 @pytest.mark.slow  # a whole build; test_every_problem_is_found_at_once is the parser's case
 def test_every_problem_is_reported_at_once(built: Path, tmp_path: Path, cli) -> None:
     bad = tmp_path / "bad.json"
@@ -136,7 +134,6 @@ def test_unknown_fields_are_tolerated_with_one_warning(repo_copy: Path, cli) -> 
     assert warnings == [f"warning: {good}: unknown upstream field(s) ignored: new_metric, other"]
 
 
-@pytest.mark.xdist_group("built_data")  # one worker builds the session's built_data for every case that reads it
 def test_untrusted_text_is_printed_escaped(built: Path, tmp_path: Path, cli) -> None:
     """A model id, GPU or key holding ESC, BEL, a newline or U+202E never reaches the terminal raw."""
     bad = tmp_path / "bad.json"
