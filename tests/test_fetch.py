@@ -51,7 +51,7 @@ def upstream_bytes(repo: Path, factor: float = 1.0) -> bytes:
     return json.dumps(doc, indent=1).encode()
 
 
-@pytest.mark.slow  # fetch, build and validate; test_503_then_good_answer_is_retried_and_pinned is cheaper
+@pytest.mark.slow  # fetch, build and validate; test_503_then_good_answer_is_retried_and_pinned is the fetch smoke case
 def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
     body = upstream_bytes(repo_copy, 1.1)
     httpserver.expect_request(PATH).respond_with_data(body, content_type="application/json")
@@ -82,10 +82,7 @@ def test_503_then_good_answer_is_retried_and_pinned(repo_copy: Path, cli, httpse
     assert result.exit_code == 0, result.output
     assert len(httpserver.log) == 2
     assert pauses == [1.0]
-    assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
-    assert cli("build").exit_code == 0
-    doc = json.loads((repo_copy / "data" / "models" / "qwen-3-8b.json").read_text())
-    assert doc["best"]["H100"]["joules_per_output_token"] == pytest.approx(0.0721292 * 0.9, rel=1e-5)
+    assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body  # built: the case above (slow)
 
 
 def refused(repo: Path, cli, *args: str) -> str:

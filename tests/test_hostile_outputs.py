@@ -180,13 +180,14 @@ CASES: list[tuple[str, Setup, int, tuple[str, ...]]] = [
 ]
 
 
-# A whole build each, slow: the refusal comes once everything is rendered; its rule runs below, in the fast tier.
-AFTER_THE_RENDER = {"file-as-parent"}
+# Slow: file-as-parent, a whole build (the refusal comes once everything is rendered), and all FIFOs but one (a
+# real process each: were a FIFO opened, the run would hang); their rules run below, in the fast tier.
+SLOW = {"file-as-parent", "fifo-as-index", "fifo-hidden", "fifo-as-output"}
 
 
 @pytest.mark.parametrize(
     ("setup", "code", "names"),
-    [pytest.param(s, c, n, id=i, marks=[pytest.mark.slow] * (i in AFTER_THE_RENDER)) for i, s, c, n in CASES],
+    [pytest.param(s, c, n, id=i, marks=[pytest.mark.slow] * (i in SLOW)) for i, s, c, n in CASES],
 )
 def test_hostile_output_is_refused_and_nothing_changes(repo_copy: Path, setup: Setup, code: int, names) -> None:
     (repo_copy / "empty").mkdir()
@@ -199,6 +200,20 @@ def test_hostile_output_is_refused_and_nothing_changes(repo_copy: Path, setup: S
     assert_refused(outcome, code, (str(Path(out)), *names), before, after)  # as click hands it over
     if code == 1:
         assert len(outcome.output.strip().splitlines()) == 1, outcome.output
+
+
+FIFOS = [pytest.param(setup, names, id=i) for i, setup, _, names in CASES if i.startswith("fifo-")]
+
+
+@pytest.mark.parametrize(("setup", "names"), FIFOS)
+def test_a_fifo_in_or_as_the_output_is_refused_by_check_output(repo_copy: Path, setup: Setup, names) -> None:
+    """The rule the FIFO cases run through: check_output names the FIFO by its lstat, never opening it."""
+    out = setup(repo_copy)
+    before = tree_digest(repo_copy.parent)
+    with pytest.raises(OutputError) as refused:
+        check_output(Path(out))
+    assert all(name in str(refused.value) for name in (out, *names)), str(refused.value)
+    assert tree_digest(repo_copy.parent) == before
 
 
 def test_a_file_where_the_output_folders_parent_goes_is_refused_by_publish(tmp_path: Path) -> None:

@@ -380,10 +380,7 @@ def test_pages_workflow_pins_every_action_and_keeps_least_privilege() -> None:
     assert "contents:" not in deploy
     assert "builder site --out _site" in build
     assert "rm -f _site/.leadgreen-site" in build  # the file list is not published
-    assert 'python-version: "3.11"' in build
-    checker = Path(sys.executable).with_name("check-jsonschema")
-    run = subprocess.run([checker, "--builtin-schema", "vendor.github-workflows", str(path)], capture_output=True)
-    assert run.returncode == 0, run.stdout + run.stderr
+    assert 'python-version: "3.11"' in build  # the schema check: test_workflows.py (slow, an outside tool)
 
 
 def _edit(path: Path, change) -> None:

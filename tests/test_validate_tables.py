@@ -68,6 +68,7 @@ def test_a_table_fault_is_one_line_naming_file_place_and_rule(repo_copy, apply, 
     assert all(line.count("\n") == 0 for line in found)
 
 
+@pytest.mark.slow  # test_validate.py's committed validate runs the same table checks in the fast tier
 def test_the_committed_tables_are_valid(repo_copy) -> None:
     assert table_problems(repo_copy) == []
 
