@@ -1,8 +1,4 @@
-"""Rules across files, for both kinds of workload: index vs models, model list vs documents, shared headers,
-the CSVs.
-
-The per-workload rules take one workload's documents (its index, model list and model documents).
-"""
+"""Rules across one workload's files (index, model list, model documents, shared headers) and the CSVs."""
 
 from __future__ import annotations
 
@@ -32,7 +28,7 @@ from builder.transform import index_row, index_row_keys, measure_keys
 from builder.validate.descriptor import compare
 from builder.validate.tree import Tree
 
-SHARED = ("version", "kind", "unit", "itl_deadline_ms", "latency_limit_s", "source", "caveat", "boundary")
+SHARED = ("itl_deadline_ms", "latency_limit_s", "source", "caveat", "boundary")  # version and unit: the schemas'
 ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
 WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
 
@@ -44,8 +40,7 @@ def is_any_model(rel: str) -> bool:
 
 
 def check_files(tree: Tree) -> list[Problem]:
-    """Only published files; the workload list, the CSV, and an index, model list and frontier (or CSV) for every
-    workload present."""
+    """Only published files, and every file a package and each of its workloads must have."""
     problems = []
     for rel in sorted({*tree.stray, *tree.raw}):
         if rel != CSV and schema_for(rel) is None:  # each published document has a schema
@@ -61,35 +56,11 @@ def check_files(tree: Tree) -> list[Problem]:
     return problems
 
 
-def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[str], base_url: str) -> list[Problem]:
-    """One workload's headers, index, model list and (of a generation workload) kind and CSV: `docs` are those
-    that passed their schema, `slugs` those of every model document present."""
-    problems = check_headers(tree, workload, docs) + check_kind(tree, workload, docs)
-    if index_rel(workload) in docs:
-        problems += check_index(tree, workload, docs)
-    if (model_list := docs.get(model_list_rel(workload))) is not None:
-        problems += check_model_list(tree, workload, docs, slugs, base_url, model_list["version"])
-    kind = GENERATION_WORKLOADS.get(workload)
-    models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
-    rel = csvview.csv_rel(workload)
-    if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
-        expected = csvview.generation_csv(models, workload, kind)
-        problems += check_csv(tree, rel, expected)
-    return problems
-
-
-def check_kind(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
-    """Every document of a generation workload states its kind and that kind's unit."""
-    kind = GENERATION_WORKLOADS.get(workload)
-    if kind is None:
-        return []
-    want = {"kind": kind, "unit": UNIT_OF_KIND[kind]}
-    return [
-        Problem(tree.shown(rel), f"/{key}", f"expected {value!r}, found {doc[key]!r}")
-        for rel, doc in docs.items()
-        for key, value in want.items()
-        if key in doc and doc[key] != value
-    ]
+def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str = "") -> list[Problem]:
+    """One problem a difference in a key that `want` (the values `source` holds) and `found` both hold."""
+    keys = [key for key in want if key in found]
+    diffs = compare({key: want[key] for key in keys}, {key: found[key] for key in keys}, at, source)
+    return [Problem(shown, where, message) for where, message in diffs]
 
 
 def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
@@ -97,58 +68,48 @@ def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
     return index_rel(workload) if index_rel(workload) in docs else next(filter(is_any_model, docs), None)
 
 
-def check_headers(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
-    """The shared header fields are identical across one workload's files; its index is the reference."""
-    ref_rel = reference_document(workload, docs)
-    if ref_rel is None:
-        return []
-    return [p for rel, doc in docs.items() for p in same_values(tree, rel, doc, ref_rel, docs[ref_rel], SHARED)]
-
-
-def same_values(tree: Tree, rel: str, doc: Any, ref_rel: str, ref: Any, keys: tuple[str, ...]) -> list[Problem]:
-    """Each of `keys` that both documents hold has the same value in `doc` as in the reference `ref`."""
-    shared = [key for key in keys if key in doc and key in ref]
-    found = [d for key in shared for d in compare(ref[key], doc[key], f"/{key}", tree.shown(ref_rel))]
-    return [Problem(tree.shown(rel), where, message) for where, message in found]
-
-
-def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str) -> list[Problem]:
-    """One problem a key whose value in `found` (at `at`) is not the one `want` takes from `source`."""
-    return [
-        Problem(shown, f"{at}/{key}", f"expected {value!r} as in {source}, found {found.get(key)!r}")
-        for key, value in want.items()
-        if found.get(key) != value
-    ]
-
-
-def check_model_list(
-    tree: Tree, workload: str, docs: dict[str, Any], files: set[str], base_url: str, version: str
-) -> list[Problem]:
-    """A workload's model list against its model documents (`files`: the slugs of those present, parsed or not)."""
-    shown = tree.shown(model_list_rel(workload))
-    entries = docs[model_list_rel(workload)]["models"]
-    listed = [e["slug"] for e in entries]
+def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[str], base_url: str) -> list[Problem]:
+    """One workload's shared headers, kind, index, model list and CSV (`docs`: those that passed their schema)."""
     problems = []
+    kind = GENERATION_WORKLOADS.get(workload)
+    ref_rel = reference_document(workload, docs)
+    for rel, doc in docs.items():
+        if ref_rel is not None:
+            shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]}
+            problems += differing(tree.shown(rel), "", shared, doc, tree.shown(ref_rel))
+        if kind is not None:
+            problems += differing(tree.shown(rel), "", {"kind": kind, "unit": UNIT_OF_KIND[kind]}, doc)
+    if index_rel(workload) in docs:
+        problems += check_index(tree, workload, docs)
+    if model_list_rel(workload) in docs:
+        problems += check_model_list(tree, workload, docs, slugs, base_url)
+    models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
+    rel = csvview.csv_rel(workload)
+    if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
+        problems += check_csv(tree, rel, csvview.generation_csv(models, workload, kind))
+    return problems
+
+
+def check_model_list(tree: Tree, workload: str, docs: dict[str, Any], files: set[str], base_url: str) -> list[Problem]:
+    """A workload's model list against its model documents (`files`: the slugs of those present, parsed or not)."""
+    shown, model_list = tree.shown(model_list_rel(workload)), docs[model_list_rel(workload)]
+    listed = [e["slug"] for e in model_list["models"]]
+    problems, seen = [], set()
     if listed != sorted(listed):
         problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
     for slug in sorted(files - set(listed)):
         problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
-    seen: set[str] = set()
-    for i, entry in enumerate(entries):
-        slug, at = entry["slug"], f"/models/{i}"
+    for i, entry in enumerate(model_list["models"]):
+        slug, at, rel = entry["slug"], f"/models/{i}", model_rel(entry["slug"], workload)
         if slug in seen:
             problems.append(Problem(shown, f"{at}/slug", f"expected each model once, found {shown_value(slug)} again"))
         seen.add(slug)
-        rel = model_rel(slug, workload)
-        doc = docs.get(rel)
         if slug not in files:
             problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
-        if doc is not None:
-            problems += differing(shown, at, {key: doc[key] for key in ENTRY_FROM_DOC}, entry, rel)
-        derived = {"url": model_url(base_url, version, slug, workload), "page": page_url(base_url, slug, workload)}
-        for key, want in derived.items():
-            if entry[key] != want:
-                problems.append(Problem(shown, f"{at}/{key}", f"expected {want}, found {entry[key]}"))
+        if rel in docs:
+            problems += differing(shown, at, {key: docs[rel][key] for key in ENTRY_FROM_DOC}, entry, rel)
+        url = model_url(base_url, model_list["version"], slug, workload)
+        problems += differing(shown, at, {"url": url, "page": page_url(base_url, slug, workload)}, entry)
     return problems
 
 
@@ -166,34 +127,26 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
         if key in seen:
             problems.append(Problem(shown, f"/rows/{i}", f"expected one row per model and GPU, found {key} again"))
         seen.add(key)
-        doc = models.get(row["slug"])
-        if doc is None and model_rel(row["slug"], workload) in tree.docs:
+        doc = models.get(row["slug"], {})
+        if not doc and model_rel(row["slug"], workload) in tree.docs:
             continue  # the model document has schema problems of its own
-        best = doc["best"].get(row["gpu"]) if doc else None
+        best = doc.get("best", {}).get(row["gpu"])
         if best is None:
             problems.append(Problem(shown, f"/rows/{i}", f"expected a best configuration for {key}, found none"))
             continue
-        source = f"{model_rel(row['slug'], workload)} best[{row['gpu']}]"
-        problems += differing(shown, f"/rows/{i}", _index_row(doc, best), row, source)  # type: ignore[arg-type]
+        want = index_row(doc, best, index_row_keys(doc["kind"])) if "kind" in doc else index_row(doc, best)
+        problems += differing(shown, f"/rows/{i}", want, row, f"{model_rel(row['slug'], workload)} best[{row['gpu']}]")
     for slug, doc in models.items():
         for gpu in doc["best"]:
             if (slug, gpu) not in seen:
                 msg = f"expected a row for {model_rel(slug, workload)} best[{gpu}], found none"
                 problems.append(Problem(shown, "/rows", msg))
     joules = measure_keys(index["kind"])[0] if "kind" in index else "joules_per_output_token"
-    energies = [r.get(joules) for r in rows]
-    for i in range(1, len(energies)):
-        if energies[i] < energies[i - 1]:
-            msg = f"expected rows in ascending {joules}, found {energies[i]} after {energies[i - 1]}"
+    for i in range(1, len(rows)):
+        if rows[i][joules] < rows[i - 1][joules]:
+            msg = f"expected rows in ascending {joules}, found {rows[i][joules]} after {rows[i - 1][joules]}"
             problems.append(Problem(shown, f"/rows/{i}", msg))
     return problems + check_reference_row(shown, index)
-
-
-def _index_row(model: dict[str, Any], best: dict[str, Any]) -> dict[str, Any]:
-    """The index row of one model's best configuration on one GPU, as the builder writes it for its kind."""
-    if "kind" in model:  # a generation workload's
-        return index_row(model, best, index_row_keys(model["kind"]))
-    return index_row(model, best)
 
 
 def check_reference_row(shown: str, index: dict[str, Any]) -> list[Problem]:
@@ -223,19 +176,12 @@ def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
 
 
 def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    """The LLM workloads' flat table, in the workload list's order, with its responses columns."""
+    """The LLM workloads' flat table, in the workload list's order, each wh_per_thousand_responses its J / 3.6."""
     if CSV not in tree.raw:
         return []
-    stated = {key: energy for _, key, energy in stated_responses(tree.raw[CSV])}  # their values: see check_responses
-    expected = csvview.configurations_csv(ok, stated)
-    return check_csv(tree, CSV, expected) + check_responses(tree)
-
-
-def check_responses(tree: Tree) -> list[Problem]:
-    """Each CSV row's wh_per_thousand_responses is its joules_per_response / 3.6, within rounding (the J
-    column is upstream's energy_per_request_joules, which `builder drift` checks)."""
-    problems = []
-    for line, key, (joules, wh) in stated_responses(tree.raw.get(CSV, b"")):
+    responses = list(stated_responses(tree.raw[CSV]))  # the J column is upstream's, which `builder drift` checks
+    problems = check_csv(tree, CSV, csvview.configurations_csv(ok, {key: energy for _, key, energy in responses}))
+    for line, key, (joules, wh) in responses:
         if abs(wh - joules / 3.6) > WH_SLACK:
             conf = f"{key[1]} repeat {key[2]} of {key[0]}"
             msg = f"expected {JOULES} / 3.6 = {round(joules / 3.6, 2)} ({conf}), found {wh}"

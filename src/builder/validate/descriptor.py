@@ -1,5 +1,4 @@
-"""datapackage.json: every file listed with its size and hash, the rest equal to what the builder generates
-(in a release archive, valid against schemas/datapackage.schema.json)."""
+"""datapackage.json: every file listed with its size and hash, the rest as the builder generates it."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from typing import Any
 from builder.errors import Problem, pointer, shown
 from builder.jsonschemas import describe, load_schemas, validator
 from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, below
-from builder.package import file_facts
+from builder.package import derived_parts, file_facts
 from builder.strictjson import json_type
 from builder.validate.tree import Tree
 
@@ -22,21 +21,19 @@ Finding = tuple[str, str]  # (JSON pointer, message)
 def check_package(
     tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
 ) -> tuple[list[Problem], list[dict[str, Any]]]:
-    """Every problem of the descriptor beyond sizes and hashes, and the generated tables whose file was read
-    (none unless its resources are the generated ones, so frictionless never opens a path, URL or profile a
-    hand edit wrote). `curated`: package.curated_parts, None in an archive."""
+    """The descriptor's problems beyond sizes and hashes, and the generated tables frictionless may open."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
         return [], []  # unreadable or not an object: reported when the tree was read
-    versions = [doc["data_version"] for doc in ok.values() if isinstance(doc.get("data_version"), str)]
-    expected = derived(tree, max(versions) if versions else desc.get("version"))
-    found = desc
+    version = max((doc["data_version"] for doc in ok.values()), default=desc.get("version"))
+    files = tree.raw | {rel: b"" for rel in (INDEX, MODEL_LIST, CSV) if rel not in tree.raw}  # check_files: missing
+    expected, found = derived_parts(files, tree.data_dir, version, load_schemas()), desc
     if curated is not None:
         expected |= curated
     else:
         found = {key: value for key, value in desc.items() if key not in CURATED}
     findings = compare(expected, found)
-    tables = []
+    tables = []  # none unless the resources are the generated ones: never a path, URL or profile a hand edit wrote
     if not any(at == "/resources" or at.startswith("/resources/") for at, _ in findings):
         tables = [
             {key: value for key, value in res.items() if key not in FACTS}
@@ -45,9 +42,12 @@ def check_package(
         ]
     if not isinstance(desc.get("resources"), list):
         findings = [(at, msg) for at, msg in findings if at != "/resources"]  # check_descriptor reports it
-    if curated is None:  # a place already reported is not reported again in the schema's words
+    if curated is None:  # a release archive: also its JSON Schema, at the places not already reported
+        from jsonschema.exceptions import best_match
+
+        errors = [best_match(e.context) if e.context else e for e in validator(DESCRIPTOR_SCHEMA).iter_errors(desc)]
         reported = {at for at, _ in findings}
-        findings += [(at, msg) for at, msg in against_schema(desc) if at not in reported]
+        findings += sorted({(at, describe(e)) for e in errors if (at := pointer(e.absolute_path)) not in reported})
     return [Problem(DESCRIPTOR, at, message) for at, message in findings], tables
 
 
@@ -79,16 +79,6 @@ def check_descriptor(tree: Tree) -> list[Problem]:
     return problems
 
 
-def derived(tree: Tree, version: Any) -> dict[str, Any]:
-    """The descriptor's keys that the tree determines, as the builder would write them."""
-    from builder.package import derived_parts
-
-    files = dict(tree.raw)
-    for rel in (INDEX, MODEL_LIST, CSV):
-        files.setdefault(rel, b"")  # a missing file is reported by check_files; its facts are not compared
-    return derived_parts(files, tree.data_dir, version, load_schemas())
-
-
 # Comparison.
 
 
@@ -116,7 +106,7 @@ def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[Findi
             out.append((at or "/", f"expected {len(want)} items{said}, found {len(found)}"))
         return out
     if type(want) is not type(found) or want != found:  # 1 is not 1.0, nor true
-        return [(at or "/", f"expected {shown(want)}{said}, found {shown(found)}")]
+        return [(at or "/", f"expected {shown(want, 200)}{said}, found {shown(found, 200)}")]  # a URL in full
     return []
 
 
@@ -146,14 +136,3 @@ def _compare_resources(want: list[dict[str, Any]], found: list[Any]) -> Iterator
         first = next(i for i, (a, b) in enumerate(zip(listed, order, strict=True)) if a != b)
         message = f"expected the builder's order ({shown(order[first])} before {shown(listed[first])}), found another"
         yield "/resources", message
-
-
-def against_schema(desc: dict[str, Any]) -> list[Finding]:
-    """The descriptor against schemas/datapackage.schema.json (a release archive's check)."""
-    from jsonschema.exceptions import best_match
-
-    findings = []
-    for error in validator(DESCRIPTOR_SCHEMA).iter_errors(desc):
-        specific = best_match(error.context) if error.context else error
-        findings.append((pointer(specific.absolute_path), describe(specific)))
-    return sorted(set(findings))

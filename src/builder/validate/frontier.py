@@ -1,8 +1,4 @@
-"""Each workload's frontier.json against its model documents: entries, dominance and best_under.
-
-Rounding never reverses an order, only makes ties: an entry is dominated only by a configuration strictly
-lower on both energy and latency, and one is missing only when no other is lower or equal on both.
-"""
+"""Each workload's frontier.json against its model documents: entries, dominance and best_under."""
 
 from __future__ import annotations
 
@@ -16,30 +12,27 @@ from builder.validate.documents import name_of
 from builder.validate.tree import Tree
 
 Conf = dict[str, Any]
+J, ITL = "joules_per_output_token", "median_itl_ms"
 
 
 def check_frontiers(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    """Each frontier that passed its schema holds (check_files reports one missing)."""
+    """Each frontier that passed its schema: its workload, models and GPU types, then each GPU type's entries."""
     problems = []
     for rel, doc in ok.items():
-        found = place(rel)
-        if found and found.kind == "frontier" and found.workload:
+        if (found := place(rel)) and found.kind == "frontier" and found.workload:
             problems += check_frontier(tree, found.workload, doc, ok)
     return problems
 
 
 def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any]) -> list[Problem]:
-    """One frontier: its workload, models and GPU types, then each GPU type's entries."""
-    shown = tree.shown(frontier_rel(workload))
-    problems = []
+    shown, problems = tree.shown(frontier_rel(workload)), []
     if doc["workload"] != workload:
         problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {doc['workload']!r}"))
-    listed = ok.get(model_list_rel(workload))
     slugs = [m["slug"] for m in doc["models"]]
-    if listed is not None and slugs != [m["slug"] for m in listed["models"]]:
-        want = [m["slug"] for m in listed["models"]]
-        msg = f"expected the slugs of {model_list_rel(workload)} {want}, found {slugs}"
-        problems.append(Problem(shown, "/models", msg))
+    if (listed := ok.get(model_list_rel(workload))) and slugs != (want := [m["slug"] for m in listed["models"]]):
+        problems.append(
+            Problem(shown, "/models", f"expected the slugs of {model_list_rel(workload)} {want}, found {slugs}")
+        )
     targets = [str(t) for t in doc["itl_targets_ms"]]
     for i, item in enumerate(doc["models"]):
         model = ok.get(model_rel(item["slug"], workload))
@@ -72,23 +65,24 @@ def _check_gpu(shown: str, where: str, source: str, held: dict[str, Any], confs:
             msg = f"expected each configuration once, found {name_of(conf)} again"
             problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
             continue
-        if front and conf["median_itl_ms"] < front[-1]["median_itl_ms"]:
-            msg = f"expected median_itl_ms ascending, found {conf['median_itl_ms']} after {front[-1]['median_itl_ms']}"
+        if front and conf[ITL] < front[-1][ITL]:
+            msg = f"expected median_itl_ms ascending, found {conf[ITL]} after {front[-1][ITL]}"
             problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
         front.append(conf)
-        better = next((c for c in confs if _below(c, conf)), None)
+        # rounding never reverses an order, only makes ties: dominated means strictly lower on both
+        better = next((c for c in confs if c[J] < conf[J] and c[ITL] < conf[ITL]), None)
         if better is not None:
             msg = f"expected a configuration no other dominates, found {name_of(conf)} dominated by {name_of(better)}"
             problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
     on_front = {id(c) for c in front}
-    for conf in confs:
-        if id(conf) not in on_front and not any(_at_or_below(c, conf) for c in confs if c is not conf):
+    for conf in confs:  # missing only when no other is lower or equal on both
+        if id(conf) not in on_front and len([c for c in confs if c[J] <= conf[J] and c[ITL] <= conf[ITL]]) == 1:
             msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
             problems.append(Problem(shown, f"{where}/frontier", msg))
     for target, entry in held["best_under"].items():
         at = f"{where}/best_under/{target}"
-        surely = [c for c in confs if c["median_itl_ms"] < float(target)]  # rounded below the target: unrounded too
-        want = min(surely, key=lambda c: c["joules_per_output_token"], default=None)  # the first on a tie
+        surely = [c for c in confs if c[ITL] < float(target)]  # rounded below the target: unrounded too
+        want = min(surely, key=lambda c: c[J], default=None)  # the first on a tie
         if entry is None:
             if want is not None:
                 msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found null"
@@ -97,9 +91,8 @@ def _check_gpu(shown: str, where: str, source: str, held: dict[str, Any], confs:
         conf = _matching(shown, at, source, entry, keyed, problems)
         if conf is None:
             continue
-        if conf["median_itl_ms"] > float(target):
-            found_itl = f"{name_of(conf)} at {conf['median_itl_ms']}"
-            msg = f"expected a configuration with median_itl_ms <= {target}, found {found_itl}"
+        if conf[ITL] > float(target):
+            msg = f"expected a configuration with median_itl_ms <= {target}, found {name_of(conf)} at {conf[ITL]}"
             problems.append(Problem(shown, at, msg))
         elif want is not None and _rank(want, confs) < _rank(conf, confs):
             msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found {name_of(conf)}"
@@ -120,16 +113,6 @@ def _matching(
     return conf
 
 
-def _below(a: Conf, b: Conf) -> bool:
-    """`a` is strictly lower than `b` on both rounded energy and latency, so it surely dominates."""
-    return a["joules_per_output_token"] < b["joules_per_output_token"] and a["median_itl_ms"] < b["median_itl_ms"]
-
-
-def _at_or_below(a: Conf, b: Conf) -> bool:
-    """`a` is lower or equal on both rounded values, so it may dominate `b`."""
-    return a["joules_per_output_token"] <= b["joules_per_output_token"] and a["median_itl_ms"] <= b["median_itl_ms"]
-
-
 def _rank(conf: Conf, confs: list[Conf]) -> tuple[float, int]:
     """How `best` orders candidates: energy, then configuration order."""
-    return conf["joules_per_output_token"], next(i for i, c in enumerate(confs) if c is conf)
+    return conf[J], next(i for i, c in enumerate(confs) if c is conf)

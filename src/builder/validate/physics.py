@@ -1,5 +1,4 @@
-"""The physics of each published configuration: units, rates, percentiles, layout, deadline. Every LLM law
-fails on NaN or an infinity by itself (`not (a <= b)`, never `a > b`), and every number must be finite."""
+"""The physics of each published configuration: units, rates, percentiles, layout, deadline."""
 
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ def finite(*values: Any) -> bool:
 
 
 def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> list[tuple[str, str]]:
-    """(pointer, message) for every law the configuration breaks."""
+    """(pointer, message) for every law an LLM configuration breaks; each fails on NaN by itself (`not a <= b`)."""
     faults = [
         (name, f"expected a finite number, found {value}")
         for name, value in conf.items()
@@ -64,13 +63,8 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
     elif not (abs(median - deadline) < 0.05):  # within rounding of the deadline, either answer is right
         want = median < deadline
         if conf["under_itl_deadline"] is not want:
-            found = str(conf["under_itl_deadline"]).lower()
-            faults.append(
-                (
-                    "under_itl_deadline",
-                    f"expected {str(want).lower()} (median {median} ms, deadline {deadline} ms), found {found}",
-                )
-            )
+            msg = f"expected {str(want).lower()} (median {median} ms, deadline {deadline} ms), found"
+            faults.append(("under_itl_deadline", f"{msg} {str(conf['under_itl_deadline']).lower()}"))
     tp, dp, ep = (conf[k] for k in ("tensor_parallel", "data_parallel", "expert_parallel"))
     layout = num_gpus_for(tp, dp, ep) if finite(tp, dp, ep) else "a finite layout"
     # max() passes NaN through or drops it depending on its place: the layout must also bound both terms
@@ -79,8 +73,8 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
     return [(f"{where}/{field}", msg) for field, msg in faults]
 
 
-def generation_faults(conf: dict[str, Any], kind: str, limit_s: float) -> list[tuple[str, str]]:
-    """(key, message) for each value of a generation configuration that disagrees with the others beyond rounding."""
+def generation_faults(conf: dict[str, Any], kind: str, limit_s: float, where: str) -> list[tuple[str, str]]:
+    """(pointer, message) for each value of a generation configuration that disagrees with the others."""
     joules_key, wh_key, rate_key = measure_keys(kind)
     power, latency, batch = conf["gpu_power_watts_total"], conf["batch_latency_s"], conf["batch_size"]
     joules, faults = conf[joules_key], []
@@ -107,23 +101,16 @@ def generation_faults(conf: dict[str, Any], kind: str, limit_s: float) -> list[t
     if (latency < limit_s - HALF_MS and not under) or (latency > limit_s + HALF_MS and under):
         msg = f"expected {str(not under).lower()} for a batch latency of {latency} s against {limit_s} s"
         faults.append(("under_latency_limit", f"{msg}, found {str(under).lower()}"))
-    return faults
+    return [(f"{where}/{field}", msg) for field, msg in faults]
 
 
 def check_physics(shown: str, doc: dict[str, Any]) -> list[Problem]:
     """Every configuration of a model document of either kind (best entries are checked to equal one of them)."""
-    if "kind" in doc:  # a generation workload's
-        return [
-            Problem(shown, f"/configurations/{i}/{key}", msg)
-            for i, conf in enumerate(doc["configurations"])
-            for key, msg in generation_faults(conf, doc["kind"], doc["latency_limit_s"])
-        ]
-    deadline = doc["itl_deadline_ms"]
     problems = []
-    if not finite(deadline):
-        problems.append(Problem(shown, "/itl_deadline_ms", f"expected a finite number, found {deadline}"))
-    return problems + [
-        Problem(shown, at, msg)
-        for i, conf in enumerate(doc["configurations"])
-        for at, msg in check_configuration(conf, deadline, f"/configurations/{i}")
-    ]
+    for i, conf in enumerate(doc["configurations"]):
+        if "kind" in doc:  # a generation workload's
+            faults = generation_faults(conf, doc["kind"], doc["latency_limit_s"], f"/configurations/{i}")
+        else:
+            faults = check_configuration(conf, doc["itl_deadline_ms"], f"/configurations/{i}")
+        problems += [Problem(shown, at, msg) for at, msg in faults]
+    return problems

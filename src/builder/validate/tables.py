@@ -1,8 +1,4 @@
-"""Frictionless over the package's tables: types, constraints, primary and foreign keys.
-
-It is handed only the table resources the builder generates (validate.run calls it once the
-descriptor's resources equal them), so it never opens a path, URL or profile a hand edit wrote.
-"""
+"""Frictionless over the table resources the builder generates: types, constraints, primary and foreign keys."""
 
 from __future__ import annotations
 
@@ -31,18 +27,14 @@ def check_tables(root: Path, tables: list[dict[str, Any]]) -> list[Problem]:
             return [Problem(DESCRIPTOR, "/", DESCRIPTOR_FAULT.format(_line(exc)))]
         report = package.validate()
     by_name = {table["name"]: table for table in tables}
-    problems = [_problem(by_name[task.name], error) for task in report.tasks for error in task.errors]
+    problems = []
+    for task in report.tasks:
+        table = by_name[task.name]
+        prop = table.get("dialect", {}).get("json", {}).get("property")
+        for error in task.errors:  # at a JSON pointer (row 2 is item 0) or a CSV row and column
+            row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
+            at = "" if row is None else f"/{prop}/{row - 2}" if prop else f"row {row}"
+            if field and row is not None:
+                at += f"/{field}" if prop else f", column {field}"
+            problems.append(Problem(table["path"], at or "/", _line(f"{error.type}: {error.note or error.message}")))
     return problems + [Problem(DESCRIPTOR, "/", DESCRIPTOR_FAULT.format(_line(e.message))) for e in report.errors]
-
-
-def _problem(table: dict[str, Any], error: Any) -> Problem:
-    """A frictionless error at a JSON pointer (JSON tables: row 2 is item 0) or a CSV row and column."""
-    row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
-    prop = table.get("dialect", {}).get("json", {}).get("property")
-    if row is None:
-        where = "/"
-    elif prop:
-        where = f"/{prop}/{row - 2}" + (f"/{field}" if field else "")
-    else:
-        where = f"row {row}" + (f", column {field}" if field else "")
-    return Problem(table["path"], where, _line(f"{error.type}: {error.note or error.message}"))

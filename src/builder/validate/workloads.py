@@ -1,5 +1,4 @@
-"""Rules across workloads: the workload list against the documents it points to, shared headers, one model
-everywhere (the same name, model id, parameter counts and architecture in every workload it appears in)."""
+"""Rules across workloads: the workload list against the documents it points to, shared headers, one model."""
 
 from __future__ import annotations
 
@@ -10,16 +9,15 @@ from builder.errors import Problem
 from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
 from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.transform import workload_urls
-from builder.validate.crossfile import differing, is_any_model, reference_document, same_values
+from builder.validate.crossfile import differing, is_any_model, reference_document
 from builder.validate.tree import Tree
 
-SHARED_ACROSS = ("version", "unit", "itl_deadline_ms", "caveat", "boundary", "selection")
+SHARED_ACROSS = ("itl_deadline_ms", "caveat", "boundary", "selection")  # version and unit: the schemas'
 IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
 
 
 def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[str, Any], set[str]]]:
-    """Per workload with a file (text conversation first, then by id): its documents that passed their
-    schema, and the slugs of its model documents present, parsed or not."""
+    """Per workload (text conversation first): its documents that passed their schema, and every model's slug."""
     groups: dict[str, tuple[dict[str, Any], set[str]]] = {layout.ROOT_WORKLOAD: ({}, set())}
     for rel in tree.raw:
         found = layout.place(rel)
@@ -44,19 +42,16 @@ def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[
         ref_rel = reference_document(workload, docs)
         if workload in (layout.ROOT_WORKLOAD, *layout.GENERATION_WORKLOADS) or ref_rel is None:
             continue
-        shown, doc = tree.shown(ref_rel), docs[ref_rel]
-        problems += same_values(tree, ref_rel, doc, root_rel, root, SHARED_ACROSS)
-        for key, value in doc["source"].items():
-            if key not in WORKLOAD_SOURCE_KEYS and value != root["source"].get(key):
-                own = f"{tree.shown(root_rel)} (only {', '.join(WORKLOAD_SOURCE_KEYS)} differ)"
-                msg = f"expected the same source.{key} as {own}, found another value"
-                problems.append(Problem(shown, f"/source/{key}", msg))
+        doc, own = docs[ref_rel], dict.fromkeys(WORKLOAD_SOURCE_KEYS)  # the workload's own source fields may differ
+        want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
+        problems += differing(
+            tree.shown(ref_rel), "", want, doc | {"source": doc["source"] | own}, tree.shown(root_rel)
+        )
     return problems
 
 
 def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
-    """A model (a slug) has one name, model id, parameter counts and architecture in every workload; a
-    model id has one slug."""
+    """A model (a slug) has one name, model id, parameter counts and architecture everywhere; a model id one slug."""
     first: dict[str, tuple[str, dict[str, Any]]] = {}
     slug_of_id: dict[str, tuple[str, str]] = {}
     problems = []
@@ -76,35 +71,31 @@ def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]
 
 
 def entry_facts(workload: str, docs: dict[str, Any], slugs: set[str], base_url: str, version: str) -> dict[str, Any]:
-    """What a workload list entry must say: its kind, unit and latency rule, counts and URLs (`docs` and `slugs`
-    as group_by_workload gives them; a count only when every model document passed its schema)."""
+    """What a workload list entry must say: kind, unit, latency rule, counts (of parsed documents) and URLs."""
     index = docs.get(layout.index_rel(workload))
     kind = layout.GENERATION_WORKLOADS.get(workload)
+    want = workload_urls(base_url, version, workload) | {"kind": kind or "llm", "model_count": len(slugs)}
     if kind is None:
-        want = {"kind": "llm", "latency_metric": "median_itl_ms"}
+        want["latency_metric"] = "median_itl_ms"
         if index is not None:
             want |= {"unit": index["unit"], "latency_limit": index["itl_deadline_ms"]}
     else:
-        want = {"kind": kind, "unit": UNIT_OF_KIND[kind], "latency_metric": LATENCY_METRIC}
+        del want["frontier_url"]  # a generation workload has no frontier
+        want |= {"unit": UNIT_OF_KIND[kind], "latency_metric": LATENCY_METRIC}
         if index is not None:
-            want |= {"latency_limit": index["latency_limit_s"]}
+            want["latency_limit"] = index["latency_limit_s"]
     if index is not None:
-        want |= {"data_url": index["source"]["data_url"]}
+        want["data_url"] = index["source"]["data_url"]
     models = [doc for rel, doc in docs.items() if is_any_model(rel)]
-    want |= {"model_count": len(slugs)}
     if len(models) == len(slugs):
-        want |= {"configuration_count": sum(len(m["configurations"]) for m in models)}
-    urls = workload_urls(base_url, version, workload)
-    if kind is not None:
-        del urls["frontier_url"]  # a generation workload has no frontier
-    return want | urls
+        want["configuration_count"] = sum(len(m["configurations"]) for m in models)
+    return want
 
 
 def check_workload_list(
     tree: Tree, ok: dict[str, Any], groups: dict[str, tuple[dict[str, Any], set[str]]], base_url: str
 ) -> list[Problem]:
-    """workloads.json lists every workload present, once, text conversation first, with its kind, unit,
-    latency rule, true counts and URLs, and the name and task of its index's source."""
+    """workloads.json lists every workload present, once, text conversation first, each as entry_facts says."""
     shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
     entries = doc["workloads"]
     ids = [entry["id"] for entry in entries]
@@ -118,9 +109,7 @@ def check_workload_list(
     for i, entry in enumerate(entries):
         workload, at = entry["id"], f"/workloads/{i}"
         docs, slugs = groups.get(workload, ({}, set()))
-        for key, value in entry_facts(workload, docs, slugs, base_url, doc["version"]).items():
-            if entry.get(key) != value:
-                problems.append(Problem(shown, f"{at}/{key}", f"expected {value!r}, found {entry.get(key)!r}"))
+        problems += differing(shown, at, entry_facts(workload, docs, slugs, base_url, doc["version"]), entry)
         if workload in ids[:i]:
             problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
             continue
