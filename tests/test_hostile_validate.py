@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from builder.validate.physics import check_configuration
+from builder.validate.documents import check_configuration
 from conftest import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from rules import rule_problems
@@ -545,7 +545,7 @@ def test_physics_reports_a_non_finite_deadline(value: float) -> None:
 
 def test_physics_laws_fail_without_the_finiteness_check(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each law is written to fail on NaN by itself: with every number taken as finite, NaN still fails them."""
-    from builder.validate import physics
+    from builder.validate import documents as physics
 
     monkeypatch.setattr(physics, "finite", lambda *_values: True)
     for field, laws in LAWS.items():

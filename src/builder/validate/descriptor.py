@@ -1,13 +1,13 @@
-"""datapackage.json: every file listed with its size and hash, the rest as the builder generates it."""
+"""datapackage.json: files listed with their sizes and hashes, the rest as built, and frictionless on its tables."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from builder.errors import Problem, pointer, shown
 from builder.jsonschemas import describe, load_schemas, validator
-from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, below
+from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, PROFILE, below
 from builder.package import derived_parts, file_facts
 from builder.strictjson import json_type
 from builder.validate.tree import Tree
@@ -15,7 +15,7 @@ from builder.validate.tree import Tree
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
 FACTS = ("bytes", "hash")  # their values are checked by check_descriptor, which names the file
 
-Finding = tuple[str, str]  # (JSON pointer, message)
+DESCRIPTOR_FAULT = "expected a valid Data Package descriptor, found: {}"
 
 
 def check_package(
@@ -57,8 +57,7 @@ def check_descriptor(tree: Tree) -> list[Problem]:
     if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
         found_none = Problem(DESCRIPTOR, "/resources", "expected a list of resources, found none")
         return [found_none] if desc is not None else []
-    problems = []
-    listed = set()
+    problems, listed = [], set()
     for i, res in enumerate(desc["resources"]):
         path = res.get("path") if isinstance(res, dict) else None
         rel = below(path, tree.data_dir)
@@ -79,25 +78,45 @@ def check_descriptor(tree: Tree) -> list[Problem]:
     return problems
 
 
-# Comparison.
-
-
-def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[Finding]:
+def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple[str, str]]:
     """Every difference between what is wanted (the builder's output, or `source`'s value) and what is found."""
     said = f" as in {source}" if source else ""
-    if at == "/resources" and isinstance(want, list) and isinstance(found, list):
-        return list(_compare_resources(want, found))
+    out: list[tuple[str, str]] = []  # (JSON pointer, message)
+    if at == "/resources" and isinstance(want, list) and isinstance(found, list):  # by name: one added is one finding
+        wanted = {res["name"]: res for res in want}
+        seen: dict[str, None] = {}  # in order of appearance
+        for i, res in enumerate(found):
+            where = f"/resources/{i}"
+            name = res.get("name") if isinstance(res, dict) else None
+            if not isinstance(res, dict):
+                out.append((where, f"expected a resource object, found {json_type(res)}"))
+            elif name not in wanted:
+                out.append((where, f"expected only the resources the builder writes, found one named {shown(name)}"))
+            elif name in seen:
+                out.append((where, f"expected each resource once, found {shown(name)} again"))
+            else:
+                seen[name] = None
+                mine = wanted[name]
+                theirs = {k: mine[k] if k in FACTS and k in mine else v for k, v in res.items()}
+                out += compare(mine, theirs, where)
+        for name, res in wanted.items():
+            if name not in seen:
+                out.append(("/resources", f"expected a resource {shown(name)} for {res['path']}, found none"))
+        order, listed = [name for name in wanted if name in seen], list(seen)
+        if listed != order:
+            first = next(i for i, (a, b) in enumerate(zip(listed, order, strict=True)) if a != b)
+            found_order = f"{shown(order[first])} before {shown(listed[first])}"
+            out.append(("/resources", f"expected the builder's order ({found_order}), found another"))
+        return out
     if isinstance(want, dict) and isinstance(found, dict):
-        out: list[Finding] = []
-        for key, value in want.items():
+        for key in [*want, *(key for key in found if key not in want)]:
             where = f"{at}{pointer([key])}"
             if key not in found:
-                out.append((where, f"expected {shown(value)}{said}, found it missing"))
+                out.append((where, f"expected {shown(want[key])}{said}, found it missing"))
+            elif key not in want:
+                out.append((where, f"expected no such key{said}, found {shown(found[key])}"))
             else:
-                out += compare(value, found[key], where, source)
-        for key, value in found.items():
-            if key not in want:
-                out.append((f"{at}{pointer([key])}", f"expected no such key{said}, found {shown(value)}"))
+                out += compare(want[key], found[key], where, source)
         return out
     if isinstance(want, list) and isinstance(found, list):
         pairs = enumerate(zip(want, found, strict=False))
@@ -110,29 +129,30 @@ def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[Findi
     return []
 
 
-def _compare_resources(want: list[dict[str, Any]], found: list[Any]) -> Iterator[Finding]:
-    """Resources matched by name, so that one added or removed is one finding, not a shifted list."""
-    wanted = {res["name"]: res for res in want}
-    seen: dict[str, None] = {}  # in order of appearance
-    for i, res in enumerate(found):
-        at = f"/resources/{i}"
-        name = res.get("name") if isinstance(res, dict) else None
-        if not isinstance(res, dict):
-            yield at, f"expected a resource object, found {json_type(res)}"
-        elif name not in wanted:
-            yield at, f"expected only the resources the builder writes, found one named {shown(name)}"
-        elif name in seen:
-            yield at, f"expected each resource once, found {shown(name)} again"
-        else:
-            seen[name] = None
-            mine = wanted[name]
-            theirs = {k: mine[k] if k in FACTS and k in mine else v for k, v in res.items()}
-            yield from compare(mine, theirs, at)
-    for name, res in wanted.items():
-        if name not in seen:
-            yield "/resources", f"expected a resource {shown(name)} for {res['path']}, found none"
-    order, listed = [name for name in wanted if name in seen], list(seen)
-    if listed != order:
-        first = next(i for i, (a, b) in enumerate(zip(listed, order, strict=True)) if a != b)
-        message = f"expected the builder's order ({shown(order[first])} before {shown(listed[first])}), found another"
-        yield "/resources", message
+def _line(text: object) -> str:
+    """Frictionless's text on one line (its notes may hold a traceback's newlines)."""
+    return " ".join(str(text).split())
+
+
+def check_tables(root: Path, tables: list[dict[str, Any]]) -> list[Problem]:
+    """Every problem frictionless finds in these tables (paths relative to `root`), in their order."""
+    from frictionless import Package, system
+
+    with system.use_context(trusted=False):
+        try:
+            package = Package({"$schema": PROFILE, "resources": tables}, basepath=str(root))
+        except Exception as exc:  # frictionless reports descriptor faults as its own exceptions
+            return [Problem(DESCRIPTOR, "/", DESCRIPTOR_FAULT.format(_line(exc)))]
+        report = package.validate()
+    by_name = {table["name"]: table for table in tables}
+    problems = []
+    for task in report.tasks:
+        table = by_name[task.name]
+        prop = table.get("dialect", {}).get("json", {}).get("property")
+        for error in task.errors:  # at a JSON pointer (row 2 is item 0) or a CSV row and column
+            row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
+            at = "" if row is None else f"/{prop}/{row - 2}" if prop else f"row {row}"
+            if field and row is not None:
+                at += f"/{field}" if prop else f", column {field}"
+            problems.append(Problem(table["path"], at or "/", _line(f"{error.type}: {error.note or error.message}")))
+    return problems + [Problem(DESCRIPTOR, "/", DESCRIPTOR_FAULT.format(_line(e.message))) for e in report.errors]

@@ -6,7 +6,7 @@ from typing import Any
 
 from builder.errors import Problem, pointer
 from builder.frontier import ENTRY_KEYS
-from builder.layout import frontier_rel, model_list_rel, model_rel, place
+from builder.layout import frontier_rel, model_list_rel, model_rel
 from builder.validate.crossfile import differing
 from builder.validate.documents import name_of
 from builder.validate.tree import Tree
@@ -15,46 +15,35 @@ Conf = dict[str, Any]
 J, ITL = "joules_per_output_token", "median_itl_ms"
 
 
-def check_frontiers(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    """Each frontier that passed its schema: its workload, models and GPU types, then each GPU type's entries."""
-    problems = []
-    for rel, doc in ok.items():
-        if (found := place(rel)) and found.kind == "frontier" and found.workload:
-            problems += check_frontier(tree, found.workload, doc, ok)
-    return problems
-
-
 def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any]) -> list[Problem]:
+    """A frontier that passed its schema: its workload, models and GPU types, then each GPU type's entries."""
     shown, problems = tree.shown(frontier_rel(workload)), []
     if doc["workload"] != workload:
         problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {doc['workload']!r}"))
     slugs = [m["slug"] for m in doc["models"]]
     if (listed := ok.get(model_list_rel(workload))) and slugs != (want := [m["slug"] for m in listed["models"]]):
-        problems.append(
-            Problem(shown, "/models", f"expected the slugs of {model_list_rel(workload)} {want}, found {slugs}")
-        )
+        msg = f"expected the slugs of {model_list_rel(workload)} {want}, found {slugs}"
+        problems.append(Problem(shown, "/models", msg))
     targets = [str(t) for t in doc["itl_targets_ms"]]
     for i, item in enumerate(doc["models"]):
-        model = ok.get(model_rel(item["slug"], workload))
-        if model is None:
+        source = model_rel(item["slug"], workload)
+        if (model := ok.get(source)) is None:
             continue  # missing (the model list says so) or with schema problems of its own
-        at, source = f"/models/{i}/gpus", model_rel(item["slug"], workload)
         if list(item["gpus"]) != model["gpus"]:
             msg = f"expected the GPUs of {source} {model['gpus']}, found {list(item['gpus'])}"
-            problems.append(Problem(shown, at, msg))
+            problems.append(Problem(shown, f"/models/{i}/gpus", msg))
         for gpu, held in item["gpus"].items():
             confs = [c for c in model["configurations"] if c["gpu"] == gpu]
-            where = pointer(["models", i, "gpus", gpu])
-            if list(held["best_under"]) != targets:
-                msg = f"expected best_under keys {targets} (itl_targets_ms), found {list(held['best_under'])}"
-                problems.append(Problem(shown, f"{where}/best_under", msg))
-            problems += _check_gpu(shown, where, source, held, confs)
+            problems += _check_gpu(shown, pointer(["models", i, "gpus", gpu]), source, held, confs, targets)
     return problems
 
 
-def _check_gpu(shown: str, where: str, source: str, held: dict[str, Any], confs: list[Conf]) -> list[Problem]:
+def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf], targets: list[str]) -> list[Problem]:
     """One model's frontier and best_under on one GPU type, against its configurations there."""
     problems: list[Problem] = []
+    if list(held["best_under"]) != targets:
+        msg = f"expected best_under keys {targets} (itl_targets_ms), found {list(held['best_under'])}"
+        problems.append(Problem(shown, f"{where}/best_under", msg))
     keyed = {(c["row_id"], c["repeat"]): c for c in confs}
     front: list[Conf] = []
     for j, entry in enumerate(held["frontier"]):

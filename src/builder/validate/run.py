@@ -6,15 +6,13 @@ from typing import Any
 
 from builder.errors import Problem
 from builder.layout import WORKLOAD_LIST, is_model, place
-from builder.validate.crossfile import check_files, check_root_csv, check_workload, is_any_model
-from builder.validate.descriptor import check_descriptor, check_package
-from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names
-from builder.validate.frontier import check_frontiers
-from builder.validate.physics import check_physics
+from builder.validate import crossfile
+from builder.validate.crossfile import check_files, is_any_model
+from builder.validate.descriptor import check_descriptor, check_package, check_tables
+from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names, check_physics
+from builder.validate.frontier import check_frontier
 from builder.validate.schema import check_schema_folder, check_schemas
-from builder.validate.tables import check_tables
 from builder.validate.tree import Tree
-from builder.validate.workloads import check_identity, check_shared_across, check_workload_list, group_by_workload
 
 
 def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
@@ -47,14 +45,16 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
         if rel in models:
             problems += check_names(tree.shown(rel), doc) + check_model(tree.shown(rel), rel, doc)
             problems += check_physics(tree.shown(rel), doc)
-        elif place(rel).kind != "frontier":  # type: ignore[union-attr]  # a frontier has data_version alone
+        elif (found := place(rel)) and found.kind == "frontier":  # data_version alone: no dates to check
+            problems += check_frontier(tree, found.workload, doc, ok)  # type: ignore[arg-type]
+        else:
             problems += check_dates(tree.shown(rel), doc)
-    groups = group_by_workload(tree, ok)
+    groups = crossfile.group_by_workload(tree, ok)
     for workload, (docs, slugs) in groups.items():
-        problems += check_workload(tree, workload, docs, slugs, base_url)
-    problems += check_shared_across(tree, groups) + check_identity(tree, groups)
+        problems += crossfile.check_workload(tree, workload, docs, slugs, base_url)
+    problems += crossfile.check_shared_across(tree, groups) + crossfile.check_identity(tree, groups)
     if WORKLOAD_LIST in ok:
-        problems += check_workload_list(tree, ok, groups, base_url)
+        problems += crossfile.check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
-            problems += check_root_csv(tree, ok)
-    return problems + check_frontiers(tree, ok) + check_descriptor(tree)
+            problems += crossfile.check_root_csv(tree, ok)
+    return problems + check_descriptor(tree)

@@ -40,14 +40,12 @@ def check_schemas(tree: Tree, fast: bool = False) -> tuple[list[Problem], set[st
             check = validator(name)
             if check.is_valid(doc):
                 passed.add(rel)
-                continue
-            errors = schema_problems(check, doc, tree.shown(rel))
+            else:
+                problems += schema_problems(check, doc, tree.shown(rel))
         except Exception as exc:  # a broken schema file: jsonschema and referencing raise their own exceptions
             broken.add(name)
             found = f"{type(exc).__name__}: {shown(str(exc), 160)}"
             problems.append(Problem(f"{SCHEMAS}/{name}", "/", f"expected a usable JSON Schema, found {found}"))
-            continue
-        problems += errors
     return problems, passed
 
 

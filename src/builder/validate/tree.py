@@ -106,13 +106,11 @@ def load_tree(data_dir: Path) -> Tree:
         if rel.endswith(JSON):
             tree.docs[rel] = _document(tree, tree.shown(rel), tree.raw[rel])
     descriptor = data_dir.parent / DESCRIPTOR
-    if not os.path.lexists(descriptor):
-        tree.problems.append(Problem(DESCRIPTOR, "/", "expected the package descriptor, found no file"))
-        return tree
     try:
         tree.descriptor = _document(tree, DESCRIPTOR, read_file(descriptor))
     except Refused as exc:
-        tree.problems.append(Problem(DESCRIPTOR, "/", str(exc)))
+        fault = str(exc) if os.path.lexists(descriptor) else "expected the package descriptor, found no file"
+        tree.problems.append(Problem(DESCRIPTOR, "/", fault))
     return tree
 
 
@@ -120,11 +118,8 @@ def _document(tree: Tree, shown: str, data: bytes) -> dict[str, Any] | None:
     """A parsed JSON document that is an object, or None with its problems recorded."""
     try:
         value = parse_json(data)
-    except StrictJSONError as exc:
+    except StrictJSONError as exc:  # every fault of the parse, malformed JSON and deep nesting too
         tree.problems += exc.problems(shown)
-        return None
-    except (ValueError, RecursionError) as exc:
-        tree.problems.append(Problem(shown, "/", f"expected valid JSON, {exc}"))
         return None
     if not isinstance(value, dict):
         tree.problems.append(Problem(shown, "/", f"expected an object, found {json_type(value)}"))
