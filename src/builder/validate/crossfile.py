@@ -1,12 +1,13 @@
-"""Rules across files: of one workload (index, model list, models, CSV) and across workloads (list, models)."""
+"""Rules across files: of one workload (index, model list, models, frontier, CSV) and across workloads."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from builder import csvview, layout
-from builder.errors import Problem
+from builder.errors import Problem, pointer
 from builder.errors import shown as shown_value
+from builder.frontier import ENTRY_KEYS
 from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
 from builder.layout import (
     CSV,
@@ -27,12 +28,15 @@ from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.responses import JOULES, WH, stated_responses
 from builder.transform import index_row, index_row_keys, measure_keys, workload_urls
 from builder.validate.descriptor import compare
+from builder.validate.documents import name_of
 from builder.validate.tree import Tree
 
 SHARED = ("itl_deadline_ms", "latency_limit_s", "source", "caveat", "boundary")  # version and unit: the schemas'
 ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
 SHARED_ACROSS = ("itl_deadline_ms", "caveat", "boundary", "selection")  # version and unit: the schemas'
 IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
+Conf = dict[str, Any]
+J, ITL = "joules_per_output_token", "median_itl_ms"
 WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
 
 
@@ -69,9 +73,8 @@ def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
 
 
 def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[str], base_url: str) -> list[Problem]:
-    """One workload's shared headers, kind, index, model list and CSV (`docs`: those that passed their schema)."""
-    problems = []
-    kind = GENERATION_WORKLOADS.get(workload)
+    """One workload's shared headers, kind, index, model list and CSV (`docs` passed their schema, `slugs`: all)."""
+    problems, kind = [], GENERATION_WORKLOADS.get(workload)
     ref_rel = reference_document(workload, docs)
     for rel, doc in docs.items():
         if ref_rel is not None:
@@ -81,8 +84,26 @@ def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[s
             problems += differing(tree.shown(rel), "", {"kind": kind, "unit": UNIT_OF_KIND[kind]}, doc)
     if index_rel(workload) in docs:
         problems += check_index(tree, workload, docs)
-    if model_list_rel(workload) in docs:
-        problems += check_model_list(tree, workload, docs, slugs, base_url)
+    if (model_list := docs.get(model_list_rel(workload))) is not None:  # against the model documents present
+        shown = tree.shown(model_list_rel(workload))
+        listed = [e["slug"] for e in model_list["models"]]
+        seen: set[str] = set()
+        if listed != sorted(listed):
+            problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
+        for slug in sorted(slugs - set(listed)):
+            problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
+        for i, entry in enumerate(model_list["models"]):
+            slug, at, rel = entry["slug"], f"/models/{i}", model_rel(entry["slug"], workload)
+            if slug in seen:
+                msg = f"expected each model once, found {shown_value(slug)} again"
+                problems.append(Problem(shown, f"{at}/slug", msg))
+            seen.add(slug)
+            if slug not in slugs:
+                problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
+            if rel in docs:
+                problems += differing(shown, at, {key: docs[rel][key] for key in ENTRY_FROM_DOC}, entry, rel)
+            url = model_url(base_url, model_list["version"], slug, workload)
+            problems += differing(shown, at, {"url": url, "page": page_url(base_url, slug, workload)}, entry)
     models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
     rel = csvview.csv_rel(workload)
     if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
@@ -90,35 +111,11 @@ def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[s
     return problems
 
 
-def check_model_list(tree: Tree, workload: str, docs: dict[str, Any], files: set[str], base_url: str) -> list[Problem]:
-    """A workload's model list against its model documents (`files`: the slugs of those present, parsed or not)."""
-    shown, model_list = tree.shown(model_list_rel(workload)), docs[model_list_rel(workload)]
-    listed = [e["slug"] for e in model_list["models"]]
-    problems, seen = [], set()
-    if listed != sorted(listed):
-        problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
-    for slug in sorted(files - set(listed)):
-        problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
-    for i, entry in enumerate(model_list["models"]):
-        slug, at, rel = entry["slug"], f"/models/{i}", model_rel(entry["slug"], workload)
-        if slug in seen:
-            problems.append(Problem(shown, f"{at}/slug", f"expected each model once, found {shown_value(slug)} again"))
-        seen.add(slug)
-        if slug not in files:
-            problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
-        if rel in docs:
-            problems += differing(shown, at, {key: docs[rel][key] for key in ENTRY_FROM_DOC}, entry, rel)
-        url = model_url(base_url, model_list["version"], slug, workload)
-        problems += differing(shown, at, {"url": url, "page": page_url(base_url, slug, workload)}, entry)
-    return problems
-
-
 def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
     """A workload's index against the best configurations of its model documents."""
     shown, index = tree.shown(index_rel(workload)), docs[index_rel(workload)]
     models = {slug_of(rel): doc for rel, doc in docs.items() if is_any_model(rel)}
-    rows = index["rows"]
-    problems = []
+    rows, problems = index["rows"], []
     if index["workload"] != workload:
         problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {index['workload']!r}"))
     seen: set[tuple[str, str]] = set()
@@ -163,13 +160,12 @@ def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
         return []
     want = expected.decode().split("\n")
     found = tree.raw[rel].decode("utf-8", errors="replace").split("\n")  # a \r stays in the line it ends
-    shown = tree.shown(rel)
     for line, (w, f) in enumerate(zip(want, found, strict=False), start=1):
         if w != f:
-            return [Problem(shown, f"line {line}", f"expected {w!r} (from the model documents), found {f!r}")]
+            return [Problem(tree.shown(rel), f"line {line}", f"expected {w!r} (from the model documents), found {f!r}")]
     at = min(len(want), len(found))
     what = "a final newline and no more" if len(want) > len(found) else "nothing after the last line's newline"
-    return [Problem(shown, f"line {at}", f"expected {what} ({len(want) - 1} lines), found {len(found) - 1}")]
+    return [Problem(tree.shown(rel), f"line {at}", f"expected {what} ({len(want) - 1} lines), found {len(found) - 1}")]
 
 
 def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
@@ -190,8 +186,7 @@ def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[st
     """Per workload (text conversation first): its documents that passed their schema, and every model's slug."""
     groups: dict[str, tuple[dict[str, Any], set[str]]] = {layout.ROOT_WORKLOAD: ({}, set())}
     for rel in tree.raw:
-        found = layout.place(rel)
-        if found is None or found.workload is None:
+        if (found := layout.place(rel)) is None or found.workload is None:
             continue
         docs, slugs = groups.setdefault(found.workload, ({}, set()))
         if rel in ok:
@@ -265,8 +260,7 @@ def check_workload_list(
     """workloads.json lists every workload present, once, text conversation first, each as entry_facts says."""
     shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
     entries = doc["workloads"]
-    ids = [entry["id"] for entry in entries]
-    problems = []
+    ids, problems = [entry["id"] for entry in entries], []
     if ids[0] != layout.ROOT_WORKLOAD:
         problems.append(Problem(shown, "/workloads/0/id", f"expected {layout.ROOT_WORKLOAD} first, found {ids[0]}"))
     for workload in groups:
@@ -289,3 +283,93 @@ def check_workload_list(
             msg = f"expected name and task as in source.workload {index['source']['workload']!r}, found {label!r}"
             problems.append(Problem(shown, at, msg))
     return problems
+
+
+def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any]) -> list[Problem]:
+    """A frontier that passed its schema: its workload, models and GPU types, then each GPU type's entries."""
+    shown, problems = tree.shown(frontier_rel(workload)), []
+    if doc["workload"] != workload:
+        problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {doc['workload']!r}"))
+    slugs = [m["slug"] for m in doc["models"]]
+    if (listed := ok.get(model_list_rel(workload))) and slugs != (want := [m["slug"] for m in listed["models"]]):
+        msg = f"expected the slugs of {model_list_rel(workload)} {want}, found {slugs}"
+        problems.append(Problem(shown, "/models", msg))
+    targets = [str(t) for t in doc["itl_targets_ms"]]
+    for i, item in enumerate(doc["models"]):
+        source = model_rel(item["slug"], workload)
+        if (model := ok.get(source)) is None:
+            continue  # missing (the model list says so) or with schema problems of its own
+        if list(item["gpus"]) != model["gpus"]:
+            msg = f"expected the GPUs of {source} {model['gpus']}, found {list(item['gpus'])}"
+            problems.append(Problem(shown, f"/models/{i}/gpus", msg))
+        for gpu, held in item["gpus"].items():
+            confs = [c for c in model["configurations"] if c["gpu"] == gpu]
+            problems += _check_gpu(shown, pointer(["models", i, "gpus", gpu]), source, held, confs, targets)
+    return problems
+
+
+def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf], targets: list[str]) -> list[Problem]:
+    """One model's frontier and best_under on one GPU type, against its configurations there."""
+    problems: list[Problem] = []
+    if list(held["best_under"]) != targets:
+        msg = f"expected best_under keys {targets} (itl_targets_ms), found {list(held['best_under'])}"
+        problems.append(Problem(shown, f"{where}/best_under", msg))
+    keyed = {(c["row_id"], c["repeat"]): c for c in confs}
+    front: list[Conf] = []
+    for j, entry in enumerate(held["frontier"]):
+        conf = _matching(shown, f"{where}/frontier/{j}", source, entry, keyed, problems)
+        if conf is None:
+            continue
+        if any(c is conf for c in front):
+            msg = f"expected each configuration once, found {name_of(conf)} again"
+            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
+            continue
+        if front and conf[ITL] < front[-1][ITL]:
+            msg = f"expected median_itl_ms ascending, found {conf[ITL]} after {front[-1][ITL]}"
+            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
+        front.append(conf)
+        # rounding never reverses an order, only makes ties: dominated means strictly lower on both
+        better = next((c for c in confs if c[J] < conf[J] and c[ITL] < conf[ITL]), None)
+        if better is not None:
+            msg = f"expected a configuration no other dominates, found {name_of(conf)} dominated by {name_of(better)}"
+            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
+    on_front = {id(c) for c in front}
+    for conf in confs:  # missing only when no other is lower or equal on both
+        if id(conf) not in on_front and len([c for c in confs if c[J] <= conf[J] and c[ITL] <= conf[ITL]]) == 1:
+            msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
+            problems.append(Problem(shown, f"{where}/frontier", msg))
+    for target, entry in held["best_under"].items():
+        at = f"{where}/best_under/{target}"
+        surely = [c for c in confs if c[ITL] < float(target)]  # rounded below the target: unrounded too
+        want = min(surely, key=lambda c: c[J], default=None)  # the first on a tie
+        if entry is None:
+            if want is not None:
+                msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found null"
+                problems.append(Problem(shown, at, msg))
+            continue
+        conf = _matching(shown, at, source, entry, keyed, problems)
+        if conf is None:
+            continue
+        if conf[ITL] > float(target):
+            msg = f"expected a configuration with median_itl_ms <= {target}, found {name_of(conf)} at {conf[ITL]}"
+            problems.append(Problem(shown, at, msg))
+        elif want is not None and _rank(want, confs) < _rank(conf, confs):
+            msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found {name_of(conf)}"
+            problems.append(Problem(shown, at, msg))
+    return problems
+
+
+def _matching(shown: str, at: str, source: str, entry: Conf, keyed: dict[tuple, Conf], problems: list) -> Conf | None:
+    """The configuration an entry names, when it exists and every value equals the published one."""
+    conf = keyed.get((entry["row_id"], entry["repeat"]))
+    if conf is None:
+        msg = f"expected a configuration of {source} on this GPU, found no {entry['row_id']} repeat {entry['repeat']}"
+        problems.append(Problem(shown, at, msg))
+        return None
+    problems += differing(shown, at, {key: conf[key] for key in ENTRY_KEYS}, entry, f"{source} {name_of(conf)}")
+    return conf
+
+
+def _rank(conf: Conf, confs: list[Conf]) -> tuple[float, int]:
+    """How `best` orders candidates: energy, then configuration order."""
+    return conf[J], next(i for i, c in enumerate(confs) if c is conf)

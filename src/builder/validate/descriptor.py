@@ -27,11 +27,8 @@ def check_package(
         return [], []  # unreadable or not an object: reported when the tree was read
     version = max((doc["data_version"] for doc in ok.values()), default=desc.get("version"))
     files = tree.raw | {rel: b"" for rel in (INDEX, MODEL_LIST, CSV) if rel not in tree.raw}  # check_files: missing
-    expected, found = derived_parts(files, tree.data_dir, version, load_schemas()), desc
-    if curated is not None:
-        expected |= curated
-    else:
-        found = {key: value for key, value in desc.items() if key not in CURATED}
+    expected = derived_parts(files, tree.data_dir, version, load_schemas()) | (curated or {})
+    found = desc if curated is not None else {key: value for key, value in desc.items() if key not in CURATED}
     findings = compare(expected, found)
     tables = []  # none unless the resources are the generated ones: never a path, URL or profile a hand edit wrote
     if not any(at == "/resources" or at.startswith("/resources/") for at, _ in findings):
@@ -55,8 +52,7 @@ def check_descriptor(tree: Tree) -> list[Problem]:
     """datapackage.json lists exactly the files that exist, with their sizes and hashes."""
     desc = tree.descriptor
     if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
-        found_none = Problem(DESCRIPTOR, "/resources", "expected a list of resources, found none")
-        return [found_none] if desc is not None else []
+        return [] if desc is None else [Problem(DESCRIPTOR, "/resources", "expected a list of resources, found none")]
     problems, listed = [], set()
     for i, res in enumerate(desc["resources"]):
         path = res.get("path") if isinstance(res, dict) else None

@@ -55,12 +55,10 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     within = "under_latency_limit" if generation else "under_itl_deadline"
     joules = measure_keys(doc["kind"])[0] if generation else "joules_per_output_token"
     slug = doc["slug"]
-    want = model_rel(slug, workload_of(rel) or ROOT_WORKLOAD)
-    if rel != want:
+    if rel != (want := model_rel(slug, workload_of(rel) or ROOT_WORKLOAD)):
         problems.append(Problem(shown, "/slug", f"expected the file name {want}, found {rel}"))
     confs = doc["configurations"]
-    gpus = sorted({c["gpu"] for c in confs})
-    if doc["gpus"] != gpus:
+    if doc["gpus"] != (gpus := sorted({c["gpu"] for c in confs})):
         problems.append(Problem(shown, "/gpus", f"expected the configurations' GPUs {gpus}, found {doc['gpus']}"))
     counts: Counter[str] = Counter()
     for i, conf in enumerate(confs):
@@ -151,8 +149,7 @@ def generation_faults(conf: dict[str, Any], kind: str, limit_s: float, where: st
     joules_key, wh_key, rate_key = measure_keys(kind)
     power, latency, batch = conf["gpu_power_watts_total"], conf["batch_latency_s"], conf["batch_size"]
     joules, faults = conf[joules_key], []
-    if conf["num_gpus"] != conf["ulysses_degree"] * conf["ring_degree"]:
-        layout = conf["ulysses_degree"] * conf["ring_degree"]
+    if conf["num_gpus"] != (layout := conf["ulysses_degree"] * conf["ring_degree"]):
         faults.append(("num_gpus", f"expected ulysses_degree x ring_degree = {layout}, found {conf['num_gpus']}"))
     expected = power * latency / batch
     slack = (0.5 * latency + power * HALF_MS + 0.5 * HALF_MS) / batch + 0.00005 + 1e-9 * joules

@@ -10,7 +10,6 @@ from builder.validate import crossfile
 from builder.validate.crossfile import check_files, is_any_model
 from builder.validate.descriptor import check_descriptor, check_package, check_tables
 from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names, check_physics
-from builder.validate.frontier import check_frontier
 from builder.validate.schema import check_schema_folder, check_schemas
 from builder.validate.tree import Tree
 
@@ -46,7 +45,7 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
             problems += check_names(tree.shown(rel), doc) + check_model(tree.shown(rel), rel, doc)
             problems += check_physics(tree.shown(rel), doc)
         elif (found := place(rel)) and found.kind == "frontier":  # data_version alone: no dates to check
-            problems += check_frontier(tree, found.workload, doc, ok)  # type: ignore[arg-type]
+            problems += crossfile.check_frontier(tree, found.workload, doc, ok)  # type: ignore[arg-type]
         else:
             problems += check_dates(tree.shown(rel), doc)
     groups = crossfile.group_by_workload(tree, ok)

@@ -51,8 +51,7 @@ def check_schemas(tree: Tree, fast: bool = False) -> tuple[list[Problem], set[st
 
 def check_schema_folder(root: Path) -> list[Problem]:
     """In a release archive, each file of its schemas/ that differs from the builder's own (the documents' judge)."""
-    own_folder = schemas_folder()
-    if own_folder == SCHEMAS:  # a repository: its schemas/ are the curated ones
+    if (own_folder := schemas_folder()) == SCHEMAS:  # a repository: its schemas/ are the curated ones
         return []
     own = read_schemas(own_folder)
     theirs = {path.name for path in (root / SCHEMAS).glob("*.schema.json")}
