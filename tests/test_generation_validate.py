@@ -132,8 +132,8 @@ def test_a_model_list_entry_that_disagrees_is_refused(committed: Tree) -> None:
         tree.docs[f"{VIDEO}/models.json"]["models"][0]["gpus"] = ["H100"]
 
     found = problems_after(committed, edit)
-    want = f"data/{VIDEO}/models.json: /models/0/gpus: expected ['B200', 'H100'] as in {VIDEO}/models/"
-    assert any(p.startswith(want) and p.endswith(", found ['H100']") for p in found), found
+    want = f'data/{VIDEO}/models.json: /models/0/gpus/0: expected "B200" as in {VIDEO}/models/'
+    assert any(p.startswith(want) and p.endswith(', found "H100"') for p in found), found
 
 
 @pytest.mark.parametrize("workload", [IMAGE, VIDEO])
@@ -159,7 +159,7 @@ def test_a_wrong_latency_rule_in_the_workload_list_is_refused(committed: Tree) -
 
     found = problems_after(committed, edit)
     assert "data/workloads.json: /workloads/6/latency_limit: expected 300, found 600" in found
-    assert "data/workloads.json: /workloads/0/kind: expected 'llm', found 'video'" in found
+    assert 'data/workloads.json: /workloads/0/kind: expected "llm", found "video"' in found
 
 
 def test_a_name_with_a_format_character_is_refused_by_the_schema(committed: Tree) -> None:
@@ -296,8 +296,8 @@ def test_a_document_of_the_other_kind_is_refused(committed: Tree) -> None:
         tree.docs[STRAY], tree.raw[STRAY] = copy.deepcopy(tree.docs[WAN]), tree.raw[WAN]
 
     found = problems_after(committed, edit)
-    assert f"data/{STRAY}: /kind: expected 'image', found 'video'" in found, found
-    assert f'data/{STRAY}: /kind: expected "image" as in data/{IMAGE}/index.json, found "video"' in found, found
+    assert f'data/{STRAY}: /kind: expected "image", found "video"' in found, found
+    assert not any("/kind: expected" in p and " as in " in p for p in found), found  # reported once, not as a header
 
 
 def test_a_latency_limit_that_differs_within_a_workload_is_refused(committed: Tree) -> None:

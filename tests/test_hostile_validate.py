@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from builder.validate.physics import check_configuration
+from builder.validate.documents import check_configuration
 from conftest import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from rules import rule_problems
@@ -314,9 +314,9 @@ REFS = [
     ("json-schema-url", descriptor(res(3, "jsonSchema", value="https://example.org/index.schema.json")), f'{DESC}: /resources/3/jsonSchema: expected no such key, found "https://example.org/index.schema.json"'),
     ("json-schema-outside", descriptor(res(3, "jsonSchema", value="../index.schema.json")), f'{DESC}: /resources/3/jsonSchema: expected no such key, found "../index.schema.json"'),
     ("json-schema-on-a-table", descriptor(res(0, "jsonSchema", value="schemas/index.schema.json")), f'{DESC}: /resources/0/jsonSchema: expected no such key, found "schemas/index.schema.json"'),
-    ("table-schema-as-path", descriptor(res(0, "schema", value="schemas/index.schema.json")), f'{DESC}: /resources/0/schema: expected {{"fields": [{{"name": "model", "type": "string", "description": "Display name ..., found "schemas/index.schema.json"'),
-    ("table-schema-as-url", descriptor(res(2, "schema", value="http://127.0.0.1:9/schema.json")), f'{DESC}: /resources/2/schema: expected {{"fields": [{{"name": "model", "type": "string", "description": "Display name ..., found "http://127.0.0.1:9/schema.json"'),
-    ("dialect-as-url", descriptor(res(1, "dialect", value="http://127.0.0.1:9/dialect.json")), f'{DESC}: /resources/1/dialect: expected {{"json": {{"property": "models", "keys": ["slug", "name", "model_id", "params_..., found "http://127.0.0.1:9/dialect.json"'),
+    ("table-schema-as-path", descriptor(res(0, "schema", value="schemas/index.schema.json")), f'{DESC}: /resources/0/schema: expected {{"fields": [{{"name": "model", "type": "string", "description": "Display name of the model (its document\'s name).", "constraints": {{"required": true, "maxLength": 100, "pattern": "[A-Za-z0-9][A-Za-z..., found "schemas/index.schema.json"'),
+    ("table-schema-as-url", descriptor(res(2, "schema", value="http://127.0.0.1:9/schema.json")), f'{DESC}: /resources/2/schema: expected {{"fields": [{{"name": "model", "type": "string", "description": "Display name of the model (its document\'s name).", "constraints": {{"required": true, "maxLength": 100, "pattern": "[A-Za-z0-9][A-Za-z..., found "http://127.0.0.1:9/schema.json"'),
+    ("dialect-as-url", descriptor(res(1, "dialect", value="http://127.0.0.1:9/dialect.json")), f'{DESC}: /resources/1/dialect: expected {{"json": {{"property": "models", "keys": ["slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page"]}}}}, found "http://127.0.0.1:9/dialect.json"'),
     ("profile-inside-table-schema", descriptor(res(0, "schema", "$schema", value="http://127.0.0.1:9/p.json")), f'{DESC}: /resources/0/schema/$schema: expected no such key, found "http://127.0.0.1:9/p.json"'),
     ("profile-on-resource", descriptor(res(1, "profile", value="http://127.0.0.1:9/p.json")), f'{DESC}: /resources/1/profile: expected no such key, found "http://127.0.0.1:9/p.json"'),
     # frictionless's Google Sheets format reads a URL whatever the path: the table is never handed to it
@@ -547,7 +547,7 @@ def test_physics_reports_a_non_finite_deadline(value: float) -> None:
 
 def test_physics_laws_fail_without_the_finiteness_check(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each law is written to fail on NaN by itself: with every number taken as finite, NaN still fails them."""
-    from builder.validate import physics
+    from builder.validate import documents as physics
 
     monkeypatch.setattr(physics, "finite", lambda *_values: True)
     for field, laws in LAWS.items():

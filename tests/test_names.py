@@ -118,7 +118,7 @@ def test_a_fence_is_longer_than_any_run_of_backticks(text: str, found: str) -> N
 
 
 def test_validate_applies_the_name_rules_to_a_model_document() -> None:
-    from builder.validate.names import check_gpu_spellings, check_names
+    from builder.validate.documents import check_gpu_spellings, check_names
 
     doc = {"name": "=1+1", "architecture": "Jan 5", "gpus": ["B200", "1E5", "b200"], "slug": "nul"}
     assert [(p.where, p.message.split(",")[0]) for p in check_names("m.json", doc)] == [

@@ -131,22 +131,22 @@ CONSISTENCY = [
     (
         "model-list-name-differs",
         edit("models.json", lambda d: d["models"][0].update(name="DeepSeek")),
-        "/models/0/name: expected 'DeepSeek V3.1' as in models/deepseek-v3-1.json",
+        '/models/0/name: expected "DeepSeek V3.1" as in models/deepseek-v3-1.json, found "DeepSeek"',
     ),
     (
         "model-list-gpus-differ",
         edit("models.json", lambda d: d["models"][1].update(gpus=["H100"])),
-        "/models/1/gpus: expected ['B200', 'H100']",
+        '/models/1/gpus/0: expected "B200" as in models/gemma-3-12b.json, found "H100"',
     ),
     (
         "model-list-url-not-from-slug",
         edit("models.json", lambda d: d["models"][0].update(url="https://leadgreen.ai/api/v1/models/other.json")),
-        "/models/0/url: expected https://leadgreen.ai/api/v1/models/deepseek-v3-1.json",
+        '/models/0/url: expected "https://leadgreen.ai/api/v1/models/deepseek-v3-1.json"',
     ),
     (
         "model-list-page-not-from-slug",
         edit("models.json", lambda d: d["models"][0].update(page="https://leadgreen.ai/models/other/")),
-        "/models/0/page: expected https://leadgreen.ai/models/deepseek-v3-1/",
+        '/models/0/page: expected "https://leadgreen.ai/models/deepseek-v3-1/"',
     ),
     (
         "model-list-unsorted",
@@ -156,7 +156,7 @@ CONSISTENCY = [
     (
         "shared-header-differs",
         edit(Q8, lambda d: d.update(caveat="Different.")),
-        'data/models/qwen-3-8b.json: /caveat: expected "GPU energy only, measured at steady state on a busy server (the most energy-... as in data/index.json, found "Different."',
+        'data/models/qwen-3-8b.json: /caveat: expected "GPU energy only, measured at steady state on a busy server (the most energy-efficient configuration under a latency limit). Host, network, cooling and idle time are not counted. Every figure is a ... as in data/index.json, found "Different."',
     ),
     (
         "source-differs",

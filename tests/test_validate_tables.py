@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from builder.validate.descriptor import check_package
-from builder.validate.tables import check_tables
+from builder.validate.descriptor import check_package, check_tables
 from builder.validate.tree import load_tree
 from conftest import slow_after
 from edits import edit

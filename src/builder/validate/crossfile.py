@@ -1,17 +1,14 @@
-"""Rules across files, for both kinds of workload: index vs models, model list vs documents, shared headers,
-the CSVs.
-
-The per-workload rules take one workload's documents (its index, model list and model documents).
-"""
+"""Rules across files: of one workload (index, model list, models, frontier, CSV) and across workloads."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from builder import csvview
-from builder.errors import Problem
+from builder import csvview, layout
+from builder.errors import Problem, pointer
 from builder.errors import shown as shown_value
-from builder.genmeta import UNIT_OF_KIND
+from builder.frontier import ENTRY_KEYS
+from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
 from builder.layout import (
     CSV,
     GENERATION_WORKLOADS,
@@ -27,13 +24,19 @@ from builder.layout import (
     schema_for,
     slug_of,
 )
+from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.responses import JOULES, WH, stated_responses
-from builder.transform import index_row, index_row_keys, measure_keys
+from builder.transform import index_row, index_row_keys, measure_keys, workload_urls
 from builder.validate.descriptor import compare
+from builder.validate.documents import name_of
 from builder.validate.tree import Tree
 
-SHARED = ("version", "kind", "unit", "itl_deadline_ms", "latency_limit_s", "source", "caveat", "boundary")
+SHARED = ("itl_deadline_ms", "latency_limit_s", "source", "caveat", "boundary")  # version and unit: the schemas'
 ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
+SHARED_ACROSS = ("itl_deadline_ms", "caveat", "boundary", "selection")  # version and unit: the schemas'
+IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
+Conf = dict[str, Any]
+J, ITL = "joules_per_output_token", "median_itl_ms"
 WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
 
 
@@ -44,52 +47,24 @@ def is_any_model(rel: str) -> bool:
 
 
 def check_files(tree: Tree) -> list[Problem]:
-    """Only published files; the workload list, the CSV, and an index, model list and frontier (or CSV) for every
-    workload present."""
-    problems = []
-    for rel in sorted({*tree.stray, *tree.raw}):
-        if rel != CSV and schema_for(rel) is None:  # each published document has a schema
-            problems.append(Problem(tree.shown(rel), "/", "expected only published files, found a stray file"))
+    """Only published files, and every file a package and each of its workloads must have."""
+    stray = [rel for rel in sorted({*tree.stray, *tree.raw}) if rel != CSV and schema_for(rel) is None]
+    problems = [Problem(tree.shown(rel), "/", "expected only published files, found a stray file") for rel in stray]
     present = {found.workload for rel in tree.raw if (found := place(rel)) and found.workload} | {ROOT_WORKLOAD}
     required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), WORKLOAD_LIST, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
     required += [csvview.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
     required += [frontier_rel(w) for w in sorted(present - GENERATION_WORKLOADS.keys())]
-    for rel in required:
-        if rel not in tree.raw:
-            problems.append(Problem(tree.shown(rel), "/", "expected this file, found it missing"))
-    return problems
-
-
-def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[str], base_url: str) -> list[Problem]:
-    """One workload's headers, index, model list and (of a generation workload) kind and CSV: `docs` are those
-    that passed their schema, `slugs` those of every model document present."""
-    problems = check_headers(tree, workload, docs) + check_kind(tree, workload, docs)
-    if index_rel(workload) in docs:
-        problems += check_index(tree, workload, docs)
-    if (model_list := docs.get(model_list_rel(workload))) is not None:
-        problems += check_model_list(tree, workload, docs, slugs, base_url, model_list["version"])
-    kind = GENERATION_WORKLOADS.get(workload)
-    models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
-    rel = csvview.csv_rel(workload)
-    if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
-        expected = csvview.generation_csv(models, workload, kind)
-        problems += check_csv(tree, rel, expected)
-    return problems
-
-
-def check_kind(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
-    """Every document of a generation workload states its kind and that kind's unit."""
-    kind = GENERATION_WORKLOADS.get(workload)
-    if kind is None:
-        return []
-    want = {"kind": kind, "unit": UNIT_OF_KIND[kind]}
-    return [
-        Problem(tree.shown(rel), f"/{key}", f"expected {value!r}, found {doc[key]!r}")
-        for rel, doc in docs.items()
-        for key, value in want.items()
-        if key in doc and doc[key] != value
+    return problems + [
+        Problem(tree.shown(r), "/", "expected this file, found it missing") for r in required if r not in tree.raw
     ]
+
+
+def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str = "") -> list[Problem]:
+    """One problem a difference in a key that `want` (the values `source` holds) and `found` both hold."""
+    keys = [key for key in want if key in found]
+    diffs = compare({key: want[key] for key in keys}, {key: found[key] for key in keys}, at, source)
+    return [Problem(shown, where, message) for where, message in diffs]
 
 
 def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
@@ -97,58 +72,42 @@ def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
     return index_rel(workload) if index_rel(workload) in docs else next(filter(is_any_model, docs), None)
 
 
-def check_headers(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
-    """The shared header fields are identical across one workload's files; its index is the reference."""
+def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[str], base_url: str) -> list[Problem]:
+    """One workload's shared headers, kind, index, model list and CSV (`docs` passed their schema, `slugs`: all)."""
+    problems, kind = [], GENERATION_WORKLOADS.get(workload)
     ref_rel = reference_document(workload, docs)
-    if ref_rel is None:
-        return []
-    return [p for rel, doc in docs.items() for p in same_values(tree, rel, doc, ref_rel, docs[ref_rel], SHARED)]
-
-
-def same_values(tree: Tree, rel: str, doc: Any, ref_rel: str, ref: Any, keys: tuple[str, ...]) -> list[Problem]:
-    """Each of `keys` that both documents hold has the same value in `doc` as in the reference `ref`."""
-    shared = [key for key in keys if key in doc and key in ref]
-    found = [d for key in shared for d in compare(ref[key], doc[key], f"/{key}", tree.shown(ref_rel))]
-    return [Problem(tree.shown(rel), where, message) for where, message in found]
-
-
-def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str) -> list[Problem]:
-    """One problem a key whose value in `found` (at `at`) is not the one `want` takes from `source`."""
-    return [
-        Problem(shown, f"{at}/{key}", f"expected {value!r} as in {source}, found {found.get(key)!r}")
-        for key, value in want.items()
-        if found.get(key) != value
-    ]
-
-
-def check_model_list(
-    tree: Tree, workload: str, docs: dict[str, Any], files: set[str], base_url: str, version: str
-) -> list[Problem]:
-    """A workload's model list against its model documents (`files`: the slugs of those present, parsed or not)."""
-    shown = tree.shown(model_list_rel(workload))
-    entries = docs[model_list_rel(workload)]["models"]
-    listed = [e["slug"] for e in entries]
-    problems = []
-    if listed != sorted(listed):
-        problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
-    for slug in sorted(files - set(listed)):
-        problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
-    seen: set[str] = set()
-    for i, entry in enumerate(entries):
-        slug, at = entry["slug"], f"/models/{i}"
-        if slug in seen:
-            problems.append(Problem(shown, f"{at}/slug", f"expected each model once, found {shown_value(slug)} again"))
-        seen.add(slug)
-        rel = model_rel(slug, workload)
-        doc = docs.get(rel)
-        if slug not in files:
-            problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
-        if doc is not None:
-            problems += differing(shown, at, {key: doc[key] for key in ENTRY_FROM_DOC}, entry, rel)
-        derived = {"url": model_url(base_url, version, slug, workload), "page": page_url(base_url, slug, workload)}
-        for key, want in derived.items():
-            if entry[key] != want:
-                problems.append(Problem(shown, f"{at}/{key}", f"expected {want}, found {entry[key]}"))
+    for rel, doc in docs.items():
+        if ref_rel is not None:
+            shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]}
+            problems += differing(tree.shown(rel), "", shared, doc, tree.shown(ref_rel))
+        if kind is not None:
+            problems += differing(tree.shown(rel), "", {"kind": kind, "unit": UNIT_OF_KIND[kind]}, doc)
+    if index_rel(workload) in docs:
+        problems += check_index(tree, workload, docs)
+    if (model_list := docs.get(model_list_rel(workload))) is not None:  # against the model documents present
+        shown = tree.shown(model_list_rel(workload))
+        listed = [e["slug"] for e in model_list["models"]]
+        seen: set[str] = set()
+        if listed != sorted(listed):
+            problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
+        for slug in sorted(slugs - set(listed)):
+            problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
+        for i, entry in enumerate(model_list["models"]):
+            slug, at, rel = entry["slug"], f"/models/{i}", model_rel(entry["slug"], workload)
+            if slug in seen:
+                msg = f"expected each model once, found {shown_value(slug)} again"
+                problems.append(Problem(shown, f"{at}/slug", msg))
+            seen.add(slug)
+            if slug not in slugs:
+                problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
+            if rel in docs:
+                problems += differing(shown, at, {key: docs[rel][key] for key in ENTRY_FROM_DOC}, entry, rel)
+            url = model_url(base_url, model_list["version"], slug, workload)
+            problems += differing(shown, at, {"url": url, "page": page_url(base_url, slug, workload)}, entry)
+    models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
+    rel = csvview.csv_rel(workload)
+    if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
+        problems += check_csv(tree, rel, csvview.generation_csv(models, workload, kind))
     return problems
 
 
@@ -156,8 +115,7 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
     """A workload's index against the best configurations of its model documents."""
     shown, index = tree.shown(index_rel(workload)), docs[index_rel(workload)]
     models = {slug_of(rel): doc for rel, doc in docs.items() if is_any_model(rel)}
-    rows = index["rows"]
-    problems = []
+    rows, problems = index["rows"], []
     if index["workload"] != workload:
         problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {index['workload']!r}"))
     seen: set[tuple[str, str]] = set()
@@ -166,45 +124,34 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
         if key in seen:
             problems.append(Problem(shown, f"/rows/{i}", f"expected one row per model and GPU, found {key} again"))
         seen.add(key)
-        doc = models.get(row["slug"])
-        if doc is None and model_rel(row["slug"], workload) in tree.docs:
+        doc = models.get(row["slug"], {})
+        if not doc and model_rel(row["slug"], workload) in tree.docs:
             continue  # the model document has schema problems of its own
-        best = doc["best"].get(row["gpu"]) if doc else None
+        best = doc.get("best", {}).get(row["gpu"])
         if best is None:
             problems.append(Problem(shown, f"/rows/{i}", f"expected a best configuration for {key}, found none"))
             continue
-        source = f"{model_rel(row['slug'], workload)} best[{row['gpu']}]"
-        problems += differing(shown, f"/rows/{i}", _index_row(doc, best), row, source)  # type: ignore[arg-type]
+        want = index_row(doc, best, index_row_keys(doc["kind"])) if "kind" in doc else index_row(doc, best)
+        problems += differing(shown, f"/rows/{i}", want, row, f"{model_rel(row['slug'], workload)} best[{row['gpu']}]")
     for slug, doc in models.items():
         for gpu in doc["best"]:
             if (slug, gpu) not in seen:
                 msg = f"expected a row for {model_rel(slug, workload)} best[{gpu}], found none"
                 problems.append(Problem(shown, "/rows", msg))
     joules = measure_keys(index["kind"])[0] if "kind" in index else "joules_per_output_token"
-    energies = [r.get(joules) for r in rows]
-    for i in range(1, len(energies)):
-        if energies[i] < energies[i - 1]:
-            msg = f"expected rows in ascending {joules}, found {energies[i]} after {energies[i - 1]}"
+    for i in range(1, len(rows)):
+        if rows[i][joules] < rows[i - 1][joules]:
+            msg = f"expected rows in ascending {joules}, found {rows[i][joules]} after {rows[i - 1][joules]}"
             problems.append(Problem(shown, f"/rows/{i}", msg))
     return problems + check_reference_row(shown, index)
-
-
-def _index_row(model: dict[str, Any], best: dict[str, Any]) -> dict[str, Any]:
-    """The index row of one model's best configuration on one GPU, as the builder writes it for its kind."""
-    if "kind" in model:  # a generation workload's
-        return index_row(model, best, index_row_keys(model["kind"]))
-    return index_row(model, best)
 
 
 def check_reference_row(shown: str, index: dict[str, Any]) -> list[Problem]:
     """The index's reference_row is exactly one of its rows."""
     ref = index["reference_row"]
-    key = ("model", "gpu", "num_gpus")
-    found = sum(tuple(row[k] for k in key) == tuple(ref[k] for k in key) for row in index["rows"])
-    if found == 1:
-        return []
-    named = "model {model!r}, gpu {gpu}, num_gpus {num_gpus}".format(**ref)
-    return [Problem(shown, "/reference_row", f"expected exactly one row with {named}, found {found}")]
+    found = sum(all(row[k] == ref[k] for k in ("model", "gpu", "num_gpus")) for row in index["rows"])
+    msg = "expected exactly one row with model {model!r}, gpu {gpu}, num_gpus {num_gpus}".format(**ref)
+    return [] if found == 1 else [Problem(shown, "/reference_row", f"{msg}, found {found}")]
 
 
 def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
@@ -213,31 +160,216 @@ def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
         return []
     want = expected.decode().split("\n")
     found = tree.raw[rel].decode("utf-8", errors="replace").split("\n")  # a \r stays in the line it ends
-    shown = tree.shown(rel)
     for line, (w, f) in enumerate(zip(want, found, strict=False), start=1):
         if w != f:
-            return [Problem(shown, f"line {line}", f"expected {w!r} (from the model documents), found {f!r}")]
+            return [Problem(tree.shown(rel), f"line {line}", f"expected {w!r} (from the model documents), found {f!r}")]
     at = min(len(want), len(found))
     what = "a final newline and no more" if len(want) > len(found) else "nothing after the last line's newline"
-    return [Problem(shown, f"line {at}", f"expected {what} ({len(want) - 1} lines), found {len(found) - 1}")]
+    return [Problem(tree.shown(rel), f"line {at}", f"expected {what} ({len(want) - 1} lines), found {len(found) - 1}")]
 
 
 def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    """The LLM workloads' flat table, in the workload list's order, with its responses columns."""
+    """The LLM workloads' flat table, in the workload list's order, each wh_per_thousand_responses its J / 3.6."""
     if CSV not in tree.raw:
         return []
-    stated = {key: energy for _, key, energy in stated_responses(tree.raw[CSV])}  # their values: see check_responses
-    expected = csvview.configurations_csv(ok, stated)
-    return check_csv(tree, CSV, expected) + check_responses(tree)
-
-
-def check_responses(tree: Tree) -> list[Problem]:
-    """Each CSV row's wh_per_thousand_responses is its joules_per_response / 3.6, within rounding (the J
-    column is upstream's energy_per_request_joules, which `builder drift` checks)."""
-    problems = []
-    for line, key, (joules, wh) in stated_responses(tree.raw.get(CSV, b"")):
+    responses = list(stated_responses(tree.raw[CSV]))  # the J column is upstream's, which `builder drift` checks
+    problems = check_csv(tree, CSV, csvview.configurations_csv(ok, {key: energy for _, key, energy in responses}))
+    for line, key, (joules, wh) in responses:
         if abs(wh - joules / 3.6) > WH_SLACK:
             conf = f"{key[1]} repeat {key[2]} of {key[0]}"
             msg = f"expected {JOULES} / 3.6 = {round(joules / 3.6, 2)} ({conf}), found {wh}"
             problems.append(Problem(tree.shown(CSV), f"line {line}, column {WH}", msg))
     return problems
+
+
+def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[str, Any], set[str]]]:
+    """Per workload (text conversation first): its documents that passed their schema, and every model's slug."""
+    groups: dict[str, tuple[dict[str, Any], set[str]]] = {layout.ROOT_WORKLOAD: ({}, set())}
+    for rel in tree.raw:
+        if (found := layout.place(rel)) is None or found.workload is None:
+            continue
+        docs, slugs = groups.setdefault(found.workload, ({}, set()))
+        if rel in ok:
+            docs[rel] = ok[rel]
+        if found.slug is not None:
+            slugs.add(found.slug)
+    return {w: groups[w] for w in sorted(groups, key=lambda w: (w != layout.ROOT_WORKLOAD, w))}
+
+
+def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
+    """Every workload repeats text conversation's header, and its source but for the workload's own fields."""
+    root_docs = groups[layout.ROOT_WORKLOAD][0]
+    root_rel, problems = reference_document(layout.ROOT_WORKLOAD, root_docs), []
+    own = dict.fromkeys(WORKLOAD_SOURCE_KEYS)  # the workload's own source fields may differ
+    for workload, (docs, _) in groups.items():
+        ref_rel = reference_document(workload, docs)
+        if root_rel is None or ref_rel is None or workload in (layout.ROOT_WORKLOAD, *layout.GENERATION_WORKLOADS):
+            continue
+        root, doc = root_docs[root_rel], docs[ref_rel]
+        want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
+        found = doc | {"source": doc["source"] | own}
+        problems += differing(tree.shown(ref_rel), "", want, found, tree.shown(root_rel))
+    return problems
+
+
+def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
+    """A model (a slug) has one name, model id, parameter counts and architecture everywhere; a model id one slug."""
+    first: dict[str, tuple[str, dict[str, Any]]] = {}
+    slug_of_id: dict[str, tuple[str, str]] = {}
+    problems = []
+    for docs, _ in groups.values():
+        for rel, doc in docs.items():
+            if not layout.is_model(rel):
+                continue
+            seen_rel, seen = first.setdefault(doc["slug"], (rel, doc))
+            there = f"{tree.shown(seen_rel)} (the same model in another workload)"
+            problems += differing(tree.shown(rel), "", {key: seen[key] for key in IDENTITY}, doc, there)
+            owner_rel, owner = slug_of_id.setdefault(doc["model_id"], (rel, doc["slug"]))
+            if owner != doc["slug"]:
+                there = f"{owner} in {tree.shown(owner_rel)}"
+                msg = f"expected one slug per model_id, found {doc['model_id']} also as {there}"
+                problems.append(Problem(tree.shown(rel), "/model_id", msg))
+    return problems
+
+
+def entry_facts(workload: str, docs: dict[str, Any], slugs: set[str], base_url: str, version: str) -> dict[str, Any]:
+    """What a workload list entry must say: kind, unit, latency rule, counts (of parsed documents) and URLs."""
+    index = docs.get(layout.index_rel(workload))
+    kind = layout.GENERATION_WORKLOADS.get(workload)
+    want = workload_urls(base_url, version, workload) | {"kind": kind or "llm", "model_count": len(slugs)}
+    if kind is None:
+        want["latency_metric"] = "median_itl_ms"
+        if index is not None:
+            want |= {"unit": index["unit"], "latency_limit": index["itl_deadline_ms"]}
+    else:
+        del want["frontier_url"]  # a generation workload has no frontier
+        want |= {"unit": UNIT_OF_KIND[kind], "latency_metric": LATENCY_METRIC}
+        if index is not None:
+            want["latency_limit"] = index["latency_limit_s"]
+    if index is not None:
+        want["data_url"] = index["source"]["data_url"]
+    models = [doc for rel, doc in docs.items() if is_any_model(rel)]
+    if len(models) == len(slugs):
+        want["configuration_count"] = sum(len(m["configurations"]) for m in models)
+    return want
+
+
+def check_workload_list(
+    tree: Tree, ok: dict[str, Any], groups: dict[str, tuple[dict[str, Any], set[str]]], base_url: str
+) -> list[Problem]:
+    """workloads.json lists every workload present, once, text conversation first, each as entry_facts says."""
+    shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
+    entries = doc["workloads"]
+    ids, problems = [entry["id"] for entry in entries], []
+    if ids[0] != layout.ROOT_WORKLOAD:
+        problems.append(Problem(shown, "/workloads/0/id", f"expected {layout.ROOT_WORKLOAD} first, found {ids[0]}"))
+    for workload in groups:
+        if workload not in ids and workload not in layout.GENERATION_WORKLOADS:
+            msg = f"expected an entry for the workload of {tree.shown(layout.index_rel(workload))}, found none"
+            problems.append(Problem(shown, "/workloads", msg))
+    for i, entry in enumerate(entries):
+        workload, at = entry["id"], f"/workloads/{i}"
+        docs, slugs = groups.get(workload, ({}, set()))
+        problems += differing(shown, at, entry_facts(workload, docs, slugs, base_url, doc["version"]), entry)
+        if workload in ids[:i]:
+            problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
+            continue
+        for rel in (layout.index_rel(workload), layout.model_list_rel(workload)):
+            if rel not in tree.docs:
+                problems.append(Problem(shown, f"{at}/id", f"expected a file {tree.shown(rel)}, found none"))
+        index = docs.get(layout.index_rel(workload))
+        label = f"{entry['name']} ({entry['task']})"
+        if index is not None and index["source"]["workload"] != label:
+            msg = f"expected name and task as in source.workload {index['source']['workload']!r}, found {label!r}"
+            problems.append(Problem(shown, at, msg))
+    return problems
+
+
+def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any]) -> list[Problem]:
+    """A frontier that passed its schema: its workload, models and GPU types, then each GPU type's entries."""
+    shown, problems = tree.shown(frontier_rel(workload)), []
+    if doc["workload"] != workload:
+        problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {doc['workload']!r}"))
+    slugs = [m["slug"] for m in doc["models"]]
+    if (listed := ok.get(model_list_rel(workload))) and slugs != (want := [m["slug"] for m in listed["models"]]):
+        msg = f"expected the slugs of {model_list_rel(workload)} {want}, found {slugs}"
+        problems.append(Problem(shown, "/models", msg))
+    targets = [str(t) for t in doc["itl_targets_ms"]]
+    for i, item in enumerate(doc["models"]):
+        source = model_rel(item["slug"], workload)
+        if (model := ok.get(source)) is None:
+            continue  # missing (the model list says so) or with schema problems of its own
+        if list(item["gpus"]) != model["gpus"]:
+            msg = f"expected the GPUs of {source} {model['gpus']}, found {list(item['gpus'])}"
+            problems.append(Problem(shown, f"/models/{i}/gpus", msg))
+        for gpu, held in item["gpus"].items():
+            confs = [c for c in model["configurations"] if c["gpu"] == gpu]
+            problems += _check_gpu(shown, pointer(["models", i, "gpus", gpu]), source, held, confs, targets)
+    return problems
+
+
+def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf], targets: list[str]) -> list[Problem]:
+    """One model's frontier and best_under on one GPU type, against its configurations there."""
+    problems: list[Problem] = []
+    if list(held["best_under"]) != targets:
+        msg = f"expected best_under keys {targets} (itl_targets_ms), found {list(held['best_under'])}"
+        problems.append(Problem(shown, f"{where}/best_under", msg))
+    keyed = {(c["row_id"], c["repeat"]): c for c in confs}
+    front: list[Conf] = []
+    for j, entry in enumerate(held["frontier"]):
+        conf = _matching(shown, f"{where}/frontier/{j}", source, entry, keyed, problems)
+        if conf is None:
+            continue
+        if any(c is conf for c in front):
+            msg = f"expected each configuration once, found {name_of(conf)} again"
+            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
+            continue
+        if front and conf[ITL] < front[-1][ITL]:
+            msg = f"expected median_itl_ms ascending, found {conf[ITL]} after {front[-1][ITL]}"
+            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
+        front.append(conf)
+        # rounding never reverses an order, only makes ties: dominated means strictly lower on both
+        better = next((c for c in confs if c[J] < conf[J] and c[ITL] < conf[ITL]), None)
+        if better is not None:
+            msg = f"expected a configuration no other dominates, found {name_of(conf)} dominated by {name_of(better)}"
+            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
+    on_front = {id(c) for c in front}
+    for conf in confs:  # missing only when no other is lower or equal on both
+        if id(conf) not in on_front and len([c for c in confs if c[J] <= conf[J] and c[ITL] <= conf[ITL]]) == 1:
+            msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
+            problems.append(Problem(shown, f"{where}/frontier", msg))
+    for target, entry in held["best_under"].items():
+        at = f"{where}/best_under/{target}"
+        surely = [c for c in confs if c[ITL] < float(target)]  # rounded below the target: unrounded too
+        want = min(surely, key=lambda c: c[J], default=None)  # the first on a tie
+        if entry is None:
+            if want is not None:
+                msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found null"
+                problems.append(Problem(shown, at, msg))
+            continue
+        conf = _matching(shown, at, source, entry, keyed, problems)
+        if conf is None:
+            continue
+        if conf[ITL] > float(target):
+            msg = f"expected a configuration with median_itl_ms <= {target}, found {name_of(conf)} at {conf[ITL]}"
+            problems.append(Problem(shown, at, msg))
+        elif want is not None and _rank(want, confs) < _rank(conf, confs):
+            msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found {name_of(conf)}"
+            problems.append(Problem(shown, at, msg))
+    return problems
+
+
+def _matching(shown: str, at: str, source: str, entry: Conf, keyed: dict[tuple, Conf], problems: list) -> Conf | None:
+    """The configuration an entry names, when it exists and every value equals the published one."""
+    conf = keyed.get((entry["row_id"], entry["repeat"]))
+    if conf is None:
+        msg = f"expected a configuration of {source} on this GPU, found no {entry['row_id']} repeat {entry['repeat']}"
+        problems.append(Problem(shown, at, msg))
+        return None
+    problems += differing(shown, at, {key: conf[key] for key in ENTRY_KEYS}, entry, f"{source} {name_of(conf)}")
+    return conf
+
+
+def _rank(conf: Conf, confs: list[Conf]) -> tuple[float, int]:
+    """How `best` orders candidates: energy, then configuration order."""
+    return conf[J], next(i for i, c in enumerate(confs) if c is conf)

@@ -1,42 +1,36 @@
-"""datapackage.json: every file listed with its size and hash, the rest equal to what the builder generates
-(in a release archive, valid against schemas/datapackage.schema.json)."""
+"""datapackage.json: files listed with their sizes and hashes, the rest as built, and frictionless on its tables."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from builder.errors import Problem, pointer, shown
 from builder.jsonschemas import describe, load_schemas, validator
-from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, below
-from builder.package import file_facts
+from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, PROFILE, below
+from builder.package import derived_parts, file_facts
 from builder.strictjson import json_type
 from builder.validate.tree import Tree
 
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
 FACTS = ("bytes", "hash")  # their values are checked by check_descriptor, which names the file
 
-Finding = tuple[str, str]  # (JSON pointer, message)
+DESCRIPTOR_FAULT = "expected a valid Data Package descriptor, found: {}"
 
 
 def check_package(
     tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
 ) -> tuple[list[Problem], list[dict[str, Any]]]:
-    """Every problem of the descriptor beyond sizes and hashes, and the generated tables whose file was read
-    (none unless its resources are the generated ones, so frictionless never opens a path, URL or profile a
-    hand edit wrote). `curated`: package.curated_parts, None in an archive."""
+    """The descriptor's problems beyond sizes and hashes, and the generated tables frictionless may open."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
         return [], []  # unreadable or not an object: reported when the tree was read
-    versions = [doc["data_version"] for doc in ok.values() if isinstance(doc.get("data_version"), str)]
-    expected = derived(tree, max(versions) if versions else desc.get("version"))
-    found = desc
-    if curated is not None:
-        expected |= curated
-    else:
-        found = {key: value for key, value in desc.items() if key not in CURATED}
+    version = max((doc["data_version"] for doc in ok.values()), default=desc.get("version"))
+    files = tree.raw | {rel: b"" for rel in (INDEX, MODEL_LIST, CSV) if rel not in tree.raw}  # check_files: missing
+    expected = derived_parts(files, tree.data_dir, version, load_schemas()) | (curated or {})
+    found = desc if curated is not None else {key: value for key, value in desc.items() if key not in CURATED}
     findings = compare(expected, found)
-    tables = []
+    tables = []  # none unless the resources are the generated ones: never a path, URL or profile a hand edit wrote
     if not any(at == "/resources" or at.startswith("/resources/") for at, _ in findings):
         tables = [
             {key: value for key, value in res.items() if key not in FACTS}
@@ -45,9 +39,12 @@ def check_package(
         ]
     if not isinstance(desc.get("resources"), list):
         findings = [(at, msg) for at, msg in findings if at != "/resources"]  # check_descriptor reports it
-    if curated is None:  # a place already reported is not reported again in the schema's words
+    if curated is None:  # a release archive: also its JSON Schema, at the places not already reported
+        from jsonschema.exceptions import best_match
+
+        errors = [best_match(e.context) if e.context else e for e in validator(DESCRIPTOR_SCHEMA).iter_errors(desc)]
         reported = {at for at, _ in findings}
-        findings += [(at, msg) for at, msg in against_schema(desc) if at not in reported]
+        findings += sorted({(at, describe(e)) for e in errors if (at := pointer(e.absolute_path)) not in reported})
     return [Problem(DESCRIPTOR, at, message) for at, message in findings], tables
 
 
@@ -55,10 +52,8 @@ def check_descriptor(tree: Tree) -> list[Problem]:
     """datapackage.json lists exactly the files that exist, with their sizes and hashes."""
     desc = tree.descriptor
     if not isinstance(desc, dict) or not isinstance(desc.get("resources"), list):
-        found_none = Problem(DESCRIPTOR, "/resources", "expected a list of resources, found none")
-        return [found_none] if desc is not None else []
-    problems = []
-    listed = set()
+        return [] if desc is None else [Problem(DESCRIPTOR, "/resources", "expected a list of resources, found none")]
+    problems, listed = [], set()
     for i, res in enumerate(desc["resources"]):
         path = res.get("path") if isinstance(res, dict) else None
         rel = below(path, tree.data_dir)
@@ -79,35 +74,45 @@ def check_descriptor(tree: Tree) -> list[Problem]:
     return problems
 
 
-def derived(tree: Tree, version: Any) -> dict[str, Any]:
-    """The descriptor's keys that the tree determines, as the builder would write them."""
-    from builder.package import derived_parts
-
-    files = dict(tree.raw)
-    for rel in (INDEX, MODEL_LIST, CSV):
-        files.setdefault(rel, b"")  # a missing file is reported by check_files; its facts are not compared
-    return derived_parts(files, tree.data_dir, version, load_schemas())
-
-
-# Comparison.
-
-
-def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[Finding]:
+def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple[str, str]]:
     """Every difference between what is wanted (the builder's output, or `source`'s value) and what is found."""
     said = f" as in {source}" if source else ""
-    if at == "/resources" and isinstance(want, list) and isinstance(found, list):
-        return list(_compare_resources(want, found))
+    out: list[tuple[str, str]] = []  # (JSON pointer, message)
+    if at == "/resources" and isinstance(want, list) and isinstance(found, list):  # by name: one added is one finding
+        wanted = {res["name"]: res for res in want}
+        seen: dict[str, None] = {}  # in order of appearance
+        for i, res in enumerate(found):
+            where = f"/resources/{i}"
+            name = res.get("name") if isinstance(res, dict) else None
+            if not isinstance(res, dict):
+                out.append((where, f"expected a resource object, found {json_type(res)}"))
+            elif name not in wanted:
+                out.append((where, f"expected only the resources the builder writes, found one named {shown(name)}"))
+            elif name in seen:
+                out.append((where, f"expected each resource once, found {shown(name)} again"))
+            else:
+                seen[name] = None
+                mine = wanted[name]
+                theirs = {k: mine[k] if k in FACTS and k in mine else v for k, v in res.items()}
+                out += compare(mine, theirs, where)
+        for name, res in wanted.items():
+            if name not in seen:
+                out.append(("/resources", f"expected a resource {shown(name)} for {res['path']}, found none"))
+        order, listed = [name for name in wanted if name in seen], list(seen)
+        if listed != order:
+            first = next(i for i, (a, b) in enumerate(zip(listed, order, strict=True)) if a != b)
+            found_order = f"{shown(order[first])} before {shown(listed[first])}"
+            out.append(("/resources", f"expected the builder's order ({found_order}), found another"))
+        return out
     if isinstance(want, dict) and isinstance(found, dict):
-        out: list[Finding] = []
-        for key, value in want.items():
+        for key in [*want, *(key for key in found if key not in want)]:
             where = f"{at}{pointer([key])}"
             if key not in found:
-                out.append((where, f"expected {shown(value)}{said}, found it missing"))
+                out.append((where, f"expected {shown(want[key])}{said}, found it missing"))
+            elif key not in want:
+                out.append((where, f"expected no such key{said}, found {shown(found[key])}"))
             else:
-                out += compare(value, found[key], where, source)
-        for key, value in found.items():
-            if key not in want:
-                out.append((f"{at}{pointer([key])}", f"expected no such key{said}, found {shown(value)}"))
+                out += compare(want[key], found[key], where, source)
         return out
     if isinstance(want, list) and isinstance(found, list):
         pairs = enumerate(zip(want, found, strict=False))
@@ -116,44 +121,34 @@ def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[Findi
             out.append((at or "/", f"expected {len(want)} items{said}, found {len(found)}"))
         return out
     if type(want) is not type(found) or want != found:  # 1 is not 1.0, nor true
-        return [(at or "/", f"expected {shown(want)}{said}, found {shown(found)}")]
+        return [(at or "/", f"expected {shown(want, 200)}{said}, found {shown(found, 200)}")]  # a URL in full
     return []
 
 
-def _compare_resources(want: list[dict[str, Any]], found: list[Any]) -> Iterator[Finding]:
-    """Resources matched by name, so that one added or removed is one finding, not a shifted list."""
-    wanted = {res["name"]: res for res in want}
-    seen: dict[str, None] = {}  # in order of appearance
-    for i, res in enumerate(found):
-        at = f"/resources/{i}"
-        name = res.get("name") if isinstance(res, dict) else None
-        if not isinstance(res, dict):
-            yield at, f"expected a resource object, found {json_type(res)}"
-        elif name not in wanted:
-            yield at, f"expected only the resources the builder writes, found one named {shown(name)}"
-        elif name in seen:
-            yield at, f"expected each resource once, found {shown(name)} again"
-        else:
-            seen[name] = None
-            mine = wanted[name]
-            theirs = {k: mine[k] if k in FACTS and k in mine else v for k, v in res.items()}
-            yield from compare(mine, theirs, at)
-    for name, res in wanted.items():
-        if name not in seen:
-            yield "/resources", f"expected a resource {shown(name)} for {res['path']}, found none"
-    order, listed = [name for name in wanted if name in seen], list(seen)
-    if listed != order:
-        first = next(i for i, (a, b) in enumerate(zip(listed, order, strict=True)) if a != b)
-        message = f"expected the builder's order ({shown(order[first])} before {shown(listed[first])}), found another"
-        yield "/resources", message
+def _line(text: object) -> str:
+    """Frictionless's text on one line (its notes may hold a traceback's newlines)."""
+    return " ".join(str(text).split())
 
 
-def against_schema(desc: dict[str, Any]) -> list[Finding]:
-    """The descriptor against schemas/datapackage.schema.json (a release archive's check)."""
-    from jsonschema.exceptions import best_match
+def check_tables(root: Path, tables: list[dict[str, Any]]) -> list[Problem]:
+    """Every problem frictionless finds in these tables (paths relative to `root`), in their order."""
+    from frictionless import Package, system
 
-    findings = []
-    for error in validator(DESCRIPTOR_SCHEMA).iter_errors(desc):
-        specific = best_match(error.context) if error.context else error
-        findings.append((pointer(specific.absolute_path), describe(specific)))
-    return sorted(set(findings))
+    with system.use_context(trusted=False):
+        try:
+            package = Package({"$schema": PROFILE, "resources": tables}, basepath=str(root))
+        except Exception as exc:  # frictionless reports descriptor faults as its own exceptions
+            return [Problem(DESCRIPTOR, "/", DESCRIPTOR_FAULT.format(_line(exc)))]
+        report = package.validate()
+    by_name = {table["name"]: table for table in tables}
+    problems = []
+    for task in report.tasks:
+        table = by_name[task.name]
+        prop = table.get("dialect", {}).get("json", {}).get("property")
+        for error in task.errors:  # at a JSON pointer (row 2 is item 0) or a CSV row and column
+            row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
+            at = "" if row is None else f"/{prop}/{row - 2}" if prop else f"row {row}"
+            if field and row is not None:
+                at += f"/{field}" if prop else f", column {field}"
+            problems.append(Problem(table["path"], at or "/", _line(f"{error.type}: {error.note or error.message}")))
+    return problems + [Problem(DESCRIPTOR, "/", DESCRIPTOR_FAULT.format(_line(e.message))) for e in report.errors]

@@ -6,16 +6,12 @@ from typing import Any
 
 from builder.errors import Problem
 from builder.layout import WORKLOAD_LIST, is_model, place
-from builder.validate.crossfile import check_files, check_root_csv, check_workload, is_any_model
-from builder.validate.descriptor import check_descriptor, check_package
-from builder.validate.documents import check_dates, check_model
-from builder.validate.frontier import check_frontiers
-from builder.validate.names import check_gpu_spellings, check_names
-from builder.validate.physics import check_physics
-from builder.validate.schema import check_schema_folder, check_schemas, check_schemas_fast
-from builder.validate.tables import check_tables
+from builder.validate import crossfile
+from builder.validate.crossfile import check_files, is_any_model
+from builder.validate.descriptor import check_descriptor, check_package, check_tables
+from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names, check_physics
+from builder.validate.schema import check_schema_folder, check_schemas
 from builder.validate.tree import Tree
-from builder.validate.workloads import check_identity, check_shared_across, check_workload_list, group_by_workload
 
 
 def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
@@ -26,41 +22,38 @@ def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -
 
 def check_rules(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
     """Every check but frictionless's, and the generated tables it may check (`curated`: see check_package)."""
-    problems = [*tree.problems, *check_files(tree), *check_schema_folder(tree.root)]
     schema_problems, passed = check_schemas(tree)
-    problems += schema_problems
-    problems += check_consistency(tree, {rel: tree.docs[rel] for rel in sorted(passed)}, base_url)
-    descriptor_problems, tables = check_package(tree, {rel: tree.docs[rel] for rel in passed}, curated)
-    return problems + descriptor_problems, tables
+    ok = {rel: tree.docs[rel] for rel in sorted(passed)}
+    descriptor_problems, tables = check_package(tree, ok, curated)
+    problems = [*tree.problems, *check_files(tree), *check_schema_folder(tree.root), *schema_problems]
+    return problems + check_consistency(tree, ok, base_url) + descriptor_problems, tables
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
-    """The build's check of what it just made: fastjsonschema first (jsonschema explains failures), every
-    other rule, and no frictionless (its tables are generated from the same schemas)."""
-    problems = [*tree.problems, *check_files(tree)]
-    schema_problems, passed = check_schemas_fast(tree)
-    problems += schema_problems
-    return problems + check_consistency(tree, {rel: tree.docs[rel] for rel in sorted(passed)}, base_url)
+    """The build's check of what it just made: every rule but frictionless's (its tables share the schemas)."""
+    schema_problems, passed = check_schemas(tree, fast=True)
+    ok = {rel: tree.docs[rel] for rel in sorted(passed)}
+    return [*tree.problems, *check_files(tree), *schema_problems, *check_consistency(tree, ok, base_url)]
 
 
 def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
     """Per-document rules, physics and cross-file rules, on the documents that passed their schema."""
-    problems: list[Problem] = []
-    models = {tree.shown(rel): doc for rel, doc in ok.items() if is_any_model(rel)}
-    for path, doc in models.items():  # the model documents of every workload
-        problems += check_names(path, doc)
-    problems += check_gpu_spellings(models)
+    models = {rel: doc for rel, doc in ok.items() if is_any_model(rel)}  # of every workload
+    problems = check_gpu_spellings({tree.shown(rel): doc for rel, doc in models.items()})
     for rel, doc in ok.items():
-        if is_any_model(rel):
-            problems += check_model(tree.shown(rel), rel, doc) + check_physics(tree.shown(rel), doc)
-        elif place(rel).kind != "frontier":  # type: ignore[union-attr]  # a frontier has data_version alone
+        if rel in models:
+            problems += check_names(tree.shown(rel), doc) + check_model(tree.shown(rel), rel, doc)
+            problems += check_physics(tree.shown(rel), doc)
+        elif (found := place(rel)) and found.kind == "frontier":  # data_version alone: no dates to check
+            problems += crossfile.check_frontier(tree, found.workload, doc, ok)  # type: ignore[arg-type]
+        else:
             problems += check_dates(tree.shown(rel), doc)
-    groups = group_by_workload(tree, ok)
+    groups = crossfile.group_by_workload(tree, ok)
     for workload, (docs, slugs) in groups.items():
-        problems += check_workload(tree, workload, docs, slugs, base_url)
-    problems += check_shared_across(tree, groups) + check_identity(tree, groups)
+        problems += crossfile.check_workload(tree, workload, docs, slugs, base_url)
+    problems += crossfile.check_shared_across(tree, groups) + crossfile.check_identity(tree, groups)
     if WORKLOAD_LIST in ok:
-        problems += check_workload_list(tree, ok, groups, base_url)
+        problems += crossfile.check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
-            problems += check_root_csv(tree, ok)
-    return problems + check_frontiers(tree, ok) + check_descriptor(tree)
+            problems += crossfile.check_root_csv(tree, ok)
+    return problems + check_descriptor(tree)

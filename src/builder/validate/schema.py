@@ -1,9 +1,9 @@
-"""JSON Schema (draft 2020-12) checks of every document by jsonschema, with validators compiled once; the
-build's self-check runs fastjsonschema first (benchmarks/README.md says why)."""
+"""JSON Schema checks of every document by jsonschema; the build's self-check runs fastjsonschema first."""
 
 from __future__ import annotations
 
-from functools import cache
+from contextlib import suppress
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +17,11 @@ from builder.strictjson import StrictJSONError, parse_json
 from builder.validate.descriptor import compare
 from builder.validate.tree import Tree
 
-__all__ = ["check_schema_folder", "check_schemas", "check_schemas_fast", "fast_validator", "load_schemas", "validator"]
+__all__ = ["check_schema_folder", "check_schemas", "fast_validator", "load_schemas", "validator"]
 
 
-def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
-    """Problems, and the documents that passed (only those go on to the cross-file checks)."""
+def check_schemas(tree: Tree, fast: bool = False) -> tuple[list[Problem], set[str]]:
+    """Problems, and the documents that passed (only those go on); `fast`: fastjsonschema first, for the build."""
     problems: list[Problem] = []
     passed: set[str] = set()
     broken: set[str] = set()
@@ -30,25 +30,28 @@ def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
         if doc is None or name is None or name in broken:
             continue
         try:
+            if fast:  # benchmarks/README.md says why
+                from fastjsonschema import JsonSchemaException
+
+                with suppress(JsonSchemaException):
+                    fast_validator(name)(doc)
+                    passed.add(rel)
+                    continue
             check = validator(name)
             if check.is_valid(doc):
                 passed.add(rel)
-                continue
-            errors = schema_problems(check, doc, tree.shown(rel))
+            else:
+                problems += schema_problems(check, doc, tree.shown(rel))
         except Exception as exc:  # a broken schema file: jsonschema and referencing raise their own exceptions
             broken.add(name)
             found = f"{type(exc).__name__}: {shown(str(exc), 160)}"
             problems.append(Problem(f"{SCHEMAS}/{name}", "/", f"expected a usable JSON Schema, found {found}"))
-            continue
-        problems += errors
     return problems, passed
 
 
 def check_schema_folder(root: Path) -> list[Problem]:
-    """In a release archive, each file of its schemas/ that differs from the builder's own (the documents
-    are checked against those)."""
-    own_folder = schemas_folder()
-    if own_folder == SCHEMAS:  # a repository: its schemas/ are the curated ones
+    """In a release archive, each file of its schemas/ that differs from the builder's own (the documents' judge)."""
+    if (own_folder := schemas_folder()) == SCHEMAS:  # a repository: its schemas/ are the curated ones
         return []
     own = read_schemas(own_folder)
     theirs = {path.name for path in (root / SCHEMAS).glob("*.schema.json")}
@@ -71,37 +74,9 @@ def check_schema_folder(root: Path) -> list[Problem]:
 
 @cache
 def fast_validator(name: str) -> Any:
-    """The same resolved schema compiled by fastjsonschema as draft 7 (our keywords mean the same there),
-    with jsonschema's format functions: much faster, first error only."""
-    import datetime as dt
-
+    """The resolved schema compiled by fastjsonschema as draft 7, with jsonschema's formats: fast, first error only."""
     import fastjsonschema
 
-    def is_date(value: str) -> bool:
-        try:
-            return len(value) == 10 and bool(dt.date.fromisoformat(value))
-        except ValueError:
-            return False
-
     schema = {**validator(name).schema, "$schema": "http://json-schema.org/draft-07/schema#"}
-    is_uri = Draft202012Validator.FORMAT_CHECKER.checkers["uri"][0]
-    return fastjsonschema.compile(schema, formats={"date": is_date, "uri": is_uri})
-
-
-def check_schemas_fast(tree: Tree) -> tuple[list[Problem], set[str]]:
-    """check_schemas for the build's own output: fastjsonschema first, jsonschema's messages for any failure."""
-    from fastjsonschema import JsonSchemaException
-
-    failed = Tree(root=tree.root, data_dir=tree.data_dir)
-    passed: set[str] = set()
-    for rel, doc in tree.docs.items():
-        name = schema_for(rel)
-        if name is None or doc is None:
-            continue
-        try:
-            fast_validator(name)(doc)
-            passed.add(rel)
-        except JsonSchemaException:
-            failed.docs[rel] = doc
-    problems, also = check_schemas(failed)
-    return problems, passed | also
+    formats = {fmt: partial(Draft202012Validator.FORMAT_CHECKER.conforms, format=fmt) for fmt in ("date", "uri")}
+    return fastjsonschema.compile(schema, formats=formats)

@@ -1,5 +1,4 @@
-"""Read a published tree once, trusting nothing: regular files only, walked by lstat without following a
-link, each within MAX_FILE_BYTES, and JSON parsed strictly into objects (builder.strictjson)."""
+"""Read a published tree once, trusting nothing: regular files by lstat, within MAX_FILE_BYTES, strict JSON."""
 
 from __future__ import annotations
 
@@ -32,22 +31,6 @@ class Tree:
         return f"{self.data_dir}/{rel}"
 
 
-def _name_fault(name: str) -> str | None:
-    """Why a file name is not read, or None."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return "expected a UTF-8 file name, found undecodable bytes (not read)"
-    if not name.isprintable():
-        return "expected a file name of printable characters, found a control character (not read)"
-    return None
-
-
-def _printable(path: str) -> str:
-    """A path safe to print: undecodable bytes and control characters escaped."""
-    return printable(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
-
-
 @dataclass
 class Listing:
     """The regular files below a folder (path relative to it -> size), and every entry refused."""
@@ -57,8 +40,7 @@ class Listing:
 
 
 def scan(folder: Path, shown: str) -> Listing:
-    """Every entry below `folder` by lstat: regular files within MAX_FILE_BYTES are listed, anything else is
-    a problem (shown as `shown/<path>`). Reads nothing."""
+    """Every entry below `folder` by lstat: regular files within MAX_FILE_BYTES, else a problem; reads nothing."""
     listing = Listing()
     try:
         top = os.lstat(folder)
@@ -79,25 +61,28 @@ def scan(folder: Path, shown: str) -> Listing:
             listing.problems.append(Problem(at, "/", f"expected a readable folder, found an error ({exc.strerror})"))
             continue
         for entry in entries:
-            rel = f"{prefix}{entry.name}"
-            fault = _name_fault(entry.name)
-            if fault is None:
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                    mode, size = info.st_mode, info.st_size
-                except OSError as exc:
-                    fault = f"expected a regular file, found an error ({exc.strerror})"
+            rel, fault = f"{prefix}{entry.name}", None
+            try:
+                entry.name.encode("utf-8")
+                info = entry.stat(follow_symlinks=False)
+            except UnicodeEncodeError:
+                fault = "expected a UTF-8 file name, found undecodable bytes (not read)"
+            except OSError as exc:
+                fault = f"expected a regular file, found an error ({exc.strerror})"
+            else:
+                if not entry.name.isprintable():
+                    fault = "expected a file name of printable characters, found a control character (not read)"
+                elif stat.S_ISDIR(info.st_mode):
+                    pending.append(f"{rel}/")
+                elif not stat.S_ISREG(info.st_mode):
+                    fault = f"expected a regular file, found {kind(info.st_mode)} (not read)"
+                elif info.st_size > MAX_FILE_BYTES:
+                    fault = too_large(info.st_size)
                 else:
-                    if stat.S_ISDIR(mode):
-                        pending.append(f"{rel}/")
-                    elif not stat.S_ISREG(mode):
-                        fault = f"expected a regular file, found {kind(mode)} (not read)"
-                    elif size > MAX_FILE_BYTES:
-                        fault = too_large(size)
-                    else:
-                        listing.files[rel] = size
-            if fault is not None:
-                listing.problems.append(Problem(_printable(f"{shown}/{rel}"), "/", fault))
+                    listing.files[rel] = info.st_size
+            if fault is not None:  # undecodable bytes and control characters escaped
+                path = f"{shown}/{rel}".encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                listing.problems.append(Problem(printable(path), "/", fault))
     listing.files = dict(sorted(listing.files.items()))
     return listing
 
@@ -121,13 +106,11 @@ def load_tree(data_dir: Path) -> Tree:
         if rel.endswith(JSON):
             tree.docs[rel] = _document(tree, tree.shown(rel), tree.raw[rel])
     descriptor = data_dir.parent / DESCRIPTOR
-    if not os.path.lexists(descriptor):
-        tree.problems.append(Problem(DESCRIPTOR, "/", "expected the package descriptor, found no file"))
-        return tree
     try:
         tree.descriptor = _document(tree, DESCRIPTOR, read_file(descriptor))
     except Refused as exc:
-        tree.problems.append(Problem(DESCRIPTOR, "/", str(exc)))
+        fault = str(exc) if os.path.lexists(descriptor) else "expected the package descriptor, found no file"
+        tree.problems.append(Problem(DESCRIPTOR, "/", fault))
     return tree
 
 
@@ -135,11 +118,8 @@ def _document(tree: Tree, shown: str, data: bytes) -> dict[str, Any] | None:
     """A parsed JSON document that is an object, or None with its problems recorded."""
     try:
         value = parse_json(data)
-    except StrictJSONError as exc:
+    except StrictJSONError as exc:  # every fault of the parse, malformed JSON and deep nesting too
         tree.problems += exc.problems(shown)
-        return None
-    except (ValueError, RecursionError) as exc:
-        tree.problems.append(Problem(shown, "/", f"expected valid JSON, {exc}"))
         return None
     if not isinstance(value, dict):
         tree.problems.append(Problem(shown, "/", f"expected an object, found {json_type(value)}"))
