@@ -112,19 +112,10 @@ def plan_site(pkg: Package) -> Iterator[File]:
     for rel in pkg.files:  # model documents no list names are published all the same
         if API_PREFIX + rel not in plan.sizes:
             yield from plan.model_document(rel)[0]
-    sums = plan.sums
-    yield plan.file(views.WORKLOADS_PAGE, pages.workloads_page(works, sums, common))
-    gpus = sorted({g for w in works for m in w.models for g in sums[m.doc_rel].gpus})
-    for gpu in gpus:
-        yield plan.page(pages.gpu_page(gpu), "gpu.html", pages.gpu_view(gpu, works, sums, common))
-    yield plan.page(views.GPUS_PAGE, "gpus.html", pages.gpus_view(gpus, sums, works, common))
-    yield plan.page(views.MODELS_PAGE, "models.html", pages.models_view(works, sums, common))
-    yield plan.page(views.GLOSSARY, "glossary.html", views.frame(views.GLOSSARY, views.HOME, common))
-    context = {**common, "versions": plan.versions}
-    yield plan.file(pages.HOME_PAGE, pages.render_home(pkg, plan.sizes, works, sums, context))
-    yield plan.file("404.html", pages.render_404(pkg, common))
-    for path, data in list(pages.listings(dict(plan.sizes), common)):
-        yield plan.file(path, data)
+    for path, template, view in pages.gathering(
+        pkg, works, plan.sums, {**common, "versions": plan.versions}, plan.sizes
+    ):
+        yield plan.page(path, template, view)
     yield plan.file("sitemap.xml", pages.sitemap(plan.sizes, pkg.base_url, common["data_version"]))
     yield plan.file("robots.txt", pages.robots(pkg.base_url))
 
@@ -163,7 +154,7 @@ def _model_page(plan: Planner, work: Workload, model: Model, common: dict, other
         found = targets.best_under(doc, common["frontier"]) if work.kind == LLM else None
         view = views.model_view(doc, links, shown, {**context, "under": found})
         html = render.render("model.html" if work.kind == LLM else "generic_model.html", view)
-    plan.sums.setdefault(model.doc_rel, summarize(doc, found, charts.AXES[work.kind].energy))
+    plan.sums.setdefault(model.doc_rel, summarize(doc, found, charts.AXES[work.kind]))
     yield plan.file(model.page, html)
 
 

@@ -113,11 +113,9 @@ def table(columns: list[Column], rows: list[dict[str, Any]], best: Any = ()) -> 
 
 
 def frame(page: str, crumbs: list[tuple[str, str]], common: dict, **values: Any) -> dict[str, Any]:
-    """What base.html needs, and values: `href` links a site path from page; crumbs: (label, site path) from Home
-    to the parent. Each template sets its page's title and description."""
+    """What base.html needs, common and values; `href` links a site path from page, crumbs lead from Home to it."""
     link = common.get("link") or partial(href, page)
-    return {"page": page, "crumbs": crumbs, "nav": NAV, "glossary": GLOSSARY, "href": link,
-            "data_version": common["data_version"], **values}  # fmt: skip
+    return {**common, "page": page, "crumbs": crumbs, "nav": NAV, "glossary": GLOSSARY, "href": link, **values}
 
 
 def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workload: Any = None) -> dict[str, Any]:
@@ -141,24 +139,18 @@ def chart_view(page: str, chart_path: str, chart: Any, caption: str) -> dict[str
     return {"src": href(page, chart_path), "alt": chart.alt, "caption": caption}
 
 
-def pick(conf: dict[str, Any] | None) -> dict[str, str] | None:
-    """An LLM configuration as a cell shows it: energy, then setup, batch limit and median ITL."""
+def pick(conf: dict[str, Any] | None, energy: str = ENERGY.key) -> dict[str, Any] | None:
+    """A configuration as a cell shows it: energy (the field `energy`), then setup, batch and latency."""
     if conf is None:
         return None
-    setup, itl = words.setup(conf["num_gpus"], conf["gpu"]), words.fixed(conf["median_itl_ms"], 1)
-    energy = words.fixed(conf["wh_per_million_output_tokens"], 2)
-    return {"energy": energy, "how": f"{setup}, {conf['max_num_seqs']:,} seqs, {itl} ms", "brief": f"{setup}, {itl} ms"}
-
-
-def generation_pick(conf: dict[str, Any], energy: str) -> dict[str, Any]:
-    """A generation configuration as a cell shows it: energy (the field `energy`), setup, batch and latency."""
-    setup, latency = words.setup(conf["num_gpus"], conf["gpu"]), words.fixed(conf["batch_latency_s"], 1)
-    return {
-        "value": conf[energy],
-        "energy": words.fixed(conf[energy], 2),
-        "how": f"{setup}, batch of {conf['batch_size']:,}, {latency} s",
-        "brief": f"{setup}, {latency} s",
-    }
+    setup = words.setup(conf["num_gpus"], conf["gpu"])
+    if energy == ENERGY.key:
+        itl = words.fixed(conf["median_itl_ms"], 1)
+        how, brief = f"{setup}, {conf['max_num_seqs']:,} seqs, {itl} ms", f"{setup}, {itl} ms"
+    else:
+        latency = words.fixed(conf["batch_latency_s"], 1)
+        how, brief = f"{setup}, batch of {conf['batch_size']:,}, {latency} s", f"{setup}, {latency} s"
+    return {"energy": words.fixed(conf[energy], 2), "how": how, "brief": brief}
 
 
 def target_rows(doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under, bool]) -> dict[str, Any]:
