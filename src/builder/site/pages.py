@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape
 from builder.release.rules import Version
 from builder.site import targets, views, words
 from builder.site.catalog import LLM, Workload, gpu_slug
-from builder.site.charts import AXES
+from builder.site.charts import AXES, DOT_ROWS
 from builder.site.load import Package
 from builder.site.summary import Summary
 from builder.site.urls import API_PREFIX
@@ -73,6 +73,7 @@ def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: 
         configurations=sum(sums[m.doc_rel].configurations for m in work.models),
         compare=comparison(work, sums, targets.CHOSEN_MS) if llm else None,
         index=index_table,
+        dot_rows=DOT_ROWS,
     )
 
 

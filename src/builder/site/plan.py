@@ -8,13 +8,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from jinja2 import UndefinedError
+
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
 from builder.site import catalog, charts, load, pages, render, targets, views
 from builder.site.catalog import LLM, Model, Workload
 from builder.site.load import Package
 from builder.site.summary import Summary, summarize
-from builder.site.urls import API_PREFIX, require_path
+from builder.site.urls import API_PREFIX, href, require_path
 
 DOWNLOAD = pages.DOWNLOAD
 File = tuple[str, bytes]
@@ -25,15 +27,9 @@ def reading(shown: str) -> Iterator[None]:
     """A document without the fields a page needs is an InputError naming it, never a traceback."""
     try:
         yield
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, UndefinedError) as exc:
         raise InputError(f"{shown}: expected a valid v1 document (`builder validate` says what is wrong), "
                          f"found {type(exc).__name__}: {exc}") from exc  # fmt: skip
-
-
-def schema_name(rel: str, names: list[str]) -> str | None:
-    """The schema a document of data/ follows (layout.schema_for), when the package has it."""
-    found = schema_for(rel)
-    return found if found in names else None
 
 
 class Planner:
@@ -70,10 +66,10 @@ class Planner:
     def page(self, path: str, template: str, view: dict[str, Any]) -> File:
         return self.file(path, render.render(template, view))
 
-    def chart(self, page: str, name: str, chart: charts.Chart, caption: str) -> tuple[File, dict[str, str]]:
-        """A chart beside its page, and how the page shows it."""
+    def chart(self, page: str, name: str, chart: charts.Chart) -> tuple[File, dict[str, str]]:
+        """A chart beside its page, and how the page shows it (each template writes its caption)."""
         path = posixpath.join(posixpath.dirname(page), name)
-        return self.file(path, chart.svg), views.chart_view(page, path, chart, caption)
+        return self.file(path, chart.svg), {"src": href(page, path), "alt": chart.alt}
 
 
 def plan_site(pkg: Package) -> Iterator[File]:
@@ -87,11 +83,11 @@ def plan_site(pkg: Package) -> Iterator[File]:
     yield plan.file(DOWNLOAD + DESCRIPTOR, pkg.descriptor)
     for name, raw in pkg.extras.items():
         yield plan.file(DOWNLOAD + name, raw)
-    schema_paths = {
+    schemas = {
         name: require_path(doc.get("$id"), pkg.base_url, f"schemas/{name}: /$id")
         for name, doc in pkg.schema_docs.items()
     }
-    for name, path in schema_paths.items():
+    for name, path in schemas.items():
         yield plan.file(path, pkg.schemas[name])
     for name in render.STATIC:
         yield plan.file(name, render.static(name))
@@ -99,15 +95,13 @@ def plan_site(pkg: Package) -> Iterator[File]:
         works = catalog.workloads(pkg)
         gpu_order = catalog.gpu_order(pkg)
     common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "gpu_order": gpu_order}
-    pages_of: dict[str, list[tuple[Workload, str]]] = {}  # by slug: each workload's page of the model
-    for work in works:
-        for model in work.models:
-            pages_of.setdefault(model.slug, []).append((work, model.page))
     for work in works:
         frontier = targets.by_slug(pkg.docs[work.frontier_rel]) if work.frontier_rel else None
         for model in work.models:
-            others = [(w.name, page) for w, page in pages_of[model.slug] if w is not work]
-            yield from _model_page(plan, work, model, {**common, "frontier": frontier, "schemas": schema_paths}, others)
+            others = [(w.name, m.page) for w in works for m in w.models if m.slug == model.slug and w is not work]
+            yield from _model_page(
+                plan, model, {**common, "workload": work, "frontier": frontier, "others": others}, schemas
+            )
         yield from _workload_page(plan, work, common)
     for rel in pkg.files:  # model documents no list names are published all the same
         if API_PREFIX + rel not in plan.sizes:
@@ -120,38 +114,25 @@ def plan_site(pkg: Package) -> Iterator[File]:
     yield plan.file("robots.txt", pages.robots(pkg.base_url))
 
 
-def _source(work: Workload, common: dict, doc: Any = None) -> dict[str, Any]:
-    """A page's provenance: its own document's source block, else its workload's."""
-    block = doc.get("source") if isinstance(doc, dict) and isinstance(doc.get("source"), dict) else work.source
-    return views.source_view(block, common["licences"], work)
-
-
-def _model_page(plan: Planner, work: Workload, model: Model, common: dict, others: list) -> Iterator[File]:
+def _model_page(plan: Planner, model: Model, common: dict, schemas: dict[str, str]) -> Iterator[File]:
     """One model's page and chart; its document is read here and only its summary kept."""
     copies, doc = plan.model_document(model.doc_rel)
     yield from copies
-    schema = schema_name(model.doc_rel, list(common["schemas"]))
+    schema, work = schemas.get(schema_for(model.doc_rel) or ""), common["workload"]
     if schema is None:
         raise InputError(f"data/{model.doc_rel}: expected a document one of the schemas describes, found none")
-    links = {"page": model.page, "doc": model.doc_path, "schema": common["schemas"][schema]}
-    context = {**common, "workload": work, "others": others, "source": _source(work, common, doc)}
-    if work.frontier_rel:
-        context["frontier_path"] = API_PREFIX + work.frontier_rel
-    latency, batch = (
-        ("median inter-token latency", "batch limit") if work.kind == LLM else ("batch latency", "batch size")
+    source = views.source_view(
+        doc["source"] if isinstance(doc.get("source"), dict) else work.source, common["licences"], work
     )
+    context = {**common, "source": source, "frontier_path": API_PREFIX + (work.frontier_rel or "")}
     with reading(f"data/{model.doc_rel}"):
         shown = None
         if doc.get("configurations"):
-            caption = (
-                f"{doc['unit']} against {latency}: a line per GPU setup through its lowest-energy configuration at "
-                f"each {batch}, from the smallest to the largest; any other configuration of the same setup is a "
-                "smaller dot."
-            )
             drawn = charts.energy_latency(doc, common["gpu_order"], charts.AXES[work.kind])
-            svg, shown = plan.chart(model.page, "energy-latency.svg", drawn, caption)
+            svg, shown = plan.chart(model.page, "energy-latency.svg", drawn)
             yield svg
         found = targets.best_under(doc, common["frontier"]) if work.kind == LLM else None
+        links = {"page": model.page, "doc": model.doc_path, "schema": schema}
         view = views.model_view(doc, links, shown, {**context, "under": found})
         html = render.render("model.html" if work.kind == LLM else "generic_model.html", view)
     plan.sums.setdefault(model.doc_rel, summarize(doc, found, charts.AXES[work.kind]))
@@ -159,6 +140,7 @@ def _model_page(plan: Planner, work: Workload, model: Model, common: dict, other
 
 
 def _workload_page(plan: Planner, work: Workload, common: dict) -> Iterator[File]:
+    """A workload's page and chart, from its index and the summaries of its models."""
     index = plan.pkg.docs.get(work.index_rel or "", {})
     named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
     json_links = [(label, API_PREFIX + rel) for label, rel in named if rel]
@@ -166,12 +148,8 @@ def _workload_page(plan: Planner, work: Workload, common: dict) -> Iterator[File
         shown = None
         if index.get("rows"):
             chart = charts.energy_by_model(index, common["gpu_order"], work.name, charts.AXES[work.kind].energy)
-            within = "any latency" if work.kind == LLM else f"batch latency within {index['latency_limit_s']:g} s"
-            caption = f"{index['unit']} of the lowest-energy configuration per model and GPU setup, {within}."
-            if len(index["rows"]) > charts.DOT_ROWS:
-                caption += f" The {charts.DOT_ROWS} lowest of {len(index['rows']):,}; the table lists every one."
-            svg, shown = plan.chart(work.page, "energy-by-model.svg", chart, caption)
+            svg, shown = plan.chart(work.page, "energy-by-model.svg", chart)
             yield svg
-        context = {**common, "source": _source(work, common), "json": json_links}
+        context = {**common, "source": views.source_view(work.source, common["licences"], work), "json": json_links}
         view = pages.workload_view(work, index, plan.sums, shown, context)
     yield plan.page(work.page, "workload.html", view)

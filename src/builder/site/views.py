@@ -135,10 +135,6 @@ def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workloa
     return view
 
 
-def chart_view(page: str, chart_path: str, chart: Any, caption: str) -> dict[str, str]:
-    return {"src": href(page, chart_path), "alt": chart.alt, "caption": caption}
-
-
 def pick(conf: dict[str, Any] | None, energy: str = ENERGY.key) -> dict[str, Any] | None:
     """A configuration as a cell shows it: energy (the field `energy`), then setup, batch and latency."""
     if conf is None:
@@ -153,52 +149,25 @@ def pick(conf: dict[str, Any] | None, energy: str = ENERGY.key) -> dict[str, Any
     return {"energy": words.fixed(conf[energy], 2), "how": how, "brief": brief}
 
 
-def target_rows(doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under, bool]) -> dict[str, Any]:
-    """The latency-target table of a model page (found: targets.best_under), a column per GPU type."""
-    chosen, under, from_frontier = found
-    gpus = list(doc["gpus"])
+def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, common: dict) -> dict[str, Any]:
+    """A model's page. links: site paths of page, doc, schema; common: workload, others, source, under, frontier."""
+    work, configs, best = common["workload"], doc["configurations"], doc["best"]
+    key = present(KEY_COLUMNS if work.kind == LLM else GENERATION_KEY[work.kind], configs)
+    detail = present(DETAIL_COLUMNS if work.kind == LLM else GENERATION_DETAIL, configs)
+    view = frame(links["page"], [*HOME, (work.name, work.page)], common, doc=doc, links=links, chart=chart)
+    view |= {"key": table(key, configs, best.values()), "detail": table(detail, configs)}
+    if work.kind != LLM:
+        return {**view, "best": table(key, [best[gpu] for gpu in doc["gpus"] if best.get(gpu)])}
+    chosen, under, from_frontier = common.get("under") or targets.best_under(doc, None)
+    gpus = doc["gpus"]
     rows = [
         {"id": f"target-{t}", "label": f"Under {t} ms", "cells": [pick(under.get(g, {}).get(str(t))) for g in gpus]}
         for t in chosen
     ]
-    rows.append({"id": "target-any", "label": "Any latency", "cells": [pick(doc["best"].get(g)) for g in gpus]})
-    return {"gpus": gpus, "rows": rows, "from_frontier": from_frontier}
-
-
-def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, common: dict) -> dict[str, Any]:
-    """A model's page. links: site paths of page, doc, schema; common: workload, others, source, frontier_path."""
-    page, work = links["page"], common.get("workload")
-    work_name, configs = (work.name if work else ""), doc["configurations"]
-    view = {
-        "name": doc["name"],
-        "workload_name": work_name,
-        "workload_href": href(page, work.page) if work else None,
-        "others": common.get("others", []),
-        "caveat": doc.get("caveat", ""),
-        "source": common["source"],
-        "doc_path": links["doc"],
-        "chart": chart,
-    }
-    crumbs = HOME + ([(work_name, work.page)] if work else [])
-    if work and work.kind != LLM:
-        key = present(GENERATION_KEY[work.kind], configs)
-        best = [doc["best"][gpu] for gpu in doc["gpus"] if doc["best"].get(gpu)]
-        tables = {"best": table(key, best), "key": table(key, configs, doc["best"].values()),
-                  "detail": table(present(GENERATION_DETAIL, configs), configs)}  # fmt: skip
-        return {**frame(page, crumbs, common), **view, "tables": tables, "limit": doc.get("latency_limit_s")}
+    rows.append({"id": "target-any", "label": "Any latency", "cells": [pick(best.get(g)) for g in gpus]})
     return {
-        **frame(page, crumbs, common),
         **view,
-        "workload_description": work.description if work else "",
-        "model_id": doc["model_id"],
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
-        "architecture": doc["architecture"],
-        "gpus": ", ".join(doc["gpus"]),
-        "targets": target_rows(doc, common.get("under") or targets.best_under(doc, None)),
-        "unit": doc["unit"],
-        "key": table(present(KEY_COLUMNS, configs), configs, doc["best"].values()),
-        "detail": table(present(DETAIL_COLUMNS, configs), configs),
+        "targets": {"rows": rows, "from_frontier": from_frontier},
         "doc_version": doc.get("data_version", doc["updated"]),
-        "schema_path": links["schema"],
-        "frontier_path": common.get("frontier_path"),
     }
