@@ -311,7 +311,7 @@ def _hostile_doc() -> dict:
 
 
 def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
-    from builder.site import catalog, charts, pages, render, summary, targets, views
+    from builder.site import catalog, charts, pages, render, targets, views
 
     doc = _hostile_doc()
     chart = charts.energy_latency(doc, ["B200", "H100"])
@@ -333,7 +333,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     index = {**json.loads((REPO / "data" / "index.json").read_bytes()), "rows": [row], "workload": "x"}
     work.models = [catalog.Model(row["slug"], MARKUP, "m.json", "api/m.json", "m/index.html")]
     context = {**common, "source": views.source_view(doc["source"], [], work), "json": []}
-    sums = {"m.json": summary.summarize(doc, targets.best_under(doc, None))}
+    sums = {"m.json": targets.summarize(doc, targets.best_under(doc, None))}
     view = pages.workload_view(work, index, sums, None, context)
     page = render.render("workload.html", view).decode("utf-8")
     assert "<script" not in page

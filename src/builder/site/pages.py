@@ -14,7 +14,7 @@ from builder.site import targets, views, words
 from builder.site.catalog import LLM, Workload, gpu_slug
 from builder.site.charts import AXES, DOT_ROWS
 from builder.site.load import Package
-from builder.site.summary import Summary
+from builder.site.targets import Summary
 from builder.site.urls import API_PREFIX
 from builder.site.views import ENERGY, GPU_POWER, HOME, LATENCY, MAX_SEQS, MEDIAN, Column, frame, table
 

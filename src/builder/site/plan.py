@@ -15,7 +15,7 @@ from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
 from builder.site import catalog, charts, load, pages, render, targets, views
 from builder.site.catalog import LLM, Model, Workload
 from builder.site.load import Package
-from builder.site.summary import Summary, summarize
+from builder.site.targets import Summary, summarize
 from builder.site.urls import API_PREFIX, href, require_path
 
 DOWNLOAD = pages.DOWNLOAD
@@ -96,7 +96,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
         gpu_order = catalog.gpu_order(pkg)
     common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "gpu_order": gpu_order}
     for work in works:
-        frontier = targets.by_slug(pkg.docs[work.frontier_rel]) if work.frontier_rel else None
+        frontier = pkg.docs.get(work.frontier_rel or "")
         for model in work.models:
             others = [(w.name, m.page) for w in works for m in w.models if m.slug == model.slug and w is not work]
             yield from _model_page(
