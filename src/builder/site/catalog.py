@@ -1,5 +1,4 @@
-"""The package as the site sees it: its workloads (from data/workloads.json, then any index it does not
-name), each with its documents, provenance and pages (pure)."""
+"""The workloads as the site sees them (listed, then any unlisted index), with documents and pages (pure)."""
 
 from __future__ import annotations
 

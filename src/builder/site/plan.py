@@ -1,5 +1,4 @@
-"""The site, file by file, each handed on to be written as soon as it is made: every model list's page
-shows the document its url names (read then, and kept only as a Summary); then the gathering pages."""
+"""The site, file by file, each handed on to be written when made; a model document is read for its page alone."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Per model and GPU type, the lowest-energy configuration under each latency target (the first on a tie), and
-the summary of a model document that the pages gathering models keep (pure)."""
+"""A model's lowest-energy configuration per GPU type and latency target, and the summary its page leaves (pure)."""
 
 from __future__ import annotations
 

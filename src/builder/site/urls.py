@@ -11,8 +11,7 @@ API_PREFIX = "api/v1/"
 
 
 def require_path(url: object, base_url: str, where: str) -> str:
-    """The file a public URL names, relative to the site root (`<base>/models/x/` -> `models/x/index.html`), or an
-    InputError that names the document and field holding the URL."""
+    """The site path a public URL names (`<base>/models/x/` -> `models/x/index.html`), or an InputError naming where."""
     rest = None
     if url == base_url:
         rest = "index.html"
