@@ -320,7 +320,12 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co" in svg
     links = {"page": "models/evil/index.html", "doc": "api/v1/models/evil.json", "schema": "schemas/v1/m.json"}
     work = catalog.Workload(MARKUP, MARKUP, MARKUP, "llm", "i.json", None, None, doc["source"], MARKUP, "w/index.html")
-    common = {"source": views.source_view(doc["source"], []), "data_version": "2026-10-19", "workload": work}
+    common = {
+        "source": views.source_view(doc["source"]),
+        "data_version": "2026-10-19",
+        "workload": work,
+        "licences": [],
+    }
     view = views.model_view(doc, links, {"src": "c.svg", "alt": chart.alt}, {**common, "others": [(MARKUP, "x")]})
     view["targets"]["rows"][0]["cells"][0]["how"] = MARKUP
     html = render.render("model.html", view).decode("utf-8")
@@ -332,7 +337,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     row = {**json.loads((REPO / "data" / "index.json").read_bytes())["rows"][0], "model": MARKUP}
     index = {**json.loads((REPO / "data" / "index.json").read_bytes()), "rows": [row], "workload": "x"}
     work.models = [catalog.Model(row["slug"], MARKUP, "m.json", "api/m.json", "m/index.html")]
-    context = {**common, "source": views.source_view(doc["source"], [], work), "json": []}
+    context = {**common, "source": views.source_view(doc["source"], work), "json": []}
     sums = {"m.json": targets.summarize(doc, targets.best_under(doc, None))}
     view = pages.workload_view(work, index, sums, None, context)
     page = render.render("workload.html", view).decode("utf-8")

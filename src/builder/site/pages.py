@@ -59,6 +59,7 @@ def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: 
     if not llm:
         columns = [Column(AXES[work.kind].energy, "Energy", index.get("unit", ""), 2), LATENCY]
     index_table = table(columns, rows)
+    named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
     pages = {model.slug: model.page for model in reversed(work.models)}  # the first model of a slug
     for out, row in zip(index_table["rows"], rows, strict=True):
         out["model"] = {"name": row["model"], "page": pages.get(row["slug"])}
@@ -68,6 +69,8 @@ def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: 
         common,
         work=work,
         chart=chart,
+        source=views.source_view(work.source, work),
+        json=[(label, API_PREFIX + rel) for label, rel in named if rel],
         doc=index,
         folder=folder + "index.html" if any(m.page.startswith(folder) for m in work.models) else None,
         configurations=sum(sums[m.doc_rel].configurations for m in work.models),
@@ -131,8 +134,8 @@ def gathering(
         for path in sorted(files)
         if path.startswith(DOWNLOAD) and (path.count("/") == 1 or path.endswith(".csv"))
     ]
-    source = views.source_view(next((w.source for w in works if w.source), {}), common["licences"])
-    source["workloads"] = [{**views.source_view(w.source, [], w), "page": w.page} for w in works if w.source]
+    source = views.source_view(next((w.source for w in works if w.source), {}))
+    source["workloads"] = [{**views.source_view(w.source, w), "page": w.page} for w in works if w.source]
     yield (
         HOME_PAGE,
         "index.html",

@@ -12,7 +12,7 @@ from jinja2 import UndefinedError
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
 from builder.site import catalog, charts, load, pages, render, targets, views
-from builder.site.catalog import LLM, Model, Workload
+from builder.site.catalog import LLM
 from builder.site.load import Package
 from builder.site.targets import Summary, summarize
 from builder.site.urls import API_PREFIX, href, require_path
@@ -62,9 +62,6 @@ class Planner:
             self.versions.add(str(doc["data_version"]))
         return list(self.publish(rel, raw)), doc
 
-    def page(self, path: str, template: str, view: dict[str, Any]) -> File:
-        return self.file(path, render.render(template, view))
-
     def chart(self, page: str, name: str, chart: charts.Chart) -> tuple[File, dict[str, str]]:
         """A chart beside its page, and how the page shows it (each template writes its caption)."""
         path = posixpath.join(posixpath.dirname(page), name)
@@ -93,62 +90,42 @@ def plan_site(pkg: Package) -> Iterator[File]:
     with reading("data/"):
         works = catalog.workloads(pkg)
         gpu_order = catalog.gpu_order(pkg)
-    common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "gpu_order": gpu_order}
+    common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "versions": plan.versions}
     for work in works:
-        frontier = pkg.docs.get(work.frontier_rel or "")
-        for model in work.models:
+        frontier, axes = pkg.docs.get(work.frontier_rel or ""), charts.AXES[work.kind]
+        for model in work.models:  # its document is read here, and only its summary kept
+            copies, doc = plan.model_document(model.doc_rel)
+            yield from copies
+            schema = schemas.get(schema_for(model.doc_rel) or "")
+            if schema is None:
+                raise InputError(f"data/{model.doc_rel}: expected a document one of the schemas describes, found none")
             others = [(w.name, m.page) for w in works for m in w.models if m.slug == model.slug and w is not work]
-            yield from _model_page(
-                plan, model, {**common, "workload": work, "frontier": frontier, "others": others}, schemas
-            )
-        yield from _workload_page(plan, work, common)
+            with reading(f"data/{model.doc_rel}"):
+                shown = None
+                if doc.get("configurations"):
+                    chart = charts.energy_latency(doc, gpu_order, axes)
+                    svg, shown = plan.chart(model.page, "energy-latency.svg", chart)
+                    yield svg
+                found = targets.best_under(doc, frontier) if work.kind == LLM else None
+                links = {"page": model.page, "doc": model.doc_path, "schema": schema}
+                context = {**common, "workload": work, "others": others, "under": found}
+                view = views.model_view(doc, links, shown, context)
+                html = render.render("model.html" if work.kind == LLM else "generic_model.html", view)
+            plan.sums.setdefault(model.doc_rel, summarize(doc, found, axes))
+            yield plan.file(model.page, html)
+        index = pkg.docs.get(work.index_rel or "", {})
+        with reading(f"data/{work.index_rel}"):
+            shown = None
+            if index.get("rows"):
+                chart = charts.energy_by_model(index, gpu_order, work.name, axes.energy)
+                svg, shown = plan.chart(work.page, "energy-by-model.svg", chart)
+                yield svg
+            html = render.render("workload.html", pages.workload_view(work, index, plan.sums, shown, common))
+        yield plan.file(work.page, html)
     for rel in pkg.files:  # model documents no list names are published all the same
         if API_PREFIX + rel not in plan.sizes:
             yield from plan.model_document(rel)[0]
-    for path, template, view in pages.gathering(
-        pkg, works, plan.sums, {**common, "versions": plan.versions}, plan.sizes
-    ):
-        yield plan.page(path, template, view)
+    for path, template, view in pages.gathering(pkg, works, plan.sums, common, plan.sizes):
+        yield plan.file(path, render.render(template, view))
     yield plan.file("sitemap.xml", pages.sitemap(plan.sizes, pkg.base_url, common["data_version"]))
     yield plan.file("robots.txt", pages.robots(pkg.base_url))
-
-
-def _model_page(plan: Planner, model: Model, common: dict, schemas: dict[str, str]) -> Iterator[File]:
-    """One model's page and chart; its document is read here and only its summary kept."""
-    copies, doc = plan.model_document(model.doc_rel)
-    yield from copies
-    schema, work = schemas.get(schema_for(model.doc_rel) or ""), common["workload"]
-    if schema is None:
-        raise InputError(f"data/{model.doc_rel}: expected a document one of the schemas describes, found none")
-    source = views.source_view(
-        doc["source"] if isinstance(doc.get("source"), dict) else work.source, common["licences"], work
-    )
-    context = {**common, "source": source, "frontier_path": API_PREFIX + (work.frontier_rel or "")}
-    with reading(f"data/{model.doc_rel}"):
-        shown = None
-        if doc.get("configurations"):
-            drawn = charts.energy_latency(doc, common["gpu_order"], charts.AXES[work.kind])
-            svg, shown = plan.chart(model.page, "energy-latency.svg", drawn)
-            yield svg
-        found = targets.best_under(doc, common["frontier"]) if work.kind == LLM else None
-        links = {"page": model.page, "doc": model.doc_path, "schema": schema}
-        view = views.model_view(doc, links, shown, {**context, "under": found})
-        html = render.render("model.html" if work.kind == LLM else "generic_model.html", view)
-    plan.sums.setdefault(model.doc_rel, summarize(doc, found, charts.AXES[work.kind]))
-    yield plan.file(model.page, html)
-
-
-def _workload_page(plan: Planner, work: Workload, common: dict) -> Iterator[File]:
-    """A workload's page and chart, from its index and the summaries of its models."""
-    index = plan.pkg.docs.get(work.index_rel or "", {})
-    named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
-    json_links = [(label, API_PREFIX + rel) for label, rel in named if rel]
-    with reading(f"data/{work.index_rel}"):
-        shown = None
-        if index.get("rows"):
-            chart = charts.energy_by_model(index, common["gpu_order"], work.name, charts.AXES[work.kind].energy)
-            svg, shown = plan.chart(work.page, "energy-by-model.svg", chart)
-            yield svg
-        context = {**common, "source": views.source_view(work.source, common["licences"], work), "json": json_links}
-        view = pages.workload_view(work, index, plan.sums, shown, context)
-    yield plan.page(work.page, "workload.html", view)

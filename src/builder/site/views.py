@@ -8,7 +8,7 @@ from typing import Any
 
 from builder.site import targets, words
 from builder.site.catalog import LLM
-from builder.site.urls import href
+from builder.site.urls import API_PREFIX, href
 
 GLOSSARY = "glossary/index.html"
 MODELS_PAGE = "models/index.html"
@@ -118,7 +118,7 @@ def frame(page: str, crumbs: list[tuple[str, str]], common: dict, **values: Any)
     return {**common, "page": page, "crumbs": crumbs, "nav": NAV, "glossary": GLOSSARY, "href": link, **values}
 
 
-def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workload: Any = None) -> dict[str, Any]:
+def source_view(source: dict[str, Any], workload: Any = None) -> dict[str, Any]:
     """The provenance of one workload's figures: upstream, task, file, commit, licence, citation."""
     keys = ("name", "publisher", "version", "workload", "method", "licence", "cite", "url", "data_url", "cite_url")
     view = {key: str(source.get(key, "")) for key in keys}
@@ -130,7 +130,6 @@ def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workloa
     view["commit"] = getattr(workload, "commit", "")
     view["workload_name"] = getattr(workload, "name", view["workload"])
     view["licence_evidence"] = [str(item) for item in source.get("licence_evidence", [])]
-    view["licence_links"] = licences
     view["workloads"] = []  # the home page lists every workload's upstream file here
     return view
 
@@ -150,12 +149,13 @@ def pick(conf: dict[str, Any] | None, energy: str = ENERGY.key) -> dict[str, Any
 
 
 def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, common: dict) -> dict[str, Any]:
-    """A model's page. links: site paths of page, doc, schema; common: workload, others, source, under, frontier."""
+    """A model's page. links: site paths of page, doc, schema; common: workload, others, under (LLM)."""
     work, configs, best = common["workload"], doc["configurations"], doc["best"]
     key = present(KEY_COLUMNS if work.kind == LLM else GENERATION_KEY[work.kind], configs)
     detail = present(DETAIL_COLUMNS if work.kind == LLM else GENERATION_DETAIL, configs)
+    source = source_view(doc["source"] if isinstance(doc.get("source"), dict) else work.source, work)
     view = frame(links["page"], [*HOME, (work.name, work.page)], common, doc=doc, links=links, chart=chart)
-    view |= {"key": table(key, configs, best.values()), "detail": table(detail, configs)}
+    view |= {"source": source, "key": table(key, configs, best.values()), "detail": table(detail, configs)}
     if work.kind != LLM:
         return {**view, "best": table(key, [best[gpu] for gpu in doc["gpus"] if best.get(gpu)])}
     chosen, under, from_frontier = common.get("under") or targets.best_under(doc, None)
@@ -170,4 +170,5 @@ def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, c
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
         "targets": {"rows": rows, "from_frontier": from_frontier},
         "doc_version": doc.get("data_version", doc["updated"]),
+        "frontier_path": API_PREFIX + (work.frontier_rel or ""),
     }
