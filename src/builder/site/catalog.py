@@ -1,4 +1,4 @@
-"""The workloads as the site sees them (listed, then any unlisted index), with documents and pages (pure)."""
+"""The workloads as the site sees them (listed, then any unlisted index), their pages and links (pure)."""
 
 from __future__ import annotations
 
@@ -6,17 +6,41 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from builder.errors import InputError
 from builder.layout import MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST
 from builder.site import load
 from builder.site.load import Package
-from builder.site.urls import API_PREFIX, require_path
 
+API_PREFIX = "api/v1/"
 SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 LLM = "llm"
 KINDS = (LLM, "image", "video")
 URL_KEYS = ("index_url", "models_url", "frontier_url")  # of a workload list entry
+
+
+def require_path(url: object, base_url: str, where: str) -> str:
+    """The site path a public URL names (`<base>/models/x/` -> `models/x/index.html`), or an InputError naming where."""
+    rest = None
+    if url == base_url:
+        rest = "index.html"
+    elif isinstance(url, str) and url.startswith(base_url + "/"):
+        rest = urlsplit(url[len(base_url) + 1 :]).path
+        if rest == "" or rest.endswith("/"):
+            rest += "index.html"
+    if rest is None or any(part in ("", ".", "..") for part in rest.split("/")):
+        raise InputError(f"{where}: expected a URL under {base_url}/, found {url!r}")
+    return rest
+
+
+def href(from_path: str, to_path: str) -> str:
+    """A relative link from one site file to another; `x/index.html` is linked as `x/`."""
+    start = posixpath.dirname(from_path) or "."
+    if to_path == "index.html" or to_path.endswith("/index.html"):
+        rel = posixpath.relpath(posixpath.dirname(to_path) or ".", start)
+        return "./" if rel == "." else rel + "/"
+    return posixpath.relpath(to_path, start)
 
 
 @dataclass
@@ -57,20 +81,14 @@ def data_rel(url: object, pkg: Package, where: str, published: Any) -> str:
 
 def _entries(pkg: Package) -> list[dict[str, Any]]:
     """The workload list's entries, then one for each index document the list does not name."""
-    listed = pkg.docs.get(WORKLOAD_LIST)
-    entries = []
-    if isinstance(listed, dict) and isinstance(listed.get("workloads"), list):
-        entries = [e if isinstance(e, dict) else {} for e in listed["workloads"]]
+    listed = pkg.docs.get(WORKLOAD_LIST, {}).get("workloads")
+    entries = [e if isinstance(e, dict) else {} for e in listed] if isinstance(listed, list) else []
     named = {e.get("index_url") for e in entries}
     for rel in load.indexes(pkg):
-        url = f"{pkg.base_url}/{API_PREFIX}{rel}"
-        if url in named:
-            continue
-        folder = posixpath.dirname(rel)
-        doc = pkg.docs[rel]
-        wid = str(doc.get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
-        models_url = f"{pkg.base_url}/{API_PREFIX}{posixpath.join(folder, MODEL_LIST)}"
-        entries.append({"id": wid, "index_url": url, "models_url": models_url})
+        folder, api = posixpath.dirname(rel), f"{pkg.base_url}/{API_PREFIX}"
+        if api + rel not in named:
+            wid = str(pkg.docs[rel].get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
+            entries.append({"id": wid, "index_url": api + rel, "models_url": api + posixpath.join(folder, MODEL_LIST)})
     return entries
 
 
@@ -111,10 +129,8 @@ def workloads(pkg: Package) -> list[Workload]:
 
 
 def _models(pkg: Package, work: Workload) -> list[Model]:
-    if work.list_rel is None:
-        return []
     models, published = [], set(pkg.files)
-    for i, entry in enumerate(pkg.docs[work.list_rel].get("models", [])):
+    for i, entry in enumerate(pkg.docs.get(work.list_rel or "", {}).get("models", [])):
         where = f"data/{work.list_rel}: /models/{i}"
         if not isinstance(entry, dict):
             raise InputError(f"{where}: expected an object, found {entry!r}")

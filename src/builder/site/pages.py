@@ -11,11 +11,10 @@ from xml.sax.saxutils import escape
 
 from builder.release.rules import Version
 from builder.site import targets, views, words
-from builder.site.catalog import LLM, Workload, gpu_slug
+from builder.site.catalog import API_PREFIX, LLM, Workload, gpu_slug
 from builder.site.charts import AXES, DOT_ROWS
 from builder.site.load import Package
 from builder.site.targets import Summary
-from builder.site.urls import API_PREFIX
 from builder.site.views import ENERGY, GPU_POWER, HOME, LATENCY, MAX_SEQS, MEDIAN, Column, frame, table
 
 HOME_PAGE = "index.html"
@@ -136,24 +135,21 @@ def gathering(
     ]
     source = views.source_view(next((w.source for w in works if w.source), {}))
     source["workloads"] = [{**views.source_view(w.source, w), "page": w.page} for w in works if w.source]
-    yield (
+    home = frame(
         HOME_PAGE,
-        "index.html",
-        frame(
-            HOME_PAGE,
-            [],
-            common,
-            rows=overview,
-            versions=sorted(dated | common["versions"]),
-            tag=Version(common["data_version"]).tag,
-            downloads=downloads,
-            pkg=pkg,
-            citation=CITATION if CITATION in files else None,
-            download=DOWNLOAD,
-            api_page=API_PREFIX + "index.html",
-            source=source,
-        ),
+        [],
+        common,
+        rows=overview,
+        versions=sorted(dated | common["versions"]),
+        tag=Version(common["data_version"]).tag,
+        downloads=downloads,
+        pkg=pkg,
+        citation=CITATION if CITATION in files else None,
+        download=DOWNLOAD,
+        api_page=API_PREFIX + "index.html",
+        source=source,
     )
+    yield HOME_PAGE, "index.html", home
     root = urlsplit(pkg.base_url).path.rstrip("/") + "/"
     anywhere = {**common, "link": lambda path: root + path.removesuffix("index.html")}  # served at any path
     yield "404.html", "404.html", frame("404.html", HOME, anywhere)

@@ -12,10 +12,9 @@ from jinja2 import UndefinedError
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
 from builder.site import catalog, charts, load, pages, render, targets, views
-from builder.site.catalog import LLM
+from builder.site.catalog import API_PREFIX, LLM, href, require_path
 from builder.site.load import Package
 from builder.site.targets import Summary, summarize
-from builder.site.urls import API_PREFIX, href, require_path
 
 DOWNLOAD = pages.DOWNLOAD
 File = tuple[str, bytes]
@@ -74,10 +73,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
     for rel in pkg.files:  # the small documents and the CSVs; model documents come with their pages
         if rel in pkg.docs or not rel.endswith(".json"):
             yield from plan.publish(rel, pkg.bytes(rel))  # read now, dropped once written
-    for name, raw in pkg.schemas.items():
-        yield plan.file(f"{DOWNLOAD}{SCHEMAS.as_posix()}/{name}", raw)
-    yield plan.file(DOWNLOAD + DESCRIPTOR, pkg.descriptor)
-    for name, raw in pkg.extras.items():
+    schema_files = {f"{SCHEMAS.as_posix()}/{name}": raw for name, raw in pkg.schemas.items()}
+    for name, raw in {**schema_files, DESCRIPTOR: pkg.descriptor, **pkg.extras}.items():
         yield plan.file(DOWNLOAD + name, raw)
     schemas = {
         name: require_path(doc.get("$id"), pkg.base_url, f"schemas/{name}: /$id")

@@ -7,8 +7,7 @@ from functools import partial
 from typing import Any
 
 from builder.site import targets, words
-from builder.site.catalog import LLM
-from builder.site.urls import API_PREFIX, href
+from builder.site.catalog import API_PREFIX, LLM, href
 
 GLOSSARY = "glossary/index.html"
 MODELS_PAGE = "models/index.html"
@@ -160,11 +159,8 @@ def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, c
         return {**view, "best": table(key, [best[gpu] for gpu in doc["gpus"] if best.get(gpu)])}
     chosen, under, from_frontier = common.get("under") or targets.best_under(doc, None)
     gpus = doc["gpus"]
-    rows = [
-        {"id": f"target-{t}", "label": f"Under {t} ms", "cells": [pick(under.get(g, {}).get(str(t))) for g in gpus]}
-        for t in chosen
-    ]
-    rows.append({"id": "target-any", "label": "Any latency", "cells": [pick(best.get(g)) for g in gpus]})
+    rows = [(t, [pick(under.get(g, {}).get(str(t))) for g in gpus]) for t in chosen]
+    rows.append(("any", [pick(best.get(g)) for g in gpus]))
     return {
         **view,
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
