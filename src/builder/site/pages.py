@@ -20,11 +20,6 @@ from builder.site.views import ENERGY, GPU_POWER, HOME, LATENCY, MAX_SEQS, MEDIA
 HOME_PAGE = "index.html"
 DOWNLOAD = "download/"
 CITATION = f"{DOWNLOAD}CITATION.cff"
-LISTED = {
-    "api/v1/": "The JSON documents of the package, each described by a JSON Schema under /schemas/v1/.",
-    "schemas/v1/": "The JSON Schemas (draft 2020-12) of the documents, each at the path of its $id.",
-    "download/": "The package as its descriptor lays it out: datapackage.json, the data, the schemas.",
-}
 View = tuple[str, str, dict[str, Any]]  # site path, template, what the template shows
 
 
@@ -128,11 +123,8 @@ def gathering(
     yield views.MODELS_PAGE, "models.html", frame(views.MODELS_PAGE, HOME, common, rows=models)
     yield views.GLOSSARY, "glossary.html", frame(views.GLOSSARY, HOME, common)
     dated = {str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")}
-    downloads = [
-        (path, words.size(files[path]))
-        for path in sorted(files)
-        if path.startswith(DOWNLOAD) and (path.count("/") == 1 or path.endswith(".csv"))
-    ]
+    shown = [p for p in sorted(files) if p.startswith(DOWNLOAD) and (p.count("/") == 1 or p.endswith(".csv"))]
+    downloads = [(path, words.size(files[path])) for path in shown]
     source = views.source_view(next((w.source for w in works if w.source), {}))
     source["workloads"] = [{**views.source_view(w.source, w), "page": w.page} for w in works if w.source]
     home = frame(
@@ -162,9 +154,8 @@ def gathering(
         entries += [(p[len(folder) :], p, words.size(files[p])) for p in names]
         parent = posixpath.dirname(folder.rstrip("/"))
         crumbs = [*HOME, *([(f"/{parent}/", f"{parent}/index.html")] if parent else [])]
-        about = LISTED.get(folder, f"The files of the site under /{folder}.")
         page = folder + "index.html"
-        yield page, "listing.html", frame(page, crumbs, common, folder=folder, about=about, entries=entries)
+        yield page, "listing.html", frame(page, crumbs, common, folder=folder, entries=entries)
 
 
 def sitemap(files: dict[str, int], base_url: str, version: str) -> bytes:
