@@ -311,7 +311,7 @@ def _hostile_doc() -> dict:
 
 
 def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
-    from builder.site import catalog, charts, pages, render, targets, views
+    from builder.site import catalog, charts, pages, plan, targets, views
 
     doc = _hostile_doc()
     chart = charts.energy_latency(doc, ["B200", "H100"])
@@ -328,7 +328,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     }
     view = views.model_view(doc, links, {"src": "c.svg", "alt": chart.alt}, {**common, "others": [(MARKUP, "x")]})
     view["targets"]["rows"][0][1][0]["how"] = MARKUP
-    html = render.render("model.html", view).decode("utf-8")
+    html = plan.render("model.html", view).decode("utf-8")
     assert "<script" not in html
     assert "<img src=x" not in html
     assert "javascript:" not in html.split("<main>")[1]
@@ -340,7 +340,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     context = {**common, "source": views.source_view(doc["source"], work), "json": []}
     sums = {"m.json": targets.summarize(doc, targets.best_under(doc, None))}
     view = pages.workload_view(work, index, sums, None, context)
-    page = render.render("workload.html", view).decode("utf-8")
+    page = plan.render("workload.html", view).decode("utf-8")
     assert "<script" not in page
     assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3
 

@@ -5,19 +5,40 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
+from importlib.resources import files
 from typing import Any
 
-from jinja2 import UndefinedError
+import jinja2
 
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
-from builder.site import catalog, charts, load, pages, render, targets, views
+from builder.site import catalog, charts, load, pages, targets, views
 from builder.site.catalog import API_PREFIX, LLM, href, require_path
 from builder.site.load import Package
 from builder.site.targets import Summary, summarize
 
 DOWNLOAD = pages.DOWNLOAD
+TEMPLATES = "templates"
+STATIC = ("style.css", "favicon.svg")  # copied as they are to the site root; base.html links them
 File = tuple[str, bytes]
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """Autoescaping on for every template; a missing value is an error, not an empty string."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("builder.site", TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render(template: str, context: dict[str, Any]) -> bytes:
+    return environment().get_template(template).render(context).encode("utf-8")
 
 
 @contextmanager
@@ -25,7 +46,7 @@ def reading(shown: str) -> Iterator[None]:
     """A document without the fields a page needs is an InputError naming it, never a traceback."""
     try:
         yield
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, UndefinedError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, jinja2.UndefinedError) as exc:
         raise InputError(f"{shown}: expected a valid v1 document (`builder validate` says what is wrong), "
                          f"found {type(exc).__name__}: {exc}") from exc  # fmt: skip
 
@@ -82,8 +103,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
     }
     for name, path in schemas.items():
         yield plan.file(path, pkg.schemas[name])
-    for name in render.STATIC:
-        yield plan.file(name, render.static(name))
+    for name in STATIC:
+        yield plan.file(name, files("builder.site").joinpath(TEMPLATES, name).read_bytes())
     with reading("data/"):
         works = catalog.workloads(pkg)
         gpu_order = catalog.gpu_order(pkg)
@@ -107,7 +128,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
                 links = {"page": model.page, "doc": model.doc_path, "schema": schema}
                 context = {**common, "workload": work, "others": others, "under": found}
                 view = views.model_view(doc, links, shown, context)
-                html = render.render("model.html" if work.kind == LLM else "generic_model.html", view)
+                html = render("model.html" if work.kind == LLM else "generic_model.html", view)
             plan.sums.setdefault(model.doc_rel, summarize(doc, found, axes))
             yield plan.file(model.page, html)
         index = pkg.docs.get(work.index_rel or "", {})
@@ -117,12 +138,12 @@ def plan_site(pkg: Package) -> Iterator[File]:
                 chart = charts.energy_by_model(index, gpu_order, work.name, axes.energy)
                 svg, shown = plan.chart(work.page, "energy-by-model.svg", chart)
                 yield svg
-            html = render.render("workload.html", pages.workload_view(work, index, plan.sums, shown, common))
+            html = render("workload.html", pages.workload_view(work, index, plan.sums, shown, common))
         yield plan.file(work.page, html)
     for rel in pkg.files:  # model documents no list names are published all the same
         if API_PREFIX + rel not in plan.sizes:
             yield from plan.model_document(rel)[0]
     for path, template, view in pages.gathering(pkg, works, plan.sums, common, plan.sizes):
-        yield plan.file(path, render.render(template, view))
+        yield plan.file(path, render(template, view))
     yield plan.file("sitemap.xml", pages.sitemap(plan.sizes, pkg.base_url, common["data_version"]))
     yield plan.file("robots.txt", pages.robots(pkg.base_url))
