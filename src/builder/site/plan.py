@@ -97,10 +97,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
     schema_files = {f"{SCHEMAS.as_posix()}/{name}": raw for name, raw in pkg.schemas.items()}
     for name, raw in {**schema_files, DESCRIPTOR: pkg.descriptor, **pkg.extras}.items():
         yield plan.file(DOWNLOAD + name, raw)
-    schemas = {
-        name: require_path(doc.get("$id"), pkg.base_url, f"schemas/{name}: /$id")
-        for name, doc in pkg.schema_docs.items()
-    }
+    schemas = {n: require_path(d.get("$id"), pkg.base_url, f"schemas/{n}: /$id") for n, d in pkg.schema_docs.items()}
     for name, path in schemas.items():
         yield plan.file(path, pkg.schemas[name])
     for name in STATIC:
