@@ -52,11 +52,7 @@ def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: 
     columns = [ENERGY, MEDIAN, MAX_SEQS, GPU_POWER]
     if not llm:
         columns = [Column(AXES[work.kind].energy, "Energy", index.get("unit", ""), 2), LATENCY]
-    index_table = table(columns, rows)
     named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
-    pages = {model.slug: model.page for model in reversed(work.models)}  # the first model of a slug
-    for out, row in zip(index_table["rows"], rows, strict=True):
-        out["model"] = {"name": row["model"], "page": pages.get(row["slug"])}
     return frame(
         work.page,
         HOME,
@@ -69,7 +65,8 @@ def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: 
         folder=folder + "index.html" if any(m.page.startswith(folder) for m in work.models) else None,
         configurations=sum(sums[m.doc_rel].configurations for m in work.models),
         compare=comparison(work, sums, targets.CHOSEN_MS) if llm else None,
-        index=index_table,
+        index=table(columns, rows),
+        pages={model.slug: model.page for model in reversed(work.models)},  # the first model of a slug
         dot_rows=DOT_ROWS,
     )
 

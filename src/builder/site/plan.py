@@ -13,7 +13,7 @@ import jinja2
 
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
-from builder.site import catalog, charts, load, pages, targets, views
+from builder.site import catalog, charts, load, pages, targets, views, words
 from builder.site.catalog import API_PREFIX, LLM, href, require_path
 from builder.site.load import Package
 from builder.site.targets import Summary, summarize
@@ -27,7 +27,7 @@ File = tuple[str, bytes]
 @cache
 def environment() -> jinja2.Environment:
     """Autoescaping on for every template; a missing value is an error, not an empty string."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("builder.site", TEMPLATES),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -35,6 +35,8 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["cell"], env.globals["setup"] = views.cell, words.setup
+    return env
 
 
 def render(template: str, context: dict[str, Any]) -> bytes:

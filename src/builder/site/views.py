@@ -98,17 +98,8 @@ def present(columns: tuple[Column, ...], rows: list[dict[str, Any]]) -> list[Col
 
 
 def table(columns: list[Column], rows: list[dict[str, Any]], best: Any = ()) -> dict[str, Any]:
-    """A table whose rows are headed by their GPU setup (a sticky column), each marked if it is one of best."""
-    marked = {(c["row_id"], c.get("repeat")) for c in best if c}
-    body = [
-        {
-            "label": words.setup(row["num_gpus"], row["gpu"]),
-            "cells": [cell(row.get(c.key), c.kind) for c in columns],
-            "best": (row.get("row_id"), row.get("repeat")) in marked,
-        }
-        for row in rows
-    ]
-    return {"columns": columns, "rows": body}
+    """Configurations shown in columns, headed by their GPU setup; marked: the (row_id, repeat) of each of best."""
+    return {"columns": columns, "rows": rows, "marked": {(c["row_id"], c.get("repeat")) for c in best if c}}
 
 
 def frame(page: str, crumbs: list[tuple[str, str]], common: dict, **values: Any) -> dict[str, Any]:
