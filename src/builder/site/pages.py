@@ -38,7 +38,7 @@ def comparison(work: Workload, sums: dict[str, Summary], target: int) -> dict[st
     for model in work.models:
         found = sums[model.doc_rel]
         picks = [found.under.get(gpu, {}).get(str(target)) for gpu in gpus]
-        cells = [views.pick(p) if gpu in found.gpus else "unmeasured" for p, gpu in zip(picks, gpus, strict=True)]
+        cells = [p if gpu in found.gpus else "unmeasured" for p, gpu in zip(picks, gpus, strict=True)]
         low = min(picks, key=_energy) if picks else None
         rows.append({"model": model, "cells": cells, "low": low})
     rows.sort(key=lambda r: (_energy(r["low"]), r["model"].name))
@@ -81,9 +81,8 @@ def workloads_rows(works: list[Workload], sums: dict[str, Summary]) -> list:
         else:
             lows = [(p, m) for m in work.models for p in sums[m.doc_rel].best.values()]
         low = min((x for x in lows if x[0]), key=lambda x: (x[0][energy], x[1].name), default=None)
-        shown = {"model": low[1], **views.pick(low[0], energy)} if low else None
         configs = sum(sums[m.doc_rel].configurations for m in work.models)
-        rows.append({"work": work, "models": len(work.models), "configurations": configs, "low": shown})
+        rows.append({"work": work, "models": len(work.models), "configurations": configs, "low": low, "energy": energy})
     return rows
 
 
@@ -101,9 +100,9 @@ def gathering(
             for model in (m for m in work.models if gpu in sums[m.doc_rel].gpus):
                 found = sums[model.doc_rel]
                 picks = [found.best.get(gpu)] + [found.under[gpu].get(str(t)) for t in found.targets]
-                rows.append({"model": model, "cells": [views.pick(p, AXES[work.kind].energy) for p in picks]})
+                rows.append({"model": model, "cells": picks})
             if rows:
-                sections.append({"work": work, "rows": rows})
+                sections.append({"work": work, "rows": rows, "energy": AXES[work.kind].energy})
         crumbs = [*HOME, ("GPUs", views.GPUS_PAGE)]
         view = frame(gpu_page(gpu), crumbs, common, gpu=gpu, sections=sections, targets=targets.TARGETS_MS)
         yield gpu_page(gpu), "gpu.html", view

@@ -35,7 +35,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["cell"], env.globals["setup"] = views.cell, words.setup
+    env.filters["cell"], env.filters["fixed"], env.globals["setup"] = views.cell, words.fixed, words.setup
     return env
 
 

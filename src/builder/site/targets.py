@@ -58,7 +58,7 @@ class Summary:
 
 
 def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> Summary:
-    """A model document's summary, each configuration cut to what views.pick shows; found: best_under (LLM only)."""
+    """A model document's summary, each configuration cut to what a pick cell shows; found: best_under (LLM only)."""
     kept = ("gpu", "num_gpus", axes.batch, axes.latency, axes.energy)
 
     def pick(conf: dict[str, Any] | None) -> dict[str, Any] | None:

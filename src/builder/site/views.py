@@ -124,20 +124,6 @@ def source_view(source: dict[str, Any], workload: Any = None) -> dict[str, Any]:
     return view
 
 
-def pick(conf: dict[str, Any] | None, energy: str = ENERGY.key) -> dict[str, Any] | None:
-    """A configuration as a cell shows it: energy (the field `energy`), then setup, batch and latency."""
-    if conf is None:
-        return None
-    setup = words.setup(conf["num_gpus"], conf["gpu"])
-    if energy == ENERGY.key:
-        itl = words.fixed(conf["median_itl_ms"], 1)
-        how, brief = f"{setup}, {conf['max_num_seqs']:,} seqs, {itl} ms", f"{setup}, {itl} ms"
-    else:
-        latency = words.fixed(conf["batch_latency_s"], 1)
-        how, brief = f"{setup}, batch of {conf['batch_size']:,}, {latency} s", f"{setup}, {latency} s"
-    return {"energy": words.fixed(conf[energy], 2), "how": how, "brief": brief}
-
-
 def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, common: dict) -> dict[str, Any]:
     """A model's page. links: site paths of page, doc, schema; common: workload, others, under (LLM)."""
     work, configs, best = common["workload"], doc["configurations"], doc["best"]
@@ -150,8 +136,7 @@ def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, c
         return {**view, "best": table(key, [best[gpu] for gpu in doc["gpus"] if best.get(gpu)])}
     chosen, under, from_frontier = common.get("under") or targets.best_under(doc, None)
     gpus = doc["gpus"]
-    rows = [(t, [pick(under.get(g, {}).get(str(t))) for g in gpus]) for t in chosen]
-    rows.append(("any", [pick(best.get(g)) for g in gpus]))
+    rows = [(t, [under.get(g, {}).get(str(t)) for g in gpus]) for t in chosen] + [("any", [best.get(g) for g in gpus])]
     return {
         **view,
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
