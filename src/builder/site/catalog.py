@@ -100,7 +100,7 @@ def workloads(pkg: Package) -> list[Workload]:
         for item in (sources if isinstance(sources, list) else [])
         if isinstance(item, dict) and "path" in item and "version" in item
     }
-    found, seen = [], set()
+    found, seen, published = [], set(), set(pkg.files)
     for i, entry in enumerate(_entries(pkg)):
         where = f"data/{WORKLOAD_LIST}: /workloads/{i}"
         wid = str(entry.get("id", ""))
@@ -123,21 +123,15 @@ def workloads(pkg: Package) -> list[Workload]:
         )
         if work.kind not in KINDS:
             raise InputError(f"{where}/kind: expected one of {', '.join(KINDS)}, found {work.kind!r}")
-        work.models = _models(pkg, work)
+        for j, item in enumerate(pkg.docs.get(work.list_rel or "", {}).get("models", [])):
+            at = f"data/{work.list_rel}: /models/{j}"
+            if not isinstance(item, dict):
+                raise InputError(f"{at}: expected an object, found {item!r}")
+            page = require_path(item.get("page"), pkg.base_url, f"{at}/page")
+            rel = data_rel(item.get("url"), pkg, f"{at}/url", published)
+            work.models.append(Model(str(item.get("slug", "")), str(item.get("name", "")), rel, API_PREFIX + rel, page))
         found.append(work)
     return found
-
-
-def _models(pkg: Package, work: Workload) -> list[Model]:
-    models, published = [], set(pkg.files)
-    for i, entry in enumerate(pkg.docs.get(work.list_rel or "", {}).get("models", [])):
-        where = f"data/{work.list_rel}: /models/{i}"
-        if not isinstance(entry, dict):
-            raise InputError(f"{where}: expected an object, found {entry!r}")
-        page = require_path(entry.get("page"), pkg.base_url, f"{where}/page")
-        rel = data_rel(entry.get("url"), pkg, f"{where}/url", published)
-        models.append(Model(str(entry.get("slug", "")), str(entry.get("name", "")), rel, API_PREFIX + rel, page))
-    return models
 
 
 def gpu_order(pkg: Package) -> list[str]:

@@ -96,11 +96,7 @@ def gathering(
     for gpu in gpus:
         sections = []
         for work in works:
-            rows = []
-            for model in (m for m in work.models if gpu in sums[m.doc_rel].gpus):
-                found = sums[model.doc_rel]
-                picks = [found.best.get(gpu)] + [found.under[gpu].get(str(t)) for t in found.targets]
-                rows.append({"model": model, "cells": picks})
+            rows = [(m, sums[m.doc_rel]) for m in work.models if gpu in sums[m.doc_rel].gpus]
             if rows:
                 sections.append({"work": work, "rows": rows, "energy": AXES[work.kind].energy})
         crumbs = [*HOME, ("GPUs", views.GPUS_PAGE)]
