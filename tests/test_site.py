@@ -327,7 +327,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
         "licences": [],
     }
     view = views.model_view(doc, links, {"src": "c.svg", "alt": chart.alt}, {**common, "others": [(MARKUP, "x")]})
-    view["targets"]["rows"][0][1][0]["gpu"] = MARKUP  # shown by the pick macro
+    view["doc"]["best"]["B200"]["gpu"] = MARKUP  # shown by the pick macro
     html = plan.render("model.html", view).decode("utf-8")
     assert "<script" not in html
     assert "<img src=x" not in html

@@ -134,13 +134,10 @@ def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, c
     view |= {"source": source, "key": table(key, configs, best.values()), "detail": table(detail, configs)}
     if work.kind != LLM:
         return {**view, "best": table(key, [best[gpu] for gpu in doc["gpus"] if best.get(gpu)])}
-    chosen, under, from_frontier = common.get("under") or targets.best_under(doc, None)
-    gpus = doc["gpus"]
-    rows = [(t, [under.get(g, {}).get(str(t)) for g in gpus]) for t in chosen] + [("any", [best.get(g) for g in gpus])]
     return {
         **view,
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
-        "targets": {"rows": rows, "from_frontier": from_frontier},
+        "targets": common.get("under") or targets.best_under(doc, None),
         "doc_version": doc.get("data_version", doc["updated"]),
         "frontier_path": API_PREFIX + (work.frontier_rel or ""),
     }
