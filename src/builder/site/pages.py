@@ -20,7 +20,6 @@ from builder.site.views import ENERGY, GPU_POWER, HOME, LATENCY, MAX_SEQS, MEDIA
 HOME_PAGE = "index.html"
 DOWNLOAD = "download/"
 CITATION = f"{DOWNLOAD}CITATION.cff"
-View = tuple[str, str, dict[str, Any]]  # site path, template, what the template shows
 
 
 def gpu_page(gpu: str) -> str:
@@ -88,8 +87,8 @@ def workloads_rows(works: list[Workload], sums: dict[str, Summary]) -> list:
 
 def gathering(
     pkg: Package, works: list[Workload], sums: dict[str, Summary], common: dict, files: dict
-) -> Iterator[View]:
-    """The workloads, GPU, models, glossary, home, 404 and listing pages; files: every site file so far, by size."""
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(path, template, view) of the workloads, GPU, models, glossary, home, 404 and listing pages; files: sizes."""
     overview = workloads_rows(works, sums)
     yield views.WORKLOADS_PAGE, "workloads.html", frame(views.WORKLOADS_PAGE, HOME, common, rows=overview)
     gpus = sorted({g for w in works for m in w.models for g in sums[m.doc_rel].gpus})

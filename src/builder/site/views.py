@@ -116,7 +116,6 @@ def source_view(source: dict[str, Any], workload: Any = None) -> dict[str, Any]:
     for key in ("url", "data_url", "cite_url"):  # a link only where it is https; otherwise the text alone
         view[f"{key}_href"] = view[key] if view[key].startswith("https://") else None
     view["file"] = view["data_url"].rsplit("/", 1)[-1]
-    view["task"] = view["file"].removesuffix(".json")
     view["commit"] = getattr(workload, "commit", "")
     view["workload_name"] = getattr(workload, "name", view["workload"])
     view["licence_evidence"] = [str(item) for item in source.get("licence_evidence", [])]
