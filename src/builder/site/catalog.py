@@ -79,19 +79,6 @@ def data_rel(url: object, pkg: Package, where: str, published: Any) -> str:
     return rel
 
 
-def _entries(pkg: Package) -> list[dict[str, Any]]:
-    """The workload list's entries, then one for each index document the list does not name."""
-    listed = pkg.docs.get(WORKLOAD_LIST, {}).get("workloads")
-    entries = [e if isinstance(e, dict) else {} for e in listed] if isinstance(listed, list) else []
-    named = {e.get("index_url") for e in entries}
-    for rel in load.indexes(pkg):
-        folder, api = posixpath.dirname(rel), f"{pkg.base_url}/{API_PREFIX}"
-        if api + rel not in named:
-            wid = str(pkg.docs[rel].get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
-            entries.append({"id": wid, "index_url": api + rel, "models_url": api + posixpath.join(folder, MODEL_LIST)})
-    return entries
-
-
 def workloads(pkg: Package) -> list[Workload]:
     """Every workload, in the list's order, with its models in their list's order."""
     sources = pkg.descriptor_doc.get("sources")
@@ -100,8 +87,16 @@ def workloads(pkg: Package) -> list[Workload]:
         for item in (sources if isinstance(sources, list) else [])
         if isinstance(item, dict) and "path" in item and "version" in item
     }
+    listed = pkg.docs.get(WORKLOAD_LIST, {}).get("workloads")
+    entries = [e if isinstance(e, dict) else {} for e in listed] if isinstance(listed, list) else []
+    named, api = {e.get("index_url") for e in entries}, f"{pkg.base_url}/{API_PREFIX}"
+    for rel in load.indexes(pkg):  # then an entry for each index document the list does not name
+        folder = posixpath.dirname(rel)
+        if api + rel not in named:
+            wid = str(pkg.docs[rel].get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
+            entries.append({"id": wid, "index_url": api + rel, "models_url": api + posixpath.join(folder, MODEL_LIST)})
     found, seen, published = [], set(), set(pkg.files)
-    for i, entry in enumerate(_entries(pkg)):
+    for i, entry in enumerate(entries):
         where = f"data/{WORKLOAD_LIST}: /workloads/{i}"
         wid = str(entry.get("id", ""))
         if not SLUG.fullmatch(wid) or wid in seen:

@@ -70,9 +70,11 @@ def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: 
     )
 
 
-def workloads_rows(works: list[Workload], sums: dict[str, Summary]) -> list:
-    """A row per workload for the home page and the workloads page: size and the lowest energy (LLM: at 100 ms)."""
-    rows = []
+def gathering(
+    pkg: Package, works: list[Workload], sums: dict[str, Summary], common: dict, files: dict
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(path, template, view) of the workloads, GPU, models, glossary, home, 404 and listing pages; files: sizes."""
+    overview = []  # a row per workload: size and the lowest energy (LLM: at 100 ms)
     for work in works:
         energy = AXES[work.kind].energy
         if work.kind == LLM:
@@ -81,15 +83,7 @@ def workloads_rows(works: list[Workload], sums: dict[str, Summary]) -> list:
             lows = [(p, m) for m in work.models for p in sums[m.doc_rel].best.values()]
         low = min((x for x in lows if x[0]), key=lambda x: (x[0][energy], x[1].name), default=None)
         configs = sum(sums[m.doc_rel].configurations for m in work.models)
-        rows.append({"work": work, "models": len(work.models), "configurations": configs, "low": low, "energy": energy})
-    return rows
-
-
-def gathering(
-    pkg: Package, works: list[Workload], sums: dict[str, Summary], common: dict, files: dict
-) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(path, template, view) of the workloads, GPU, models, glossary, home, 404 and listing pages; files: sizes."""
-    overview = workloads_rows(works, sums)
+        overview.append({"work": work, "configurations": configs, "low": low, "energy": energy})
     yield views.WORKLOADS_PAGE, "workloads.html", frame(views.WORKLOADS_PAGE, HOME, common, rows=overview)
     gpus = sorted({g for w in works for m in w.models for g in sums[m.doc_rel].gpus})
     for gpu in gpus:

@@ -119,7 +119,6 @@ def source_view(source: dict[str, Any], workload: Any = None) -> dict[str, Any]:
     view["commit"] = getattr(workload, "commit", "")
     view["workload_name"] = getattr(workload, "name", view["workload"])
     view["licence_evidence"] = [str(item) for item in source.get("licence_evidence", [])]
-    view["workloads"] = []  # the home page lists every workload's upstream file here
     return view
 
 
