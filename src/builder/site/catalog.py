@@ -9,12 +9,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from builder.errors import InputError
-from builder.layout import MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST
+from builder.layout import MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST, is_workload_id
 from builder.site import load
 from builder.site.load import Package
 
 API_PREFIX = "api/v1/"
-SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 LLM = "llm"
 KINDS = (LLM, "image", "video")
 URL_KEYS = ("index_url", "models_url", "frontier_url")  # of a workload list entry
@@ -99,7 +98,7 @@ def workloads(pkg: Package) -> list[Workload]:
     for i, entry in enumerate(entries):
         where = f"data/{WORKLOAD_LIST}: /workloads/{i}"
         wid = str(entry.get("id", ""))
-        if not SLUG.fullmatch(wid) or wid in seen:
+        if not is_workload_id(wid) or wid in seen:
             raise InputError(f"{where}/id: expected a slug of its own, found {wid!r}")
         seen.add(wid)
         rels = [data_rel(entry[key], pkg, f"{where}/{key}", pkg.docs) if key in entry else None for key in URL_KEYS]

@@ -179,10 +179,9 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
         ax.set_title(title, loc="left", fontsize=12)
         ax.grid(True, axis="x", which="major", color="#e4e9e6", linewidth=0.6)
         ax.set_axisbelow(True)
-        handles, names = ax.get_legend_handles_labels()
-        order = sorted(range(len(names)), key=lambda i: names[i])
+        pairs = sorted(zip(*ax.get_legend_handles_labels(), strict=True), key=lambda pair: pair[1])
         below = -0.75 / (height * (1 - 1.0 / height))  # under the axis label, in axes fractions
-        ax.legend([handles[i] for i in order], [names[i] for i in order], loc="upper center", ncol=4,
+        ax.legend([h for h, _ in pairs], [n for _, n in pairs], loc="upper center", ncol=4,
                   bbox_to_anchor=(0.5, below), frameon=False, title="GPU setup")  # fmt: skip
         ends = [f"{r['model']} on {words.gpus(r['num_gpus'], r['gpu'])} at {words.fixed(r[energy], 2)}" for r in rows]
         pairs = f"{len(rows)} model and GPU pairs" + (f" (the lowest of {total:,})" if total > len(rows) else "")

@@ -101,10 +101,9 @@ def gathering(
     by_slug: dict[str, dict[str, Any]] = {}
     for work in works:
         for model in work.models:
-            found = sums[model.doc_rel]
-            row = {"name": model.name, "links": [], "params": found.params, "architecture": found.architecture}
+            row = {"model": model, "summary": sums[model.doc_rel], "links": []}
             by_slug.setdefault(model.slug, row)["links"].append((work.name, model.page))
-    models = [row for _, row in sorted(by_slug.items(), key=lambda item: (item[1]["name"].lower(), item[0]))]
+    models = [row for _, row in sorted(by_slug.items(), key=lambda item: (item[1]["model"].name.lower(), item[0]))]
     yield views.MODELS_PAGE, "models.html", frame(views.MODELS_PAGE, HOME, common, rows=models)
     yield views.GLOSSARY, "glossary.html", frame(views.GLOSSARY, HOME, common)
     dated = {str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from functools import cache
 from importlib.resources import files
@@ -84,10 +84,11 @@ class Planner:
             self.versions.add(str(doc["data_version"]))
         return list(self.publish(rel, raw)), doc
 
-    def chart(self, page: str, name: str, chart: charts.Chart) -> tuple[File, dict[str, str]]:
-        """A chart beside its page, and how the page shows it (each template writes its caption)."""
+    def chart(self, page: str, name: str, chart: charts.Chart) -> Generator[File, None, dict[str, str]]:
+        """A chart beside its page; returns how the page shows it (each template writes its caption)."""
         path = posixpath.join(posixpath.dirname(page), name)
-        return self.file(path, chart.svg), {"src": href(page, path), "alt": chart.alt}
+        yield self.file(path, chart.svg)
+        return {"src": href(page, path), "alt": chart.alt}
 
 
 def plan_site(pkg: Package) -> Iterator[File]:
@@ -121,8 +122,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
                 shown = None
                 if doc.get("configurations"):
                     chart = charts.energy_latency(doc, gpu_order, axes)
-                    svg, shown = plan.chart(model.page, "energy-latency.svg", chart)
-                    yield svg
+                    shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
                 found = targets.best_under(doc, frontier) if work.kind == LLM else None
                 links = {"page": model.page, "doc": model.doc_path, "schema": schema}
                 context = {**common, "workload": work, "others": others, "under": found}
@@ -135,8 +135,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
             shown = None
             if index.get("rows"):
                 chart = charts.energy_by_model(index, gpu_order, work.name, axes.energy)
-                svg, shown = plan.chart(work.page, "energy-by-model.svg", chart)
-                yield svg
+                shown = yield from plan.chart(work.page, "energy-by-model.svg", chart)
             html = render("workload.html", pages.workload_view(work, index, plan.sums, shown, common))
         yield plan.file(work.page, html)
     for rel in pkg.files:  # model documents no list names are published all the same
