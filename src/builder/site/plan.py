@@ -130,14 +130,15 @@ def plan_site(pkg: Package) -> Iterator[File]:
                 html = render("model.html" if work.kind == LLM else "generic_model.html", view)
             plan.sums.setdefault(model.doc_rel, summarize(doc, found, axes))
             yield plan.file(model.page, html)
+            del copies, doc, view, html  # only the summary outlives the page
         index = pkg.docs.get(work.index_rel or "", {})
         with reading(f"data/{work.index_rel}"):
             shown = None
             if index.get("rows"):
                 chart = charts.energy_by_model(index, gpu_order, work.name, axes.energy)
                 shown = yield from plan.chart(work.page, "energy-by-model.svg", chart)
-            html = render("workload.html", pages.workload_view(work, index, plan.sums, shown, common))
-        yield plan.file(work.page, html)
+            view = pages.workload_view(work, index, plan.sums, shown, common)
+        yield plan.file(work.page, render("workload.html", view))
     for rel in pkg.files:  # model documents no list names are published all the same
         if API_PREFIX + rel not in plan.sizes:
             yield from plan.model_document(rel)[0]
