@@ -13,9 +13,9 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from builder.layout import schema_for
 from builder.site.build import build_site
 from builder.site.load import load_package
-from builder.site.plan import schema_name
 from conftest import snapshot
 from sitehelp import (
     BASE,
@@ -225,7 +225,7 @@ def test_a_second_workload_gets_its_pages_without_code(sites) -> None:
 def test_every_document_has_a_schema(sites) -> None:
     pkg = load_package(REPO)
     names = list(pkg.schemas)
-    assert [rel for rel in pkg.files if rel.endswith(".json") and schema_name(rel, names) is None] == []
+    assert [rel for rel in pkg.files if rel.endswith(".json") and schema_for(rel) not in names] == []
 
 
 @pytest.mark.slow
@@ -235,7 +235,7 @@ def test_check_jsonschema_validates_every_document_against_the_served_schemas(si
     by_schema: dict[str, list[str]] = {}
     for rel in pkg.files:
         if rel.endswith(".json"):
-            by_schema.setdefault(schema_name(rel, list(pkg.schemas)), []).append(str(site / "api" / "v1" / rel))
+            by_schema.setdefault(schema_for(rel), []).append(str(site / "api" / "v1" / rel))
     bad = json.loads((site / "api" / "v1" / "models" / "qwen-3-8b.json").read_bytes())
     bad["configurations"][0]["num_gpus"] = 0
     (tmp_path / "bad.json").write_text(json.dumps(bad))
@@ -311,7 +311,7 @@ def _hostile_doc() -> dict:
 
 
 def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
-    from builder.site import catalog, charts, pages, render, summary, targets, views
+    from builder.site import catalog, charts, pages, plan, targets, views
 
     doc = _hostile_doc()
     chart = charts.energy_latency(doc, ["B200", "H100"])
@@ -319,10 +319,16 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     assert "<script" not in svg
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co" in svg
     links = {"page": "models/evil/index.html", "doc": "api/v1/models/evil.json", "schema": "schemas/v1/m.json"}
-    common = {"source": views.source_view(doc["source"], []), "data_version": "2026-10-19"}
-    view = views.model_view(doc, links, views.chart_view(links["page"], "models/evil/c.svg", chart, "c"), common)
-    view["targets"]["rows"][0]["cells"][0]["setup"] = MARKUP
-    html = render.render("model.html", view).decode("utf-8")
+    work = catalog.Workload(MARKUP, MARKUP, MARKUP, "llm", "i.json", None, None, doc["source"], MARKUP, "w/index.html")
+    common = {
+        "source": views.source_view(doc["source"]),
+        "data_version": "2026-10-19",
+        "workload": work,
+        "licences": [],
+    }
+    view = views.model_view(doc, links, {"src": "c.svg", "alt": chart.alt}, {**common, "others": [(MARKUP, "x")]})
+    view["doc"]["best"]["B200"]["gpu"] = MARKUP  # shown by the pick macro
+    html = plan.render("model.html", view).decode("utf-8")
     assert "<script" not in html
     assert "<img src=x" not in html
     assert "javascript:" not in html.split("<main>")[1]
@@ -330,12 +336,11 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     assert "&#34;&gt;&lt;img src=x onerror=alert(2)&gt;" in html
     row = {**json.loads((REPO / "data" / "index.json").read_bytes())["rows"][0], "model": MARKUP}
     index = {**json.loads((REPO / "data" / "index.json").read_bytes()), "rows": [row], "workload": "x"}
-    work = catalog.Workload(MARKUP, MARKUP, MARKUP, "llm", "i.json", None, None, doc["source"], MARKUP, "w/index.html")
     work.models = [catalog.Model(row["slug"], MARKUP, "m.json", "api/m.json", "m/index.html")]
-    context = {**common, "source": views.source_view(doc["source"], [], work), "json": []}
-    sums = {"m.json": summary.summarize(doc, targets.best_under(doc, None))}
+    context = {**common, "source": views.source_view(doc["source"], work), "json": []}
+    sums = {"m.json": targets.summarize(doc, targets.best_under(doc, None))}
     view = pages.workload_view(work, index, sums, None, context)
-    page = render.render("workload.html", view).decode("utf-8")
+    page = plan.render("workload.html", view).decode("utf-8")
     assert "<script" not in page
     assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3
 

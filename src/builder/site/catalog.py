@@ -1,5 +1,4 @@
-"""The package as the site sees it: its workloads (from data/workloads.json, then any index it does not
-name), each with its documents, provenance and pages (pure)."""
+"""The workloads as the site sees them (listed, then any unlisted index), their pages and links (pure)."""
 
 from __future__ import annotations
 
@@ -7,17 +6,40 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from builder.errors import InputError
-from builder.layout import MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST
+from builder.layout import MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST, is_workload_id
 from builder.site import load
 from builder.site.load import Package
-from builder.site.urls import API_PREFIX, require_path
 
-SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+API_PREFIX = "api/v1/"
 LLM = "llm"
 KINDS = (LLM, "image", "video")
 URL_KEYS = ("index_url", "models_url", "frontier_url")  # of a workload list entry
+
+
+def require_path(url: object, base_url: str, where: str) -> str:
+    """The site path a public URL names (`<base>/models/x/` -> `models/x/index.html`), or an InputError naming where."""
+    rest = None
+    if url == base_url:
+        rest = "index.html"
+    elif isinstance(url, str) and url.startswith(base_url + "/"):
+        rest = urlsplit(url[len(base_url) + 1 :]).path
+        if rest == "" or rest.endswith("/"):
+            rest += "index.html"
+    if rest is None or any(part in ("", ".", "..") for part in rest.split("/")):
+        raise InputError(f"{where}: expected a URL under {base_url}/, found {url!r}")
+    return rest
+
+
+def href(from_path: str, to_path: str) -> str:
+    """A relative link from one site file to another; `x/index.html` is linked as `x/`."""
+    start = posixpath.dirname(from_path) or "."
+    if to_path == "index.html" or to_path.endswith("/index.html"):
+        rel = posixpath.relpath(posixpath.dirname(to_path) or ".", start)
+        return "./" if rel == "." else rel + "/"
+    return posixpath.relpath(to_path, start)
 
 
 @dataclass
@@ -56,25 +78,6 @@ def data_rel(url: object, pkg: Package, where: str, published: Any) -> str:
     return rel
 
 
-def _entries(pkg: Package) -> list[dict[str, Any]]:
-    """The workload list's entries, then one for each index document the list does not name."""
-    listed = pkg.docs.get(WORKLOAD_LIST)
-    entries = []
-    if isinstance(listed, dict) and isinstance(listed.get("workloads"), list):
-        entries = [e if isinstance(e, dict) else {} for e in listed["workloads"]]
-    named = {e.get("index_url") for e in entries}
-    for rel in load.indexes(pkg):
-        url = f"{pkg.base_url}/{API_PREFIX}{rel}"
-        if url in named:
-            continue
-        folder = posixpath.dirname(rel)
-        doc = pkg.docs[rel]
-        wid = str(doc.get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
-        models_url = f"{pkg.base_url}/{API_PREFIX}{posixpath.join(folder, MODEL_LIST)}"
-        entries.append({"id": wid, "index_url": url, "models_url": models_url})
-    return entries
-
-
 def workloads(pkg: Package) -> list[Workload]:
     """Every workload, in the list's order, with its models in their list's order."""
     sources = pkg.descriptor_doc.get("sources")
@@ -83,11 +86,19 @@ def workloads(pkg: Package) -> list[Workload]:
         for item in (sources if isinstance(sources, list) else [])
         if isinstance(item, dict) and "path" in item and "version" in item
     }
-    found, seen = [], set()
-    for i, entry in enumerate(_entries(pkg)):
+    listed = pkg.docs.get(WORKLOAD_LIST, {}).get("workloads")
+    entries = [e if isinstance(e, dict) else {} for e in listed] if isinstance(listed, list) else []
+    named, api = {e.get("index_url") for e in entries}, f"{pkg.base_url}/{API_PREFIX}"
+    for rel in load.indexes(pkg):  # then an entry for each index document the list does not name
+        folder = posixpath.dirname(rel)
+        if api + rel not in named:
+            wid = str(pkg.docs[rel].get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
+            entries.append({"id": wid, "index_url": api + rel, "models_url": api + posixpath.join(folder, MODEL_LIST)})
+    found, seen, published = [], set(), set(pkg.files)
+    for i, entry in enumerate(entries):
         where = f"data/{WORKLOAD_LIST}: /workloads/{i}"
         wid = str(entry.get("id", ""))
-        if not SLUG.fullmatch(wid) or wid in seen:
+        if not is_workload_id(wid) or wid in seen:
             raise InputError(f"{where}/id: expected a slug of its own, found {wid!r}")
         seen.add(wid)
         rels = [data_rel(entry[key], pkg, f"{where}/{key}", pkg.docs) if key in entry else None for key in URL_KEYS]
@@ -106,23 +117,15 @@ def workloads(pkg: Package) -> list[Workload]:
         )
         if work.kind not in KINDS:
             raise InputError(f"{where}/kind: expected one of {', '.join(KINDS)}, found {work.kind!r}")
-        work.models = _models(pkg, work)
+        for j, item in enumerate(pkg.docs.get(work.list_rel or "", {}).get("models", [])):
+            at = f"data/{work.list_rel}: /models/{j}"
+            if not isinstance(item, dict):
+                raise InputError(f"{at}: expected an object, found {item!r}")
+            page = require_path(item.get("page"), pkg.base_url, f"{at}/page")
+            rel = data_rel(item.get("url"), pkg, f"{at}/url", published)
+            work.models.append(Model(str(item.get("slug", "")), str(item.get("name", "")), rel, API_PREFIX + rel, page))
         found.append(work)
     return found
-
-
-def _models(pkg: Package, work: Workload) -> list[Model]:
-    if work.list_rel is None:
-        return []
-    models, published = [], set(pkg.files)
-    for i, entry in enumerate(pkg.docs[work.list_rel].get("models", [])):
-        where = f"data/{work.list_rel}: /models/{i}"
-        if not isinstance(entry, dict):
-            raise InputError(f"{where}: expected an object, found {entry!r}")
-        page = require_path(entry.get("page"), pkg.base_url, f"{where}/page")
-        rel = data_rel(entry.get("url"), pkg, f"{where}/url", published)
-        models.append(Model(str(entry.get("slug", "")), str(entry.get("name", "")), rel, API_PREFIX + rel, page))
-    return models
 
 
 def gpu_order(pkg: Package) -> list[str]:

@@ -43,8 +43,7 @@ DOT_ROWS = 40  # the dot chart's rows at most: its memory and height stay flat h
 
 
 def _rank(gpu: str, gpu_order: list[str]) -> int:
-    """A GPU type's place among every GPU type of the package (gpu_order, sorted); an unknown one comes last.
-    It gives the GPU type its colour and line style, the same on every chart."""
+    """A GPU type's place in gpu_order (an unknown one last): its colour and line style on every chart."""
     return gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
 
 
@@ -91,8 +90,7 @@ Series = tuple[str, int, list[dict[str, Any]], list[dict[str, Any]]]
 
 
 def series(configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOKENS) -> list[Series]:
-    """(GPU type, GPU count, line, other dots) in GPU order: the line joins the lowest-energy configuration
-    of each batch size (the first on a tie), smallest first; the others stay dots."""
+    """(GPU type, GPU count, line, dots) in GPU order: the line joins each batch's lowest energy (first on a tie)."""
     keys = sorted({(c["gpu"], c["num_gpus"]) for c in configs}, key=lambda k: (_rank(k[0], gpu_order), k))
     found = []
     for gpu, n in keys:
@@ -143,13 +141,18 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKEN
         ax.grid(True, which="major", color="#dddddd", linewidth=0.6)
         ncol = min(len(groups), 4)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=ncol, frameon=False, title="GPU setup")
-        return _chart(fig, title, words.latency_chart_alt(doc, labels, axes.latency_words))
+        alt = (
+            f"Dot chart, logarithmic axes: {unit} (vertical) against {axes.latency_words} (horizontal) for "
+            f"{len(configs)} configurations of {doc['name']}, one line per GPU setup ({', '.join(labels)}) "
+            "joining its lowest-energy configuration at each batch size, smallest batch first. "
+            "The table below lists every point."
+        )
+        return _chart(fig, title, alt)
 
 
 def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energy: str = TOKENS.energy) -> Chart:
-    """A dot per index row (the first DOT_ROWS, lowest energy first) on a log axis, its label above it;
-    energy: the rows' field of energy per output."""
-    rows, unit = doc["rows"][:DOT_ROWS], doc["unit"]
+    """A dot per index row (the first DOT_ROWS) on a log axis, labelled above; energy: the rows' field of energy."""
+    rows, unit, total = doc["rows"][:DOT_ROWS], doc["unit"], len(doc["rows"])
     title = f"{label}: lowest energy per model and GPU setup"
     height = 1.0 + 0.4 * len(rows)
     with matplotlib.rc_context(STYLE):
@@ -176,9 +179,15 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
         ax.set_title(title, loc="left", fontsize=12)
         ax.grid(True, axis="x", which="major", color="#e4e9e6", linewidth=0.6)
         ax.set_axisbelow(True)
-        handles, names = ax.get_legend_handles_labels()
-        order = sorted(range(len(names)), key=lambda i: names[i])
+        pairs = sorted(zip(*ax.get_legend_handles_labels(), strict=True), key=lambda pair: pair[1])
         below = -0.75 / (height * (1 - 1.0 / height))  # under the axis label, in axes fractions
-        ax.legend([handles[i] for i in order], [names[i] for i in order], loc="upper center", ncol=4,
+        ax.legend([h for h, _ in pairs], [n for _, n in pairs], loc="upper center", ncol=4,
                   bbox_to_anchor=(0.5, below), frameon=False, title="GPU setup")  # fmt: skip
-        return _chart(fig, title, words.dots_chart_alt(rows, unit, energy, len(doc["rows"])))
+        ends = [f"{r['model']} on {words.gpus(r['num_gpus'], r['gpu'])} at {words.fixed(r[energy], 2)}" for r in rows]
+        pairs = f"{len(rows)} model and GPU pairs" + (f" (the lowest of {total:,})" if total > len(rows) else "")
+        alt = (
+            f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of {pairs}, lowest first: "
+            f"from {ends[0]} to {ends[-1]}. "
+            + ("The table below lists every dot." if total == len(rows) else f"The table below lists all {total:,}.")
+        )
+        return _chart(fig, title, alt)

@@ -1,23 +1,46 @@
-"""The site, file by file, each handed on to be written as soon as it is made: every model list's page
-shows the document its url names (read then, and kept only as a Summary); then the gathering pages."""
+"""The site, file by file, each handed on to be written when made; a model document is read for its page alone."""
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
+from functools import cache
+from importlib.resources import files
 from typing import Any
+
+import jinja2
 
 from builder.errors import InputError
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
-from builder.site import catalog, charts, load, pages, render, targets, views
-from builder.site.catalog import LLM, Model, Workload
+from builder.site import catalog, charts, load, pages, targets, views, words
+from builder.site.catalog import API_PREFIX, LLM, href, require_path
 from builder.site.load import Package
-from builder.site.summary import Summary, summarize
-from builder.site.urls import API_PREFIX, require_path
+from builder.site.targets import Summary, summarize
 
 DOWNLOAD = pages.DOWNLOAD
+TEMPLATES = "templates"
+STATIC = ("style.css", "favicon.svg")  # copied as they are to the site root; base.html links them
 File = tuple[str, bytes]
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """Autoescaping on for every template; a missing value is an error, not an empty string."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("builder.site", TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["cell"], env.filters["fixed"], env.globals["setup"] = views.cell, words.fixed, words.setup
+    return env
+
+
+def render(template: str, context: dict[str, Any]) -> bytes:
+    return environment().get_template(template).render(context).encode("utf-8")
 
 
 @contextmanager
@@ -25,15 +48,9 @@ def reading(shown: str) -> Iterator[None]:
     """A document without the fields a page needs is an InputError naming it, never a traceback."""
     try:
         yield
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, jinja2.UndefinedError) as exc:
         raise InputError(f"{shown}: expected a valid v1 document (`builder validate` says what is wrong), "
                          f"found {type(exc).__name__}: {exc}") from exc  # fmt: skip
-
-
-def schema_name(rel: str, names: list[str]) -> str | None:
-    """The schema a document of data/ follows (layout.schema_for), when the package has it."""
-    found = schema_for(rel)
-    return found if found in names else None
 
 
 class Planner:
@@ -67,13 +84,11 @@ class Planner:
             self.versions.add(str(doc["data_version"]))
         return list(self.publish(rel, raw)), doc
 
-    def page(self, path: str, template: str, view: dict[str, Any]) -> File:
-        return self.file(path, render.render(template, view))
-
-    def chart(self, page: str, name: str, chart: charts.Chart, caption: str) -> tuple[File, dict[str, str]]:
-        """A chart beside its page, and how the page shows it."""
+    def chart(self, page: str, name: str, chart: charts.Chart) -> Generator[File, None, dict[str, str]]:
+        """A chart beside its page; returns how the page shows it (each template writes its caption)."""
         path = posixpath.join(posixpath.dirname(page), name)
-        return self.file(path, chart.svg), views.chart_view(page, path, chart, caption)
+        yield self.file(path, chart.svg)
+        return {"src": href(page, path), "alt": chart.alt}
 
 
 def plan_site(pkg: Package) -> Iterator[File]:
@@ -82,105 +97,52 @@ def plan_site(pkg: Package) -> Iterator[File]:
     for rel in pkg.files:  # the small documents and the CSVs; model documents come with their pages
         if rel in pkg.docs or not rel.endswith(".json"):
             yield from plan.publish(rel, pkg.bytes(rel))  # read now, dropped once written
-    for name, raw in pkg.schemas.items():
-        yield plan.file(f"{DOWNLOAD}{SCHEMAS.as_posix()}/{name}", raw)
-    yield plan.file(DOWNLOAD + DESCRIPTOR, pkg.descriptor)
-    for name, raw in pkg.extras.items():
+    schema_files = {f"{SCHEMAS.as_posix()}/{name}": raw for name, raw in pkg.schemas.items()}
+    for name, raw in {**schema_files, DESCRIPTOR: pkg.descriptor, **pkg.extras}.items():
         yield plan.file(DOWNLOAD + name, raw)
-    schema_paths = {
-        name: require_path(doc.get("$id"), pkg.base_url, f"schemas/{name}: /$id")
-        for name, doc in pkg.schema_docs.items()
-    }
-    for name, path in schema_paths.items():
+    schemas = {n: require_path(d.get("$id"), pkg.base_url, f"schemas/{n}: /$id") for n, d in pkg.schema_docs.items()}
+    for name, path in schemas.items():
         yield plan.file(path, pkg.schemas[name])
-    for name in render.STATIC:
-        yield plan.file(name, render.static(name))
+    for name in STATIC:
+        yield plan.file(name, files("builder.site").joinpath(TEMPLATES, name).read_bytes())
     with reading("data/"):
         works = catalog.workloads(pkg)
         gpu_order = catalog.gpu_order(pkg)
-    common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "gpu_order": gpu_order}
-    pages_of: dict[str, list[tuple[Workload, str]]] = {}  # by slug: each workload's page of the model
+    common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "versions": plan.versions}
     for work in works:
-        for model in work.models:
-            pages_of.setdefault(model.slug, []).append((work, model.page))
-    for work in works:
-        frontier = targets.by_slug(pkg.docs[work.frontier_rel]) if work.frontier_rel else None
-        for model in work.models:
-            others = [(w.name, page) for w, page in pages_of[model.slug] if w is not work]
-            yield from _model_page(plan, work, model, {**common, "frontier": frontier, "schemas": schema_paths}, others)
-        yield from _workload_page(plan, work, common)
+        frontier, axes = pkg.docs.get(work.frontier_rel or ""), charts.AXES[work.kind]
+        for model in work.models:  # its document is read here, and only its summary kept
+            copies, doc = plan.model_document(model.doc_rel)
+            yield from copies
+            schema = schemas.get(schema_for(model.doc_rel) or "")
+            if schema is None:
+                raise InputError(f"data/{model.doc_rel}: expected a document one of the schemas describes, found none")
+            others = [(w.name, m.page) for w in works for m in w.models if m.slug == model.slug and w is not work]
+            with reading(f"data/{model.doc_rel}"):
+                shown = None
+                if doc.get("configurations"):
+                    chart = charts.energy_latency(doc, gpu_order, axes)
+                    shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
+                found = targets.best_under(doc, frontier) if work.kind == LLM else None
+                links = {"page": model.page, "doc": model.doc_path, "schema": schema}
+                context = {**common, "workload": work, "others": others, "under": found}
+                view = views.model_view(doc, links, shown, context)
+                html = render("model.html" if work.kind == LLM else "generic_model.html", view)
+            plan.sums.setdefault(model.doc_rel, summarize(doc, found, axes))
+            yield plan.file(model.page, html)
+            del copies, doc, view, html  # only the summary outlives the page
+        index = pkg.docs.get(work.index_rel or "", {})
+        with reading(f"data/{work.index_rel}"):
+            shown = None
+            if index.get("rows"):
+                chart = charts.energy_by_model(index, gpu_order, work.name, axes.energy)
+                shown = yield from plan.chart(work.page, "energy-by-model.svg", chart)
+            view = pages.workload_view(work, index, plan.sums, shown, common)
+        yield plan.file(work.page, render("workload.html", view))
     for rel in pkg.files:  # model documents no list names are published all the same
         if API_PREFIX + rel not in plan.sizes:
             yield from plan.model_document(rel)[0]
-    sums = plan.sums
-    yield plan.file(views.WORKLOADS_PAGE, pages.workloads_page(works, sums, common))
-    gpus = sorted({g for w in works for m in w.models for g in sums[m.doc_rel].gpus})
-    for gpu in gpus:
-        yield plan.page(pages.gpu_page(gpu), "gpu.html", pages.gpu_view(gpu, works, sums, common))
-    yield plan.page(views.GPUS_PAGE, "gpus.html", pages.gpus_view(gpus, sums, works, common))
-    yield plan.page(views.MODELS_PAGE, "models.html", pages.models_view(works, sums, common))
-    yield plan.page(views.GLOSSARY, "glossary.html", views.frame(views.GLOSSARY, views.HOME, common))
-    context = {**common, "versions": plan.versions}
-    yield plan.file(pages.HOME_PAGE, pages.render_home(pkg, plan.sizes, works, sums, context))
-    yield plan.file("404.html", pages.render_404(pkg, common))
-    for path, data in list(pages.listings(dict(plan.sizes), common)):
-        yield plan.file(path, data)
+    for path, template, view in pages.gathering(pkg, works, plan.sums, common, plan.sizes):
+        yield plan.file(path, render(template, view))
     yield plan.file("sitemap.xml", pages.sitemap(plan.sizes, pkg.base_url, common["data_version"]))
     yield plan.file("robots.txt", pages.robots(pkg.base_url))
-
-
-def _source(work: Workload, common: dict, doc: Any = None) -> dict[str, Any]:
-    """A page's provenance: its own document's source block, else its workload's."""
-    block = doc.get("source") if isinstance(doc, dict) and isinstance(doc.get("source"), dict) else work.source
-    return views.source_view(block, common["licences"], work)
-
-
-def _model_page(plan: Planner, work: Workload, model: Model, common: dict, others: list) -> Iterator[File]:
-    """One model's page and chart; its document is read here and only its summary kept."""
-    copies, doc = plan.model_document(model.doc_rel)
-    yield from copies
-    schema = schema_name(model.doc_rel, list(common["schemas"]))
-    if schema is None:
-        raise InputError(f"data/{model.doc_rel}: expected a document one of the schemas describes, found none")
-    links = {"page": model.page, "doc": model.doc_path, "schema": common["schemas"][schema]}
-    context = {**common, "workload": work, "others": others, "source": _source(work, common, doc)}
-    if work.frontier_rel:
-        context["frontier_path"] = API_PREFIX + work.frontier_rel
-    latency, batch = (
-        ("median inter-token latency", "batch limit") if work.kind == LLM else ("batch latency", "batch size")
-    )
-    with reading(f"data/{model.doc_rel}"):
-        shown = None
-        if doc.get("configurations"):
-            caption = (
-                f"{doc['unit']} against {latency}: a line per GPU setup through its lowest-energy configuration at "
-                f"each {batch}, from the smallest to the largest; any other configuration of the same setup is a "
-                "smaller dot."
-            )
-            drawn = charts.energy_latency(doc, common["gpu_order"], charts.AXES[work.kind])
-            svg, shown = plan.chart(model.page, "energy-latency.svg", drawn, caption)
-            yield svg
-        found = targets.best_under(doc, common["frontier"]) if work.kind == LLM else None
-        view = views.model_view(doc, links, shown, {**context, "under": found})
-        html = render.render("model.html" if work.kind == LLM else "generic_model.html", view)
-    plan.sums.setdefault(model.doc_rel, summarize(doc, found, charts.AXES[work.kind].energy))
-    yield plan.file(model.page, html)
-
-
-def _workload_page(plan: Planner, work: Workload, common: dict) -> Iterator[File]:
-    index = plan.pkg.docs.get(work.index_rel or "", {})
-    named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
-    json_links = [(label, API_PREFIX + rel) for label, rel in named if rel]
-    with reading(f"data/{work.index_rel}"):
-        shown = None
-        if index.get("rows"):
-            chart = charts.energy_by_model(index, common["gpu_order"], work.name, charts.AXES[work.kind].energy)
-            within = "any latency" if work.kind == LLM else f"batch latency within {index['latency_limit_s']:g} s"
-            caption = f"{index['unit']} of the lowest-energy configuration per model and GPU setup, {within}."
-            if len(index["rows"]) > charts.DOT_ROWS:
-                caption += f" The {charts.DOT_ROWS} lowest of {len(index['rows']):,}; the table lists every one."
-            svg, shown = plan.chart(work.page, "energy-by-model.svg", chart, caption)
-            yield svg
-        context = {**common, "source": _source(work, common), "json": json_links}
-        view = pages.workload_view(work, index, plan.sums, shown, context)
-    yield plan.page(work.page, "workload.html", view)

@@ -1,13 +1,17 @@
-"""Per model and GPU type, the lowest-energy configuration under each latency target (the first on a tie),
-from the workload's frontier document when it lists the model, else computed (pure)."""
+"""A model's lowest-energy configuration per GPU type and latency target, and the summary its page leaves (pure)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+from builder.site import words
+from builder.site.charts import TOKENS, Axes
 
 TARGETS_MS = (50, 100, 200)
 CHOSEN_MS = 100  # the target of each workload page's comparison table
 Under = dict[str, dict[str, dict[str, Any] | None]]  # gpu -> str(target) -> configuration or None
+Found = tuple[tuple[int, ...], Under, bool]  # targets, per GPU per target, whether the frontier listed the model
 
 
 def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_MS) -> Under:
@@ -25,20 +29,9 @@ def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_M
     }
 
 
-def by_slug(frontier: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A frontier document's models by slug (the first of a slug), so each model is found in one step."""
-    if frontier is None:
-        return None
-    found: dict[str, Any] = {}
-    for model in frontier.get("models", []):
-        found.setdefault(model.get("slug"), model)
-    return {**frontier, "models": found}
-
-
-def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> tuple[tuple[int, ...], Under, bool]:
-    """(targets, per GPU per target, whether the frontier listed the model); frontier: as by_slug gives it.
-    A GPU type the frontier lacks is computed; a frontier entry is shown as its configuration."""
-    model = frontier["models"].get(doc["slug"]) if frontier is not None else None
+def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> Found:
+    """The frontier's entries for the model as its configurations; a GPU type it lacks, or a model, is computed."""
+    model = next((m for m in (frontier or {}).get("models", []) if m.get("slug") == doc["slug"]), None)
     if model is None:
         return TARGETS_MS, computed(doc["configurations"]), False
     listed = frontier.get("itl_targets_ms")
@@ -51,3 +44,33 @@ def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> tuple[tu
             conf = None if entry is None else by_key.get((entry["row_id"], entry.get("repeat", 1)))
             found[gpu][str(target)] = conf if conf is not None or entry is None else {**entry, "gpu": gpu}
     return chosen, found, True
+
+
+@dataclass(frozen=True)
+class Summary:
+    gpus: list[str]
+    configurations: int
+    params: str  # in words; empty when the document has no parameter count
+    architecture: str
+    best: dict[str, dict[str, Any] | None]  # per GPU type: any latency (LLM), within the latency limit (generation)
+    targets: tuple[int, ...]  # LLM only, as under
+    under: Under  # per GPU type, per target
+
+
+def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> Summary:
+    """A model document's summary, each configuration cut to what a pick cell shows; found: best_under (LLM only)."""
+    kept = ("gpu", "num_gpus", axes.batch, axes.latency, axes.energy)
+
+    def pick(conf: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if conf is None else {key: conf[key] for key in kept}
+
+    chosen, under, _ = found or ((), {}, False)
+    return Summary(
+        list(doc.get("gpus", [])),
+        len(doc.get("configurations", [])),
+        words.parameters(doc["params_b"], doc["active_params_b"]) if "params_b" in doc else "",
+        str(doc.get("architecture", "")),
+        {gpu: pick(conf) for gpu, conf in doc.get("best", {}).items()},
+        chosen,
+        {gpu: {t: pick(conf) for t, conf in by_target.items()} for gpu, by_target in under.items()},
+    )

@@ -7,8 +7,7 @@ from functools import partial
 from typing import Any
 
 from builder.site import targets, words
-from builder.site.catalog import LLM
-from builder.site.urls import href
+from builder.site.catalog import API_PREFIX, LLM, href
 
 GLOSSARY = "glossary/index.html"
 MODELS_PAGE = "models/index.html"
@@ -99,28 +98,17 @@ def present(columns: tuple[Column, ...], rows: list[dict[str, Any]]) -> list[Col
 
 
 def table(columns: list[Column], rows: list[dict[str, Any]], best: Any = ()) -> dict[str, Any]:
-    """A table whose rows are headed by their GPU setup (a sticky column), each marked if it is one of best."""
-    marked = {(c["row_id"], c.get("repeat")) for c in best if c}
-    body = [
-        {
-            "label": words.setup(row["num_gpus"], row["gpu"]),
-            "cells": [cell(row.get(c.key), c.kind) for c in columns],
-            "best": (row.get("row_id"), row.get("repeat")) in marked,
-        }
-        for row in rows
-    ]
-    return {"columns": columns, "rows": body}
+    """Configurations shown in columns, headed by their GPU setup; marked: the (row_id, repeat) of each of best."""
+    return {"columns": columns, "rows": rows, "marked": {(c["row_id"], c.get("repeat")) for c in best if c}}
 
 
 def frame(page: str, crumbs: list[tuple[str, str]], common: dict, **values: Any) -> dict[str, Any]:
-    """What base.html needs, and values: `href` links a site path from page; crumbs: (label, site path) from Home
-    to the parent. Each template sets its page's title and description."""
+    """What base.html needs, common and values; `href` links a site path from page, crumbs lead from Home to it."""
     link = common.get("link") or partial(href, page)
-    return {"page": page, "crumbs": crumbs, "nav": NAV, "glossary": GLOSSARY, "href": link,
-            "data_version": common["data_version"], **values}  # fmt: skip
+    return {**common, "page": page, "crumbs": crumbs, "nav": NAV, "glossary": GLOSSARY, "href": link, **values}
 
 
-def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workload: Any = None) -> dict[str, Any]:
+def source_view(source: dict[str, Any], workload: Any = None) -> dict[str, Any]:
     """The provenance of one workload's figures: upstream, task, file, commit, licence, citation."""
     keys = ("name", "publisher", "version", "workload", "method", "licence", "cite", "url", "data_url", "cite_url")
     view = {key: str(source.get(key, "")) for key in keys}
@@ -128,85 +116,26 @@ def source_view(source: dict[str, Any], licences: list[tuple[str, str]], workloa
     for key in ("url", "data_url", "cite_url"):  # a link only where it is https; otherwise the text alone
         view[f"{key}_href"] = view[key] if view[key].startswith("https://") else None
     view["file"] = view["data_url"].rsplit("/", 1)[-1]
-    view["task"] = view["file"].removesuffix(".json")
     view["commit"] = getattr(workload, "commit", "")
     view["workload_name"] = getattr(workload, "name", view["workload"])
     view["licence_evidence"] = [str(item) for item in source.get("licence_evidence", [])]
-    view["licence_links"] = licences
-    view["workloads"] = []  # the home page lists every workload's upstream file here
     return view
 
 
-def chart_view(page: str, chart_path: str, chart: Any, caption: str) -> dict[str, str]:
-    return {"src": href(page, chart_path), "alt": chart.alt, "caption": caption}
-
-
-def pick(conf: dict[str, Any] | None) -> dict[str, str] | None:
-    """An LLM configuration as a cell shows it: energy, then setup, batch limit and median ITL."""
-    if conf is None:
-        return None
-    setup, itl = words.setup(conf["num_gpus"], conf["gpu"]), words.fixed(conf["median_itl_ms"], 1)
-    energy = words.fixed(conf["wh_per_million_output_tokens"], 2)
-    return {"energy": energy, "how": f"{setup}, {conf['max_num_seqs']:,} seqs, {itl} ms", "brief": f"{setup}, {itl} ms"}
-
-
-def generation_pick(conf: dict[str, Any], energy: str) -> dict[str, Any]:
-    """A generation configuration as a cell shows it: energy (the field `energy`), setup, batch and latency."""
-    setup, latency = words.setup(conf["num_gpus"], conf["gpu"]), words.fixed(conf["batch_latency_s"], 1)
-    return {
-        "value": conf[energy],
-        "energy": words.fixed(conf[energy], 2),
-        "how": f"{setup}, batch of {conf['batch_size']:,}, {latency} s",
-        "brief": f"{setup}, {latency} s",
-    }
-
-
-def target_rows(doc: dict[str, Any], found: tuple[tuple[int, ...], targets.Under, bool]) -> dict[str, Any]:
-    """The latency-target table of a model page (found: targets.best_under), a column per GPU type."""
-    chosen, under, from_frontier = found
-    gpus = list(doc["gpus"])
-    rows = [
-        {"id": f"target-{t}", "label": f"Under {t} ms", "cells": [pick(under.get(g, {}).get(str(t))) for g in gpus]}
-        for t in chosen
-    ]
-    rows.append({"id": "target-any", "label": "Any latency", "cells": [pick(doc["best"].get(g)) for g in gpus]})
-    return {"gpus": gpus, "rows": rows, "from_frontier": from_frontier}
-
-
 def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, common: dict) -> dict[str, Any]:
-    """A model's page. links: site paths of page, doc, schema; common: workload, others, source, frontier_path."""
-    page, work = links["page"], common.get("workload")
-    work_name, configs = (work.name if work else ""), doc["configurations"]
-    view = {
-        "name": doc["name"],
-        "workload_name": work_name,
-        "workload_href": href(page, work.page) if work else None,
-        "others": common.get("others", []),
-        "caveat": doc.get("caveat", ""),
-        "source": common["source"],
-        "doc_path": links["doc"],
-        "chart": chart,
-    }
-    crumbs = HOME + ([(work_name, work.page)] if work else [])
-    if work and work.kind != LLM:
-        key = present(GENERATION_KEY[work.kind], configs)
-        best = [doc["best"][gpu] for gpu in doc["gpus"] if doc["best"].get(gpu)]
-        tables = {"best": table(key, best), "key": table(key, configs, doc["best"].values()),
-                  "detail": table(present(GENERATION_DETAIL, configs), configs)}  # fmt: skip
-        return {**frame(page, crumbs, common), **view, "tables": tables, "limit": doc.get("latency_limit_s")}
+    """A model's page. links: site paths of page, doc, schema; common: workload, others, under (LLM)."""
+    work, configs, best = common["workload"], doc["configurations"], doc["best"]
+    key = present(KEY_COLUMNS if work.kind == LLM else GENERATION_KEY[work.kind], configs)
+    detail = present(DETAIL_COLUMNS if work.kind == LLM else GENERATION_DETAIL, configs)
+    source = source_view(doc["source"] if isinstance(doc.get("source"), dict) else work.source, work)
+    view = frame(links["page"], [*HOME, (work.name, work.page)], common, doc=doc, links=links, chart=chart)
+    view |= {"source": source, "key": table(key, configs, best.values()), "detail": table(detail, configs)}
+    if work.kind != LLM:
+        return {**view, "best": table(key, [best[gpu] for gpu in doc["gpus"] if best.get(gpu)])}
     return {
-        **frame(page, crumbs, common),
         **view,
-        "workload_description": work.description if work else "",
-        "model_id": doc["model_id"],
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
-        "architecture": doc["architecture"],
-        "gpus": ", ".join(doc["gpus"]),
-        "targets": target_rows(doc, common.get("under") or targets.best_under(doc, None)),
-        "unit": doc["unit"],
-        "key": table(present(KEY_COLUMNS, configs), configs, doc["best"].values()),
-        "detail": table(present(DETAIL_COLUMNS, configs), configs),
+        "targets": common.get("under") or targets.best_under(doc, None),
         "doc_version": doc.get("data_version", doc["updated"]),
-        "schema_path": links["schema"],
-        "frontier_path": common.get("frontier_path"),
+        "frontier_path": API_PREFIX + (work.frontier_rel or ""),
     }

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 
 # Upstream field names that the curated method texts cite, in words a visitor reads.
 FIELD_WORDS = {
@@ -49,31 +48,6 @@ def parameters(total: float, active: float) -> str:
     if total == active:
         return f"{total:g} billion (all active)"
     return f"{total:g} billion total, {active:g} billion active per token"
-
-
-def latency_chart_alt(doc: dict[str, Any], series: list[str], latency: str) -> str:
-    """The energy-latency chart of a model, in words; latency: the latency and its unit, in words."""
-    configs = doc["configurations"]
-    return (
-        f"Dot chart, logarithmic axes: {doc['unit']} (vertical) against {latency} (horizontal) for "
-        f"{len(configs)} configurations of {doc['name']}, one line per GPU setup ({', '.join(series)}) "
-        "joining its lowest-energy configuration at each batch size, smallest batch first. "
-        "The table below lists every point."
-    )
-
-
-def dots_chart_alt(rows: list[dict[str, Any]], unit: str, energy: str, total: int) -> str:
-    """The dot chart of an index, in words; energy: the rows' field of energy per output; total: the index's rows."""
-    if not rows:
-        return f"Dot chart of {unit}: no rows."
-    first, last = rows[0], rows[-1]
-    pairs = f"{len(rows)} model and GPU pairs" + (f" (the lowest of {total:,})" if total > len(rows) else "")
-    return (
-        f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of {pairs}, lowest first: "
-        f"from {first['model']} on {gpus(first['num_gpus'], first['gpu'])} at {fixed(first[energy], 2)} to "
-        f"{last['model']} on {gpus(last['num_gpus'], last['gpu'])} at {fixed(last[energy], 2)}. "
-        + ("The table below lists every dot." if total == len(rows) else f"The table below lists all {total:,}.")
-    )
 
 
 def plain(text: str) -> str:
