@@ -1,5 +1,4 @@
-"""What kind a file system entry is, and the one safe read: never a FIFO, device or folder, never more than
-a given size, and (unless told) never through a symbolic link."""
+"""What kind a file system entry is, and the one safe read: a regular file within a size, via a link only if told."""
 
 from __future__ import annotations
 
@@ -32,10 +31,8 @@ def lookup_error(path: Path) -> str | None:
         os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    except ValueError as exc:
-        return str(exc)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        return getattr(exc, "strerror", None) or str(exc)
     return None
 
 
@@ -51,13 +48,8 @@ class Refused(Exception):
     """An entry that was not read, and why: its kind, its size, or the error that stopped the read."""
 
     def __init__(self, found_kind: str | None = None, size: int | None = None, error: str | None = None) -> None:
-        super().__init__(
-            f"expected a readable file, found an error ({error})"
-            if error is not None
-            else f"expected a regular file, found {found_kind} (not read)"
-            if found_kind is not None
-            else too_large(size or 0)
-        )
+        why = f"expected a regular file, found {found_kind} (not read)" if found_kind else too_large(size or 0)
+        super().__init__(f"expected a readable file, found an error ({error})" if error is not None else why)
         self.found_kind, self.size, self.error = found_kind, size, error
 
 
@@ -66,10 +58,9 @@ def too_large(size: int) -> str:
 
 
 def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool = False) -> bytes:
-    """The bytes of a regular file of at most `max_bytes`, else Refused, unread. Kind and size are checked
-    before the open and again on the open file, in case it was swapped or grows."""
+    """The bytes of a regular file of at most `max_bytes`, else Refused, unread."""
     try:
-        _check(os.stat(path, follow_symlinks=follow_links), max_bytes)
+        _check(os.stat(path, follow_symlinks=follow_links), max_bytes)  # and again once open: swapped or grown
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW))
     except OSError as exc:
         raise Refused(error=exc.strerror) from exc

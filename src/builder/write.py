@@ -1,8 +1,4 @@
-"""Canonical JSON, the date rule, and the one publish step of every command that writes.
-
-A publish writes the new folder, synced, in a marked stage beside the old one, swaps the two with signals
-held, then removes the stage. A killed run leaves its stage: `validate` reports it, the next run removes it.
-"""
+"""Canonical JSON, the date rule, and the one publish step of every writer: stage beside, sync, swap, remove."""
 
 from __future__ import annotations
 
@@ -37,8 +33,7 @@ def dumps(doc: Any) -> bytes:
     try:
         return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
     except ValueError as exc:
-        found = _non_finite(doc, ())
-        where = f" at {found}" if found else ""
+        where = f" at {found}" if (found := _non_finite(doc, ())) else ""
         msg = f"expected strict JSON, found a value it cannot hold{where} ({exc}); nothing was written"
         raise OutputError(msg) from exc
 
@@ -49,8 +44,7 @@ def _non_finite(value: Any, parts: tuple[Any, ...]) -> str | None:
         return f"{pointer(parts)} ({value!r})"
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
     for key, item in items:
-        found = _non_finite(item, (*parts, key))
-        if found:
+        if found := _non_finite(item, (*parts, key)):
             return found
     return None
 
@@ -68,9 +62,7 @@ def undated(doc: dict[str, Any]) -> dict[str, Any]:
 def keep_dates(new: dict[str, Any], old: Any) -> dict[str, Any]:
     """New content keeps the old dates when nothing else changed; otherwise it keeps its own."""
     keys = [k for k in DATE_KEYS if k in new]  # a frontier has data_version alone
-    if not isinstance(old, dict) or not all(isinstance(old.get(k), str) for k in keys):
-        return new
-    if undated(old) != undated(new):
+    if not isinstance(old, dict) or not all(isinstance(old.get(k), str) for k in keys) or undated(old) != undated(new):
         return new
     return {**new, **{k: old[k] for k in keys}}  # existing keys keep their position
 
@@ -86,9 +78,6 @@ def parse_or_none(data: bytes | None) -> Any:
 def today_utc() -> str:
     """Today's date in UTC (YYYY-MM-DD): the date a build or release gives what it changes."""
     return dt.datetime.now(dt.UTC).date().isoformat()
-
-
-# Stages: the hidden folders beside a target that a publish works in, named as tempfile names them.
 
 
 def _named_like_stages(target: Path) -> list[Path]:
@@ -114,8 +103,8 @@ def stages(target: Path) -> list[Path]:
 
 
 def remove_stages(target: Path) -> list[Path]:
-    """Remove the stages left beside `target`, first putting back an old folder one had moved away, and empty
-    folders of a stage's name; return the other entries named like a stage, which stay."""
+    """Remove the stages beside `target` (an old folder one moved away goes back first) and empty folders named
+    like one; the other entries named like a stage stay, and are returned."""
     foreign = []
     for path in _named_like_stages(target):
         if _is_stage(path):
@@ -165,9 +154,6 @@ def _locked(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock
-
-
-# Publishing.
 
 
 def publish(out: Path, files: Files, beside: dict[str, bytes] | None = None, keep_hidden: bool = False) -> None:

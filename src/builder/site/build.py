@@ -1,5 +1,4 @@
-"""`builder site`: load the committed package, plan the site, and write it page by page into a folder that is
-absent, empty, or a site holding nothing but the files its MARKER lists."""
+"""`builder site`: load the package, plan the site, write it page by page into a folder that is ours to replace."""
 
 from __future__ import annotations
 

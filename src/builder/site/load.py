@@ -1,6 +1,4 @@
-"""Read the package the site is built from: the small documents up front, parsed (a frontier only as far
-as the pages show it), their bytes and each model document or CSV only when its turn comes
-(`Package.read`), every JSON file parsed strictly."""
+"""Read the package the site is built from: small documents up front (strictly parsed), the rest at its page."""
 
 from __future__ import annotations
 
@@ -50,8 +48,7 @@ def is_small(rel: str) -> bool:
 
 
 def shown_frontier(doc: dict[str, Any]) -> dict[str, Any]:
-    """A frontier document as far as the pages show it: each model's best_under entries per GPU type, not its
-    frontier points (most of the document, and none of them on a page)."""
+    """A frontier document as far as the pages show it: each model's best_under per GPU type, not its points."""
     models = doc.get("models")
     if not isinstance(models, list):
         return doc
@@ -128,19 +125,14 @@ def load_package(root: Path) -> Package:
     descriptor = _read(root / DESCRIPTOR, DESCRIPTOR)
     descriptor_doc = document(DESCRIPTOR, descriptor, "")
     extras = {name: _read(root / name, name) for name in EXTRAS if (root / name).is_file()}
-    meta = load_metadata(root / METADATA)
-    base_url = meta["base_url"]
-    if not isinstance(base_url, str) or not base_url.startswith("https://"):
-        raise InputError(f"{root / METADATA}: base_url: expected an https:// URL, found {base_url!r}")
-    return Package(root, base_url.rstrip("/"), files, docs, schemas, schema_docs, descriptor, descriptor_doc,
+    meta = load_metadata(root / METADATA)  # its schema holds base_url to https:// without a trailing slash
+    return Package(root, meta["base_url"], files, docs, schemas, schema_docs, descriptor, descriptor_doc,
                    extras, meta["repository"])  # fmt: skip
 
 
 def indexes(pkg: Package) -> list[str]:
     """Every index document in the tree, the root workload's first, then the others by path."""
-    found = [
-        rel for rel, doc in pkg.docs.items() if rel.rsplit("/", 1)[-1] == INDEX and isinstance(doc.get("rows"), list)
-    ]
+    found = [rel for rel, doc in pkg.docs.items() if rel.split("/")[-1] == INDEX and isinstance(doc.get("rows"), list)]
     return sorted(found, key=lambda rel: (rel.count("/"), rel))
 
 

@@ -109,21 +109,26 @@ def plan_site(pkg: Package) -> Iterator[File]:
         works = catalog.workloads(pkg)
         gpu_order = catalog.gpu_order(pkg)
     common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "versions": plan.versions}
+    listings: dict[str, list[tuple[catalog.Workload, str]]] = {}  # by model slug: (workload, page) of each listing
+    for work in works:
+        for model in work.models:
+            listings.setdefault(model.slug, []).append((work, model.page))
     for work in works:
         frontier, axes = pkg.docs.get(work.frontier_rel or ""), charts.AXES[work.kind]
+        listed = {m.get("slug"): m for m in (frontier or {}).get("models", [])}
         for model in work.models:  # its document is read here, and only its summary kept
             copies, doc = plan.model_document(model.doc_rel)
             yield from copies
             schema = schemas.get(schema_for(model.doc_rel) or "")
             if schema is None:
                 raise InputError(f"data/{model.doc_rel}: expected a document one of the schemas describes, found none")
-            others = [(w.name, m.page) for w in works for m in w.models if m.slug == model.slug and w is not work]
+            others = [(w.name, page) for w, page in listings[model.slug] if w is not work]
             with reading(f"data/{model.doc_rel}"):
                 shown = None
                 if doc.get("configurations"):
                     chart = charts.energy_latency(doc, gpu_order, axes)
                     shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
-                found = targets.best_under(doc, frontier) if work.kind == LLM else None
+                found = targets.best_under(doc, frontier, listed.get(doc["slug"])) if work.kind == LLM else None
                 links = {"page": model.page, "doc": model.doc_path, "schema": schema}
                 context = {**common, "workload": work, "others": others, "under": found}
                 view = views.model_view(doc, links, shown, context)

@@ -29,10 +29,10 @@ def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_M
     }
 
 
-def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None) -> Found:
-    """The frontier's entries for the model as its configurations; a GPU type it lacks, or a model, is computed."""
-    model = next((m for m in (frontier or {}).get("models", []) if m.get("slug") == doc["slug"]), None)
-    if model is None:
+def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None, model: dict[str, Any] | None = None) -> Found:
+    """The frontier's entries for the model (`model`, its entry in `frontier`) as its configurations; a GPU type
+    the entry lacks, or a model without one, is computed."""
+    if frontier is None or model is None:
         return TARGETS_MS, computed(doc["configurations"]), False
     listed = frontier.get("itl_targets_ms")
     chosen = tuple(int(t) for t in listed) if isinstance(listed, list) else TARGETS_MS
