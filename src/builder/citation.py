@@ -19,22 +19,6 @@ ZENODO = ".zenodo.json"
 ARXIV = re.compile(r"arXiv:(?P<id>\d{4}\.\d{4,5})")
 
 
-def load(path: Path = CURATED) -> dict[str, Any]:
-    try:
-        curated = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"{path}: expected readable TOML, found {type(exc).__name__}: {exc}") from exc
-    for key in ("doi", "cff", "zenodo"):
-        if key not in curated:
-            raise InputError(f"{path}: {key}: expected a value, found none")
-    return curated
-
-
-def release_version(data_version: str) -> str:
-    """2026-11-29 -> 2026.11.29, the version of the release of that data version."""
-    return data_version.replace("-", ".")
-
-
 def _yaml(value: Any, indent: int) -> list[str]:
     """Block YAML of TOML values (tables, arrays, strings, numbers), strings JSON-quoted."""
     pad = " " * indent
@@ -60,8 +44,14 @@ def _curated_at(root: Path, curated: Path) -> bool:
 
 def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, bytes]:
     """CITATION.cff and .zenodo.json for a descriptor's data version, from one set of fields."""
-    meta, date = load(curated), json.loads(descriptor)["version"]
-    cff, version = dict(meta["cff"]), release_version(date)
+    try:
+        meta = tomllib.loads(curated.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"{curated}: expected readable TOML, found {type(exc).__name__}: {exc}") from exc
+    if missing := [key for key in ("doi", "cff", "zenodo") if key not in meta]:
+        raise InputError(f"{curated}: {missing[0]}: expected a value, found none")
+    date = json.loads(descriptor)["version"]
+    cff, version = dict(meta["cff"]), date.replace("-", ".")  # the release of data version 2026-11-29 is 2026.11.29
     references = cff.pop("references", [])
     found = repository.load(curated.parent / repository.METADATA)  # the one curated place that names it
     url = found.url if found else None
@@ -115,7 +105,7 @@ def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
     if raw is None:
         return []  # a data folder without a citation (an older archive, a bare copy): nothing to check
     text = raw.decode("utf-8", "replace")
-    wanted = {"version": release_version(data_version), "date-released": data_version}
+    wanted = {"version": data_version.replace("-", "."), "date-released": data_version}
     problems = []
     for key, value in wanted.items():
         found = re.search(rf"^{key}: (.*)$", text, re.MULTILINE)

@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from referencing import Registry, Resource
-
 from builder import layout, transform
 from builder.csvview import COLUMNS, MODEL_COLUMNS, csv_rel
 from builder.genmeta import generation_workloads
-from builder.jsonschemas import resolved
+from builder.jsonschemas import registry, resolved
 from builder.metadata import source_for, workloads
 from builder.pin import Lock, sha256
 
@@ -29,8 +27,7 @@ TITLES = {"index": "Index", "model-list": "Model list", "frontier": "Frontier"} 
 
 def _resolved(schemas: dict[str, dict[str, Any]], name: str, nodes: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Subschemas of schemas[name] with every $ref resolved and each one-item allOf merged into its holder."""
-    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
-    holder = resolved({"$id": schemas[name]["$id"], "properties": nodes}, registry)
+    holder = resolved({"$id": schemas[name]["$id"], "properties": nodes}, registry(schemas.values()))
     return {key: _merged(node) for key, node in holder["properties"].items()}
 
 
@@ -150,7 +147,7 @@ def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any
     sources += [(work.task, transform.source(meta, work)) for work in generation_workloads(meta)]
     pinned = [(locks[task], src) for task, src in sources if task in locks]
     return {
-        "name": "leadgreen-data",
+        "name": layout.PACKAGE_NAME,
         "title": "LeadGreen: GPU energy per output token of large language models (API v1)",
         "description": meta["header"]["caveat"],
         "homepage": meta["base_url"],
