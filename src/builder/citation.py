@@ -37,9 +37,12 @@ def _yaml(value: Any, indent: int) -> list[str]:
     return lines
 
 
-def _curated_at(root: Path, curated: Path) -> bool:
-    """Is `root` the folder of citation.toml (the repository root), where the two files are generated?"""
-    return curated.is_file() and root.resolve() == curated.resolve().parent
+def _stale(root: Path, descriptor: bytes, curated: Path) -> dict[str, bytes] | None:
+    """The generated files at `root` whose bytes differ from what `curated` makes; None unless `root` is its folder."""
+    if not (curated.is_file() and root.resolve() == curated.resolve().parent):
+        return None  # not the repository root: a build into another folder, or an archive, has no citation.toml
+    made = citation_files(descriptor, curated)
+    return {name: data for name, data in made.items() if read_or_none(root / name) != data}
 
 
 def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, bytes]:
@@ -96,9 +99,7 @@ def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
         data_version = json.loads(descriptor)["version"]
     except (OSError, ValueError, KeyError, TypeError):
         return []  # the descriptor's own problems are reported by the package checks
-    if _curated_at(root, curated):
-        made = citation_files(descriptor, curated)
-        stale = [name for name, data in made.items() if read_or_none(root / name) != data]
+    if (stale := _stale(root, descriptor, curated)) is not None:
         wanted = f"expected what `builder build` writes from {curated} for data version {data_version}"
         return [Problem(name, "/", f"{wanted}, found other bytes (run builder build)") for name in stale]
     raw = read_or_none(root / CFF)
@@ -117,11 +118,8 @@ def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
 
 def write_citation(root: Path, descriptor: bytes) -> None:
     """Write CITATION.cff and .zenodo.json at `root` where their bytes change (stale ones: validate reports them)."""
-    if not _curated_at(root, CURATED):
-        return  # a build into another folder (drift's, a test's) has no citation of its own
-    made = citation_files(descriptor)
-    if changed := {root / name: data for name, data in made.items() if read_or_none(root / name) != data}:
-        replace_files(changed)
+    if stale := _stale(root, descriptor, CURATED):
+        replace_files({root / name: data for name, data in stale.items()})
 
 
 def check_citation(data: Path) -> None:
