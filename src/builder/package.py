@@ -84,9 +84,7 @@ def json_table(name: str, title: str, description: str, path: str, prop: str, ke
     return resource(name, title, path, "json", description, dialect=dialect, schema=schema)
 
 
-def workload_resources(
-    workload: str, name: str, files: dict[str, bytes], data_dir: str, schemas: dict[str, dict[str, Any]]
-) -> tuple[list[dict], list[dict]]:
+def workload_resources(workload: str, name: str, files: dict, data_dir: str, schemas: dict) -> tuple[list, list]:
     """A workload's tables and documents; text conversation's keep their v1 names."""
     suffix, of = ("", "") if workload == layout.ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
     rels = {"index": layout.index_rel(workload), "model-list": layout.model_list_rel(workload)}
@@ -128,9 +126,7 @@ def json_document(name: str, title: str, rel: str, files: dict[str, bytes], data
     return resource(name, title, f"{data_dir}/{rel}", "json", data=files.get(rel, b""), jsonSchema=schema)
 
 
-def descriptor(
-    files: dict[str, bytes], data_dir: str, version: str, locks: dict[str, Lock], meta: dict[str, Any], schemas: dict
-) -> dict:
+def descriptor(files: dict, data_dir: str, version: str, locks: dict, meta: dict, schemas: dict) -> dict:
     """The descriptor for a data folder `data_dir` whose files are `files` (relative to it)."""
     parts = {**curated_parts(locks, meta), **derived_parts(files, data_dir, version, schemas)}
     return {key: parts[key] for key in DESCRIPTOR_KEYS}
