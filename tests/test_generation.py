@@ -10,6 +10,7 @@ import io
 import json
 import re
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -231,31 +232,33 @@ def test_a_nickname_fault_shared_by_a_models_rows_is_one_line(rows_renamed: int 
     assert nickname_lines == [f"t2i.json: /configurations/{renamed[0]}/nickname ({row}): {fault}"]
 
 
-def test_a_generation_workload_table_whose_id_is_not_its_slug_is_refused() -> None:
-    import tomllib
+def test_a_generation_workload_table_whose_id_is_not_its_slug_is_refused(tmp_path: Path) -> None:
+    from builder.errors import ProblemsError
+    from builder.metadata import load_metadata
 
-    from builder.genmeta import table_problems
-
-    table = tomllib.loads((REPO / "metadata.toml").read_text(encoding="utf-8"))["workload"][5]
-    found = [str(p) for p in table_problems({**table, "id": "text-to-images"}, "metadata.toml", "/workload/5")]
-    assert found == [
+    path = tmp_path / "metadata.toml"
+    text = (REPO / "metadata.toml").read_text(encoding="utf-8")
+    path.write_text(text.replace('id = "text-to-image"', 'id = "text-to-images"'), encoding="utf-8")
+    with pytest.raises(ProblemsError) as refused:
+        load_metadata(path)
+    assert [str(p).replace(f"{tmp_path}/", "") for p in refused.value.problems] == [
         "metadata.toml: /workload/5/id: expected 'text-to-image' (the slug of its name), found 'text-to-images'",
         "metadata.toml: /workload/5/kind: expected a generation workload among text-to-image (image), "
         "text-to-video (video), found text-to-images (image)",
     ]
 
 
-def test_a_workload_id_shared_by_two_kinds_of_table_is_refused() -> None:
-    import tomllib
-
+def test_a_workload_id_shared_by_two_kinds_of_table_is_refused(tmp_path: Path) -> None:
     from builder.errors import InputError
-    from builder.genmeta import generation_workloads
+    from builder.metadata import load_metadata
 
-    meta = tomllib.loads((REPO / "metadata.toml").read_text(encoding="utf-8"))
-    meta["workload"][0] = {**meta["workload"][0], "id": "text-to-image"}  # an LLM table with an image one's id
-    with pytest.raises(InputError) as refused:
-        generation_workloads(meta)
+    path = tmp_path / "metadata.toml"
+    text = (REPO / "metadata.toml").read_text(encoding="utf-8")
+    renamed = text.replace('id = "video-chat"\nname = "Video Chat"', 'id = "text-to-image"\nname = "Text to Image"')
+    path.write_text(renamed, encoding="utf-8")
+    with pytest.raises(InputError) as refused:  # an LLM table with an image one's id
+        load_metadata(path)
     assert (
-        str(refused.value)
+        str(refused.value).replace(f"{tmp_path}/", "")
         == "metadata.toml: /workload: expected one [[workload]] per id, found text-to-image more than once"
     )

@@ -39,3 +39,10 @@ def test_only_generation_tables_is_refused(tmp_path: Path) -> None:
 def test_a_table_of_no_known_kind_is_checked_as_an_llm_table(tmp_path: Path) -> None:
     text = TEXT.replace('kind = "image"', 'kind = "audio"', 1)
     assert '/workload/5/kind: expected "llm"' in refusal(tmp_path, text)
+
+
+def test_a_rule_names_its_table_by_its_place_among_every_kind(tmp_path: Path) -> None:
+    llm = [table.replace('id = "problem-solving"', 'id = "problems"') for table in TABLES if table not in GENERATION]
+    text = HEAD + "".join(f"[[workload]]{table}" for table in [GENERATION[0], *llm, GENERATION[1]])
+    expected = "metadata.toml: /workload/2/id: expected 'problem-solving' (the slug of its name), found 'problems'"
+    assert refusal(tmp_path, text) == expected

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from builder.errors import printable, printable_lines
-from builder.names import gpu_case_faults, is_reserved_slug, name_fault, spreadsheet_reading
+from builder.names import gpu_case_faults, is_reserved_slug, name_fault
 from builder.release.rules import fence
 
 MISREAD = [
@@ -61,13 +61,11 @@ TEXT = [
 
 @pytest.mark.parametrize(("name", "reading"), MISREAD, ids=[name for name, _ in MISREAD])
 def test_a_spreadsheet_misreads(name: str, reading: str) -> None:
-    assert spreadsheet_reading(name) == reading
     assert name_fault(name) == f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
 
 
 @pytest.mark.parametrize("name", TEXT)
 def test_a_spreadsheet_keeps_as_text(name: str) -> None:
-    assert spreadsheet_reading(name) is None
     assert name_fault(name) is None
 
 

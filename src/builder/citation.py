@@ -19,22 +19,6 @@ ZENODO = ".zenodo.json"
 ARXIV = re.compile(r"arXiv:(?P<id>\d{4}\.\d{4,5})")
 
 
-def load(path: Path = CURATED) -> dict[str, Any]:
-    try:
-        curated = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"{path}: expected readable TOML, found {type(exc).__name__}: {exc}") from exc
-    for key in ("doi", "cff", "zenodo"):
-        if key not in curated:
-            raise InputError(f"{path}: {key}: expected a value, found none")
-    return curated
-
-
-def release_version(data_version: str) -> str:
-    """2026-11-29 -> 2026.11.29, the version of the release of that data version."""
-    return data_version.replace("-", ".")
-
-
 def _yaml(value: Any, indent: int) -> list[str]:
     """Block YAML of TOML values (tables, arrays, strings, numbers), strings JSON-quoted."""
     pad = " " * indent
@@ -53,15 +37,24 @@ def _yaml(value: Any, indent: int) -> list[str]:
     return lines
 
 
-def _curated_at(root: Path, curated: Path) -> bool:
-    """Is `root` the folder of citation.toml (the repository root), where the two files are generated?"""
-    return curated.is_file() and root.resolve() == curated.resolve().parent
+def _stale(root: Path, descriptor: bytes, curated: Path) -> dict[str, bytes] | None:
+    """The generated files at `root` whose bytes differ from what `curated` makes; None unless `root` is its folder."""
+    if not (curated.is_file() and root.resolve() == curated.resolve().parent):
+        return None  # not the repository root: a build into another folder, or an archive, has no citation.toml
+    made = citation_files(descriptor, curated)
+    return {name: data for name, data in made.items() if read_or_none(root / name) != data}
 
 
 def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, bytes]:
     """CITATION.cff and .zenodo.json for a descriptor's data version, from one set of fields."""
-    meta, date = load(curated), json.loads(descriptor)["version"]
-    cff, version = dict(meta["cff"]), release_version(date)
+    try:
+        meta = tomllib.loads(curated.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"{curated}: expected readable TOML, found {type(exc).__name__}: {exc}") from exc
+    if missing := [key for key in ("doi", "cff", "zenodo") if key not in meta]:
+        raise InputError(f"{curated}: {missing[0]}: expected a value, found none")
+    date = json.loads(descriptor)["version"]
+    cff, version = dict(meta["cff"]), date.replace("-", ".")  # the release of data version 2026-11-29 is 2026.11.29
     references = cff.pop("references", [])
     found = repository.load(curated.parent / repository.METADATA)  # the one curated place that names it
     url = found.url if found else None
@@ -106,16 +99,14 @@ def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
         data_version = json.loads(descriptor)["version"]
     except (OSError, ValueError, KeyError, TypeError):
         return []  # the descriptor's own problems are reported by the package checks
-    if _curated_at(root, curated):
-        made = citation_files(descriptor, curated)
-        stale = [name for name, data in made.items() if read_or_none(root / name) != data]
+    if (stale := _stale(root, descriptor, curated)) is not None:
         wanted = f"expected what `builder build` writes from {curated} for data version {data_version}"
         return [Problem(name, "/", f"{wanted}, found other bytes (run builder build)") for name in stale]
     raw = read_or_none(root / CFF)
     if raw is None:
         return []  # a data folder without a citation (an older archive, a bare copy): nothing to check
     text = raw.decode("utf-8", "replace")
-    wanted = {"version": release_version(data_version), "date-released": data_version}
+    wanted = {"version": data_version.replace("-", "."), "date-released": data_version}
     problems = []
     for key, value in wanted.items():
         found = re.search(rf"^{key}: (.*)$", text, re.MULTILINE)
@@ -127,11 +118,8 @@ def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
 
 def write_citation(root: Path, descriptor: bytes) -> None:
     """Write CITATION.cff and .zenodo.json at `root` where their bytes change (stale ones: validate reports them)."""
-    if not _curated_at(root, CURATED):
-        return  # a build into another folder (drift's, a test's) has no citation of its own
-    made = citation_files(descriptor)
-    if changed := {root / name: data for name, data in made.items() if read_or_none(root / name) != data}:
-        replace_files(changed)
+    if stale := _stale(root, descriptor, CURATED):
+        replace_files({root / name: data for name, data in stale.items()})
 
 
 def check_citation(data: Path) -> None:

@@ -21,7 +21,7 @@ DIST_FILE = re.compile(
 
 
 def _built(rel: str) -> bool:
-    return layout.is_published(rel) or (layout.is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
+    return layout.place(rel) is not None or (layout.is_hidden(rel) and rel.rsplit("/", 1)[-1] != ".git")
 
 
 def check_dist_output(out: Path) -> None:

@@ -6,11 +6,9 @@ import operator
 from functools import cache, reduce
 from typing import Any
 
-from referencing import Registry, Resource
-
 from builder import jsonschemas
 from builder.errors import InputError, Problem, ProblemsError
-from builder.jsonschemas import OWN_SCHEMAS, compiled, read_schemas, resolved
+from builder.jsonschemas import OWN_SCHEMAS, compiled, read_schemas, registry, resolved
 from builder.layout import SCHEMAS
 
 # The builder's own, wherever the command runs (a folder of two data trees to diff has none);
@@ -27,16 +25,13 @@ def validator(name: str, part: tuple[str, ...] = (), ref: str | None = None) -> 
     schema = {**schema, "$id": schema.get("$id", f"urn:leadgreen-input:{name}")}
     root = reduce(operator.getitem, part, schema)
     root = {**root, "$ref": ref} if ref else root
-    registry = Registry().with_resource(schema["$id"], Resource.from_contents(schema))
     try:  # its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse
-        return compiled(resolved({**root, "$id": schema["$id"]}, registry))
+        return compiled(resolved({**root, "$id": schema["$id"]}, registry([schema])))
     except InputError as exc:
         raise InputError(f"{INPUT_SCHEMAS / name}: {exc}") from None
 
 
-def schema_problems(
-    name: str, value: Any, path: str, part: tuple[str, ...] = (), ref: str | None = None
-) -> list[Problem]:
+def schema_problems(name: str, value: Any, path: str, part: tuple = (), ref: str | None = None) -> list[Problem]:
     """Every way `value` breaks the input schema `name` (its subschema at `part`, or `ref`), one Problem each."""
     check = validator(name, part, ref)
     if check.is_valid(value):  # the common case, several times cheaper than collecting errors

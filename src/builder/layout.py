@@ -89,7 +89,7 @@ class Place:
 
 
 def place(rel: str) -> Place | None:
-    """What is published at a path inside the data folder, or None where nothing is."""
+    """What a build publishes (or removes, when its model is gone) at a path inside the data folder, or None."""
     if rel in (WORKLOAD_LIST, CSV):
         return Place("workload-list" if rel == WORKLOAD_LIST else "csv")
     workload, rest = ROOT_WORKLOAD, rel
@@ -126,11 +126,6 @@ def workload_of(rel: str) -> str | None:
     """The workload of a published document's path; None for workloads.json, the CSV and any other path."""
     found = place(rel)
     return found.workload if found else None
-
-
-def is_published(rel: str) -> bool:
-    """Whether a path inside the data folder is one a build publishes (or removes, when its model is gone)."""
-    return place(rel) is not None
 
 
 def is_published_folder(rel: str) -> bool:

@@ -4,30 +4,30 @@ from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError
+from builder.errors import InputError, Problem
 from builder.files import read_regular_file
-from builder.genmeta import is_generation_table, table_problems
 from builder.inputs import METADATA_SCHEMA, refuse, schema_problems
 from builder.jsonschemas import load_schemas
-from builder.layout import DEFS_SCHEMA, METADATA, ROOT_WORKLOAD
+from builder.layout import DEFS_SCHEMA, GENERATION_WORKLOADS, ROOT_WORKLOAD
 from builder.slug import slugify
 
 MAX_BYTES = 1024 * 1024  # the file is a few kilobytes of reviewed text
 WORKLOAD_SOURCE_KEYS = ("data_url", "workload", "configurations")  # a source block's own to each workload
+GENERATION_SCHEMA = "generation-workload.schema.json"  # in schemas/inputs/: an image or video [[workload]] table
 
 
 @dataclass(frozen=True)
 class Workload:
-    """One published workload: an upstream task file and its curated text."""
+    """One published workload: an upstream task file and its curated text (a GenerationWorkload adds its own)."""
 
     id: str  # the slug of the leaderboard's tab label, `name`
     name: str
     task: str  # the upstream task, whose file the documents are derived from
-    kind: str  # "llm": an image or video workload is a builder.genmeta.GenerationWorkload
+    kind: str  # "llm", "image" or "video"
     description: str
     data_url: str
     configurations: str
@@ -48,11 +48,37 @@ def load_metadata(path: Path) -> dict[str, Any]:
     problems = schema_problems(METADATA_SCHEMA, meta, str(path))  # it leaves image and video tables alone
     tables = meta.get("workload")
     for i, table in enumerate(tables if isinstance(tables, list) else []):
-        if is_generation_table(table):
-            problems += table_problems(table, str(path), f"/workload/{i}")
+        if isinstance(table, dict) and table.get("kind") in GENERATION_WORKLOADS.values():
+            found = schema_problems(GENERATION_SCHEMA, table, str(path))
+            problems += [replace(p, where=f"/workload/{i}{p.where.rstrip('/')}") for p in found]
     refuse(str(path), problems, "the curated metadata")
-    workloads(meta, path)
+    refuse(str(path), rule_problems(meta["workload"], str(path)), "the curated metadata")
     return meta
+
+
+def rule_problems(tables: list[dict[str, Any]], path: str) -> list[Problem]:
+    """Every way schema-checked [[workload]] tables break the rules across fields and tables."""
+    problems = []
+    for i, table in enumerate(tables):
+        at, workload, kind, slug = f"/workload/{i}", table["id"], table["kind"], slugify(table["name"])
+        if workload != slug:
+            problems.append(Problem(path, f"{at}/id", f"expected {slug!r} (the slug of its name), found {workload!r}"))
+        if kind != "llm" and GENERATION_WORKLOADS.get(workload) != kind:
+            known = ", ".join(f"{w} ({k})" for w, k in GENERATION_WORKLOADS.items())
+            msg = f"expected a generation workload among {known}, found {workload} ({kind})"
+            problems.append(Problem(path, f"{at}/kind", msg))
+    if problems:  # an id that is not its slug is not also reported as a duplicate or the wrong first
+        return problems
+    for field in ("id", "task"):
+        values = [table[field] for table in tables]
+        if twice := sorted({v for v in values if values.count(v) > 1}):
+            msg = f"expected one [[workload]] per {field}, found {', '.join(twice)} more than once"
+            problems.append(Problem(path, "/workload", msg))
+    first = next((i for i, table in enumerate(tables) if table["kind"] == "llm"), None)
+    found = "only image and video workloads" if first is None else tables[first]["id"]
+    if found != ROOT_WORKLOAD:
+        problems.append(Problem(path, f"/workload/{first or 0}/id", f"expected {ROOT_WORKLOAD}, found {found}"))
+    return problems
 
 
 class _NonFinite:
@@ -70,23 +96,9 @@ def _finite(text: str) -> float | _NonFinite:
     return value if math.isfinite(value) else _NonFinite(text)
 
 
-def workloads(meta: dict[str, Any], path: Path = METADATA) -> list[Workload]:
-    """The curated LLM workloads in publishing order, checked by the rules across [[workload]] tables."""
-    found = [Workload(**table) for table in meta["workload"] if not is_generation_table(table)]
-    for i, work in enumerate(found):
-        if work.id != slugify(work.name):
-            expected = f"expected {slugify(work.name)!r} (the slug of its name)"
-            raise InputError(f"{path}: /workload/{i}/id: {expected}, found {work.id!r}")
-    for field in ("id", "task"):
-        values = [getattr(w, field) for w in found]
-        twice = sorted({v for v in values if values.count(v) > 1})
-        if twice:
-            found_twice = f"found {', '.join(twice)} more than once"
-            raise InputError(f"{path}: /workload: expected one [[workload]] per {field}, {found_twice}")
-    first = found[0].id if found else "only image and video workloads"
-    if first != ROOT_WORKLOAD:
-        raise InputError(f"{path}: /workload/0/id: expected {ROOT_WORKLOAD}, found {first}")
-    return found
+def workloads(meta: dict[str, Any]) -> list[Workload]:
+    """The LLM workloads of checked metadata, in publishing order."""
+    return [Workload(**table) for table in meta["workload"] if table["kind"] == "llm"]
 
 
 def source_for(meta: dict[str, Any], workload: Workload) -> dict[str, Any]:

@@ -20,12 +20,6 @@ READINGS = (
 RESERVED_SLUGS = frozenset({"con", "prn", "aux", "nul", *(f"{dev}{i}" for dev in ("com", "lpt") for i in range(1, 10))})
 
 
-def spreadsheet_reading(name: str) -> str | None:
-    """What a spreadsheet would take `name` for instead of text ("a date", "a number", ...), or None."""
-    text = unicodedata.normalize("NFKC", name).strip().lower()  # full-width digits read as digits
-    return next((reading for reading, pattern in READINGS if pattern.fullmatch(text)), None)
-
-
 def is_reserved_slug(slug: str) -> bool:
     """True for a name Windows reserves (con, prn, aux, nul, com1-com9, lpt1-lpt9), whatever its case."""
     return slug.lower() in RESERVED_SLUGS
@@ -40,7 +34,8 @@ def name_fault(name: str) -> str | None:
     """`expected ..., found ...` for a name (nickname, GPU, architecture) a spreadsheet misreads, else None."""
     if breaks := [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]:
         return f"expected a name on one line, found U+{ord(breaks[0]):04X} (a line or paragraph separator)"
-    if reading := spreadsheet_reading(name):
+    text = unicodedata.normalize("NFKC", name).strip().lower()  # full-width digits read as digits
+    if reading := next((reading for reading, pattern in READINGS if pattern.fullmatch(text)), None):
         return f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
     return None
 

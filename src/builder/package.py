@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from referencing import Registry, Resource
-
 from builder import layout, transform
 from builder.csvview import COLUMNS, MODEL_COLUMNS, csv_rel
 from builder.genmeta import generation_workloads
-from builder.jsonschemas import resolved
+from builder.jsonschemas import registry, resolved
 from builder.metadata import source_for, workloads
 from builder.pin import Lock, sha256
 
@@ -29,8 +27,7 @@ TITLES = {"index": "Index", "model-list": "Model list", "frontier": "Frontier"} 
 
 def _resolved(schemas: dict[str, dict[str, Any]], name: str, nodes: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Subschemas of schemas[name] with every $ref resolved and each one-item allOf merged into its holder."""
-    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
-    holder = resolved({"$id": schemas[name]["$id"], "properties": nodes}, registry)
+    holder = resolved({"$id": schemas[name]["$id"], "properties": nodes}, registry(schemas.values()))
     return {key: _merged(node) for key, node in holder["properties"].items()}
 
 
@@ -87,9 +84,7 @@ def json_table(name: str, title: str, description: str, path: str, prop: str, ke
     return resource(name, title, path, "json", description, dialect=dialect, schema=schema)
 
 
-def workload_resources(
-    workload: str, name: str, files: dict[str, bytes], data_dir: str, schemas: dict[str, dict[str, Any]]
-) -> tuple[list[dict], list[dict]]:
+def workload_resources(workload: str, name: str, files: dict, data_dir: str, schemas: dict) -> tuple[list, list]:
     """A workload's tables and documents; text conversation's keep their v1 names."""
     suffix, of = ("", "") if workload == layout.ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
     rels = {"index": layout.index_rel(workload), "model-list": layout.model_list_rel(workload)}
@@ -131,9 +126,7 @@ def json_document(name: str, title: str, rel: str, files: dict[str, bytes], data
     return resource(name, title, f"{data_dir}/{rel}", "json", data=files.get(rel, b""), jsonSchema=schema)
 
 
-def descriptor(
-    files: dict[str, bytes], data_dir: str, version: str, locks: dict[str, Lock], meta: dict[str, Any], schemas: dict
-) -> dict:
+def descriptor(files: dict, data_dir: str, version: str, locks: dict, meta: dict, schemas: dict) -> dict:
     """The descriptor for a data folder `data_dir` whose files are `files` (relative to it)."""
     parts = {**curated_parts(locks, meta), **derived_parts(files, data_dir, version, schemas)}
     return {key: parts[key] for key in DESCRIPTOR_KEYS}
@@ -150,7 +143,7 @@ def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any
     sources += [(work.task, transform.source(meta, work)) for work in generation_workloads(meta)]
     pinned = [(locks[task], src) for task, src in sources if task in locks]
     return {
-        "name": "leadgreen-data",
+        "name": layout.PACKAGE_NAME,
         "title": "LeadGreen: GPU energy per output token of large language models (API v1)",
         "description": meta["header"]["caveat"],
         "homepage": meta["base_url"],
