@@ -172,12 +172,9 @@ def numbered(confs: list[Doc]) -> list[Doc]:
 
 def best_by_gpu(confs: list[Doc], within: str = "under_itl_deadline", joules: str = "joules_per_output_token") -> Doc:
     """Per GPU, the lowest-energy configuration among those flagged `within` (the first on a tie)."""
-    best: Doc = {}
-    for conf in confs:
-        held = best.get(conf["gpu"])
-        if conf[within] and (held is None or conf[joules] < held[joules]):
-            best[conf["gpu"]] = conf
-    return {gpu: dict(best[gpu]) for gpu in sorted(best)}
+    under = [conf for conf in confs if conf[within]]
+    gpus = sorted({conf["gpu"] for conf in under})
+    return {gpu: dict(min((c for c in under if c["gpu"] == gpu), key=lambda c: c[joules])) for gpu in gpus}
 
 
 def header(meta: Doc, date: str) -> Doc:
