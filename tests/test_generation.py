@@ -215,6 +215,8 @@ def test_the_llm_documents_are_byte_for_byte_unchanged() -> None:
 def test_a_nickname_fault_shared_by_a_models_rows_is_one_line(rows_renamed: int | str) -> None:
     from builder.errors import UpstreamError
     from builder.generation import parse_generation
+    from builder.genmeta import generation_workloads
+    from builder.metadata import load_metadata
 
     doc = json.loads((REPO / "upstream" / "text-to-image.json").read_bytes())
     model = doc["configurations"][0]["model_id"]
@@ -223,7 +225,9 @@ def test_a_nickname_fault_shared_by_a_models_rows_is_one_line(rows_renamed: int 
     for i in renamed:
         doc["configurations"][i]["nickname"] = "1-2"
     with pytest.raises(UpstreamError) as caught:
-        parse_generation(json.dumps(doc).encode(), "t2i.json", "image")
+        parse_generation(
+            json.dumps(doc).encode(), "t2i.json", generation_workloads(load_metadata(REPO / "metadata.toml"))[0]
+        )
     more = len(renamed) - 1
     also = f", and {more} more row{'s' if more > 1 else ''} of this model" if more else ""
     row = f"Efficient-Large-Model/SANA1.5_1.6B_1024px_diffusers, B200, 1 GPU(s), batch_size 1{also}"

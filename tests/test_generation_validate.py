@@ -11,12 +11,15 @@ import pytest
 
 from builder.errors import UpstreamError
 from builder.generation import parse_generation
+from builder.genmeta import generation_workloads
+from builder.metadata import load_metadata
 from builder.validate.run import check_built
 from builder.validate.tree import Tree, load_tree
 from conftest import REPO
 from hostile import run_cli
 
 DATA = REPO / "data"
+WORK = {work.kind: work for work in generation_workloads(load_metadata(REPO / "metadata.toml"))}  # by kind
 BASE_URL = "https://leadgreen.ai"
 IMAGE = "workloads/text-to-image"
 VIDEO = "workloads/text-to-video"
@@ -192,7 +195,7 @@ def _task(kind: str) -> dict:
 
 
 def test_the_parser_accepts_every_letter_in_a_name() -> None:
-    rows, warnings = parse_generation((REPO / "upstream" / "text-to-image.json").read_bytes(), "x", "image")
+    rows, warnings = parse_generation((REPO / "upstream" / "text-to-image.json").read_bytes(), "x", WORK["image"])
     assert len(rows) == 638
     assert warnings == []
     assert "PixArt-\u03a3" in {r.nickname for r in rows}
@@ -228,7 +231,7 @@ def test_the_parser_refuses_an_unsound_row(kind: str, change: dict, message: str
     doc = _task(kind)
     doc["configurations"][0].update(change)
     with pytest.raises(UpstreamError) as refused:
-        parse_generation(json.dumps(doc).encode(), "x", kind)
+        parse_generation(json.dumps(doc).encode(), "x", WORK[kind])
     assert any(message in str(p) for p in refused.value.problems), refused.value.problems
 
 

@@ -102,7 +102,7 @@ UPSTREAM_CLASSES = (
 @pytest.mark.parametrize(("body", "names"), UPSTREAM)
 def test_unsafe_upstream_numbers_are_refused(body: bytes, names: tuple) -> None:
     with pytest.raises(UpstreamError) as caught:
-        parse_upstream(body, "bad.json")
+        parse_upstream(body, "bad.json", "lm-arena-chat")
     lines = [str(problem) for problem in caught.value.problems]
     assert all(any(line.startswith("bad.json: ") and name in line for line in lines) for name in names), lines
 
@@ -131,10 +131,10 @@ def test_fetch_refuses_unsafe_upstream_numbers(
 def test_the_sane_bound_keeps_every_derived_value_finite_and_exact() -> None:
     """A row at MAX_MEASURE everywhere is accepted, and the values derived from it are exact."""
     top = dict.fromkeys(("avg_power_watts", "avg_output_len", "energy_per_token_joules"), MAX_MEASURE)
-    parsed = parse_upstream(json.dumps(upstream([row(**top, output_throughput_tokens_per_sec=1.0)])).encode(), "x")
-    energy = parsed.rows[0].energy_per_token_joules
-    assert energy * 1e6 / 3600 < 2**53
-    assert round(parsed.rows[0].avg_power_watts) < 2**53
+    body = json.dumps(upstream([row(**top, output_throughput_tokens_per_sec=1.0)])).encode()
+    (parsed,), _ = parse_upstream(body, "x", "lm-arena-chat")
+    assert parsed.energy_per_token_joules * 1e6 / 3600 < 2**53
+    assert round(parsed.avg_power_watts) < 2**53
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,16 +4,18 @@ from pathlib import Path
 
 import pytest
 
+from builder.metadata import workloads
 from builder.transform import build_documents, configuration
 from builder.upstream import parse_upstream
 from factory import row, upstream
 
 REPO = Path(__file__).resolve().parent.parent
 META = tomllib.loads((REPO / "metadata.toml").read_text())
+CHAT = workloads(META)[0]  # the root workload, whose task the factory's rows are of
 
 
 def rows(*raw: dict) -> list:
-    return parse_upstream(json.dumps(upstream(list(raw))).encode(), "test.json").rows
+    return parse_upstream(json.dumps(upstream(list(raw))).encode(), "test.json", "lm-arena-chat")[0]
 
 
 def test_rounding_of_every_field() -> None:
@@ -114,7 +116,7 @@ def test_a_real_row_becomes_the_published_configuration() -> None:
 
 def test_rounding_matches_every_published_value() -> None:
     data = (REPO / "upstream" / "lm-arena-chat.json").read_bytes()
-    docs = build_documents(parse_upstream(data, "pin").rows, META, "2026-09-27")
+    docs = build_documents(parse_upstream(data, "pin", "lm-arena-chat")[0], META, "2026-09-27", CHAT)
     published = json.loads((REPO / "data" / "models" / "qwen-3-14b.json").read_text())
     assert docs["models/qwen-3-14b.json"]["configurations"] == published["configurations"]
 
@@ -122,7 +124,7 @@ def test_rounding_matches_every_published_value() -> None:
 def test_fp8_precision_and_params_as_floats() -> None:
     (r,) = rows(row(weight_precision="fp8", total_params_billions=8, activated_params_billions=8))
     assert configuration(r, "x", 500)["precision"] == "FP8"
-    doc = build_documents([r], META, "2026-01-01")["models/test-model-7b.json"]
+    doc = build_documents([r], META, "2026-01-01", CHAT)["models/test-model-7b.json"]
     assert doc["params_b"] == 8.0
     assert isinstance(doc["params_b"], float)
 
@@ -134,7 +136,7 @@ def test_mxfp4_precision_is_published_as_mxfp4() -> None:
 
 def test_repeat_numbers_real_duplicate_runs() -> None:
     data = (REPO / "upstream" / "lm-arena-chat.json").read_bytes()
-    docs = build_documents(parse_upstream(data, "pin").rows, META, "2026-09-27")
+    docs = build_documents(parse_upstream(data, "pin", "lm-arena-chat")[0], META, "2026-09-27", CHAT)
     confs = docs["models/qwen-3-30b-a3b-instruct.json"]["configurations"]
     repeated = sorted((c["row_id"], c["repeat"]) for c in confs if c["repeat"] > 1)
     assert repeated == [("qwen-3-30b-a3b-instruct/H100/2/256", 2), ("qwen-3-30b-a3b-instruct/H100/2/512", 2)]
@@ -149,7 +151,7 @@ def test_repeats_keep_upstream_order_and_configurations_sort() -> None:
         row(gpu_model="H100", max_num_seqs=64, energy_per_token_joules=0.25),
         row(gpu_model="H100", max_num_seqs=64, energy_per_token_joules=0.21),
     ]
-    confs = build_documents(rows(*raw), META, "2026-01-01")["models/test-model-7b.json"]["configurations"]
+    confs = build_documents(rows(*raw), META, "2026-01-01", CHAT)["models/test-model-7b.json"]["configurations"]
     assert [(c["gpu"], c["max_num_seqs"], c["repeat"], c["joules_per_output_token"]) for c in confs] == [
         ("B200", 64, 1, 0.2),
         ("H100", 64, 1, 0.25),
@@ -164,7 +166,7 @@ def test_gpu_with_nothing_under_the_deadline_gets_no_best_and_no_index_row() -> 
         row(gpu_model="H100", max_num_seqs=128, median_itl_ms=20.0, energy_per_token_joules=0.2),
         row(gpu_model="B200", median_itl_ms=500.04, p90_itl_ms=600, p95_itl_ms=700, p99_itl_ms=800),
     ]
-    docs = build_documents(rows(*raw), META, "2026-01-01")
+    docs = build_documents(rows(*raw), META, "2026-01-01", CHAT)
     model = docs["models/test-model-7b.json"]
     assert model["gpus"] == ["B200", "H100"]
     assert list(model["best"]) == ["H100"]
@@ -177,20 +179,20 @@ def test_gpu_with_nothing_under_the_deadline_gets_no_best_and_no_index_row() -> 
 
 def test_best_takes_the_first_on_a_tie() -> None:
     raw = [row(max_num_seqs=64), row(max_num_seqs=128)]
-    model = build_documents(rows(*raw), META, "2026-01-01")["models/test-model-7b.json"]
+    model = build_documents(rows(*raw), META, "2026-01-01", CHAT)["models/test-model-7b.json"]
     assert model["best"]["H100"]["max_num_seqs"] == 64
 
 
 def test_model_without_any_best_has_no_index_rows_but_keeps_its_document() -> None:
     slow = {"median_itl_ms": 900.0, "p90_itl_ms": 901.0, "p95_itl_ms": 902.0, "p99_itl_ms": 903.0}
-    docs = build_documents(rows(row(**slow)), META, "2026-01-01")
+    docs = build_documents(rows(row(**slow)), META, "2026-01-01", CHAT)
     assert docs["models/test-model-7b.json"]["best"] == {}
     assert docs["index.json"]["rows"] == []
     assert [m["slug"] for m in docs["models.json"]["models"]] == ["test-model-7b"]
 
 
 def test_key_orders_follow_the_spec() -> None:
-    docs = build_documents(rows(row()), META, "2026-01-01")
+    docs = build_documents(rows(row()), META, "2026-01-01", CHAT)
     assert list(docs["models/test-model-7b.json"])[:9] == [
         "version", "updated", "data_version", "unit", "itl_deadline_ms", "source", "caveat", "boundary", "slug",
     ]  # fmt: skip
@@ -201,5 +203,5 @@ def test_key_orders_follow_the_spec() -> None:
 
 @pytest.mark.parametrize("date", ["2026-09-27", "2031-02-03"])
 def test_dates_are_the_build_date(date: str) -> None:
-    docs = build_documents(rows(row()), META, date)
+    docs = build_documents(rows(row()), META, date, CHAT)
     assert {(d["updated"], d["data_version"]) for d in docs.values()} == {(date, date)}

@@ -15,7 +15,7 @@ SPREADSHEET_DATE = "expected a name a spreadsheet keeps as text, found '1-2', re
 
 def problems(*raw: dict) -> list[str]:
     with pytest.raises(UpstreamError) as caught:
-        parse_upstream(json.dumps(upstream(list(raw))).encode(), "bad.json")
+        parse_upstream(json.dumps(upstream(list(raw))).encode(), "bad.json", "lm-arena-chat")
     return [str(problem) for problem in caught.value.problems]
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from builder.layout import CSV, WORKLOAD_LIST, place, workload_dir
+from builder.layout import CSV, MODELS_DIR, WORKLOAD_LIST, place, workload_dir
 from builder.transform import CONFIG_KEYS, config_keys
 
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
@@ -16,12 +16,15 @@ MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model docume
 COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS, *RESPONSE_COLUMNS, *MODEL_KEYS)
 
 
-def write_csv(columns: tuple[str, ...], rows: Iterable[Iterable[Any]]) -> bytes:
-    """UTF-8 CSV of a header and rows (a bool as true or false), one newline a row."""
+def write_csv(columns: tuple[str, ...], models: list[tuple[str, Any]], cells: Callable[[str, Any, Any], list]) -> bytes:
+    """UTF-8 CSV: a header, then per (workload, model document) a row per configuration (a bool as true or false)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
-    writer.writerows([str(value).lower() if isinstance(value, bool) else str(value) for value in row] for row in rows)
+    for workload, model in models:
+        for conf in model["configurations"]:
+            row = [workload, model["slug"], model["name"], model["model_id"], *cells(workload, model, conf)]
+            writer.writerow([str(value).lower() if isinstance(value, bool) else str(value) for value in row])
     return buf.getvalue().encode("utf-8")
 
 
@@ -32,15 +35,10 @@ def csv_rel(workload: str) -> str:
 
 def generation_csv(docs: dict[str, Any], workload: str, kind: str) -> bytes:
     """The flat table of one image or video workload: its models in slug order, their configurations in order."""
-    folder = workload_dir(workload) + "models/"
-    models = sorted((doc for rel, doc in docs.items() if rel.startswith(folder)), key=lambda m: m["slug"])
-    keys = config_keys(kind)
-    rows = (
-        [workload, model["slug"], model["name"], model["model_id"], *(conf[key] for key in keys)]
-        for model in models
-        for conf in model["configurations"]
-    )
-    return write_csv((*MODEL_COLUMNS, *keys), rows)
+    keys, folder = config_keys(kind), f"{workload_dir(workload)}{MODELS_DIR}/"
+    models = [(workload, doc) for rel, doc in docs.items() if rel.startswith(folder)]
+    models.sort(key=lambda item: item[1]["slug"])
+    return write_csv((*MODEL_COLUMNS, *keys), models, lambda _, model, conf: [conf[key] for key in keys])
 
 
 def configurations_csv(docs: dict[str, Any], responses: Mapping[tuple[str, str, int], tuple[float, float]]) -> bytes:
@@ -48,12 +46,9 @@ def configurations_csv(docs: dict[str, Any], responses: Mapping[tuple[str, str, 
     rank = {entry["id"]: i for i, entry in enumerate(docs[WORKLOAD_LIST]["workloads"] if WORKLOAD_LIST in docs else [])}
     models = [(found.workload, doc) for rel, doc in docs.items() if (found := place(rel)) and found.kind == "model"]
     models.sort(key=lambda item: (rank.get(item[0], len(rank)), item[0], item[1]["slug"]))
-    rows = (
-        [workload, model["slug"], model["name"], model["model_id"]]
-        + [conf[key] for key in CONFIG_KEYS]
-        + list(responses.get((workload, conf["row_id"], conf["repeat"]), ("", "")))
-        + [model[key] for key in MODEL_KEYS]
-        for workload, model in models
-        for conf in model["configurations"]
-    )
-    return write_csv(COLUMNS, rows)
+
+    def cells(workload: str, model: dict[str, Any], conf: dict[str, Any]) -> list:
+        energy = responses.get((workload, conf["row_id"], conf["repeat"]), ("", ""))
+        return [*(conf[key] for key in CONFIG_KEYS), *energy, *(model[key] for key in MODEL_KEYS)]
+
+    return write_csv(COLUMNS, models, cells)

@@ -32,15 +32,10 @@ def build_frontiers(rows_by_task: dict[str, list[Row]], docs: dict[str, Doc], me
     return found
 
 
-def dominates(a: Point, b: Point) -> bool:
-    """Lower or equal on both energy and latency, and not the same point."""
-    return a[0] <= b[0] and a[1] <= b[1] and a != b
-
-
 def gpu_frontier(confs: list[Doc], gpu: str, points: dict[tuple[str, int], Point], targets: list[int]) -> Doc:
-    """The frontier of one model on one GPU type, and its best configuration under each target."""
+    """One model's frontier on one GPU type (the points no other matches or beats on both), and its best per target."""
     own = [(conf, points[(conf["row_id"], conf["repeat"])]) for conf in confs if conf["gpu"] == gpu]
-    front = [(conf, p) for conf, p in own if not any(dominates(q, p) for _, q in own)]
+    front = [(conf, p) for conf, p in own if not any(q[0] <= p[0] and q[1] <= p[1] and q != p for _, q in own)]
     front.sort(key=lambda item: (item[1][1], item[1][0], *(item[0][k] for k in ("num_gpus", "max_num_seqs", "repeat"))))
     bests = {
         str(t): best_by_gpu([{**conf, "under_itl_deadline": p[1] <= t} for conf, p in own]).get(gpu) for t in targets

@@ -36,15 +36,15 @@ class GenRow(upstream.UpstreamRow):
     fps: int | None = None  # video only
 
 
-def parse_generation(data: bytes, path: str, kind: str, work: GenerationWorkload | None = None) -> upstream.Upstream:
-    """The checked rows and warnings of a task file of `kind` (and of `work`'s task, if given), or UpstreamError."""
-    doc, problems, sound = upstream.read_task(data, path, INPUT_SCHEMA, f"#/$defs/{kind}Task")
+def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> upstream.Parsed:
+    """The checked rows and warnings of the task file of `work`, or UpstreamError."""
+    doc, problems, sound = upstream.read_task(data, path, INPUT_SCHEMA, f"#/$defs/{work.kind}Task")
     architecture = doc.get("architecture")
     if isinstance(architecture, str) and (fault := name_fault(architecture)):
         problems.append(Problem(path, "/architecture", fault))
-    problems += upstream.task_fault(doc, path, work.task) if work else []
-    skipped = {"architecture"} if kind == "video" else {"architecture", "num_frames", "fps"}  # not fields of a row
-    names = {f.name: OWN_NAMES.get(f.name, f.name).format(kind) for f in fields(GenRow) if f.name not in skipped}
+    problems += upstream.task_fault(doc, path, work.task)
+    skipped = {"architecture"} if work.kind == "video" else {"architecture", "num_frames", "fps"}  # not fields of a row
+    names = {f.name: OWN_NAMES.get(f.name, f.name).format(work.kind) for f in fields(GenRow) if f.name not in skipped}
     rows = {i: GenRow(architecture=architecture, **{f: raw[n] for f, n in names.items()}) for i, raw in sound.items()}
     for i, row in rows.items():
         faults = upstream.name_faults(row, ("nickname", "gpu_model"))
@@ -61,28 +61,28 @@ def parse_generation(data: bytes, path: str, kind: str, work: GenerationWorkload
             faults.append(("throughput_per_sec", f"expected {rule}, found {row.throughput_per_sec!r}"))
         problems += [Problem(path, f"/configurations/{i}/{names[name]}", msg) for name, msg in faults]
     known = {*names.values(), *TASK_FIELDS, "architecture"}
-    return upstream.Upstream(list(rows.values()), upstream.finish(problems, doc, rows, path, known, IDENTITY))
+    return list(rows.values()), upstream.finish(problems, doc, rows, path, known, IDENTITY)
 
 
 def parse_all(inputs: dict[str, tuple[bytes, str]], meta: dict) -> tuple[dict[str, list], dict[str, list[str]]]:
     """The rows and warnings by task of every task file (task -> bytes, name shown), the rules across files checked."""
     works = {work.task: work for work in generation_workloads(meta)}
-    parsed: dict[str, upstream.Upstream] = {}
+    parsed: dict[str, upstream.Parsed] = {}
     refused: list[UpstreamError] = []
     for task, (data, name) in inputs.items():
         try:
             work = works.get(task)
-            parsed[task] = parse_generation(data, name, work.kind, work) if work else parse_upstream(data, name, task)
+            parsed[task] = parse_generation(data, name, work) if work else parse_upstream(data, name, task)
         except UpstreamError as exc:
             refused.append(exc)
     if len(refused) == 1:
         raise refused[0]
     problems = [p for exc in refused for p in exc.problems]
     if not problems:
-        every = [(inputs[task][1], row) for task, up in parsed.items() for row in up.rows]
-        llm = [(inputs[task][1], row) for task, up in parsed.items() if task not in works for row in up.rows]
+        every = [(inputs[task][1], row) for task, (rows, _) in parsed.items() for row in rows]
+        llm = [(inputs[task][1], row) for task, (rows, _) in parsed.items() if task not in works for row in rows]
         problems = sorted({*upstream.model_faults(llm), *upstream.gpu_faults(every)})
     if problems:
         files = len({p.path for p in problems})
         raise UpstreamError(f"{len(problems)} problem(s) in {files} upstream file(s); nothing was written", problems)
-    return {task: up.rows for task, up in parsed.items()}, {task: up.warnings for task, up in parsed.items()}
+    return {task: rows for task, (rows, _) in parsed.items()}, {task: found for task, (_, found) in parsed.items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
@@ -44,6 +45,7 @@ class Shape:
     limit: float
     selection: str
     source: Doc
+    make: Callable[[Any, str, float], Doc]  # (upstream row, slug, limit) -> its configuration
     limit_key: str = "itl_deadline_ms"  # the latency limit's name in the documents
     latency_metric: str = "median_itl_ms"  # the configuration value the limit applies to
     within: str = "under_itl_deadline"  # the flag of a configuration under the limit
@@ -55,13 +57,14 @@ class Shape:
 def shape(work: Work, meta: Doc) -> Shape:
     """The Shape of a workload's documents."""
     if not isinstance(work, GenerationWorkload):
-        h = meta["header"]
-        return Shape({"unit": h["unit"]}, h["itl_deadline_ms"], meta["index"]["selection"], source_for(meta, work))
+        h, own = meta["header"], source_for(meta, work)
+        return Shape({"unit": h["unit"]}, h["itl_deadline_ms"], meta["index"]["selection"], own, configuration)
     return Shape(
         head={"kind": work.kind, "unit": work.unit},
         limit=work.latency_limit_s,
         selection=work.selection,
         source=source(meta, work),
+        make=partial(generation_configuration, kind=work.kind),
         limit_key="latency_limit_s",
         latency_metric=LATENCY_METRIC,
         within="under_latency_limit",
@@ -76,10 +79,10 @@ def build_package(rows_by_task: dict[str, list], meta: Doc, date: str) -> dict[s
     docs: dict[str, Doc] = {}
     entries = []  # each workload's keys in order; an image or video workload has no frontier
     for work in [*workloads(meta), *generation_workloads(meta)]:
-        docs |= build_documents(rows_by_task[work.task], meta, date, work)
-        models = docs[layout.model_list_rel(work.id)]["models"]
-        confs = sum(len(docs[layout.model_rel(m["slug"], work.id)]["configurations"]) for m in models)
-        found = {**asdict(work), "model_count": len(models), "configuration_count": confs}
+        rows = rows_by_task[work.task]  # one configuration each
+        docs |= build_documents(rows, meta, date, work)
+        models = len(docs[layout.model_list_rel(work.id)]["models"])
+        found = {**asdict(work), "model_count": models, "configuration_count": len(rows)}
         found |= workload_urls(meta["base_url"], meta["header"]["version"], work.id)
         if isinstance(work, GenerationWorkload):
             del found["frontier_url"]
@@ -96,12 +99,13 @@ def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
     return {key: layout.document_url(base_url, version, rel(workload)) for key, rel in rels.items()}
 
 
-def build_documents(rows: list, meta: Doc, date: str, workload: Work | None = None) -> dict[str, Doc]:
-    """Every document of one workload (by default the first), keyed by its path inside the data folder."""
-    work = workload or workloads(meta)[0]
+def build_documents(rows: list, meta: Doc, date: str, work: Work) -> dict[str, Doc]:
+    """Every document of one workload, keyed by its path inside the data folder."""
     own = shape(work, meta)
-    groups = {model: [r for r in rows if r.model_id == model] for model in dict.fromkeys(r.model_id for r in rows)}
-    models = sorted((model_document(group, meta, date, work) for group in groups.values()), key=lambda m: m["slug"])
+    groups: dict[str, list] = {}
+    for row in rows:
+        groups.setdefault(row.model_id, []).append(row)
+    models = sorted((model_document(group, meta, date, own) for group in groups.values()), key=lambda m: m["slug"])
     bests = [index_row(model, best, own.index_keys) for model in models for best in model["best"].values()]
     docs = {layout.model_rel(m["slug"], work.id): m for m in models}
     docs[layout.index_rel(work.id)] = {
@@ -124,11 +128,10 @@ def build_documents(rows: list, meta: Doc, date: str, workload: Work | None = No
     return docs
 
 
-def model_document(rows: list, meta: Doc, date: str, work: Work) -> Doc:
+def model_document(rows: list, meta: Doc, date: str, own: Shape) -> Doc:
     """One model's document from its rows (in upstream order)."""
-    own, first, slug = shape(work, meta), rows[0], slugify(rows[0].nickname)
-    make = partial(generation_configuration, kind=work.kind) if isinstance(work, GenerationWorkload) else configuration
-    confs = numbered(sorted((make(r, slug, own.limit) for r in rows), key=lambda c: tuple(c[k] for k in own.order)))
+    first, slug = rows[0], slugify(rows[0].nickname)
+    confs = numbered(sorted((own.make(r, slug, own.limit) for r in rows), key=lambda c: tuple(c[k] for k in own.order)))
     return {
         **header(meta, date),
         **own.head,
@@ -169,12 +172,9 @@ def numbered(confs: list[Doc]) -> list[Doc]:
 
 def best_by_gpu(confs: list[Doc], within: str = "under_itl_deadline", joules: str = "joules_per_output_token") -> Doc:
     """Per GPU, the lowest-energy configuration among those flagged `within` (the first on a tie)."""
-    best: Doc = {}
-    for conf in confs:
-        held = best.get(conf["gpu"])
-        if conf[within] and (held is None or conf[joules] < held[joules]):
-            best[conf["gpu"]] = conf
-    return {gpu: dict(best[gpu]) for gpu in sorted(best)}
+    under = [conf for conf in confs if conf[within]]
+    gpus = sorted({conf["gpu"] for conf in under})
+    return {gpu: dict(min((c for c in under if c["gpu"] == gpu), key=lambda c: c[joules])) for gpu in gpus}
 
 
 def header(meta: Doc, date: str) -> Doc:

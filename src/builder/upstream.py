@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
-from typing import Any, NamedTuple
+from typing import Any
 
 from builder.caps import check_caps
 from builder.errors import Problem, UpstreamError, printable, shown
@@ -56,17 +56,13 @@ class Row(UpstreamRow):
 
 
 KNOWN = frozenset(f.name for f in fields(Row))
+Parsed = tuple[list[UpstreamRow], list[str]]  # the checked rows of a task file, and its warnings
 
 
-class Upstream(NamedTuple):
-    rows: list[UpstreamRow]
-    warnings: list[str]
-
-
-def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
-    """Parse and check LLM upstream bytes (of `task`, when given); raise UpstreamError listing every problem."""
+def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
+    """Parse and check the LLM upstream bytes of `task`; raise UpstreamError listing every problem."""
     doc, problems, sound = read_task(data, path, TASK_SCHEMA)
-    problems += task_fault(doc, path, task) if task is not None else []
+    problems += task_fault(doc, path, task)
     rows = {i: Row(**{f.name: raw[f.name] for f in fields(Row)}) for i, raw in sound.items()}
     for i, row in rows.items():
         faults = name_faults(row, NAME_FIELDS)
@@ -74,7 +70,7 @@ def parse_upstream(data: bytes, path: str, task: str | None = None) -> Upstream:
         if row.num_gpus != layout:
             faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {row.num_gpus}"))
         problems += [Problem(path, f"/configurations/{i}/{name}", msg) for name, msg in faults]
-    return Upstream(list(rows.values()), finish(problems, doc, rows, path, KNOWN, IDENTITY))
+    return list(rows.values()), finish(problems, doc, rows, path, KNOWN, IDENTITY)
 
 
 def read_task(data: bytes, path: str, schema: str, ref: str | None = None) -> tuple[dict, list[Problem], dict]:
@@ -108,21 +104,15 @@ def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, str
 
 def finish(problems: list[Problem], doc: dict, rows: dict, path: str, known: Any, identity: tuple) -> list[str]:
     """All problems in an UpstreamError, a row's named by its `identity` (once per model); without any, warnings."""
-    confs = doc["configurations"]
-    shared: dict[Problem, list[int]] = {}  # the first problem of each group -> the rows sharing it
-    first: dict[tuple, Problem] = {}
+    confs, groups = doc["configurations"], {}  # what makes problems one -> [the first, the rows sharing it]
     for problem in problems:
         row = _ROW.match(problem.where)
-        if row is None:
-            shared[problem] = []
-            continue
-        i, place = int(row[1]), problem.where[row.end() :]
-        model = confs[i].get("model_id") if isinstance(confs[i], dict) else None
-        per_model = place.lstrip("/") in ("model_id", *MODEL_FIELDS)
-        key = (repr(model), place, problem.message) if per_model else (problem,)
-        shared.setdefault(first.setdefault(key, problem), []).append(i)
+        i, place = (int(row[1]), problem.where[row.end() :]) if row else (None, "")
+        per_model = place.lstrip("/") in ("model_id", *MODEL_FIELDS)  # implies a row that is an object
+        key = (repr(confs[i].get("model_id")), place, problem.message) if per_model else (problem,)
+        groups.setdefault(key, [problem]).extend([] if i is None else [i])
     problems = []
-    for problem, sharing in shared.items():
+    for problem, *sharing in groups.values():
         if sharing and isinstance(confs[sharing[0]], dict):
             model, gpu, count, last = (confs[sharing[0]].get(k, "?") for k in identity)
             more = len(sharing) - 1
