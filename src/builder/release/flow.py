@@ -86,7 +86,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             "set one with `git config user.name NAME` and `git config user.email EMAIL`"
         )
     start = git.head()
-    committed = files_at(start, required=REQUIRED, where=f"in commit {start[:12]}")
+    committed = files_at(start, required=REQUIRED)
     old_changelog = committed.get(CHANGELOG.as_posix(), b"")
     try:
         changelog_text = old_changelog.decode("utf-8")
