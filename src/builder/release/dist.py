@@ -29,7 +29,6 @@ from builder.write import newest_data_version, publish
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff")  # what a release archive holds, when the commit has it
-Paths = tuple[str, ...]
 # The data wheel `leadgreen-data`: the published files and the `leadgreen_data` reader, byte-reproducible by flit_core.
 DIST_NAME = "leadgreen-data"
 MODULE = "leadgreen_data"
@@ -53,7 +52,7 @@ class Release:
     epoch: int
 
 
-def files_at(commit: str, paths: Paths = CONTENTS, required: Paths = ()) -> dict[str, bytes]:
+def files_at(commit: str, paths: tuple[str, ...] = CONTENTS, required: tuple[str, ...] = ()) -> dict[str, bytes]:
     """The regular files under `paths` at `commit`, from git's objects; ReleaseError when a `required` one is absent."""
     files, odd = git.tree_files(commit, paths)
     if odd:
@@ -83,7 +82,7 @@ def dist_files(release: Release) -> dict[str, bytes]:
     files = files_at(release.commit, required=REQUIRED)
     api = json.loads(files[f"data/{INDEX}"])["version"]
     lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),))[str(LOCK)], f"{LOCK} at {release.tag}")
-    name = f"leadgreen-data-{release.tag}"
+    name = f"{DIST_NAME}-{release.tag}"
     named = {
         f"{name}.tar.gz": archive(files, name, release.version.date),
         f"{name}.manifest.json": manifest(files, release.tag, release.version.date, api, lock_json(lock)),
@@ -119,7 +118,7 @@ def archive(files: dict[str, bytes], top: str, date: str) -> bytes:
 def manifest(files: dict[str, bytes], tag: str, data_version: str, api: str, lock: dict[str, Any]) -> bytes:
     """Name, tag, versions, the upstream lock, and each file's size and sha256, as JSON."""
     entries = [{"path": rel, "bytes": len(data), "sha256": sha256(data)} for rel, data in files.items()]
-    doc = {"name": "leadgreen-data", "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
+    doc = {"name": DIST_NAME, "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
     return (json.dumps(doc | {"files": entries}, indent=2, allow_nan=False) + "\n").encode()
 
 
