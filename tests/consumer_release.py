@@ -93,7 +93,7 @@ def make_release_repo(dest: Path) -> tuple[str, str]:
 
 @functools.cache
 def built() -> Built:
-    from builder.release.wheel import dist_version
+    from builder.release.dist import dist_version
 
     root = Path(tempfile.mkdtemp(prefix="leadgreen-consumer-"))
     atexit.register(shutil.rmtree, root, True)

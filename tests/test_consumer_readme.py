@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.release.wheel import dist_version
+from builder.release.dist import dist_version
 from conftest import REPO
 from consumer_release import Built, built, fresh_venv, offline_pip_env
 

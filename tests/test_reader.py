@@ -330,7 +330,7 @@ def test_python_m_json_and_a_wrong_workload(python: Path, release: Built) -> Non
 
 def test_every_workload_is_read_from_its_folder(tmp_path: Path) -> None:
     """Each workload's index, model list, configurations and summary line, against workloads.json."""
-    from builder.release.wheel import staged_files
+    from builder.release.dist import staged_files
     from conftest import REPO
 
     files = {

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from builder.release.wheel import staged_files
+from builder.release.dist import staged_files
 from conftest import REPO
 from test_consumer_readme import all_examples
 

@@ -15,8 +15,7 @@ import pytest
 from packaging.version import Version
 
 from builder.errors import ReleaseError
-from builder.release.dist import changelog_notes
-from builder.release.wheel import dist_version, staged_files
+from builder.release.dist import changelog_notes, dist_version, staged_files
 from conftest import REPO
 from consumer_release import COMMIT_EPOCH, Built, builder, built, git
 

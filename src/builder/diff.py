@@ -79,11 +79,9 @@ def load_docs(spec: str) -> dict[str, Any]:
     """The JSON documents of a data folder (or its data/) or of data/ at a git ref, in the shape diff needs."""
     expected = f"a data folder or a git ref holding {DATA}/"
     shown, files = source_files(spec, DATA.as_posix(), ".json", "a document", expected=expected)
-    docs = {}
-    for rel, data in files.items():
-        docs[rel] = parse_input(data, f"{shown}{rel}")
-        faults = schema_problems(DIFF_SCHEMA, docs[rel], f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ())
-        if faults:  # the shape diff needs, and no more: builder validate checks the rest
+    docs = {rel: parse_input(data, f"{shown}{rel}") for rel, data in files.items()}
+    for rel, doc in docs.items():  # the shape diff needs, and no more: builder validate checks the rest
+        if faults := schema_problems(DIFF_SCHEMA, doc, f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ()):
             raise InputError(str(faults[0]))
     if not any(map(place, docs)):
         raise InputError(f"{spec}: expected {expected}, found no documents in {shown}")
@@ -93,8 +91,19 @@ def load_docs(spec: str) -> dict[str, Any]:
 def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
     """What changed from the documents `old` to `new`, by natural key."""
     result = Diff(data_version=(newest_data_version(old.values()), newest_data_version(new.values())))
-    _diff_workloads(result, old, new)
+    before, after = _workloads(old), _workloads(new)
+    result.workloads_added, result.workloads_removed = sorted(after - before), sorted(before - after)
+    old_entries, new_entries = (
+        {e["id"]: e for e in docs.get(WORKLOAD_LIST, {}).get("workloads", [])} for docs in (old, new)
+    )
+    for workload, entry in new_entries.items():
+        if workload in old_entries:
+            result.workloads_changed += _changes(workload, old_entries[workload], entry)
     old_models, new_models = _models(old), _models(new)
+    before, after = (
+        {c["precision"] for m in ms.values() for c in m["configurations"]} for ms in (old_models, new_models)
+    )
+    result.precisions_added = sorted(after - before)
     result.models_added = sorted("".join(m) for m in new_models.keys() - old_models.keys())
     result.models_removed = sorted("".join(m) for m in old_models.keys() - new_models.keys())
     for model in sorted(old_models.keys() & new_models.keys()):
@@ -120,25 +129,9 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
     return result
 
 
-def _diff_workloads(result: Diff, old: dict[str, Any], new: dict[str, Any]) -> None:
-    """Workloads (those with an index) added or removed, workload list entries changed, new precision values."""
-
-    def workloads(docs: dict[str, Any]) -> set[str]:
-        return {p.workload for p in map(place, docs) if p and p.kind in ("index", "generation-index") and p.workload}
-
-    def entries(docs: dict[str, Any]) -> dict[str, Any]:
-        return {entry["id"]: entry for entry in docs.get(WORKLOAD_LIST, {}).get("workloads", [])}
-
-    def precisions(docs: dict[str, Any]) -> set[str]:
-        return {conf["precision"] for model in _models(docs).values() for conf in model["configurations"]}
-
-    result.workloads_added = sorted(workloads(new) - workloads(old))
-    result.workloads_removed = sorted(workloads(old) - workloads(new))
-    old_entries, new_entries = entries(old), entries(new)
-    for workload, entry in new_entries.items():
-        if workload in old_entries:
-            result.workloads_changed += _changes(workload, old_entries[workload], entry)
-    result.precisions_added = sorted(precisions(new) - precisions(old))
+def _workloads(docs: dict[str, Any]) -> set[str]:
+    """The workloads with an index among the documents."""
+    return {p.workload for p in map(place, docs) if p and p.kind in ("index", "generation-index") and p.workload}
 
 
 def _models(docs: dict[str, Any]) -> dict[tuple[str, str], Any]:

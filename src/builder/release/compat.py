@@ -11,7 +11,6 @@ from typing import Any
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from builder.diff import load_docs
 from builder.errors import InputError, Problem, ReleaseError, shown
 from builder.jsonschemas import UnresolvedRef, compiled, resolved, schema_problems
 from builder.layout import DESCRIPTOR, schema_for
@@ -297,9 +296,8 @@ def _tables(data: bytes) -> dict[str, dict[str, str]]:
     return found
 
 
-def guard_release(previous: str, current: str, new_docs: Docs, accepted: str | None) -> str:
+def guard_release(previous: str, current: str, old_docs: Docs, new_docs: Docs, accepted: str | None) -> str:
     """Compare the commit `current` with the previous tag: refuse an unaccepted change, else the changelog section."""
-    old_docs = load_docs(previous)
     compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
     compat = with_tables(compat, previous, current)
     old_major, new_major = major(old_docs), major(new_docs)

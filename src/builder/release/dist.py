@@ -1,4 +1,4 @@
-"""`builder dist`: dist/ (archive, manifest, wheel, SHA256SUMS) from the tag at HEAD, the same bytes in any clone."""
+"""`builder dist`: dist/ (archive, manifest, data wheel, SHA256SUMS) from the tag at HEAD, alike in any clone."""
 
 from __future__ import annotations
 
@@ -6,9 +6,15 @@ import datetime as dt
 import gzip
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 import tarfile
+import tempfile
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as installed_version
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +23,23 @@ from builder.errors import ReleaseError
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DIST, INDEX, LOCK
 from builder.pin import lock_json, parse_lock, sha256
-from builder.release import wheel
 from builder.release.rules import Version, newest_release
-from builder.write import publish
+from builder.repository import parse as parse_repository
+from builder.write import newest_data_version, publish
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff")  # what a release archive holds, when the commit has it
-READER_PATHS = (wheel.READER, wheel.METADATA)  # the reader's source, and metadata.toml for its project URLs
-Paths = tuple[str, ...]
+# The data wheel `leadgreen-data`: the published files and the `leadgreen_data` reader, byte-reproducible by flit_core.
+DIST_NAME = "leadgreen-data"
+MODULE = "leadgreen_data"
+BACKEND = "flit_core.buildapi"
+BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in pyproject.toml
+READER = "reader"  # the reader's source folder in the repository: reader/leadgreen_data/, reader/README.md
+PUBLISHED = ("data/", "schemas/", "datapackage.json", "CITATION.cff")  # the release files in the module
+LICENCES = ("LICENSE", "DATA-LICENCE.md")
+METADATA = "metadata.toml"  # its repository gives the wheel's project URLs
+GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
+READER_PATHS = (READER, METADATA)  # the reader's source, and metadata.toml for its project URLs
 
 
 @dataclass(frozen=True)
@@ -37,7 +52,7 @@ class Release:
     epoch: int
 
 
-def files_at(commit: str, paths: Paths = CONTENTS, required: Paths = (), where: str = "") -> dict[str, bytes]:
+def files_at(commit: str, paths: tuple[str, ...] = CONTENTS, required: tuple[str, ...] = ()) -> dict[str, bytes]:
     """The regular files under `paths` at `commit`, from git's objects; ReleaseError when a `required` one is absent."""
     files, odd = git.tree_files(commit, paths)
     if odd:
@@ -46,7 +61,7 @@ def files_at(commit: str, paths: Paths = CONTENTS, required: Paths = (), where: 
     present = {rel.split("/")[0] for rel in files} | set(files)
     missing = [name for name in required if name not in present]
     if missing:
-        raise ReleaseError(f"expected {', '.join(missing)} {where}, found none")
+        raise ReleaseError(f"expected {', '.join(missing)} in commit {commit[:12]}, found none")
     return files
 
 
@@ -64,16 +79,15 @@ def release_at_head() -> Release:
 
 def dist_files(release: Release) -> dict[str, bytes]:
     """The files of dist/, by name: archive, manifest, wheel and SHA256SUMS over the other three."""
-    files = files_at(release.commit, required=REQUIRED, where=f"at {release.tag}")
+    files = files_at(release.commit, required=REQUIRED)
     api = json.loads(files[f"data/{INDEX}"])["version"]
-    where = f"at {release.commit[:12]}"
-    lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),), where)[str(LOCK)], f"{LOCK} {where}")
-    name = f"leadgreen-data-{release.tag}"
+    lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),))[str(LOCK)], f"{LOCK} at {release.tag}")
+    name = f"{DIST_NAME}-{release.tag}"
     named = {
         f"{name}.tar.gz": archive(files, name, release.version.date),
         f"{name}.manifest.json": manifest(files, release.tag, release.version.date, api, lock_json(lock)),
     }
-    whl_name, whl = wheel.build_wheel(files, files_at(release.commit, READER_PATHS), release.tag, release.epoch)
+    whl_name, whl = build_wheel(files, files_at(release.commit, READER_PATHS), release.tag, release.epoch)
     named[whl_name] = whl
     sums = "".join(f"{sha256(data)}  {name}\n" for name, data in named.items())  # as `sha256sum -c` reads
     return named | {"SHA256SUMS": sums.encode()}
@@ -104,7 +118,7 @@ def archive(files: dict[str, bytes], top: str, date: str) -> bytes:
 def manifest(files: dict[str, bytes], tag: str, data_version: str, api: str, lock: dict[str, Any]) -> bytes:
     """Name, tag, versions, the upstream lock, and each file's size and sha256, as JSON."""
     entries = [{"path": rel, "bytes": len(data), "sha256": sha256(data)} for rel, data in files.items()]
-    doc = {"name": "leadgreen-data", "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
+    doc = {"name": DIST_NAME, "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
     return (json.dumps(doc | {"files": entries}, indent=2, allow_nan=False) + "\n").encode()
 
 
@@ -119,5 +133,120 @@ def changelog_notes(changelog: str, tag: str) -> str:
 
 
 def notes_at(release: Release) -> str:
-    changelog = files_at(release.commit, (str(CHANGELOG),), (str(CHANGELOG),), f"at {release.tag}")[str(CHANGELOG)]
+    changelog = files_at(release.commit, (str(CHANGELOG),), (str(CHANGELOG),))[str(CHANGELOG)]
     return changelog_notes(changelog.decode("utf-8"), release.tag)
+
+
+def dist_version(tag: str) -> str:
+    """The tag without its `v`, in PEP 440's normal form: v2026.01.05 -> 2026.1.5 (installers match either)."""
+    from packaging.version import InvalidVersion, Version
+
+    if not tag.startswith("v"):
+        raise ReleaseError(f"expected a release tag like v2026.10.19, found {tag!r}")
+    try:
+        parsed = Version(tag[1:])
+    except InvalidVersion as exc:
+        raise ReleaseError(f"tag {tag}: {tag[1:]!r} is not a valid PEP 440 version") from exc
+    if parsed.local or parsed.is_prerelease or parsed.is_postrelease or parsed.epoch:
+        raise ReleaseError(f"tag {tag}: expected a plain release version, found {parsed}")
+    return str(parsed)
+
+
+def _pyproject(version: str, tag: str, repository: str | None) -> str:
+    """The staging project's pyproject.toml, its URLs into the repository at the tag (when metadata.toml names one)."""
+    blob = f"{repository}/blob/{tag}"
+    pages = {
+        "Repository": repository,
+        "Data dictionary": f"{blob}/docs/data-dictionary.md",
+        "Changelog": f"{blob}/CHANGELOG.md",
+    }
+    urls = "".join(f"{json.dumps(name)} = {json.dumps(url)}\n" for name, url in pages.items()) if repository else ""
+    return f"""\
+[build-system]
+requires = ["flit_core=={BACKEND_VERSION}"]
+build-backend = "{BACKEND}"
+
+[project]
+name = "{DIST_NAME}"
+version = "{version}"
+description = "GPU energy per output token of large language models, per model and GPU (LeadGreen API v1 data)"
+readme = "README.md"
+requires-python = ">=3.10"
+license = "MIT AND Apache-2.0"
+license-files = {json.dumps(list(LICENCES), allow_nan=False)}
+authors = [{{ name = "LeadGreen" }}]
+keywords = ["energy", "llm", "gpu", "inference", "dataset"]
+classifiers = ["Intended Audience :: Science/Research", "Programming Language :: Python :: 3",
+  "Topic :: Scientific/Engineering", "Typing :: Typed"]
+dependencies = []
+
+[project.urls]
+Homepage = "https://leadgreen.ai"
+{urls}"""
+
+
+def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) -> dict[str, bytes]:
+    """Every file of the staging project, by path: pure, so what goes into the wheel is testable."""
+    version = dist_version(tag)
+    prefix = f"{READER}/{MODULE}/"
+    staged = {
+        f"{MODULE}/{rel.removeprefix(prefix)}": data
+        for rel, data in reader.items()
+        if rel.startswith(prefix) and "__pycache__" not in rel.split("/") and not rel.endswith(".pyc")
+    }
+    if f"{MODULE}/__init__.py" not in staged or f"{READER}/README.md" not in reader:
+        raise ReleaseError(f"expected {prefix}__init__.py and {READER}/README.md at the release commit")
+    for rel, data in files.items():
+        if rel.startswith(PUBLISHED):
+            target = f"{MODULE}/{rel}"
+            if target in staged:
+                raise ReleaseError(f"{prefix}{rel} would shadow the published file {rel}")
+            staged[target] = data
+    staged |= {name: files[name] for name in LICENCES}  # dist.files_at requires them
+    staged["README.md"] = reader[f"{READER}/README.md"]
+    found = parse_repository(reader.get(METADATA, b"").decode("utf-8", "replace"))
+    staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()
+    data = [json.loads(b) for rel, b in files.items() if rel.startswith("data/") and rel.endswith(".json")]
+    data_version = newest_data_version(data)
+    if data_version is None:
+        raise ReleaseError("expected documents with a data_version under data/, found none")
+    staged[f"{MODULE}/{GENERATED}"] = (
+        '"""Written when the wheel was built: which release this is."""\n\n'
+        f'__version__ = "{version}"\nTAG = "{tag}"\nDATA_VERSION = "{data_version}"\n'
+    ).encode()
+    return dict(sorted(staged.items()))
+
+
+def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epoch: int) -> tuple[str, bytes]:
+    """Stage the project, run the backend's build_wheel hook with SOURCE_DATE_EPOCH=epoch, return (name, bytes)."""
+    from pyproject_hooks import BuildBackendHookCaller
+
+    try:
+        found = installed_version("flit_core")
+    except PackageNotFoundError:
+        found = None
+    if found != BACKEND_VERSION:
+        raise ReleaseError(
+            f"the data wheel is reproducible with flit_core {BACKEND_VERSION}, found {found or 'none'}; "
+            "reinstall the builder with its release extra (pip install -e '.[release]')"
+        )
+    staged = staged_files(files, reader, tag)
+    with tempfile.TemporaryDirectory(prefix="leadgreen-wheel-") as tmp:
+        stage, out = Path(tmp) / "project", Path(tmp) / "out"
+        for rel, data in staged.items():
+            target = stage / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            target.chmod(0o644)
+        out.mkdir()
+
+        def run(cmd: Any, cwd: str | None = None, extra_environ: Any = None) -> None:
+            env = {**os.environ, **(extra_environ or {}), "SOURCE_DATE_EPOCH": str(epoch)}
+            done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-15:])
+                raise ReleaseError(f"the build backend ({BACKEND}) failed to build the wheel:\n{tail}")
+
+        caller = BuildBackendHookCaller(str(stage), BACKEND, runner=run, python_executable=sys.executable)
+        name = caller.build_wheel(str(out))
+        return name, (out / name).read_bytes()

@@ -34,24 +34,23 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
     """Check, then commit CHANGELOG.md and tag the commit (rolled back on failure), then rebuild dist/ from the tag."""
     plan = plan_release(today, accept, accept_schema)
     check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
-    undo = Undo(plan.start, _read(CHANGELOG))
-    try:  # each step is recorded in `undo` before it runs
-        undo.reached = WRITTEN
+    before, reached, made = _read(CHANGELOG), 0, None
+    try:  # each step is recorded in `reached` before it runs
+        reached = WRITTEN
         replace_files({CHANGELOG: plan.changelog})
-        undo.reached = STAGED
+        reached = STAGED
         git.run("add", "--", CHANGELOG.as_posix())
-        undo.reached = COMMITTING
+        reached = COMMITTING
         git.commit(f"Release {plan.version.tag}\n\n{plan.summary}", CHANGELOG.as_posix())
         made = git.head()
         if made == plan.start or git.parents(made) != [plan.start]:
             raise ReleaseError(f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}")
-        undo.commit = made
         git.create_annotated_tag(plan.version.tag, plan.summary, made)
     except BaseException as exc:
-        if undo.commit is not None and git.commit_of(f"refs/tags/{plan.version.tag}") == undo.commit:
+        if made is not None and git.commit_of(f"refs/tags/{plan.version.tag}") == made:
             raise  # the tag is on this run's commit: the release is made, and `builder dist` makes dist/ from it
         with signals_held():  # a second signal waits until the rollback is done
-            left = undo.run()
+            left = _roll_back(plan.start, before, reached)
         if not isinstance(exc, BuilderError | OSError):
             raise  # a bug or an interrupt: rolled back, and shown as it is
         cause = (f"{exc.filename or exc}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)).rstrip(". ")
@@ -86,7 +85,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             "set one with `git config user.name NAME` and `git config user.email EMAIL`"
         )
     start = git.head()
-    committed = files_at(start, required=REQUIRED, where=f"in commit {start[:12]}")
+    committed = files_at(start, required=REQUIRED)
     old_changelog = committed.get(CHANGELOG.as_posix(), b"")
     try:
         changelog_text = old_changelog.decode("utf-8")
@@ -119,13 +118,14 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     data_version = newest_data_version(docs.values()) or ""  # validated: every document has one
     api = docs["index.json"]["version"]
     previous = rules.newest_release(existing)
-    diff = diff_trees(load_docs(previous.tag), docs) if previous else None
+    old_docs = load_docs(previous.tag) if previous else {}
+    diff = diff_trees(old_docs, docs) if previous else None
     version = rules.next_version(data_version, previous, changed=diff is not None and not diff.empty)
     large = diff.large_changes(rules.LARGE_CHANGE_PCT) if diff else []
     if large and not accept:
         listed = "; ".join(large)
         raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
-    schemas = guard_release(previous.tag, start, docs, accept_schema) if previous else ""  # refuses unaccepted
+    schemas = guard_release(previous.tag, start, old_docs, docs, accept_schema) if previous else ""
     upstream = "".join(
         f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
         for task, lock in load_lock(LOCK).items()
@@ -140,52 +140,44 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
 WRITTEN, STAGED, COMMITTING = 1, 2, 3  # the steps of a release that change something, in order
 
 
-@dataclass
-class Undo:
-    """What this run changed so far (`reached`, one of the steps above), and how to put it back."""
+def _roll_back(start: str, before: bytes | None, reached: int) -> list[str]:
+    """Undo the steps up to `reached` (one of the above), newest first; what could not be undone, one phrase each."""
+    left: list[str] = []
 
-    start: str
-    changelog_before: bytes | None
-    reached: int = 0
-    commit: str | None = None
-
-    def run(self) -> list[str]:
-        """Undo, newest step first; what could not be undone, one phrase each."""
-        left: list[str] = []
-        for step in (self._head, self._index, self._changelog):
-            try:
-                step(left)
-            except (BuilderError, OSError) as exc:
-                left.append(f"{step.__name__.strip('_')}: {exc}")
-        return left
-
-    def _head(self, left: list[str]) -> None:
+    def head() -> None:
         now = git.head()
-        if now != self.start and self.reached >= COMMITTING and git.parents(now) == [self.start]:
+        if now != start and reached >= COMMITTING and git.parents(now) == [start]:
             try:
                 git.run("update-ref", "-m", "builder release: roll back the release commit", "--end-of-options",
-                        "HEAD", self.start, git.object_id(now))  # fmt: skip
+                        "HEAD", start, git.object_id(now))  # fmt: skip
             except ReleaseError as exc:
                 left.append(f"HEAD is still the release commit {now[:12]} ({exc}); "
-                            f"undo it with `git reset --keep {self.start[:12]}`")  # fmt: skip
-        elif now != self.start:
-            left.append(f"HEAD moved to {now[:12]} during the release, left there (was {self.start[:12]})")
+                            f"undo it with `git reset --keep {start[:12]}`")  # fmt: skip
+        elif now != start:
+            left.append(f"HEAD moved to {now[:12]} during the release, left there (was {start[:12]})")
 
-    def _index(self, left: list[str]) -> None:
+    def index() -> None:
         path = CHANGELOG.as_posix()
-        staged = self.reached >= STAGED and git.head() == self.start
-        if staged and git.run("diff-index", "--cached", "--name-only", self.start, "--", path).strip():  # no index lock
-            git.run("reset", "--quiet", self.start, "--", path)
+        staged = reached >= STAGED and git.head() == start
+        if staged and git.run("diff-index", "--cached", "--name-only", start, "--", path).strip():  # no index lock
+            git.run("reset", "--quiet", start, "--", path)
 
-    def _changelog(self, left: list[str]) -> None:
-        if self.reached < WRITTEN:
+    def changelog() -> None:
+        if reached < WRITTEN:
             return
-        if git.head() != self.start:
-            left.append(f"{CHANGELOG} left as committed, since HEAD is not back at {self.start[:12]}")
-        elif self.changelog_before is None:
+        if git.head() != start:
+            left.append(f"{CHANGELOG} left as committed, since HEAD is not back at {start[:12]}")
+        elif before is None:
             CHANGELOG.unlink(missing_ok=True)  # this run created it (a hook may have edited it since)
-        elif _read(CHANGELOG) != self.changelog_before:
-            replace_files({CHANGELOG: self.changelog_before})
+        elif _read(CHANGELOG) != before:
+            replace_files({CHANGELOG: before})
+
+    for step in (head, index, changelog):
+        try:
+            step()
+        except (BuilderError, OSError) as exc:
+            left.append(f"{step.__name__}: {exc}")
+    return left
 
 
 def _read(path: Path) -> bytes | None:
