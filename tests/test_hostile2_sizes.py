@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 from pytest_httpserver import HTTPServer
 
-import builder.caps
 import builder.fetch
+import builder.upstream
 from builder import jsonschemas
-from builder.caps import MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK, check_caps
 from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
+from builder.upstream import MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK, check_caps
 from conftest import slow_after
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 from rules import rule_problems
@@ -297,8 +297,8 @@ def image_upstream(copies: int) -> bytes:
 
 @pytest.fixture
 def small_caps(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(builder.caps, "MAX_MODELS_PER_TASK", 20)
-    monkeypatch.setattr(builder.caps, "MAX_CONFIGURATIONS_PER_TASK", 700)
+    monkeypatch.setattr(builder.upstream, "MAX_MODELS_PER_TASK", 20)
+    monkeypatch.setattr(builder.upstream, "MAX_CONFIGURATIONS_PER_TASK", 700)
 
 
 CAPS = [

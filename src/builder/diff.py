@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
+from builder import git
 from builder.errors import InputError, printable, shown
+from builder.files import read_regular_file
 from builder.inputs import DIFF_SCHEMA, schema_problems
-from builder.layout import DATA, ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
-from builder.sources import source_files
+from builder.layout import DATA, MAX_FILE_BYTES, ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
 from builder.strictjson import parse_input
 from builder.write import DATE_KEYS, newest_data_version
 
@@ -73,6 +75,25 @@ class Diff:
             out[key] = [{**asdict(c), "pct": None if c.pct is None else round(c.pct, 2)} for c in getattr(self, key)]
         out["data_version"] = {"old": self.data_version[0], "new": self.data_version[1]}
         return out
+
+
+def source_files(
+    spec: str, below: str, suffix: str, what: str, deep: bool = True, expected: str = "a folder or a git ref"
+) -> tuple[str, dict[str, bytes]]:
+    """A prefix naming the place, and the bytes of files *`suffix` in `below` of folder or git ref `spec`, by path."""
+    folder = Path(spec)
+    if folder.is_dir():
+        inner = folder / below
+        root, shown = (inner, f"{spec.rstrip('/')}/{below}/") if inner.is_dir() else (folder, f"{spec.rstrip('/')}/")
+        found = root.rglob(f"*{suffix}") if deep else root.glob(f"*{suffix}")
+        return shown, {
+            p.relative_to(root).as_posix(): read_regular_file(p, MAX_FILE_BYTES, what) for p in sorted(found)
+        }
+    if (commit := git.commit_of(spec)) is None:
+        raise InputError(f"{spec}: expected {expected}, found neither")
+    files = {rel.removeprefix(f"{below}/"): data for rel, data in git.tree_files(commit, (below,))[0].items()}
+    kept = {rel: data for rel, data in files.items() if rel.endswith(suffix) and (deep or "/" not in rel)}
+    return f"{spec}:{below}/", dict(sorted(kept.items()))
 
 
 def load_docs(spec: str) -> dict[str, Any]:

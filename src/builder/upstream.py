@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from builder.caps import check_caps
 from builder.errors import Problem, UpstreamError, printable, shown
 from builder.inputs import TASK_SCHEMA, schema_problems
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
@@ -14,6 +13,8 @@ from builder.names import gpu_case_faults, is_reserved_slug, name_fault
 from builder.slug import slugify
 from builder.strictjson import StrictJSONError, parse_json
 
+MAX_MODELS_PER_TASK = 2000  # each cap 100x today's largest task
+MAX_CONFIGURATIONS_PER_TASK = 100_000
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
 NAME_FIELDS = ("nickname", "gpu_model", "architecture")  # shown in spreadsheets: each must stay text there
@@ -160,3 +161,20 @@ def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
             msg = f"expected one model per slug, found {owner}{there} and {row.model_id} both as {slug!r}"
             problems.append(Problem(path, f"slug {slug}", msg))
     return problems
+
+
+def check_caps(doc: Any, path: str) -> None:
+    """UpstreamError naming `path` when its configurations, or the distinct model_id among them, pass their cap."""
+    confs = doc.get("configurations") if isinstance(doc, dict) else None
+    if not isinstance(confs, list):
+        return
+    problems = []
+    if len(confs) > MAX_CONFIGURATIONS_PER_TASK:
+        found = f"{len(confs):,}"
+        problems.append(f"expected at most {MAX_CONFIGURATIONS_PER_TASK:,} configurations in a task, found {found}")
+    models = {conf["model_id"] for conf in confs if isinstance(conf, dict) and isinstance(conf.get("model_id"), str)}
+    if len(models) > MAX_MODELS_PER_TASK:
+        problems.append(f"expected at most {MAX_MODELS_PER_TASK:,} models (model_id) in a task, found {len(models):,}")
+    if problems:
+        found = [Problem(path, "/configurations", message) for message in problems]
+        raise UpstreamError(f"{path}: too large for one task; nothing was written", found)

@@ -11,10 +11,10 @@ from typing import Any
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from builder.diff import source_files
 from builder.errors import InputError, Problem, ReleaseError, shown
 from builder.jsonschemas import UnresolvedRef, compiled, resolved, schema_problems
 from builder.layout import DESCRIPTOR, schema_for
-from builder.sources import source_files
 from builder.strictjson import parse_input, parse_json
 
 SCHEMA_SUFFIX = ".schema.json"
