@@ -9,21 +9,7 @@ from builder.errors import Problem, pointer
 from builder.errors import shown as shown_value
 from builder.frontier import ENTRY_KEYS
 from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
-from builder.layout import (
-    CSV,
-    GENERATION_WORKLOADS,
-    ROOT_WORKLOAD,
-    WORKLOAD_LIST,
-    frontier_rel,
-    index_rel,
-    model_list_rel,
-    model_rel,
-    model_url,
-    page_url,
-    place,
-    schema_for,
-    slug_of,
-)
+from builder.layout import CSV, GENERATION_WORKLOADS, ROOT_WORKLOAD, index_rel, model_list_rel, model_rel
 from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.responses import JOULES, WH, stated_responses
 from builder.transform import index_row, index_row_keys, measure_keys, workload_urls
@@ -42,19 +28,19 @@ WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decim
 
 def is_any_model(rel: str) -> bool:
     """Whether a path inside the data folder is a model document of either kind of workload."""
-    found = place(rel)
+    found = layout.place(rel)
     return found is not None and found.slug is not None
 
 
 def check_files(tree: Tree) -> list[Problem]:
     """Only published files, and every file a package and each of its workloads must have."""
-    stray = [rel for rel in sorted({*tree.stray, *tree.raw}) if rel != CSV and schema_for(rel) is None]
+    stray = [rel for rel in sorted({*tree.stray, *tree.raw}) if rel != CSV and layout.schema_for(rel) is None]
     problems = [Problem(tree.shown(rel), "/", "expected only published files, found a stray file") for rel in stray]
-    present = {found.workload for rel in tree.raw if (found := place(rel)) and found.workload} | {ROOT_WORKLOAD}
-    required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), WORKLOAD_LIST, CSV]
+    present = {found.workload for rel in tree.raw if (found := layout.place(rel)) and found.workload} | {ROOT_WORKLOAD}
+    required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), layout.WORKLOAD_LIST, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
     required += [csvview.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
-    required += [frontier_rel(w) for w in sorted(present - GENERATION_WORKLOADS.keys())]
+    required += [layout.frontier_rel(w) for w in sorted(present - GENERATION_WORKLOADS.keys())]
     return problems + [
         Problem(tree.shown(r), "/", "expected this file, found it missing") for r in required if r not in tree.raw
     ]
@@ -102,8 +88,8 @@ def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[s
                 problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
             if rel in docs:
                 problems += differing(shown, at, {key: docs[rel][key] for key in ENTRY_FROM_DOC}, entry, rel)
-            url = model_url(base_url, model_list["version"], slug, workload)
-            problems += differing(shown, at, {"url": url, "page": page_url(base_url, slug, workload)}, entry)
+            url = layout.model_url(base_url, model_list["version"], slug, workload)
+            problems += differing(shown, at, {"url": url, "page": layout.page_url(base_url, slug, workload)}, entry)
     models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
     rel = csvview.csv_rel(workload)
     if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
@@ -114,7 +100,7 @@ def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[s
 def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
     """A workload's index against the best configurations of its model documents."""
     shown, index = tree.shown(index_rel(workload)), docs[index_rel(workload)]
-    models = {slug_of(rel): doc for rel, doc in docs.items() if is_any_model(rel)}
+    models = {layout.slug_of(rel): doc for rel, doc in docs.items() if is_any_model(rel)}
     rows, problems = index["rows"], []
     if index["workload"] != workload:
         problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {index['workload']!r}"))
@@ -184,7 +170,7 @@ def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
 
 def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[str, Any], set[str]]]:
     """Per workload (text conversation first): its documents that passed their schema, and every model's slug."""
-    groups: dict[str, tuple[dict[str, Any], set[str]]] = {layout.ROOT_WORKLOAD: ({}, set())}
+    groups: dict[str, tuple[dict[str, Any], set[str]]] = {ROOT_WORKLOAD: ({}, set())}
     for rel in tree.raw:
         if (found := layout.place(rel)) is None or found.workload is None:
             continue
@@ -193,17 +179,17 @@ def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[st
             docs[rel] = ok[rel]
         if found.slug is not None:
             slugs.add(found.slug)
-    return {w: groups[w] for w in sorted(groups, key=lambda w: (w != layout.ROOT_WORKLOAD, w))}
+    return {w: groups[w] for w in sorted(groups, key=lambda w: (w != ROOT_WORKLOAD, w))}
 
 
 def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
     """Every workload repeats text conversation's header, and its source but for the workload's own fields."""
-    root_docs = groups[layout.ROOT_WORKLOAD][0]
-    root_rel, problems = reference_document(layout.ROOT_WORKLOAD, root_docs), []
+    root_docs = groups[ROOT_WORKLOAD][0]
+    root_rel, problems = reference_document(ROOT_WORKLOAD, root_docs), []
     own = dict.fromkeys(WORKLOAD_SOURCE_KEYS)  # the workload's own source fields may differ
     for workload, (docs, _) in groups.items():
         ref_rel = reference_document(workload, docs)
-        if root_rel is None or ref_rel is None or workload in (layout.ROOT_WORKLOAD, *layout.GENERATION_WORKLOADS):
+        if root_rel is None or ref_rel is None or workload in (ROOT_WORKLOAD, *GENERATION_WORKLOADS):
             continue
         root, doc = root_docs[root_rel], docs[ref_rel]
         want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
@@ -234,8 +220,8 @@ def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]
 
 def entry_facts(workload: str, docs: dict[str, Any], slugs: set[str], base_url: str, version: str) -> dict[str, Any]:
     """What a workload list entry must say: kind, unit, latency rule, counts (of parsed documents) and URLs."""
-    index = docs.get(layout.index_rel(workload))
-    kind = layout.GENERATION_WORKLOADS.get(workload)
+    index = docs.get(index_rel(workload))
+    kind = GENERATION_WORKLOADS.get(workload)
     want = workload_urls(base_url, version, workload) | {"kind": kind or "llm", "model_count": len(slugs)}
     if kind is None:
         want["latency_metric"] = "median_itl_ms"
@@ -261,11 +247,11 @@ def check_workload_list(
     shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
     entries = doc["workloads"]
     ids, problems = [entry["id"] for entry in entries], []
-    if ids[0] != layout.ROOT_WORKLOAD:
-        problems.append(Problem(shown, "/workloads/0/id", f"expected {layout.ROOT_WORKLOAD} first, found {ids[0]}"))
+    if ids[0] != ROOT_WORKLOAD:
+        problems.append(Problem(shown, "/workloads/0/id", f"expected {ROOT_WORKLOAD} first, found {ids[0]}"))
     for workload in groups:
-        if workload not in ids and workload not in layout.GENERATION_WORKLOADS:
-            msg = f"expected an entry for the workload of {tree.shown(layout.index_rel(workload))}, found none"
+        if workload not in ids and workload not in GENERATION_WORKLOADS:
+            msg = f"expected an entry for the workload of {tree.shown(index_rel(workload))}, found none"
             problems.append(Problem(shown, "/workloads", msg))
     for i, entry in enumerate(entries):
         workload, at = entry["id"], f"/workloads/{i}"
@@ -274,10 +260,10 @@ def check_workload_list(
         if workload in ids[:i]:
             problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
             continue
-        for rel in (layout.index_rel(workload), layout.model_list_rel(workload)):
+        for rel in (index_rel(workload), model_list_rel(workload)):
             if rel not in tree.docs:
                 problems.append(Problem(shown, f"{at}/id", f"expected a file {tree.shown(rel)}, found none"))
-        index = docs.get(layout.index_rel(workload))
+        index = docs.get(index_rel(workload))
         label = f"{entry['name']} ({entry['task']})"
         if index is not None and index["source"]["workload"] != label:
             msg = f"expected name and task as in source.workload {index['source']['workload']!r}, found {label!r}"
@@ -287,7 +273,7 @@ def check_workload_list(
 
 def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any]) -> list[Problem]:
     """A frontier that passed its schema: its workload, models and GPU types, then each GPU type's entries."""
-    shown, problems = tree.shown(frontier_rel(workload)), []
+    shown, problems = tree.shown(layout.frontier_rel(workload)), []
     if doc["workload"] != workload:
         problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {doc['workload']!r}"))
     slugs = [m["slug"] for m in doc["models"]]
