@@ -22,6 +22,7 @@ ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
 SHARED_ACROSS = ("itl_deadline_ms", "caveat", "boundary", "selection")  # version and unit: the schemas'
 IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
 Conf = dict[str, Any]
+Groups = dict[str, tuple[dict[str, Any], set[str]]]  # by workload: documents that passed their schema, every slug
 J, ITL = "joules_per_output_token", "median_itl_ms"
 WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
 
@@ -58,10 +59,18 @@ def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
     return index_rel(workload) if index_rel(workload) in docs else next(filter(is_any_model, docs), None)
 
 
-def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[str], base_url: str) -> list[Problem]:
-    """One workload's shared headers, kind, index, model list and CSV (`docs` passed their schema, `slugs`: all)."""
-    problems, kind = [], GENERATION_WORKLOADS.get(workload)
-    ref_rel = reference_document(workload, docs)
+def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> list[Problem]:
+    """One workload's shared headers (an LLM one's as text conversation's too), kind, index, model list and CSV."""
+    (docs, slugs), root_docs = groups[workload], groups[ROOT_WORKLOAD][0]
+    problems: list[Problem] = []
+    kind, ref_rel, root_rel = GENERATION_WORKLOADS.get(workload), reference_document(workload, docs), None
+    if workload not in (ROOT_WORKLOAD, *GENERATION_WORKLOADS):
+        root_rel = reference_document(ROOT_WORKLOAD, root_docs)
+    if root_rel is not None and ref_rel is not None:  # but the source fields that are the workload's own
+        root, ref, own = root_docs[root_rel], docs[ref_rel], dict.fromkeys(WORKLOAD_SOURCE_KEYS)
+        want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
+        found = ref | {"source": ref["source"] | own}
+        problems += differing(tree.shown(ref_rel), "", want, found, tree.shown(root_rel))
     for rel, doc in docs.items():
         if ref_rel is not None:
             shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]}
@@ -73,17 +82,15 @@ def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[s
     if (model_list := docs.get(model_list_rel(workload))) is not None:  # against the model documents present
         shown = tree.shown(model_list_rel(workload))
         listed = [e["slug"] for e in model_list["models"]]
-        seen: set[str] = set()
         if listed != sorted(listed):
             problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
         for slug in sorted(slugs - set(listed)):
             problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
         for i, entry in enumerate(model_list["models"]):
             slug, at, rel = entry["slug"], f"/models/{i}", model_rel(entry["slug"], workload)
-            if slug in seen:
+            if slug in listed[:i]:
                 msg = f"expected each model once, found {shown_value(slug)} again"
                 problems.append(Problem(shown, f"{at}/slug", msg))
-            seen.add(slug)
             if slug not in slugs:
                 problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
             if rel in docs:
@@ -168,9 +175,9 @@ def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[str, Any], set[str]]]:
+def group_by_workload(tree: Tree, ok: dict[str, Any]) -> Groups:
     """Per workload (text conversation first): its documents that passed their schema, and every model's slug."""
-    groups: dict[str, tuple[dict[str, Any], set[str]]] = {ROOT_WORKLOAD: ({}, set())}
+    groups: Groups = {ROOT_WORKLOAD: ({}, set())}
     for rel in tree.raw:
         if (found := layout.place(rel)) is None or found.workload is None:
             continue
@@ -182,23 +189,7 @@ def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[st
     return {w: groups[w] for w in sorted(groups, key=lambda w: (w != ROOT_WORKLOAD, w))}
 
 
-def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
-    """Every workload repeats text conversation's header, and its source but for the workload's own fields."""
-    root_docs = groups[ROOT_WORKLOAD][0]
-    root_rel, problems = reference_document(ROOT_WORKLOAD, root_docs), []
-    own = dict.fromkeys(WORKLOAD_SOURCE_KEYS)  # the workload's own source fields may differ
-    for workload, (docs, _) in groups.items():
-        ref_rel = reference_document(workload, docs)
-        if root_rel is None or ref_rel is None or workload in (ROOT_WORKLOAD, *GENERATION_WORKLOADS):
-            continue
-        root, doc = root_docs[root_rel], docs[ref_rel]
-        want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
-        found = doc | {"source": doc["source"] | own}
-        problems += differing(tree.shown(ref_rel), "", want, found, tree.shown(root_rel))
-    return problems
-
-
-def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
+def check_identity(tree: Tree, groups: Groups) -> list[Problem]:
     """A model (a slug) has one name, model id, parameter counts and architecture everywhere; a model id one slug."""
     first: dict[str, tuple[str, dict[str, Any]]] = {}
     slug_of_id: dict[str, tuple[str, str]] = {}
@@ -240,9 +231,7 @@ def entry_facts(workload: str, docs: dict[str, Any], slugs: set[str], base_url: 
     return want
 
 
-def check_workload_list(
-    tree: Tree, ok: dict[str, Any], groups: dict[str, tuple[dict[str, Any], set[str]]], base_url: str
-) -> list[Problem]:
+def check_workload_list(tree: Tree, ok: dict[str, Any], groups: Groups, base_url: str) -> list[Problem]:
     """workloads.json lists every workload present, once, text conversation first, each as entry_facts says."""
     shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
     entries = doc["workloads"]

@@ -48,9 +48,9 @@ def check_consistency(tree: Tree, base_url: str, fast: bool = False) -> tuple[li
         else:
             problems += check_dates(tree.shown(rel), doc)
     groups = crossfile.group_by_workload(tree, ok)
-    for workload, (docs, slugs) in groups.items():
-        problems += crossfile.check_workload(tree, workload, docs, slugs, base_url)
-    problems += crossfile.check_shared_across(tree, groups) + crossfile.check_identity(tree, groups)
+    for workload in groups:
+        problems += crossfile.check_workload(tree, workload, groups, base_url)
+    problems += crossfile.check_identity(tree, groups)
     if WORKLOAD_LIST in ok:
         problems += crossfile.check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
