@@ -328,7 +328,7 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
         if conf[ITL] > float(target):
             msg = f"expected a configuration with median_itl_ms <= {target}, found {name_of(conf)} at {conf[ITL]}"
             problems.append(Problem(shown, at, msg))
-        elif want is not None and _rank(want, confs) < _rank(conf, confs):
+        elif want is not None and (want[J], confs.index(want)) < (conf[J], confs.index(conf)):  # as best ranks them
             msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found {name_of(conf)}"
             problems.append(Problem(shown, at, msg))
     return problems
@@ -343,8 +343,3 @@ def _matching(shown: str, at: str, source: str, entry: Conf, keyed: dict[tuple, 
         return None
     problems += differing(shown, at, {key: conf[key] for key in ENTRY_KEYS}, entry, f"{source} {name_of(conf)}")
     return conf
-
-
-def _rank(conf: Conf, confs: list[Conf]) -> tuple[float, int]:
-    """How `best` orders candidates: energy, then configuration order."""
-    return conf[J], next(i for i, c in enumerate(confs) if c is conf)

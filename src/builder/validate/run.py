@@ -7,7 +7,6 @@ from typing import Any
 from builder.errors import Problem
 from builder.layout import WORKLOAD_LIST, is_model, place
 from builder.validate import crossfile
-from builder.validate.crossfile import check_files, is_any_model
 from builder.validate.descriptor import check_descriptor, check_package, check_tables
 from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names, check_physics
 from builder.validate.schema import check_schema_folder, check_schemas
@@ -36,8 +35,8 @@ def check_consistency(tree: Tree, base_url: str, fast: bool = False) -> tuple[li
     """Files and schemas, then per-document, physics and cross-file rules on the documents that passed their schema."""
     schema_problems, passed = check_schemas(tree, fast)
     ok = {rel: tree.docs[rel] for rel in sorted(passed)}
-    problems = [*tree.problems, *check_files(tree), *check_schema_folder(tree.root), *schema_problems]
-    models = {rel: doc for rel, doc in ok.items() if is_any_model(rel)}  # of every workload
+    problems = [*tree.problems, *crossfile.check_files(tree), *check_schema_folder(tree.root), *schema_problems]
+    models = {rel: doc for rel, doc in ok.items() if crossfile.is_any_model(rel)}  # of every workload
     problems += check_gpu_spellings({tree.shown(rel): doc for rel, doc in models.items()})
     for rel, doc in ok.items():
         if rel in models:
