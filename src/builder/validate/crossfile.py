@@ -42,9 +42,8 @@ def check_files(tree: Tree) -> list[Problem]:
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
     required += [csvview.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
     required += [layout.frontier_rel(w) for w in sorted(present - GENERATION_WORKLOADS.keys())]
-    return problems + [
-        Problem(tree.shown(r), "/", "expected this file, found it missing") for r in required if r not in tree.raw
-    ]
+    missing = [rel for rel in required if rel not in tree.raw]
+    return problems + [Problem(tree.shown(rel), "/", "expected this file, found it missing") for rel in missing]
 
 
 def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str = "") -> list[Problem]:

@@ -20,9 +20,7 @@ FACTS = ("bytes", "hash")  # their values are checked by check_descriptor, which
 DESCRIPTOR_FAULT = "expected a valid Data Package descriptor, found: {}"
 
 
-def check_package(
-    tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
-) -> tuple[list[Problem], list[dict[str, Any]]]:
+def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
     """The descriptor's problems beyond sizes and hashes, and the generated tables frictionless may open."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
