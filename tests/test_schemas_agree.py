@@ -104,8 +104,8 @@ def test_schemas_are_strict() -> None:
 
 def test_the_input_schemas_are_never_published(monkeypatch: pytest.MonkeyPatch) -> None:
     """schemas/inputs/ is the builder's own: not in the descriptor, the schema set, the site or a release."""
+    from builder.jsonschemas import load_schemas
     from builder.release import dist
-    from builder.validate.schema import load_schemas
 
     inputs = sorted(p.name for p in (REPO / "schemas" / "inputs").glob("*.schema.json"))
     assert inputs == [

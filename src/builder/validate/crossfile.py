@@ -9,21 +9,7 @@ from builder.errors import Problem, pointer
 from builder.errors import shown as shown_value
 from builder.frontier import ENTRY_KEYS
 from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
-from builder.layout import (
-    CSV,
-    GENERATION_WORKLOADS,
-    ROOT_WORKLOAD,
-    WORKLOAD_LIST,
-    frontier_rel,
-    index_rel,
-    model_list_rel,
-    model_rel,
-    model_url,
-    page_url,
-    place,
-    schema_for,
-    slug_of,
-)
+from builder.layout import CSV, GENERATION_WORKLOADS, ROOT_WORKLOAD, index_rel, model_list_rel, model_rel
 from builder.metadata import WORKLOAD_SOURCE_KEYS
 from builder.responses import JOULES, WH, stated_responses
 from builder.transform import index_row, index_row_keys, measure_keys, workload_urls
@@ -36,28 +22,28 @@ ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
 SHARED_ACROSS = ("itl_deadline_ms", "caveat", "boundary", "selection")  # version and unit: the schemas'
 IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
 Conf = dict[str, Any]
+Groups = dict[str, tuple[dict[str, Any], set[str]]]  # by workload: documents that passed their schema, every slug
 J, ITL = "joules_per_output_token", "median_itl_ms"
 WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
 
 
 def is_any_model(rel: str) -> bool:
     """Whether a path inside the data folder is a model document of either kind of workload."""
-    found = place(rel)
+    found = layout.place(rel)
     return found is not None and found.slug is not None
 
 
 def check_files(tree: Tree) -> list[Problem]:
     """Only published files, and every file a package and each of its workloads must have."""
-    stray = [rel for rel in sorted({*tree.stray, *tree.raw}) if rel != CSV and schema_for(rel) is None]
+    stray = [rel for rel in sorted({*tree.stray, *tree.raw}) if rel != CSV and layout.schema_for(rel) is None]
     problems = [Problem(tree.shown(rel), "/", "expected only published files, found a stray file") for rel in stray]
-    present = {found.workload for rel in tree.raw if (found := place(rel)) and found.workload} | {ROOT_WORKLOAD}
-    required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), WORKLOAD_LIST, CSV]
+    present = {found.workload for rel in tree.raw if (found := layout.place(rel)) and found.workload} | {ROOT_WORKLOAD}
+    required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), layout.WORKLOAD_LIST, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
     required += [csvview.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
-    required += [frontier_rel(w) for w in sorted(present - GENERATION_WORKLOADS.keys())]
-    return problems + [
-        Problem(tree.shown(r), "/", "expected this file, found it missing") for r in required if r not in tree.raw
-    ]
+    required += [layout.frontier_rel(w) for w in sorted(present - GENERATION_WORKLOADS.keys())]
+    missing = [rel for rel in required if rel not in tree.raw]
+    return problems + [Problem(tree.shown(rel), "/", "expected this file, found it missing") for rel in missing]
 
 
 def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str = "") -> list[Problem]:
@@ -72,10 +58,18 @@ def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
     return index_rel(workload) if index_rel(workload) in docs else next(filter(is_any_model, docs), None)
 
 
-def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[str], base_url: str) -> list[Problem]:
-    """One workload's shared headers, kind, index, model list and CSV (`docs` passed their schema, `slugs`: all)."""
-    problems, kind = [], GENERATION_WORKLOADS.get(workload)
-    ref_rel = reference_document(workload, docs)
+def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> list[Problem]:
+    """One workload's shared headers (an LLM one's as text conversation's too), kind, index, model list and CSV."""
+    (docs, slugs), root_docs = groups[workload], groups[ROOT_WORKLOAD][0]
+    problems: list[Problem] = []
+    kind, ref_rel, root_rel = GENERATION_WORKLOADS.get(workload), reference_document(workload, docs), None
+    if workload not in (ROOT_WORKLOAD, *GENERATION_WORKLOADS):
+        root_rel = reference_document(ROOT_WORKLOAD, root_docs)
+    if root_rel is not None and ref_rel is not None:  # but the source fields that are the workload's own
+        root, ref, own = root_docs[root_rel], docs[ref_rel], dict.fromkeys(WORKLOAD_SOURCE_KEYS)
+        want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
+        found = ref | {"source": ref["source"] | own}
+        problems += differing(tree.shown(ref_rel), "", want, found, tree.shown(root_rel))
     for rel, doc in docs.items():
         if ref_rel is not None:
             shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]}
@@ -87,23 +81,21 @@ def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[s
     if (model_list := docs.get(model_list_rel(workload))) is not None:  # against the model documents present
         shown = tree.shown(model_list_rel(workload))
         listed = [e["slug"] for e in model_list["models"]]
-        seen: set[str] = set()
         if listed != sorted(listed):
             problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
         for slug in sorted(slugs - set(listed)):
             problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
         for i, entry in enumerate(model_list["models"]):
             slug, at, rel = entry["slug"], f"/models/{i}", model_rel(entry["slug"], workload)
-            if slug in seen:
+            if slug in listed[:i]:
                 msg = f"expected each model once, found {shown_value(slug)} again"
                 problems.append(Problem(shown, f"{at}/slug", msg))
-            seen.add(slug)
             if slug not in slugs:
                 problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
             if rel in docs:
                 problems += differing(shown, at, {key: docs[rel][key] for key in ENTRY_FROM_DOC}, entry, rel)
-            url = model_url(base_url, model_list["version"], slug, workload)
-            problems += differing(shown, at, {"url": url, "page": page_url(base_url, slug, workload)}, entry)
+            url = layout.model_url(base_url, model_list["version"], slug, workload)
+            problems += differing(shown, at, {"url": url, "page": layout.page_url(base_url, slug, workload)}, entry)
     models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
     rel = csvview.csv_rel(workload)
     if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
@@ -114,7 +106,7 @@ def check_workload(tree: Tree, workload: str, docs: dict[str, Any], slugs: set[s
 def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
     """A workload's index against the best configurations of its model documents."""
     shown, index = tree.shown(index_rel(workload)), docs[index_rel(workload)]
-    models = {slug_of(rel): doc for rel, doc in docs.items() if is_any_model(rel)}
+    models = {layout.slug_of(rel): doc for rel, doc in docs.items() if is_any_model(rel)}
     rows, problems = index["rows"], []
     if index["workload"] != workload:
         problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {index['workload']!r}"))
@@ -182,9 +174,9 @@ def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[str, Any], set[str]]]:
+def group_by_workload(tree: Tree, ok: dict[str, Any]) -> Groups:
     """Per workload (text conversation first): its documents that passed their schema, and every model's slug."""
-    groups: dict[str, tuple[dict[str, Any], set[str]]] = {layout.ROOT_WORKLOAD: ({}, set())}
+    groups: Groups = {ROOT_WORKLOAD: ({}, set())}
     for rel in tree.raw:
         if (found := layout.place(rel)) is None or found.workload is None:
             continue
@@ -193,26 +185,10 @@ def group_by_workload(tree: Tree, ok: dict[str, Any]) -> dict[str, tuple[dict[st
             docs[rel] = ok[rel]
         if found.slug is not None:
             slugs.add(found.slug)
-    return {w: groups[w] for w in sorted(groups, key=lambda w: (w != layout.ROOT_WORKLOAD, w))}
+    return {w: groups[w] for w in sorted(groups, key=lambda w: (w != ROOT_WORKLOAD, w))}
 
 
-def check_shared_across(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
-    """Every workload repeats text conversation's header, and its source but for the workload's own fields."""
-    root_docs = groups[layout.ROOT_WORKLOAD][0]
-    root_rel, problems = reference_document(layout.ROOT_WORKLOAD, root_docs), []
-    own = dict.fromkeys(WORKLOAD_SOURCE_KEYS)  # the workload's own source fields may differ
-    for workload, (docs, _) in groups.items():
-        ref_rel = reference_document(workload, docs)
-        if root_rel is None or ref_rel is None or workload in (layout.ROOT_WORKLOAD, *layout.GENERATION_WORKLOADS):
-            continue
-        root, doc = root_docs[root_rel], docs[ref_rel]
-        want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
-        found = doc | {"source": doc["source"] | own}
-        problems += differing(tree.shown(ref_rel), "", want, found, tree.shown(root_rel))
-    return problems
-
-
-def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]]) -> list[Problem]:
+def check_identity(tree: Tree, groups: Groups) -> list[Problem]:
     """A model (a slug) has one name, model id, parameter counts and architecture everywhere; a model id one slug."""
     first: dict[str, tuple[str, dict[str, Any]]] = {}
     slug_of_id: dict[str, tuple[str, str]] = {}
@@ -234,8 +210,8 @@ def check_identity(tree: Tree, groups: dict[str, tuple[dict[str, Any], set[str]]
 
 def entry_facts(workload: str, docs: dict[str, Any], slugs: set[str], base_url: str, version: str) -> dict[str, Any]:
     """What a workload list entry must say: kind, unit, latency rule, counts (of parsed documents) and URLs."""
-    index = docs.get(layout.index_rel(workload))
-    kind = layout.GENERATION_WORKLOADS.get(workload)
+    index = docs.get(index_rel(workload))
+    kind = GENERATION_WORKLOADS.get(workload)
     want = workload_urls(base_url, version, workload) | {"kind": kind or "llm", "model_count": len(slugs)}
     if kind is None:
         want["latency_metric"] = "median_itl_ms"
@@ -254,18 +230,16 @@ def entry_facts(workload: str, docs: dict[str, Any], slugs: set[str], base_url: 
     return want
 
 
-def check_workload_list(
-    tree: Tree, ok: dict[str, Any], groups: dict[str, tuple[dict[str, Any], set[str]]], base_url: str
-) -> list[Problem]:
+def check_workload_list(tree: Tree, ok: dict[str, Any], groups: Groups, base_url: str) -> list[Problem]:
     """workloads.json lists every workload present, once, text conversation first, each as entry_facts says."""
     shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
     entries = doc["workloads"]
     ids, problems = [entry["id"] for entry in entries], []
-    if ids[0] != layout.ROOT_WORKLOAD:
-        problems.append(Problem(shown, "/workloads/0/id", f"expected {layout.ROOT_WORKLOAD} first, found {ids[0]}"))
+    if ids[0] != ROOT_WORKLOAD:
+        problems.append(Problem(shown, "/workloads/0/id", f"expected {ROOT_WORKLOAD} first, found {ids[0]}"))
     for workload in groups:
-        if workload not in ids and workload not in layout.GENERATION_WORKLOADS:
-            msg = f"expected an entry for the workload of {tree.shown(layout.index_rel(workload))}, found none"
+        if workload not in ids and workload not in GENERATION_WORKLOADS:
+            msg = f"expected an entry for the workload of {tree.shown(index_rel(workload))}, found none"
             problems.append(Problem(shown, "/workloads", msg))
     for i, entry in enumerate(entries):
         workload, at = entry["id"], f"/workloads/{i}"
@@ -274,10 +248,10 @@ def check_workload_list(
         if workload in ids[:i]:
             problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
             continue
-        for rel in (layout.index_rel(workload), layout.model_list_rel(workload)):
+        for rel in (index_rel(workload), model_list_rel(workload)):
             if rel not in tree.docs:
                 problems.append(Problem(shown, f"{at}/id", f"expected a file {tree.shown(rel)}, found none"))
-        index = docs.get(layout.index_rel(workload))
+        index = docs.get(index_rel(workload))
         label = f"{entry['name']} ({entry['task']})"
         if index is not None and index["source"]["workload"] != label:
             msg = f"expected name and task as in source.workload {index['source']['workload']!r}, found {label!r}"
@@ -287,7 +261,7 @@ def check_workload_list(
 
 def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any]) -> list[Problem]:
     """A frontier that passed its schema: its workload, models and GPU types, then each GPU type's entries."""
-    shown, problems = tree.shown(frontier_rel(workload)), []
+    shown, problems = tree.shown(layout.frontier_rel(workload)), []
     if doc["workload"] != workload:
         problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {doc['workload']!r}"))
     slugs = [m["slug"] for m in doc["models"]]
@@ -353,7 +327,7 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
         if conf[ITL] > float(target):
             msg = f"expected a configuration with median_itl_ms <= {target}, found {name_of(conf)} at {conf[ITL]}"
             problems.append(Problem(shown, at, msg))
-        elif want is not None and _rank(want, confs) < _rank(conf, confs):
+        elif want is not None and (want[J], confs.index(want)) < (conf[J], confs.index(conf)):  # as best ranks them
             msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found {name_of(conf)}"
             problems.append(Problem(shown, at, msg))
     return problems
@@ -368,8 +342,3 @@ def _matching(shown: str, at: str, source: str, entry: Conf, keyed: dict[tuple, 
         return None
     problems += differing(shown, at, {key: conf[key] for key in ENTRY_KEYS}, entry, f"{source} {name_of(conf)}")
     return conf
-
-
-def _rank(conf: Conf, confs: list[Conf]) -> tuple[float, int]:
-    """How `best` orders candidates: energy, then configuration order."""
-    return conf[J], next(i for i, c in enumerate(confs) if c is conf)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from jsonschema.exceptions import best_match
+
 from builder.errors import Problem, pointer, shown
 from builder.jsonschemas import describe, load_schemas, validator
 from builder.layout import CSV, DESCRIPTOR, DESCRIPTOR_SCHEMA, INDEX, MODEL_LIST, PROFILE, below
@@ -18,9 +20,7 @@ FACTS = ("bytes", "hash")  # their values are checked by check_descriptor, which
 DESCRIPTOR_FAULT = "expected a valid Data Package descriptor, found: {}"
 
 
-def check_package(
-    tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
-) -> tuple[list[Problem], list[dict[str, Any]]]:
+def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
     """The descriptor's problems beyond sizes and hashes, and the generated tables frictionless may open."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
@@ -40,8 +40,6 @@ def check_package(
     if not isinstance(desc.get("resources"), list):
         findings = [(at, msg) for at, msg in findings if at != "/resources"]  # check_descriptor reports it
     if curated is None:  # a release archive: also its JSON Schema, at the places not already reported
-        from jsonschema.exceptions import best_match
-
         errors = [best_match(e.context) if e.context else e for e in validator(DESCRIPTOR_SCHEMA).iter_errors(desc)]
         reported = {at for at, _ in findings}
         findings += sorted({(at, describe(e)) for e in errors if (at := pointer(e.absolute_path)) not in reported})
@@ -106,13 +104,16 @@ def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple
         return out
     if isinstance(want, dict) and isinstance(found, dict):
         for key in [*want, *(key for key in found if key not in want)]:
+            mine, theirs, both = want.get(key), found.get(key), key in want and key in found
+            if both and type(mine) is type(theirs) and not isinstance(mine, (dict, list)) and mine == theirs:
+                continue  # the same scalar, as most are: no pointer to build
             where = f"{at}{pointer([key])}"
             if key not in found:
-                out.append((where, f"expected {shown(want[key])}{said}, found it missing"))
+                out.append((where, f"expected {shown(mine)}{said}, found it missing"))
             elif key not in want:
-                out.append((where, f"expected no such key{said}, found {shown(found[key])}"))
+                out.append((where, f"expected no such key{said}, found {shown(theirs)}"))
             else:
-                out += compare(want[key], found[key], where, source)
+                out += compare(mine, theirs, where, source)
         return out
     if isinstance(want, list) and isinstance(found, list):
         pairs = enumerate(zip(want, found, strict=False))

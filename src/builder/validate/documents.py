@@ -101,11 +101,8 @@ def finite(*values: Any) -> bool:
 
 def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> list[tuple[str, str]]:
     """(pointer, message) for every law an LLM configuration breaks; each fails on NaN by itself (`not a <= b`)."""
-    faults = [
-        (k, f"expected a finite number, found {v}")
-        for k, v in conf.items()
-        if isinstance(v, float) and not math.isfinite(v)
-    ]
+    unbounded = [k for k, v in conf.items() if isinstance(v, float) and not math.isfinite(v)]
+    faults = [(k, f"expected a finite number, found {conf[k]}") for k in unbounded]
     j, wh = conf["joules_per_output_token"], conf["wh_per_million_output_tokens"]
     if not (finite(j, wh) and abs(wh - j * WH_PER_J_PER_MILLION) <= 0.005 + J_ROUNDING):
         want = round(j * WH_PER_J_PER_MILLION, 2) if finite(j) else "a finite number"

@@ -7,7 +7,6 @@ from typing import Any
 from builder.errors import Problem
 from builder.layout import WORKLOAD_LIST, is_model, place
 from builder.validate import crossfile
-from builder.validate.crossfile import check_files, is_any_model
 from builder.validate.descriptor import check_descriptor, check_package, check_tables
 from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names, check_physics
 from builder.validate.schema import check_schema_folder, check_schemas
@@ -22,24 +21,23 @@ def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -
 
 def check_rules(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
     """Every check but frictionless's, and the generated tables it may check (`curated`: see check_package)."""
-    schema_problems, passed = check_schemas(tree)
-    ok = {rel: tree.docs[rel] for rel in sorted(passed)}
+    problems, ok = check_consistency(tree, base_url)
     descriptor_problems, tables = check_package(tree, ok, curated)
-    problems = [*tree.problems, *check_files(tree), *check_schema_folder(tree.root), *schema_problems]
-    return problems + check_consistency(tree, ok, base_url) + descriptor_problems, tables
+    return problems + descriptor_problems, tables
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
     """The build's check of what it just made: every rule but frictionless's (its tables share the schemas)."""
-    schema_problems, passed = check_schemas(tree, fast=True)
+    return check_consistency(tree, base_url, fast=True)[0]
+
+
+def check_consistency(tree: Tree, base_url: str, fast: bool = False) -> tuple[list[Problem], dict[str, Any]]:
+    """Files and schemas, then per-document, physics and cross-file rules on the documents that passed their schema."""
+    schema_problems, passed = check_schemas(tree, fast)
     ok = {rel: tree.docs[rel] for rel in sorted(passed)}
-    return [*tree.problems, *check_files(tree), *schema_problems, *check_consistency(tree, ok, base_url)]
-
-
-def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
-    """Per-document rules, physics and cross-file rules, on the documents that passed their schema."""
-    models = {rel: doc for rel, doc in ok.items() if is_any_model(rel)}  # of every workload
-    problems = check_gpu_spellings({tree.shown(rel): doc for rel, doc in models.items()})
+    problems = [*tree.problems, *crossfile.check_files(tree), *check_schema_folder(tree.root), *schema_problems]
+    models = {rel: doc for rel, doc in ok.items() if crossfile.is_any_model(rel)}  # of every workload
+    problems += check_gpu_spellings({tree.shown(rel): doc for rel, doc in models.items()})
     for rel, doc in ok.items():
         if rel in models:
             problems += check_names(tree.shown(rel), doc) + check_model(tree.shown(rel), rel, doc)
@@ -49,11 +47,11 @@ def check_consistency(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Pro
         else:
             problems += check_dates(tree.shown(rel), doc)
     groups = crossfile.group_by_workload(tree, ok)
-    for workload, (docs, slugs) in groups.items():
-        problems += crossfile.check_workload(tree, workload, docs, slugs, base_url)
-    problems += crossfile.check_shared_across(tree, groups) + crossfile.check_identity(tree, groups)
+    for workload in groups:
+        problems += crossfile.check_workload(tree, workload, groups, base_url)
+    problems += crossfile.check_identity(tree, groups)
     if WORKLOAD_LIST in ok:
         problems += crossfile.check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
             problems += crossfile.check_root_csv(tree, ok)
-    return problems + check_descriptor(tree)
+    return problems + check_descriptor(tree), ok

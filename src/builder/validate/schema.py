@@ -11,13 +11,11 @@ from jsonschema import Draft202012Validator
 
 from builder.errors import Problem, shown
 from builder.files import Refused, read_file
-from builder.jsonschemas import load_schemas, read_schemas, schema_problems, schemas_folder, validator
+from builder.jsonschemas import read_schemas, schema_problems, schemas_folder, validator
 from builder.layout import SCHEMAS, schema_for
 from builder.strictjson import StrictJSONError, parse_json
 from builder.validate.descriptor import compare
 from builder.validate.tree import Tree
-
-__all__ = ["check_schema_folder", "check_schemas", "fast_validator", "load_schemas", "validator"]
 
 
 def check_schemas(tree: Tree, fast: bool = False) -> tuple[list[Problem], set[str]]:
