@@ -309,7 +309,8 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
             problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
     on_front = {id(c) for c in front}
     for conf in confs:  # missing only when no other is lower or equal on both
-        if id(conf) not in on_front and len([c for c in confs if c[J] <= conf[J] and c[ITL] <= conf[ITL]]) == 1:
+        lower = (c for c in confs if c[J] <= conf[J] and c[ITL] <= conf[ITL] and c is not conf)
+        if id(conf) not in on_front and next(lower, None) is None:
             msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
             problems.append(Problem(shown, f"{where}/frontier", msg))
     for target, entry in held["best_under"].items():
