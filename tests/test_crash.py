@@ -29,6 +29,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 import builder.build
+import builder.pin
 from builder.write import stages
 from conftest import REPO, copy_package
 from consumer_release import GIT_IDENTITY, make_release_repo
@@ -177,7 +178,8 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dic
         for upstream in ("b.json", "a.json"):
             builder.build.build(Path("data"), {"lm-arena-chat": Path(upstream)}, DATE)
             digests[upstream] = package(root)
-            renders[upstream] = builder.build.render(Path("data"), {"lm-arena-chat": Path(upstream)}, DATE)
+            pins = {"lm-arena-chat": builder.pin.local_pin(Path(upstream))}
+            renders[upstream] = builder.build.render(Path("data"), pins, DATE)
     assert digests["a.json"] != digests["b.json"]
     return root, renders, digests
 

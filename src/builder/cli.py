@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from builder.cli_upstream import check_upstream, fetch
 from builder.errors import BuilderError, InputError, OutputError, ProblemsError, printable, printable_lines
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
@@ -92,7 +93,7 @@ _data_option = click.option(
 )  # fmt: skip
 
 
-@click.group(cls=Group)
+@click.group(cls=Group, commands=[fetch, check_upstream])
 @click.option(
     "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
     help="Show the builder's version and the data version, and exit.",
@@ -118,10 +119,12 @@ def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
     """Regenerate every document of every workload in the --out folder from the pinned upstream, atomically.
     Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on usage errors."""
     from builder.build import build as run_build
+    from builder.build import upstream_tasks
     from builder.layout import is_workload_id
+    from builder.metadata import load_metadata
 
     require_repo_root(METADATA) if upstreams else require_repo_root()
-    tasks = upstream_tasks()
+    tasks = upstream_tasks(load_metadata(METADATA))
     chosen: dict[str, Path] = {}
     for value in upstreams:
         task, sep, path = value.partition("=")
@@ -185,12 +188,6 @@ def drift(data: Path) -> None:
     if diffs:
         raise drift_error(diffs)
     say(f"{data}: no drift from the pinned upstream")
-
-
-from builder.cli_upstream import check_upstream, fetch, upstream_tasks  # noqa: E402  (after `main`, which they join)
-
-main.add_command(fetch)
-main.add_command(check_upstream)
 
 
 @main.command("diff")

@@ -14,12 +14,10 @@ from builder.report import say
 
 
 def _lockable(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """The value, if the lock would record it in the field the option names (its schema's rule), else a usage error."""
+    """The value, if the lock schema's definition the option names allows it, else a usage error."""
     from builder.inputs import LOCK_SCHEMA, schema_problems
 
-    field = ("properties", "tasks", "additionalProperties", "properties", str(param.name))
-    problems = [] if value is None else schema_problems(LOCK_SCHEMA, value, f"--{param.name}", field)
-    if problems:
+    if value is not None and (problems := schema_problems(LOCK_SCHEMA, value, "", ("$defs", str(param.name)))):
         raise click.BadParameter(problems[0].message)
     return value
 
@@ -52,19 +50,13 @@ def _fetch_options(command):
     return command
 
 
-def upstream_tasks() -> list[str]:
-    """The upstream tasks, in workload order, from the curated metadata."""
-    from builder.genmeta import generation_workloads
-    from builder.metadata import load_metadata, workloads
-
-    meta = load_metadata(METADATA)
-    return [w.task for w in workloads(meta)] + [w.task for w in generation_workloads(meta)]
-
-
 def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
     """Task -> URL to fetch (None: its lock entry's): every task, or the one named (--url alone: the first)."""
+    from builder.build import upstream_tasks
+    from builder.metadata import load_metadata
+
     require_repo_root()
-    tasks = upstream_tasks()
+    tasks = upstream_tasks(load_metadata(METADATA))
     if task is None and url is None:
         return dict.fromkeys(tasks)
     task = task or tasks[0]
