@@ -76,7 +76,7 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
     from builder.refresh import fetch_and_pin
     from builder.write import today_utc
 
-    pinned, warnings = fetch_and_pin(_fetch_urls(task, url), commit, LOCK, today_utc(), Limits(**limits))
+    pinned, warnings = fetch_and_pin(_fetch_urls(task, url), commit, today_utc(), Limits(**limits))
     for warning in warnings:
         say(f"warning: {warning}", err=True)
     for done in pinned:
@@ -94,7 +94,7 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
     """
     from builder.refresh import compare_upstream
 
-    found = compare_upstream(_fetch_urls(task, url), LOCK, Limits(**limits))
+    found = compare_upstream(_fetch_urls(task, url), Limits(**limits))
     for c in found:
         if c.error is not None:
             state = "unreachable" if isinstance(c.error, UnreachableError) else "error"

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from builder.errors import DriftError, InputError, Problem, ValidationError
+from builder.errors import InputError, Problem, ValidationError
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import CSV, DESCRIPTOR, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST, require_repo_root
 from builder.scratch import scratch_folder
@@ -92,10 +92,10 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
     return {n: _diff(n, committed.get(n), rebuilt.get(n)) for n in names if committed.get(n) != rebuilt.get(n)}
 
 
-def drift_error(diffs: dict[str, str]) -> DriftError:
+def drift_error(diffs: dict[str, str]) -> ValidationError:
     """The error naming every file that drifted."""
     problems = [Problem(name, "/", "expected the bytes a fresh build of the pin makes, found others") for name in diffs]
-    return DriftError(f"{len(diffs)} file(s) differ from a fresh build: run `builder build` and commit", problems)
+    return ValidationError(f"{len(diffs)} file(s) differ from a fresh build: run `builder build` and commit", problems)
 
 
 def check_committed(data: Path, date: str) -> None:
