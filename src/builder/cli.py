@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from builder.cli_upstream import check_upstream, fetch
-from builder.errors import BuilderError, InputError, OutputError, ProblemsError, printable, printable_lines
+from builder.errors import BuilderError, InputError, ProblemsError, printable, printable_lines
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
 from builder.report import FORMATS, problems_as, say, warn
@@ -258,6 +258,7 @@ def dist_command(out: Path, notes: Path | None) -> None:
     gives the same bytes. Exits 0 when rebuilt, 1 when refused, 2 on usage errors."""
     from builder.pin import sha256
     from builder.release.dist import build_dist, notes_at
+    from builder.write import replace_files
 
     require_repo_root()
     require_extra("release", "dist")
@@ -267,10 +268,7 @@ def dist_command(out: Path, notes: Path | None) -> None:
         data = path.read_bytes()
         say(f"  {sha256(data)}  {len(data):>9}  {path.name}")
     if notes is not None:
-        try:
-            notes.write_text(notes_at(release), encoding="utf-8")
-        except OSError as exc:
-            raise OutputError(f"{notes}: cannot write the release notes ({exc.strerror})") from exc
+        replace_files({notes: notes_at(release).encode("utf-8")})
         say(f"  release notes: {notes}")
 
 

@@ -7,10 +7,12 @@ from typing import Any
 
 import click
 
-from builder.errors import UPSTREAM_MOVED, UnreachableError
+from builder.errors import UnreachableError
 from builder.fetch import Limits  # light: httpx is imported only when a download starts
 from builder.layout import LOCK, METADATA, require_repo_root
 from builder.report import say
+
+UPSTREAM_MOVED = 4  # `builder check-upstream`: upstream serves other bytes than the pin
 
 
 def _lockable(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

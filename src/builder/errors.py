@@ -86,6 +86,3 @@ class UnreachableError(FetchError):
 
 class ReleaseError(BuilderError):
     """A release precondition does not hold."""
-
-
-UPSTREAM_MOVED = 4  # `builder check-upstream`: upstream serves other bytes than the pin
