@@ -197,7 +197,7 @@ def lane(reference, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def cached_renders(reference, lane: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The two packages' digests, by upstream file; a build renders from the cache."""
     renders = reference[1]
-    monkeypatch.setattr(builder.build, "render", lambda out, up, date: renders[str(up["lm-arena-chat"])])
+    monkeypatch.setattr(builder.build, "render", lambda out, up, date: renders[up["lm-arena-chat"].name])
     return reference[2]
 
 
