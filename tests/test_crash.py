@@ -29,6 +29,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 import builder.build
+import builder.pin
 from builder.write import stages
 from conftest import REPO, copy_package
 from consumer_release import GIT_IDENTITY, make_release_repo
@@ -177,7 +178,8 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dic
         for upstream in ("b.json", "a.json"):
             builder.build.build(Path("data"), {"lm-arena-chat": Path(upstream)}, DATE)
             digests[upstream] = package(root)
-            renders[upstream] = builder.build.render(Path("data"), {"lm-arena-chat": Path(upstream)}, DATE)
+            pins = {"lm-arena-chat": builder.pin.local_pin(Path(upstream))}
+            renders[upstream] = builder.build.render(Path("data"), pins, DATE)
     assert digests["a.json"] != digests["b.json"]
     return root, renders, digests
 
@@ -195,7 +197,7 @@ def lane(reference, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def cached_renders(reference, lane: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The two packages' digests, by upstream file; a build renders from the cache."""
     renders = reference[1]
-    monkeypatch.setattr(builder.build, "render", lambda out, up, date: renders[str(up["lm-arena-chat"])])
+    monkeypatch.setattr(builder.build, "render", lambda out, up, date: renders[up["lm-arena-chat"].name])
     return reference[2]
 
 

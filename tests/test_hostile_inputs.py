@@ -293,7 +293,7 @@ OPTIONS = [
     pytest.param(["fetch", "--url", "http:///x.json"], given(""), 2, ("'--url'", f'{URL}, found "http:///x.json"'), id="fetch-url-no-host"),
     pytest.param(["fetch", "--url", "http://exa mple.org/x"], given(""), 2, ("'--url'", f'{URL}, found "http://exa mple.org/x"'), id="fetch-url-space"),
     pytest.param(["check-upstream", "--url", "ftp://example.org/x.json"], given(""), 2, ("'--url'",), id="check-upstream-url-ftp"),
-    pytest.param(["fetch", "--commit", "xyz"], given(""), 2, ("'--commit'", "expected a 40-character lowercase hex commit sha, or null, found \"xyz\""), id="commit-xyz"),
+    pytest.param(["fetch", "--commit", "xyz"], given(""), 2, ("'--commit'", "expected a 40-character lowercase hex commit sha, found \"xyz\""), id="commit-xyz"),
     pytest.param(["fetch", "--commit", SHA.upper()], given(""), 2, ("'--commit'",), id="commit-uppercase"),
     pytest.param(["fetch", "--commit", SHA + "0"], given(""), 2, ("'--commit'",), id="commit-41-hex"),
     pytest.param(["fetch", "--commit", "--output=x" + SHA[10:]], given(""), 2, ("'--commit'",), id="commit-option-like"),

@@ -8,7 +8,6 @@ from pathlib import Path
 from builder.citation import read_or_none, write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv
 from builder.errors import OutputError, ValidationError
-from builder.fetch import Limits
 from builder.frontier import build_frontiers
 from builder.generation import parse_all
 from builder.genmeta import generation_workloads
@@ -17,7 +16,7 @@ from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.metadata import load_metadata, workloads
 from builder.package import descriptor
-from builder.pin import Lock, Pinned, read_pinned, read_regular_file, sha256
+from builder.pin import Pinned, local_pin, read_pinned
 from builder.responses import response_energies
 from builder.transform import build_package
 from builder.validate.run import check_built
@@ -33,18 +32,19 @@ class BuildResult:
     warnings: list[str]
 
 
-def render(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
-    """Every output file's bytes, checked, from the pins or the files `upstream` gives known tasks; writes nothing."""
-    meta, overrides = load_metadata(METADATA), upstream or {}
-    tasks = [work.task for work in [*workloads(meta), *generation_workloads(meta)]]
-    pinned = [task for task in tasks if task not in overrides]
-    pins = read_pinned(LOCK, pinned) if pinned else {}
-    for task in [task for task in tasks if task in overrides]:
-        data = read_regular_file(overrides[task], Limits().max_bytes, "upstream")  # the cap of fetch; no FIFO
-        lock = Lock(str(overrides[task]), url="", commit=None, sha256=sha256(data), size=len(data), retrieved="")
-        pins[task] = Pinned(lock, overrides[task], data)
+def upstream_tasks(meta: dict) -> list[str]:
+    """The upstream tasks, in workload order."""
+    return [work.task for work in [*workloads(meta), *generation_workloads(meta)]]
+
+
+def render(out: Path, upstream: dict[str, Pinned], date: str) -> BuildResult:
+    """Every output file's bytes, checked, from the pins or the task files `upstream` gives; writes nothing."""
+    meta = load_metadata(METADATA)
+    tasks = upstream_tasks(meta)
+    pinned = [task for task in tasks if task not in upstream]
+    pins = (read_pinned(LOCK, pinned) if pinned else {}) | upstream
     pins = {task: pins[task] for task in tasks}
-    rows, warnings = parse_all({task: (pin.data, str(pin.path)) for task, pin in pins.items()}, meta)
+    rows, warnings = parse_all({task: (pin.data, pin.name) for task, pin in pins.items()}, meta)
     docs = build_package(rows, meta, date)
     docs |= build_frontiers(rows, docs, meta, date)
     # The image and video workloads' own CSVs hold no date: made once, before the date rule.
@@ -76,7 +76,7 @@ def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult
         foreign = remove_stages(out)
     except OSError as exc:
         raise OutputError(f"{exc.filename or out}: cannot remove what a stopped run left ({exc.strerror})") from exc
-    result = render(out, upstream, date)
+    result = render(out, {task: local_pin(path) for task, path in (upstream or {}).items()}, date)
     named = "named like a stage, but the builder did not make it; left in place"
     result = replace(result, warnings=[*result.warnings, *(f"{path}: {named}" for path in foreign)])
     publish(out, result.files, {DESCRIPTOR: result.descriptor}, keep_hidden=True)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import click
 
-from builder.errors import BuilderError, InputError, OutputError, ProblemsError, printable, printable_lines
+from builder.cli_upstream import check_upstream, fetch
+from builder.errors import BuilderError, InputError, ProblemsError, printable, printable_lines
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
 from builder.report import FORMATS, problems_as, say, warn
@@ -92,7 +93,7 @@ _data_option = click.option(
 )  # fmt: skip
 
 
-@click.group(cls=Group)
+@click.group(cls=Group, commands=[fetch, check_upstream])
 @click.option(
     "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
     help="Show the builder's version and the data version, and exit.",
@@ -118,10 +119,12 @@ def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
     """Regenerate every document of every workload in the --out folder from the pinned upstream, atomically.
     Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on usage errors."""
     from builder.build import build as run_build
+    from builder.build import upstream_tasks
     from builder.layout import is_workload_id
+    from builder.metadata import load_metadata
 
     require_repo_root(METADATA) if upstreams else require_repo_root()
-    tasks = upstream_tasks()
+    tasks = upstream_tasks(load_metadata(METADATA))
     chosen: dict[str, Path] = {}
     for value in upstreams:
         task, sep, path = value.partition("=")
@@ -185,12 +188,6 @@ def drift(data: Path) -> None:
     if diffs:
         raise drift_error(diffs)
     say(f"{data}: no drift from the pinned upstream")
-
-
-from builder.cli_upstream import check_upstream, fetch, upstream_tasks  # noqa: E402  (after `main`, which they join)
-
-main.add_command(fetch)
-main.add_command(check_upstream)
 
 
 @main.command("diff")
@@ -261,6 +258,7 @@ def dist_command(out: Path, notes: Path | None) -> None:
     gives the same bytes. Exits 0 when rebuilt, 1 when refused, 2 on usage errors."""
     from builder.pin import sha256
     from builder.release.dist import build_dist, notes_at
+    from builder.write import replace_files
 
     require_repo_root()
     require_extra("release", "dist")
@@ -270,10 +268,7 @@ def dist_command(out: Path, notes: Path | None) -> None:
         data = path.read_bytes()
         say(f"  {sha256(data)}  {len(data):>9}  {path.name}")
     if notes is not None:
-        try:
-            notes.write_text(notes_at(release), encoding="utf-8")
-        except OSError as exc:
-            raise OutputError(f"{notes}: cannot write the release notes ({exc.strerror})") from exc
+        replace_files({notes: notes_at(release).encode("utf-8")})
         say(f"  release notes: {notes}")
 
 
@@ -287,14 +282,11 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW cannot be read, 2 on
     usage errors."""
     from builder.diff import load_docs
-    from builder.release.compat import Compat, check_compat, load_schema_set, schema_changes, verdict, with_tables
+    from builder.release.compat import check_compat, load_schema_set, verdict, with_tables
 
     old_schemas, new_schemas = load_schema_set(old), load_schema_set(new)
-    if documents:
-        result = check_compat(old_schemas, new_schemas, load_docs(old), load_docs(new))
-    else:
-        result = Compat(schema_changes(old_schemas, new_schemas))
-    result = with_tables(result, old, new)  # columns and resources in datapackage.json
+    docs = (load_docs(old), load_docs(new)) if documents else ({}, {})  # none: no document to cross-validate
+    result = with_tables(check_compat(old_schemas, new_schemas, *docs), old, new)  # and datapackage.json's tables
     for change in result.changes:
         say(str(change))
     say(verdict(result.changes) if result.changes else f"no schema changes from {old} to {new}")

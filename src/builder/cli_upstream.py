@@ -7,19 +7,19 @@ from typing import Any
 
 import click
 
-from builder.errors import UPSTREAM_MOVED, UnreachableError
+from builder.errors import UnreachableError
 from builder.fetch import Limits  # light: httpx is imported only when a download starts
 from builder.layout import LOCK, METADATA, require_repo_root
 from builder.report import say
 
+UPSTREAM_MOVED = 4  # `builder check-upstream`: upstream serves other bytes than the pin
+
 
 def _lockable(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """The value, if the lock would record it in the field the option names (its schema's rule), else a usage error."""
+    """The value, if the lock schema's definition the option names allows it, else a usage error."""
     from builder.inputs import LOCK_SCHEMA, schema_problems
 
-    field = ("properties", "tasks", "additionalProperties", "properties", str(param.name))
-    problems = [] if value is None else schema_problems(LOCK_SCHEMA, value, f"--{param.name}", field)
-    if problems:
+    if value is not None and (problems := schema_problems(LOCK_SCHEMA, value, "", ("$defs", str(param.name)))):
         raise click.BadParameter(problems[0].message)
     return value
 
@@ -52,19 +52,13 @@ def _fetch_options(command):
     return command
 
 
-def upstream_tasks() -> list[str]:
-    """The upstream tasks, in workload order, from the curated metadata."""
-    from builder.genmeta import generation_workloads
-    from builder.metadata import load_metadata, workloads
-
-    meta = load_metadata(METADATA)
-    return [w.task for w in workloads(meta)] + [w.task for w in generation_workloads(meta)]
-
-
 def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
     """Task -> URL to fetch (None: its lock entry's): every task, or the one named (--url alone: the first)."""
+    from builder.build import upstream_tasks
+    from builder.metadata import load_metadata
+
     require_repo_root()
-    tasks = upstream_tasks()
+    tasks = upstream_tasks(load_metadata(METADATA))
     if task is None and url is None:
         return dict.fromkeys(tasks)
     task = task or tasks[0]
@@ -84,7 +78,7 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
     from builder.refresh import fetch_and_pin
     from builder.write import today_utc
 
-    pinned, warnings = fetch_and_pin(_fetch_urls(task, url), commit, LOCK, today_utc(), Limits(**limits))
+    pinned, warnings = fetch_and_pin(_fetch_urls(task, url), commit, today_utc(), Limits(**limits))
     for warning in warnings:
         say(f"warning: {warning}", err=True)
     for done in pinned:
@@ -102,7 +96,7 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
     """
     from builder.refresh import compare_upstream
 
-    found = compare_upstream(_fetch_urls(task, url), LOCK, Limits(**limits))
+    found = compare_upstream(_fetch_urls(task, url), Limits(**limits))
     for c in found:
         if c.error is not None:
             state = "unreachable" if isinstance(c.error, UnreachableError) else "error"

@@ -86,10 +86,3 @@ class UnreachableError(FetchError):
 
 class ReleaseError(BuilderError):
     """A release precondition does not hold."""
-
-
-class DriftError(ProblemsError):
-    """The committed data is not what the builder makes from the pin."""
-
-
-UPSTREAM_MOVED = 4  # `builder check-upstream`: upstream serves other bytes than the pin

@@ -32,10 +32,10 @@ class Lock:
 
 @dataclass(frozen=True)
 class Pinned:
-    """A task's lock entry and its snapshot, read and checked against the entry."""
+    """A task's lock entry and its snapshot's bytes."""
 
     lock: Lock
-    path: Path
+    name: str  # as messages show it: a path or a URL
     data: bytes
 
 
@@ -87,8 +87,14 @@ def read_pinned(lock_path: Path, tasks: Iterable[str]) -> dict[str, Pinned]:
             if found != expected:
                 said = f"{what} expected {expected} (from {lock_path}), found {found}"
                 raise InputError(f"{snapshot}: {said}; {REPAIR.format(lock=lock_path)}")
-        pinned[task] = Pinned(lock, snapshot, data)
+        pinned[task] = Pinned(lock, str(snapshot), data)
     return pinned
+
+
+def local_pin(path: Path) -> Pinned:
+    """A task file given in place of its pin, read with fetch's cap (no FIFO); its lock has no URL, commit or date."""
+    data = read_regular_file(path, Limits().max_bytes, "upstream")
+    return Pinned(Lock(str(path), "", None, sha256(data), len(data), ""), str(path), data)
 
 
 def sha256(data: bytes) -> str:

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
+from builder.build import render
 from builder.errors import FetchError, UpstreamError, ValidationError
 from builder.fetch import Limits, download
-from builder.generation import parse_all
-from builder.layout import DATA, METADATA
-from builder.metadata import load_metadata
-from builder.pin import Lock, dump_lock, entry, load_lock, parse_lock, read_pinned, sha256
-from builder.scratch import scratch_folder
+from builder.layout import DATA, LOCK
+from builder.pin import Lock, Pinned, dump_lock, entry, load_lock, sha256
 from builder.write import replace_files
 
 
@@ -30,43 +27,32 @@ class Refresh:
 
 
 def fetch_and_pin(
-    urls: dict[str, str | None], commit: str | None, lock_path: Path, today: str, limits: Limits
+    urls: dict[str, str | None], commit: str | None, today: str, limits: Limits
 ) -> tuple[list[Refresh], list[str]]:
     """Download each task in `urls` (None: its lock entry's URL), build the pin with them, then pin all or none."""
-    from builder.build import render
-
-    old = load_lock(lock_path)
-    urls = {task: url or entry(old, task, lock_path).url for task, url in urls.items()}
+    old = load_lock(LOCK)
+    urls = {task: url or entry(old, task, LOCK).url for task, url in urls.items()}
     bodies = {task: download(url, limits) for task, url in urls.items()}
-    others = read_pinned(lock_path, [task for task in old if task not in urls])
-    inputs = {task: (pin.data, str(pin.path)) for task, pin in others.items()}
-    fetched = {task: (bodies[task], url) for task, url in urls.items()}
-    warnings_of = parse_all(inputs | fetched, load_metadata(METADATA))[1]  # messages name the URLs
-    with scratch_folder("builder-fetch-") as scratch:
-        for task, data in bodies.items():
-            (scratch / old[task].file).write_bytes(data)
-        try:
-            render(DATA, {task: scratch / old[task].file for task in bodies}, today)  # writes nothing
-        except ValidationError as exc:
-            summary = f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing was pinned"
-            raise UpstreamError(summary, exc.problems) from None
     new = old | {
         task: Lock(old[task].file, urls[task], commit, sha256(data), len(data), today) for task, data in bodies.items()
     }
-    lock = dump_lock(new)
-    parse_lock(lock, str(lock_path))  # what load_lock will accept
-    files = {lock_path.parent / old[task].file: data for task, data in bodies.items()}
-    replace_files({**files, lock_path: lock})
-    warnings = [w for task in urls for w in warnings_of[task]]
-    return [Refresh(task, old[task], new[task]) for task in urls], warnings
+    try:  # messages name the URLs
+        result = render(DATA, {task: Pinned(new[task], urls[task], data) for task, data in bodies.items()}, today)
+    except ValidationError as exc:
+        summary = f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing was pinned"
+        raise UpstreamError(summary, exc.problems) from None
+    files = {LOCK.parent / old[task].file: data for task, data in bodies.items()}
+    replace_files({**files, LOCK: dump_lock(new)})  # each field checked already: by its option, fetch, the lock
+    fetched = tuple(f"{url}: " for url in urls.values())  # the other tasks' warnings were given when they were pinned
+    return [Refresh(task, old[task], new[task]) for task in urls], [w for w in result.warnings if w.startswith(fetched)]
 
 
-def compare_upstream(urls: dict[str, str | None], lock_path: Path, limits: Limits) -> list[Refresh]:
+def compare_upstream(urls: dict[str, str | None], limits: Limits) -> list[Refresh]:
     """What each task's URL (None: the recorded one) serves now against the pin; writes nothing, tries every task."""
-    old = load_lock(lock_path)
+    old = load_lock(LOCK)
     found = []
     for task, url in urls.items():
-        lock = entry(old, task, lock_path)
+        lock = entry(old, task, LOCK)
         try:
             data = download(url or lock.url, limits)
             found.append(Refresh(task, lock, Lock(lock.file, url or lock.url, None, sha256(data), len(data), "")))

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from builder.errors import DriftError, InputError, Problem, ValidationError
+from builder.errors import InputError, Problem, ValidationError
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import CSV, DESCRIPTOR, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST, require_repo_root
 from builder.scratch import scratch_folder
@@ -76,10 +76,7 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
     committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if os.path.lexists(data) else {}
     descriptor = data.parent / DESCRIPTOR
     if os.path.lexists(descriptor):
-        try:
-            committed[DESCRIPTOR] = read_file(descriptor)
-        except Refused as exc:
-            raise _refusal(descriptor, [Problem(DESCRIPTOR, "/", str(exc))]) from None
+        committed[DESCRIPTOR] = _read(descriptor, DESCRIPTOR, descriptor)
     with scratch_folder("builder-drift-") as scratch:
         copy = Path(scratch) / data.name
         for name, content in committed.items():  # the committed dates seed the date rule, as in a real build
@@ -92,10 +89,10 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
     return {n: _diff(n, committed.get(n), rebuilt.get(n)) for n in names if committed.get(n) != rebuilt.get(n)}
 
 
-def drift_error(diffs: dict[str, str]) -> DriftError:
+def drift_error(diffs: dict[str, str]) -> ValidationError:
     """The error naming every file that drifted."""
     problems = [Problem(name, "/", "expected the bytes a fresh build of the pin makes, found others") for name in diffs]
-    return DriftError(f"{len(diffs)} file(s) differ from a fresh build: run `builder build` and commit", problems)
+    return ValidationError(f"{len(diffs)} file(s) differ from a fresh build: run `builder build` and commit", problems)
 
 
 def check_committed(data: Path, date: str) -> None:
@@ -111,13 +108,15 @@ def files_below(folder: Path) -> dict[str, bytes]:
     listing = scan(folder, folder.name)
     if listing.problems:
         raise _refusal(folder, listing.problems)
-    files = {}
-    for rel in listing.files:
-        try:
-            files[rel] = read_file(folder / rel)
-        except Refused as exc:  # changed since the walk
-            raise _refusal(folder, [Problem(f"{folder.name}/{rel}", "/", str(exc))]) from None
-    return files
+    return {rel: _read(folder / rel, f"{folder.name}/{rel}", folder) for rel in listing.files}
+
+
+def _read(path: Path, name: str, refused: Path) -> bytes:
+    """The file's bytes, or the refusal of `refused` naming it (a file can change since the walk that listed it)."""
+    try:
+        return read_file(path)
+    except Refused as exc:
+        raise _refusal(refused, [Problem(name, "/", str(exc))]) from None
 
 
 def _refusal(path: Path, problems: list[Problem]) -> ValidationError:
