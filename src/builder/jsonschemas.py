@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -94,10 +95,15 @@ def compiled(schema: dict[str, Any]) -> Any:
     return _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
+def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
+    """The schemas by their $id: where `resolved` looks a $ref up."""
+    return Registry().with_resources((schema["$id"], Resource.from_contents(schema)) for schema in schemas)
+
+
 @cache
 def validator(name: str) -> Any:
     """One compiled validator per published schema, its $refs looked up among the others, built once per process."""
-    found = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in load_schemas().values())
+    found = registry(load_schemas().values())
     return compiled(resolved(load_schemas()[name], found))
 
 
