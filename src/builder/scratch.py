@@ -1,4 +1,4 @@
-"""The scratch folder of drift, release and fetch: in TMPDIR, removed afterwards; a full TMPDIR is one line."""
+"""The scratch folder of drift and release: in TMPDIR, removed afterwards; a full TMPDIR is one line."""
 
 from __future__ import annotations
 
