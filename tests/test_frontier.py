@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import random
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -206,6 +207,45 @@ def test_equal_points_both_stay_and_best_under_takes_the_first_on_a_tie() -> Non
     assert found["best_under"]["15"]["max_num_seqs"] == 8
     assert (found["best_under"]["25"]["max_num_seqs"], found["best_under"]["25"]["repeat"]) == (16, 1)
     assert found["best_under"]["5"] is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_undominated_is_the_definition_on_points_with_ties(seed: int) -> None:
+    """No other point of another value lower or equal on both: the sweep against the definition, pair by pair."""
+    from builder.frontier import undominated
+
+    rng = random.Random(seed)
+    for _ in range(200):
+        points = [(float(rng.randint(0, 3)), float(rng.randint(0, 3))) for _ in range(rng.randint(0, 9))]
+        expected = [not any(q[0] <= p[0] and q[1] <= p[1] and q != p for q in points) for p in points]
+        assert undominated(points) == expected, points
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_validate_finds_dominated_and_missing_entries_as_defined(seed: int) -> None:
+    """validate's frontier check (sorted once) against the definitions, on random configurations with ties."""
+    from builder.validate.crossfile import ITL, J, _check_gpu
+
+    rng, keys = (
+        random.Random(seed),
+        ("row_id", "repeat", "num_gpus", "max_num_seqs", ITL, "wh_per_million_output_tokens"),
+    )
+    for _ in range(200):
+        confs = [{"row_id": f"m/B200/1/{i}", "repeat": 1, "num_gpus": 1, "max_num_seqs": i, ITL: float(rng.randint(0, 3)),
+                  J: float(rng.randint(0, 3)), "wh_per_million_output_tokens": 1.0} for i in range(rng.randint(1, 8))]  # fmt: skip
+        listed = rng.sample(confs, rng.randint(0, len(confs)))
+        listed.sort(key=lambda c: c[ITL])
+        held = {"frontier": [{k: c[k] for k in keys} for c in listed], "best_under": {}}
+        found = [p.message for p in _check_gpu("f", "/m", "s", held, confs, [])]
+        dominated = [c for c in listed if any(o[J] < c[J] and o[ITL] < c[ITL] for o in confs)]
+        alone = [c for c in confs if not any(o is not c and o[J] <= c[J] and o[ITL] <= c[ITL] for o in confs)]
+        missing = [c for c in alone if c not in listed]
+        assert [m.split(" dominated by ")[0] for m in found if "dominated by" in m] == [
+            f"expected a configuration no other dominates, found {c['row_id']} repeat 1" for c in dominated
+        ]
+        assert [m for m in found if "missing" in m] == [
+            f"expected every undominated configuration, found {c['row_id']} repeat 1 (s) missing" for c in missing
+        ]
 
 
 # The negative corpus: each planted fault, and the line `builder validate` gives for it.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from itertools import groupby
 from typing import Any
 
 from builder.layout import frontier_rel, model_list_rel, model_rel
@@ -35,7 +37,7 @@ def build_frontiers(rows_by_task: dict[str, list[Row]], docs: dict[str, Doc], me
 def gpu_frontier(confs: list[Doc], gpu: str, points: dict[tuple[str, int], Point], targets: list[int]) -> Doc:
     """One model's frontier on one GPU type (the points no other matches or beats on both), and its best per target."""
     own = [(conf, points[(conf["row_id"], conf["repeat"])]) for conf in confs if conf["gpu"] == gpu]
-    front = [(conf, p) for conf, p in own if not any(q[0] <= p[0] and q[1] <= p[1] and q != p for _, q in own)]
+    front = [item for item, keep in zip(own, undominated([p for _, p in own]), strict=True) if keep]
     front.sort(key=lambda item: (item[1][1], item[1][0], *(item[0][k] for k in ("num_gpus", "max_num_seqs", "repeat"))))
     bests = {
         str(t): best_by_gpu([{**conf, "under_itl_deadline": p[1] <= t} for conf, p in own]).get(gpu) for t in targets
@@ -46,3 +48,15 @@ def gpu_frontier(confs: list[Doc], gpu: str, points: dict[tuple[str, int], Point
 def entry(conf: Doc) -> Doc:
     """A configuration as a frontier entry: its key and the values a reader compares."""
     return {key: conf[key] for key in ENTRY_KEYS}
+
+
+def undominated(points: list[Point]) -> list[bool]:
+    """For each point, whether no other point (of another value) is lower or equal on both; n log n."""
+    keep = [False] * len(points)
+    lowest = math.inf  # the least energy of every point at a lower latency
+    for _, group in groupby(sorted(range(len(points)), key=lambda i: points[i][::-1]), key=lambda i: points[i][1]):
+        at = list(group)  # one latency, least energy first
+        for i in at:
+            keep[i] = lowest > points[i][0] and points[at[0]][0] == points[i][0]
+        lowest = min(lowest, points[at[0]][0])
+    return keep

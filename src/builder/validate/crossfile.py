@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 from builder import csvview, layout
@@ -289,12 +290,17 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
         msg = f"expected best_under keys {targets} (itl_targets_ms), found {list(held['best_under'])}"
         problems.append(Problem(shown, f"{where}/best_under", msg))
     keyed = {(c["row_id"], c["repeat"]): c for c in confs}
+    by_itl = sorted(confs, key=lambda c: (c[ITL], c[J]))  # sorted once: every check below is n log n
+    itls, lows = [c[ITL] for c in by_itl], [None]  # lows[k]: the lowest-energy configuration of by_itl[:k]
+    for c in by_itl:
+        lows.append(c if lows[-1] is None or c[J] < lows[-1][J] else lows[-1])
     front: list[Conf] = []
+    on_front: set[int] = set()
     for j, entry in enumerate(held["frontier"]):
         conf = _matching(shown, f"{where}/frontier/{j}", source, entry, keyed, problems)
         if conf is None:
             continue
-        if any(c is conf for c in front):
+        if id(conf) in on_front:
             msg = f"expected each configuration once, found {name_of(conf)} again"
             problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
             continue
@@ -302,15 +308,19 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
             msg = f"expected median_itl_ms ascending, found {conf[ITL]} after {front[-1][ITL]}"
             problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
         front.append(conf)
+        on_front.add(id(conf))
         # rounding never reverses an order, only makes ties: dominated means strictly lower on both
-        better = next((c for c in confs if c[J] < conf[J] and c[ITL] < conf[ITL]), None)
-        if better is not None:
+        better = lows[bisect_left(itls, conf[ITL])]
+        if better is not None and better[J] < conf[J]:
             msg = f"expected a configuration no other dominates, found {name_of(conf)} dominated by {name_of(better)}"
             problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
-    on_front = {id(c) for c in front}
-    for conf in confs:  # missing only when no other is lower or equal on both
-        lower = (c for c in confs if c[J] <= conf[J] and c[ITL] <= conf[ITL] and c is not conf)
-        if id(conf) not in on_front and next(lower, None) is None:
+    alone = set()  # the configurations no other is lower or equal to on both
+    for k, conf in enumerate(by_itl):
+        tied = k + 1 < len(by_itl) and (by_itl[k + 1][ITL], by_itl[k + 1][J]) == (conf[ITL], conf[J])
+        if not tied and (lows[k] is None or lows[k][J] > conf[J]):
+            alone.add(id(conf))
+    for conf in confs:
+        if id(conf) in alone and id(conf) not in on_front:
             msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
             problems.append(Problem(shown, f"{where}/frontier", msg))
     for target, entry in held["best_under"].items():
