@@ -76,3 +76,13 @@ def test_generation_entry_counts_only_complete_workloads() -> None:
     assert complete["index_url"] == "https://x.test/api/v1/workloads/text-to-image/index.json"
     assert (partial["model_count"], "configuration_count" in partial) == (2, False)
     assert "frontier_url" not in complete
+
+
+def test_a_key_an_entry_lacks_differs_from_its_source() -> None:
+    """A model-list entry, index row or frontier entry without a key its source holds is reported, not skipped."""
+    from builder.validate.crossfile import differing
+
+    found = differing("data/models.json", "/models/0", {"model_id": "m/x", "name": "X"}, {"name": "X"}, "m.json")
+    assert [str(p) for p in found] == [
+        'data/models.json: /models/0/model_id: expected "m/x" as in m.json, found it missing'
+    ]

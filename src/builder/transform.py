@@ -150,15 +150,29 @@ def model_document(rows: list, meta: Doc, date: str, own: Shape) -> Doc:
 
 
 def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
-    """One upstream row as a published configuration: the values of CONFIG_KEYS but the repeat number, in order."""
-    setup = (row.gpu_model, row.num_gpus, row.tensor_parallel, row.data_parallel, row.expert_parallel)
-    setup += (PRECISIONS[row.weight_precision], row.max_num_seqs, round(row.avg_batch_size, 1))
-    energy = (round(row.energy_per_token_joules * 1e6 / 3600, 2), round(row.energy_per_token_joules, 7))
-    itl = (round(row.median_itl_ms, 1), round(row.p90_itl_ms, 1), round(row.p99_itl_ms, 1))
-    rest = (round(row.output_throughput_tokens_per_sec, 1), round(row.avg_power_watts), round(row.avg_output_len))
-    rest += (row.median_itl_ms <= deadline_ms, round(row.avg_batch_size, 1), round(row.p95_itl_ms, 1))
-    row_id = layout.row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs)
-    return dict(zip(CONFIG_KEYS[:-1], (*setup, *energy, *itl, *rest, row_id), strict=True))
+    """One upstream row as a published configuration: CONFIG_KEYS but the repeat number, in order."""
+    return {
+        "gpu": row.gpu_model,
+        "num_gpus": row.num_gpus,
+        "tensor_parallel": row.tensor_parallel,
+        "data_parallel": row.data_parallel,
+        "expert_parallel": row.expert_parallel,
+        "precision": PRECISIONS[row.weight_precision],
+        "max_num_seqs": row.max_num_seqs,
+        "avg_requests_in_flight": round(row.avg_batch_size, 1),
+        "wh_per_million_output_tokens": round(row.energy_per_token_joules * 1e6 / 3600, 2),
+        "joules_per_output_token": round(row.energy_per_token_joules, 7),
+        "median_itl_ms": round(row.median_itl_ms, 1),
+        "p90_itl_ms": round(row.p90_itl_ms, 1),
+        "p99_itl_ms": round(row.p99_itl_ms, 1),
+        "tokens_per_second": round(row.output_throughput_tokens_per_sec, 1),
+        "gpu_power_watts_total": round(row.avg_power_watts),
+        "avg_output_tokens": round(row.avg_output_len),
+        "under_itl_deadline": row.median_itl_ms <= deadline_ms,
+        "avg_running_batch": round(row.avg_batch_size, 1),
+        "p95_itl_ms": round(row.p95_itl_ms, 1),
+        "row_id": layout.row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs),
+    }
 
 
 def numbered(confs: list[Doc]) -> list[Doc]:
@@ -224,13 +238,23 @@ def gen_row_id(slug: str, gpu: str, num_gpus: int, batch_size: int, ulysses: int
 
 def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) -> Doc:
     """One image or video upstream row as a published configuration: config_keys(kind) but the repeat, in order."""
+    joules, wh, throughput = measure_keys(kind)
     parallel = (row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree)
-    setup = (row.gpu_model, *parallel, row.inference_steps, PRECISIONS[row.weight_precision])
-    setup += tuple(getattr(row, key) for key in MEDIA_KEYS[kind])
-    energy = (round(row.energy_joules, 4), round(row.energy_joules * WH_PER_JOULE[kind], 2))
-    rest = (round(row.batch_latency_s, 3), sig4(row.throughput_per_sec), round(row.avg_power_watts))
-    rest += (row.batch_latency_s <= limit_s, gen_row_id(slug, row.gpu_model, *parallel))
-    return dict(zip(config_keys(kind)[:-1], (*setup, *energy, *rest), strict=True))
+    conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], parallel, strict=True))}
+    conf |= {"inference_steps": row.inference_steps, "precision": PRECISIONS[row.weight_precision]}
+    return (
+        conf
+        | {key: getattr(row, key) for key in MEDIA_KEYS[kind]}
+        | {
+            joules: round(row.energy_joules, 4),
+            wh: round(row.energy_joules * WH_PER_JOULE[kind], 2),
+            "batch_latency_s": round(row.batch_latency_s, 3),
+            throughput: sig4(row.throughput_per_sec),
+            "gpu_power_watts_total": round(row.avg_power_watts),
+            "under_latency_limit": row.batch_latency_s <= limit_s,
+            "row_id": gen_row_id(slug, row.gpu_model, *parallel),
+        }
+    )
 
 
 def source(meta: Doc, work: GenerationWorkload) -> Doc:

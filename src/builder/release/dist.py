@@ -249,4 +249,6 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epo
 
         caller = BuildBackendHookCaller(str(stage), BACKEND, runner=run, python_executable=sys.executable)
         name = caller.build_wheel(str(out))
+        if name != (expected := f"{MODULE}-{dist_version(tag)}-py3-none-any.whl"):
+            raise ReleaseError(f"expected the backend to write {expected}, found {name}")
         return name, (out / name).read_bytes()

@@ -48,10 +48,14 @@ def check_files(tree: Tree) -> list[Problem]:
 
 
 def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str = "") -> list[Problem]:
-    """One problem a difference in a key that `want` (the values `source` holds) and `found` both hold."""
-    keys = [key for key in want if key in found]
-    diffs = compare({key: want[key] for key in keys}, {key: found[key] for key in keys}, at, source)
+    """One problem a key of `want` (the values `source` holds) that `found` lacks or holds another value of."""
+    diffs = compare(want, {key: found[key] for key in want if key in found}, at, source)
     return [Problem(shown, where, message) for where, message in diffs]
+
+
+def held(want: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
+    """The keys of `want` that `doc` holds: a header key a kind of document lacks is its schema's to require."""
+    return {key: value for key, value in want.items() if key in doc}
 
 
 def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
@@ -70,13 +74,13 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
         root, ref, own = root_docs[root_rel], docs[ref_rel], dict.fromkeys(WORKLOAD_SOURCE_KEYS)
         want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
         found = ref | {"source": ref["source"] | own}
-        problems += differing(tree.shown(ref_rel), "", want, found, tree.shown(root_rel))
+        problems += differing(tree.shown(ref_rel), "", held(want, found), found, tree.shown(root_rel))
     for rel, doc in docs.items():
         if ref_rel is not None:
             shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]}
-            problems += differing(tree.shown(rel), "", shared, doc, tree.shown(ref_rel))
+            problems += differing(tree.shown(rel), "", held(shared, doc), doc, tree.shown(ref_rel))
         if kind is not None:
-            problems += differing(tree.shown(rel), "", {"kind": kind, "unit": UNIT_OF_KIND[kind]}, doc)
+            problems += differing(tree.shown(rel), "", held({"kind": kind, "unit": UNIT_OF_KIND[kind]}, doc), doc)
     if index_rel(workload) in docs:
         problems += check_index(tree, workload, docs)
     if (model_list := docs.get(model_list_rel(workload))) is not None:  # against the model documents present
@@ -86,11 +90,13 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
             problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
         for slug in sorted(slugs - set(listed)):
             problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
+        seen: set[str] = set()
         for i, entry in enumerate(model_list["models"]):
             slug, at, rel = entry["slug"], f"/models/{i}", model_rel(entry["slug"], workload)
-            if slug in listed[:i]:
+            if slug in seen:
                 msg = f"expected each model once, found {shown_value(slug)} again"
                 problems.append(Problem(shown, f"{at}/slug", msg))
+            seen.add(slug)
             if slug not in slugs:
                 problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
             if rel in docs:
