@@ -29,7 +29,7 @@ class BuildResult:
     files: dict[str, bytes]  # by path relative to the data folder
     descriptor: bytes  # datapackage.json, written beside the data folder
     written: dict[str, str]  # path as shown to the user -> "new", "changed" or "removed"; unchanged files absent
-    warnings: list[str]
+    warnings: dict[str, list[str]]  # by upstream task; the build's own under ""
 
 
 def upstream_tasks(meta: dict) -> list[str]:
@@ -66,7 +66,7 @@ def render(out: Path, upstream: dict[str, Pinned], date: str) -> BuildResult:
     written |= {f"{out.name}/{rel}": "removed" for rel in sorted(existing - files.keys())}
     written[DESCRIPTOR] = _state(read_or_none(out.parent / DESCRIPTOR), package_bytes)
     written = {path: state for path, state in written.items() if state}
-    return BuildResult(files, package_bytes, written, [w for found in warnings.values() for w in found])
+    return BuildResult(files, package_bytes, written, warnings)
 
 
 def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
@@ -78,7 +78,7 @@ def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult
         raise OutputError(f"{exc.filename or out}: cannot remove what a stopped run left ({exc.strerror})") from exc
     result = render(out, {task: local_pin(path) for task, path in (upstream or {}).items()}, date)
     named = "named like a stage, but the builder did not make it; left in place"
-    result = replace(result, warnings=[*result.warnings, *(f"{path}: {named}" for path in foreign)])
+    result = replace(result, warnings={**result.warnings, "": [f"{path}: {named}" for path in foreign]})
     publish(out, result.files, {DESCRIPTOR: result.descriptor}, keep_hidden=True)
     write_citation(out.parent, result.descriptor)
     return result

@@ -138,7 +138,7 @@ def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
     if unknown := ", ".join(sorted(set(chosen) - set(tasks))):
         raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {unknown}", param_hint="--upstream")
     result = run_build(out, chosen, date or today_utc())
-    for warning in result.warnings:
+    for warning in (w for found in result.warnings.values() for w in found):
         say(f"warning: {warning}", err=True)
     counts = Counter(result.written.values())
     say(

@@ -43,8 +43,8 @@ def fetch_and_pin(
         raise UpstreamError(summary, exc.problems) from None
     files = {LOCK.parent / old[task].file: data for task, data in bodies.items()}
     replace_files({**files, LOCK: dump_lock(new)})  # each field checked already: by its option, fetch, the lock
-    fetched = tuple(f"{url}: " for url in urls.values())  # the other tasks' warnings were given when they were pinned
-    return [Refresh(task, old[task], new[task]) for task in urls], [w for w in result.warnings if w.startswith(fetched)]
+    warnings = [w for task in urls for w in result.warnings.get(task, [])]  # the others' were given at their pinning
+    return [Refresh(task, old[task], new[task]) for task in urls], warnings
 
 
 def compare_upstream(urls: dict[str, str | None], limits: Limits) -> list[Refresh]:
