@@ -1,7 +1,5 @@
 """The build: load inputs, derive the documents, check them, publish them."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, replace
 from pathlib import Path
 

@@ -1,7 +1,5 @@
 """CITATION.cff and .zenodo.json from citation.toml and the data version: written by `build`, checked by `validate`."""
 
-from __future__ import annotations
-
 import json
 import re
 import tomllib

@@ -1,7 +1,5 @@
 """The `builder` command line: parse options, call one function, map errors to exit codes (imports inside commands)."""
 
-from __future__ import annotations
-
 import datetime as dt
 import functools
 import os

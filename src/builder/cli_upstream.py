@@ -1,7 +1,5 @@
 """The commands that reach upstream: `fetch` (pin new snapshots) and `check-upstream` (has it moved?)."""
 
-from __future__ import annotations
-
 import sys
 from typing import Any
 

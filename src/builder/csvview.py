@@ -1,7 +1,5 @@
 """The flat configurations table: every configuration of every model of every workload, one CSV row each."""
 
-from __future__ import annotations
-
 import csv
 import io
 from collections.abc import Callable, Mapping

@@ -1,7 +1,5 @@
 """Compare two published trees by natural key: models, best values, configurations, headers."""
 
-from __future__ import annotations
-
 import math
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field

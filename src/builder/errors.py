@@ -1,7 +1,5 @@
 """One exception tree for the builder; cli.py alone turns it into exit codes."""
 
-from __future__ import annotations
-
 import json
 from dataclasses import dataclass
 from typing import Any

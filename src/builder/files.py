@@ -1,7 +1,5 @@
 """What kind a file system entry is, and the one safe read: a regular file within a size, via a link only if told."""
 
-from __future__ import annotations
-
 import os
 import stat
 from pathlib import Path

@@ -1,7 +1,5 @@
 """Each LLM workload's energy-latency frontier per model and GPU type, and its best under each ITL target (pure)."""
 
-from __future__ import annotations
-
 import math
 from itertools import groupby
 from typing import Any

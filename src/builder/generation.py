@@ -1,7 +1,5 @@
 """Read and check an upstream image or video task file with builder.upstream's steps, and every task file at once."""
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass, fields
 

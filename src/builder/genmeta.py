@@ -1,7 +1,5 @@
 """The curated metadata of the image and video workloads: [[workload]] tables of kind "image" or "video"."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Any
 

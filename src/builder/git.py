@@ -1,7 +1,5 @@
 """The git operations a release needs, failing as ReleaseError with git's message; no value reaches git as an option."""
 
-from __future__ import annotations
-
 import functools
 import re
 import signal

@@ -1,7 +1,5 @@
 """Which folders a command may replace: the guards `build` and `dist` run before they publish."""
 
-from __future__ import annotations
-
 import json
 import os
 import re

@@ -1,7 +1,5 @@
 """The input files' JSON Schemas (schemas/inputs/, never published), applied as the documents' are."""
 
-from __future__ import annotations
-
 import operator
 from functools import cache, reduce
 from typing import Any

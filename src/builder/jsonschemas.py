@@ -1,7 +1,5 @@
 """The package's JSON Schemas (draft 2020-12): loaded strictly, $refs resolved offline by $id, compiled once."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable
 from functools import cache

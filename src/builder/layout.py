@@ -1,7 +1,5 @@
 """Where everything lives (relative to the repository root), and the rules tying a file, slug, row id and URL."""
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 from pathlib import Path

@@ -1,7 +1,5 @@
 """The curated metadata: metadata.toml checked by its input schemas, then by the rules across [[workload]] tables."""
 
-from __future__ import annotations
-
 import math
 import tomllib
 from dataclasses import dataclass, replace

@@ -1,7 +1,5 @@
 """Name rules a schema pattern cannot say well: what a spreadsheet misreads, and which slugs Windows reserves."""
 
-from __future__ import annotations
-
 import re
 import unicodedata
 

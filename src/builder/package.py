@@ -1,7 +1,5 @@
 """The Data Package v2 descriptor: each published file a resource with its size and sha256, and frictionless tables."""
 
-from __future__ import annotations
-
 import json
 from typing import Any
 

@@ -1,7 +1,5 @@
 """The pinned upstream snapshots, one file per task, and their lock (schemas/inputs/lock.schema.json)."""
 
-from __future__ import annotations
-
 import hashlib
 import json
 from collections.abc import Iterable

@@ -1,7 +1,5 @@
 """Refresh the pin: fetch upstream task files, check them in full, then replace snapshots and lock together."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 from builder.build import render

@@ -1,7 +1,5 @@
 """Reporters: a check's problems as text lines, JSON lines or GitHub workflow commands, every untrusted part escaped."""
 
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Iterator

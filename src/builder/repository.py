@@ -1,7 +1,5 @@
 """The repository URL: metadata.toml's `repository`, a placeholder while a `PLACEHOLDER` comment marks it."""
 
-from __future__ import annotations
-
 import re
 import tomllib
 from dataclasses import dataclass

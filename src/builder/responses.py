@@ -1,7 +1,5 @@
 """Energy per response of each configuration, keyed by (workload, row_id, repeat) as the configurations CSV is."""
 
-from __future__ import annotations
-
 import csv
 import io
 import math

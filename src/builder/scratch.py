@@ -1,7 +1,5 @@
 """The scratch folder of drift and release: in TMPDIR, removed afterwards; a full TMPDIR is one line."""
 
-from __future__ import annotations
-
 import errno
 import shutil
 import tempfile

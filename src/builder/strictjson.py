@@ -1,7 +1,5 @@
 """Strict JSON: what Python's json accepts minus what readers disagree on, every fault by JSON pointer."""
 
-from __future__ import annotations
-
 import json
 import math
 import re

@@ -1,7 +1,5 @@
 """Pure derivation: checked upstream rows + curated metadata -> every workload's documents (no I/O)."""
 
-from __future__ import annotations
-
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass

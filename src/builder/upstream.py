@@ -1,7 +1,5 @@
 """Read and check an upstream task file (LLM; builder.generation reads the others): untrusted input stops here."""
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass, fields, replace
 from typing import Any

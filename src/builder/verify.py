@@ -1,7 +1,5 @@
 """Is the committed package sound? What `builder validate`, `builder drift` and `builder release` check; reads only."""
 
-from __future__ import annotations
-
 import difflib
 import os
 from pathlib import Path

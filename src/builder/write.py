@@ -1,7 +1,5 @@
 """Canonical JSON, the date rule, and the one publish step of every writer: stage beside, sync, swap, remove."""
 
-from __future__ import annotations
-
 import datetime as dt
 import fcntl
 import json

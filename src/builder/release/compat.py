@@ -1,7 +1,5 @@
 """Schema compatibility of two releases: the schema and table changes, and each side's documents cross-validated."""
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Callable, Iterator, Set
 from dataclasses import dataclass, field, replace

@@ -1,7 +1,5 @@
 """`builder dist`: dist/ (archive, manifest, data wheel, SHA256SUMS) from the tag at HEAD, alike in any clone."""
 
-from __future__ import annotations
-
 import datetime as dt
 import gzip
 import io

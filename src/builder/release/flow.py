@@ -1,7 +1,5 @@
 """`builder release`: checks, the changelog commit and the annotated tag (undone on a failure before the tag), dist/."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 

@@ -1,7 +1,5 @@
 """`builder site`: load the package, plan the site, write it page by page into a folder that is ours to replace."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass

@@ -1,7 +1,5 @@
 """The workloads as the site sees them (listed, then any unlisted index), their pages and links (pure)."""
 
-from __future__ import annotations
-
 import posixpath
 import re
 from dataclasses import dataclass, field

@@ -1,7 +1,5 @@
 """SVG charts drawn by matplotlib (SVG backend, no pyplot), byte for byte the same for the same data."""
 
-from __future__ import annotations
-
 import io
 from dataclasses import dataclass
 from typing import Any

@@ -1,7 +1,5 @@
 """Read the package the site is built from: small documents up front (strictly parsed), the rest at its page."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

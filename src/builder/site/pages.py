@@ -1,7 +1,5 @@
 """The pages that gather models, the home, 404 and listing pages, the sitemap and robots.txt (pure)."""
 
-from __future__ import annotations
-
 import math
 import posixpath
 from collections.abc import Iterator

@@ -1,7 +1,5 @@
 """The site, file by file, each handed on to be written when made; a model document is read for its page alone."""
 
-from __future__ import annotations
-
 import posixpath
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager

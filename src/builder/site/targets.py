@@ -1,7 +1,5 @@
 """A model's lowest-energy configuration per GPU type and latency target, and the summary its page leaves (pure)."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Any
 

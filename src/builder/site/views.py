@@ -1,7 +1,5 @@
 """What a model page shows, and the parts every page shares, as plain values for the templates (pure)."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from functools import partial
 from typing import Any

@@ -1,7 +1,5 @@
 """Numbers and configurations in words, for the pages (pure)."""
 
-from __future__ import annotations
-
 import math
 import re
 

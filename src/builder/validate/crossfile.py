@@ -1,7 +1,5 @@
 """Rules across files: of one workload (index, model list, models, frontier, CSV) and across workloads."""
 
-from __future__ import annotations
-
 from bisect import bisect_left
 from typing import Any
 

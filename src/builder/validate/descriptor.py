@@ -1,7 +1,5 @@
 """datapackage.json: files listed with their sizes and hashes, the rest as built, and frictionless on its tables."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Any
 

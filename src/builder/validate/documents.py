@@ -1,7 +1,5 @@
 """Rules inside one model document of either kind: names, dates, file name, row ids, order, best, and physics."""
 
-from __future__ import annotations
-
 import math
 from collections import Counter
 from itertools import pairwise

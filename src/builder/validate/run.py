@@ -1,7 +1,5 @@
 """All checks of a package, in order: parse, files, schemas, documents, physics, cross-file, tables."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from builder.errors import Problem

@@ -1,7 +1,5 @@
 """JSON Schema checks of every document by jsonschema; the build's self-check runs fastjsonschema first."""
 
-from __future__ import annotations
-
 from contextlib import suppress
 from functools import cache, partial
 from pathlib import Path

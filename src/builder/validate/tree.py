@@ -1,7 +1,5 @@
 """Read a published tree once, trusting nothing: regular files by lstat, within MAX_FILE_BYTES, strict JSON."""
 
-from __future__ import annotations
-
 import os
 import stat
 from dataclasses import dataclass, field
