@@ -215,8 +215,7 @@ def test_the_llm_documents_are_byte_for_byte_unchanged() -> None:
 def test_a_nickname_fault_shared_by_a_models_rows_is_one_line(rows_renamed: int | str) -> None:
     from builder.errors import UpstreamError
     from builder.generation import parse_generation
-    from builder.genmeta import generation_workloads
-    from builder.metadata import load_metadata
+    from builder.metadata import generation_workloads, load_metadata
 
     doc = json.loads((REPO / "upstream" / "text-to-image.json").read_bytes())
     model = doc["configurations"][0]["model_id"]

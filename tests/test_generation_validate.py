@@ -11,8 +11,7 @@ import pytest
 
 from builder.errors import UpstreamError
 from builder.generation import parse_generation
-from builder.genmeta import generation_workloads
-from builder.metadata import load_metadata
+from builder.metadata import generation_workloads, load_metadata
 from builder.validate.run import check_built
 from builder.validate.tree import Tree, load_tree
 from conftest import REPO

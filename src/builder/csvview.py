@@ -1,15 +1,21 @@
-"""The flat configurations table: every configuration of every model of every workload, one CSV row each."""
+"""The flat configurations tables: every configuration of every model of a workload, one CSV row each."""
 
 import csv
 import io
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from builder.layout import CSV, MODELS_DIR, WORKLOAD_LIST, place, workload_dir
-from builder.transform import CONFIG_KEYS, config_keys
+from builder.metadata import workloads
+from builder.transform import CONFIG_KEYS, config_keys, keyed_rows
+from builder.upstream import Row
 
+Key = tuple[str, str, int]  # (workload, row_id, repeat)
+Energy = tuple[float, float]  # (joules_per_response, wh_per_thousand_responses)
+JOULES, WH = "joules_per_response", "wh_per_thousand_responses"
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
-RESPONSE_COLUMNS = ("joules_per_response", "wh_per_thousand_responses")  # from upstream rows, not the documents
+RESPONSE_COLUMNS = (JOULES, WH)  # from upstream rows, not the documents
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended
 COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS, *RESPONSE_COLUMNS, *MODEL_KEYS)
 
@@ -39,7 +45,7 @@ def generation_csv(docs: dict[str, Any], workload: str, kind: str) -> bytes:
     return write_csv((*MODEL_COLUMNS, *keys), models, lambda _, model, conf: [conf[key] for key in keys])
 
 
-def configurations_csv(docs: dict[str, Any], responses: Mapping[tuple[str, str, int], tuple[float, float]]) -> bytes:
+def configurations_csv(docs: dict[str, Any], responses: Mapping[Key, Energy]) -> bytes:
     """CSV of the LLM model documents in `docs`: workloads as listed (others after, by id), models by slug."""
     rank = {entry["id"]: i for i, entry in enumerate(docs[WORKLOAD_LIST]["workloads"] if WORKLOAD_LIST in docs else [])}
     models = [(found.workload, doc) for rel, doc in docs.items() if (found := place(rel)) and found.kind == "model"]
@@ -50,3 +56,28 @@ def configurations_csv(docs: dict[str, Any], responses: Mapping[tuple[str, str, 
         return [*(conf[key] for key in CONFIG_KEYS), *energy, *(model[key] for key in MODEL_KEYS)]
 
     return write_csv(COLUMNS, models, cells)
+
+
+def response_energies(rows_by_task: dict[str, list[Row]], meta: dict) -> dict[Key, Energy]:
+    """Each configuration's energy per request: J to 4 decimals, and Wh per 1,000 responses (J / 3.6) to 2."""
+    return {
+        (work.id, *key): (round(row.energy_per_request_joules, 4), round(row.energy_per_request_joules / 3.6, 2))
+        for work in workloads(meta)
+        for key, row in keyed_rows(rows_by_task[work.task]).items()
+    }
+
+
+def stated_responses(data: bytes) -> Iterator[tuple[int, Key, Energy]]:
+    """(line, key, energy) of each CSV row whose key and values read as finite numbers (check_csv reports the rest)."""
+    try:
+        reader = csv.DictReader(io.StringIO(data.decode("utf-8"), newline=""))
+        for row in reader:
+            try:
+                energy = (float(row[JOULES]), float(row[WH]))
+                key = (row["workload"], row["row_id"], int(row["repeat"]))
+            except (KeyError, TypeError, ValueError):
+                continue
+            if all(map(math.isfinite, energy)):
+                yield reader.line_num, key, energy
+    except (UnicodeDecodeError, csv.Error):
+        return

@@ -6,8 +6,7 @@ from typing import Any
 
 from builder.layout import frontier_rel, model_list_rel, model_rel
 from builder.metadata import workloads
-from builder.responses import keyed_rows
-from builder.transform import best_by_gpu
+from builder.transform import best_by_gpu, keyed_rows
 from builder.upstream import Row
 
 Doc = dict[str, Any]

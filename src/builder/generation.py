@@ -5,7 +5,7 @@ from dataclasses import dataclass, fields
 
 from builder import upstream
 from builder.errors import Problem, UpstreamError
-from builder.genmeta import GenerationWorkload, generation_workloads
+from builder.metadata import GenerationWorkload, generation_workloads
 from builder.names import name_fault
 from builder.upstream import parse_upstream
 

@@ -16,6 +16,8 @@ from builder.slug import slugify
 MAX_BYTES = 1024 * 1024  # the file is a few kilobytes of reviewed text
 WORKLOAD_SOURCE_KEYS = ("data_url", "workload", "configurations")  # a source block's own to each workload
 GENERATION_SCHEMA = "generation-workload.schema.json"  # in schemas/inputs/: an image or video [[workload]] table
+UNIT_OF_KIND = {"image": "Wh per 1,000 images", "video": "Wh per video"}
+LATENCY_METRIC = "batch_latency_s"  # what the limit of a generation workload applies to
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,18 @@ class Workload:
     data_url: str
     configurations: str
     reference_row: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class GenerationWorkload(Workload):
+    """One image or video generation workload: a workload with its unit and latency rule."""
+
+    unit: str
+    latency_limit_s: float
+    latency_limit_source: str
+    method: str
+    selection: str
+    used_for: str
 
 
 def load_metadata(path: Path) -> dict[str, Any]:
@@ -99,8 +113,15 @@ def workloads(meta: dict[str, Any]) -> list[Workload]:
     return [Workload(**table) for table in meta["workload"] if table["kind"] == "llm"]
 
 
-def source_for(meta: dict[str, Any], workload: Workload) -> dict[str, Any]:
+def generation_workloads(meta: dict[str, Any]) -> list[GenerationWorkload]:
+    """The image and video workloads of checked metadata, in publishing order (after the LLM workloads)."""
+    return [GenerationWorkload(**table) for table in meta["workload"] if table["kind"] != "llm"]
+
+
+def source_for(meta: dict[str, Any], work: Workload) -> dict[str, Any]:
     """The source block of a workload's documents: the shared fields and the workload's own, in the schema's order."""
-    own = {"data_url": workload.data_url, "workload": f"{workload.name} ({workload.task})"}
-    merged = {**meta["source"], **own, "configurations": workload.configurations}
+    merged = {**meta["source"], "data_url": work.data_url, "workload": f"{work.name} ({work.task})"}
+    merged["configurations"] = work.configurations
+    if isinstance(work, GenerationWorkload):  # an image or video workload has its own method, selection and uses
+        merged |= {"method": work.method, "selection": work.selection, "used_for": work.used_for}
     return {key: merged[key] for key in load_schemas()[DEFS_SCHEMA]["$defs"]["source"]["properties"]}

@@ -5,9 +5,8 @@ from typing import Any
 
 from builder import layout, transform
 from builder.csvview import COLUMNS, MODEL_COLUMNS, csv_rel
-from builder.genmeta import generation_workloads
 from builder.jsonschemas import registry, resolved
-from builder.metadata import source_for, workloads
+from builder.metadata import generation_workloads, source_for, workloads
 from builder.pin import Lock, sha256
 
 DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "version", "licenses", "sources", "resources")
@@ -137,8 +136,7 @@ def derived_parts(files: dict[str, bytes], data_dir: str, version: str, schemas:
 
 def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any]:
     """The descriptor's keys that come from metadata.toml and the upstream lock."""
-    sources = [(work.task, source_for(meta, work)) for work in workloads(meta)]
-    sources += [(work.task, transform.source(meta, work)) for work in generation_workloads(meta)]
+    sources = [(work.task, source_for(meta, work)) for work in [*workloads(meta), *generation_workloads(meta)]]
     pinned = [(locks[task], src) for task, src in sources if task in locks]
     return {
         "name": layout.PACKAGE_NAME,

@@ -8,8 +8,7 @@ from typing import Any
 
 from builder import layout
 from builder.generation import GenRow
-from builder.genmeta import LATENCY_METRIC, GenerationWorkload, generation_workloads
-from builder.metadata import Workload, source_for, workloads
+from builder.metadata import LATENCY_METRIC, GenerationWorkload, Workload, generation_workloads, source_for, workloads
 from builder.slug import slugify
 from builder.upstream import PRECISIONS, Row
 
@@ -61,7 +60,7 @@ def shape(work: Work, meta: Doc) -> Shape:
         head={"kind": work.kind, "unit": work.unit},
         limit=work.latency_limit_s,
         selection=work.selection,
-        source=source(meta, work),
+        source=source_for(meta, work),
         make=partial(generation_configuration, kind=work.kind),
         limit_key="latency_limit_s",
         latency_metric=LATENCY_METRIC,
@@ -182,6 +181,13 @@ def numbered(confs: list[Doc]) -> list[Doc]:
     return confs
 
 
+def keyed_rows(rows: list[Row]) -> dict[tuple[str, int], Row]:
+    """Each upstream row by its configuration's (row_id, repeat), numbered as its configuration is."""
+    ids = [layout.row_id(slugify(r.nickname), r.gpu_model, r.num_gpus, r.max_num_seqs) for r in rows]
+    confs = numbered([{"row_id": row_id} for row_id in ids])
+    return {(conf["row_id"], conf["repeat"]): row for conf, row in zip(confs, rows, strict=True)}
+
+
 def best_by_gpu(confs: list[Doc], within: str = "under_itl_deadline", joules: str = "joules_per_output_token") -> Doc:
     """Per GPU, the lowest-energy configuration among those flagged `within` (the first on a tie)."""
     under = [conf for conf in confs if conf[within]]
@@ -253,8 +259,3 @@ def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) 
             "row_id": gen_row_id(slug, row.gpu_model, *parallel),
         }
     )
-
-
-def source(meta: Doc, work: GenerationWorkload) -> Doc:
-    """The source block of an image or video workload: an LLM workload's, with its own method, selection, used_for."""
-    return source_for(meta, work) | {"method": work.method, "selection": work.selection, "used_for": work.used_for}
