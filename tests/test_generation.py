@@ -214,8 +214,8 @@ def test_the_llm_documents_are_byte_for_byte_unchanged() -> None:
 @pytest.mark.parametrize("rows_renamed", [1, 2, "all"], ids=["one-row", "two-rows", "every-row"])
 def test_a_nickname_fault_shared_by_a_models_rows_is_one_line(rows_renamed: int | str) -> None:
     from builder.errors import UpstreamError
-    from builder.generation import parse_generation
     from builder.metadata import generation_workloads, load_metadata
+    from builder.upstream import parse_generation
 
     doc = json.loads((REPO / "upstream" / "text-to-image.json").read_bytes())
     model = doc["configurations"][0]["model_id"]

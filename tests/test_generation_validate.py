@@ -10,8 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from builder.errors import UpstreamError
-from builder.generation import parse_generation
 from builder.metadata import generation_workloads, load_metadata
+from builder.upstream import parse_generation
 from builder.validate.run import check_built
 from builder.validate.tree import Tree, load_tree
 from conftest import REPO

@@ -26,9 +26,8 @@ from typing import Any
 import pytest
 
 from builder.errors import UpstreamError, printable
-from builder.generation import parse_all
 from builder.metadata import load_metadata
-from builder.upstream import parse_upstream
+from builder.upstream import parse_all, parse_upstream
 from builder.validate.schema import check_schema_folder
 from conftest import REPO, slow_after
 from factory import row, upstream

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from builder.errors import UpstreamError
-from builder.generation import parse_all
 from builder.metadata import load_metadata
+from builder.upstream import parse_all
 from conftest import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from rules import rule_problems

@@ -7,7 +7,6 @@ from builder.citation import read_or_none, write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv, response_energies
 from builder.errors import OutputError, ValidationError
 from builder.frontier import build_frontiers
-from builder.generation import parse_all
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
@@ -15,6 +14,7 @@ from builder.metadata import generation_workloads, load_metadata, workloads
 from builder.package import descriptor
 from builder.pin import Pinned, local_pin, read_pinned
 from builder.transform import build_package
+from builder.upstream import parse_all
 from builder.validate.run import check_built
 from builder.validate.tree import Tree
 from builder.write import dumps, keep_dates, newest_data_version, parse_or_none, publish, remove_stages

@@ -170,7 +170,7 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
         else:
             tables += own_tables
             documents += own_documents
-    keys = (*transform.WORKLOAD_ENTRY_KEYS, *transform.WORKLOAD_ENTRY_ADDED)
+    keys = transform.WORKLOAD_ENTRY_KEYS
     entry = schemas[layout.WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
     workload_fields = _resolved(schemas, layout.WORKLOAD_LIST_SCHEMA, entry)
     description = "One row per workload: its upstream task, its counts and the URLs of its index and model list."

@@ -7,10 +7,9 @@ from functools import partial
 from typing import Any
 
 from builder import layout
-from builder.generation import GenRow
 from builder.metadata import LATENCY_METRIC, GenerationWorkload, Workload, generation_workloads, source_for, workloads
 from builder.slug import slugify
-from builder.upstream import PRECISIONS, Row
+from builder.upstream import PRECISIONS, GenRow, Row
 
 Doc = dict[str, Any]
 Work = Workload | GenerationWorkload
@@ -24,8 +23,7 @@ INDEX_ROW_KEYS = (*MODEL_KEYS_IN_ROW, "precision", "gpu", "num_gpus", "wh_per_mi
 INDEX_ROW_KEYS += ("joules_per_output_token", "median_itl_ms", "avg_requests_in_flight", "gpu_power_watts_total")
 INDEX_ROW_KEYS += ("avg_output_tokens", "avg_running_batch", "max_num_seqs", "row_id")
 WORKLOAD_ENTRY_KEYS = ("id", "name", "task", "description", "model_count", "configuration_count", "index_url")
-WORKLOAD_ENTRY_KEYS += ("models_url", "data_url", "frontier_url")
-WORKLOAD_ENTRY_ADDED = ("kind", "unit", "latency_metric", "latency_limit")  # what every workload list entry gains
+WORKLOAD_ENTRY_KEYS += ("models_url", "data_url", "frontier_url", "kind", "unit", "latency_metric", "latency_limit")
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")  # every kind's
 SETUP_KEYS = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", "inference_steps", "precision")
 LLM_ORDER = ("gpu", "num_gpus", "max_num_seqs")  # how configurations sort: the parts of a row id
@@ -85,7 +83,7 @@ def build_package(rows_by_task: dict[str, list], meta: Doc, date: str) -> dict[s
             del found["frontier_url"]
         own = shape(work, meta)
         found |= {"unit": own.head["unit"], "latency_metric": own.latency_metric, "latency_limit": own.limit}
-        entries.append({key: found[key] for key in (*WORKLOAD_ENTRY_KEYS, *WORKLOAD_ENTRY_ADDED) if key in found})
+        entries.append({key: found[key] for key in WORKLOAD_ENTRY_KEYS if key in found})
     docs[layout.WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
     return docs
 
