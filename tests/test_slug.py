@@ -1,6 +1,6 @@
 import pytest
 
-from builder.slug import slugify
+from builder.names import slugify
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from builder.files import read_regular_file
 from builder.inputs import METADATA_SCHEMA, refuse, schema_problems
 from builder.jsonschemas import load_schemas
 from builder.layout import DEFS_SCHEMA, GENERATION_WORKLOADS, ROOT_WORKLOAD
-from builder.slug import slugify
+from builder.names import slugify
 
 MAX_BYTES = 1024 * 1024  # the file is a few kilobytes of reviewed text
 WORKLOAD_SOURCE_KEYS = ("data_url", "workload", "configurations")  # a source block's own to each workload

@@ -1,8 +1,12 @@
-"""Name rules a schema pattern cannot say well: what a spreadsheet misreads, and which slugs Windows reserves."""
+"""Name rules a schema pattern cannot say well: a name's slug, what a spreadsheet misreads, what Windows reserves."""
 
 import re
 import unicodedata
 
+_OUTSIDE = re.compile(r"[^a-z0-9]+")
+# A Greek letter's Unicode name ends in its English name: GREEK SMALL LETTER SIGMA, GREEK
+# CAPITAL LETTER FINAL SIGMA, GREEK LUNATE SIGMA SYMBOL, GREEK BETA SYMBOL.
+_GREEK = re.compile(r"GREEK (?:SMALL |CAPITAL )?(?:LETTER )?(?:FINAL |LUNATE )?([A-Z]+)(?: SYMBOL)?")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _NUMBER = r"[+-]?[$€£¥]?(?:[0-9][0-9,' ]*(?:[.,][0-9]*)?|[.,][0-9]+)(?:e[+-]?[0-9]+)?%?"
 READINGS = (
@@ -16,6 +20,17 @@ READINGS = (
 )
 # Windows reserves these names with any extension, in any case: `models/nul.json` cannot be made there.
 RESERVED_SLUGS = frozenset({"con", "prn", "aux", "nul", *(f"{dev}{i}" for dev in ("com", "lpt") for i in range(1, 10))})
+
+
+def slugify(name: str) -> str:
+    """Lower-case ASCII (NFKD, Greek letters by name, others dropped), runs outside [a-z0-9] one '-', none at ends."""
+    ascii_chars = []
+    for char in unicodedata.normalize("NFKD", name):
+        if char.isascii():
+            ascii_chars.append(char)
+        elif unicodedata.category(char).startswith("L") and (greek := _GREEK.fullmatch(unicodedata.name(char, ""))):
+            ascii_chars.append(greek.group(1).lower())
+    return _OUTSIDE.sub("-", "".join(ascii_chars).lower()).strip("-")
 
 
 def is_reserved_slug(slug: str) -> bool:

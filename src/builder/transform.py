@@ -8,7 +8,7 @@ from typing import Any
 
 from builder import layout
 from builder.metadata import LATENCY_METRIC, GenerationWorkload, Workload, generation_workloads, source_for, workloads
-from builder.slug import slugify
+from builder.names import slugify
 from builder.upstream import PRECISIONS, GenRow, Row
 
 Doc = dict[str, Any]

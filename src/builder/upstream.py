@@ -9,8 +9,7 @@ from builder.errors import Problem, UpstreamError, printable, shown
 from builder.inputs import TASK_SCHEMA, schema_problems
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
 from builder.metadata import GenerationWorkload, generation_workloads
-from builder.names import gpu_case_faults, is_reserved_slug, name_fault
-from builder.slug import slugify
+from builder.names import gpu_case_faults, is_reserved_slug, name_fault, slugify
 from builder.strictjson import StrictJSONError, parse_json
 
 MAX_MODELS_PER_TASK = 2000  # each cap 100x today's largest task

@@ -7,8 +7,7 @@ from typing import Any
 
 from builder.errors import Problem, shown
 from builder.layout import NUM_GPUS_RULE, ROOT_WORKLOAD, model_rel, num_gpus_for, row_id, workload_of
-from builder.names import control_characters, gpu_case_faults, is_reserved_slug, name_fault
-from builder.slug import slugify
+from builder.names import control_characters, gpu_case_faults, is_reserved_slug, name_fault, slugify
 from builder.transform import GENERATION_ORDER, LLM_ORDER, WH_PER_JOULE, best_by_gpu, gen_row_id, measure_keys, sig4
 
 WH_PER_J_PER_MILLION = 1e6 / 3600
