@@ -15,9 +15,8 @@ Key = tuple[str, str, int]  # (workload, row_id, repeat)
 Energy = tuple[float, float]  # (joules_per_response, wh_per_thousand_responses)
 JOULES, WH = "joules_per_response", "wh_per_thousand_responses"
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
-RESPONSE_COLUMNS = (JOULES, WH)  # from upstream rows, not the documents
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended
-COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS, *RESPONSE_COLUMNS, *MODEL_KEYS)
+COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS, JOULES, WH, *MODEL_KEYS)  # energy per response: from upstream rows
 
 
 def write_csv(columns: tuple[str, ...], models: list[tuple[str, Any]], cells: Callable[[str, Any, Any], list]) -> bytes:

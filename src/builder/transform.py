@@ -12,7 +12,6 @@ from builder.names import slugify
 from builder.upstream import PRECISIONS, GenRow, Row
 
 Doc = dict[str, Any]
-Work = Workload | GenerationWorkload
 
 CONFIG_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
 CONFIG_KEYS += ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
@@ -49,7 +48,7 @@ class Shape:
     order: tuple[str, ...] = LLM_ORDER  # the configuration keys its configurations are sorted by
 
 
-def shape(work: Work, meta: Doc) -> Shape:
+def shape(work: Workload, meta: Doc) -> Shape:
     """The Shape of a workload's documents."""
     if not isinstance(work, GenerationWorkload):
         h, own = meta["header"], source_for(meta, work)
@@ -94,7 +93,7 @@ def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
     return {key: layout.document_url(base_url, version, rel(workload)) for key, rel in rels.items()}
 
 
-def build_documents(rows: list, meta: Doc, date: str, work: Work) -> dict[str, Doc]:
+def build_documents(rows: list, meta: Doc, date: str, work: Workload) -> dict[str, Doc]:
     """Every document of one workload, keyed by its path inside the data folder."""
     own = shape(work, meta)
     groups: dict[str, list] = {}
