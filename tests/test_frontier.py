@@ -193,7 +193,7 @@ def test_built_package_validates_and_does_not_drift(in_repo, cli) -> None:
 
 def test_equal_points_both_stay_and_best_under_takes_the_first_on_a_tie() -> None:
     """Dominance is on the unrounded points; best_under on the published energy, the first on a tie."""
-    from builder.frontier import gpu_frontier
+    from builder.transform import gpu_frontier
 
     points = {8: (0.2, 10.0), 16: (0.1, 20.0), 32: (0.1, 30.0)}  # 32 is as costly as 16, and slower
     confs = [
@@ -212,7 +212,7 @@ def test_equal_points_both_stay_and_best_under_takes_the_first_on_a_tie() -> Non
 @pytest.mark.parametrize("seed", range(5))
 def test_undominated_is_the_definition_on_points_with_ties(seed: int) -> None:
     """No other point of another value lower or equal on both: the sweep against the definition, pair by pair."""
-    from builder.frontier import undominated
+    from builder.transform import undominated
 
     rng = random.Random(seed)
     for _ in range(200):

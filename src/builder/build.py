@@ -6,7 +6,6 @@ from pathlib import Path
 from builder.citation import read_or_none, write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv, response_energies
 from builder.errors import OutputError, ValidationError
-from builder.frontier import build_frontiers
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
@@ -42,7 +41,6 @@ def render(out: Path, upstream: dict[str, Pinned], date: str) -> BuildResult:
     pins = {task: pins[task] for task in tasks}
     rows, warnings = parse_all({task: (pin.data, pin.name) for task, pin in pins.items()}, meta)
     docs = build_package(rows, meta, date)
-    docs |= build_frontiers(rows, docs, meta, date)
     # The image and video workloads' own CSVs hold no date: made once, before the date rule.
     own_tables = {csv_rel(work.id): generation_csv(docs, work.id, work.kind) for work in generation_workloads(meta)}
     old = {rel: read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once

@@ -1,9 +1,11 @@
-"""Pure derivation: checked upstream rows + curated metadata -> every workload's documents (no I/O)."""
+"""Pure derivation: checked upstream rows + curated metadata -> every workload's documents, frontiers too (no I/O)."""
 
+import math
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import partial
+from itertools import groupby
 from typing import Any
 
 from builder import layout
@@ -12,6 +14,7 @@ from builder.names import slugify
 from builder.upstream import PRECISIONS, GenRow, Row
 
 Doc = dict[str, Any]
+Point = tuple[float, float]  # (joules per output token, median ITL in ms), unrounded
 
 CONFIG_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
 CONFIG_KEYS += ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
@@ -29,6 +32,7 @@ LLM_ORDER = ("gpu", "num_gpus", "max_num_seqs")  # how configurations sort: the 
 GENERATION_ORDER = SETUP_KEYS[:5]
 MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
 WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
+ENTRY_KEYS = ("row_id", "repeat", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens")
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,7 @@ def build_package(rows_by_task: dict[str, list], meta: Doc, date: str) -> dict[s
         found |= {"unit": own.head["unit"], "latency_metric": own.latency_metric, "latency_limit": own.limit}
         entries.append({key: found[key] for key in WORKLOAD_ENTRY_KEYS if key in found})
     docs[layout.WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
-    return docs
+    return docs | build_frontiers(rows_by_task, docs, meta, date)
 
 
 def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
@@ -256,3 +260,48 @@ def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) 
             "row_id": gen_row_id(slug, row.gpu_model, *parallel),
         }
     )
+
+
+def build_frontiers(rows_by_task: dict[str, list[Row]], docs: dict[str, Doc], meta: Doc, date: str) -> dict[str, Doc]:
+    """Every workload's frontier document by path: its models in model-list order, each GPU type in key order."""
+    targets, found = meta["frontier"]["itl_targets_ms"], {}
+    for work in workloads(meta):
+        keyed = keyed_rows(rows_by_task[work.task])
+        points = {key: (row.energy_per_token_joules, row.median_itl_ms) for key, row in keyed.items()}  # unrounded
+        models = []
+        for entry in docs[layout.model_list_rel(work.id)]["models"]:
+            model = docs[layout.model_rel(entry["slug"], work.id)]
+            gpus = {gpu: gpu_frontier(model["configurations"], gpu, points, targets) for gpu in sorted(model["gpus"])}
+            models.append({"slug": entry["slug"], "gpus": gpus})
+        head = {"workload": work.id, "data_version": date, "itl_targets_ms": list(targets)}
+        found[layout.frontier_rel(work.id)] = {**head, "models": models}
+    return found
+
+
+def gpu_frontier(confs: list[Doc], gpu: str, points: dict[tuple[str, int], Point], targets: list[int]) -> Doc:
+    """One model's frontier on one GPU type (the points no other matches or beats on both), and its best per target."""
+    own = [(conf, points[(conf["row_id"], conf["repeat"])]) for conf in confs if conf["gpu"] == gpu]
+    front = [item for item, keep in zip(own, undominated([p for _, p in own]), strict=True) if keep]
+    front.sort(key=lambda item: (item[1][1], item[1][0], *(item[0][k] for k in ("num_gpus", "max_num_seqs", "repeat"))))
+    bests = {
+        str(t): best_by_gpu([{**conf, "under_itl_deadline": p[1] <= t} for conf, p in own]).get(gpu) for t in targets
+    }
+    frontier = [frontier_entry(conf) for conf, _ in front]
+    return {"frontier": frontier, "best_under": {t: b and frontier_entry(b) for t, b in bests.items()}}
+
+
+def frontier_entry(conf: Doc) -> Doc:
+    """A configuration as a frontier entry: its key and the values a reader compares."""
+    return {key: conf[key] for key in ENTRY_KEYS}
+
+
+def undominated(points: list[Point]) -> list[bool]:
+    """For each point, whether no other point (of another value) is lower or equal on both; n log n."""
+    keep = [False] * len(points)
+    lowest = math.inf  # the least energy of every point at a lower latency
+    for _, group in groupby(sorted(range(len(points)), key=lambda i: points[i][::-1]), key=lambda i: points[i][1]):
+        at = list(group)  # one latency, least energy first
+        for i in at:
+            keep[i] = lowest > points[i][0] and points[at[0]][0] == points[i][0]
+        lowest = min(lowest, points[at[0]][0])
+    return keep
