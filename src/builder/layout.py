@@ -31,23 +31,13 @@ JSON = ".json"
 ROOT_WORKLOAD = "text-conversation"
 _ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # a workload id: a slug
 
-# Which JSON Schema (file name in SCHEMAS) defines which document.
+# The JSON Schemas (file names in SCHEMAS): a published document's is named after its kind (see schema_for).
 DEFS_SCHEMA = "defs.schema.json"
 INDEX_SCHEMA = "index.schema.json"
 MODEL_LIST_SCHEMA = "model-list.schema.json"
 WORKLOAD_LIST_SCHEMA = "workload-list.schema.json"
 DESCRIPTOR_SCHEMA = "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
-SCHEMA_OF_KIND = {
-    "index": INDEX_SCHEMA,
-    "model-list": MODEL_LIST_SCHEMA,
-    "model": "model.schema.json",
-    "workload-list": WORKLOAD_LIST_SCHEMA,
-    "frontier": "frontier.schema.json",
-    "generation-index": "generation-index.schema.json",
-    "generation-model-list": "generation-model-list.schema.json",
-    "generation-model": "generation-model.schema.json",
-    "generation-csv": "generation-configuration.schema.json",  # the JSON Schema of one CSV row
-}
+GENERATION_ROW_SCHEMA = "generation-configuration.schema.json"  # one row of an image or video workload's CSV
 _KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}  # a workload's own documents
 
 # The generation workloads (text-to-image/video): their own document kinds, and a flat CSV each.
@@ -79,7 +69,7 @@ def model_rel(slug: str, workload: str = ROOT_WORKLOAD) -> str:
 
 @dataclass(frozen=True)
 class Place:
-    """What a path inside the data folder holds: its kind (a SCHEMA_OF_KIND key or "csv"), workload and slug."""
+    """What a path inside the data folder holds: its kind (its schema's name, see schema_for), workload and slug."""
 
     kind: str
     workload: str | None = None  # None for workloads.json and the root CSV
@@ -137,9 +127,11 @@ def is_hidden(rel: str) -> bool:
 
 
 def schema_for(rel: str) -> str | None:
-    """The schema file of a published document, or None for any other path."""
+    """The schema file of a published document (`<kind>.schema.json`), or None for the root CSV and any other path."""
     found = place(rel)
-    return SCHEMA_OF_KIND.get(found.kind) if found else None
+    if found is None or found.kind == "csv":
+        return None
+    return GENERATION_ROW_SCHEMA if found.kind == "generation-csv" else f"{found.kind}.schema.json"
 
 
 def is_workload_id(text: str) -> bool:
