@@ -59,8 +59,7 @@ def parse_lock(data: bytes, where: str) -> dict[str, Lock]:
         refuse(where, exc.problems(where), "the upstream lock")
     refuse(where, schema_problems(LOCK_SCHEMA, raw, where), "the upstream lock")
     files = [entry["file"] for entry in raw["tasks"].values()]
-    twice = sorted({f for f in files if files.count(f) > 1})
-    if twice:
+    if twice := sorted({f for f in files if files.count(f) > 1}):
         found = f"found {', '.join(twice)} named by several tasks"
         raise InputError(str(Problem(where, "/tasks", f"expected one file per task, {found}")))
     return {task: Lock(**entry) for task, entry in raw["tasks"].items()}
