@@ -247,19 +247,16 @@ def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) 
     parallel = (row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree)
     conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], parallel, strict=True))}
     conf |= {"inference_steps": row.inference_steps, "precision": PRECISIONS[row.weight_precision]}
-    return (
-        conf
-        | {key: getattr(row, key) for key in MEDIA_KEYS[kind]}
-        | {
-            joules: round(row.energy_joules, 4),
-            wh: round(row.energy_joules * WH_PER_JOULE[kind], 2),
-            "batch_latency_s": round(row.batch_latency_s, 3),
-            throughput: sig4(row.throughput_per_sec),
-            "gpu_power_watts_total": round(row.avg_power_watts),
-            "under_latency_limit": row.batch_latency_s <= limit_s,
-            "row_id": gen_row_id(slug, row.gpu_model, *parallel),
-        }
-    )
+    conf |= {key: getattr(row, key) for key in MEDIA_KEYS[kind]}
+    return conf | {
+        joules: round(row.energy_joules, 4),
+        wh: round(row.energy_joules * WH_PER_JOULE[kind], 2),
+        "batch_latency_s": round(row.batch_latency_s, 3),
+        throughput: sig4(row.throughput_per_sec),
+        "gpu_power_watts_total": round(row.avg_power_watts),
+        "under_latency_limit": row.batch_latency_s <= limit_s,
+        "row_id": gen_row_id(slug, row.gpu_model, *parallel),
+    }
 
 
 def build_frontiers(rows_by_task: dict[str, list[Row]], docs: dict[str, Doc], meta: Doc, date: str) -> dict[str, Doc]:
