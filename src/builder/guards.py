@@ -76,11 +76,8 @@ def check_output(
             elif not owned(rel):
                 found.append(rel)
     if found:
-        more = " ..." if len(found) > FOREIGN_SHOWN else ""
-        raise OutputError(
-            f"{out}: expected an empty folder or {what}, found {', '.join(found[:FOREIGN_SHOWN])}{more}; "
-            "refusing to replace it"
-        )
+        listed = ", ".join(found[:FOREIGN_SHOWN]) + (" ..." if len(found) > FOREIGN_SHOWN else "")
+        raise OutputError(f"{out}: expected an empty folder or {what}, found {listed}; refusing to replace it")
     if not data:
         return
     path = out.parent / layout.DESCRIPTOR
