@@ -87,7 +87,7 @@ def appended(make: Callable[[int], dict[str, Any]]) -> Callable[[dict[str, Any]]
 DESCRIPTORS = [
     pytest.param(
         appended(lambda i: {"name": f"extra-{i}", "path": f"https://evil.example/{i}.csv"}),
-        "/resources/{last}/path",
+        f'/resources/{{last}}: expected only the resources the builder writes, found one named "extra-{MANY - 1}"',
         id="url-paths",
     ),
     pytest.param(
