@@ -34,8 +34,8 @@ def is_any_model(rel: str) -> bool:
 
 def check_files(tree: Tree) -> list[Problem]:
     """Only published files, and every file a package and each of its workloads must have."""
-    stray = [rel for rel in sorted({*tree.stray, *tree.raw}) if rel != CSV and layout.schema_for(rel) is None]
-    problems = [Problem(tree.shown(rel), "/", "expected only published files, found a stray file") for rel in stray]
+    stray = "expected only published files, found a stray file"  # load_tree lists them, sorted
+    problems = [Problem(tree.shown(rel), "/", stray) for rel in tree.stray]
     present = {found.workload for rel in tree.raw if (found := layout.place(rel)) and found.workload} | {ROOT_WORKLOAD}
     required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), layout.WORKLOAD_LIST, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]

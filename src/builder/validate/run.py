@@ -12,16 +12,10 @@ from builder.validate.tree import Tree
 
 
 def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
-    """Every problem in a package under review: check_rules, then frictionless on the generated tables."""
-    problems, tables = check_rules(tree, base_url, curated)
-    return problems + (check_tables(tree.root, tables) if tables else [])
-
-
-def check_rules(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
-    """Every check but frictionless's, and the generated tables it may check (`curated`: see check_package)."""
+    """Every problem in a package under review: every rule, then frictionless on the generated tables."""
     problems, ok = check_consistency(tree, base_url)
-    descriptor_problems, tables = check_package(tree, ok, curated)
-    return problems + descriptor_problems, tables
+    descriptor_problems, tables = check_package(tree, ok, curated)  # `curated`: see check_package
+    return problems + descriptor_problems + (check_tables(tree.root, tables) if tables else [])
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
