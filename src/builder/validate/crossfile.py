@@ -1,12 +1,13 @@
 """Rules across files: of one workload (index, model list, models, frontier, CSV) and across workloads."""
 
 from bisect import bisect_left
+from collections import Counter
 from typing import Any
 
 from builder import csvview, layout
 from builder.errors import Problem, pointer
 from builder.errors import shown as shown_value
-from builder.frontier import ENTRY_KEYS
+from builder.frontier import ENTRY_KEYS, undominated
 from builder.genmeta import LATENCY_METRIC, UNIT_OF_KIND
 from builder.layout import CSV, GENERATION_WORKLOADS, ROOT_WORKLOAD, index_rel, model_list_rel, model_rel
 from builder.metadata import WORKLOAD_SOURCE_KEYS
@@ -294,7 +295,7 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
         msg = f"expected best_under keys {targets} (itl_targets_ms), found {list(held['best_under'])}"
         problems.append(Problem(shown, f"{where}/best_under", msg))
     keyed = {(c["row_id"], c["repeat"]): c for c in confs}
-    by_itl = sorted(confs, key=lambda c: (c[ITL], c[J]))  # sorted once: every check below is n log n
+    by_itl = sorted(confs, key=lambda c: c[ITL])  # sorted once: every check below is n log n
     itls, lows = [c[ITL] for c in by_itl], [None]  # lows[k]: the lowest-energy configuration of by_itl[:k]
     for c in by_itl:
         lows.append(c if lows[-1] is None or c[J] < lows[-1][J] else lows[-1])
@@ -318,13 +319,10 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
         if better is not None and better[J] < conf[J]:
             msg = f"expected a configuration no other dominates, found {name_of(conf)} dominated by {name_of(better)}"
             problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
-    alone = set()  # the configurations no other is lower or equal to on both
-    for k, conf in enumerate(by_itl):
-        tied = k + 1 < len(by_itl) and (by_itl[k + 1][ITL], by_itl[k + 1][J]) == (conf[ITL], conf[J])
-        if not tied and (lows[k] is None or lows[k][J] > conf[J]):
-            alone.add(id(conf))
-    for conf in confs:
-        if id(conf) in alone and id(conf) not in on_front:
+    points = [(c[J], c[ITL]) for c in confs]
+    counts = Counter(points)  # undominated, and no other at the same point: none is lower or equal on both
+    for conf, point, kept in zip(confs, points, undominated(points), strict=True):
+        if kept and counts[point] == 1 and id(conf) not in on_front:
             msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
             problems.append(Problem(shown, f"{where}/frontier", msg))
     for target, entry in held["best_under"].items():
