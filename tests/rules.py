@@ -81,4 +81,5 @@ def rule_problems(data: Path, *, with_tables: bool = False) -> list[str]:
                 patch.setattr(run, name, _edited_only(getattr(run, name)))
         if with_tables:
             return [str(p) for p in run.check_published(found, base_url, curated)]
-        return [str(p) for p in run.check_rules(found, base_url, curated)[0]]
+        problems, ok = run.check_consistency(found, base_url)
+        return [str(p) for p in problems + run.check_package(found, ok, curated)[0]]

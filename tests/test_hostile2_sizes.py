@@ -56,9 +56,9 @@ def refused(root: Path, args: list[str], code: int, names: str | tuple[str, ...]
 def fresh_schemas() -> Iterator[None]:
     """The schema caches emptied before and after a case that edits schemas/ of its repo copy."""
     from builder import inputs
-    from builder.validate import schema
+    from builder.validate import run
 
-    caches = (jsonschemas.load_schemas, jsonschemas.validator, schema.fast_validator, inputs.validator)
+    caches = (jsonschemas.load_schemas, jsonschemas.validator, run.fast_validator, inputs.validator)
     for cached in caches:
         cached.cache_clear()
     yield
@@ -87,7 +87,7 @@ def appended(make: Callable[[int], dict[str, Any]]) -> Callable[[dict[str, Any]]
 DESCRIPTORS = [
     pytest.param(
         appended(lambda i: {"name": f"extra-{i}", "path": f"https://evil.example/{i}.csv"}),
-        "/resources/{last}/path",
+        f'/resources/{{last}}: expected only the resources the builder writes, found one named "extra-{MANY - 1}"',
         id="url-paths",
     ),
     pytest.param(

@@ -28,7 +28,7 @@ import pytest
 from builder.errors import UpstreamError, printable
 from builder.metadata import load_metadata
 from builder.upstream import parse_all, parse_upstream
-from builder.validate.schema import check_schema_folder
+from builder.validate.run import check_schema_folder
 from conftest import REPO, slow_after
 from factory import row, upstream
 from hostile import assert_refused, run_cli, tree_digest

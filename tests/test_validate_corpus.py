@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from builder.validate import schema
+from builder.validate import run
 from builder.validate.tree import load_tree
 from conftest import slow_after
 from edits import edit
@@ -238,8 +238,8 @@ PHYSICS = [
 
 DESCRIPTOR = [
     ("descriptor-lists-a-missing-file", lambda data: _descriptor(data, lambda d: d["resources"].append({**d["resources"][-1], "name": "gone", "path": "data/models/gone.json"})), "datapackage.json: /resources/"),
-    ("descriptor-misses-a-file", lambda data: _descriptor(data, drop_resource(Q8)), "data/models/qwen-3-8b.json: /: expected a resource with a hash in datapackage.json"),
-    ("descriptor-hash-stale", text(Q8, lambda t: json.dumps(json.loads(t), indent=4) + "\n"), "/hash: expected sha256:"),
+    ("descriptor-misses-a-file", lambda data: _descriptor(data, drop_resource(Q8)), 'datapackage.json: /resources: expected a resource "model-qwen-3-8b" for data/models/qwen-3-8b.json, found none'),
+    ("descriptor-hash-stale", text(Q8, lambda t: json.dumps(json.loads(t), indent=4) + "\n"), '/hash: expected "sha256:'),
 ]  # fmt: skip
 
 TABLES = [
@@ -313,7 +313,7 @@ def test_schema_problems_keep_the_documents_order(repo_copy) -> None:
     tree = load_tree(data)
     kept = ("index.json", "models.json", Q30, last)  # jsonschema on four documents, in the tree's order
     tree.docs = {rel: doc for rel, doc in tree.docs.items() if rel in kept}
-    problems, passed = schema.check_schemas(tree)
+    problems, passed = run.check_schemas(tree)
     assert [p.path for p in problems] == ["data/index.json", f"data/{last}"]
     assert passed == {rel for rel in tree.docs if rel not in ("index.json", last)} != set()
 
@@ -328,7 +328,8 @@ def test_build_self_check_rejects_every_schema_case(repo_copy, apply, expected) 
     """The build's fast schema check (fastjsonschema) rejects what jsonschema rejects."""
     from fastjsonschema import JsonSchemaException
 
-    from builder.validate.schema import fast_validator, schema_for
+    from builder.layout import schema_for
+    from builder.validate.run import fast_validator
 
     data = repo_copy / "data"
     before = {p: p.read_bytes() for p in data.rglob("*.json")}

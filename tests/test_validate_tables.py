@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from builder.validate.descriptor import check_package, check_tables
+from builder.validate.descriptor import STALE, check_package, check_tables
 from builder.validate.tree import load_tree
 from conftest import slow_after
 from edits import edit
@@ -32,7 +32,7 @@ def table_problems(root: Path) -> list[str]:
     """What frictionless reports on the tables the descriptor check hands it."""
     tree = load_tree(root / "data")
     descriptor_problems, tables = check_package(tree, {}, None)
-    assert descriptor_problems == []
+    assert [p for p in descriptor_problems if not STALE.fullmatch(p.where)] == []  # an edited file's size and hash
     assert len(tables) == 18  # per workload its index rows and model list (14), the workload list, three CSVs
     return [str(p) for p in check_tables(tree.root, tables)]
 

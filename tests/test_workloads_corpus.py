@@ -110,7 +110,7 @@ TABLES = [
     ("csv-workload-column-wrong", text("configurations.csv", csv_line("image-chat", lambda line: "video-chat" + line[len("image-chat"):])), "data/configurations.csv: line 567: expected"),
     ("csv-name-differs", text("configurations.csv", csv_line("code-completion", lambda line: line.replace("Qwen 3 Coder 30B A3B", "Qwen3 Coder", 1))), "data/configurations.csv: line 517: expected"),
     ("index-foreign-key", edit(f"{IC}/index.json", lambda d: d["rows"][0].update(slug="no-such-model")), "data/workloads/image-chat/index.json: /rows/0: foreign-key"),
-    ("descriptor-misses-a-workload-document", lambda data: _descriptor(data, lambda d: d.update(resources=[r for r in d["resources"] if r["path"] != f"data/{GEMMA_IC}"])), "data/workloads/image-chat/models/gemma-3-12b.json: /: expected a resource with a hash in datapackage.json"),
+    ("descriptor-misses-a-workload-document", lambda data: _descriptor(data, lambda d: d.update(resources=[r for r in d["resources"] if r["path"] != f"data/{GEMMA_IC}"])), 'datapackage.json: /resources: expected a resource "model-image-chat.gemma-3-12b" for data/workloads/image-chat/models/gemma-3-12b.json, found none'),
 ]  # fmt: skip
 
 

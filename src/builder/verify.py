@@ -31,11 +31,9 @@ def validate_committed(data: Path) -> None:
 
 def refuse_half_published(data: Path) -> None:
     """One line naming the repair when a publish into `data` was interrupted (its stage is still beside it)."""
-    left = stages(data)
-    if left:
-        raise ValidationError(
-            f"{data}: half-published: {left[0]} was left by an interrupted publish; run `builder build` to finish", []
-        )
+    if left := stages(data):
+        fault = f"{data}: half-published: {left[0]} was left by an interrupted publish; run `builder build` to finish"
+        raise ValidationError(fault, [])
 
 
 def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:

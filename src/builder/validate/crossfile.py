@@ -1,6 +1,7 @@
 """Rules across files: of one workload (index, model list, models, frontier, CSV) and across workloads."""
 
 from bisect import bisect_left
+from collections import Counter
 from typing import Any
 
 from builder import csvview, layout
@@ -9,7 +10,7 @@ from builder.errors import Problem, pointer
 from builder.errors import shown as shown_value
 from builder.layout import CSV, GENERATION_WORKLOADS, ROOT_WORKLOAD, index_rel, model_list_rel, model_rel
 from builder.metadata import LATENCY_METRIC, UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
-from builder.transform import ENTRY_KEYS, index_row, index_row_keys, measure_keys, workload_urls
+from builder.transform import ENTRY_KEYS, index_row, index_row_keys, measure_keys, undominated, workload_urls
 from builder.validate.descriptor import compare
 from builder.validate.documents import name_of
 from builder.validate.tree import Tree
@@ -32,8 +33,8 @@ def is_any_model(rel: str) -> bool:
 
 def check_files(tree: Tree) -> list[Problem]:
     """Only published files, and every file a package and each of its workloads must have."""
-    stray = [rel for rel in sorted({*tree.stray, *tree.raw}) if rel != CSV and layout.schema_for(rel) is None]
-    problems = [Problem(tree.shown(rel), "/", "expected only published files, found a stray file") for rel in stray]
+    stray = "expected only published files, found a stray file"  # load_tree lists them, sorted
+    problems = [Problem(tree.shown(rel), "/", stray) for rel in tree.stray]
     present = {found.workload for rel in tree.raw if (found := layout.place(rel)) and found.workload} | {ROOT_WORKLOAD}
     required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), layout.WORKLOAD_LIST, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
@@ -292,7 +293,7 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
         msg = f"expected best_under keys {targets} (itl_targets_ms), found {list(held['best_under'])}"
         problems.append(Problem(shown, f"{where}/best_under", msg))
     keyed = {(c["row_id"], c["repeat"]): c for c in confs}
-    by_itl = sorted(confs, key=lambda c: (c[ITL], c[J]))  # sorted once: every check below is n log n
+    by_itl = sorted(confs, key=lambda c: c[ITL])  # sorted once: every check below is n log n
     itls, lows = [c[ITL] for c in by_itl], [None]  # lows[k]: the lowest-energy configuration of by_itl[:k]
     for c in by_itl:
         lows.append(c if lows[-1] is None or c[J] < lows[-1][J] else lows[-1])
@@ -316,13 +317,10 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
         if better is not None and better[J] < conf[J]:
             msg = f"expected a configuration no other dominates, found {name_of(conf)} dominated by {name_of(better)}"
             problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
-    alone = set()  # the configurations no other is lower or equal to on both
-    for k, conf in enumerate(by_itl):
-        tied = k + 1 < len(by_itl) and (by_itl[k + 1][ITL], by_itl[k + 1][J]) == (conf[ITL], conf[J])
-        if not tied and (lows[k] is None or lows[k][J] > conf[J]):
-            alone.add(id(conf))
-    for conf in confs:
-        if id(conf) in alone and id(conf) not in on_front:
+    points = [(c[J], c[ITL]) for c in confs]
+    counts = Counter(points)  # undominated, and no other at the same point: none is lower or equal on both
+    for conf, point, kept in zip(confs, points, undominated(points), strict=True):
+        if kept and counts[point] == 1 and id(conf) not in on_front:
             msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
             problems.append(Problem(shown, f"{where}/frontier", msg))
     for target, entry in held["best_under"].items():

@@ -1,31 +1,32 @@
-"""All checks of a package, in order: parse, files, schemas, documents, physics, cross-file, tables."""
+"""All checks of a package, in order: parse, files, JSON Schemas, documents, physics, cross-file, tables."""
 
+from contextlib import suppress
+from functools import cache, partial
+from pathlib import Path
 from typing import Any
 
-from builder.errors import Problem
-from builder.layout import WORKLOAD_LIST, is_model, place
+from jsonschema import Draft202012Validator
+
+from builder.errors import Problem, shown
+from builder.files import Refused, read_file
+from builder.jsonschemas import read_schemas, schema_problems, schemas_folder, validator
+from builder.layout import SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
+from builder.strictjson import StrictJSONError, parse_json
 from builder.validate import crossfile
-from builder.validate.descriptor import check_descriptor, check_package, check_tables
+from builder.validate.descriptor import check_package, check_tables, compare
 from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names, check_physics
-from builder.validate.schema import check_schema_folder, check_schemas
 from builder.validate.tree import Tree
 
 
 def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
-    """Every problem in a package under review: check_rules, then frictionless on the generated tables."""
-    problems, tables = check_rules(tree, base_url, curated)
-    return problems + (check_tables(tree.root, tables) if tables else [])
-
-
-def check_rules(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
-    """Every check but frictionless's, and the generated tables it may check (`curated`: see check_package)."""
+    """Every problem in a package under review: every rule, then frictionless on the generated tables."""
     problems, ok = check_consistency(tree, base_url)
-    descriptor_problems, tables = check_package(tree, ok, curated)
-    return problems + descriptor_problems, tables
+    descriptor_problems, tables = check_package(tree, ok, curated)  # `curated`: see check_package
+    return problems + descriptor_problems + (check_tables(tree.root, tables) if tables else [])
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
-    """The build's check of what it just made: every rule but frictionless's (its tables share the schemas)."""
+    """The build's check of what it just made: every rule but the descriptor's (it derives it) and frictionless's."""
     return check_consistency(tree, base_url, fast=True)[0]
 
 
@@ -52,4 +53,66 @@ def check_consistency(tree: Tree, base_url: str, fast: bool = False) -> tuple[li
         problems += crossfile.check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
             problems += crossfile.check_root_csv(tree, ok)
-    return problems + check_descriptor(tree), ok
+    return problems, ok
+
+
+def check_schemas(tree: Tree, fast: bool = False) -> tuple[list[Problem], set[str]]:
+    """Problems, and the documents that passed (only those go on); `fast`: fastjsonschema first, for the build."""
+    problems: list[Problem] = []
+    passed: set[str] = set()
+    broken: set[str] = set()
+    for rel, doc in tree.docs.items():
+        name = schema_for(rel)
+        if doc is None or name is None or name in broken:
+            continue
+        try:
+            if fast:  # benchmarks/README.md says why
+                from fastjsonschema import JsonSchemaException
+
+                with suppress(JsonSchemaException):
+                    fast_validator(name)(doc)
+                    passed.add(rel)
+                    continue
+            check = validator(name)
+            if check.is_valid(doc):
+                passed.add(rel)
+            else:
+                problems += schema_problems(check, doc, tree.shown(rel))
+        except Exception as exc:  # a broken schema file: jsonschema and referencing raise their own exceptions
+            broken.add(name)
+            found = f"{type(exc).__name__}: {shown(str(exc), 160)}"
+            problems.append(Problem(f"{SCHEMAS}/{name}", "/", f"expected a usable JSON Schema, found {found}"))
+    return problems, passed
+
+
+def check_schema_folder(root: Path) -> list[Problem]:
+    """In a release archive, each file of its schemas/ that differs from the builder's own (the documents' judge)."""
+    if (own_folder := schemas_folder()) == SCHEMAS:  # a repository: its schemas/ are the curated ones
+        return []
+    own = read_schemas(own_folder)
+    theirs = {path.name for path in (root / SCHEMAS).glob("*.schema.json")}
+    problems = []
+    for name in sorted(own.keys() | theirs):
+        shown_as = f"{SCHEMAS}/{name}"
+        if name not in theirs or name not in own:
+            found = "none" if name not in theirs else "one the builder does not have"
+            problems.append(Problem(shown_as, "/", f"expected the builder's own schema, found {found}"))
+            continue
+        try:
+            differences = compare(own[name], parse_json(read_file(root / SCHEMAS / name)))
+        except (Refused, StrictJSONError) as exc:
+            problems.append(Problem(shown_as, "/", f"expected the builder's own schema, found a file not read ({exc})"))
+            continue
+        if differences:  # one problem a file, at the first difference
+            problems.append(Problem(shown_as, differences[0][0], "expected the builder's own schema, found another"))
+    return problems
+
+
+@cache
+def fast_validator(name: str) -> Any:
+    """The resolved schema compiled by fastjsonschema as draft 7, with jsonschema's formats: fast, first error only."""
+    import fastjsonschema
+
+    schema = {**validator(name).schema, "$schema": "http://json-schema.org/draft-07/schema#"}
+    formats = {fmt: partial(Draft202012Validator.FORMAT_CHECKER.conforms, format=fmt) for fmt in ("date", "uri")}
+    return fastjsonschema.compile(schema, formats=formats)
