@@ -261,7 +261,7 @@ def dist_command(out: Path, notes: Path | None) -> None:
     require_repo_root()
     require_extra("release", "dist")
     release, paths = build_dist(out)
-    say(f"{out}: rebuilt from {release.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
+    say(f"{out}: rebuilt from {release.version.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
     for path in paths:
         data = path.read_bytes()
         say(f"  {sha256(data)}  {len(data):>9}  {path.name}")
