@@ -181,9 +181,7 @@ def is_widening(change: SchemaChange, changes: list[SchemaChange]) -> bool:
 
 
 def verdict(changes: list[SchemaChange]) -> str:
-    """One line that says whether the changes widen or narrow the contract ('' when there are none)."""
-    if not changes:
-        return ""
+    """One line that says whether the (non-empty) changes widen or narrow the contract."""
     narrowing = [str(c) for c in changes if not is_widening(c, changes)]
     if not narrowing:
         return "Widening: every change adds (a schema, a field, an enum value, a resource or a column)."

@@ -76,8 +76,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     branch = git.git("rev-parse", "--abbrev-ref", "HEAD")
     if branch != "main":
         raise ReleaseError(f"releases are cut from main, found branch {branch}")
-    missing = git.missing_identity()
-    if missing:
+    if missing := git.missing_identity():
         raise ReleaseError(
             f"no git identity to author the release commit and tag ({missing}); "
             "set one with `git config user.name NAME` and `git config user.email EMAIL`"
@@ -95,8 +94,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             "shows no change (skip-worktree, assume-unchanged or git-ignored?); restore it from HEAD first"
         )
     existing = git.tags()
-    absent = rules.missing_tags(changelog_text, existing)
-    if absent:
+    if absent := rules.missing_tags(changelog_text, existing):
         raise ReleaseError(
             f"{CHANGELOG} names release tag(s) this clone does not have: {', '.join(absent)} "
             "(not in `git tag --list`); run `git fetch --tags` first"
