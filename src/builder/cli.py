@@ -79,16 +79,15 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-def _out_option(default: Path, help_text: str):
-    """The --out option of a command that writes one folder."""
+def _folder_option(name: str, default: Path, help_text: str):
+    """A --data or --out option naming one folder."""
     folder = click.Path(path_type=Path, file_okay=False)
-    return click.option("--out", type=folder, default=default, show_default=True, help=help_text)
+    return click.option(name, type=folder, default=default, show_default=True, help=help_text)
 
 
-_data_option = click.option(
-    "--data", type=click.Path(path_type=Path, file_okay=False), default=DATA, show_default=True,
-    help="Data folder to check; datapackage.json is read beside it, in its parent.",
-)  # fmt: skip
+_data_option = _folder_option(
+    "--data", DATA, "Data folder to check; datapackage.json is read beside it, in its parent."
+)
 
 
 @click.group(cls=Group, commands=[fetch, check_upstream])
@@ -111,7 +110,7 @@ def main() -> None:
     metavar="[TASK=]FILE",
     help="Build TASK (e.g. gpqa) from FILE instead of its pin; FILE alone means lm-arena-chat. Repeatable.",
 )
-@_out_option(DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
+@_folder_option("--out", DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
 def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
     """Regenerate every document of every workload in the --out folder from the pinned upstream, atomically.
@@ -222,11 +221,11 @@ def release(accept: str | None, accept_schema: str | None) -> None:
 
     require_repo_root()
     require_extra("release", "release")
-    done = cut_release(today_utc(), accept, accept_schema)
-    click.echo(printable_lines(done.summary))
-    for path in done.artifacts:
+    plan, artifacts = cut_release(today_utc(), accept, accept_schema)
+    click.echo(printable_lines(plan.summary))
+    for path in artifacts:
         say(f"  wrote {path}")
-    say(f"Tagged {done.version.tag}. To publish: git push origin main {done.version.tag}")
+    say(f"Tagged {plan.version.tag}. To publish: git push origin main {plan.version.tag}")
 
 
 @main.command()
@@ -243,7 +242,7 @@ def site(out: Path) -> None:
 
 
 @main.command("dist")
-@_out_option(DIST, "Folder to rebuild; it holds exactly the release files afterwards.")
+@_folder_option("--out", DIST, "Folder to rebuild; it holds exactly the release files afterwards.")
 @click.option(
     "--notes",
     type=click.Path(path_type=Path, dir_okay=False),

@@ -37,7 +37,6 @@ PUBLISHED = ("data/", "schemas/", "datapackage.json", "CITATION.cff")  # the rel
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
 METADATA = "metadata.toml"  # its repository gives the wheel's project URLs
 GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
-READER_PATHS = (READER, METADATA)  # the reader's source, and metadata.toml for its project URLs
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def dist_files(release: Release) -> dict[str, bytes]:
         f"{name}.tar.gz": archive(files, name, date),
         f"{name}.manifest.json": manifest(files, tag, date, api, lock_json(lock)),
     }
-    whl_name, whl = build_wheel(files, files_at(release.commit, READER_PATHS), release)
+    whl_name, whl = build_wheel(files, files_at(release.commit, (READER, METADATA)), release)
     named[whl_name] = whl
     sums = "".join(f"{sha256(data)}  {name}\n" for name, data in named.items())  # as `sha256sum -c` reads
     return named | {"SHA256SUMS": sums.encode()}

@@ -1,6 +1,6 @@
 """`builder release`: checks, the changelog commit and the annotated tag (undone on a failure before the tag), dist/."""
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from builder import git
@@ -19,17 +19,16 @@ from builder.write import newest_data_version, replace_files, signals_held
 
 @dataclass(frozen=True)
 class Plan:
-    """Everything a release writes, computed before it writes anything; then the dist/ files it wrote."""
+    """Everything a release commits and tags, computed before it writes anything."""
 
     start: str  # the commit the release builds on
     version: rules.Version
     summary: str  # the tag message
     changelog: bytes  # CHANGELOG.md as it will be committed
-    artifacts: list[Path] = field(default_factory=list)
 
 
-def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
-    """Check, then commit CHANGELOG.md and tag the commit (rolled back on failure), then rebuild dist/ from the tag."""
+def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> tuple[Plan, list[Path]]:
+    """Check, commit CHANGELOG.md and tag it (undone on failure), then rebuild dist/: the plan and the dist/ files."""
     plan = plan_release(today, accept, accept_schema)
     check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
     before, reached, made = _read(CHANGELOG), 0, None
@@ -62,7 +61,7 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
         raise ReleaseError(
             f"tagged {plan.version.tag}, but {DIST}/ was not rebuilt ({exc}); run `builder dist`"
         ) from exc
-    return replace(plan, artifacts=paths)
+    return plan, paths
 
 
 def plan_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
