@@ -31,13 +31,11 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
     """Check, commit CHANGELOG.md and tag it (undone on failure), then rebuild dist/: the plan and the dist/ files."""
     plan = plan_release(today, accept, accept_schema)
     check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
-    before, reached, made = _read(CHANGELOG), 0, None
-    try:  # each step is recorded in `reached` before it runs
-        reached = WRITTEN
+    before, committing, made = _read(CHANGELOG), False, None
+    try:
         replace_files({CHANGELOG: plan.changelog})
-        reached = STAGED
         git.run("add", "--", CHANGELOG.as_posix())
-        reached = COMMITTING
+        committing = True  # from here, a new commit on the start is this run's
         git.commit(f"Release {plan.version.tag}\n\n{plan.summary}", CHANGELOG.as_posix())
         made = git.head()
         if made == plan.start or git.parents(made) != [plan.start]:
@@ -47,7 +45,7 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
         if made is not None and git.commit_of(f"refs/tags/{plan.version.tag}") == made:
             raise  # the tag is on this run's commit: the release is made, and `builder dist` makes dist/ from it
         with signals_held():  # a second signal waits until the rollback is done
-            left = _roll_back(plan.start, before, reached)
+            left = _roll_back(plan.start, before, committing)
         if not isinstance(exc, BuilderError | OSError):
             raise  # a bug or an interrupt: rolled back, and shown as it is
         cause = (f"{exc.filename or exc}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)).rstrip(". ")
@@ -132,16 +130,13 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     return Plan(start, version, printable_lines(message), rules.insert_entry(changelog_text, entry).encode("utf-8"))
 
 
-WRITTEN, STAGED, COMMITTING = 1, 2, 3  # the steps of a release that change something, in order
-
-
-def _roll_back(start: str, before: bytes | None, reached: int) -> list[str]:
-    """Undo the steps up to `reached` (one of the above), newest first; what could not be undone, one phrase each."""
+def _roll_back(start: str, before: bytes | None, committing: bool) -> list[str]:
+    """Undo the commit (if `committing`), then CHANGELOG.md staged and written; what could not be, one phrase each."""
     left: list[str] = []
 
     def head() -> None:
         now = git.head()
-        if now != start and reached >= COMMITTING and git.parents(now) == [start]:
+        if now != start and committing and git.parents(now) == [start]:
             try:
                 git.run("update-ref", "-m", "builder release: roll back the release commit", "--end-of-options",
                         "HEAD", start, git.object_id(now))  # fmt: skip
@@ -153,13 +148,10 @@ def _roll_back(start: str, before: bytes | None, reached: int) -> list[str]:
 
     def index() -> None:
         path = CHANGELOG.as_posix()
-        staged = reached >= STAGED and git.head() == start
-        if staged and git.run("diff-index", "--cached", "--name-only", start, "--", path).strip():  # no index lock
-            git.run("reset", "--quiet", start, "--", path)
+        if git.head() == start and git.run("diff-index", "--cached", "--name-only", start, "--", path).strip():
+            git.run("reset", "--quiet", start, "--", path)  # only when staged: diff-index takes no index lock
 
     def changelog() -> None:
-        if reached < WRITTEN:
-            return
         if git.head() != start:
             left.append(f"{CHANGELOG} left as committed, since HEAD is not back at {start[:12]}")
         elif before is None:
