@@ -279,11 +279,10 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW cannot be read, 2 on
     usage errors."""
     from builder.diff import load_docs
-    from builder.release.compat import check_compat, load_schema_set, verdict, with_tables
+    from builder.release.compat import compare, verdict
 
-    old_schemas, new_schemas = load_schema_set(old), load_schema_set(new)
     docs = (load_docs(old), load_docs(new)) if documents else ({}, {})  # none: no document to cross-validate
-    result = with_tables(check_compat(old_schemas, new_schemas, *docs), old, new)  # and datapackage.json's tables
+    result = compare(old, new, *docs)
     for change in result.changes:
         say(str(change))
     say(verdict(result.changes) if result.changes else f"no schema changes from {old} to {new}")

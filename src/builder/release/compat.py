@@ -263,8 +263,9 @@ def table_changes(old: bytes, new: bytes) -> list[SchemaChange]:
     return changes
 
 
-def with_tables(compat: Compat, old: str, new: str) -> Compat:
-    """`compat` plus the table changes between the descriptors of two folders or refs (none when one lacks it)."""
+def compare(old: str, new: str, old_docs: Docs, new_docs: Docs) -> Compat:
+    """check_compat of two folders' or refs' schemas, plus their descriptors' table changes (none when one lacks it)."""
+    compat = check_compat(load_schema_set(old), load_schema_set(new), old_docs, new_docs)
     before, after = (
         source_files(spec, DESCRIPTOR, DESCRIPTOR, "a data package descriptor", deep=False)[1].get(DESCRIPTOR)
         for spec in (old, new)
@@ -294,8 +295,7 @@ def _tables(data: bytes) -> dict[str, dict[str, str]]:
 
 def guard_release(previous: str, current: str, old_docs: Docs, new_docs: Docs, accepted: str | None) -> str:
     """Compare the commit `current` with the previous tag: refuse an unaccepted change, else the changelog section."""
-    compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
-    compat = with_tables(compat, previous, current)
+    compat = compare(previous, current, old_docs, new_docs)
     old_major, new_major = major(old_docs), major(new_docs)
     require_accepted(compat, accepted, old_major, new_major)
     return changelog_section(compat, accepted, previous, old_major, new_major)

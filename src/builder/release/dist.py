@@ -19,7 +19,7 @@ from typing import Any
 from builder import git
 from builder.errors import ReleaseError
 from builder.guards import check_dist_output
-from builder.layout import CHANGELOG, DIST, INDEX, LOCK
+from builder.layout import CHANGELOG, DIST, INDEX, LOCK, METADATA
 from builder.pin import lock_json, parse_lock, sha256
 from builder.release.rules import Version, newest_release
 from builder.repository import parse as parse_repository
@@ -35,7 +35,6 @@ BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in p
 READER = "reader"  # the reader's source folder in the repository: reader/leadgreen_data/, reader/README.md
 PUBLISHED = ("data/", "schemas/", "datapackage.json", "CITATION.cff")  # the release files in the module
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
-METADATA = "metadata.toml"  # its repository gives the wheel's project URLs
 GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
 
 
@@ -82,7 +81,7 @@ def dist_files(release: Release) -> dict[str, bytes]:
         f"{name}.tar.gz": archive(files, name, date),
         f"{name}.manifest.json": manifest(files, tag, date, api, lock_json(lock)),
     }
-    whl_name, whl = build_wheel(files, files_at(release.commit, (READER, METADATA)), release)
+    whl_name, whl = build_wheel(files, files_at(release.commit, (READER, str(METADATA))), release)
     named[whl_name] = whl
     sums = "".join(f"{sha256(data)}  {name}\n" for name, data in named.items())  # as `sha256sum -c` reads
     return named | {"SHA256SUMS": sums.encode()}
@@ -199,7 +198,7 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], release: Ver
             staged[target] = data
     staged |= {name: files[name] for name in LICENCES}  # dist.files_at requires them
     staged["README.md"] = reader[f"{READER}/README.md"]
-    found = parse_repository(reader.get(METADATA, b"").decode("utf-8", "replace"))
+    found = parse_repository(reader.get(str(METADATA), b"").decode("utf-8", "replace"))
     staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()
     staged[f"{MODULE}/{GENERATED}"] = (
         '"""Written when the wheel was built: which release this is."""\n\n'
