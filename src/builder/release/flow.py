@@ -80,9 +80,8 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
         )
     start = git.head()
     committed = files_at(start, required=REQUIRED)
-    old_changelog = committed.get(CHANGELOG.as_posix(), b"")
     try:
-        changelog_text = old_changelog.decode("utf-8")
+        changelog_text = committed.get(CHANGELOG.as_posix(), b"").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ReleaseError(f"{CHANGELOG}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
     if _read(CHANGELOG) != committed.get(CHANGELOG.as_posix()):
