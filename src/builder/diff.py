@@ -91,7 +91,7 @@ def source_files(
         raise InputError(f"{spec}: expected {expected}, found neither")
     files = {rel.removeprefix(f"{below}/"): data for rel, data in git.tree_files(commit, (below,))[0].items()}
     kept = {rel: data for rel, data in files.items() if rel.endswith(suffix) and (deep or "/" not in rel)}
-    return f"{spec}:{below}/", dict(sorted(kept.items()))
+    return f"{spec}:{below}/", kept  # in path order, as tree_files gives them
 
 
 def load_docs(spec: str) -> dict[str, Any]:

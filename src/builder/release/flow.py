@@ -70,8 +70,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             "history may be missing; run `git fetch --tags --unshallow` first"
         )
     git.require_clean("commit or stash first")
-    branch = git.git("rev-parse", "--abbrev-ref", "HEAD")
-    if branch != "main":
+    if (branch := git.git("rev-parse", "--abbrev-ref", "HEAD")) != "main":
         raise ReleaseError(f"releases are cut from main, found branch {branch}")
     if missing := git.missing_identity():
         raise ReleaseError(
