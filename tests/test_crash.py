@@ -481,7 +481,7 @@ def test_release_signalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sign
     repo = release_repo(tmp_path / "repo")
     monkeypatch.chdir(repo)
     monkeypatch.setattr(flow, "check_committed", lambda data, date: None)  # validate and drift: tested elsewhere
-    monkeypatch.setattr(dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.tag}\n".encode()})
+    monkeypatch.setattr(dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.version.tag}\n".encode()})
     old = git_state(repo), (repo / "CHANGELOG.md").exists()
     code, err = run(["release"], at, signum)
     assert_stopped(code, err, signum)
@@ -529,7 +529,7 @@ def test_release_signalled_while_git_runs_rolls_back(
     repo = release_repo(tmp_path / "repo")
     monkeypatch.chdir(repo)
     monkeypatch.setattr(flow, "check_committed", lambda data, date: None)  # validate and drift: tested elsewhere
-    monkeypatch.setattr(dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.tag}\n".encode()})
+    monkeypatch.setattr(dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.version.tag}\n".encode()})
     old = git_state(repo), (repo / "CHANGELOG.md").exists()
     remove = plant(repo)
     code, err = run(["release"])

@@ -331,6 +331,7 @@ def test_python_m_json_and_a_wrong_workload(python: Path, release: Built) -> Non
 def test_every_workload_is_read_from_its_folder(tmp_path: Path) -> None:
     """Each workload's index, model list, configurations and summary line, against workloads.json."""
     from builder.release.dist import staged_files
+    from builder.release.rules import Version
     from conftest import REPO
 
     files = {
@@ -340,7 +341,7 @@ def test_every_workload_is_read_from_its_folder(tmp_path: Path) -> None:
         if p.is_file()
     }
     reader = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "reader").rglob("*") if p.is_file()}
-    for rel, data in staged_files(files, reader, "v2026.11.29").items():
+    for rel, data in staged_files(files, reader, Version("2026-11-29")).items():
         (tmp_path / "site" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "site" / rel).write_bytes(data)
     code = f"""

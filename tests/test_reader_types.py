@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from builder.release.dist import staged_files
+from builder.release.rules import Version
 from conftest import REPO
 from test_consumer_readme import all_examples
 
@@ -104,7 +105,7 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     }
     reader = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "reader").rglob("*") if p.is_file()}
     root = tmp_path_factory.mktemp("staged")
-    for rel, data in staged_files(files, reader, "v2026.11.29").items():
+    for rel, data in staged_files(files, reader, Version("2026-11-29")).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
     return root

@@ -15,6 +15,7 @@ import pytest
 from packaging.version import Version
 
 from builder.errors import ReleaseError
+from builder.release import rules
 from builder.release.dist import changelog_notes, dist_version, staged_files
 from conftest import REPO
 from consumer_release import COMMIT_EPOCH, Built, builder, built, git
@@ -189,7 +190,7 @@ def test_the_wheel_takes_every_file_under_data_so_new_workloads_come_along() -> 
     doc = json.loads(files["data/index.json"]) | {"data_version": "2027-01-02", "workload": "image-generation"}
     files["data/workloads/image-generation/index.json"] = json.dumps(doc).encode()
     files["data/workloads.json"] = b"[]"
-    staged = staged_files(files, _reader_files(), "v2027.01.02")
+    staged = staged_files(files, _reader_files(), rules.Version("2027-01-02"))
     assert "leadgreen_data/data/workloads/image-generation/index.json" in staged
     assert "leadgreen_data/data/workloads.json" in staged
     assert b'DATA_VERSION = "2027-01-02"' in staged["leadgreen_data/_release.py"]
@@ -201,7 +202,7 @@ def test_the_wheel_takes_every_file_under_data_so_new_workloads_come_along() -> 
 def test_the_reader_may_not_shadow_a_published_file() -> None:
     reader = _reader_files() | {"reader/leadgreen_data/datapackage.json": b"{}"}
     with pytest.raises(ReleaseError, match=r"reader/leadgreen_data/datapackage\.json would shadow the published file"):
-        staged_files(_release_files(), reader, "v2026.10.19")
+        staged_files(_release_files(), reader, rules.Version("2026-10-19"))
 
 
 def test_wheel_module_is_a_stdlib_only_reader() -> None:

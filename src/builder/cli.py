@@ -79,16 +79,15 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-def _out_option(default: Path, help_text: str):
-    """The --out option of a command that writes one folder."""
+def _folder_option(name: str, default: Path, help_text: str):
+    """A --data or --out option naming one folder."""
     folder = click.Path(path_type=Path, file_okay=False)
-    return click.option("--out", type=folder, default=default, show_default=True, help=help_text)
+    return click.option(name, type=folder, default=default, show_default=True, help=help_text)
 
 
-_data_option = click.option(
-    "--data", type=click.Path(path_type=Path, file_okay=False), default=DATA, show_default=True,
-    help="Data folder to check; datapackage.json is read beside it, in its parent.",
-)  # fmt: skip
+_data_option = _folder_option(
+    "--data", DATA, "Data folder to check; datapackage.json is read beside it, in its parent."
+)
 
 
 @click.group(cls=Group, commands=[fetch, check_upstream])
@@ -111,7 +110,7 @@ def main() -> None:
     metavar="[TASK=]FILE",
     help="Build TASK (e.g. gpqa) from FILE instead of its pin; FILE alone means lm-arena-chat. Repeatable.",
 )
-@_out_option(DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
+@_folder_option("--out", DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
 def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
     """Regenerate every document of every workload in the --out folder from the pinned upstream, atomically.
@@ -222,11 +221,11 @@ def release(accept: str | None, accept_schema: str | None) -> None:
 
     require_repo_root()
     require_extra("release", "release")
-    done = cut_release(today_utc(), accept, accept_schema)
-    click.echo(printable_lines(done.summary))
-    for path in done.artifacts:
+    plan, artifacts = cut_release(today_utc(), accept, accept_schema)
+    click.echo(printable_lines(plan.summary))
+    for path in artifacts:
         say(f"  wrote {path}")
-    say(f"Tagged {done.version.tag}. To publish: git push origin main {done.version.tag}")
+    say(f"Tagged {plan.version.tag}. To publish: git push origin main {plan.version.tag}")
 
 
 @main.command()
@@ -243,7 +242,7 @@ def site(out: Path) -> None:
 
 
 @main.command("dist")
-@_out_option(DIST, "Folder to rebuild; it holds exactly the release files afterwards.")
+@_folder_option("--out", DIST, "Folder to rebuild; it holds exactly the release files afterwards.")
 @click.option(
     "--notes",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -261,7 +260,7 @@ def dist_command(out: Path, notes: Path | None) -> None:
     require_repo_root()
     require_extra("release", "dist")
     release, paths = build_dist(out)
-    say(f"{out}: rebuilt from {release.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
+    say(f"{out}: rebuilt from {release.version.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
     for path in paths:
         data = path.read_bytes()
         say(f"  {sha256(data)}  {len(data):>9}  {path.name}")
@@ -280,11 +279,10 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW cannot be read, 2 on
     usage errors."""
     from builder.diff import load_docs
-    from builder.release.compat import check_compat, load_schema_set, verdict, with_tables
+    from builder.release.compat import compare, verdict
 
-    old_schemas, new_schemas = load_schema_set(old), load_schema_set(new)
     docs = (load_docs(old), load_docs(new)) if documents else ({}, {})  # none: no document to cross-validate
-    result = with_tables(check_compat(old_schemas, new_schemas, *docs), old, new)  # and datapackage.json's tables
+    result = compare(old, new, *docs)
     for change in result.changes:
         say(str(change))
     say(verdict(result.changes) if result.changes else f"no schema changes from {old} to {new}")

@@ -91,7 +91,7 @@ def source_files(
         raise InputError(f"{spec}: expected {expected}, found neither")
     files = {rel.removeprefix(f"{below}/"): data for rel, data in git.tree_files(commit, (below,))[0].items()}
     kept = {rel: data for rel, data in files.items() if rel.endswith(suffix) and (deep or "/" not in rel)}
-    return f"{spec}:{below}/", dict(sorted(kept.items()))
+    return f"{spec}:{below}/", kept  # in path order, as tree_files gives them
 
 
 def load_docs(spec: str) -> dict[str, Any]:
@@ -167,9 +167,7 @@ def _changes(where: str, old: dict[str, Any], new: dict[str, Any]) -> list[Chang
 
 def render_text(d: Diff, summary: bool = False) -> str:
     """The diff for people: one line per change, old -> new with the % change (`summary`: configurations counted)."""
-    lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"]
-    if d.empty:
-        return "\n".join([printable(lines[0]), "no changes"]) + "\n"
+    lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"] + (["no changes"] if d.empty else [])
     lines += _listed("workloads added", d.workloads_added) + _listed("workloads removed", d.workloads_removed)
     lines += [f"workload changed: {_change(c)}" for c in d.workloads_changed]
     lines += _listed("precision values added", d.precisions_added)

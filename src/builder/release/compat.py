@@ -181,9 +181,7 @@ def is_widening(change: SchemaChange, changes: list[SchemaChange]) -> bool:
 
 
 def verdict(changes: list[SchemaChange]) -> str:
-    """One line that says whether the changes widen or narrow the contract ('' when there are none)."""
-    if not changes:
-        return ""
+    """One line that says whether the (non-empty) changes widen or narrow the contract."""
     narrowing = [str(c) for c in changes if not is_widening(c, changes)]
     if not narrowing:
         return "Widening: every change adds (a schema, a field, an enum value, a resource or a column)."
@@ -265,8 +263,9 @@ def table_changes(old: bytes, new: bytes) -> list[SchemaChange]:
     return changes
 
 
-def with_tables(compat: Compat, old: str, new: str) -> Compat:
-    """`compat` plus the table changes between the descriptors of two folders or refs (none when one lacks it)."""
+def compare(old: str, new: str, old_docs: Docs, new_docs: Docs) -> Compat:
+    """check_compat of two folders' or refs' schemas, plus their descriptors' table changes (none when one lacks it)."""
+    compat = check_compat(load_schema_set(old), load_schema_set(new), old_docs, new_docs)
     before, after = (
         source_files(spec, DESCRIPTOR, DESCRIPTOR, "a data package descriptor", deep=False)[1].get(DESCRIPTOR)
         for spec in (old, new)
@@ -296,8 +295,7 @@ def _tables(data: bytes) -> dict[str, dict[str, str]]:
 
 def guard_release(previous: str, current: str, old_docs: Docs, new_docs: Docs, accepted: str | None) -> str:
     """Compare the commit `current` with the previous tag: refuse an unaccepted change, else the changelog section."""
-    compat = check_compat(load_schema_set(previous), load_schema_set(current), old_docs, new_docs)
-    compat = with_tables(compat, previous, current)
+    compat = compare(previous, current, old_docs, new_docs)
     old_major, new_major = major(old_docs), major(new_docs)
     require_accepted(compat, accepted, old_major, new_major)
     return changelog_section(compat, accepted, previous, old_major, new_major)

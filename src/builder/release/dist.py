@@ -19,11 +19,11 @@ from typing import Any
 from builder import git
 from builder.errors import ReleaseError
 from builder.guards import check_dist_output
-from builder.layout import CHANGELOG, DIST, INDEX, LOCK
+from builder.layout import CHANGELOG, DIST, INDEX, LOCK, METADATA
 from builder.pin import lock_json, parse_lock, sha256
 from builder.release.rules import Version, newest_release
 from builder.repository import parse as parse_repository
-from builder.write import newest_data_version, publish
+from builder.write import publish
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff")  # what a release archive holds, when the commit has it
@@ -35,16 +35,13 @@ BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in p
 READER = "reader"  # the reader's source folder in the repository: reader/leadgreen_data/, reader/README.md
 PUBLISHED = ("data/", "schemas/", "datapackage.json", "CITATION.cff")  # the release files in the module
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
-METADATA = "metadata.toml"  # its repository gives the wheel's project URLs
 GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
-READER_PATHS = (READER, METADATA)  # the reader's source, and metadata.toml for its project URLs
 
 
 @dataclass(frozen=True)
 class Release:
-    """The release checked out: its tag, version, commit and SOURCE_DATE_EPOCH."""
+    """The release checked out: its version (and so its tag), commit and SOURCE_DATE_EPOCH."""
 
-    tag: str
     version: Version
     commit: str
     epoch: int
@@ -57,8 +54,7 @@ def files_at(commit: str, paths: tuple[str, ...] = CONTENTS, required: tuple[str
         raise ReleaseError(f"expected regular files only in the release, found {', '.join(odd[:5])} at {commit[:12]}")
     files = {rel: data for rel, data in files.items() if not rel.startswith("schemas/inputs/")}  # never published
     present = {rel.split("/")[0] for rel in files} | set(files)
-    missing = [name for name in required if name not in present]
-    if missing:
+    if missing := [name for name in required if name not in present]:
         raise ReleaseError(f"expected {', '.join(missing)} in commit {commit[:12]}, found none")
     return files
 
@@ -72,20 +68,20 @@ def release_at_head() -> Release:
         newest = newest_release(git.tags())
         hint = f" (for example git checkout {newest.tag})" if newest else ""
         raise ReleaseError(f"no release tag at HEAD ({head[:12]}); check out a release tag first{hint}")
-    return Release(version.tag, version, head, int(git.git("log", "-1", "--format=%ct", head)))
+    return Release(version, head, int(git.git("log", "-1", "--format=%ct", head)))
 
 
 def dist_files(release: Release) -> dict[str, bytes]:
     """The files of dist/, by name: archive, manifest, wheel and SHA256SUMS over the other three."""
-    files = files_at(release.commit, required=REQUIRED)
+    files, tag, date = files_at(release.commit, required=REQUIRED), release.version.tag, release.version.date
     api = json.loads(files[f"data/{INDEX}"])["version"]
-    lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),))[str(LOCK)], f"{LOCK} at {release.tag}")
-    name = f"{DIST_NAME}-{release.tag}"
+    lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),))[str(LOCK)], f"{LOCK} at {tag}")
+    name = f"{DIST_NAME}-{tag}"
     named = {
-        f"{name}.tar.gz": archive(files, name, release.version.date),
-        f"{name}.manifest.json": manifest(files, release.tag, release.version.date, api, lock_json(lock)),
+        f"{name}.tar.gz": archive(files, name, date),
+        f"{name}.manifest.json": manifest(files, tag, date, api, lock_json(lock)),
     }
-    whl_name, whl = build_wheel(files, files_at(release.commit, READER_PATHS), release.tag, release.epoch)
+    whl_name, whl = build_wheel(files, files_at(release.commit, (READER, str(METADATA))), release)
     named[whl_name] = whl
     sums = "".join(f"{sha256(data)}  {name}\n" for name, data in named.items())  # as `sha256sum -c` reads
     return named | {"SHA256SUMS": sums.encode()}
@@ -132,7 +128,7 @@ def changelog_notes(changelog: str, tag: str) -> str:
 
 def notes_at(release: Release) -> str:
     changelog = files_at(release.commit, (str(CHANGELOG),), (str(CHANGELOG),))[str(CHANGELOG)]
-    return changelog_notes(changelog.decode("utf-8"), release.tag)
+    return changelog_notes(changelog.decode("utf-8"), release.version.tag)
 
 
 def dist_version(tag: str) -> str:
@@ -183,9 +179,9 @@ Homepage = "https://leadgreen.ai"
 {urls}"""
 
 
-def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) -> dict[str, bytes]:
+def staged_files(files: dict[str, bytes], reader: dict[str, bytes], release: Version) -> dict[str, bytes]:
     """Every file of the staging project, by path: pure, so what goes into the wheel is testable."""
-    version = dist_version(tag)
+    tag, version = release.tag, dist_version(release.tag)
     prefix = f"{READER}/{MODULE}/"
     staged = {
         f"{MODULE}/{rel.removeprefix(prefix)}": data
@@ -202,21 +198,17 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], tag: str) ->
             staged[target] = data
     staged |= {name: files[name] for name in LICENCES}  # dist.files_at requires them
     staged["README.md"] = reader[f"{READER}/README.md"]
-    found = parse_repository(reader.get(METADATA, b"").decode("utf-8", "replace"))
+    found = parse_repository(reader.get(str(METADATA), b"").decode("utf-8", "replace"))
     staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()
-    data = [json.loads(b) for rel, b in files.items() if rel.startswith("data/") and rel.endswith(".json")]
-    data_version = newest_data_version(data)
-    if data_version is None:
-        raise ReleaseError("expected documents with a data_version under data/, found none")
     staged[f"{MODULE}/{GENERATED}"] = (
         '"""Written when the wheel was built: which release this is."""\n\n'
-        f'__version__ = "{version}"\nTAG = "{tag}"\nDATA_VERSION = "{data_version}"\n'
+        f'__version__ = "{version}"\nTAG = "{tag}"\nDATA_VERSION = "{release.date}"\n'
     ).encode()
     return dict(sorted(staged.items()))
 
 
-def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epoch: int) -> tuple[str, bytes]:
-    """Stage the project, run the backend's build_wheel hook with SOURCE_DATE_EPOCH=epoch, return (name, bytes)."""
+def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], release: Release) -> tuple[str, bytes]:
+    """Stage the project, run the backend's build_wheel hook with SOURCE_DATE_EPOCH, return (name, bytes)."""
     from pyproject_hooks import BuildBackendHookCaller
 
     try:
@@ -228,7 +220,7 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epo
             f"the data wheel is reproducible with flit_core {BACKEND_VERSION}, found {found or 'none'}; "
             "reinstall the builder with its release extra (pip install -e '.[release]')"
         )
-    staged = staged_files(files, reader, tag)
+    staged = staged_files(files, reader, release.version)
     with tempfile.TemporaryDirectory(prefix="leadgreen-wheel-") as tmp:
         stage, out = Path(tmp) / "project", Path(tmp) / "out"
         for rel, data in staged.items():
@@ -239,7 +231,7 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epo
         out.mkdir()
 
         def run(cmd: Any, cwd: str | None = None, extra_environ: Any = None) -> None:
-            env = {**os.environ, **(extra_environ or {}), "SOURCE_DATE_EPOCH": str(epoch)}
+            env = {**os.environ, **(extra_environ or {}), "SOURCE_DATE_EPOCH": str(release.epoch)}
             done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
             if done.returncode != 0:
                 tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-15:])
@@ -247,6 +239,6 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], tag: str, epo
 
         caller = BuildBackendHookCaller(str(stage), BACKEND, runner=run, python_executable=sys.executable)
         name = caller.build_wheel(str(out))
-        if name != (expected := f"{MODULE}-{dist_version(tag)}-py3-none-any.whl"):
+        if name != (expected := f"{MODULE}-{dist_version(release.version.tag)}-py3-none-any.whl"):
             raise ReleaseError(f"expected the backend to write {expected}, found {name}")
         return name, (out / name).read_bytes()

@@ -1,6 +1,6 @@
 """`builder release`: checks, the changelog commit and the annotated tag (undone on a failure before the tag), dist/."""
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from builder import git
@@ -19,26 +19,23 @@ from builder.write import newest_data_version, replace_files, signals_held
 
 @dataclass(frozen=True)
 class Plan:
-    """Everything a release writes, computed before it writes anything; then the dist/ files it wrote."""
+    """Everything a release commits and tags, computed before it writes anything."""
 
     start: str  # the commit the release builds on
     version: rules.Version
     summary: str  # the tag message
     changelog: bytes  # CHANGELOG.md as it will be committed
-    artifacts: list[Path] = field(default_factory=list)
 
 
-def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
-    """Check, then commit CHANGELOG.md and tag the commit (rolled back on failure), then rebuild dist/ from the tag."""
+def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> tuple[Plan, list[Path]]:
+    """Check, commit CHANGELOG.md and tag it (undone on failure), then rebuild dist/: the plan and the dist/ files."""
     plan = plan_release(today, accept, accept_schema)
     check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
-    before, reached, made = _read(CHANGELOG), 0, None
-    try:  # each step is recorded in `reached` before it runs
-        reached = WRITTEN
+    before, committing, made = _read(CHANGELOG), False, None
+    try:
         replace_files({CHANGELOG: plan.changelog})
-        reached = STAGED
         git.run("add", "--", CHANGELOG.as_posix())
-        reached = COMMITTING
+        committing = True  # from here, a new commit on the start is this run's
         git.commit(f"Release {plan.version.tag}\n\n{plan.summary}", CHANGELOG.as_posix())
         made = git.head()
         if made == plan.start or git.parents(made) != [plan.start]:
@@ -48,7 +45,7 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
         if made is not None and git.commit_of(f"refs/tags/{plan.version.tag}") == made:
             raise  # the tag is on this run's commit: the release is made, and `builder dist` makes dist/ from it
         with signals_held():  # a second signal waits until the rollback is done
-            left = _roll_back(plan.start, before, reached)
+            left = _roll_back(plan.start, before, committing)
         if not isinstance(exc, BuilderError | OSError):
             raise  # a bug or an interrupt: rolled back, and shown as it is
         cause = (f"{exc.filename or exc}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)).rstrip(". ")
@@ -62,7 +59,7 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
         raise ReleaseError(
             f"tagged {plan.version.tag}, but {DIST}/ was not rebuilt ({exc}); run `builder dist`"
         ) from exc
-    return replace(plan, artifacts=paths)
+    return plan, paths
 
 
 def plan_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
@@ -73,20 +70,17 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             "history may be missing; run `git fetch --tags --unshallow` first"
         )
     git.require_clean("commit or stash first")
-    branch = git.git("rev-parse", "--abbrev-ref", "HEAD")
-    if branch != "main":
+    if (branch := git.git("rev-parse", "--abbrev-ref", "HEAD")) != "main":
         raise ReleaseError(f"releases are cut from main, found branch {branch}")
-    missing = git.missing_identity()
-    if missing:
+    if missing := git.missing_identity():
         raise ReleaseError(
             f"no git identity to author the release commit and tag ({missing}); "
             "set one with `git config user.name NAME` and `git config user.email EMAIL`"
         )
     start = git.head()
     committed = files_at(start, required=REQUIRED)
-    old_changelog = committed.get(CHANGELOG.as_posix(), b"")
     try:
-        changelog_text = old_changelog.decode("utf-8")
+        changelog_text = committed.get(CHANGELOG.as_posix(), b"").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ReleaseError(f"{CHANGELOG}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
     if _read(CHANGELOG) != committed.get(CHANGELOG.as_posix()):
@@ -95,8 +89,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             "shows no change (skip-worktree, assume-unchanged or git-ignored?); restore it from HEAD first"
         )
     existing = git.tags()
-    absent = rules.missing_tags(changelog_text, existing)
-    if absent:
+    if absent := rules.missing_tags(changelog_text, existing):
         raise ReleaseError(
             f"{CHANGELOG} names release tag(s) this clone does not have: {', '.join(absent)} "
             "(not in `git tag --list`); run `git fetch --tags` first"
@@ -135,16 +128,13 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     return Plan(start, version, printable_lines(message), rules.insert_entry(changelog_text, entry).encode("utf-8"))
 
 
-WRITTEN, STAGED, COMMITTING = 1, 2, 3  # the steps of a release that change something, in order
-
-
-def _roll_back(start: str, before: bytes | None, reached: int) -> list[str]:
-    """Undo the steps up to `reached` (one of the above), newest first; what could not be undone, one phrase each."""
+def _roll_back(start: str, before: bytes | None, committing: bool) -> list[str]:
+    """Undo the commit (if `committing`), then CHANGELOG.md staged and written; what could not be, one phrase each."""
     left: list[str] = []
 
     def head() -> None:
         now = git.head()
-        if now != start and reached >= COMMITTING and git.parents(now) == [start]:
+        if now != start and committing and git.parents(now) == [start]:
             try:
                 git.run("update-ref", "-m", "builder release: roll back the release commit", "--end-of-options",
                         "HEAD", start, git.object_id(now))  # fmt: skip
@@ -156,13 +146,10 @@ def _roll_back(start: str, before: bytes | None, reached: int) -> list[str]:
 
     def index() -> None:
         path = CHANGELOG.as_posix()
-        staged = reached >= STAGED and git.head() == start
-        if staged and git.run("diff-index", "--cached", "--name-only", start, "--", path).strip():  # no index lock
-            git.run("reset", "--quiet", start, "--", path)
+        if git.head() == start and git.run("diff-index", "--cached", "--name-only", start, "--", path).strip():
+            git.run("reset", "--quiet", start, "--", path)  # only when staged: diff-index takes no index lock
 
     def changelog() -> None:
-        if reached < WRITTEN:
-            return
         if git.head() != start:
             left.append(f"{CHANGELOG} left as committed, since HEAD is not back at {start[:12]}")
         elif before is None:

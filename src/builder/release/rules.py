@@ -97,5 +97,5 @@ def fence(text: str) -> str:
 def insert_entry(changelog: str, entry: str) -> str:
     """Newest first, under the file's title."""
     title = "# Changelog\n\nEvery data release, newest first: what changed in the numbers, and why.\n\n"
-    body = changelog.removeprefix(title) if changelog.startswith(title) else changelog
+    body = changelog.removeprefix(title)
     return title + entry + ("\n" + body if body.strip() else "")
