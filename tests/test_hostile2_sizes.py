@@ -55,10 +55,9 @@ def refused(root: Path, args: list[str], code: int, names: str | tuple[str, ...]
 @pytest.fixture
 def fresh_schemas() -> Iterator[None]:
     """The schema caches emptied before and after a case that edits schemas/ of its repo copy."""
-    from builder import inputs
     from builder.validate import run
 
-    caches = (jsonschemas.load_schemas, jsonschemas.validator, run.fast_validator, inputs.validator)
+    caches = (jsonschemas.load_schemas, jsonschemas.validator, run.fast_validator, jsonschemas.input_validator)
     for cached in caches:
         cached.cache_clear()
     yield
@@ -231,17 +230,15 @@ def test_a_schema_that_loops_or_explodes_is_one_line(
 def test_an_input_schema_with_a_cycle_is_one_line(
     repo_copy: Path, tmp_path: Path, fresh_schemas: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from builder import inputs
-
     folder = tmp_path / "inputs"
     folder.mkdir()
-    for path in inputs.INPUT_SCHEMAS.glob("*.json"):
+    for path in jsonschemas.INPUT_SCHEMAS.glob("*.json"):
         (folder / path.name).write_bytes(path.read_bytes())
     task = json.loads((folder / "upstream-task.schema.json").read_bytes())
     task["$defs"]["loop"] = {"$ref": "#/$defs/loop"}
     task["properties"]["configurations"] = {"$ref": "#/$defs/loop"}
     (folder / "upstream-task.schema.json").write_text(json.dumps(task))
-    monkeypatch.setattr(inputs, "INPUT_SCHEMAS", folder)
+    monkeypatch.setattr(jsonschemas, "INPUT_SCHEMAS", folder)
     refused(tmp_path, ["build"], 1, ("upstream-task.schema.json", CYCLE, "#/$defs/loop"))
 
 

@@ -15,9 +15,9 @@ UPSTREAM_MOVED = 4  # `builder check-upstream`: upstream serves other bytes than
 
 def _lockable(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """The value, if the lock schema's definition the option names allows it, else a usage error."""
-    from builder.inputs import LOCK_SCHEMA, schema_problems
+    from builder.jsonschemas import LOCK_SCHEMA, input_problems
 
-    if value is not None and (problems := schema_problems(LOCK_SCHEMA, value, "", ("$defs", str(param.name)))):
+    if value is not None and (problems := input_problems(LOCK_SCHEMA, value, "", ("$defs", str(param.name)))):
         raise click.BadParameter(problems[0].message)
     return value
 

@@ -9,7 +9,7 @@ from typing import Any
 from builder import git
 from builder.errors import InputError, printable, shown
 from builder.files import read_regular_file
-from builder.inputs import DIFF_SCHEMA, schema_problems
+from builder.jsonschemas import DIFF_SCHEMA, input_problems
 from builder.layout import DATA, MAX_FILE_BYTES, ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
 from builder.strictjson import parse_input
 from builder.write import DATE_KEYS, newest_data_version
@@ -100,7 +100,7 @@ def load_docs(spec: str) -> dict[str, Any]:
     shown, files = source_files(spec, DATA.as_posix(), ".json", "a document", expected=expected)
     docs = {rel: parse_input(data, f"{shown}{rel}") for rel, data in files.items()}
     for rel, doc in docs.items():  # the shape diff needs, and no more: builder validate checks the rest
-        if faults := schema_problems(DIFF_SCHEMA, doc, f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ()):
+        if faults := input_problems(DIFF_SCHEMA, doc, f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ()):
             raise InputError(str(faults[0]))
     if not any(map(place, docs)):
         raise InputError(f"{spec}: expected {expected}, found no documents in {shown}")

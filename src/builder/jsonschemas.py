@@ -1,8 +1,9 @@
-"""The package's JSON Schemas (draft 2020-12): loaded strictly, $refs resolved offline by $id, compiled once."""
+"""The JSON Schemas (draft 2020-12), published and input ones: loaded strictly, $refs resolved offline, compiled."""
 
+import operator
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, reduce
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +12,17 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 
-from builder.errors import InputError, Problem, pointer, shown
+from builder.errors import InputError, Problem, ProblemsError, pointer, shown
 from builder.files import Refused, read_file
 from builder.layout import METADATA, SCHEMAS
 from builder.strictjson import StrictJSONError, json_type, parse_json
 
 OWN_SCHEMAS = Path(__file__).resolve().parents[2] / SCHEMAS  # beside src/ in the builder's own checkout
+# The input files' (never published): the builder's own, wherever the command runs (a folder of two
+# data trees to diff has none); schemas/inputs/ of the current folder where the builder is installed apart.
+INPUT_SCHEMAS = OWN_SCHEMAS / "inputs" if (OWN_SCHEMAS / "inputs").is_dir() else SCHEMAS / "inputs"
+METADATA_SCHEMA, LOCK_SCHEMA, TASK_SCHEMA = "metadata.schema.json", "lock.schema.json", "upstream-task.schema.json"
+DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
 
 
 def schemas_folder() -> Path:
@@ -103,6 +109,35 @@ def validator(name: str) -> Any:
     """One compiled validator per published schema, its $refs looked up among the others, built once per process."""
     found = registry(load_schemas().values())
     return compiled(resolved(load_schemas()[name], found))
+
+
+@cache
+def input_validator(name: str, part: tuple[str, ...] = (), ref: str | None = None) -> Any:
+    """The compiled validator of an input schema (or its subschema at `part`, or with `ref` added), $refs resolved."""
+    schema = read_schemas(INPUT_SCHEMAS)[name]
+    schema = {**schema, "$id": schema.get("$id", f"urn:leadgreen-input:{name}")}
+    root = reduce(operator.getitem, part, schema)
+    root = {**root, "$ref": ref} if ref else root
+    try:  # its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse
+        return compiled(resolved({**root, "$id": schema["$id"]}, registry([schema])))
+    except InputError as exc:
+        raise InputError(f"{INPUT_SCHEMAS / name}: {exc}") from None
+
+
+def input_problems(name: str, value: Any, path: str, part: tuple = (), ref: str | None = None) -> list[Problem]:
+    """Every way `value` breaks the input schema `name` (its subschema at `part`, or `ref`), one Problem each."""
+    check = input_validator(name, part, ref)
+    if check.is_valid(value):  # the common case, several times cheaper than collecting errors
+        return []
+    return schema_problems(check, value, path, said=True)
+
+
+def refuse(where: str, problems: list[Problem], of: str) -> None:
+    """Raise one problem as an InputError, several as a ProblemsError (`of`: what they are in); none, nothing."""
+    if len(problems) == 1:
+        raise InputError(str(problems[0]))
+    if problems:
+        raise ProblemsError(f"{where}: {len(problems)} problems in {of}; nothing was written", problems)
 
 
 def schema_problems(check: Any, value: Any, path: str, said: bool = False) -> list[Problem]:

@@ -8,8 +8,7 @@ from typing import Any
 
 from builder.errors import InputError, Problem
 from builder.files import read_regular_file
-from builder.inputs import METADATA_SCHEMA, refuse, schema_problems
-from builder.jsonschemas import load_schemas
+from builder.jsonschemas import METADATA_SCHEMA, input_problems, load_schemas, refuse
 from builder.layout import DEFS_SCHEMA, GENERATION_WORKLOADS, ROOT_WORKLOAD
 from builder.names import slugify
 
@@ -57,11 +56,11 @@ def load_metadata(path: Path) -> dict[str, Any]:
         raise InputError(f"{path}: expected TOML, found a syntax error ({exc})") from exc
     except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits
         raise InputError(f"{path}: expected TOML, found a value Python cannot read ({exc})") from exc
-    problems = schema_problems(METADATA_SCHEMA, meta, str(path))  # it leaves image and video tables alone
+    problems = input_problems(METADATA_SCHEMA, meta, str(path))  # it leaves image and video tables alone
     tables = meta.get("workload")
     for i, table in enumerate(tables if isinstance(tables, list) else []):
         if isinstance(table, dict) and table.get("kind") in GENERATION_WORKLOADS.values():
-            found = schema_problems(GENERATION_SCHEMA, table, str(path))
+            found = input_problems(GENERATION_SCHEMA, table, str(path))
             problems += [replace(p, where=f"/workload/{i}{p.where.rstrip('/')}") for p in found]
     refuse(str(path), problems, "the curated metadata")
     refuse(str(path), rule_problems(meta["workload"], str(path)), "the curated metadata")

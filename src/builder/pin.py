@@ -10,7 +10,7 @@ from typing import Any
 from builder.errors import InputError, Problem
 from builder.fetch import Limits
 from builder.files import read_regular_file
-from builder.inputs import LOCK_SCHEMA, refuse, schema_problems
+from builder.jsonschemas import LOCK_SCHEMA, input_problems, refuse
 from builder.strictjson import StrictJSONError, parse_json
 
 LOCK_MAX_BYTES = 64 * 1024
@@ -57,7 +57,7 @@ def parse_lock(data: bytes, where: str) -> dict[str, Lock]:
         raw = parse_json(data)
     except StrictJSONError as exc:
         refuse(where, exc.problems(where), "the upstream lock")
-    refuse(where, schema_problems(LOCK_SCHEMA, raw, where), "the upstream lock")
+    refuse(where, input_problems(LOCK_SCHEMA, raw, where), "the upstream lock")
     files = [entry["file"] for entry in raw["tasks"].values()]
     if twice := sorted({f for f in files if files.count(f) > 1}):
         found = f"found {', '.join(twice)} named by several tasks"

@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from builder.errors import Problem, UpstreamError, printable, shown
-from builder.inputs import TASK_SCHEMA, schema_problems
+from builder.jsonschemas import TASK_SCHEMA, input_problems
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
 from builder.metadata import GenerationWorkload, generation_workloads
 from builder.names import gpu_case_faults, is_reserved_slug, name_fault, slugify
@@ -159,7 +159,7 @@ def read_task(data: bytes, path: str, schema: str, ref: str | None = None) -> tu
         problems = exc.problems(path)
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems) from None
     check_caps(doc, path)
-    problems = schema_problems(schema, doc, path, ref=ref)
+    problems = input_problems(schema, doc, path, ref=ref)
     if not isinstance(doc, dict) or not isinstance(doc.get("configurations"), list) or not doc["configurations"]:
         raise UpstreamError(f"{path}: no configurations; nothing was written", problems)
     bad = {int(row[1]) for problem in problems if (row := _ROW.match(problem.where))}
