@@ -143,9 +143,9 @@ def below(path: object, folder: str) -> str | None:
     return path[len(folder) + 1 :] if isinstance(path, str) and path.startswith(f"{folder}/") else None
 
 
-def row_id(slug: str, gpu: str, num_gpus: int, max_num_seqs: int) -> str:
-    """The natural key of a configuration (with its repeat number, when upstream repeats it)."""
-    return f"{slug}/{gpu}/{num_gpus}/{max_num_seqs}"
+def row_id(slug: str, gpu: str, *numbers: int) -> str:
+    """The natural key of a configuration: slug/gpu/numbers, with the numbers its kind sorts by after the GPU."""
+    return "/".join(map(str, (slug, gpu, *numbers)))
 
 
 def document_url(base_url: str, version: str, rel: str) -> str:

@@ -62,17 +62,15 @@ def table_schema(names: tuple[str, ...], defs: dict, key: list[str], models: str
     return schema
 
 
-def file_facts(data: bytes) -> dict[str, Any]:
-    return {"encoding": "utf-8", "bytes": len(data), "hash": f"sha256:{sha256(data)}"}
-
-
 def resource(name: str, title: str, path: str, fmt: str, description: str = "", data: bytes | None = None, **rest):
     """A resource: a table when it has a `description`, its size and hash when `data` is given."""
     found: dict[str, Any] = {"name": name, "title": title}
     if description:
         found |= {"type": "table", "description": description}
     found |= {"path": path, "format": fmt, "mediatype": "text/csv" if fmt == "csv" else "application/json"}
-    return found | (file_facts(data) if data is not None else {}) | rest
+    if data is not None:
+        found |= {"encoding": "utf-8", "bytes": len(data), "hash": f"sha256:{sha256(data)}"}
+    return found | rest
 
 
 def json_table(name: str, title: str, description: str, path: str, prop: str, keys: tuple[str, ...], schema: dict):

@@ -236,11 +236,6 @@ def sig4(value: float) -> float:
     return float(f"{value:.4g}")
 
 
-def gen_row_id(slug: str, gpu: str, num_gpus: int, batch_size: int, ulysses: int, ring: int) -> str:
-    """The natural key of an image or video configuration (with its repeat number, when upstream repeats it)."""
-    return f"{slug}/{gpu}/{num_gpus}/{batch_size}/{ulysses}/{ring}"
-
-
 def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) -> Doc:
     """One image or video upstream row as a published configuration: config_keys(kind) but the repeat, in order."""
     joules, wh, throughput = measure_keys(kind)
@@ -255,7 +250,7 @@ def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) 
         throughput: sig4(row.throughput_per_sec),
         "gpu_power_watts_total": round(row.avg_power_watts),
         "under_latency_limit": row.batch_latency_s <= limit_s,
-        "row_id": gen_row_id(slug, row.gpu_model, *parallel),
+        "row_id": layout.row_id(slug, row.gpu_model, *parallel),
     }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from builder.errors import Problem, shown
 from builder.layout import NUM_GPUS_RULE, ROOT_WORKLOAD, model_rel, num_gpus_for, row_id, workload_of
 from builder.names import control_characters, gpu_case_faults, is_reserved_slug, name_fault, slugify
-from builder.transform import GENERATION_ORDER, LLM_ORDER, WH_PER_JOULE, best_by_gpu, gen_row_id, measure_keys, sig4
+from builder.transform import GENERATION_ORDER, LLM_ORDER, WH_PER_JOULE, best_by_gpu, measure_keys, sig4
 
 WH_PER_J_PER_MILLION = 1e6 / 3600
 J_ROUNDING = 0.5e-7 * WH_PER_J_PER_MILLION  # joules are published to 7 decimals
@@ -48,7 +48,7 @@ def check_dates(shown: str, doc: dict[str, Any]) -> list[Problem]:
 def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     problems = check_dates(shown, doc)
     generation = "kind" in doc
-    order_keys, make_id = (GENERATION_ORDER, gen_row_id) if generation else (LLM_ORDER, row_id)
+    order_keys = GENERATION_ORDER if generation else LLM_ORDER
     within = "under_latency_limit" if generation else "under_itl_deadline"
     joules = measure_keys(doc["kind"])[0] if generation else "joules_per_output_token"
     slug = doc["slug"]
@@ -59,7 +59,7 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
         problems.append(Problem(shown, "/gpus", f"expected the configurations' GPUs {gpus}, found {doc['gpus']}"))
     counts: Counter[str] = Counter()
     for i, conf in enumerate(confs):
-        want = make_id(slug, *(conf[k] for k in order_keys))
+        want = row_id(slug, *(conf[k] for k in order_keys))
         if conf["row_id"] != want:
             problems.append(Problem(shown, f"/configurations/{i}/row_id", f"expected {want}, found {conf['row_id']}"))
         counts[conf["row_id"]] += 1
