@@ -153,10 +153,6 @@ def document_url(base_url: str, version: str, rel: str) -> str:
     return f"{base_url}/api/v{version}/{rel}"
 
 
-def model_url(base_url: str, version: str, slug: str, workload: str = ROOT_WORKLOAD) -> str:
-    return document_url(base_url, version, model_rel(slug, workload))
-
-
 def page_url(base_url: str, slug: str, workload: str = ROOT_WORKLOAD) -> str:
     """The public web page of a model in a workload, for people."""
     return f"{base_url}/{workload_dir(workload)}{MODELS_DIR}/{slug}/"

@@ -119,7 +119,7 @@ def build_documents(rows: list, meta: Doc, date: str, work: Workload) -> dict[st
     base, version = meta["base_url"], meta["header"]["version"]
     entries = [{key: m[key] for key in MODEL_LIST_KEYS if key in m} for m in models]  # all but the two links
     for entry in entries:
-        entry["url"] = layout.model_url(base, version, entry["slug"], work.id)
+        entry["url"] = layout.document_url(base, version, layout.model_rel(entry["slug"], work.id))
         entry["page"] = layout.page_url(base, entry["slug"], work.id)
     kind = {"kind": work.kind} if isinstance(work, GenerationWorkload) else {}
     docs[layout.model_list_rel(work.id)] = {**header(meta, date), **kind, "source": own.source, "models": entries}

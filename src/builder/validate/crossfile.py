@@ -98,7 +98,7 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
                 problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
             if rel in docs:
                 problems += differing(shown, at, {key: docs[rel][key] for key in ENTRY_FROM_DOC}, entry, rel)
-            url = layout.model_url(base_url, model_list["version"], slug, workload)
+            url = layout.document_url(base_url, model_list["version"], model_rel(slug, workload))
             problems += differing(shown, at, {"url": url, "page": layout.page_url(base_url, slug, workload)}, entry)
     models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
     rel = csvview.csv_rel(workload)
