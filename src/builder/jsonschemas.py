@@ -22,6 +22,7 @@ OWN_SCHEMAS = Path(__file__).resolve().parents[2] / SCHEMAS  # beside src/ in th
 # data trees to diff has none); schemas/inputs/ of the current folder where the builder is installed apart.
 INPUT_SCHEMAS = OWN_SCHEMAS / "inputs" if (OWN_SCHEMAS / "inputs").is_dir() else SCHEMAS / "inputs"
 METADATA_SCHEMA, LOCK_SCHEMA, TASK_SCHEMA = "metadata.schema.json", "lock.schema.json", "upstream-task.schema.json"
+GENERATION_TASK_SCHEMA, GENERATION_WORKLOAD_SCHEMA = "generation-task.schema.json", "generation-workload.schema.json"
 DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
 
 

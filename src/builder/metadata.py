@@ -8,13 +8,12 @@ from typing import Any
 
 from builder.errors import InputError, Problem
 from builder.files import read_regular_file
-from builder.jsonschemas import METADATA_SCHEMA, input_problems, load_schemas, refuse
+from builder.jsonschemas import GENERATION_WORKLOAD_SCHEMA, METADATA_SCHEMA, input_problems, load_schemas, refuse
 from builder.layout import DEFS_SCHEMA, GENERATION_WORKLOADS, ROOT_WORKLOAD
 from builder.names import slugify
 
 MAX_BYTES = 1024 * 1024  # the file is a few kilobytes of reviewed text
 WORKLOAD_SOURCE_KEYS = ("data_url", "workload", "configurations")  # a source block's own to each workload
-GENERATION_SCHEMA = "generation-workload.schema.json"  # in schemas/inputs/: an image or video [[workload]] table
 UNIT_OF_KIND = {"image": "Wh per 1,000 images", "video": "Wh per video"}
 LATENCY_METRIC = "batch_latency_s"  # what the limit of a generation workload applies to
 
@@ -60,7 +59,7 @@ def load_metadata(path: Path) -> dict[str, Any]:
     tables = meta.get("workload")
     for i, table in enumerate(tables if isinstance(tables, list) else []):
         if isinstance(table, dict) and table.get("kind") in GENERATION_WORKLOADS.values():
-            found = input_problems(GENERATION_SCHEMA, table, str(path))
+            found = input_problems(GENERATION_WORKLOAD_SCHEMA, table, str(path))
             problems += [replace(p, where=f"/workload/{i}{p.where.rstrip('/')}") for p in found]
     refuse(str(path), problems, "the curated metadata")
     refuse(str(path), rule_problems(meta["workload"], str(path)), "the curated metadata")

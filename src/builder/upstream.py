@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from builder.errors import Problem, UpstreamError, printable, shown
-from builder.jsonschemas import TASK_SCHEMA, input_problems
+from builder.jsonschemas import GENERATION_TASK_SCHEMA, TASK_SCHEMA, input_problems
 from builder.layout import NUM_GPUS_RULE, num_gpus_for
 from builder.metadata import GenerationWorkload, generation_workloads
 from builder.names import gpu_case_faults, is_reserved_slug, name_fault, slugify
@@ -19,7 +19,6 @@ MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_
 NAME_FIELDS = ("nickname", "gpu_model", "architecture")  # shown in spreadsheets: each must stay text there
 IDENTITY = ("model_id", "gpu_model", "num_gpus", "max_num_seqs")  # what names a row in a message
 GENERATION_IDENTITY = ("model_id", "gpu_model", "num_gpus", "batch_size")  # an image or video row's
-GENERATION_SCHEMA = "generation-task.schema.json"  # in schemas/inputs/
 REL_TOLERANCE = 1e-9  # upstream's energy and throughput agree with power and latency to float precision
 TASK_FIELDS = ("task", "task_display_name")  # an image or video file's own labels; only the task is held to its pin
 OWN_NAMES = {"energy_joules": "energy_per_{}_joules", "throughput_per_sec": "throughput_{}s_per_sec"}
@@ -98,7 +97,7 @@ def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
 
 def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed:
     """The checked rows and warnings of the task file of `work`, or UpstreamError."""
-    doc, problems, sound = read_task(data, path, GENERATION_SCHEMA, f"#/$defs/{work.kind}Task")
+    doc, problems, sound = read_task(data, path, GENERATION_TASK_SCHEMA, f"#/$defs/{work.kind}Task")
     architecture = doc.get("architecture")
     if isinstance(architecture, str) and (fault := name_fault(architecture)):
         problems.append(Problem(path, "/architecture", fault))
