@@ -81,8 +81,7 @@ def changelog_entry(
             added = ", ".join(diff.precisions_added)
             widened = f"New weight precision value(s): {added}. The v1 schemas' precision enum was widened to admit"
             lines += [f"{widened} them; consumers who switch on precision should handle {added}.", ""]
-        large = diff.large_changes(LARGE_CHANGE_PCT)
-        if large:
+        if large := diff.large_changes(LARGE_CHANGE_PCT):
             lines += [f"Large changes accepted: {accepted}", ""] + [f"- {item}" for item in large] + [""]
     lines += [f"Upstream: {upstream}", ""]
     return "\n".join(lines)
