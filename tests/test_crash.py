@@ -407,7 +407,7 @@ def test_dist_signalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum:
 
 
 FETCH_POINTS = [
-    pytest.param(signal.SIGINT, ("builder.refresh:download", 1), id="SIGINT-before-the-download"),
+    pytest.param(signal.SIGINT, ("builder.fetch:download", 1), id="SIGINT-before-the-download"),
     pytest.param(signal.SIGTERM, ("os.replace", 1), id="SIGTERM-committing"),
     pytest.param(signal.SIGHUP, ("builder.write:_write", 2), id="SIGHUP-staging-the-lock"),
 ]

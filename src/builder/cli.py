@@ -294,6 +294,9 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
         sys.exit(1)
 
 
+UNEXPECTED = 70  # an exception the builder does not know (sysexits' EX_SOFTWARE)
+
+
 class Stopped(BaseException):
     """SIGTERM or SIGHUP (its number, args[0]): unwinds through every cleanup as Ctrl-C does."""
 
@@ -321,17 +324,9 @@ def run() -> None:
         where = f" ({exc.filename})" if exc.filename else ""
         say(f"error: {exc.strerror or type(exc).__name__}{where}", err=True)
         sys.exit(1)
-    except BaseException as exc:  # a library's own exception, pyo3's PanicException included
-        click.echo(unexpected(exc), err=True)
+    except BaseException as exc:  # a library's own exception, pyo3's PanicException included: one line, no traceback
+        frames = traceback.extract_tb(exc.__traceback__)
+        place = f" in {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+        message = printable(str(exc))[:300] or "no message"
+        click.echo(f"error: unexpected {type(exc).__name__}{place}: {message}; please report it", err=True)
         sys.exit(UNEXPECTED)
-
-
-UNEXPECTED = 70  # an exception the builder does not know (sysexits' EX_SOFTWARE)
-
-
-def unexpected(exc: BaseException) -> str:
-    """One escaped line for an exception the builder does not know, in place of a traceback."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    place = f" in {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
-    message = printable(str(exc))[:300] or "no message"
-    return f"error: unexpected {type(exc).__name__}{place}: {message}; please report it"

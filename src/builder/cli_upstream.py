@@ -1,11 +1,11 @@
-"""The commands that reach upstream: `fetch` (pin new snapshots) and `check-upstream` (has it moved?)."""
+"""The commands that reach upstream: `fetch` (pin new snapshots, all or none) and `check-upstream` (has it moved?)."""
 
 import sys
 from typing import Any
 
 import click
 
-from builder.errors import UnreachableError
+from builder.errors import FetchError, UnreachableError
 from builder.fetch import Limits  # light: httpx is imported only when a download starts
 from builder.layout import LOCK, METADATA, require_repo_root
 from builder.report import say
@@ -73,37 +73,60 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
 
     Exits 0 when pinned, 3 when a task file is unreachable, 1 when one is refused, 2 on usage errors.
     """
-    from builder.refresh import fetch_and_pin
-    from builder.write import today_utc
+    from builder.build import render
+    from builder.errors import UpstreamError, ValidationError
+    from builder.fetch import download
+    from builder.layout import DATA
+    from builder.pin import Lock, Pinned, dump_lock, entry, load_lock, sha256
+    from builder.write import replace_files, today_utc
 
-    pinned, warnings = fetch_and_pin(_fetch_urls(task, url), commit, today_utc(), Limits(**limits))
-    for warning in warnings:
+    today, old = today_utc(), load_lock(LOCK)
+    urls = {name: asked or entry(old, name, LOCK).url for name, asked in _fetch_urls(task, url).items()}
+    bodies = {name: download(where, Limits(**limits)) for name, where in urls.items()}
+    new = old | {
+        name: Lock(old[name].file, urls[name], commit, sha256(data), len(data), today) for name, data in bodies.items()
+    }
+    try:  # messages name the URLs
+        result = render(DATA, {name: Pinned(new[name], urls[name], data) for name, data in bodies.items()}, today)
+    except ValidationError as exc:
+        summary = f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing was pinned"
+        raise UpstreamError(summary, exc.problems) from None
+    files = {LOCK.parent / old[name].file: data for name, data in bodies.items()}
+    replace_files({**files, LOCK: dump_lock(new)})  # each field checked already: by its option, fetch, the lock
+    for warning in (w for name in urls for w in result.warnings.get(name, [])):  # the others' came at their pinning
         say(f"warning: {warning}", err=True)
-    for done in pinned:
-        state = "moved" if done.moved else "unchanged"
-        say(f"{LOCK}: pinned {done.task}: {done.new.size} bytes, sha256 {done.new.sha256} ({state})")
+    for name in urls:
+        state = "moved" if new[name].sha256 != old[name].sha256 else "unchanged"
+        say(f"{LOCK}: pinned {name}: {new[name].size} bytes, sha256 {new[name].sha256} ({state})")
 
 
 @click.command("check-upstream")
 @_fetch_options
 def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
-    """Has upstream moved since the pin? One line per task.
+    """Has upstream moved since the pin? One line per task; writes nothing, tries every task.
 
     Exits 0 when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 on other
     errors, 2 on usage errors.
     """
-    from builder.refresh import compare_upstream
+    from builder.fetch import download
+    from builder.pin import entry, load_lock, sha256
 
-    found = compare_upstream(_fetch_urls(task, url), Limits(**limits))
-    for c in found:
-        if c.error is not None:
-            state = "unreachable" if isinstance(c.error, UnreachableError) else "error"
-            say(f"{state}: {c.task}: {c.error}", err=True)
-        elif c.moved:
-            say(f"moved: {c.task}: {c.new.url} serves sha256 {c.new.sha256} ({c.new.size} bytes), "
-                f"the pin is {c.old.sha256} ({c.old.size} bytes)")  # fmt: skip
+    old, moved = load_lock(LOCK), False
+    errors: list[int] = []
+    for name, asked in _fetch_urls(task, url).items():
+        pin = entry(old, name, LOCK)
+        where = asked or pin.url
+        try:
+            data = download(where, Limits(**limits))
+        except FetchError as exc:
+            say(f"{'unreachable' if isinstance(exc, UnreachableError) else 'error'}: {name}: {exc}", err=True)
+            errors.append(exc.exit_code)
+            continue
+        if (found := sha256(data)) == pin.sha256:
+            say(f"unchanged: {name}: {where} serves the pinned sha256 {pin.sha256}")
         else:
-            say(f"unchanged: {c.task}: {c.new.url} serves the pinned sha256 {c.old.sha256}")
-    codes = [c.error.exit_code for c in found if c.error is not None] or [UPSTREAM_MOVED for c in found if c.moved]
-    if codes:
-        sys.exit(max(codes))  # an error before a move; unreachable (3) before any other error (1)
+            moved = True
+            served = f"sha256 {found} ({len(data)} bytes)"
+            say(f"moved: {name}: {where} serves {served}, the pin is {pin.sha256} ({pin.size} bytes)")
+    if errors or moved:
+        sys.exit(max(errors) if errors else UPSTREAM_MOVED)  # an error before a move; unreachable (3) before others (1)

@@ -38,7 +38,7 @@ def download(url: str, limits: Limits = Limits()) -> bytes:
 
     start = time.monotonic()
     headers = {"Accept-Encoding": "identity", "User-Agent": "leadgreen-data-builder"}
-    last, made = "", 0
+    failures: list[str] = []  # one message an attempt made
     client = httpx.Client(timeout=limits.timeout, headers=headers, follow_redirects=True, max_redirects=MAX_REDIRECTS)
     with client:
         for attempt in range(limits.retries + 1):
@@ -47,12 +47,11 @@ def download(url: str, limits: Limits = Limits()) -> bytes:
                 if time.monotonic() + pause - start > limits.deadline:
                     break
                 sleep(pause)
-            made += 1
             try:
                 return _within_deadline(url, limits, start, lambda: _attempt(client, url, limits))
             except _Retry as exc:
-                last = str(exc)
-    raise UnreachableError(f"{url}: no usable answer after {made} attempt(s); last: {last}")
+                failures.append(str(exc))
+    raise UnreachableError(f"{url}: no usable answer after {len(failures)} attempt(s); last: {failures[-1]}")
 
 
 def _attempt(client: httpx.Client, url: str, limits: Limits) -> bytes:

@@ -2,9 +2,9 @@
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Set
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -35,10 +35,9 @@ class SchemaChange:
         return f"{self.schema} {self.path or '/'}: {self.kind}" + (f": {self.detail}" if self.detail else "")
 
 
-@dataclass(frozen=True)
-class Compat:
-    changes: list[SchemaChange] = field(default_factory=list)
-    failures: list[tuple[str, Problem]] = field(default_factory=list)  # (which side against which, problem)
+class Compat(NamedTuple):
+    changes: list[SchemaChange]
+    failures: list[tuple[str, Problem]]  # (which side against which, problem)
 
     @property
     def clean(self) -> bool:
@@ -272,7 +271,7 @@ def compare(old: str, new: str, old_docs: Docs, new_docs: Docs) -> Compat:
     )
     if before is None or after is None:
         return compat
-    return replace(compat, changes=sorted([*compat.changes, *table_changes(before, after)]))
+    return compat._replace(changes=sorted([*compat.changes, *table_changes(before, after)]))
 
 
 def _tables(data: bytes) -> dict[str, dict[str, str]]:

@@ -11,9 +11,11 @@ import sys
 import tarfile
 import tempfile
 from dataclasses import dataclass
+from importlib import resources
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as installed_version
 from pathlib import Path
+from string import Template
 from typing import Any
 
 from builder import git
@@ -36,6 +38,7 @@ READER = "reader"  # the reader's source folder in the repository: reader/leadgr
 PUBLISHED = ("data/", "schemas/", "datapackage.json", "CITATION.cff")  # the release files in the module
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
 GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
+PYPROJECT_TEMPLATE = "wheel-pyproject.toml.in"  # the staging project's pyproject.toml, $-fields filled in
 
 
 @dataclass(frozen=True)
@@ -155,28 +158,10 @@ def _pyproject(version: str, tag: str, repository: str | None) -> str:
         "Changelog": f"{blob}/CHANGELOG.md",
     }
     urls = "".join(f"{json.dumps(name)} = {json.dumps(url)}\n" for name, url in pages.items()) if repository else ""
-    return f"""\
-[build-system]
-requires = ["flit_core=={BACKEND_VERSION}"]
-build-backend = "{BACKEND}"
-
-[project]
-name = "{DIST_NAME}"
-version = "{version}"
-description = "GPU energy per output token of large language models, per model and GPU (LeadGreen API v1 data)"
-readme = "README.md"
-requires-python = ">=3.10"
-license = "MIT AND Apache-2.0"
-license-files = {json.dumps(list(LICENCES), allow_nan=False)}
-authors = [{{ name = "LeadGreen" }}]
-keywords = ["energy", "llm", "gpu", "inference", "dataset"]
-classifiers = ["Intended Audience :: Science/Research", "Programming Language :: Python :: 3",
-  "Topic :: Scientific/Engineering", "Typing :: Typed"]
-dependencies = []
-
-[project.urls]
-Homepage = "https://leadgreen.ai"
-{urls}"""
+    template = Template(resources.files("builder.release").joinpath(PYPROJECT_TEMPLATE).read_text("utf-8"))
+    licences = json.dumps(list(LICENCES), allow_nan=False)
+    fields = {"backend_version": BACKEND_VERSION, "backend": BACKEND, "name": DIST_NAME, "licence_files": licences}
+    return template.substitute(fields, version=version) + urls
 
 
 def staged_files(files: dict[str, bytes], reader: dict[str, bytes], release: Version) -> dict[str, bytes]:

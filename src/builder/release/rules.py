@@ -1,7 +1,5 @@
 """Release rules, pure: the tag scheme, the next tag, and the changelog entry."""
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 
@@ -25,14 +23,10 @@ class Version:
         base = "v" + self.date.replace("-", ".")
         return base if self.serial == 1 else f"{base}.{self.serial}"
 
-    @classmethod
-    def parse(cls, tag: str) -> Version | None:
-        m = TAG.fullmatch(tag)
-        return cls(f"{m[1]}-{m[2]}-{m[3]}", int(m[4] or 1)) if m else None
-
 
 def newest_release(tags: list[str]) -> Version | None:
-    return max(filter(None, map(Version.parse, tags)), default=None)
+    found = (TAG.fullmatch(tag) for tag in tags)
+    return max((Version(f"{m[1]}-{m[2]}-{m[3]}", int(m[4] or 1)) for m in found if m), default=None)
 
 
 def missing_tags(changelog: str, tags: list[str]) -> list[str]:
@@ -81,8 +75,7 @@ def changelog_entry(
             added = ", ".join(diff.precisions_added)
             widened = f"New weight precision value(s): {added}. The v1 schemas' precision enum was widened to admit"
             lines += [f"{widened} them; consumers who switch on precision should handle {added}.", ""]
-        large = diff.large_changes(LARGE_CHANGE_PCT)
-        if large:
+        if large := diff.large_changes(LARGE_CHANGE_PCT):
             lines += [f"Large changes accepted: {accepted}", ""] + [f"- {item}" for item in large] + [""]
     lines += [f"Upstream: {upstream}", ""]
     return "\n".join(lines)
