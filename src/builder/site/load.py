@@ -47,19 +47,12 @@ def is_small(rel: str) -> bool:
 
 def shown_frontier(doc: dict[str, Any]) -> dict[str, Any]:
     """A frontier document as far as the pages show it: each model's best_under per GPU type, not its points."""
-    models = doc.get("models")
-    if not isinstance(models, list):
-        return doc
-    kept = []
-    for model in models:
+    for model in doc["models"] if isinstance(doc.get("models"), list) else []:
         gpus = model.get("gpus") if isinstance(model, dict) else None
-        if not isinstance(gpus, dict):
-            kept.append(model)
-            continue
-        shown = {g: {"best_under": v["best_under"]} if isinstance(v, dict) and "best_under" in v else {}
-                 for g, v in gpus.items()}  # fmt: skip
-        kept.append({**{k: v for k, v in model.items() if k != "gpus"}, "gpus": shown})
-    return {**doc, "models": kept}
+        for entry in gpus.values() if isinstance(gpus, dict) else []:
+            if isinstance(entry, dict):
+                entry.pop("frontier", None)  # the points, most of the document: never on a page
+    return doc
 
 
 def small(rel: str, raw: bytes) -> dict[str, Any]:
