@@ -101,10 +101,10 @@ def check_committed(data: Path, date: str) -> None:
 
 def files_below(folder: Path) -> dict[str, bytes]:
     """Every file below `folder`, by relative path, if all are regular files within the size limit."""
-    listing = scan(folder, folder.name)
-    if listing.problems:
-        raise _refusal(folder, listing.problems)
-    return {rel: _read(folder / rel, f"{folder.name}/{rel}", folder) for rel in listing.files}
+    files, problems = scan(folder, folder.name)
+    if problems:
+        raise _refusal(folder, problems)
+    return {rel: _read(folder / rel, f"{folder.name}/{rel}", folder) for rel in files}
 
 
 def _read(path: Path, name: str, refused: Path) -> bytes:

@@ -32,16 +32,14 @@ def is_any_model(rel: str) -> bool:
 
 
 def check_files(tree: Tree) -> list[Problem]:
-    """Only published files, and every file a package and each of its workloads must have."""
-    stray = "expected only published files, found a stray file"  # load_tree lists them, sorted
-    problems = [Problem(tree.shown(rel), "/", stray) for rel in tree.stray]
+    """Every file a package and each of its workloads must have."""
     present = {found.workload for rel in tree.raw if (found := layout.place(rel)) and found.workload} | {ROOT_WORKLOAD}
     required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), layout.WORKLOAD_LIST, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
     required += [csvview.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
     required += [layout.frontier_rel(w) for w in sorted(present - GENERATION_WORKLOADS.keys())]
     missing = [rel for rel in required if rel not in tree.raw]
-    return problems + [Problem(tree.shown(rel), "/", "expected this file, found it missing") for rel in missing]
+    return [Problem(tree.shown(rel), "/", "expected this file, found it missing") for rel in missing]
 
 
 def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str = "") -> list[Problem]:
