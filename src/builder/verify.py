@@ -38,8 +38,7 @@ def refuse_half_published(data: Path) -> None:
 
 def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
     """InputError unless `data` is a folder (or absent, if `absent_ok`) with one of a data folder's top files."""
-    error = lookup_error(data)
-    if error is not None:
+    if (error := lookup_error(data)) is not None:
         raise InputError(f"{data}: expected a data folder, found an error ({error})")
     if not is_folder(data):
         if absent_ok:
@@ -94,8 +93,7 @@ def drift_error(diffs: dict[str, str]) -> ValidationError:
 def check_committed(data: Path, date: str) -> None:
     """Valid and free of drift, or the first error: what a release requires."""
     validate_committed(data)
-    diffs = check_drift(data, date)
-    if diffs:
+    if diffs := check_drift(data, date):
         raise drift_error(diffs)
 
 

@@ -70,9 +70,9 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
         want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
         found = ref | {"source": ref["source"] | own}
         problems += differing(tree.shown(ref_rel), "", held(want, found), found, tree.shown(root_rel))
+    shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]} if ref_rel else {}
     for rel, doc in docs.items():
-        if ref_rel is not None:
-            shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]}
+        if shared:
             problems += differing(tree.shown(rel), "", held(shared, doc), doc, tree.shown(ref_rel))
         if kind is not None:
             problems += differing(tree.shown(rel), "", held({"kind": kind, "unit": UNIT_OF_KIND[kind]}, doc), doc)
@@ -121,8 +121,7 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
         doc = models.get(row["slug"], {})
         if not doc and model_rel(row["slug"], workload) in tree.docs:
             continue  # the model document has schema problems of its own
-        best = doc.get("best", {}).get(row["gpu"])
-        if best is None:
+        if (best := doc.get("best", {}).get(row["gpu"])) is None:
             problems.append(Problem(shown, f"/rows/{i}", f"expected a best configuration for {key}, found none"))
             continue
         want = index_row(doc, best, index_row_keys(doc["kind"])) if "kind" in doc else index_row(doc, best)
@@ -344,8 +343,7 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
 
 def _matching(shown: str, at: str, source: str, entry: Conf, keyed: dict[tuple, Conf], problems: list) -> Conf | None:
     """The configuration an entry names, when it exists and every value equals the published one."""
-    conf = keyed.get((entry["row_id"], entry["repeat"]))
-    if conf is None:
+    if (conf := keyed.get((entry["row_id"], entry["repeat"]))) is None:
         msg = f"expected a configuration of {source} on this GPU, found no {entry['row_id']} repeat {entry['repeat']}"
         problems.append(Problem(shown, at, msg))
         return None
