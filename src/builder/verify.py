@@ -5,18 +5,21 @@ import os
 from pathlib import Path
 from typing import Any
 
+from builder.build import build
 from builder.errors import InputError, Problem, ValidationError
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import CSV, DESCRIPTOR, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST, require_repo_root
+from builder.metadata import load_metadata
+from builder.package import curated_parts
+from builder.pin import load_lock
 from builder.scratch import scratch_folder
+from builder.validate.run import check_published
 from builder.validate.tree import load_tree, scan
 from builder.write import stages
 
 
 def validate_committed(data: Path) -> None:
     """Every check of `data` and the descriptor beside it; ValidationError listing every problem."""
-    from builder.validate.run import check_published
-
     refuse_half_published(data)
     require_data_folder(data)
     try:
@@ -51,10 +54,6 @@ def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
 
 def provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
     """What the descriptor's curated keys must be (None in a release archive), and the base URL."""
-    from builder.metadata import load_metadata
-    from builder.package import curated_parts
-    from builder.pin import load_lock
-
     if (root / METADATA).is_file():
         meta = load_metadata(root / METADATA)
         return curated_parts(load_lock(root / LOCK), meta), meta["base_url"]
@@ -64,8 +63,6 @@ def provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]
 
 def check_drift(data: Path, date: str) -> dict[str, str]:
     """A unified diff per file that a fresh build of the pin, in a scratch copy of the committed tree, changes."""
-    from builder.build import build
-
     require_repo_root()
     require_data_folder(data, absent_ok=True)
     committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if os.path.lexists(data) else {}
