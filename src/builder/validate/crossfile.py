@@ -297,8 +297,7 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
     front: list[Conf] = []
     on_front: set[int] = set()
     for j, entry in enumerate(held["frontier"]):
-        conf = _matching(shown, f"{where}/frontier/{j}", source, entry, keyed, problems)
-        if conf is None:
+        if (conf := _matching(shown, f"{where}/frontier/{j}", source, entry, keyed, problems)) is None:
             continue
         if id(conf) in on_front:
             msg = f"expected each configuration once, found {name_of(conf)} again"
@@ -329,8 +328,7 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
                 msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found null"
                 problems.append(Problem(shown, at, msg))
             continue
-        conf = _matching(shown, at, source, entry, keyed, problems)
-        if conf is None:
+        if (conf := _matching(shown, at, source, entry, keyed, problems)) is None:
             continue
         if conf[ITL] > float(target):
             msg = f"expected a configuration with median_itl_ms <= {target}, found {name_of(conf)} at {conf[ITL]}"
