@@ -8,7 +8,7 @@ from typing import Any
 
 from builder import repository
 from builder.errors import InputError, Problem, ValidationError, printable
-from builder.layout import DESCRIPTOR
+from builder.layout import DESCRIPTOR, METADATA
 from builder.write import replace_files
 
 CURATED = Path("citation.toml")
@@ -35,11 +35,11 @@ def _yaml(value: Any, indent: int) -> list[str]:
     return lines
 
 
-def _stale(root: Path, descriptor: bytes, curated: Path) -> dict[str, bytes] | None:
-    """The generated files at `root` whose bytes differ from what `curated` makes; None unless `root` is its folder."""
-    if not (curated.is_file() and root.resolve() == curated.resolve().parent):
+def _stale(root: Path, descriptor: bytes) -> dict[str, bytes] | None:
+    """The generated files at `root` whose bytes differ from what CURATED makes; None unless `root` is its folder."""
+    if not (CURATED.is_file() and root.resolve() == CURATED.resolve().parent):
         return None  # not the repository root: a build into another folder, or an archive, has no citation.toml
-    made = citation_files(descriptor, curated)
+    made = citation_files(descriptor)
     return {name: data for name, data in made.items() if read_or_none(root / name) != data}
 
 
@@ -54,7 +54,7 @@ def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, byte
     date = json.loads(descriptor)["version"]
     cff, version = dict(meta["cff"]), date.replace("-", ".")  # the release of data version 2026-11-29 is 2026.11.29
     references = cff.pop("references", [])
-    found = repository.load(curated.parent / repository.METADATA)  # the one curated place that names it
+    found = repository.load(curated.parent / METADATA)  # the one curated place that names it
     url = found.url if found else None
     head = {"cff-version": "1.2.0", **cff, "version": version, "date-released": date}
     related = []
@@ -90,18 +90,17 @@ def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, byte
     return {CFF: ("\n".join(lines) + "\n").encode(), ZENODO: zenodo.encode()}
 
 
-def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
+def citation_problems(root: Path) -> list[Problem]:
     """CITATION.cff (and .zenodo.json) at `root` against the data version of the descriptor there."""
     try:
         descriptor = (root / DESCRIPTOR).read_bytes()
         data_version = json.loads(descriptor)["version"]
     except (OSError, ValueError, KeyError, TypeError):
         return []  # the descriptor's own problems are reported by the package checks
-    if (stale := _stale(root, descriptor, curated)) is not None:
-        wanted = f"expected what `builder build` writes from {curated} for data version {data_version}"
+    if (stale := _stale(root, descriptor)) is not None:
+        wanted = f"expected what `builder build` writes from {CURATED} for data version {data_version}"
         return [Problem(name, "/", f"{wanted}, found other bytes (run builder build)") for name in stale]
-    raw = read_or_none(root / CFF)
-    if raw is None:
+    if (raw := read_or_none(root / CFF)) is None:
         return []  # a data folder without a citation (an older archive, a bare copy): nothing to check
     text = raw.decode("utf-8", "replace")
     wanted = {"version": data_version.replace("-", "."), "date-released": data_version}
@@ -116,7 +115,7 @@ def citation_problems(root: Path, curated: Path = CURATED) -> list[Problem]:
 
 def write_citation(root: Path, descriptor: bytes) -> None:
     """Write CITATION.cff and .zenodo.json at `root` where their bytes change (stale ones: validate reports them)."""
-    if stale := _stale(root, descriptor, CURATED):
+    if stale := _stale(root, descriptor):
         replace_files({root / name: data for name, data in stale.items()})
 
 

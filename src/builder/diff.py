@@ -133,8 +133,7 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
                 (result.best_added if a is None else result.best_removed).append(f"{key} {gpu}")
             else:
                 result.best_changed += _changes(f"{key} {gpu}", a, b)
-        keyed_old = {(c["row_id"], c["repeat"]): c for c in was["configurations"]}
-        keyed_new = {(c["row_id"], c["repeat"]): c for c in now["configurations"]}
+        keyed_old, keyed_new = ({(c["row_id"], c["repeat"]): c for c in m["configurations"]} for m in (was, now))
         names = {k: f"{model[0]}{k[0]} #{k[1]}" for k in keyed_old | keyed_new}
         result.configurations_added += [names[k] for k in keyed_new if k not in keyed_old]
         result.configurations_removed += [names[k] for k in keyed_old if k not in keyed_new]

@@ -40,8 +40,11 @@ def github_command(level: str, message: str, file: str | None = None, title: str
 
 
 def render(problem: Problem, fmt: str) -> str:
+    """One problem as a line of `fmt`; a workflow command without a file is titled `builder`."""
     if fmt == "json":
         return json.dumps(as_json(problem), ensure_ascii=False, allow_nan=False)
+    if fmt == "github" and not problem.path:
+        return github_command("error", problem.message, title="builder")
     if fmt == "github":
         return github_command("error", f"{problem.where}: {problem.message}", problem.path, problem.where)
     return printable(str(problem))
@@ -70,10 +73,7 @@ def problems_as(fmt: str) -> Iterator[None]:
             raise
         problems = exc.problems if isinstance(exc, ProblemsError) else [Problem("", "", str(exc))]
         for problem in problems:
-            if fmt == "github" and not problem.path:
-                click.echo(github_command("error", problem.message, title="builder"))
-            else:
-                click.echo(render(problem, fmt))
+            click.echo(render(problem, fmt))
         summary = BuilderError(str(exc))
         summary.exit_code = exc.exit_code
         raise summary from exc

@@ -5,8 +5,6 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.layout import METADATA
-
 MARK = "PLACEHOLDER"
 
 
@@ -28,19 +26,18 @@ def parse(text: str) -> Repository | None:
     return Repository(url, line is None or MARK in line[0])  # set in a way we cannot see (None): unconfirmed
 
 
-def load(path: Path = METADATA) -> Repository | None:
+def load(path: Path) -> Repository | None:
     try:
         return parse(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         return None
 
 
-def warnings(path: Path = METADATA) -> list[str]:
+def warnings(path: Path) -> list[str]:
     """What validate says about the repository URL: nothing once it is real."""
     if not path.is_file():
         return []  # a release archive: its files name the repository already
-    found = load(path)
-    if found is None:
+    if (found := load(path)) is None:
         return [f"{path.name}: repository: expected the repository URL, found none"]
     if found.placeholder:
         return [f"{path.name}: repository: {found.url} is marked {MARK}; set the real URL before a release"]

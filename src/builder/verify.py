@@ -5,18 +5,21 @@ import os
 from pathlib import Path
 from typing import Any
 
+from builder.build import build
 from builder.errors import InputError, Problem, ValidationError
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import CSV, DESCRIPTOR, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST, require_repo_root
+from builder.metadata import load_metadata
+from builder.package import curated_parts
+from builder.pin import load_lock
 from builder.scratch import scratch_folder
+from builder.validate.run import check_published
 from builder.validate.tree import load_tree, scan
 from builder.write import stages
 
 
 def validate_committed(data: Path) -> None:
     """Every check of `data` and the descriptor beside it; ValidationError listing every problem."""
-    from builder.validate.run import check_published
-
     refuse_half_published(data)
     require_data_folder(data)
     try:
@@ -38,8 +41,7 @@ def refuse_half_published(data: Path) -> None:
 
 def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
     """InputError unless `data` is a folder (or absent, if `absent_ok`) with one of a data folder's top files."""
-    error = lookup_error(data)
-    if error is not None:
+    if (error := lookup_error(data)) is not None:
         raise InputError(f"{data}: expected a data folder, found an error ({error})")
     if not is_folder(data):
         if absent_ok:
@@ -52,10 +54,6 @@ def require_data_folder(data: Path, *, absent_ok: bool = False) -> None:
 
 def provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]:
     """What the descriptor's curated keys must be (None in a release archive), and the base URL."""
-    from builder.metadata import load_metadata
-    from builder.package import curated_parts
-    from builder.pin import load_lock
-
     if (root / METADATA).is_file():
         meta = load_metadata(root / METADATA)
         return curated_parts(load_lock(root / LOCK), meta), meta["base_url"]
@@ -65,8 +63,6 @@ def provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]
 
 def check_drift(data: Path, date: str) -> dict[str, str]:
     """A unified diff per file that a fresh build of the pin, in a scratch copy of the committed tree, changes."""
-    from builder.build import build
-
     require_repo_root()
     require_data_folder(data, absent_ok=True)
     committed = {f"{data.name}/{k}": v for k, v in files_below(data).items()} if os.path.lexists(data) else {}
@@ -94,17 +90,16 @@ def drift_error(diffs: dict[str, str]) -> ValidationError:
 def check_committed(data: Path, date: str) -> None:
     """Valid and free of drift, or the first error: what a release requires."""
     validate_committed(data)
-    diffs = check_drift(data, date)
-    if diffs:
+    if diffs := check_drift(data, date):
         raise drift_error(diffs)
 
 
 def files_below(folder: Path) -> dict[str, bytes]:
     """Every file below `folder`, by relative path, if all are regular files within the size limit."""
-    listing = scan(folder, folder.name)
-    if listing.problems:
-        raise _refusal(folder, listing.problems)
-    return {rel: _read(folder / rel, f"{folder.name}/{rel}", folder) for rel in listing.files}
+    files, problems = scan(folder, folder.name)
+    if problems:
+        raise _refusal(folder, problems)
+    return {rel: _read(folder / rel, f"{folder.name}/{rel}", folder) for rel in files}
 
 
 def _read(path: Path, name: str, refused: Path) -> bytes:

@@ -32,16 +32,14 @@ def is_any_model(rel: str) -> bool:
 
 
 def check_files(tree: Tree) -> list[Problem]:
-    """Only published files, and every file a package and each of its workloads must have."""
-    stray = "expected only published files, found a stray file"  # load_tree lists them, sorted
-    problems = [Problem(tree.shown(rel), "/", stray) for rel in tree.stray]
+    """Every file a package and each of its workloads must have."""
     present = {found.workload for rel in tree.raw if (found := layout.place(rel)) and found.workload} | {ROOT_WORKLOAD}
     required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), layout.WORKLOAD_LIST, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
     required += [csvview.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
     required += [layout.frontier_rel(w) for w in sorted(present - GENERATION_WORKLOADS.keys())]
     missing = [rel for rel in required if rel not in tree.raw]
-    return problems + [Problem(tree.shown(rel), "/", "expected this file, found it missing") for rel in missing]
+    return [Problem(tree.shown(rel), "/", "expected this file, found it missing") for rel in missing]
 
 
 def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str = "") -> list[Problem]:
@@ -72,9 +70,9 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
         want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
         found = ref | {"source": ref["source"] | own}
         problems += differing(tree.shown(ref_rel), "", held(want, found), found, tree.shown(root_rel))
+    shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]} if ref_rel else {}
     for rel, doc in docs.items():
-        if ref_rel is not None:
-            shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]}
+        if shared:
             problems += differing(tree.shown(rel), "", held(shared, doc), doc, tree.shown(ref_rel))
         if kind is not None:
             problems += differing(tree.shown(rel), "", held({"kind": kind, "unit": UNIT_OF_KIND[kind]}, doc), doc)
@@ -123,8 +121,7 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
         doc = models.get(row["slug"], {})
         if not doc and model_rel(row["slug"], workload) in tree.docs:
             continue  # the model document has schema problems of its own
-        best = doc.get("best", {}).get(row["gpu"])
-        if best is None:
+        if (best := doc.get("best", {}).get(row["gpu"])) is None:
             problems.append(Problem(shown, f"/rows/{i}", f"expected a best configuration for {key}, found none"))
             continue
         want = index_row(doc, best, index_row_keys(doc["kind"])) if "kind" in doc else index_row(doc, best)
@@ -300,8 +297,7 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
     front: list[Conf] = []
     on_front: set[int] = set()
     for j, entry in enumerate(held["frontier"]):
-        conf = _matching(shown, f"{where}/frontier/{j}", source, entry, keyed, problems)
-        if conf is None:
+        if (conf := _matching(shown, f"{where}/frontier/{j}", source, entry, keyed, problems)) is None:
             continue
         if id(conf) in on_front:
             msg = f"expected each configuration once, found {name_of(conf)} again"
@@ -332,8 +328,7 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
                 msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found null"
                 problems.append(Problem(shown, at, msg))
             continue
-        conf = _matching(shown, at, source, entry, keyed, problems)
-        if conf is None:
+        if (conf := _matching(shown, at, source, entry, keyed, problems)) is None:
             continue
         if conf[ITL] > float(target):
             msg = f"expected a configuration with median_itl_ms <= {target}, found {name_of(conf)} at {conf[ITL]}"
@@ -346,8 +341,7 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
 
 def _matching(shown: str, at: str, source: str, entry: Conf, keyed: dict[tuple, Conf], problems: list) -> Conf | None:
     """The configuration an entry names, when it exists and every value equals the published one."""
-    conf = keyed.get((entry["row_id"], entry["repeat"]))
-    if conf is None:
+    if (conf := keyed.get((entry["row_id"], entry["repeat"]))) is None:
         msg = f"expected a configuration of {source} on this GPU, found no {entry['row_id']} repeat {entry['repeat']}"
         problems.append(Problem(shown, at, msg))
         return None

@@ -59,10 +59,9 @@ def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple
         seen: dict[str, None] = {}  # in order of appearance
         for i, res in enumerate(found):
             where = f"/resources/{i}"
-            name = res.get("name") if isinstance(res, dict) else None
             if not isinstance(res, dict):
                 out.append((where, f"expected a resource object, found {json_type(res)}"))
-            elif name not in wanted:
+            elif (name := res.get("name")) not in wanted:
                 out.append((where, f"expected only the resources the builder writes, found one named {shown(name)}"))
             elif name in seen:
                 out.append((where, f"expected each resource once, found {shown(name)} again"))

@@ -4,7 +4,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from builder.errors import Problem, printable
 from builder.files import Refused, kind, read_file, too_large
@@ -22,32 +22,29 @@ class Tree:
     docs: dict[str, Any] = field(default_factory=dict)
     descriptor: Any = None
     problems: list[Problem] = field(default_factory=list)
-    stray: list[str] = field(default_factory=list)  # regular files that are not published: listed, never read
 
     def shown(self, rel: str) -> str:
         """A path as the contributor sees it, relative to the package root."""
         return f"{self.data_dir}/{rel}"
 
 
-@dataclass
-class Listing:
-    """The regular files below a folder (path relative to it -> size), and every entry refused."""
+class Listing(NamedTuple):
+    """The regular files below a folder (sorted paths relative to it), and a problem for every other entry."""
 
-    files: dict[str, int] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
+    files: list[str]
+    problems: list[Problem]
 
 
 def scan(folder: Path, shown: str) -> Listing:
     """Every entry below `folder` by lstat: regular files within MAX_FILE_BYTES, else a problem; reads nothing."""
-    listing = Listing()
     try:
         top = os.lstat(folder)
     except OSError as exc:
-        listing.problems.append(Problem(shown, "/", f"expected a folder, found an error ({exc.strerror})"))
-        return listing
+        return Listing([], [Problem(shown, "/", f"expected a folder, found an error ({exc.strerror})")])
     if not stat.S_ISDIR(top.st_mode):
-        listing.problems.append(Problem(shown, "/", f"expected a folder, found {kind(top.st_mode)}"))
-        return listing
+        return Listing([], [Problem(shown, "/", f"expected a folder, found {kind(top.st_mode)}")])
+    files: list[str] = []
+    problems: list[Problem] = []
     pending = [""]
     while pending:
         prefix = pending.pop()
@@ -56,7 +53,7 @@ def scan(folder: Path, shown: str) -> Listing:
                 entries = sorted(found, key=lambda e: e.name)
         except OSError as exc:
             at = f"{shown}/{prefix}".rstrip("/")
-            listing.problems.append(Problem(at, "/", f"expected a readable folder, found an error ({exc.strerror})"))
+            problems.append(Problem(at, "/", f"expected a readable folder, found an error ({exc.strerror})"))
             continue
         for entry in entries:
             rel, fault = f"{prefix}{entry.name}", None
@@ -77,24 +74,22 @@ def scan(folder: Path, shown: str) -> Listing:
                 elif info.st_size > MAX_FILE_BYTES:
                     fault = too_large(info.st_size)
                 else:
-                    listing.files[rel] = info.st_size
+                    files.append(rel)
             if fault is not None:  # undecodable bytes and control characters escaped
                 path = f"{shown}/{rel}".encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-                listing.problems.append(Problem(printable(path), "/", fault))
-    listing.files = dict(sorted(listing.files.items()))
-    return listing
+                problems.append(Problem(printable(path), "/", fault))
+    return Listing(sorted(files), problems)
 
 
 def load_tree(data_dir: Path) -> Tree:
     """Every published file below `data_dir`, plus the package descriptor beside it."""
     tree = Tree(root=data_dir.parent, data_dir=data_dir.name)
-    listing = scan(data_dir, tree.data_dir)
-    tree.problems += listing.problems
-    for rel in listing.files:
+    files, tree.problems = scan(data_dir, tree.data_dir)
+    for rel in files:
         if is_hidden(rel):
             continue  # a hidden regular file (.gitkeep) is not published; a build keeps it as it is
-        if rel != CSV and schema_for(rel) is None:
-            tree.stray.append(rel)  # reported by check_files; never read
+        if rel != CSV and schema_for(rel) is None:  # never read
+            tree.problems.append(Problem(tree.shown(rel), "/", "expected only published files, found a stray file"))
             continue
         try:
             tree.raw[rel] = read_file(data_dir / rel)
