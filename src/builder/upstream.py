@@ -241,13 +241,12 @@ def check_caps(doc: Any, path: str) -> None:
     confs = doc.get("configurations") if isinstance(doc, dict) else None
     if not isinstance(confs, list):
         return
-    problems = []
-    if len(confs) > MAX_CONFIGURATIONS_PER_TASK:
-        found = f"{len(confs):,}"
-        problems.append(f"expected at most {MAX_CONFIGURATIONS_PER_TASK:,} configurations in a task, found {found}")
     models = {conf["model_id"] for conf in confs if isinstance(conf, dict) and isinstance(conf.get("model_id"), str)}
-    if len(models) > MAX_MODELS_PER_TASK:
-        problems.append(f"expected at most {MAX_MODELS_PER_TASK:,} models (model_id) in a task, found {len(models):,}")
+    counts = (
+        (MAX_CONFIGURATIONS_PER_TASK, len(confs), "configurations"),
+        (MAX_MODELS_PER_TASK, len(models), "models (model_id)"),
+    )
+    problems = [f"expected at most {cap:,} {what} in a task, found {n:,}" for cap, n, what in counts if n > cap]
     if problems:
         found = [Problem(path, "/configurations", message) for message in problems]
         raise UpstreamError(f"{path}: too large for one task; nothing was written", found)
