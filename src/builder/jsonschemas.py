@@ -108,8 +108,7 @@ def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
 @cache
 def validator(name: str) -> Any:
     """One compiled validator per published schema, its $refs looked up among the others, built once per process."""
-    found = registry(load_schemas().values())
-    return compiled(resolved(load_schemas()[name], found))
+    return compiled(resolved(load_schemas()[name], registry(load_schemas().values())))
 
 
 @cache

@@ -205,8 +205,7 @@ def header(meta: Doc, date: str) -> Doc:
 
 
 def shared_tail(meta: Doc, source: Doc) -> Doc:
-    h = meta["header"]
-    return {"source": source, "caveat": h["caveat"], "boundary": h["boundary"]}
+    return {"source": source, "caveat": meta["header"]["caveat"], "boundary": meta["header"]["boundary"]}
 
 
 def index_row(model: Doc, best: Doc, keys: tuple[str, ...] = ("model", *INDEX_ROW_KEYS)) -> Doc:
@@ -272,11 +271,9 @@ def gpu_frontier(confs: list[Doc], gpu: str, points: dict[tuple[str, int], Point
     own = [(conf, points[(conf["row_id"], conf["repeat"])]) for conf in confs if conf["gpu"] == gpu]
     front = [item for item, keep in zip(own, undominated([p for _, p in own]), strict=True) if keep]
     front.sort(key=lambda item: (item[1][1], item[1][0], *(item[0][k] for k in ("num_gpus", "max_num_seqs", "repeat"))))
-    bests = {
-        str(t): best_by_gpu([{**conf, "under_itl_deadline": p[1] <= t} for conf, p in own]).get(gpu) for t in targets
-    }
-    frontier = [frontier_entry(conf) for conf, _ in front]
-    return {"frontier": frontier, "best_under": {t: b and frontier_entry(b) for t, b in bests.items()}}
+    bests = (best_by_gpu([{**conf, "under_itl_deadline": p[1] <= t} for conf, p in own]).get(gpu) for t in targets)
+    best_under = {str(t): best and frontier_entry(best) for t, best in zip(targets, bests, strict=True)}
+    return {"frontier": [frontier_entry(conf) for conf, _ in front], "best_under": best_under}
 
 
 def frontier_entry(conf: Doc) -> Doc:
