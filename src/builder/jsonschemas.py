@@ -108,26 +108,24 @@ def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
 @cache
 def validator(name: str) -> Any:
     """One compiled validator per published schema, its $refs looked up among the others, built once per process."""
-    found = registry(load_schemas().values())
-    return compiled(resolved(load_schemas()[name], found))
+    return compiled(resolved(load_schemas()[name], registry(load_schemas().values())))
 
 
 @cache
-def input_validator(name: str, part: tuple[str, ...] = (), ref: str | None = None) -> Any:
-    """The compiled validator of an input schema (or its subschema at `part`, or with `ref` added), $refs resolved."""
+def input_validator(name: str, part: tuple[str, ...] = ()) -> Any:
+    """The compiled validator of an input schema (or of its subschema at `part`), $refs resolved."""
     schema = read_schemas(INPUT_SCHEMAS)[name]
     schema = {**schema, "$id": schema.get("$id", f"urn:leadgreen-input:{name}")}
     root = reduce(operator.getitem, part, schema)
-    root = {**root, "$ref": ref} if ref else root
     try:  # its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse
         return compiled(resolved({**root, "$id": schema["$id"]}, registry([schema])))
     except InputError as exc:
         raise InputError(f"{INPUT_SCHEMAS / name}: {exc}") from None
 
 
-def input_problems(name: str, value: Any, path: str, part: tuple = (), ref: str | None = None) -> list[Problem]:
-    """Every way `value` breaks the input schema `name` (its subschema at `part`, or `ref`), one Problem each."""
-    check = input_validator(name, part, ref)
+def input_problems(name: str, value: Any, path: str, part: tuple = ()) -> list[Problem]:
+    """Every way `value` breaks the input schema `name` (or its subschema at `part`), one Problem each."""
+    check = input_validator(name, part)
     if check.is_valid(value):  # the common case, several times cheaper than collecting errors
         return []
     return schema_problems(check, value, path, said=True)

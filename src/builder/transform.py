@@ -32,6 +32,10 @@ LLM_ORDER = ("gpu", "num_gpus", "max_num_seqs")  # how configurations sort: the 
 GENERATION_ORDER = SETUP_KEYS[:5]
 MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
 WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
+MEASURE_KEYS = {  # (energy in joules, headline energy, throughput) field names of an image or video configuration
+    "image": ("joules_per_image", "wh_per_thousand_images", "images_per_second"),
+    "video": ("joules_per_video", "wh_per_video", "videos_per_second"),
+}
 ENTRY_KEYS = ("row_id", "repeat", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens")
 
 
@@ -66,7 +70,7 @@ def shape(work: Workload, meta: Doc) -> Shape:
         limit_key="latency_limit_s",
         latency_metric=LATENCY_METRIC,
         within="under_latency_limit",
-        joules=measure_keys(work.kind)[0],
+        joules=MEASURE_KEYS[work.kind][0],
         index_keys=index_row_keys(work.kind),
         order=GENERATION_ORDER,
     )
@@ -201,8 +205,7 @@ def header(meta: Doc, date: str) -> Doc:
 
 
 def shared_tail(meta: Doc, source: Doc) -> Doc:
-    h = meta["header"]
-    return {"source": source, "caveat": h["caveat"], "boundary": h["boundary"]}
+    return {"source": source, "caveat": meta["header"]["caveat"], "boundary": meta["header"]["boundary"]}
 
 
 def index_row(model: Doc, best: Doc, keys: tuple[str, ...] = ("model", *INDEX_ROW_KEYS)) -> Doc:
@@ -211,22 +214,15 @@ def index_row(model: Doc, best: Doc, keys: tuple[str, ...] = ("model", *INDEX_RO
     return {key: named[key] if key in named else best[key] for key in keys}
 
 
-def measure_keys(kind: str) -> tuple[str, str, str]:
-    """(energy in joules, headline energy, throughput) field names of an image or video configuration."""
-    if kind == "image":
-        return "joules_per_image", "wh_per_thousand_images", "images_per_second"
-    return "joules_per_video", "wh_per_video", "videos_per_second"
-
-
 def config_keys(kind: str) -> tuple[str, ...]:
     """An image or video configuration's keys, in order (its CSV's columns after the model's)."""
-    joules, wh, throughput = measure_keys(kind)
+    joules, wh, throughput = MEASURE_KEYS[kind]
     tail = (joules, wh, "batch_latency_s", throughput, "gpu_power_watts_total", "under_latency_limit")
     return (*SETUP_KEYS, *MEDIA_KEYS[kind], *tail, "row_id", "repeat")
 
 
 def index_row_keys(kind: str) -> tuple[str, ...]:
-    joules, wh, throughput = measure_keys(kind)
+    joules, wh, throughput = MEASURE_KEYS[kind]
     head = ("model", *MODEL_KEYS_IN_ROW, *SETUP_KEYS)
     return (*head, wh, joules, "batch_latency_s", throughput, "gpu_power_watts_total", "row_id", "repeat")
 
@@ -238,7 +234,7 @@ def sig4(value: float) -> float:
 
 def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) -> Doc:
     """One image or video upstream row as a published configuration: config_keys(kind) but the repeat, in order."""
-    joules, wh, throughput = measure_keys(kind)
+    joules, wh, throughput = MEASURE_KEYS[kind]
     parallel = (row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree)
     conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], parallel, strict=True))}
     conf |= {"inference_steps": row.inference_steps, "precision": PRECISIONS[row.weight_precision]}
@@ -275,11 +271,9 @@ def gpu_frontier(confs: list[Doc], gpu: str, points: dict[tuple[str, int], Point
     own = [(conf, points[(conf["row_id"], conf["repeat"])]) for conf in confs if conf["gpu"] == gpu]
     front = [item for item, keep in zip(own, undominated([p for _, p in own]), strict=True) if keep]
     front.sort(key=lambda item: (item[1][1], item[1][0], *(item[0][k] for k in ("num_gpus", "max_num_seqs", "repeat"))))
-    bests = {
-        str(t): best_by_gpu([{**conf, "under_itl_deadline": p[1] <= t} for conf, p in own]).get(gpu) for t in targets
-    }
-    frontier = [frontier_entry(conf) for conf, _ in front]
-    return {"frontier": frontier, "best_under": {t: b and frontier_entry(b) for t, b in bests.items()}}
+    bests = (best_by_gpu([{**conf, "under_itl_deadline": p[1] <= t} for conf, p in own]).get(gpu) for t in targets)
+    best_under = {str(t): best and frontier_entry(best) for t, best in zip(targets, bests, strict=True)}
+    return {"frontier": [frontier_entry(conf) for conf, _ in front], "best_under": best_under}
 
 
 def frontier_entry(conf: Doc) -> Doc:

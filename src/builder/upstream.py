@@ -97,7 +97,7 @@ def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
 
 def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed:
     """The checked rows and warnings of the task file of `work`, or UpstreamError."""
-    doc, problems, sound = read_task(data, path, GENERATION_TASK_SCHEMA, f"#/$defs/{work.kind}Task")
+    doc, problems, sound = read_task(data, path, GENERATION_TASK_SCHEMA, ("$defs", f"{work.kind}Task"))
     architecture = doc.get("architecture")
     if isinstance(architecture, str) and (fault := name_fault(architecture)):
         problems.append(Problem(path, "/architecture", fault))
@@ -147,8 +147,8 @@ def parse_all(inputs: dict[str, tuple[bytes, str]], meta: dict) -> tuple[dict[st
     return {task: rows for task, (rows, _) in parsed.items()}, {task: found for task, (_, found) in parsed.items()}
 
 
-def read_task(data: bytes, path: str, schema: str, ref: str | None = None) -> tuple[dict, list[Problem], dict]:
-    """A task file parsed strictly, every way it breaks `schema` (at `ref`), and the rows no problem points into."""
+def read_task(data: bytes, path: str, schema: str, part: tuple[str, ...] = ()) -> tuple[dict, list[Problem], dict]:
+    """A task file parsed strictly, every way it breaks `schema` (at `part`), and the rows no problem points into."""
     if data.lstrip()[:1] == b"<":
         problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
         raise UpstreamError(f"{path}: not JSON; nothing was written", [problem])
@@ -158,7 +158,7 @@ def read_task(data: bytes, path: str, schema: str, ref: str | None = None) -> tu
         problems = exc.problems(path)
         raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems) from None
     check_caps(doc, path)
-    problems = input_problems(schema, doc, path, ref=ref)
+    problems = input_problems(schema, doc, path, part)
     if not isinstance(doc, dict) or not isinstance(doc.get("configurations"), list) or not doc["configurations"]:
         raise UpstreamError(f"{path}: no configurations; nothing was written", problems)
     bad = {int(row[1]) for problem in problems if (row := _ROW.match(problem.where))}
@@ -241,13 +241,12 @@ def check_caps(doc: Any, path: str) -> None:
     confs = doc.get("configurations") if isinstance(doc, dict) else None
     if not isinstance(confs, list):
         return
-    problems = []
-    if len(confs) > MAX_CONFIGURATIONS_PER_TASK:
-        found = f"{len(confs):,}"
-        problems.append(f"expected at most {MAX_CONFIGURATIONS_PER_TASK:,} configurations in a task, found {found}")
     models = {conf["model_id"] for conf in confs if isinstance(conf, dict) and isinstance(conf.get("model_id"), str)}
-    if len(models) > MAX_MODELS_PER_TASK:
-        problems.append(f"expected at most {MAX_MODELS_PER_TASK:,} models (model_id) in a task, found {len(models):,}")
+    counts = (
+        (MAX_CONFIGURATIONS_PER_TASK, len(confs), "configurations"),
+        (MAX_MODELS_PER_TASK, len(models), "models (model_id)"),
+    )
+    problems = [f"expected at most {cap:,} {what} in a task, found {n:,}" for cap, n, what in counts if n > cap]
     if problems:
         found = [Problem(path, "/configurations", message) for message in problems]
         raise UpstreamError(f"{path}: too large for one task; nothing was written", found)

@@ -10,7 +10,7 @@ from builder.errors import Problem, pointer
 from builder.errors import shown as shown_value
 from builder.layout import CSV, GENERATION_WORKLOADS, ROOT_WORKLOAD, index_rel, model_list_rel, model_rel
 from builder.metadata import LATENCY_METRIC, UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
-from builder.transform import ENTRY_KEYS, index_row, index_row_keys, measure_keys, undominated, workload_urls
+from builder.transform import ENTRY_KEYS, MEASURE_KEYS, index_row, index_row_keys, undominated, workload_urls
 from builder.validate.descriptor import compare
 from builder.validate.documents import name_of
 from builder.validate.tree import Tree
@@ -131,7 +131,7 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
             if (slug, gpu) not in seen:
                 msg = f"expected a row for {model_rel(slug, workload)} best[{gpu}], found none"
                 problems.append(Problem(shown, "/rows", msg))
-    joules = measure_keys(index["kind"])[0] if "kind" in index else "joules_per_output_token"
+    joules = MEASURE_KEYS[index["kind"]][0] if "kind" in index else "joules_per_output_token"
     for i in range(1, len(rows)):
         if rows[i][joules] < rows[i - 1][joules]:
             msg = f"expected rows in ascending {joules}, found {rows[i][joules]} after {rows[i - 1][joules]}"

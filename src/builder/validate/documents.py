@@ -8,7 +8,7 @@ from typing import Any
 from builder.errors import Problem, shown
 from builder.layout import NUM_GPUS_RULE, ROOT_WORKLOAD, model_rel, num_gpus_for, row_id, workload_of
 from builder.names import control_characters, gpu_case_faults, is_reserved_slug, name_fault, slugify
-from builder.transform import GENERATION_ORDER, LLM_ORDER, WH_PER_JOULE, best_by_gpu, measure_keys, sig4
+from builder.transform import GENERATION_ORDER, LLM_ORDER, MEASURE_KEYS, WH_PER_JOULE, best_by_gpu, sig4
 
 WH_PER_J_PER_MILLION = 1e6 / 3600
 J_ROUNDING = 0.5e-7 * WH_PER_J_PER_MILLION  # joules are published to 7 decimals
@@ -50,7 +50,7 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     generation = "kind" in doc
     order_keys = GENERATION_ORDER if generation else LLM_ORDER
     within = "under_latency_limit" if generation else "under_itl_deadline"
-    joules = measure_keys(doc["kind"])[0] if generation else "joules_per_output_token"
+    joules = MEASURE_KEYS[doc["kind"]][0] if generation else "joules_per_output_token"
     slug = doc["slug"]
     if rel != (want := model_rel(slug, workload_of(rel) or ROOT_WORKLOAD)):
         problems.append(Problem(shown, "/slug", f"expected the file name {want}, found {rel}"))
@@ -140,7 +140,7 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
 
 def generation_faults(conf: dict[str, Any], kind: str, limit_s: float, where: str) -> list[tuple[str, str]]:
     """(pointer, message) for each value of a generation configuration that disagrees with the others."""
-    joules_key, wh_key, rate_key = measure_keys(kind)
+    joules_key, wh_key, rate_key = MEASURE_KEYS[kind]
     power, latency, batch = conf["gpu_power_watts_total"], conf["batch_latency_s"], conf["batch_size"]
     joules, faults = conf[joules_key], []
     if conf["num_gpus"] != (layout := conf["ulysses_degree"] * conf["ring_degree"]):
