@@ -134,21 +134,6 @@ def notes_at(release: Release) -> str:
     return changelog_notes(changelog.decode("utf-8"), release.version.tag)
 
 
-def dist_version(tag: str) -> str:
-    """The tag without its `v`, in PEP 440's normal form: v2026.01.05 -> 2026.1.5 (installers match either)."""
-    from packaging.version import InvalidVersion, Version
-
-    if not tag.startswith("v"):
-        raise ReleaseError(f"expected a release tag like v2026.10.19, found {tag!r}")
-    try:
-        parsed = Version(tag[1:])
-    except InvalidVersion as exc:
-        raise ReleaseError(f"tag {tag}: {tag[1:]!r} is not a valid PEP 440 version") from exc
-    if parsed.local or parsed.is_prerelease or parsed.is_postrelease or parsed.epoch:
-        raise ReleaseError(f"tag {tag}: expected a plain release version, found {parsed}")
-    return str(parsed)
-
-
 def _pyproject(version: str, tag: str, repository: str | None) -> str:
     """The staging project's pyproject.toml, its URLs into the repository at the tag (when metadata.toml names one)."""
     blob = f"{repository}/blob/{tag}"
@@ -166,7 +151,7 @@ def _pyproject(version: str, tag: str, repository: str | None) -> str:
 
 def staged_files(files: dict[str, bytes], reader: dict[str, bytes], release: Version) -> dict[str, bytes]:
     """Every file of the staging project, by path: pure, so what goes into the wheel is testable."""
-    tag, version = release.tag, dist_version(release.tag)
+    tag, version = release.tag, release.number
     prefix = f"{READER}/{MODULE}/"
     staged = {
         f"{MODULE}/{rel.removeprefix(prefix)}": data
@@ -224,6 +209,6 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], release: Rele
 
         caller = BuildBackendHookCaller(str(stage), BACKEND, runner=run, python_executable=sys.executable)
         name = caller.build_wheel(str(out))
-        if name != (expected := f"{MODULE}-{dist_version(release.version.tag)}-py3-none-any.whl"):
+        if name != (expected := f"{MODULE}-{release.version.number}-py3-none-any.whl"):
             raise ReleaseError(f"expected the backend to write {expected}, found {name}")
         return name, (out / name).read_bytes()
