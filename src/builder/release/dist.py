@@ -9,7 +9,6 @@ import re
 import subprocess
 import sys
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from importlib.metadata import PackageNotFoundError
@@ -25,6 +24,7 @@ from builder.layout import CHANGELOG, DIST, INDEX, LOCK, METADATA
 from builder.pin import lock_json, parse_lock, sha256
 from builder.release.rules import Version, newest_release
 from builder.repository import parse as parse_repository
+from builder.scratch import scratch_folder
 from builder.write import publish
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
@@ -191,13 +191,8 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], release: Rele
             "reinstall the builder with its release extra (pip install -e '.[release]')"
         )
     staged = staged_files(files, reader, release.version)
-    with tempfile.TemporaryDirectory(prefix="leadgreen-wheel-") as tmp:
-        stage, out = Path(tmp) / "project", Path(tmp) / "out"
-        for rel, data in staged.items():
-            target = stage / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            target.chmod(0o644)
+    with scratch_folder("leadgreen-wheel-", {f"project/{rel}": data for rel, data in staged.items()}) as tmp:
+        stage, out = tmp / "project", tmp / "out"
         out.mkdir()
 
         def run(cmd: Any, cwd: str | None = None, extra_environ: Any = None) -> None:
