@@ -68,7 +68,7 @@ def release_at_head() -> Release:
     head = git.head()
     version = newest_release(git.git("tag", "--points-at", head).split())
     if version is None:
-        newest = newest_release(git.tags())
+        newest = newest_release(git.git("tag", "--list").split())
         hint = f" (for example git checkout {newest.tag})" if newest else ""
         raise ReleaseError(f"no release tag at HEAD ({head[:12]}); check out a release tag first{hint}")
     return Release(version, head, int(git.git("log", "-1", "--format=%ct", head)))

@@ -88,7 +88,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             f"{CHANGELOG}: expected the committed file in the working folder, found other bytes although git status "
             "shows no change (skip-worktree, assume-unchanged or git-ignored?); restore it from HEAD first"
         )
-    existing = git.tags()
+    existing = git.git("tag", "--list").split()
     if absent := rules.missing_tags(changelog_text, existing):
         raise ReleaseError(
             f"{CHANGELOG} names release tag(s) this clone does not have: {', '.join(absent)} "
