@@ -20,7 +20,7 @@ from typing import Any
 from builder import git
 from builder.errors import ReleaseError
 from builder.guards import check_dist_output
-from builder.layout import CHANGELOG, DIST, INDEX, LOCK, METADATA
+from builder.layout import CHANGELOG, DIST, INDEX, LOCK, METADATA, PACKAGE_NAME
 from builder.pin import lock_json, parse_lock, sha256
 from builder.release.rules import Version, newest_release
 from builder.repository import parse as parse_repository
@@ -30,7 +30,6 @@ from builder.write import publish
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff")  # what a release archive holds, when the commit has it
 # The data wheel `leadgreen-data`: the published files and the `leadgreen_data` reader, byte-reproducible by flit_core.
-DIST_NAME = "leadgreen-data"
 MODULE = "leadgreen_data"
 BACKEND = "flit_core.buildapi"
 BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in pyproject.toml
@@ -79,7 +78,7 @@ def dist_files(release: Release) -> dict[str, bytes]:
     files, tag, date = files_at(release.commit, required=REQUIRED), release.version.tag, release.version.date
     api = json.loads(files[f"data/{INDEX}"])["version"]
     lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),))[str(LOCK)], f"{LOCK} at {tag}")
-    name = f"{DIST_NAME}-{tag}"
+    name = f"{PACKAGE_NAME}-{tag}"
     named = {
         f"{name}.tar.gz": archive(files, name, date),
         f"{name}.manifest.json": manifest(files, tag, date, api, lock_json(lock)),
@@ -115,7 +114,7 @@ def archive(files: dict[str, bytes], top: str, date: str) -> bytes:
 def manifest(files: dict[str, bytes], tag: str, data_version: str, api: str, lock: dict[str, Any]) -> bytes:
     """Name, tag, versions, the upstream lock, and each file's size and sha256, as JSON."""
     entries = [{"path": rel, "bytes": len(data), "sha256": sha256(data)} for rel, data in files.items()]
-    doc = {"name": DIST_NAME, "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
+    doc = {"name": PACKAGE_NAME, "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
     return (json.dumps(doc | {"files": entries}, indent=2, allow_nan=False) + "\n").encode()
 
 
@@ -145,7 +144,7 @@ def _pyproject(version: str, tag: str, repository: str | None) -> str:
     urls = "".join(f"{json.dumps(name)} = {json.dumps(url)}\n" for name, url in pages.items()) if repository else ""
     template = Template(resources.files("builder.release").joinpath(PYPROJECT_TEMPLATE).read_text("utf-8"))
     licences = json.dumps(list(LICENCES), allow_nan=False)
-    fields = {"backend_version": BACKEND_VERSION, "backend": BACKEND, "name": DIST_NAME, "licence_files": licences}
+    fields = {"backend_version": BACKEND_VERSION, "backend": BACKEND, "name": PACKAGE_NAME, "licence_files": licences}
     return template.substitute(fields, version=version) + urls
 
 
