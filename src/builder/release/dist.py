@@ -36,8 +36,6 @@ BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in p
 READER = "reader"  # the reader's source folder in the repository: reader/leadgreen_data/, reader/README.md
 PUBLISHED = ("data/", "schemas/", "datapackage.json", "CITATION.cff")  # the release files in the module
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
-GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
-PYPROJECT_TEMPLATE = "wheel-pyproject.toml.in"  # the staging project's pyproject.toml, $-fields filled in
 
 
 @dataclass(frozen=True)
@@ -133,24 +131,23 @@ def notes_at(release: Release) -> str:
     return changelog_notes(changelog.decode("utf-8"), release.version.tag)
 
 
-def _pyproject(version: str, tag: str, repository: str | None) -> str:
+def _pyproject(release: Version, repository: str | None) -> str:
     """The staging project's pyproject.toml, its URLs into the repository at the tag (when metadata.toml names one)."""
-    blob = f"{repository}/blob/{tag}"
+    blob = f"{repository}/blob/{release.tag}"
     pages = {
         "Repository": repository,
         "Data dictionary": f"{blob}/docs/data-dictionary.md",
         "Changelog": f"{blob}/CHANGELOG.md",
     }
     urls = "".join(f"{json.dumps(name)} = {json.dumps(url)}\n" for name, url in pages.items()) if repository else ""
-    template = Template(resources.files("builder.release").joinpath(PYPROJECT_TEMPLATE).read_text("utf-8"))
+    template = Template(resources.files("builder.release").joinpath("wheel-pyproject.toml.in").read_text("utf-8"))
     licences = json.dumps(list(LICENCES), allow_nan=False)
     fields = {"backend_version": BACKEND_VERSION, "backend": BACKEND, "name": PACKAGE_NAME, "licence_files": licences}
-    return template.substitute(fields, version=version) + urls
+    return template.substitute(fields, version=release.number) + urls
 
 
 def staged_files(files: dict[str, bytes], reader: dict[str, bytes], release: Version) -> dict[str, bytes]:
     """Every file of the staging project, by path: pure, so what goes into the wheel is testable."""
-    tag, version = release.tag, release.number
     prefix = f"{READER}/{MODULE}/"
     staged = {
         f"{MODULE}/{rel.removeprefix(prefix)}": data
@@ -168,10 +165,10 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], release: Ver
     staged |= {name: files[name] for name in LICENCES}  # dist.files_at requires them
     staged["README.md"] = reader[f"{READER}/README.md"]
     found = parse_repository(reader.get(str(METADATA), b"").decode("utf-8", "replace"))
-    staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()
-    staged[f"{MODULE}/{GENERATED}"] = (
+    staged["pyproject.toml"] = _pyproject(release, found.url if found else None).encode()
+    staged[f"{MODULE}/_release.py"] = (
         '"""Written when the wheel was built: which release this is."""\n\n'
-        f'__version__ = "{version}"\nTAG = "{tag}"\nDATA_VERSION = "{release.date}"\n'
+        f'__version__ = "{release.number}"\nTAG = "{release.tag}"\nDATA_VERSION = "{release.date}"\n'
     ).encode()
     return dict(sorted(staged.items()))
 
