@@ -93,7 +93,7 @@ def make_release_repo(dest: Path) -> tuple[str, str]:
 
 @functools.cache
 def built() -> Built:
-    from builder.release.dist import dist_version
+    from builder.release.rules import Version
 
     root = Path(tempfile.mkdtemp(prefix="leadgreen-consumer-"))
     atexit.register(shutil.rmtree, root, True)
@@ -102,7 +102,7 @@ def built() -> Built:
     tag, data_version = make_release_repo(repo)
     done = builder(repo, "dist", "--notes", str(root / "notes.md"))
     assert done.returncode == 0, done.stdout + done.stderr
-    return Built(root, repo, tag, dist_version(tag), data_version)
+    return Built(root, repo, tag, Version(data_version).number, data_version)
 
 
 def fresh_venv(where: Path, with_pip: bool = True) -> Path:

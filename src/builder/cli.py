@@ -64,17 +64,14 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
         return
     from importlib.metadata import PackageNotFoundError, version
 
-    try:
+    code = "unknown (not installed)"
+    with suppress(PackageNotFoundError):
         code = version("leadgreen-data-builder")
-    except PackageNotFoundError:
-        code = "unknown (not installed)"
-    try:  # the safe read: a FIFO or a device named datapackage.json is not opened
-        descriptor = parse_json(read_file(Path(DESCRIPTOR)))
-        data = descriptor.get("version") if descriptor.get("name") == PACKAGE_NAME else None
-    except (Refused, ValueError, AttributeError):
-        data = None
-    if not isinstance(data, str):
-        data = f"unknown (no {DESCRIPTOR} of {PACKAGE_NAME} here; run from the repository root)"
+    data = f"unknown (no {DESCRIPTOR} of {PACKAGE_NAME} here; run from the repository root)"
+    with suppress(Refused, ValueError, AttributeError):
+        descriptor = parse_json(read_file(Path(DESCRIPTOR)))  # the safe read: a FIFO or a device is not opened
+        if descriptor.get("name") == PACKAGE_NAME and isinstance(descriptor.get("version"), str):
+            data = descriptor["version"]
     say(f"builder {code}, data version {data}")
     ctx.exit()
 

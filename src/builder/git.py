@@ -45,10 +45,6 @@ def require_clean(advice: str) -> None:
         raise ReleaseError(f"the working tree is dirty ({', '.join(dirty[:5])}); {advice}")
 
 
-def tags() -> list[str]:
-    return git("tag", "--list").split()
-
-
 def commit_of(ref: str) -> str | None:
     """The commit a ref (a branch, tag, sha or `HEAD~2`) names, or None when it names none."""
     try:

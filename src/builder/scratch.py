@@ -11,13 +11,18 @@ from builder.errors import OutputError, printable
 
 
 @contextmanager
-def scratch_folder(prefix: str) -> Iterator[Path]:
-    """A new empty folder in TMPDIR for the block; an OSError on a path below it becomes an OutputError."""
+def scratch_folder(prefix: str, files: dict[str, bytes] | None = None) -> Iterator[Path]:
+    """A new folder in TMPDIR holding `files` (path: bytes) for the block; an OSError below it is an OutputError."""
     try:
         folder = tempfile.mkdtemp(prefix=prefix)
     except OSError as exc:
         raise tmpdir_error(exc) from None
     try:
+        for rel, data in (files or {}).items():
+            target = Path(folder, rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            target.chmod(0o644)
         yield Path(folder)
     except (OSError, OutputError) as exc:
         cause = exc if isinstance(exc, OSError) else exc.__cause__

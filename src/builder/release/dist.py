@@ -9,7 +9,6 @@ import re
 import subprocess
 import sys
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from importlib.metadata import PackageNotFoundError
@@ -21,24 +20,22 @@ from typing import Any
 from builder import git
 from builder.errors import ReleaseError
 from builder.guards import check_dist_output
-from builder.layout import CHANGELOG, DIST, INDEX, LOCK, METADATA
+from builder.layout import CHANGELOG, DIST, INDEX, LOCK, METADATA, PACKAGE_NAME
 from builder.pin import lock_json, parse_lock, sha256
 from builder.release.rules import Version, newest_release
 from builder.repository import parse as parse_repository
+from builder.scratch import scratch_folder
 from builder.write import publish
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff")  # what a release archive holds, when the commit has it
 # The data wheel `leadgreen-data`: the published files and the `leadgreen_data` reader, byte-reproducible by flit_core.
-DIST_NAME = "leadgreen-data"
 MODULE = "leadgreen_data"
 BACKEND = "flit_core.buildapi"
 BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in pyproject.toml
 READER = "reader"  # the reader's source folder in the repository: reader/leadgreen_data/, reader/README.md
 PUBLISHED = ("data/", "schemas/", "datapackage.json", "CITATION.cff")  # the release files in the module
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
-GENERATED = "_release.py"  # written into the module at build time: version, tag, data version
-PYPROJECT_TEMPLATE = "wheel-pyproject.toml.in"  # the staging project's pyproject.toml, $-fields filled in
 
 
 @dataclass(frozen=True)
@@ -68,7 +65,7 @@ def release_at_head() -> Release:
     head = git.head()
     version = newest_release(git.git("tag", "--points-at", head).split())
     if version is None:
-        newest = newest_release(git.tags())
+        newest = newest_release(git.git("tag", "--list").split())
         hint = f" (for example git checkout {newest.tag})" if newest else ""
         raise ReleaseError(f"no release tag at HEAD ({head[:12]}); check out a release tag first{hint}")
     return Release(version, head, int(git.git("log", "-1", "--format=%ct", head)))
@@ -79,7 +76,7 @@ def dist_files(release: Release) -> dict[str, bytes]:
     files, tag, date = files_at(release.commit, required=REQUIRED), release.version.tag, release.version.date
     api = json.loads(files[f"data/{INDEX}"])["version"]
     lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),))[str(LOCK)], f"{LOCK} at {tag}")
-    name = f"{DIST_NAME}-{tag}"
+    name = f"{PACKAGE_NAME}-{tag}"
     named = {
         f"{name}.tar.gz": archive(files, name, date),
         f"{name}.manifest.json": manifest(files, tag, date, api, lock_json(lock)),
@@ -115,7 +112,7 @@ def archive(files: dict[str, bytes], top: str, date: str) -> bytes:
 def manifest(files: dict[str, bytes], tag: str, data_version: str, api: str, lock: dict[str, Any]) -> bytes:
     """Name, tag, versions, the upstream lock, and each file's size and sha256, as JSON."""
     entries = [{"path": rel, "bytes": len(data), "sha256": sha256(data)} for rel, data in files.items()]
-    doc = {"name": DIST_NAME, "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
+    doc = {"name": PACKAGE_NAME, "tag": tag, "data_version": data_version, "api_version": api, "upstream": lock}
     return (json.dumps(doc | {"files": entries}, indent=2, allow_nan=False) + "\n").encode()
 
 
@@ -134,39 +131,23 @@ def notes_at(release: Release) -> str:
     return changelog_notes(changelog.decode("utf-8"), release.version.tag)
 
 
-def dist_version(tag: str) -> str:
-    """The tag without its `v`, in PEP 440's normal form: v2026.01.05 -> 2026.1.5 (installers match either)."""
-    from packaging.version import InvalidVersion, Version
-
-    if not tag.startswith("v"):
-        raise ReleaseError(f"expected a release tag like v2026.10.19, found {tag!r}")
-    try:
-        parsed = Version(tag[1:])
-    except InvalidVersion as exc:
-        raise ReleaseError(f"tag {tag}: {tag[1:]!r} is not a valid PEP 440 version") from exc
-    if parsed.local or parsed.is_prerelease or parsed.is_postrelease or parsed.epoch:
-        raise ReleaseError(f"tag {tag}: expected a plain release version, found {parsed}")
-    return str(parsed)
-
-
-def _pyproject(version: str, tag: str, repository: str | None) -> str:
+def _pyproject(release: Version, repository: str | None) -> str:
     """The staging project's pyproject.toml, its URLs into the repository at the tag (when metadata.toml names one)."""
-    blob = f"{repository}/blob/{tag}"
+    blob = f"{repository}/blob/{release.tag}"
     pages = {
         "Repository": repository,
         "Data dictionary": f"{blob}/docs/data-dictionary.md",
         "Changelog": f"{blob}/CHANGELOG.md",
     }
     urls = "".join(f"{json.dumps(name)} = {json.dumps(url)}\n" for name, url in pages.items()) if repository else ""
-    template = Template(resources.files("builder.release").joinpath(PYPROJECT_TEMPLATE).read_text("utf-8"))
+    template = Template(resources.files("builder.release").joinpath("wheel-pyproject.toml.in").read_text("utf-8"))
     licences = json.dumps(list(LICENCES), allow_nan=False)
-    fields = {"backend_version": BACKEND_VERSION, "backend": BACKEND, "name": DIST_NAME, "licence_files": licences}
-    return template.substitute(fields, version=version) + urls
+    fields = {"backend_version": BACKEND_VERSION, "backend": BACKEND, "name": PACKAGE_NAME, "licence_files": licences}
+    return template.substitute(fields, version=release.number) + urls
 
 
 def staged_files(files: dict[str, bytes], reader: dict[str, bytes], release: Version) -> dict[str, bytes]:
     """Every file of the staging project, by path: pure, so what goes into the wheel is testable."""
-    tag, version = release.tag, dist_version(release.tag)
     prefix = f"{READER}/{MODULE}/"
     staged = {
         f"{MODULE}/{rel.removeprefix(prefix)}": data
@@ -184,10 +165,10 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], release: Ver
     staged |= {name: files[name] for name in LICENCES}  # dist.files_at requires them
     staged["README.md"] = reader[f"{READER}/README.md"]
     found = parse_repository(reader.get(str(METADATA), b"").decode("utf-8", "replace"))
-    staged["pyproject.toml"] = _pyproject(version, tag, found.url if found else None).encode()
-    staged[f"{MODULE}/{GENERATED}"] = (
+    staged["pyproject.toml"] = _pyproject(release, found.url if found else None).encode()
+    staged[f"{MODULE}/_release.py"] = (
         '"""Written when the wheel was built: which release this is."""\n\n'
-        f'__version__ = "{version}"\nTAG = "{tag}"\nDATA_VERSION = "{release.date}"\n'
+        f'__version__ = "{release.number}"\nTAG = "{release.tag}"\nDATA_VERSION = "{release.date}"\n'
     ).encode()
     return dict(sorted(staged.items()))
 
@@ -206,13 +187,8 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], release: Rele
             "reinstall the builder with its release extra (pip install -e '.[release]')"
         )
     staged = staged_files(files, reader, release.version)
-    with tempfile.TemporaryDirectory(prefix="leadgreen-wheel-") as tmp:
-        stage, out = Path(tmp) / "project", Path(tmp) / "out"
-        for rel, data in staged.items():
-            target = stage / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            target.chmod(0o644)
+    with scratch_folder("leadgreen-wheel-", {f"project/{rel}": data for rel, data in staged.items()}) as tmp:
+        stage, out = tmp / "project", tmp / "out"
         out.mkdir()
 
         def run(cmd: Any, cwd: str | None = None, extra_environ: Any = None) -> None:
@@ -224,6 +200,6 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], release: Rele
 
         caller = BuildBackendHookCaller(str(stage), BACKEND, runner=run, python_executable=sys.executable)
         name = caller.build_wheel(str(out))
-        if name != (expected := f"{MODULE}-{dist_version(release.version.tag)}-py3-none-any.whl"):
+        if name != (expected := f"{MODULE}-{release.version.number}-py3-none-any.whl"):
             raise ReleaseError(f"expected the backend to write {expected}, found {name}")
         return name, (out / name).read_bytes()

@@ -88,18 +88,14 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             f"{CHANGELOG}: expected the committed file in the working folder, found other bytes although git status "
             "shows no change (skip-worktree, assume-unchanged or git-ignored?); restore it from HEAD first"
         )
-    existing = git.tags()
+    existing = git.git("tag", "--list").split()
     if absent := rules.missing_tags(changelog_text, existing):
         raise ReleaseError(
             f"{CHANGELOG} names release tag(s) this clone does not have: {', '.join(absent)} "
             "(not in `git tag --list`); run `git fetch --tags` first"
         )
-    with scratch_folder("builder-release-") as root:  # the data as committed, away from git-ignored files
-        (root / DATA).mkdir()
-        for rel, data in committed.items():
-            if rel == DESCRIPTOR or rel.startswith(f"{DATA.as_posix()}/"):
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                (root / rel).write_bytes(data)
+    package = {rel: data for rel, data in committed.items() if rel == DESCRIPTOR or rel.startswith(f"{DATA}/")}
+    with scratch_folder("builder-release-", package) as root:  # the data as committed, away from git-ignored files
         try:
             check_committed(root / DATA, today)
         except ValidationError as exc:

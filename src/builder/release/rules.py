@@ -23,6 +23,12 @@ class Version:
         base = "v" + self.date.replace("-", ".")
         return base if self.serial == 1 else f"{base}.{self.serial}"
 
+    @property
+    def number(self) -> str:
+        """The tag without its `v`, in PEP 440's normal form: v2026.01.05 -> 2026.1.5 (installers match either)."""
+        parts = [int(part) for part in self.date.split("-")] + ([self.serial] if self.serial > 1 else [])
+        return ".".join(map(str, parts))
+
 
 def newest_release(tags: list[str]) -> Version | None:
     found = (TAG.fullmatch(tag) for tag in tags)
