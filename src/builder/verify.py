@@ -69,12 +69,8 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
     descriptor = data.parent / DESCRIPTOR
     if os.path.lexists(descriptor):
         committed[DESCRIPTOR] = _read(descriptor, DESCRIPTOR, descriptor)
-    with scratch_folder("builder-drift-") as scratch:
+    with scratch_folder("builder-drift-", committed) as scratch:  # the committed dates seed the date rule
         copy = Path(scratch) / data.name
-        for name, content in committed.items():  # the committed dates seed the date rule, as in a real build
-            target = Path(scratch) / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
         descriptor_bytes = build(copy, None, date).descriptor
         rebuilt = {f"{data.name}/{k}": v for k, v in files_below(copy).items()} | {DESCRIPTOR: descriptor_bytes}
     names = sorted(committed.keys() | rebuilt.keys())
