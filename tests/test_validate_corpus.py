@@ -239,7 +239,7 @@ PHYSICS = [
 DESCRIPTOR = [
     ("descriptor-lists-a-missing-file", lambda data: _descriptor(data, lambda d: d["resources"].append({**d["resources"][-1], "name": "gone", "path": "data/models/gone.json"})), "datapackage.json: /resources/"),
     ("descriptor-misses-a-file", lambda data: _descriptor(data, drop_resource(Q8)), 'datapackage.json: /resources: expected a resource "model-qwen-3-8b" for data/models/qwen-3-8b.json, found none'),
-    ("descriptor-hash-stale", text(Q8, lambda t: json.dumps(json.loads(t), indent=4) + "\n"), '/hash: expected "sha256:'),
+    ("descriptor-hash-stale", text(Q8, lambda t: json.dumps(json.loads(t), indent=4) + "\n"), "/hash: expected sha256:"),
 ]  # fmt: skip
 
 TABLES = [

@@ -28,14 +28,7 @@ def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
     version = max((doc["data_version"] for doc in ok.values()), default=desc.get("version"))
     expected = derived_parts(tree.raw, tree.data_dir, version, load_schemas()) | (curated or {})
     found = desc if curated is not None else {key: value for key, value in desc.items() if key not in CURATED}
-    listed = desc.get("resources") if isinstance(desc.get("resources"), list) else []
-    gone = {  # the size and hash of a file that is missing: the file is reported by its name
-        f"/resources/{i}/{key}"
-        for i, res in enumerate(listed)
-        for key in FACTS
-        if isinstance(res, dict) and below(res.get("path"), tree.data_dir) not in tree.raw
-    }
-    findings = [(at, msg) for at, msg in compare(expected, found) if at not in gone]
+    findings = by_file(compare(expected, found), desc.get("resources"), expected["resources"], tree)
     tables = []  # none unless the resources are the generated ones: never a path, URL or profile a hand edit wrote
     if not any((at == "/resources" or at.startswith("/resources/")) and not STALE.fullmatch(at) for at, _ in findings):
         tables = [
@@ -48,6 +41,27 @@ def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
         reported = {at for at, _ in findings}
         findings += sorted({(at, describe(e)) for e in errors if (at := pointer(e.absolute_path)) not in reported})
     return [Problem(DESCRIPTOR, at, message) for at, message in findings], tables
+
+
+def by_file(findings: list[tuple[str, str]], listed: Any, expected: list[dict], tree: Tree) -> list[tuple[str, str]]:
+    """The findings with each listed file of data/ that is missing said once, by its path, a stale size or hash
+    naming its file, and a `resources` that is no list said in words."""
+    if not isinstance(listed, list):
+        said = f"expected a list of resources, found {'none' if listed is None else json_type(listed)}"
+        return [(at, msg) for at, msg in findings if at != "/resources"] + [("/resources", said)]
+    wanted = {res["name"]: res for res in expected}
+    missing, stale = {}, {}
+    for i, res in enumerate(listed):
+        path = res.get("path") if isinstance(res, dict) else None
+        if (rel := below(path, tree.data_dir)) is not None and rel not in tree.raw:  # a path elsewhere: compare's
+            missing[f"/resources/{i}"] = f"expected a file of {tree.data_dir}/, found {path!r} missing"
+        elif isinstance(res, dict) and isinstance(res.get("name"), str) and res["name"] in wanted:
+            for key in FACTS:
+                stale[f"/resources/{i}/{key}"] = (
+                    f"expected {wanted[res['name']].get(key)} for {path}, found {res.get(key)}"
+                )
+    kept = [(at, stale.get(at, msg)) for at, msg in findings if "/".join(at.split("/")[:3]) not in missing]
+    return kept + [(f"{at}/path", msg) for at, msg in missing.items()]
 
 
 def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple[str, str]]:
