@@ -8,7 +8,7 @@ from jsonschema.exceptions import best_match
 
 from builder.errors import Problem, pointer, shown
 from builder.jsonschemas import describe, load_schemas, validator
-from builder.layout import DESCRIPTOR, DESCRIPTOR_SCHEMA, PROFILE, below
+from builder.layout import DESCRIPTOR, DESCRIPTOR_SCHEMA, PROFILE, below, place
 from builder.package import derived_parts
 from builder.strictjson import json_type
 from builder.validate.tree import Tree
@@ -44,7 +44,7 @@ def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
 
 
 def by_file(findings: list[tuple[str, str]], listed: Any, expected: list[dict], tree: Tree) -> list[tuple[str, str]]:
-    """The findings with each listed file of data/ that is missing said once, by its path, a stale size or hash
+    """The findings with each missing file of the package's layout said once, by its path, a stale size or hash
     naming its file, and a `resources` that is no list said in words."""
     if not isinstance(listed, list):
         said = f"expected a list of resources, found {'none' if listed is None else json_type(listed)}"
@@ -53,7 +53,7 @@ def by_file(findings: list[tuple[str, str]], listed: Any, expected: list[dict], 
     missing, stale = {}, {}
     for i, res in enumerate(listed):
         path = res.get("path") if isinstance(res, dict) else None
-        if (rel := below(path, tree.data_dir)) is not None and rel not in tree.raw:  # a path elsewhere: compare's
+        if (rel := below(path, tree.data_dir)) is not None and place(rel) and rel not in tree.raw:  # else compare's
             missing[f"/resources/{i}"] = f"expected a file of {tree.data_dir}/, found {path!r} missing"
         elif isinstance(res, dict) and isinstance(res.get("name"), str) and res["name"] in wanted:
             for key in FACTS:
