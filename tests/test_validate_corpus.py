@@ -240,6 +240,7 @@ DESCRIPTOR = [
     ("descriptor-lists-a-missing-file", lambda data: _descriptor(data, lambda d: d["resources"].append({**d["resources"][-1], "name": "gone", "path": "data/models/gone.json"})), "datapackage.json: /resources/"),
     ("descriptor-misses-a-file", lambda data: _descriptor(data, drop_resource(Q8)), 'datapackage.json: /resources: expected a resource "model-qwen-3-8b" for data/models/qwen-3-8b.json, found none'),
     ("descriptor-hash-stale", text(Q8, lambda t: json.dumps(json.loads(t), indent=4) + "\n"), "/hash: expected sha256:"),
+    ("descriptor-table-view-hash", lambda data: _descriptor(data, lambda d: d["resources"][0].update(hash="sha256:00")), 'datapackage.json: /resources/0/hash: expected no such key, found "sha256:00"'),
 ]  # fmt: skip
 
 TABLES = [
