@@ -335,11 +335,12 @@ def test_build_signalled(lane: Path, cached_renders, signum: int, at: tuple[str,
 def fake_site(monkeypatch: pytest.MonkeyPatch, version: list[str]) -> None:
     """`builder site` with a small plan per version (the real plan is pure and tested in test_site)."""
     import builder.site.build as site
+    import builder.site.plan
 
     plan = {f"p/{i}.html": f"<p>{i} {version[0]}</p>\n".encode() for i in range(40)}
     monkeypatch.setattr(site, "load_package", lambda root: None)
     monkeypatch.setattr(site, "data_version", lambda pkg: version[0])
-    monkeypatch.setattr(site, "plan_site", lambda pkg: {**plan, "index.html": version[0].encode()}.items())
+    monkeypatch.setattr(builder.site.plan, "plan_site", lambda pkg: {**plan, "index.html": version[0].encode()}.items())
 
 
 @pytest.mark.parametrize(

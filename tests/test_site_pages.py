@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
@@ -13,7 +12,7 @@ from builder.site import charts, words
 from builder.site.build import build_site
 from builder.site.load import load_package
 from builder.site.plan import plan_site
-from sitehelp import BASE, REPO
+from sitehelp import BASE, REPO, copy_package
 
 TIMES = "\N{MULTIPLICATION SIGN}"
 
@@ -87,10 +86,10 @@ def test_the_workload_page_compares_every_model_at_100_ms_lowest_first(site) -> 
 
 
 @pytest.mark.slow
-def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
+def test_a_listed_frontier_document_is_what_the_model_page_shows(tmp_path: Path) -> None:
     """A frontier.json the workload list names wins over the computation (here it names another row, to tell)."""
-    pkg = load_package(REPO)
-    _, doc = pkg.read("models/llama-3-1-70b-instruct.json")
+    root = copy_package(tmp_path / "pkg")
+    doc = json.loads((root / "data" / "models" / "llama-3-1-70b-instruct.json").read_bytes())
     other = next(c for c in doc["configurations"] if c["gpu"] == "B200" and c["max_num_seqs"] == 1024)
     entry = {k: other[k] for k in ("row_id", "repeat", "num_gpus", "max_num_seqs", "median_itl_ms")}
     entry["wh_per_million_output_tokens"] = other["wh_per_million_output_tokens"]
@@ -101,20 +100,18 @@ def test_a_listed_frontier_document_is_what_the_model_page_shows() -> None:
         "models": [{"slug": doc["slug"], "gpus": {"B200": {"frontier": [entry],
                     "best_under": {"50": None, "100": entry, "200": entry}}}}],
     }  # fmt: skip
-    workloads = json.loads(json.dumps(pkg.docs["workloads.json"]))
+    workloads = json.loads((root / "data" / "workloads.json").read_bytes())
     workloads["workloads"][0]["frontier_url"] = f"{BASE}/api/v1/frontier.json"
     raw = json.dumps(frontier).encode()
-    docs = {**pkg.docs, "frontier.json": frontier, "workloads.json": workloads}
-    given = dataclasses.replace(pkg, docs=docs)
-    read = given.bytes
-    object.__setattr__(given, "bytes", lambda rel: raw if rel == "frontier.json" else read(rel))
-    files = dict(plan_site(given))
+    (root / "data" / "frontier.json").write_bytes(raw)
+    (root / "data" / "workloads.json").write_text(json.dumps(workloads))
+    files = dict(plan_site(load_package(root)))
     page = files["models/llama-3-1-70b-instruct/index.html"].decode("utf-8")
     assert f"<strong>{other['wh_per_million_output_tokens']:,.2f}</strong>" in target_cell(page, "100", "B200")
     assert "none this fast" in target_cell(page, "50", "B200")
     assert 'the <a href="../../api/v1/frontier.json">frontier document</a>' in page
     assert "<strong>116.95</strong>" in target_cell(page, "100", "H100")  # not in the frontier: computed
-    assert files["api/v1/frontier.json"] == raw
+    assert files["api/v1/frontier.json"].read_bytes() == raw
 
 
 @pytest.mark.slow

@@ -2,10 +2,13 @@
 
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from builder.errors import InputError
 from builder.layout import MAX_FILE_BYTES
+
+PART = 1 << 20  # bytes a read asks for at a time
 
 _KINDS = (
     (stat.S_ISLNK, "a symbolic link"),
@@ -57,6 +60,13 @@ def too_large(size: int) -> str:
 
 def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool = False) -> bytes:
     """The bytes of a regular file of at most `max_bytes`, else Refused, unread."""
+    return b"".join(read_parts(path, max_bytes, follow_links=follow_links, part=None))
+
+
+def read_parts(
+    path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool = False, part: int | None = PART
+) -> Iterator[bytes]:
+    """read_file's bytes `part` at a time (None: the whole file in the first part, never copied by a join)."""
     try:
         _check(os.stat(path, follow_symlinks=follow_links), max_bytes)  # and again once open: swapped or grown
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW))
@@ -65,13 +75,12 @@ def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool
     try:
         expected = os.fstat(fd)
         _check(expected, max_bytes)
-        chunks, size = [], 0  # the first read takes the whole file: one buffer, never copied by the join
-        while chunk := os.read(fd, min(max(expected.st_size - size, 0) + (1 << 20), max_bytes + 1 - size)):
-            chunks.append(chunk)
+        size = 0
+        while chunk := os.read(fd, min(part or max(expected.st_size - size, 0) + PART, max_bytes + 1 - size)):
             size += len(chunk)
             if size > max_bytes:
                 raise Refused(size=size)
-        return b"".join(chunks)
+            yield chunk
     except OSError as exc:
         raise Refused(error=exc.strerror) from exc
     finally:

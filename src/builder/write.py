@@ -15,14 +15,15 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from builder.errors import OutputError, pointer
-from builder.files import is_folder
+from builder.errors import InputError, OutputError, pointer
+from builder.files import Refused, is_folder, read_parts
 from builder.layout import is_hidden
 
 DATE_KEYS = ("updated", "data_version")
 STAGE_MARK = ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while a swap runs
-Files = dict[str, bytes] | Iterable[tuple[str, bytes]]  # path -> bytes, or pairs made as they are written
+Content = bytes | Path  # a Path: a regular file of the package, copied part by part (never held whole)
+Files = dict[str, Content] | Iterable[tuple[str, Content]]  # path -> content, or pairs made as they are written
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -244,11 +245,15 @@ def _mkdirs(folder: Path) -> None:
         folder.chmod(0o755)
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: Path, data: Content) -> None:
     """Write a new file, 0644 whatever the umask, and fsync it."""
     with open(os.open(path, NEW_FILE, 0o644), "wb") as file:
         os.fchmod(file.fileno(), 0o644)
-        file.write(data)
+        try:
+            for part in [data] if isinstance(data, bytes) else read_parts(data):
+                file.write(part)
+        except Refused as exc:
+            raise InputError(f"{data}: {exc}") from exc
         file.flush()
         os.fsync(file.fileno())
 

@@ -8,7 +8,6 @@ from pathlib import Path, PurePosixPath
 from builder.files import Refused, read_file
 from builder.guards import check_output
 from builder.site.load import data_version, load_package
-from builder.site.plan import plan_site
 from builder.write import publish
 
 MARKER = ".leadgreen-site"
@@ -26,6 +25,8 @@ def build_site(out: Path, root: Path = Path(".")) -> SiteResult:
     """Build the site of the package at root into out; the old site stays whole if anything fails."""
     check_target(out)  # refuse before spending time on charts
     pkg = load_package(root)
+    from builder.site.plan import plan_site  # matplotlib after the load: its memory is given back before
+
     written = write_site(out, plan_site(pkg))
     pages = sum(1 for path in written if path.endswith(".html"))
     return SiteResult(len(written) + 1, pages, data_version(pkg))  # + 1: the file list

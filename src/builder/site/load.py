@@ -31,12 +31,12 @@ class Package:
 
     def read(self, rel: str) -> tuple[bytes, Any]:
         """A file of data/ (its bytes, and for JSON its strictly parsed document), read now."""
-        raw = self.bytes(rel)
+        raw = _read(self.path(rel), f"{DATA}/{rel}")
         return raw, (document(f"{DATA}/{rel}", raw) if rel.endswith(JSON) else None)
 
-    def bytes(self, rel: str) -> bytes:
-        """A file of data/ as it is, read now (to be copied into the site and dropped)."""
-        return _read(self.root / DATA / rel, f"{DATA}/{rel}")
+    def path(self, rel: str) -> Path:
+        """A file of data/, to be copied into the site part by part."""
+        return self.root / DATA / rel
 
 
 def is_small(rel: str) -> bool:

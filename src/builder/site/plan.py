@@ -15,11 +15,12 @@ from builder.site import catalog, charts, load, pages, targets, views, words
 from builder.site.catalog import API_PREFIX, LLM, href, require_path
 from builder.site.load import Package
 from builder.site.targets import Summary, summarize
+from builder.write import Content
 
 DOWNLOAD = pages.DOWNLOAD
 TEMPLATES = "templates"
 STATIC = ("style.css", "favicon.svg")  # copied as they are to the site root; base.html links them
-File = tuple[str, bytes]
+File = tuple[str, Content]
 
 
 @cache
@@ -60,16 +61,16 @@ class Planner:
         self.sums: dict[str, Summary] = {}  # by model document path
         self.versions: set[str] = set()  # the model documents' data versions
 
-    def file(self, path: str, data: bytes) -> File:
+    def file(self, path: str, data: Content) -> File:
         """Record one site file and hand it on to be written; two files for one path is an error."""
         if path in self.sizes:
             raise InputError(
                 f"site: two files would be written at {path}; expected each page and document at its own path"
             )
-        self.sizes[path] = len(data)
+        self.sizes[path] = len(data) if isinstance(data, bytes) else data.lstat().st_size
         return path, data
 
-    def publish(self, rel: str, raw: bytes) -> Iterator[File]:
+    def publish(self, rel: str, raw: Content) -> Iterator[File]:
         """A file of data/ where the API serves it and in the download folder, byte for byte (once)."""
         if API_PREFIX + rel not in self.sizes:
             yield self.file(API_PREFIX + rel, raw)
@@ -94,7 +95,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
     plan = Planner(pkg)
     for rel in pkg.files:  # the small documents and the CSVs; model documents come with their pages
         if rel in pkg.docs or not rel.endswith(".json"):
-            yield from plan.publish(rel, pkg.bytes(rel))  # read now, dropped once written
+            yield from plan.publish(rel, pkg.path(rel))  # copied part by part, never held whole
     schema_files = {f"{SCHEMAS.as_posix()}/{name}": raw for name, raw in pkg.schemas.items()}
     for name, raw in {**schema_files, DESCRIPTOR: pkg.descriptor, **pkg.extras}.items():
         yield plan.file(DOWNLOAD + name, raw)
