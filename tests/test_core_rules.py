@@ -77,6 +77,35 @@ def test_strict_json(data: bytes, faults: list[tuple[str, str]] | None) -> None:
     assert caught.value.faults == faults
 
 
+@pytest.mark.parametrize(
+    ("data", "faults"),
+    [
+        pytest.param(b'{"a": {"x": [1, 2], "y": 3}, "x": 4}', None, id="dropped-at-every-depth"),
+        pytest.param(
+            b'{"a": {"x": [NaN]}}', [("/a/x/0", "expected a finite number, found NaN")], id="fault-in-dropped"
+        ),
+        pytest.param(
+            b'{"x": {"k": 1, "k": 2}}',
+            [("/x", 'expected each key once, found "k" again (a reader keeps either value)')],
+            id="repeat-in-dropped",
+        ),
+        pytest.param(
+            b'{"x": "\\udfff", "y": 1}',
+            [("/x", "expected text, found a lone surrogate (an unpaired \\ud800-\\udfff)")],
+            id="surrogate-in-dropped",
+        ),
+    ],
+)
+def test_strict_json_leaves_out_the_keys_it_is_told_and_still_finds_faults_in_them(data: bytes, faults: list) -> None:
+    """What is dropped is still read strictly: a fault there is reported by pointer as in a whole parse."""
+    if faults is None:
+        assert parse_json(data, frozenset({"x"})) == {"a": {"y": 3}}
+        return
+    with pytest.raises(StrictJSONError) as caught:
+        parse_json(data, frozenset({"x"}))
+    assert caught.value.faults == faults
+
+
 def test_dumps_names_the_first_non_finite_value_in_document_order() -> None:
     with pytest.raises(OutputError, match=r"at /a/1/0 \(nan\)"):
         dumps({"a": [1.0, (float("nan"),)], "b": float("inf")})

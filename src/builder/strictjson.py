@@ -31,8 +31,9 @@ def _shown(text: str) -> str:
     return text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
 
 
-def parse_json(data: bytes) -> Any:
-    """Strict JSON, or StrictJSONError: UTF-8, no BOM, keys once, finite numbers, ints within 2^53, no lone \\ud800."""
+def parse_json(data: bytes, drop: frozenset[str] = frozenset()) -> Any:
+    """Strict JSON, or StrictJSONError: UTF-8, no BOM, keys once, finite numbers, ints within 2^53, no lone \\ud800.
+    Keys in `drop` are left out of every object as it is built."""
     if data.startswith(b"\xef\xbb\xbf"):
         raise StrictJSONError([("byte 0", "expected UTF-8 JSON without a byte order mark, found U+FEFF (a BOM)")])
     try:
@@ -63,6 +64,8 @@ def parse_json(data: bytes) -> Any:
             counts = Counter(key for key, _ in items)
             repeats[id(obj)] = [key for key, count in counts.items() for _ in range(count - 1)]
             faulty.append(obj)
+        for key in drop:
+            obj.pop(key, None)
         return obj
 
     hooks = {"parse_float": number, "parse_int": integer, "object_pairs_hook": pairs}
@@ -76,6 +79,8 @@ def parse_json(data: bytes) -> Any:
         raise StrictJSONError([("/", fault)]) from None
     if not (faulty or (r"\u" in text and _SURROGATE.search(text))):
         return value
+    if drop:
+        return parse_json(data)  # a fault may sit in what was dropped: every fault of the whole document
     found: list[tuple[str, str]] = []  # every refused value, repeated key and lone surrogate, by JSON pointer
     pending: list[tuple[list[str], Any]] = [([], value)]
     while pending:

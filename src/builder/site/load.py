@@ -13,6 +13,10 @@ from builder.strictjson import StrictJSONError, json_type, parse_json
 from builder.validate.tree import scan
 
 EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
+UNREAD = {  # what no page reads: a frontier's points and its entries' values (the model documents have them)
+    FRONTIER: frozenset({"frontier", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens"}),
+    DESCRIPTOR: frozenset({"resources"}),  # the descriptor's list of files
+}
 UNSOUND = f"{DATA}: expected a sound package (run builder validate), found "
 
 
@@ -24,7 +28,6 @@ class Package:
     docs: dict[str, Any]  # the small documents of data/ (all but model documents and CSVs), parsed, by the same path
     schemas: dict[str, bytes]  # every schemas/*.schema.json, by file name
     schema_docs: dict[str, Any]
-    descriptor: bytes
     descriptor_doc: dict[str, Any]
     extras: dict[str, bytes]  # files from EXTRAS that exist, by name
     repository: str  # metadata.toml's repository: the git URL to clone a release from
@@ -45,26 +48,15 @@ def is_small(rel: str) -> bool:
     return rel.endswith(JSON) and found is not None and found.slug is None
 
 
-def shown_frontier(doc: dict[str, Any]) -> dict[str, Any]:
-    """A frontier document as far as the pages show it: each model's best_under per GPU type, not its points."""
-    for model in doc["models"] if isinstance(doc.get("models"), list) else []:
-        gpus = model.get("gpus") if isinstance(model, dict) else None
-        for entry in gpus.values() if isinstance(gpus, dict) else []:
-            if isinstance(entry, dict):
-                entry.pop("frontier", None)  # the points, most of the document: never on a page
-    return doc
-
-
 def small(rel: str, raw: bytes) -> dict[str, Any]:
-    """A small document parsed strictly, a frontier kept only as far as the pages show it."""
-    doc = document(f"{DATA}/{rel}", raw)
-    return shown_frontier(doc) if rel.rsplit("/", 1)[-1] == FRONTIER else doc
+    """A small document parsed strictly, without what no page reads."""
+    return document(f"{DATA}/{rel}", raw, drop=UNREAD.get(rel.rsplit("/", 1)[-1], frozenset()))
 
 
-def document(shown: str, raw: bytes, why: str = UNSOUND) -> dict[str, Any]:
-    """A JSON object parsed strictly, or one InputError naming the file and the first fault."""
+def document(shown: str, raw: bytes, why: str = UNSOUND, drop: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """A JSON object parsed strictly (keys in `drop` left out), or one InputError naming the file and the fault."""
     try:
-        value = parse_json(raw)
+        value = parse_json(raw, drop)
     except StrictJSONError as exc:
         raise InputError(f"{why}{exc.problems(shown)[0]}") from None
     if not isinstance(value, dict):
@@ -113,11 +105,10 @@ def load_package(root: Path) -> Package:
     if not schemas:
         raise InputError(f"{schema_dir}: expected *.schema.json files, found none")
     schema_docs = {name: document(f"{SCHEMAS}/{name}", raw, "") for name, raw in schemas.items()}
-    descriptor = _read(root / DESCRIPTOR, DESCRIPTOR)
-    descriptor_doc = document(DESCRIPTOR, descriptor, "")
+    descriptor_doc = document(DESCRIPTOR, _read(root / DESCRIPTOR, DESCRIPTOR), "", UNREAD[DESCRIPTOR])
     extras = {name: _read(root / name, name) for name in EXTRAS if (root / name).is_file()}
     meta = load_metadata(root / METADATA)  # its schema holds base_url to https:// without a trailing slash
-    return Package(root, meta["base_url"], files, docs, schemas, schema_docs, descriptor, descriptor_doc,
+    return Package(root, meta["base_url"], files, docs, schemas, schema_docs, descriptor_doc,
                    extras, meta["repository"])  # fmt: skip
 
 

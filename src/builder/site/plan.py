@@ -97,7 +97,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
         if rel in pkg.docs or not rel.endswith(".json"):
             yield from plan.publish(rel, pkg.path(rel))  # copied part by part, never held whole
     schema_files = {f"{SCHEMAS.as_posix()}/{name}": raw for name, raw in pkg.schemas.items()}
-    for name, raw in {**schema_files, DESCRIPTOR: pkg.descriptor, **pkg.extras}.items():
+    for name, raw in {**schema_files, DESCRIPTOR: pkg.root / DESCRIPTOR, **pkg.extras}.items():
         yield plan.file(DOWNLOAD + name, raw)
     schemas = {n: require_path(d.get("$id"), pkg.base_url, f"schemas/{n}: /$id") for n, d in pkg.schema_docs.items()}
     for name, path in schemas.items():

@@ -39,8 +39,7 @@ def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None, model: dict
     for gpu in sorted(model.get("gpus", {})):
         found[gpu] = {}
         for target, entry in model["gpus"][gpu].get("best_under", {}).items():
-            conf = None if entry is None else by_key.get((entry["row_id"], entry.get("repeat", 1)))
-            found[gpu][str(target)] = conf if conf is not None or entry is None else {**entry, "gpu": gpu}
+            found[gpu][str(target)] = None if entry is None else by_key[(entry["row_id"], entry.get("repeat", 1))]
     return chosen, found, True
 
 
