@@ -104,7 +104,6 @@ def gathering(
     models = [row for _, row in sorted(by_slug.items(), key=lambda item: (item[1]["model"].name.lower(), item[0]))]
     yield views.MODELS_PAGE, "models.html", frame(views.MODELS_PAGE, HOME, common, rows=models)
     yield views.GLOSSARY, "glossary.html", frame(views.GLOSSARY, HOME, common)
-    dated = {str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")}
     shown = [p for p in sorted(files) if p.startswith(DOWNLOAD) and (p.count("/") == 1 or p.endswith(".csv"))]
     downloads = [(path, words.size(files[path])) for path in shown]
     source = views.source_view(next((w.source for w in works if w.source), {}))
@@ -114,7 +113,7 @@ def gathering(
         [],
         common,
         rows=overview,
-        versions=sorted(dated | common["versions"]),
+        versions=sorted(common["versions"]),
         tag=Version(common["data_version"]).tag,
         downloads=downloads,
         pkg=pkg,

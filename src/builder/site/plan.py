@@ -39,7 +39,11 @@ def environment() -> jinja2.Environment:
 
 
 def render(template: str, context: dict[str, Any]) -> bytes:
-    return environment().get_template(template).render(context).encode("utf-8")
+    """A page, encoded piece by piece as it renders (a long page's pieces are never held all at once)."""
+    page = bytearray()
+    for piece in environment().get_template(template).generate(context):
+        page += piece.encode("utf-8")
+    return bytes(page)
 
 
 @contextmanager
@@ -59,7 +63,7 @@ class Planner:
         self.pkg = pkg
         self.sizes: dict[str, int] = {}  # every site file so far, by path
         self.sums: dict[str, Summary] = {}  # by model document path
-        self.versions: set[str] = set()  # the model documents' data versions
+        self.versions: set[str] = set()  # the data versions of every document
 
     def file(self, path: str, data: Content) -> File:
         """Record one site file and hand it on to be written; two files for one path is an error."""
@@ -112,8 +116,9 @@ def plan_site(pkg: Package) -> Iterator[File]:
     for work in works:
         for model in work.models:
             listings.setdefault(model.slug, []).append((work, model.page))
-    for work in works:
-        frontier, axes = pkg.docs.get(work.frontier_rel or ""), charts.AXES[work.kind]
+    plan.versions |= {str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")}
+    for work in works:  # its frontier and index are let go once its pages are made
+        frontier, axes = pkg.docs.pop(work.frontier_rel or "", None), charts.AXES[work.kind]
         listed = {m.get("slug"): m for m in (frontier or {}).get("models", [])}
         for model in work.models:  # its document is read here, and only its summary kept
             copies, doc = plan.model_document(model.doc_rel)
@@ -135,7 +140,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
             plan.sums.setdefault(model.doc_rel, summarize(doc, found, axes))
             yield plan.file(model.page, html)
             del copies, doc, view, html  # only the summary outlives the page
-        index = pkg.docs.get(work.index_rel or "", {})
+        index = pkg.docs.pop(work.index_rel or "", {})
         with reading(f"data/{work.index_rel}"):
             shown = None
             if index.get("rows"):
