@@ -26,7 +26,7 @@ class Package:
     base_url: str
     files: list[str]  # every published file of data/, by path relative to data/, sorted
     docs: dict[str, Any]  # the small documents of data/ (all but model documents and CSVs), parsed, by the same path;
-    # the planner lets go of a workload's index and frontier once its pages are made
+    # the planner lets go of a model list once catalogued, of a workload's index and frontier as its pages are made
     schemas: dict[str, bytes]  # every schemas/*.schema.json, by file name
     schema_docs: dict[str, Any]
     descriptor_doc: dict[str, Any]

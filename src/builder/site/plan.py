@@ -117,9 +117,11 @@ def plan_site(pkg: Package) -> Iterator[File]:
         for model in work.models:
             listings.setdefault(model.slug, []).append((work, model.page))
     plan.versions |= {str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")}
-    for work in works:  # its frontier and index are let go once its pages are made
+    for work in works:  # the catalog holds what the pages need of the model lists
+        pkg.docs.pop(work.list_rel or "", None)
+    for work in works:  # its frontier and index are let go as its pages are made
         frontier, axes = pkg.docs.pop(work.frontier_rel or "", None), charts.AXES[work.kind]
-        listed = {m.get("slug"): m for m in (frontier or {}).get("models", [])}
+        listed = {m.get("slug"): m for m in (frontier or {}).pop("models", [])}  # each entry let go after its page
         for model in work.models:  # its document is read here, and only its summary kept
             copies, doc = plan.model_document(model.doc_rel)
             yield from copies
@@ -132,7 +134,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
                 if doc.get("configurations"):
                     chart = charts.energy_latency(doc, gpu_order, axes)
                     shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
-                found = targets.best_under(doc, frontier, listed.get(doc["slug"])) if work.kind == LLM else None
+                found = targets.best_under(doc, frontier, listed.pop(doc["slug"], None)) if work.kind == LLM else None
                 links = {"page": model.page, "doc": model.doc_path, "schema": schema}
                 context = {**common, "workload": work, "others": others, "under": found}
                 view = views.model_view(doc, links, shown, context)
