@@ -57,9 +57,15 @@ class Summary:
 def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> Summary:
     """A model document's summary, each configuration cut to what a pick cell shows; found: best_under (LLM only)."""
     kept = ("gpu", "num_gpus", axes.batch, axes.latency, axes.energy)
+    made: dict[tuple, dict[str, Any]] = {}  # one pick for equal ones: a configuration is often best at several targets
 
     def pick(conf: dict[str, Any] | None) -> dict[str, Any] | None:
-        return None if conf is None else {key: conf[key] for key in kept}
+        if conf is None:
+            return None
+        values = tuple(conf[key] for key in kept)
+        if values not in made:
+            made[values] = dict(zip(kept, values, strict=True))
+        return made[values]
 
     chosen, under, _ = found or ((), {}, False)
     return Summary(
