@@ -5,6 +5,7 @@ from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from functools import cache
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -38,12 +39,12 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render(template: str, context: dict[str, Any]) -> bytes:
+def render(template: str, context: dict[str, Any]) -> bytearray:
     """A page, encoded piece by piece as it renders (a long page's pieces are never held all at once)."""
     page = bytearray()
     for piece in environment().get_template(template).generate(context):
         page += piece.encode("utf-8")
-    return bytes(page)
+    return page
 
 
 @contextmanager
@@ -71,7 +72,7 @@ class Planner:
             raise InputError(
                 f"site: two files would be written at {path}; expected each page and document at its own path"
             )
-        self.sizes[path] = len(data) if isinstance(data, bytes) else data.lstat().st_size
+        self.sizes[path] = data.lstat().st_size if isinstance(data, Path) else len(data)
         return path, data
 
     def publish(self, rel: str, raw: Content) -> Iterator[File]:
