@@ -412,6 +412,13 @@ BROKEN = [
      lambda d: d.pop("name")),
      "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "
      "found KeyError: 'name'"),
+    ("a frontier entry no configuration matches", lambda root: _edit(root / "data" / "frontier.json",
+     lambda d: d["models"][0]["gpus"]["B200"]["best_under"]["100"].update(row_id="nothing")),
+     "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "
+     "found KeyError: ('nothing', 1)"),
+    ("a fault among a frontier's points, which no page reads", lambda root: _edit(root / "data" / "frontier.json",
+     lambda d: d["models"][0]["gpus"]["B200"]["frontier"][0].update(median_itl_ms=float("nan"))),
+     f"{UNSOUND}data/frontier.json: /models/0/gpus/B200/frontier/0/median_itl_ms: expected a finite number, found NaN"),
     ("an unknown kind", lambda root: _edit(root / "data" / "workloads.json",
      lambda d: d["workloads"][0].update(kind="audio")),
      "data/workloads.json: /workloads/0/kind: expected one of llm, image, video, found 'audio'"),
