@@ -64,8 +64,8 @@ def parse_json(data: bytes, drop: frozenset[str] = frozenset()) -> Any:
             counts = Counter(key for key, _ in items)
             repeats[id(obj)] = [key for key, count in counts.items() for _ in range(count - 1)]
             faulty.append(obj)
-        for key in drop:
-            obj.pop(key, None)
+        if drop and not drop.isdisjoint(obj):  # built anew: a dict's table never shrinks
+            obj = {key: value for key, value in obj.items() if key not in drop}
         return obj
 
     hooks = {"parse_float": number, "parse_int": integer, "object_pairs_hook": pairs}

@@ -40,7 +40,7 @@ def href(from_path: str, to_path: str) -> str:
     return posixpath.relpath(to_path, start)
 
 
-@dataclass
+@dataclass(slots=True)  # one per model and workload: no __dict__ each
 class Model:
     """One model of one workload: its list entry, its document and its page."""
 

@@ -43,7 +43,7 @@ def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None, model: dict
     return chosen, found, True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per model, kept all run: no __dict__ each
 class Summary:
     gpus: list[str]
     configurations: int
