@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -225,6 +226,52 @@ def test_a_schema_that_loops_or_explodes_is_one_line(
         (before / "schemas" / path.name).write_bytes(path.read_bytes())
     defs_with(edit)(repo_copy)
     refused(tmp_path, [arg.format(before=before) for arg in args], 1, names)
+
+
+def in_model_schema(edit: Callable[[dict[str, Any]], None]) -> Callable[[Path], None]:
+    """`edit` on $defs of schemas/model.schema.json holding one empty configuration, which each configuration is."""
+
+    def apply(root: Path) -> None:
+        path = root / "schemas" / "model.schema.json"
+        schema = json.loads(path.read_bytes())
+        schema["$defs"] = {"configuration": {"properties": {}}}
+        edit(schema["$defs"])
+        schema["properties"]["configurations"]["items"] = {"$ref": "#/$defs/configuration"}
+        path.write_text(json.dumps(schema, indent=2))
+
+    return apply
+
+
+MODEL_SELF, MODEL_DOUBLING = in_model_schema(self_through_properties), in_model_schema(doubling)
+MODEL_ID = '"https://leadgreen.ai/schemas/v1/model.schema.json"'
+MODEL_CYCLE = f'{CYCLE} "#/$defs/configuration"'
+DOCUMENTS_DIFF = ["schema-diff", "--documents", "{before}", "."]
+MODEL_SCHEMAS = [
+    pytest.param(MODEL_SELF, ["validate"], f"schemas/model.schema.json: /: {MODEL_CYCLE}", id="self-validate"),
+    pytest.param(MODEL_DOUBLING, ["build"], f"schemas/model.schema.json: /: {EXPLODES}", id="doubling-build"),
+    pytest.param(
+        MODEL_SELF, DOCUMENTS_DIFF, f"error: model.schema.json: {MODEL_ID}: {MODEL_CYCLE}", id="self-documents"
+    ),
+    pytest.param(MODEL_SELF, ["build"], f"schemas/model.schema.json: /: {MODEL_CYCLE}", id="self-build"),
+    pytest.param(MODEL_DOUBLING, ["validate"], f"schemas/model.schema.json: /: {EXPLODES}", id="doubling-validate"),
+    pytest.param(
+        MODEL_DOUBLING, DOCUMENTS_DIFF, f"error: model.schema.json: {MODEL_ID}: {EXPLODES}", id="doubling-documents"
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "args", "line"), slow_after(MODEL_SCHEMAS, fast=3))
+def test_a_document_schema_that_loops_or_explodes_is_one_clean_line(
+    repo_copy: Path, tmp_path: Path, fresh_schemas: None, edit, args: list[str], line: str
+) -> None:
+    """The schema file and place once, the fault as resolved() words it: no class name, no quotes escaped twice."""
+    before = tmp_path / "before"
+    before.mkdir()
+    for name in ("data", "schemas"):
+        shutil.copytree(repo_copy / name, before / name)
+    edit(repo_copy)
+    outcome = refused(tmp_path, [arg.format(before=before) for arg in args], 1, "model.schema.json")
+    assert line in outcome.output.splitlines(), outcome.output
 
 
 def test_an_input_schema_with_a_cycle_is_one_line(
