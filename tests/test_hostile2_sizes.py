@@ -29,7 +29,8 @@ from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
 from builder.upstream import MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK, check_caps
-from conftest import slow_after
+from conftest import REPO, copy_package, slow_after
+from consumer_release import GIT_IDENTITY, git
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 from rules import rule_problems
 
@@ -648,6 +649,49 @@ def test_a_tmpdir_that_cannot_hold_the_copy_is_one_line(
         tree_digest(tmp_path),
     )
     one_line(outcome)
+
+
+@pytest.fixture(scope="module")
+def committed_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package committed in a new git repository, never released: made once, copied per release case."""
+    root = copy_package(tmp_path_factory.mktemp("committed") / "pkg")
+    for name in ("LICENSE", "DATA-LICENCE.md", ".gitignore"):
+        shutil.copy2(REPO / name, root / name)
+    git(root, "init", "--quiet", "--initial-branch", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "--quiet", "-m", "data")
+    return root
+
+
+RELEASE_TMPDIRS = [
+    pytest.param(tmpdir_a_file, "Not a directory", id="a-file-release"),
+    pytest.param(mkdtemp_fails(errno.EACCES), "Permission denied", id="unwritable-release"),
+    pytest.param(full_when_copying, "No space left on device", id="full-release"),
+]
+
+
+@pytest.mark.parametrize(("make_bad", "reason"), RELEASE_TMPDIRS)
+def test_a_tmpdir_that_cannot_hold_the_release_copy_is_one_line(
+    committed_package: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad, reason: str
+) -> None:
+    """release copies the committed data to TMPDIR to check it: refused before it commits or tags anything."""
+    root = shutil.copytree(committed_package, tmp_path / "pkg", symlinks=True)
+    for key, value in GIT_IDENTITY.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(root)
+    make_bad(monkeypatch, tmp_path)
+    before = tree_digest(root)  # of .git, the refs, HEAD and config (git status rewrites the index)
+    outcome = run_cli("release")
+    assert_refused(
+        outcome,
+        1,
+        ("error: TMPDIR (", "expected a writable folder with free space", reason, "set TMPDIR"),
+        before,
+        tree_digest(root),
+    )
+    one_line(outcome)
+    assert git(root, "status", "--porcelain") == ""
 
 
 def test_fetch_checks_its_files_without_a_scratch_copy(
