@@ -290,6 +290,28 @@ def test_an_input_schema_with_a_cycle_is_one_line(
     refused(tmp_path, ["build"], 1, ("upstream-task.schema.json", CYCLE, "#/$defs/loop"))
 
 
+@pytest.mark.slow
+def test_a_ref_to_nowhere_is_one_line_at_200_documents_and_more(
+    tmp_path: Path, fresh_schemas: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 20: with 200 documents or more a $ref to nowhere was a referencing.exceptions.Unresolvable traceback."""
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    from bench import workspace
+
+    work = workspace(4, tmp_path)  # today's upstream four times over under new model names
+    built = run_cli("build", subprocess_=True, cwd=work)  # a process of its own: no schema cached here
+    assert built.exit_code == 0, built.output
+    assert len(list((work / "data").rglob("*.json"))) >= 200
+    path = work / "schemas" / "model.schema.json"
+    schema = json.loads(path.read_bytes())
+    schema["properties"]["configurations"]["items"] = {"$ref": "#/$defs/no-such-definition"}
+    path.write_text(json.dumps(schema, indent=2))
+    monkeypatch.chdir(work)
+    outcome = refused(work, ["validate"], 1, "error: data: 1 problem(s)")
+    line = 'schemas/model.schema.json: /: expected every $ref to resolve, found "#/$defs/no-such-definition"'
+    assert line in outcome.output.splitlines(), outcome.output
+
+
 def test_resolved_is_bounded_at_any_depth_and_width() -> None:
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
