@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -28,7 +29,8 @@ from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
 from builder.upstream import MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK, check_caps
-from conftest import slow_after
+from conftest import REPO, copy_package, slow_after
+from consumer_release import GIT_IDENTITY, git
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 from rules import rule_problems
 
@@ -227,6 +229,52 @@ def test_a_schema_that_loops_or_explodes_is_one_line(
     refused(tmp_path, [arg.format(before=before) for arg in args], 1, names)
 
 
+def in_model_schema(edit: Callable[[dict[str, Any]], None]) -> Callable[[Path], None]:
+    """`edit` on $defs of schemas/model.schema.json holding one empty configuration, which each configuration is."""
+
+    def apply(root: Path) -> None:
+        path = root / "schemas" / "model.schema.json"
+        schema = json.loads(path.read_bytes())
+        schema["$defs"] = {"configuration": {"properties": {}}}
+        edit(schema["$defs"])
+        schema["properties"]["configurations"]["items"] = {"$ref": "#/$defs/configuration"}
+        path.write_text(json.dumps(schema, indent=2))
+
+    return apply
+
+
+MODEL_SELF, MODEL_DOUBLING = in_model_schema(self_through_properties), in_model_schema(doubling)
+MODEL_ID = '"https://leadgreen.ai/schemas/v1/model.schema.json"'
+MODEL_CYCLE = f'{CYCLE} "#/$defs/configuration"'
+DOCUMENTS_DIFF = ["schema-diff", "--documents", "{before}", "."]
+MODEL_SCHEMAS = [
+    pytest.param(MODEL_SELF, ["validate"], f"schemas/model.schema.json: /: {MODEL_CYCLE}", id="self-validate"),
+    pytest.param(MODEL_DOUBLING, ["build"], f"schemas/model.schema.json: /: {EXPLODES}", id="doubling-build"),
+    pytest.param(
+        MODEL_SELF, DOCUMENTS_DIFF, f"error: model.schema.json: {MODEL_ID}: {MODEL_CYCLE}", id="self-documents"
+    ),
+    pytest.param(MODEL_SELF, ["build"], f"schemas/model.schema.json: /: {MODEL_CYCLE}", id="self-build"),
+    pytest.param(MODEL_DOUBLING, ["validate"], f"schemas/model.schema.json: /: {EXPLODES}", id="doubling-validate"),
+    pytest.param(
+        MODEL_DOUBLING, DOCUMENTS_DIFF, f"error: model.schema.json: {MODEL_ID}: {EXPLODES}", id="doubling-documents"
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "args", "line"), slow_after(MODEL_SCHEMAS, fast=3))
+def test_a_document_schema_that_loops_or_explodes_is_one_clean_line(
+    repo_copy: Path, tmp_path: Path, fresh_schemas: None, edit, args: list[str], line: str
+) -> None:
+    """The schema file and place once, the fault as resolved() words it: no class name, no quotes escaped twice."""
+    before = tmp_path / "before"
+    before.mkdir()
+    for name in ("data", "schemas"):
+        shutil.copytree(repo_copy / name, before / name)
+    edit(repo_copy)
+    outcome = refused(tmp_path, [arg.format(before=before) for arg in args], 1, "model.schema.json")
+    assert line in outcome.output.splitlines(), outcome.output
+
+
 def test_an_input_schema_with_a_cycle_is_one_line(
     repo_copy: Path, tmp_path: Path, fresh_schemas: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -240,6 +288,28 @@ def test_an_input_schema_with_a_cycle_is_one_line(
     (folder / "upstream-task.schema.json").write_text(json.dumps(task))
     monkeypatch.setattr(jsonschemas, "INPUT_SCHEMAS", folder)
     refused(tmp_path, ["build"], 1, ("upstream-task.schema.json", CYCLE, "#/$defs/loop"))
+
+
+@pytest.mark.slow
+def test_a_ref_to_nowhere_is_one_line_at_200_documents_and_more(
+    tmp_path: Path, fresh_schemas: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 20: with 200 documents or more a $ref to nowhere was a referencing.exceptions.Unresolvable traceback."""
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    from bench import workspace
+
+    work = workspace(4, tmp_path)  # today's upstream four times over under new model names
+    built = run_cli("build", subprocess_=True, cwd=work)  # a process of its own: no schema cached here
+    assert built.exit_code == 0, built.output
+    assert len(list((work / "data").rglob("*.json"))) >= 200
+    path = work / "schemas" / "model.schema.json"
+    schema = json.loads(path.read_bytes())
+    schema["properties"]["configurations"]["items"] = {"$ref": "#/$defs/no-such-definition"}
+    path.write_text(json.dumps(schema, indent=2))
+    monkeypatch.chdir(work)
+    outcome = refused(work, ["validate"], 1, "error: data: 1 problem(s)")
+    line = 'schemas/model.schema.json: /: expected every $ref to resolve, found "#/$defs/no-such-definition"'
+    assert line in outcome.output.splitlines(), outcome.output
 
 
 def test_resolved_is_bounded_at_any_depth_and_width() -> None:
@@ -601,6 +671,49 @@ def test_a_tmpdir_that_cannot_hold_the_copy_is_one_line(
         tree_digest(tmp_path),
     )
     one_line(outcome)
+
+
+@pytest.fixture(scope="module")
+def committed_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package committed in a new git repository, never released: made once, copied per release case."""
+    root = copy_package(tmp_path_factory.mktemp("committed") / "pkg")
+    for name in ("LICENSE", "DATA-LICENCE.md", ".gitignore"):
+        shutil.copy2(REPO / name, root / name)
+    git(root, "init", "--quiet", "--initial-branch", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "--quiet", "-m", "data")
+    return root
+
+
+RELEASE_TMPDIRS = [
+    pytest.param(tmpdir_a_file, "Not a directory", id="a-file-release"),
+    pytest.param(mkdtemp_fails(errno.EACCES), "Permission denied", id="unwritable-release"),
+    pytest.param(full_when_copying, "No space left on device", id="full-release"),
+]
+
+
+@pytest.mark.parametrize(("make_bad", "reason"), RELEASE_TMPDIRS)
+def test_a_tmpdir_that_cannot_hold_the_release_copy_is_one_line(
+    committed_package: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad, reason: str
+) -> None:
+    """release copies the committed data to TMPDIR to check it: refused before it commits or tags anything."""
+    root = shutil.copytree(committed_package, tmp_path / "pkg", symlinks=True)
+    for key, value in GIT_IDENTITY.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(root)
+    make_bad(monkeypatch, tmp_path)
+    before = tree_digest(root)  # of .git, the refs, HEAD and config (git status rewrites the index)
+    outcome = run_cli("release")
+    assert_refused(
+        outcome,
+        1,
+        ("error: TMPDIR (", "expected a writable folder with free space", reason, "set TMPDIR"),
+        before,
+        tree_digest(root),
+    )
+    one_line(outcome)
+    assert git(root, "status", "--porcelain") == ""
 
 
 def test_fetch_checks_its_files_without_a_scratch_copy(

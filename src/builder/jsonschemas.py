@@ -51,7 +51,15 @@ def read_schemas(folder: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
-class UnresolvedRef(InputError):
+class RefError(InputError):
+    """A schema whose $refs lead nowhere, loop or expand too far; `fault` says which, without the schema's $id."""
+
+    def __init__(self, schema_id: str, fault: str) -> None:
+        super().__init__(f"{schema_id}: {fault}")
+        self.fault = fault
+
+
+class UnresolvedRef(RefError):
     """A $ref whose target is not in the registry."""
 
 
@@ -59,14 +67,14 @@ MAX_RESOLVED_NODES = 100_000  # keys, items and values of one schema with its $r
 
 
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
-    """The schema with every $ref replaced by its target in the registry; InputError for a bad, cyclic or huge $ref."""
+    """The schema with every $ref replaced by its target in the registry; RefError for a bad, cyclic or huge $ref."""
     name = shown(schema["$id"])
     budget = [MAX_RESOLVED_NODES]
 
     def walk(node: Any, resolver: Any, inside: tuple[int, ...]) -> Any:
         budget[0] -= 1
         if budget[0] < 0:
-            raise InputError(f"{name}: expected $refs that expand to at most {MAX_RESOLVED_NODES:,} nodes, found more")
+            raise RefError(name, f"expected $refs that expand to at most {MAX_RESOLVED_NODES:,} nodes, found more")
         if isinstance(node, list):
             return [walk(item, resolver, inside) for item in node]
         if not isinstance(node, dict):
@@ -74,11 +82,10 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
         if "$ref" in node:
             try:
                 found = resolver.lookup(node["$ref"])
-            except (Unresolvable, TypeError) as exc:
-                ref, kind = shown(node["$ref"]), type(exc).__name__
-                raise UnresolvedRef(f"{name}: expected every $ref to resolve, found {ref} ({kind})") from None
+            except (Unresolvable, TypeError):
+                raise UnresolvedRef(name, f"expected every $ref to resolve, found {shown(node['$ref'])}") from None
             if id(found.contents) in inside:
-                raise InputError(f"{name}: expected $refs that end, found a cycle through {shown(node['$ref'])}")
+                raise RefError(name, f"expected $refs that end, found a cycle through {shown(node['$ref'])}")
             target = walk(found.contents, found.resolver, (*inside, id(found.contents)))
             rest = {k: walk(v, resolver, inside) for k, v in node.items() if k != "$ref"}
             return {"allOf": [target], **rest} if rest else target
@@ -87,7 +94,7 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
     try:
         return walk(schema, registry.resolver(base_uri=schema["$id"]), ())
     except RecursionError:
-        raise InputError(f"{name}: expected a schema nested a few hundred levels at most, found deeper") from None
+        raise RefError(name, "expected a schema nested a few hundred levels at most, found deeper") from None
 
 
 # An integer is an int, never a float such as 2.0, which would reach ids and file names as "2.0".

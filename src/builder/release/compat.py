@@ -11,7 +11,7 @@ from referencing.jsonschema import DRAFT202012
 
 from builder.diff import source_files
 from builder.errors import InputError, Problem, ReleaseError, shown
-from builder.jsonschemas import UnresolvedRef, compiled, resolved, schema_problems
+from builder.jsonschemas import RefError, UnresolvedRef, compiled, resolved, schema_problems
 from builder.layout import DESCRIPTOR, schema_for
 from builder.strictjson import parse_input, parse_json
 
@@ -71,8 +71,10 @@ def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
         elif name is not None:
             try:
                 failures += schema_problems(check(name), doc, rel)
-            except UnresolvedRef as exc:  # a $ref to a schema of the other release (a cycle is raised)
+            except UnresolvedRef as exc:  # a $ref to a schema of the other release
                 failures.append(Problem(rel, "/", str(exc)))
+            except RefError as exc:  # a cycle or an explosion: the schema is unusable, named as in schema_changes
+                raise InputError(f"{name}: {exc}") from None
     return failures
 
 

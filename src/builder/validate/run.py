@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 
 from builder.errors import Problem, shown
 from builder.files import Refused, read_file
-from builder.jsonschemas import read_schemas, schema_problems, schemas_folder, validator
+from builder.jsonschemas import RefError, read_schemas, schema_problems, schemas_folder, validator
 from builder.layout import SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
 from builder.strictjson import StrictJSONError, parse_json
 from builder.validate import crossfile
@@ -80,8 +80,8 @@ def check_schemas(tree: Tree, fast: bool = False) -> tuple[list[Problem], set[st
                 problems += schema_problems(check, doc, tree.shown(rel))
         except Exception as exc:  # a broken schema file: jsonschema and referencing raise their own exceptions
             broken.add(name)
-            found = f"{type(exc).__name__}: {shown(str(exc), 160)}"
-            problems.append(Problem(f"{SCHEMAS}/{name}", "/", f"expected a usable JSON Schema, found {found}"))
+            found = f"expected a usable JSON Schema, found {type(exc).__name__}: {shown(str(exc), 160)}"
+            problems.append(Problem(f"{SCHEMAS}/{name}", "/", exc.fault if isinstance(exc, RefError) else found))
     return problems, passed
 
 
