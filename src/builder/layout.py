@@ -102,14 +102,6 @@ def is_model(rel: str) -> bool:
     return found is not None and found.kind == "model"
 
 
-def slug_of(rel: str) -> str:
-    """The slug of a model document's path (the inverse of model_rel)."""
-    found = place(rel)
-    if found is None or found.slug is None:
-        raise ValueError(f"expected a path like {model_rel('<slug>')}, found {rel!r}")
-    return found.slug
-
-
 def workload_of(rel: str) -> str | None:
     """The workload of a published document's path; None for workloads.json, the CSV and any other path."""
     found = place(rel)

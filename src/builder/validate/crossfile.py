@@ -108,7 +108,7 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
 def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
     """A workload's index against the best configurations of its model documents."""
     shown, index = tree.shown(index_rel(workload)), docs[index_rel(workload)]
-    models = {layout.slug_of(rel): doc for rel, doc in docs.items() if is_any_model(rel)}
+    models = {found.slug: doc for rel, doc in docs.items() if (found := layout.place(rel)) and found.slug}
     rows, problems = index["rows"], []
     if index["workload"] != workload:
         problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {index['workload']!r}"))
