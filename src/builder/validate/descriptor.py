@@ -27,13 +27,15 @@ def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
         return [], []  # unreadable or not an object: reported when the tree was read
     version = max((doc["data_version"] for doc in ok.values()), default=desc.get("version"))
     expected = derived_parts(tree.raw, tree.data_dir, version, load_schemas()) | (curated or {})
-    found = desc if curated is not None else {key: value for key, value in desc.items() if key not in CURATED}
-    findings = by_file(compare(expected, found), desc.get("resources"), expected["resources"], tree)
+    resources = expected.pop("resources")  # compared by name, in resource_findings
+    skipped = ("resources", *(CURATED if curated is None else ()))
+    found = {key: value for key, value in desc.items() if key not in skipped}
+    findings = compare(expected, found) + resource_findings(resources, desc.get("resources"), tree)
     tables = []  # none unless the resources are the generated ones: never a path, URL or profile a hand edit wrote
     if not any((at == "/resources" or at.startswith("/resources/")) and not STALE.fullmatch(at) for at, _ in findings):
         tables = [
             {key: value for key, value in res.items() if key not in FACTS}
-            for res in expected["resources"]
+            for res in resources
             if res.get("type") == "table" and below(res["path"], tree.data_dir) in tree.raw
         ]
     if curated is None:  # a release archive: also its JSON Schema, at the places not already reported
@@ -43,56 +45,47 @@ def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
     return [Problem(DESCRIPTOR, at, message) for at, message in findings], tables
 
 
-def by_file(findings: list[tuple[str, str]], listed: Any, expected: list[dict], tree: Tree) -> list[tuple[str, str]]:
-    """The findings with each missing file of the package's layout said once, by its path, a stale size or hash
-    naming its file, and a `resources` that is no list said in words."""
+def resource_findings(want: list[dict], listed: Any, tree: Tree) -> list[tuple[str, str]]:
+    """How the listed resources differ from the builder's, matched by name (one added is one finding): a missing
+    file of the package's layout said once, by its path, and a stale size or hash naming its file."""
     if not isinstance(listed, list):
         said = f"expected a list of resources, found {'none' if listed is None else json_type(listed)}"
-        return [(at, msg) for at, msg in findings if at != "/resources"] + [("/resources", said)]
-    wanted = {res["name"]: res for res in expected}
-    missing, stale = {}, {}
+        return [("/resources", said)]
+    wanted = {res["name"]: res for res in want}
+    out, missing = [], []
+    seen: dict[str, None] = {}  # in order of appearance
     for i, res in enumerate(listed):
-        path = res.get("path") if isinstance(res, dict) else None
-        if (rel := below(path, tree.data_dir)) is not None and place(rel) and rel not in tree.raw:  # else compare's
-            missing[f"/resources/{i}"] = f"expected a file of {tree.data_dir}/, found {path!r} missing"
-        elif isinstance(res, dict) and isinstance(res.get("name"), str) and res["name"] in wanted:
-            own = wanted[res["name"]]  # a table view of a document has no size or hash of its own
-            stale |= {
-                f"/resources/{i}/{key}": f"expected {own[key]} for {path}, found {res.get(key)}"
-                for key in FACTS
-                if key in own
-            }
-    kept = [(at, stale.get(at, msg)) for at, msg in findings if "/".join(at.split("/")[:3]) not in missing]
-    return kept + [(f"{at}/path", msg) for at, msg in missing.items()]
+        where, path = f"/resources/{i}", res.get("path") if isinstance(res, dict) else None
+        if not isinstance(res, dict):
+            said = [(where, f"expected a resource object, found {json_type(res)}")]
+        elif (name := res.get("name")) not in wanted:
+            said = [(where, f"expected only the resources the builder writes, found one named {shown(name)}")]
+        elif name in seen:
+            said = [(where, f"expected each resource once, found {shown(name)} again")]
+        else:
+            seen[name], own = None, wanted[name]
+            facts = [key for key in FACTS if key in own]  # a table view of a document has no size or hash of its own
+            stale = {f"{where}/{key}": f"expected {own[key]} for {path}, found {res.get(key)}" for key in facts}
+            said = [(at, stale.get(at, msg)) for at, msg in compare(own, res, where)]
+        if (rel := below(path, tree.data_dir)) is not None and place(rel) and rel not in tree.raw:  # said instead
+            missing.append((f"{where}/path", f"expected a file of {tree.data_dir}/, found {path!r} missing"))
+        else:
+            out += said
+    for name, res in wanted.items():
+        if name not in seen:
+            out.append(("/resources", f"expected a resource {shown(name)} for {res['path']}, found none"))
+    order, names = [name for name in wanted if name in seen], list(seen)
+    if names != order:
+        first = next(i for i, (a, b) in enumerate(zip(names, order, strict=True)) if a != b)
+        found_order = f"{shown(order[first])} before {shown(names[first])}"
+        out.append(("/resources", f"expected the builder's order ({found_order}), found another"))
+    return out + missing
 
 
 def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple[str, str]]:
     """Every difference between what is wanted (the builder's output, or `source`'s value) and what is found."""
     said = f" as in {source}" if source else ""
     out: list[tuple[str, str]] = []  # (JSON pointer, message)
-    if at == "/resources" and isinstance(want, list) and isinstance(found, list):  # by name: one added is one finding
-        wanted = {res["name"]: res for res in want}
-        seen: dict[str, None] = {}  # in order of appearance
-        for i, res in enumerate(found):
-            where = f"/resources/{i}"
-            if not isinstance(res, dict):
-                out.append((where, f"expected a resource object, found {json_type(res)}"))
-            elif (name := res.get("name")) not in wanted:
-                out.append((where, f"expected only the resources the builder writes, found one named {shown(name)}"))
-            elif name in seen:
-                out.append((where, f"expected each resource once, found {shown(name)} again"))
-            else:
-                seen[name] = None
-                out += compare(wanted[name], res, where)
-        for name, res in wanted.items():
-            if name not in seen:
-                out.append(("/resources", f"expected a resource {shown(name)} for {res['path']}, found none"))
-        order, listed = [name for name in wanted if name in seen], list(seen)
-        if listed != order:
-            first = next(i for i, (a, b) in enumerate(zip(listed, order, strict=True)) if a != b)
-            found_order = f"{shown(order[first])} before {shown(listed[first])}"
-            out.append(("/resources", f"expected the builder's order ({found_order}), found another"))
-        return out
     if isinstance(want, dict) and isinstance(found, dict):
         for key in [*want, *(key for key in found if key not in want)]:
             mine, theirs, both = want.get(key), found.get(key), key in want and key in found
