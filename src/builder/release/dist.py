@@ -131,9 +131,9 @@ def notes_at(release: Release) -> str:
     return changelog_notes(changelog.decode("utf-8"), release.version.tag)
 
 
-def _pyproject(release: Version, repository: str | None) -> str:
+def _pyproject(version: Version, repository: str | None) -> str:
     """The staging project's pyproject.toml, its URLs into the repository at the tag (when metadata.toml names one)."""
-    blob = f"{repository}/blob/{release.tag}"
+    blob = f"{repository}/blob/{version.tag}"
     pages = {
         "Repository": repository,
         "Data dictionary": f"{blob}/docs/data-dictionary.md",
@@ -143,10 +143,10 @@ def _pyproject(release: Version, repository: str | None) -> str:
     template = Template(resources.files("builder.release").joinpath("wheel-pyproject.toml.in").read_text("utf-8"))
     licences = json.dumps(list(LICENCES), allow_nan=False)
     fields = {"backend_version": BACKEND_VERSION, "backend": BACKEND, "name": PACKAGE_NAME, "licence_files": licences}
-    return template.substitute(fields, version=release.number) + urls
+    return template.substitute(fields, version=version.number) + urls
 
 
-def staged_files(files: dict[str, bytes], reader: dict[str, bytes], release: Version) -> dict[str, bytes]:
+def staged_files(files: dict[str, bytes], reader: dict[str, bytes], version: Version) -> dict[str, bytes]:
     """Every file of the staging project, by path: pure, so what goes into the wheel is testable."""
     prefix = f"{READER}/{MODULE}/"
     staged = {
@@ -165,10 +165,10 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], release: Ver
     staged |= {name: files[name] for name in LICENCES}  # dist.files_at requires them
     staged["README.md"] = reader[f"{READER}/README.md"]
     found = parse_repository(reader.get(str(METADATA), b"").decode("utf-8", "replace"))
-    staged["pyproject.toml"] = _pyproject(release, found.url if found else None).encode()
+    staged["pyproject.toml"] = _pyproject(version, found.url if found else None).encode()
     staged[f"{MODULE}/_release.py"] = (
         '"""Written when the wheel was built: which release this is."""\n\n'
-        f'__version__ = "{release.number}"\nTAG = "{release.tag}"\nDATA_VERSION = "{release.date}"\n'
+        f'__version__ = "{version.number}"\nTAG = "{version.tag}"\nDATA_VERSION = "{version.date}"\n'
     ).encode()
     return dict(sorted(staged.items()))
 
