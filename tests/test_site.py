@@ -414,11 +414,18 @@ BROKEN = [
      "found KeyError: 'name'"),
     ("a frontier entry no configuration matches", lambda root: _edit(root / "data" / "frontier.json",
      lambda d: d["models"][0]["gpus"]["B200"]["best_under"]["100"].update(row_id="nothing")),
-     "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "
-     "found KeyError: ('nothing', 1)"),
+     'data/frontier.json: /models/0/gpus/B200/best_under/100: expected a configuration of "deepseek-v3-1" on this '
+     'GPU, found no "nothing" repeat 1 (run builder validate)'),
     ("a fault among a frontier's points, which no page reads", lambda root: _edit(root / "data" / "frontier.json",
      lambda d: d["models"][0]["gpus"]["B200"]["frontier"][0].update(median_itl_ms=float("nan"))),
      f"{UNSOUND}data/frontier.json: /models/0/gpus/B200/frontier/0/median_itl_ms: expected a finite number, found NaN"),
+    ("an escape among a frontier's points, which no page reads", lambda root: _edit(root / "data" / "frontier.json",
+     lambda d: d["models"][0]["gpus"]["B200"]["frontier"][0].update(row_id="x\x1b]0;pwned\x07")),
+     f"{UNSOUND}data/frontier.json: /models/0/gpus/B200/frontier/0/row_id: expected no control or format characters, "
+     "found ['U+001B', 'U+0007']"),
+    ("a format character in the descriptor's file list", lambda root: _edit(root / "datapackage.json",
+     lambda d: d["resources"][0].update(name="index\u202erows")),
+     "datapackage.json: /resources/0/name: expected no control or format characters, found ['U+202E']"),
     ("an unknown kind", lambda root: _edit(root / "data" / "workloads.json",
      lambda d: d["workloads"][0].update(kind="audio")),
      "data/workloads.json: /workloads/0/kind: expected one of llm, image, video, found 'audio'"),

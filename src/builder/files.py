@@ -76,7 +76,10 @@ def read_parts(
         expected = os.fstat(fd)
         _check(expected, max_bytes)
         size = 0
-        while chunk := os.read(fd, min(part or max(expected.st_size - size, 0) + PART, max_bytes + 1 - size)):
+        while True:
+            ask = part or max(expected.st_size - size, 0) + PART  # None: the rest of the file and a part more, at once
+            if not (chunk := os.read(fd, min(ask, max_bytes + 1 - size))):
+                return
             size += len(chunk)
             if size > max_bytes:
                 raise Refused(size=size)

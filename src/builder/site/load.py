@@ -29,6 +29,7 @@ class Package:
     # the planner lets go of a model list once catalogued, of a workload's index and frontier as its pages are made
     schemas: dict[str, bytes]  # every schemas/*.schema.json, by file name
     schema_docs: dict[str, Any]
+    descriptor: bytes  # copied into the site as loaded
     descriptor_doc: dict[str, Any]
     extras: dict[str, bytes]  # files from EXTRAS that exist, by name
     repository: str  # metadata.toml's repository: the git URL to clone a release from
@@ -58,15 +59,21 @@ def document(shown: str, raw: bytes, why: str = UNSOUND, drop: frozenset[str] = 
     """A JSON object parsed strictly (keys in `drop` left out), or one InputError naming the file and the fault."""
     try:
         value = parse_json(raw, drop)
+        checked = parse_json(raw) if drop and _may_hold_controls(raw) else value  # what was dropped is checked too
     except StrictJSONError as exc:
         raise InputError(f"{why}{exc.problems(shown)[0]}") from None
     if not isinstance(value, dict):
         raise InputError(f"{why}{Problem(shown, '/', f'expected an object, found {json_type(value)}')}")
-    if (found := control_character(value, ())) is not None:
+    if (found := control_character(checked, ())) is not None:
         where, chars = found
         msg = f"expected no control or format characters, found {chars}"
         raise InputError(f"{why}{Problem(shown, pointer(where), msg)}")
     return value
+
+
+def _may_hold_controls(raw: bytes) -> bool:
+    """Whether JSON text may hold a control or format character: only as a \\u escape, a DEL or a non-ASCII byte."""
+    return b"\\u" in raw or b"\x7f" in raw or not raw.isascii()
 
 
 def control_character(value: Any, at: tuple) -> tuple[tuple, list[str]] | None:
@@ -106,10 +113,11 @@ def load_package(root: Path) -> Package:
     if not schemas:
         raise InputError(f"{schema_dir}: expected *.schema.json files, found none")
     schema_docs = {name: document(f"{SCHEMAS}/{name}", raw, "") for name, raw in schemas.items()}
-    descriptor_doc = document(DESCRIPTOR, _read(root / DESCRIPTOR, DESCRIPTOR), "", UNREAD[DESCRIPTOR])
+    descriptor = _read(root / DESCRIPTOR, DESCRIPTOR)
+    descriptor_doc = document(DESCRIPTOR, descriptor, "", UNREAD[DESCRIPTOR])
     extras = {name: _read(root / name, name) for name in EXTRAS if (root / name).is_file()}
     meta = load_metadata(root / METADATA)  # its schema holds base_url to https:// without a trailing slash
-    return Package(root, meta["base_url"], files, docs, schemas, schema_docs, descriptor_doc,
+    return Package(root, meta["base_url"], files, docs, schemas, schema_docs, descriptor, descriptor_doc,
                    extras, meta["repository"])  # fmt: skip
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import jinja2
 
 from builder.errors import InputError
+from builder.files import Refused
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
 from builder.site import catalog, charts, load, pages, targets, views, words
 from builder.site.catalog import API_PREFIX, LLM, href, require_path
@@ -72,7 +73,10 @@ class Planner:
             raise InputError(
                 f"site: two files would be written at {path}; expected each page and document at its own path"
             )
-        self.sizes[path] = data.lstat().st_size if isinstance(data, Path) else len(data)
+        try:  # a Path: a file of the package, copied as it stands
+            self.sizes[path] = data.lstat().st_size if isinstance(data, Path) else len(data)
+        except OSError as exc:
+            raise InputError(f"{data}: {Refused(error=exc.strerror)}") from exc
         return path, data
 
     def publish(self, rel: str, raw: Content) -> Iterator[File]:
@@ -102,7 +106,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
         if rel in pkg.docs or not rel.endswith(".json"):
             yield from plan.publish(rel, pkg.path(rel))  # copied part by part, never held whole
     schema_files = {f"{SCHEMAS.as_posix()}/{name}": raw for name, raw in pkg.schemas.items()}
-    for name, raw in {**schema_files, DESCRIPTOR: pkg.root / DESCRIPTOR, **pkg.extras}.items():
+    for name, raw in {**schema_files, DESCRIPTOR: pkg.descriptor, **pkg.extras}.items():
         yield plan.file(DOWNLOAD + name, raw)
     schemas = {n: require_path(d.get("$id"), pkg.base_url, f"schemas/{n}: /$id") for n, d in pkg.schema_docs.items()}
     for name, path in schemas.items():
@@ -122,7 +126,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
         pkg.docs.pop(work.list_rel or "", None)
     for work in works:  # its frontier and index are let go as its pages are made
         frontier, axes = pkg.docs.pop(work.frontier_rel or "", None), charts.AXES[work.kind]
-        listed = {m.get("slug"): m for m in (frontier or {}).pop("models", [])}  # each entry let go after its page
+        models = (frontier or {}).pop("models", [])  # each entry let go after its page
+        listed = {m.get("slug"): (f"data/{work.frontier_rel}: /models/{i}", m) for i, m in enumerate(models)}
         for model in work.models:  # its document is read here, and only its summary kept
             copies, doc = plan.model_document(model.doc_rel)
             yield from copies
@@ -135,7 +140,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
                 if doc.get("configurations"):
                     chart = charts.energy_latency(doc, gpu_order, axes)
                     shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
-                found = targets.best_under(doc, frontier, listed.pop(doc["slug"], None)) if work.kind == LLM else None
+                at, entry = listed.pop(doc["slug"], ("", None))
+                found = targets.best_under(doc, frontier, at, entry) if work.kind == LLM else None
                 links = {"page": model.page, "doc": model.doc_path, "schema": schema}
                 context = {**common, "workload": work, "others": others, "under": found}
                 view = views.model_view(doc, links, shown, context)

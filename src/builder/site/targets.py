@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from typing import Any
 
+from builder.errors import InputError, pointer, shown
 from builder.site import words
 from builder.site.charts import TOKENS, Axes
 
@@ -27,9 +28,9 @@ def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_M
     }
 
 
-def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None, model: dict[str, Any] | None = None) -> Found:
-    """The frontier's entries for the model (`model`, its entry in `frontier`) as its configurations; a GPU type
-    the entry lacks, or a model without one, is computed."""
+def best_under(doc: dict[str, Any], frontier: dict | None, at: str = "", model: dict | None = None) -> Found:
+    """The frontier's entries for the model (`model`, its entry in `frontier`, shown as `at`) as its configurations;
+    a GPU type the entry lacks, or a model without one, is computed."""
     if frontier is None or model is None:
         return TARGETS_MS, computed(doc["configurations"]), False
     listed = frontier.get("itl_targets_ms")
@@ -39,7 +40,12 @@ def best_under(doc: dict[str, Any], frontier: dict[str, Any] | None, model: dict
     for gpu in sorted(model.get("gpus", {})):
         found[gpu] = {}
         for target, entry in model["gpus"][gpu].get("best_under", {}).items():
-            found[gpu][str(target)] = None if entry is None else by_key[(entry["row_id"], entry.get("repeat", 1))]
+            conf = None if entry is None else by_key.get((entry["row_id"], entry.get("repeat", 1)))
+            if entry is not None and conf is None:
+                named = f"{shown(entry['row_id'])} repeat {shown(entry.get('repeat', 1))}"
+                msg = f"expected a configuration of {shown(doc['slug'])} on this GPU, found no {named}"
+                raise InputError(f"{at}{pointer(['gpus', gpu, 'best_under', target])}: {msg} (run builder validate)")
+            found[gpu][str(target)] = conf
     return chosen, found, True
 
 
