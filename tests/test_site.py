@@ -454,3 +454,23 @@ def test_a_broken_package_is_one_clear_error_and_no_site(repo_copy, cli, change,
     assert result.output.startswith(f"error: {message}"), result.output
     assert result.output.count("\n") == 1
     assert not (repo_copy / "site").exists()
+
+
+def test_a_package_file_gone_before_its_copy_is_one_input_error(repo_copy, cli, monkeypatch) -> None:
+    """The data files are copied from the package as the pages are written: one that is gone by then is named."""
+    from builder.site import build
+
+    real = build.load_package
+
+    def load_then_remove(root: Path):
+        pkg = real(root)
+        (root / "data" / "configurations.csv").unlink()
+        return pkg
+
+    monkeypatch.setattr(build, "load_package", load_then_remove)
+    result = cli("site")
+    assert result.exit_code == 1
+    assert result.output == (
+        "error: data/configurations.csv: expected a readable file, found an error (No such file or directory)\n"
+    )
+    assert not (repo_copy / "site").exists()
