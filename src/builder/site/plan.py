@@ -127,7 +127,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
     for work in works:  # its frontier and index are let go as its pages are made
         frontier, axes = pkg.docs.pop(work.frontier_rel or "", None), charts.AXES[work.kind]
         models = (frontier or {}).pop("models", [])  # each entry let go after its page
-        listed = {m.get("slug"): (f"data/{work.frontier_rel}: /models/{i}", m) for i, m in enumerate(models)}
+        listed = {m.get("slug"): (i, m) for i, m in enumerate(models)}
         for model in work.models:  # its document is read here, and only its summary kept
             copies, doc = plan.model_document(model.doc_rel)
             yield from copies
@@ -140,7 +140,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
                 if doc.get("configurations"):
                     chart = charts.energy_latency(doc, gpu_order, axes)
                     shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
-                at, entry = listed.pop(doc["slug"], ("", None))
+                i, entry = listed.pop(doc["slug"], (None, None))
+                at = f"data/{work.frontier_rel}: /models/{i}"  # where the entry is, for a message
                 found = targets.best_under(doc, frontier, at, entry) if work.kind == LLM else None
                 links = {"page": model.page, "doc": model.doc_path, "schema": schema}
                 context = {**common, "workload": work, "others": others, "under": found}
