@@ -117,13 +117,12 @@ def plan_site(pkg: Package) -> Iterator[File]:
         works = catalog.workloads(pkg)
         gpu_order = catalog.gpu_order(pkg)
     common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "versions": plan.versions}
+    plan.versions |= {str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")}
     listings: dict[str, list[tuple[catalog.Workload, str]]] = {}  # by model slug: (workload, page) of each listing
     for work in works:
+        pkg.docs.pop(work.list_rel or "", None)  # the catalog holds what the pages need of the model list
         for model in work.models:
             listings.setdefault(model.slug, []).append((work, model.page))
-    plan.versions |= {str(doc["data_version"]) for doc in pkg.docs.values() if doc.get("data_version")}
-    for work in works:  # the catalog holds what the pages need of the model lists
-        pkg.docs.pop(work.list_rel or "", None)
     for work in works:  # its frontier and index are let go as its pages are made
         frontier, axes = pkg.docs.pop(work.frontier_rel or "", None), charts.AXES[work.kind]
         models = (frontier or {}).pop("models", [])  # each entry let go after its page
