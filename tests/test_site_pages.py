@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.site import charts, words
+from builder.site import catalog, charts, pages, words
 from builder.site.build import build_site
-from builder.site.load import load_package
+from builder.site.load import INDEX_SHOWN, entries, load_package
 from builder.site.plan import plan_site
 from sitehelp import BASE, REPO, copy_package
 
@@ -272,6 +272,24 @@ def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> N
         "Wh per video (log scale)"
         in (site / "workloads/text-to-video/models/wan-2-1-14b/energy-latency.svg").read_text()
     )
+
+
+def test_a_frontier_hands_its_model_entries_over_by_slug_with_their_place() -> None:
+    kept = {"slug": "b", "gpus": {"B200": {"best_under": {"50": {"row_id": "b/B200/1/8", "repeat": 1}}}}}
+    frontier = {"itl_targets_ms": [50], "models": [{"slug": "a", "gpus": {}}, "not an object", {"slug": []}, kept]}
+    found = entries(frontier)
+    assert frontier == {"itl_targets_ms": [50]}
+    assert {slug: (i, json.loads(text)) for slug, (i, text) in found.items()} == {
+        "a": (0, {"slug": "a", "gpus": {}}),
+        "b": (3, kept),
+    }
+    assert entries({"models": {"slug": "a"}}) == entries({}) == {}
+
+
+@pytest.mark.parametrize("kind", catalog.KINDS)
+def test_an_index_row_keeps_every_field_its_page_and_chart_show(kind: str) -> None:
+    shown = {"model", "slug", "gpu", "num_gpus", charts.AXES[kind].energy}  # the row heading and the dot chart
+    assert shown | {column.key for column in pages.index_columns(kind, "")} <= INDEX_SHOWN
 
 
 @pytest.mark.slow  # plans the whole site: a full site build

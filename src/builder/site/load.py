@@ -1,5 +1,6 @@
 """Read the package the site is built from: small documents up front (strictly parsed), the rest at its page."""
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,10 @@ UNREAD = {  # what no page reads: a frontier's points and its entries' values (t
     FRONTIER: frozenset({"frontier", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens"}),
     DESCRIPTOR: frozenset({"resources"}),  # the descriptor's list of files
 }
+INDEX_SHOWN = frozenset({  # an index row's fields that its workload's page and chart show (views.py's columns)
+    "model", "slug", "gpu", "num_gpus", "wh_per_million_output_tokens", "median_itl_ms", "max_num_seqs",
+    "gpu_power_watts_total", "wh_per_thousand_images", "wh_per_video", "batch_latency_s",
+})  # fmt: skip
 UNSOUND = f"{DATA}: expected a sound package (run builder validate), found "
 
 
@@ -27,6 +32,7 @@ class Package:
     files: list[str]  # every published file of data/, by path relative to data/, sorted
     docs: dict[str, Any]  # the small documents of data/ (all but model documents and CSVs), parsed, by the same path;
     # the planner lets go of a model list once catalogued, of a workload's index and frontier as its pages are made
+    entries: dict[str, dict[str, tuple[int, str]]]  # by frontier path, its model entries out of docs (see entries())
     schemas: dict[str, bytes]  # every schemas/*.schema.json, by file name
     schema_docs: dict[str, Any]
     descriptor: bytes  # copied into the site as loaded
@@ -51,8 +57,20 @@ def is_small(rel: str) -> bool:
 
 
 def small(rel: str, raw: bytes) -> dict[str, Any]:
-    """A small document parsed strictly, without what no page reads."""
-    return document(f"{DATA}/{rel}", raw, drop=UNREAD.get(rel.rsplit("/", 1)[-1], frozenset()))
+    """A small document parsed strictly, without what no page reads; an index's rows keep only the fields shown."""
+    name = rel.rsplit("/", 1)[-1]
+    doc = document(f"{DATA}/{rel}", raw, drop=UNREAD.get(name, frozenset()))
+    if name == INDEX and isinstance(rows := doc.get("rows"), list):  # half the memory of the whole rows
+        doc["rows"] = [{k: v for k, v in r.items() if k in INDEX_SHOWN} if isinstance(r, dict) else r for r in rows]
+    return doc
+
+
+def entries(frontier: dict[str, Any]) -> dict[str, tuple[int, str]]:
+    """A frontier's model entries, taken out of it, by slug: each with its place in the list and as its JSON text,
+    a quarter of the memory of the parsed entry (a model page parses its own)."""
+    models = frontier.pop("models", [])
+    found = enumerate(models if isinstance(models, list) else [])
+    return {m["slug"]: (i, json.dumps(m)) for i, m in found if isinstance(m, dict) and isinstance(m.get("slug"), str)}
 
 
 def document(shown: str, raw: bytes, why: str = UNSOUND, drop: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -109,6 +127,7 @@ def load_package(root: Path) -> Package:
     if found:
         raise InputError(f"{data_dir}: expected a sound package (run builder validate), found {'; '.join(found[:3])}")
     docs = {rel: small(rel, _read(data_dir / rel, f"{DATA}/{rel}")) for rel in files if is_small(rel)}
+    frontiers = {rel: entries(doc) for rel, doc in docs.items() if rel.rsplit("/", 1)[-1] == FRONTIER}
     schemas = {p.name: _read(p, f"{SCHEMAS}/{p.name}") for p in sorted(schema_dir.glob("*.schema.json"))}
     if not schemas:
         raise InputError(f"{schema_dir}: expected *.schema.json files, found none")
@@ -117,7 +136,7 @@ def load_package(root: Path) -> Package:
     descriptor_doc = document(DESCRIPTOR, descriptor, "", UNREAD[DESCRIPTOR])
     extras = {name: _read(root / name, name) for name in EXTRAS if (root / name).is_file()}
     meta = load_metadata(root / METADATA)  # its schema holds base_url to https:// without a trailing slash
-    return Package(root, meta["base_url"], files, docs, schemas, schema_docs, descriptor, descriptor_doc,
+    return Package(root, meta["base_url"], files, docs, frontiers, schemas, schema_docs, descriptor, descriptor_doc,
                    extras, meta["repository"])  # fmt: skip
 
 

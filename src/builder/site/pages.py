@@ -42,13 +42,18 @@ def comparison(work: Workload, sums: dict[str, Summary], target: int) -> dict[st
     return {"target": target, "gpus": gpus, "rows": rows}
 
 
+def index_columns(kind: str, unit: str) -> list[Column]:
+    """The columns of a workload's index table after model and GPU setup (each a key of load.INDEX_SHOWN)."""
+    if kind == LLM:
+        return [ENERGY, MEDIAN, MAX_SEQS, GPU_POWER]
+    return [Column(AXES[kind].energy, "Energy", unit, 2), LATENCY]
+
+
 def workload_view(work: Workload, index: dict, sums: dict[str, Summary], chart: dict | None, common: dict) -> dict:
     """A workload's page: its description, comparison at the chosen target, chart, index and model list."""
     folder = work.page.removesuffix("index.html") + "models/"
     rows, llm = index.get("rows", []), work.kind == LLM
-    columns = [ENERGY, MEDIAN, MAX_SEQS, GPU_POWER]
-    if not llm:
-        columns = [Column(AXES[work.kind].energy, "Energy", index.get("unit", ""), 2), LATENCY]
+    columns = index_columns(work.kind, index.get("unit", ""))
     named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
     return frame(
         work.page,

@@ -1,5 +1,6 @@
 """The site, file by file, each handed on to be written when made; a model document is read for its page alone."""
 
+import json
 import posixpath
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
@@ -125,8 +126,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
             listings.setdefault(model.slug, []).append((work, model.page))
     for work in works:  # its frontier and index are let go as its pages are made
         frontier, axes = pkg.docs.pop(work.frontier_rel or "", None), charts.AXES[work.kind]
-        models = (frontier or {}).pop("models", [])  # each entry let go after its page
-        listed = {m.get("slug"): (i, m) for i, m in enumerate(models)}
+        listed = pkg.entries.pop(work.frontier_rel or "", {})  # each entry let go after its page
         for model in work.models:  # its document is read here, and only its summary kept
             copies, doc = plan.model_document(model.doc_rel)
             yield from copies
@@ -139,7 +139,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
                 if doc.get("configurations"):
                     chart = charts.energy_latency(doc, gpu_order, axes)
                     shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
-                i, entry = listed.pop(doc["slug"], (None, None))
+                i, text = listed.pop(doc["slug"], (None, "null"))
+                entry = json.loads(text)  # its frontier entry, parsed for this page alone
                 at = f"data/{work.frontier_rel}: /models/{i}"  # where the entry is, for a message
                 found = targets.best_under(doc, frontier, at, entry) if work.kind == LLM else None
                 links = {"page": model.page, "doc": model.doc_path, "schema": schema}
