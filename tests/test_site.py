@@ -408,6 +408,13 @@ BROKEN = [
      lambda d: d["workloads"][0].update(index_url="https://leadgreen.ai/api/v1/nothing.json")),
      "data/workloads.json: /workloads/0/index_url: expected a published document at "
      "https://leadgreen.ai/api/v1/nothing.json, found none"),
+    ("a model list url naming the frontier", lambda root: _edit(root / "data" / "workloads.json",
+     lambda d: d["workloads"][0].update(models_url=d["workloads"][0]["frontier_url"])),
+     "data/workloads.json: /workloads/0/models_url: expected the URL of a models.json, found "
+     "https://leadgreen.ai/api/v1/frontier.json"),
+    ("a frontier entry without a slug", lambda root: _edit(root / "data" / "frontier.json",
+     lambda d: d["models"][1].pop("slug")),
+     f"{UNSOUND}data/frontier.json: /models/1/slug: expected a string, found null"),
     ("a document without a name", lambda root: _edit(root / "data" / "models" / "deepseek-v3-1.json",
      lambda d: d.pop("name")),
      "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "

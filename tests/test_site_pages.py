@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from builder.errors import InputError
 from builder.site import catalog, charts, pages, words
 from builder.site.build import build_site
-from builder.site.load import INDEX_SHOWN, entries, load_package
+from builder.site.load import INDEX_SHOWN, frontier_entries, load_package
 from builder.site.plan import plan_site
 from sitehelp import BASE, REPO, copy_package
 
@@ -276,14 +277,29 @@ def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> N
 
 def test_a_frontier_hands_its_model_entries_over_by_slug_with_their_place() -> None:
     kept = {"slug": "b", "gpus": {"B200": {"best_under": {"50": {"row_id": "b/B200/1/8", "repeat": 1}}}}}
-    frontier = {"itl_targets_ms": [50], "models": [{"slug": "a", "gpus": {}}, "not an object", {"slug": []}, kept]}
-    found = entries(frontier)
+    frontier = {"itl_targets_ms": [50], "models": [{"slug": "a", "gpus": {}}, kept]}
+    found = frontier_entries("frontier.json", frontier)
     assert frontier == {"itl_targets_ms": [50]}
     assert {slug: (i, json.loads(text)) for slug, (i, text) in found.items()} == {
         "a": (0, {"slug": "a", "gpus": {}}),
-        "b": (3, kept),
+        "b": (1, kept),
     }
-    assert entries({"models": {"slug": "a"}}) == entries({}) == {}
+    assert frontier_entries("frontier.json", {}) == {}
+
+
+@pytest.mark.parametrize(
+    ("models", "message"),
+    [
+        ("x", "data/frontier.json: /models: expected an array, found a string"),
+        ([{"slug": "a"}, "x"], "data/frontier.json: /models/1: expected an object, found a string"),
+        ([{"slug": ["a"]}], "data/frontier.json: /models/0/slug: expected a string, found an array"),
+        ([{"gpus": {}}], "data/frontier.json: /models/0/slug: expected a string, found null"),
+    ],
+)
+def test_a_frontier_whose_entries_are_not_objects_with_a_slug_is_one_input_error(models, message) -> None:
+    with pytest.raises(InputError) as caught:
+        frontier_entries("frontier.json", {"models": models})
+    assert str(caught.value).endswith(message)
 
 
 @pytest.mark.parametrize("kind", catalog.KINDS)

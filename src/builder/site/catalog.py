@@ -7,14 +7,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from builder.errors import InputError
-from builder.layout import MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST, is_workload_id
+from builder.layout import FRONTIER, INDEX, MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST, is_workload_id
 from builder.site import load
 from builder.site.load import Package
 
 API_PREFIX = "api/v1/"
 LLM = "llm"
 KINDS = (LLM, "image", "video")
-URL_KEYS = ("index_url", "models_url", "frontier_url")  # of a workload list entry
+URL_KEYS = {"index_url": INDEX, "models_url": MODEL_LIST, "frontier_url": FRONTIER}  # of a workload list entry
 
 
 def require_path(url: object, base_url: str, where: str) -> str:
@@ -67,12 +67,15 @@ class Workload:
     models: list[Model] = field(default_factory=list)
 
 
-def data_rel(url: object, pkg: Package, where: str, published: Any) -> str:
-    """The file of data/ (one of published) a public API URL names, or an InputError naming where the URL is."""
+def data_rel(url: object, pkg: Package, where: str, published: Any, name: str = "") -> str:
+    """The file of data/ (one of published, called name if given) a public API URL names, or an InputError naming
+    where the URL is."""
     path = require_path(url, pkg.base_url, where)
     rel = path.removeprefix(API_PREFIX)
     if rel == path or rel not in published:
         raise InputError(f"{where}: expected a published document at {url}, found none")
+    if name and posixpath.basename(rel) != name:
+        raise InputError(f"{where}: expected the URL of a {name}, found {url}")
     return rel
 
 
@@ -99,7 +102,10 @@ def workloads(pkg: Package) -> list[Workload]:
         if not is_workload_id(wid) or wid in seen:
             raise InputError(f"{where}/id: expected a slug of its own, found {wid!r}")
         seen.add(wid)
-        rels = [data_rel(entry[key], pkg, f"{where}/{key}", pkg.docs) if key in entry else None for key in URL_KEYS]
+        rels = [
+            data_rel(entry[key], pkg, f"{where}/{key}", pkg.docs, name) if key in entry else None
+            for key, name in URL_KEYS.items()
+        ]
         head = pkg.docs.get(rels[0] or rels[1] or "", {})
         source = head.get("source") if isinstance(head.get("source"), dict) else {}
         work = Workload(

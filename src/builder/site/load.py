@@ -32,7 +32,7 @@ class Package:
     files: list[str]  # every published file of data/, by path relative to data/, sorted
     docs: dict[str, Any]  # the small documents of data/ (all but model documents and CSVs), parsed, by the same path;
     # the planner lets go of a model list once catalogued, of a workload's index and frontier as its pages are made
-    entries: dict[str, dict[str, tuple[int, str]]]  # by frontier path, its model entries out of docs (see entries())
+    frontier_entries: dict[str, dict[str, tuple[int, str]]]  # by frontier path, out of its document in docs
     schemas: dict[str, bytes]  # every schemas/*.schema.json, by file name
     schema_docs: dict[str, Any]
     descriptor: bytes  # copied into the site as loaded
@@ -65,12 +65,23 @@ def small(rel: str, raw: bytes) -> dict[str, Any]:
     return doc
 
 
-def entries(frontier: dict[str, Any]) -> dict[str, tuple[int, str]]:
+def frontier_entries(rel: str, frontier: dict[str, Any]) -> dict[str, tuple[int, str]]:
     """A frontier's model entries, taken out of it, by slug: each with its place in the list and as its JSON text,
     a quarter of the memory of the parsed entry (a model page parses its own)."""
-    models = frontier.pop("models", [])
-    found = enumerate(models if isinstance(models, list) else [])
-    return {m["slug"]: (i, json.dumps(m)) for i, m in found if isinstance(m, dict) and isinstance(m.get("slug"), str)}
+    models, found = frontier.pop("models", []), {}
+    if not isinstance(models, list):
+        _unsound(rel, "/models", "expected an array", models)
+    for i, entry in enumerate(models):
+        if not isinstance(entry, dict):
+            _unsound(rel, f"/models/{i}", "expected an object", entry)
+        if not isinstance(slug := entry.get("slug"), str):
+            _unsound(rel, f"/models/{i}/slug", "expected a string", slug)
+        found[slug] = (i, json.dumps(entry))
+    return found
+
+
+def _unsound(rel: str, where: str, expected: str, value: Any) -> None:
+    raise InputError(f"{UNSOUND}{Problem(f'{DATA}/{rel}', where, f'{expected}, found {json_type(value)}')}")
 
 
 def document(shown: str, raw: bytes, why: str = UNSOUND, drop: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -127,7 +138,7 @@ def load_package(root: Path) -> Package:
     if found:
         raise InputError(f"{data_dir}: expected a sound package (run builder validate), found {'; '.join(found[:3])}")
     docs = {rel: small(rel, _read(data_dir / rel, f"{DATA}/{rel}")) for rel in files if is_small(rel)}
-    frontiers = {rel: entries(doc) for rel, doc in docs.items() if rel.rsplit("/", 1)[-1] == FRONTIER}
+    entries = {rel: frontier_entries(rel, doc) for rel, doc in docs.items() if rel.rsplit("/", 1)[-1] == FRONTIER}
     schemas = {p.name: _read(p, f"{SCHEMAS}/{p.name}") for p in sorted(schema_dir.glob("*.schema.json"))}
     if not schemas:
         raise InputError(f"{schema_dir}: expected *.schema.json files, found none")
@@ -136,7 +147,7 @@ def load_package(root: Path) -> Package:
     descriptor_doc = document(DESCRIPTOR, descriptor, "", UNREAD[DESCRIPTOR])
     extras = {name: _read(root / name, name) for name in EXTRAS if (root / name).is_file()}
     meta = load_metadata(root / METADATA)  # its schema holds base_url to https:// without a trailing slash
-    return Package(root, meta["base_url"], files, docs, frontiers, schemas, schema_docs, descriptor, descriptor_doc,
+    return Package(root, meta["base_url"], files, docs, entries, schemas, schema_docs, descriptor, descriptor_doc,
                    extras, meta["repository"])  # fmt: skip
 
 

@@ -126,7 +126,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
             listings.setdefault(model.slug, []).append((work, model.page))
     for work in works:  # its frontier and index are let go as its pages are made
         frontier, axes = pkg.docs.pop(work.frontier_rel or "", None), charts.AXES[work.kind]
-        listed = pkg.entries.pop(work.frontier_rel or "", {})  # each entry let go after its page
+        listed = pkg.frontier_entries.pop(work.frontier_rel or "", {})  # each entry let go after its page
         for model in work.models:  # its document is read here, and only its summary kept
             copies, doc = plan.model_document(model.doc_rel)
             yield from copies
@@ -139,8 +139,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
                 if doc.get("configurations"):
                     chart = charts.energy_latency(doc, gpu_order, axes)
                     shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
-                i, text = listed.pop(doc["slug"], (None, "null"))
-                entry = json.loads(text)  # its frontier entry, parsed for this page alone
+                i, text = listed.pop(doc["slug"], (None, None))
+                entry = None if text is None else json.loads(text)  # its frontier entry, for this page alone
                 at = f"data/{work.frontier_rel}: /models/{i}"  # where the entry is, for a message
                 found = targets.best_under(doc, frontier, at, entry) if work.kind == LLM else None
                 links = {"page": model.page, "doc": model.doc_path, "schema": schema}
