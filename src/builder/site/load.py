@@ -3,7 +3,7 @@
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from builder.errors import InputError, Problem, pointer
 from builder.files import Refused, read_file
@@ -70,18 +70,19 @@ def frontier_entries(rel: str, frontier: dict[str, Any]) -> dict[str, tuple[int,
     a quarter of the memory of the parsed entry (a model page parses its own)."""
     models, found = frontier.pop("models", []), {}
     if not isinstance(models, list):
-        _unsound(rel, "/models", "expected an array", models)
+        _refuse(f"{DATA}/{rel}", "/models", "expected an array", models)
     for i, entry in enumerate(models):
         if not isinstance(entry, dict):
-            _unsound(rel, f"/models/{i}", "expected an object", entry)
+            _refuse(f"{DATA}/{rel}", f"/models/{i}", "expected an object", entry)
         if not isinstance(slug := entry.get("slug"), str):
-            _unsound(rel, f"/models/{i}/slug", "expected a string", slug)
+            _refuse(f"{DATA}/{rel}", f"/models/{i}/slug", "expected a string", slug)
         found[slug] = (i, json.dumps(entry))
     return found
 
 
-def _unsound(rel: str, where: str, expected: str, value: Any) -> None:
-    raise InputError(f"{UNSOUND}{Problem(f'{DATA}/{rel}', where, f'{expected}, found {json_type(value)}')}")
+def _refuse(shown: str, where: str, expected: str, value: Any, why: str = UNSOUND) -> NoReturn:
+    """One InputError: the file, the place, what was expected and the JSON type found there."""
+    raise InputError(f"{why}{Problem(shown, where, f'{expected}, found {json_type(value)}')}")
 
 
 def document(shown: str, raw: bytes, why: str = UNSOUND, drop: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -92,7 +93,7 @@ def document(shown: str, raw: bytes, why: str = UNSOUND, drop: frozenset[str] = 
     except StrictJSONError as exc:
         raise InputError(f"{why}{exc.problems(shown)[0]}") from None
     if not isinstance(value, dict):
-        raise InputError(f"{why}{Problem(shown, '/', f'expected an object, found {json_type(value)}')}")
+        _refuse(shown, "/", "expected an object", value, why)
     if (found := control_character(checked, ())) is not None:
         where, chars = found
         msg = f"expected no control or format characters, found {chars}"
