@@ -24,11 +24,13 @@ from pytest_httpserver import HTTPServer
 
 import builder.fetch
 import builder.upstream
+import builder.validate.crossfile
 from builder import jsonschemas
 from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
-from builder.upstream import MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK, check_caps
+from builder.upstream import MAX_CONFIGURATIONS_PER_TASK, MAX_GPUS_PER_TASK, MAX_MODELS_PER_TASK, check_caps
+from builder.validate import crossfile
 from conftest import REPO, copy_package, slow_after
 from consumer_release import GIT_IDENTITY, git
 from hostile import Outcome, assert_refused, run_cli, tree_digest
@@ -336,11 +338,12 @@ def test_resolved_is_bounded_at_any_depth_and_width() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. Caps on models and configurations per task: build and fetch refuse past them.
+# 3. Caps on models, configurations and GPU types per task: build and fetch refuse past them.
 
 
-def llm_upstream(models: int, per_model: int = 1) -> bytes:
-    """The pinned lm-arena-chat rows, each model's first row repeated under `models` model names."""
+def llm_upstream(models: int, per_model: int = 1, gpus: int = 0) -> bytes:
+    """The pinned lm-arena-chat rows, each model's first row repeated under `models` model names (on `gpus`
+    GPU types, one a model in turn, when given)."""
     doc = json.loads((Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json").read_bytes())
     first = doc["configurations"][0]
     confs = []
@@ -352,6 +355,7 @@ def llm_upstream(models: int, per_model: int = 1) -> bytes:
                     "nickname": f"Cap Model {m}",
                     "model_id": f"cap-org/Cap-Model-{m}",
                     "max_num_seqs": 64 * (s + 1),
+                    **({"gpu_model": f"GPU{m % gpus}"} if gpus else {}),
                 }
             )
     return json.dumps({**doc, "configurations": confs}).encode()
@@ -366,6 +370,7 @@ def image_upstream(copies: int) -> bytes:
 def small_caps(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(builder.upstream, "MAX_MODELS_PER_TASK", 20)
     monkeypatch.setattr(builder.upstream, "MAX_CONFIGURATIONS_PER_TASK", 700)
+    monkeypatch.setattr(builder.upstream, "MAX_GPUS_PER_TASK", 3)
 
 
 CAPS = [
@@ -389,6 +394,13 @@ CAPS = [
         image_upstream(2),
         "expected at most 700 configurations in a task, found 1,276",
         id="build-image-configurations",
+    ),
+    pytest.param(
+        "build",
+        "lm-arena-chat",
+        llm_upstream(8, gpus=4),
+        "expected at most 3 GPU types (gpu_model) in a task, found 4",
+        id="build-gpus",
     ),
     pytest.param(
         "fetch",
@@ -440,11 +452,32 @@ def test_a_task_past_a_cap_is_refused(
     refused(tmp_path, args, 1, named)
 
 
-def test_the_caps_hold_at_their_real_values() -> None:
-    def doc(confs: int, models: int) -> dict[str, Any]:
-        return {"configurations": [{"model_id": f"org/m{i % models}"} for i in range(confs)]}
+def test_validate_refuses_a_workload_past_a_cap(repo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(builder.validate.crossfile, "MAX_GPUS_PER_TASK", 1)  # the package measures B200 and H100
+    message = "data/models.json: /models: expected at most 1 GPU types in a workload, found 2"
+    refused(repo_copy, ["validate"], 1, message)
 
-    check_caps(doc(MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK), "x.json")  # at both caps: accepted
+
+def test_validate_holds_each_workload_to_the_caps_of_a_task() -> None:
+    def models(confs: int, gpus: int) -> dict[str, Any]:
+        return {"models/a.json": {"configurations": [{"gpu": f"G{i % gpus}"} for i in range(confs)]}}
+
+    assert crossfile.check_caps("m.json", MAX_MODELS_PER_TASK, models(MAX_CONFIGURATIONS_PER_TASK, 32)) == []
+    found = crossfile.check_caps("m.json", MAX_MODELS_PER_TASK + 1, models(MAX_CONFIGURATIONS_PER_TASK + 1, 33))
+    assert [str(p) for p in found] == [
+        "m.json: /models: expected at most 2,000 models in a workload, found 2,001",
+        "m.json: /models: expected at most 100,000 configurations in a workload, found 100,001",
+        "m.json: /models: expected at most 32 GPU types in a workload, found 33",
+    ]
+
+
+def test_the_caps_hold_at_their_real_values() -> None:
+    def doc(confs: int, models: int, gpus: int = 1) -> dict[str, Any]:
+        return {
+            "configurations": [{"model_id": f"org/m{i % models}", "gpu_model": f"G{i % gpus}"} for i in range(confs)]
+        }
+
+    check_caps(doc(MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK, MAX_GPUS_PER_TASK), "x.json")  # at the caps
     with pytest.raises(UpstreamError) as caught:
         check_caps(doc(MAX_CONFIGURATIONS_PER_TASK + 1, 1), "x.json")
     assert [str(p) for p in caught.value.problems] == [
@@ -454,6 +487,11 @@ def test_the_caps_hold_at_their_real_values() -> None:
         check_caps(doc(MAX_MODELS_PER_TASK + 1, MAX_MODELS_PER_TASK + 1), "x.json")
     assert [str(p) for p in caught.value.problems] == [
         "x.json: /configurations: expected at most 2,000 models (model_id) in a task, found 2,001"
+    ]
+    with pytest.raises(UpstreamError) as caught:
+        check_caps(doc(MAX_GPUS_PER_TASK + 1, 1, MAX_GPUS_PER_TASK + 1), "x.json")
+    assert [str(p) for p in caught.value.problems] == [
+        "x.json: /configurations: expected at most 32 GPU types (gpu_model) in a task, found 33"
     ]
     check_caps({"configurations": "not a list"}, "x.json")  # left to the schema
     check_caps([], "x.json")

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from builder.errors import InputError
-from builder.site import catalog, charts, pages, words
+from builder.site import catalog, charts, pages, targets, words
 from builder.site.build import build_site
 from builder.site.load import INDEX_SHOWN, frontier_entries, load_package
 from builder.site.plan import plan_site
+from builder.upstream import MAX_GPUS_PER_TASK
 from sitehelp import BASE, REPO, copy_package
 
 TIMES = "\N{MULTIPLICATION SIGN}"
@@ -339,3 +340,22 @@ def test_curated_method_text_reads_without_field_names() -> None:
     assert words.plain(text) == (
         f"power is upstream's average power {TIMES} batch latency / batch size on all its GPUs, some new field"
     )
+
+
+def test_a_workload_past_the_cap_on_gpu_types_is_one_input_error() -> None:
+    """A column per GPU type and a row per model: past the cap the comparison would grow as their product."""
+    work = catalog.Workload("w", "W", "", catalog.LLM, "workloads/w/index.json", "workloads/w/models.json", None,
+                            {}, "", "workloads/w/index.html")  # fmt: skip
+    sums = {}
+    for i in range(MAX_GPUS_PER_TASK + 1):
+        rel = f"workloads/w/models/m{i}.json"
+        work.models.append(catalog.Model(f"m{i}", f"M{i}", rel, "api/v1/" + rel, f"workloads/w/models/m{i}/index.html"))
+        sums[rel] = targets.Summary([f"G{i}"], 1, "", "", {}, (100,), {f"G{i}": {"100": None}})
+    with pytest.raises(InputError) as caught:
+        pages.comparison(work, sums, 100)
+    assert str(caught.value) == (
+        "data/workloads/w/models.json: /models: expected at most 32 GPU types in a workload, found 33"
+        " (run builder validate)"
+    )
+    work.models.pop()
+    assert len(pages.comparison(work, sums, 100)["gpus"]) == MAX_GPUS_PER_TASK  # at the cap: a column each

@@ -14,6 +14,7 @@ from builder.strictjson import StrictJSONError, parse_json
 
 MAX_MODELS_PER_TASK = 2000  # each cap 100x today's largest task
 MAX_CONFIGURATIONS_PER_TASK = 100_000
+MAX_GPUS_PER_TASK = 32  # 16x today's two: a workload page's comparison has a column per GPU type
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
 NAME_FIELDS = ("nickname", "gpu_model", "architecture")  # shown in spreadsheets: each must stay text there
@@ -237,14 +238,19 @@ def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
 
 
 def check_caps(doc: Any, path: str) -> None:
-    """UpstreamError naming `path` when its configurations, or the distinct model_id among them, pass their cap."""
+    """UpstreamError naming `path` when its configurations, or the distinct model_id or gpu_model among them,
+    pass their cap."""
     confs = doc.get("configurations") if isinstance(doc, dict) else None
     if not isinstance(confs, list):
         return
-    models = {conf["model_id"] for conf in confs if isinstance(conf, dict) and isinstance(conf.get("model_id"), str)}
+
+    def distinct(key: str) -> int:
+        return len({c[key] for c in confs if isinstance(c, dict) and isinstance(c.get(key), str)})
+
     counts = (
         (MAX_CONFIGURATIONS_PER_TASK, len(confs), "configurations"),
-        (MAX_MODELS_PER_TASK, len(models), "models (model_id)"),
+        (MAX_MODELS_PER_TASK, distinct("model_id"), "models (model_id)"),
+        (MAX_GPUS_PER_TASK, distinct("gpu_model"), "GPU types (gpu_model)"),
     )
     problems = [f"expected at most {cap:,} {what} in a task, found {n:,}" for cap, n, what in counts if n > cap]
     if problems:

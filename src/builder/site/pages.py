@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
+from builder.errors import InputError
 from builder.release.rules import Version
 from builder.site import targets, views, words
 from builder.site.catalog import API_PREFIX, LLM, Workload, gpu_slug
@@ -14,6 +15,7 @@ from builder.site.charts import AXES, DOT_ROWS
 from builder.site.load import Package
 from builder.site.targets import Summary
 from builder.site.views import ENERGY, GPU_POWER, HOME, LATENCY, MAX_SEQS, MEDIAN, Column, frame, table
+from builder.upstream import MAX_GPUS_PER_TASK
 
 HOME_PAGE = "index.html"
 DOWNLOAD = "download/"
@@ -29,8 +31,11 @@ def _energy(conf: dict[str, Any] | None) -> float:
 
 
 def comparison(work: Workload, sums: dict[str, Summary], target: int) -> dict[str, Any]:
-    """Every model's lowest energy under target ms, a column per GPU type, lowest first."""
+    """Every model's lowest energy under target ms, a column per GPU type (at most upstream's cap), lowest first."""
     gpus = sorted({g for m in work.models for g in sums[m.doc_rel].gpus})
+    if len(gpus) > MAX_GPUS_PER_TASK:  # a cell per model and GPU type: past the cap, quadratic in the models
+        found = f"expected at most {MAX_GPUS_PER_TASK} GPU types in a workload, found {len(gpus):,}"
+        raise InputError(f"data/{work.list_rel or work.index_rel}: /models: {found} (run builder validate)")
     rows = []
     for model in work.models:
         found = sums[model.doc_rel]
@@ -88,17 +93,19 @@ def gathering(
         configs = sum(sums[m.doc_rel].configurations for m in work.models)
         overview.append({"work": work, "configurations": configs, "low": low, "energy": energy})
     yield views.WORKLOADS_PAGE, "workloads.html", frame(views.WORKLOADS_PAGE, HOME, common, rows=overview)
-    gpus = sorted({g for w in works for m in w.models for g in sums[m.doc_rel].gpus})
+    measured: dict[str, dict[int, list]] = {}  # GPU type -> workload's place -> (model, summary), in list order
+    for i, work in enumerate(works):
+        for model in work.models:
+            for gpu in dict.fromkeys(sums[model.doc_rel].gpus):
+                measured.setdefault(gpu, {}).setdefault(i, []).append((model, sums[model.doc_rel]))
+    gpus = sorted(measured)
     for gpu in gpus:
-        sections = []
-        for work in works:
-            rows = [(m, sums[m.doc_rel]) for m in work.models if gpu in sums[m.doc_rel].gpus]
-            if rows:
-                sections.append({"work": work, "rows": rows, "energy": AXES[work.kind].energy})
+        sections = [{"work": works[i], "rows": rows, "energy": AXES[works[i].kind].energy}
+                    for i, rows in sorted(measured[gpu].items())]  # fmt: skip
         crumbs = [*HOME, ("GPUs", views.GPUS_PAGE)]
         view = frame(gpu_page(gpu), crumbs, common, gpu=gpu, sections=sections, targets=targets.TARGETS_MS)
         yield gpu_page(gpu), "gpu.html", view
-    counts = [len({m.slug for w in works for m in w.models if gpu in sums[m.doc_rel].gpus}) for gpu in gpus]
+    counts = [len({m.slug for rows in measured[gpu].values() for m, _ in rows}) for gpu in gpus]
     items = [(gpu, gpu_page(gpu), n) for gpu, n in zip(gpus, counts, strict=True)]
     yield views.GPUS_PAGE, "gpus.html", frame(views.GPUS_PAGE, HOME, common, items=items)
     by_slug: dict[str, dict[str, Any]] = {}

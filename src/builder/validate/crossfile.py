@@ -11,6 +11,7 @@ from builder.errors import shown as shown_value
 from builder.layout import CSV, GENERATION_WORKLOADS, ROOT_WORKLOAD, index_rel, model_list_rel, model_rel
 from builder.metadata import LATENCY_METRIC, UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
 from builder.transform import ENTRY_KEYS, MEASURE_KEYS, index_row, index_row_keys, undominated, workload_urls
+from builder.upstream import MAX_CONFIGURATIONS_PER_TASK, MAX_GPUS_PER_TASK, MAX_MODELS_PER_TASK
 from builder.validate.descriptor import compare
 from builder.validate.documents import name_of
 from builder.validate.tree import Tree
@@ -99,6 +100,7 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
             url = layout.document_url(base_url, model_list["version"], model_rel(slug, workload))
             problems += differing(shown, at, {"url": url, "page": layout.page_url(base_url, slug, workload)}, entry)
     models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
+    problems += check_caps(tree.shown(model_list_rel(workload)), len(slugs), models)
     rel = csvview.csv_rel(workload)
     if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
         problems += check_csv(tree, rel, csvview.generation_csv(models, workload, kind))
@@ -173,6 +175,18 @@ def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
             msg = f"expected {JOULES} / 3.6 = {round(joules / 3.6, 2)} ({conf}), found {wh}"
             problems.append(Problem(tree.shown(CSV), f"line {line}, column {WH}", msg))
     return problems
+
+
+def check_caps(shown: str, slugs: int, models: dict[str, Any]) -> list[Problem]:
+    """A workload past upstream's caps on a task (models, configurations, GPU types), which build never writes."""
+    confs = [conf for doc in models.values() for conf in doc["configurations"]]
+    counts = (
+        (MAX_MODELS_PER_TASK, slugs, "models"),
+        (MAX_CONFIGURATIONS_PER_TASK, len(confs), "configurations"),
+        (MAX_GPUS_PER_TASK, len({conf["gpu"] for conf in confs}), "GPU types"),
+    )
+    found = [f"expected at most {cap:,} {what} in a workload, found {n:,}" for cap, n, what in counts if n > cap]
+    return [Problem(shown, "/models", message) for message in found]
 
 
 def group_by_workload(tree: Tree, ok: dict[str, Any]) -> Groups:
