@@ -23,8 +23,10 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 import builder.fetch
+import builder.files
 import builder.upstream
 import builder.validate.crossfile
+import builder.validate.run
 from builder import jsonschemas
 from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
@@ -450,6 +452,14 @@ def test_a_task_past_a_cap_is_refused(
         args = ["fetch", "--url", httpserver.url_for(LLM_PATH), "--commit", SHA, *FAST]
         named = (httpserver.url_for(LLM_PATH), message)
     refused(tmp_path, args, 1, named)
+
+
+def test_build_refuses_a_file_past_the_size_validate_reads(repo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within the caps on a task a frontier or the CSV of all language models can still pass the file cap."""
+    for module in (builder.files, builder.validate.run):
+        monkeypatch.setattr(module, "MAX_FILE_BYTES", 128 * 1024)  # the CSV of all language models is 207 KiB
+    message = "data/configurations.csv: /: expected a file of at most 0.125 MiB, found 212445 bytes"
+    refused(repo_copy, ["build"], 1, message)
 
 
 def test_validate_refuses_a_workload_past_a_cap(repo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -49,13 +49,14 @@ class Refused(Exception):
     """An entry that was not read, and why: its kind, its size, or the error that stopped the read."""
 
     def __init__(self, found_kind: str | None = None, size: int | None = None, error: str | None = None) -> None:
-        why = f"expected a regular file, found {found_kind} (not read)" if found_kind else too_large(size or 0)
+        why = f"expected a regular file, found {found_kind}" if found_kind else too_large(size or 0)
+        why += " (not read)"
         super().__init__(f"expected a readable file, found an error ({error})" if error is not None else why)
         self.found_kind, self.size, self.error = found_kind, size, error
 
 
 def too_large(size: int) -> str:
-    return f"expected a file of at most {MAX_FILE_BYTES // (1024 * 1024)} MiB, found {size} bytes (not read)"
+    return f"expected a file of at most {MAX_FILE_BYTES / 2**20:g} MiB, found {size} bytes"
 
 
 def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool = False) -> bytes:

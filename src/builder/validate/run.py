@@ -8,9 +8,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from builder.errors import Problem, shown
-from builder.files import Refused, read_file
+from builder.files import Refused, read_file, too_large
 from builder.jsonschemas import RefError, read_schemas, schema_problems, schemas_folder, validator
-from builder.layout import SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
+from builder.layout import MAX_FILE_BYTES, SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
 from builder.strictjson import StrictJSONError, parse_json
 from builder.validate import crossfile
 from builder.validate.descriptor import check_package, check_tables, compare
@@ -26,8 +26,11 @@ def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
-    """The build's check of what it just made: every rule but the descriptor's (it derives it) and frictionless's."""
-    return check_consistency(tree, base_url, fast=True)[0]
+    """The build's check of what it just made: every rule but the descriptor's (it derives it) and frictionless's,
+    and every file within the size validate reads."""
+    sizes = [(tree.shown(rel), len(raw)) for rel, raw in tree.raw.items()]
+    big = [Problem(path, "/", too_large(size)) for path, size in sizes if size > MAX_FILE_BYTES]
+    return big + check_consistency(tree, base_url, fast=True)[0]
 
 
 def check_consistency(tree: Tree, base_url: str, fast: bool = False) -> tuple[list[Problem], dict[str, Any]]:

@@ -72,7 +72,7 @@ def scan(folder: Path, shown: str) -> Listing:
                 elif not stat.S_ISREG(info.st_mode):
                     fault = f"expected a regular file, found {kind(info.st_mode)} (not read)"
                 elif info.st_size > MAX_FILE_BYTES:
-                    fault = too_large(info.st_size)
+                    fault = f"{too_large(info.st_size)} (not read)"
                 else:
                     files.append(rel)
             if fault is not None:  # undecodable bytes and control characters escaped
