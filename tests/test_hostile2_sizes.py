@@ -503,6 +503,8 @@ def test_the_caps_hold_at_their_real_values() -> None:
     assert [str(p) for p in caught.value.problems] == [
         "x.json: /configurations: expected at most 32 GPU types (gpu_model) in a task, found 33"
     ]
+    at_cap = doc(MAX_GPUS_PER_TASK, 1, MAX_GPUS_PER_TASK)["configurations"]
+    check_caps({"configurations": [*at_cap, {"model_id": "org/m0", "gpu_model": "g0"}]}, "x.json")  # a case fault
     check_caps({"configurations": "not a list"}, "x.json")  # left to the schema
     check_caps([], "x.json")
 

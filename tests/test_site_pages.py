@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from builder.errors import InputError
+from builder.layout import MAX_GPUS_PER_TASK
 from builder.site import catalog, charts, pages, targets, words
 from builder.site.build import build_site
 from builder.site.load import INDEX_SHOWN, frontier_entries, load_package
 from builder.site.plan import plan_site
-from builder.upstream import MAX_GPUS_PER_TASK
 from sitehelp import BASE, REPO, copy_package
 
 TIMES = "\N{MULTIPLICATION SIGN}"

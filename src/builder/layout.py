@@ -18,6 +18,9 @@ DESCRIPTOR = "datapackage.json"  # beside the data folder, in its parent
 PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"  # the Data Package standard it follows
 PACKAGE_NAME = "leadgreen-data"  # the descriptor's `name`: how a build knows a descriptor is its own
 MAX_FILE_BYTES = 64 * 1024 * 1024  # per data file; the largest is about 50 KB today, a few MB at 100x
+MAX_MODELS_PER_TASK = 2000  # each cap on an upstream task 100x today's largest, and validate's on a workload
+MAX_CONFIGURATIONS_PER_TASK = 100_000
+MAX_GPUS_PER_TASK = 32  # 16x today's two: a workload page's comparison has a column per GPU type
 
 # The published files inside the data folder: the root workload's at the top, every other's below workloads/<id>/.
 INDEX = "index.json"

@@ -7,14 +7,17 @@ from typing import Any
 
 from builder.errors import Problem, UpstreamError, printable, shown
 from builder.jsonschemas import GENERATION_TASK_SCHEMA, TASK_SCHEMA, input_problems
-from builder.layout import NUM_GPUS_RULE, num_gpus_for
+from builder.layout import (
+    MAX_CONFIGURATIONS_PER_TASK,
+    MAX_GPUS_PER_TASK,
+    MAX_MODELS_PER_TASK,
+    NUM_GPUS_RULE,
+    num_gpus_for,
+)
 from builder.metadata import GenerationWorkload, generation_workloads
 from builder.names import gpu_case_faults, is_reserved_slug, name_fault, slugify
 from builder.strictjson import StrictJSONError, parse_json
 
-MAX_MODELS_PER_TASK = 2000  # each cap 100x today's largest task
-MAX_CONFIGURATIONS_PER_TASK = 100_000
-MAX_GPUS_PER_TASK = 32  # 16x today's two: a workload page's comparison has a column per GPU type
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
 NAME_FIELDS = ("nickname", "gpu_model", "architecture")  # shown in spreadsheets: each must stay text there
@@ -244,8 +247,8 @@ def check_caps(doc: Any, path: str) -> None:
     if not isinstance(confs, list):
         return
 
-    def distinct(key: str) -> int:
-        return len({c[key] for c in confs if isinstance(c, dict) and isinstance(c.get(key), str)})
+    def distinct(key: str) -> int:  # GPU names that differ by case alone count once: that fault is a row's own
+        return len({c[key].casefold() for c in confs if isinstance(c, dict) and isinstance(c.get(key), str)})
 
     counts = (
         (MAX_CONFIGURATIONS_PER_TASK, len(confs), "configurations"),

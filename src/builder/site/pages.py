@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
 from builder.errors import InputError
+from builder.layout import MAX_GPUS_PER_TASK
 from builder.release.rules import Version
 from builder.site import targets, views, words
 from builder.site.catalog import API_PREFIX, LLM, Workload, gpu_slug
@@ -15,7 +16,6 @@ from builder.site.charts import AXES, DOT_ROWS
 from builder.site.load import Package
 from builder.site.targets import Summary
 from builder.site.views import ENERGY, GPU_POWER, HOME, LATENCY, MAX_SEQS, MEDIAN, Column, frame, table
-from builder.upstream import MAX_GPUS_PER_TASK
 
 HOME_PAGE = "index.html"
 DOWNLOAD = "download/"
@@ -34,8 +34,8 @@ def comparison(work: Workload, sums: dict[str, Summary], target: int) -> dict[st
     """Every model's lowest energy under target ms, a column per GPU type (at most upstream's cap), lowest first."""
     gpus = sorted({g for m in work.models for g in sums[m.doc_rel].gpus})
     if len(gpus) > MAX_GPUS_PER_TASK:  # a cell per model and GPU type: past the cap, quadratic in the models
-        found = f"expected at most {MAX_GPUS_PER_TASK} GPU types in a workload, found {len(gpus):,}"
-        raise InputError(f"data/{work.list_rel or work.index_rel}: /models: {found} (run builder validate)")
+        msg = f"expected at most {MAX_GPUS_PER_TASK} GPU types in a workload, found {len(gpus):,}"
+        raise InputError(f"data/{work.list_rel or work.index_rel}: /models: {msg} (run builder validate)")
     rows = []
     for model in work.models:
         found = sums[model.doc_rel]
@@ -101,7 +101,7 @@ def gathering(
     gpus = sorted(measured)
     for gpu in gpus:
         sections = [{"work": works[i], "rows": rows, "energy": AXES[works[i].kind].energy}
-                    for i, rows in sorted(measured[gpu].items())]  # fmt: skip
+                    for i, rows in measured[gpu].items()]  # fmt: skip
         crumbs = [*HOME, ("GPUs", views.GPUS_PAGE)]
         view = frame(gpu_page(gpu), crumbs, common, gpu=gpu, sections=sections, targets=targets.TARGETS_MS)
         yield gpu_page(gpu), "gpu.html", view

@@ -162,6 +162,8 @@ def plan_site(pkg: Package) -> Iterator[File]:
         if API_PREFIX + rel not in plan.sizes:
             yield from plan.model_document(rel)[0]
     for path, template, view in pages.gathering(pkg, works, plan.sums, common, plan.sizes):
-        yield plan.file(path, render(template, view))
+        with reading("data/"):  # these pages gather every document: an unsound one is named by validate
+            html = render(template, view)
+        yield plan.file(path, html)
     yield plan.file("sitemap.xml", pages.sitemap(plan.sizes, pkg.base_url, common["data_version"]))
     yield plan.file("robots.txt", pages.robots(pkg.base_url))

@@ -8,10 +8,19 @@ from builder import csvview, layout
 from builder.csvview import JOULES, WH, stated_responses
 from builder.errors import Problem, pointer
 from builder.errors import shown as shown_value
-from builder.layout import CSV, GENERATION_WORKLOADS, ROOT_WORKLOAD, index_rel, model_list_rel, model_rel
+from builder.layout import (
+    CSV,
+    GENERATION_WORKLOADS,
+    MAX_CONFIGURATIONS_PER_TASK,
+    MAX_GPUS_PER_TASK,
+    MAX_MODELS_PER_TASK,
+    ROOT_WORKLOAD,
+    index_rel,
+    model_list_rel,
+    model_rel,
+)
 from builder.metadata import LATENCY_METRIC, UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
 from builder.transform import ENTRY_KEYS, MEASURE_KEYS, index_row, index_row_keys, undominated, workload_urls
-from builder.upstream import MAX_CONFIGURATIONS_PER_TASK, MAX_GPUS_PER_TASK, MAX_MODELS_PER_TASK
 from builder.validate.descriptor import compare
 from builder.validate.documents import name_of
 from builder.validate.tree import Tree
