@@ -28,8 +28,9 @@ def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
     """The build's check of what it just made: every rule but the descriptor's (it derives it) and frictionless's,
     and every file within the size validate reads."""
-    sizes = [(tree.shown(rel), len(raw)) for rel, raw in tree.raw.items()]
-    big = [Problem(path, "/", too_large(size)) for path, size in sizes if size > MAX_FILE_BYTES]
+    big = [
+        Problem(tree.shown(rel), "/", too_large(len(raw))) for rel, raw in tree.raw.items() if len(raw) > MAX_FILE_BYTES
+    ]
     return big + check_consistency(tree, base_url, fast=True)[0]
 
 
