@@ -13,6 +13,7 @@ import json
 import os
 import pathlib
 import shutil
+import sqlite3
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -764,6 +765,47 @@ def test_a_tmpdir_that_cannot_hold_the_release_copy_is_one_line(
     )
     one_line(outcome)
     assert git(root, "status", "--porcelain") == ""
+
+
+def sqlite_full(monkeypatch: pytest.MonkeyPatch, _tmp_path: Path) -> None:
+    """SQLITE_FULL from every write, as SQLite answers when the file system under TMPDIR is full."""
+    real = sqlite3.connect
+
+    class Full:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+            if sql.startswith("INSERT"):
+                raise sqlite3.OperationalError("database or disk is full")
+            return self.db.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.db, name)
+
+    monkeypatch.setattr(sqlite3, "connect", lambda *args, **kwargs: Full(real(*args, **kwargs)))
+
+
+SITE_TMPDIRS = [
+    pytest.param(tmpdir_a_file, "Not a directory", id="a-file-site"),
+    pytest.param(sqlite_full, "database or disk is full", id="full-site"),
+]
+
+
+@pytest.mark.parametrize(("make_bad", "reason"), SITE_TMPDIRS)
+def test_a_tmpdir_that_cannot_hold_the_site_store_is_one_line(
+    repo_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad, reason: str
+) -> None:
+    """builder site keeps what later pages need of earlier ones in a scratch store in TMPDIR."""
+    scratch = tmp_path / "tmpdir"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    make_bad(monkeypatch, tmp_path)
+    before = tree_digest(tmp_path)
+    outcome = run_cli("site", "--out", str(tmp_path / "site"))
+    names = ("error: TMPDIR (", "expected a writable folder with free space", reason, "set TMPDIR")
+    assert_refused(outcome, 1, names, before, tree_digest(tmp_path))  # the store removed, no site written
+    one_line(outcome)
 
 
 def test_fetch_checks_its_files_without_a_scratch_copy(

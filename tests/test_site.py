@@ -223,7 +223,7 @@ def test_a_second_workload_gets_its_pages_without_code(sites) -> None:
 
 @pytest.mark.slow
 def test_every_document_has_a_schema(sites) -> None:
-    pkg = load_package(REPO)
+    pkg = load_package(REPO, lambda _rel, _parts: None)
     names = list(pkg.schemas)
     assert [rel for rel in pkg.files if rel.endswith(".json") and schema_for(rel) not in names] == []
 
@@ -231,7 +231,7 @@ def test_every_document_has_a_schema(sites) -> None:
 @pytest.mark.slow
 def test_check_jsonschema_validates_every_document_against_the_served_schemas(sites, tmp_path) -> None:
     _, site = sites["today"]
-    pkg = load_package(REPO)
+    pkg = load_package(REPO, lambda _rel, _parts: None)
     by_schema: dict[str, list[str]] = {}
     for rel in pkg.files:
         if rel.endswith(".json"):
@@ -336,10 +336,10 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     assert "&#34;&gt;&lt;img src=x onerror=alert(2)&gt;" in html
     row = {**json.loads((REPO / "data" / "index.json").read_bytes())["rows"][0], "model": MARKUP}
     index = {**json.loads((REPO / "data" / "index.json").read_bytes()), "rows": [row], "workload": "x"}
-    work.models = [catalog.Model(row["slug"], MARKUP, "m.json", "api/m.json", "m/index.html")]
+    models = [catalog.Model(row["slug"], MARKUP, "m.json", "api/m.json", "m/index.html")]
     context = {**common, "source": views.source_view(doc["source"], work), "json": []}
     sums = {"m.json": targets.summarize(doc, targets.best_under(doc, None))}
-    view = pages.workload_view(work, index, sums, None, context)
+    view = pages.workload_view(work, models, index, sums, None, context)
     page = plan.render("workload.html", view).decode("utf-8")
     assert "<script" not in page
     assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3
@@ -472,8 +472,8 @@ def test_a_package_file_gone_before_its_copy_is_one_input_error(repo_copy, cli, 
 
     real = build.load_package
 
-    def load_then_remove(root: Path):
-        pkg = real(root)
+    def load_then_remove(root: Path, keep):
+        pkg = real(root, keep)
         (root / "data" / "configurations.csv").unlink()
         return pkg
 

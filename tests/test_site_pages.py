@@ -12,8 +12,9 @@ from builder.errors import InputError
 from builder.layout import MAX_GPUS_PER_TASK
 from builder.site import catalog, charts, pages, targets, words
 from builder.site.build import build_site
-from builder.site.load import INDEX_SHOWN, frontier_entries, load_package
+from builder.site.load import INDEX_SHOWN, load_package, parts
 from builder.site.plan import plan_site
+from builder.site.store import Store
 from sitehelp import BASE, REPO, copy_package
 
 TIMES = "\N{MULTIPLICATION SIGN}"
@@ -107,7 +108,8 @@ def test_a_listed_frontier_document_is_what_the_model_page_shows(tmp_path: Path)
     raw = json.dumps(frontier).encode()
     (root / "data" / "frontier.json").write_bytes(raw)
     (root / "data" / "workloads.json").write_text(json.dumps(workloads))
-    files = dict(plan_site(load_package(root)))
+    with Store() as store:
+        files = dict(plan_site(load_package(root, store.add_parts), store))
     page = files["models/llama-3-1-70b-instruct/index.html"].decode("utf-8")
     assert f"<strong>{other['wh_per_million_output_tokens']:,.2f}</strong>" in target_cell(page, "100", "B200")
     assert "none this fast" in target_cell(page, "50", "B200")
@@ -276,16 +278,18 @@ def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> N
     )
 
 
-def test_a_frontier_hands_its_model_entries_over_by_slug_with_their_place() -> None:
+def test_a_small_document_hands_its_rows_or_entries_to_the_store_as_text_by_slug() -> None:
     kept = {"slug": "b", "gpus": {"B200": {"best_under": {"50": {"row_id": "b/B200/1/8", "repeat": 1}}}}}
     frontier = {"itl_targets_ms": [50], "models": [{"slug": "a", "gpus": {}}, kept]}
-    found = frontier_entries("frontier.json", frontier)
-    assert frontier == {"itl_targets_ms": [50]}
-    assert {slug: (i, json.loads(text)) for slug, (i, text) in found.items()} == {
-        "a": (0, {"slug": "a", "gpus": {}}),
-        "b": (1, kept),
-    }
-    assert frontier_entries("frontier.json", {}) == {}
+    found = list(parts("frontier.json", frontier))
+    assert [(slug, json.loads(text)) for slug, text in found] == [("a", {"slug": "a", "gpus": {}}), ("b", kept)]
+    assert list(parts("index.json", {"rows": [{"gpu": "B200"}, 3]})) == [("", '{"gpu": "B200"}'), ("", "3")]
+    assert list(parts("workloads.json", {"workloads": []})) == []
+    with Store() as store:
+        store.add_parts("frontier.json", found)
+        assert store.part("frontier.json", "b") == (1, kept)
+        assert store.part("frontier.json", "c") is None
+        assert list(store.parts("frontier.json")) == [{"slug": "a", "gpus": {}}, kept]
 
 
 @pytest.mark.parametrize(
@@ -299,7 +303,7 @@ def test_a_frontier_hands_its_model_entries_over_by_slug_with_their_place() -> N
 )
 def test_a_frontier_whose_entries_are_not_objects_with_a_slug_is_one_input_error(models, message) -> None:
     with pytest.raises(InputError) as caught:
-        frontier_entries("frontier.json", {"models": models})
+        parts("frontier.json", {"models": models})
     assert str(caught.value).endswith(message)
 
 
@@ -312,11 +316,8 @@ def test_an_index_row_keeps_every_field_its_page_and_chart_show(kind: str) -> No
 @pytest.mark.slow  # plans the whole site: a full site build
 def test_the_site_is_written_page_by_page_each_model_document_read_once(monkeypatch) -> None:
     """Each model document is read just before its page is handed on, never ahead, and never twice."""
-    from builder.site import catalog
     from builder.site.load import Package
 
-    pkg = load_package(REPO)
-    model_pages = {m.page for w in catalog.workloads(pkg) for m in w.models}
     reads: list[str] = []
     real = Package.read
 
@@ -327,10 +328,14 @@ def test_the_site_is_written_page_by_page_each_model_document_read_once(monkeypa
 
     monkeypatch.setattr(Package, "read", read)
     done = 0
-    for path, _ in plan_site(pkg):
-        if path in model_pages:
-            done += 1
-            assert len(reads) == done, path
+    with Store() as store:
+        pkg = load_package(REPO, store.add_parts)
+        lists = [rel for rel in pkg.heads if rel.rsplit("/", 1)[-1] == "models.json"]
+        model_pages = {catalog.require_path(e["page"], BASE, "") for rel in lists for e in store.parts(rel)}
+        for path, _ in plan_site(pkg, store):
+            if path in model_pages:
+                done += 1
+                assert len(reads) == done, path
     assert done == len(model_pages) == 62  # the pages of 46 models across seven workloads
     assert len(reads) == len(set(reads)) == done
 
@@ -346,16 +351,16 @@ def test_a_workload_past_the_cap_on_gpu_types_is_one_input_error() -> None:
     """A column per GPU type and a row per model: past the cap the comparison would grow as their product."""
     work = catalog.Workload("w", "W", "", catalog.LLM, "workloads/w/index.json", "workloads/w/models.json", None,
                             {}, "", "workloads/w/index.html")  # fmt: skip
-    sums = {}
+    models, sums = [], {}
     for i in range(MAX_GPUS_PER_TASK + 1):
         rel = f"workloads/w/models/m{i}.json"
-        work.models.append(catalog.Model(f"m{i}", f"M{i}", rel, "api/v1/" + rel, f"workloads/w/models/m{i}/index.html"))
+        models.append(catalog.Model(f"m{i}", f"M{i}", rel, "api/v1/" + rel, f"workloads/w/models/m{i}/index.html"))
         sums[rel] = targets.Summary([f"G{i}"], 1, "", "", {}, (100,), {f"G{i}": {"100": None}})
     with pytest.raises(InputError) as caught:
-        pages.comparison(work, sums, 100)
+        pages.comparison(work, models, sums, 100)
     assert str(caught.value) == (
         "data/workloads/w/models.json: /models: expected at most 32 GPU types in a workload, found 33"
         " (run builder validate)"
     )
-    work.models.pop()
-    assert len(pages.comparison(work, sums, 100)["gpus"]) == MAX_GPUS_PER_TASK  # at the cap: a column each
+    models.pop()
+    assert len(pages.comparison(work, models, sums, 100)["gpus"]) == MAX_GPUS_PER_TASK  # at the cap: a column each

@@ -31,16 +31,21 @@ def _shown(text: str) -> str:
     return text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
 
 
-def parse_json(data: bytes, drop: frozenset[str] = frozenset()) -> Any:
-    """Strict JSON, or StrictJSONError: UTF-8, no BOM, keys once, finite numbers, ints within 2^53, no lone \\ud800.
-    Keys in `drop` are left out of every object as it is built."""
+def decode_json(data: bytes) -> str:
+    """JSON bytes as text, or StrictJSONError: UTF-8 without a BOM."""
     if data.startswith(b"\xef\xbb\xbf"):
         raise StrictJSONError([("byte 0", "expected UTF-8 JSON without a byte order mark, found U+FEFF (a BOM)")])
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         fault = f"expected UTF-8 JSON, found undecodable bytes ({exc.reason})"
         raise StrictJSONError([(f"byte {exc.start}", fault)]) from None
+
+
+def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
+    """Strict JSON, or StrictJSONError: UTF-8, no BOM, keys once, finite numbers, ints within 2^53, no lone \\ud800.
+    Keys in `drop` are left out of every object as it is built. data: bytes, or text decode_json gave."""
+    text = data if isinstance(data, str) else decode_json(data)
     faulty: list[object] = []  # refused values, and each object that repeated a key (held, so its id() stays its own)
     repeats: dict[int, list[str]] = {}  # by id() of such an object, the keys it repeated
 
@@ -80,7 +85,7 @@ def parse_json(data: bytes, drop: frozenset[str] = frozenset()) -> Any:
     if not (faulty or (r"\u" in text and _SURROGATE.search(text))):
         return value
     if drop:
-        return parse_json(data)  # a fault may sit in what was dropped: every fault of the whole document
+        return parse_json(text)  # a fault may sit in what was dropped: every fault of the whole document
     found: list[tuple[str, str]] = []  # every refused value, repeated key and lone surrogate, by JSON pointer
     pending: list[tuple[list[str], Any]] = [([], value)]
     while pending:

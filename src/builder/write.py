@@ -22,7 +22,8 @@ from builder.layout import is_hidden
 DATE_KEYS = ("updated", "data_version")
 STAGE_MARK = ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while a swap runs
-Content = bytes | bytearray | Path  # a Path: a regular file of the package, copied part by part (never held whole)
+Content = bytes | bytearray | Path | Iterator[bytes]  # a Path: a regular file of the package, copied part by part
+# (never held whole); an iterator: a file's parts as they are made
 Files = dict[str, Content] | Iterable[tuple[str, Content]]  # path -> content, or pairs made as they are written
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -250,7 +251,8 @@ def _write(path: Path, data: Content) -> None:
     with open(os.open(path, NEW_FILE, 0o644), "wb") as file:
         os.fchmod(file.fileno(), 0o644)
         try:
-            for part in read_parts(data) if isinstance(data, Path) else [data]:
+            whole = isinstance(data, bytes | bytearray)
+            for part in read_parts(data) if isinstance(data, Path) else [data] if whole else data:
                 file.write(part)
         except Refused as exc:
             raise InputError(f"{data}: {exc}") from exc

@@ -8,6 +8,7 @@ from pathlib import Path, PurePosixPath
 from builder.files import Refused, read_file
 from builder.guards import check_output
 from builder.site.load import data_version, load_package
+from builder.site.store import Store
 from builder.write import publish
 
 MARKER = ".leadgreen-site"
@@ -24,10 +25,11 @@ class SiteResult:
 def build_site(out: Path, root: Path = Path(".")) -> SiteResult:
     """Build the site of the package at root into out; the old site stays whole if anything fails."""
     check_target(out)  # refuse before spending time on charts
-    pkg = load_package(root)
-    from builder.site.plan import plan_site  # matplotlib after the load: its memory is given back before
+    with Store() as store:
+        pkg = load_package(root, store.add_parts)
+        from builder.site.plan import plan_site  # matplotlib after the load: its memory is given back before
 
-    written = write_site(out, plan_site(pkg))
+        written = write_site(out, plan_site(pkg, store))
     pages = sum(1 for path in written if path.endswith(".html"))
     return SiteResult(len(written) + 1, pages, data_version(pkg))  # + 1: the file list
 

@@ -2,14 +2,16 @@
 
 import posixpath
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from builder.errors import InputError
 from builder.layout import FRONTIER, INDEX, MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST, is_workload_id
-from builder.site import load
 from builder.site.load import Package
+
+if TYPE_CHECKING:
+    from builder.site.store import Store
 
 API_PREFIX = "api/v1/"
 LLM = "llm"
@@ -64,7 +66,7 @@ class Workload:
     commit: str
     page: str  # site path of the workload's page
     unit: str = ""  # of its energy figures
-    models: list[Model] = field(default_factory=list)
+    count: int = 0  # its model list's entries
 
 
 def data_rel(url: object, pkg: Package, where: str, published: Any, name: str = "") -> str:
@@ -79,21 +81,22 @@ def data_rel(url: object, pkg: Package, where: str, published: Any, name: str = 
     return rel
 
 
-def workloads(pkg: Package) -> list[Workload]:
-    """Every workload, in the list's order, with its models in their list's order."""
+def workloads(pkg: Package, store: "Store") -> list[Workload]:
+    """Every workload, in the list's order; each one's models, in their list's order, go to the store with the
+    workload's place."""
     sources = pkg.descriptor_doc.get("sources")
     pinned = {  # upstream file URL -> the commit it was pinned at
         str(item["path"]): str(item["version"])
         for item in (sources if isinstance(sources, list) else [])
         if isinstance(item, dict) and "path" in item and "version" in item
     }
-    listed = pkg.docs.get(WORKLOAD_LIST, {}).get("workloads")
+    listed = pkg.heads.get(WORKLOAD_LIST, {}).get("workloads")
     entries = [e if isinstance(e, dict) else {} for e in listed] if isinstance(listed, list) else []
     named, api = {e.get("index_url") for e in entries}, f"{pkg.base_url}/{API_PREFIX}"
-    for rel in load.indexes(pkg):  # then an entry for each index document the list does not name
+    for rel in pkg.indexes:  # then an entry for each index document the list does not name
         folder = posixpath.dirname(rel)
         if api + rel not in named:
-            wid = str(pkg.docs[rel].get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
+            wid = str(pkg.heads[rel].get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
             entries.append({"id": wid, "index_url": api + rel, "models_url": api + posixpath.join(folder, MODEL_LIST)})
     found, seen, published = [], set(), set(pkg.files)
     for i, entry in enumerate(entries):
@@ -103,10 +106,10 @@ def workloads(pkg: Package) -> list[Workload]:
             raise InputError(f"{where}/id: expected a slug of its own, found {wid!r}")
         seen.add(wid)
         rels = [
-            data_rel(entry[key], pkg, f"{where}/{key}", pkg.docs, name) if key in entry else None
+            data_rel(entry[key], pkg, f"{where}/{key}", pkg.heads, name) if key in entry else None
             for key, name in URL_KEYS.items()
         ]
-        head = pkg.docs.get(rels[0] or rels[1] or "", {})
+        head = pkg.heads.get(rels[0] or rels[1] or "", {})
         source = head.get("source") if isinstance(head.get("source"), dict) else {}
         work = Workload(
             wid,
@@ -121,28 +124,18 @@ def workloads(pkg: Package) -> list[Workload]:
         )
         if work.kind not in KINDS:
             raise InputError(f"{where}/kind: expected one of {', '.join(KINDS)}, found {work.kind!r}")
-        for j, item in enumerate(pkg.docs.get(work.list_rel or "", {}).get("models", [])):
+        models = []
+        for j, item in enumerate(store.parts(work.list_rel) if work.list_rel else ()):
             at = f"data/{work.list_rel}: /models/{j}"
             if not isinstance(item, dict):
                 raise InputError(f"{at}: expected an object, found {item!r}")
             page = require_path(item.get("page"), pkg.base_url, f"{at}/page")
             rel = data_rel(item.get("url"), pkg, f"{at}/url", published)
-            work.models.append(Model(str(item.get("slug", "")), str(item.get("name", "")), rel, API_PREFIX + rel, page))
+            models.append(Model(str(item.get("slug", "")), str(item.get("name", "")), rel, API_PREFIX + rel, page))
+        work.count = len(models)
+        store.add_models(len(found), models)
         found.append(work)
     return found
-
-
-def gpu_order(pkg: Package) -> list[str]:
-    """Every GPU type measured anywhere in the package (the index rows' and the model lists'), sorted."""
-    found = set()
-    for doc in pkg.docs.values():
-        for row in doc.get("rows", []) if isinstance(doc.get("rows"), list) else []:
-            if isinstance(row, dict) and "gpu" in row:
-                found.add(str(row["gpu"]))
-        for entry in doc.get("models", []) if isinstance(doc.get("models"), list) else []:
-            if isinstance(entry, dict) and isinstance(entry.get("gpus"), list):
-                found |= {str(gpu) for gpu in entry["gpus"]}
-    return sorted(found)
 
 
 def gpu_slug(gpu: str) -> str:

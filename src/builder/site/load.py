@@ -1,6 +1,8 @@
-"""Read the package the site is built from: small documents up front (strictly parsed), the rest at its page."""
+"""Read the package the site is built from: each small document once, up front and strictly parsed, its head kept
+and its array of rows or entries handed to the store; a model document at its page."""
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -10,7 +12,7 @@ from builder.files import Refused, read_file
 from builder.layout import CSV, DATA, DESCRIPTOR, FRONTIER, INDEX, JSON, METADATA, SCHEMAS, is_hidden, place, schema_for
 from builder.metadata import load_metadata
 from builder.names import control_characters
-from builder.strictjson import StrictJSONError, json_type, parse_json
+from builder.strictjson import StrictJSONError, decode_json, json_type, parse_json
 from builder.validate.tree import scan
 
 EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
@@ -22,6 +24,8 @@ INDEX_SHOWN = frozenset({  # an index row's fields that its workload's page and 
     "model", "slug", "gpu", "num_gpus", "wh_per_million_output_tokens", "median_itl_ms", "max_num_seqs",
     "gpu_power_watts_total", "wh_per_thousand_images", "wh_per_video", "batch_latency_s",
 })  # fmt: skip
+PARTS = ("rows", "models")  # the arrays of small documents, kept in the store: index rows, list and frontier entries
+Keep = Callable[[str, Iterable[tuple[str, str]]], None]  # a document's parts, (slug or "", JSON text) each, in order
 UNSOUND = f"{DATA}: expected a sound package (run builder validate), found "
 
 
@@ -30,9 +34,11 @@ class Package:
     root: Path
     base_url: str
     files: list[str]  # every published file of data/, by path relative to data/, sorted
-    docs: dict[str, Any]  # the small documents of data/ (all but model documents and CSVs), parsed, by the same path;
-    # the planner lets go of a model list once catalogued, of a workload's index and frontier as its pages are made
-    frontier_entries: dict[str, dict[str, tuple[int, str]]]  # by frontier path, out of its document in docs
+    heads: dict[str, dict[str, Any]]  # the small documents of data/ (all but model documents and CSVs), by the same
+    # path, without their array of rows or entries (PARTS): that is in the store
+    indexes: list[str]  # the small documents that are index documents with rows, the root workload's first
+    gpus: list[str]  # every GPU type an index row or a model list names, sorted
+    versions: set[str]  # the data versions of the small documents
     schemas: dict[str, bytes]  # every schemas/*.schema.json, by file name
     schema_docs: dict[str, Any]
     descriptor: bytes  # copied into the site as loaded
@@ -40,10 +46,9 @@ class Package:
     extras: dict[str, bytes]  # files from EXTRAS that exist, by name
     repository: str  # metadata.toml's repository: the git URL to clone a release from
 
-    def read(self, rel: str) -> tuple[bytes, Any]:
-        """A file of data/ (its bytes, and for JSON its strictly parsed document), read now."""
-        raw = _read(self.path(rel), f"{DATA}/{rel}")
-        return raw, (document(f"{DATA}/{rel}", raw) if rel.endswith(JSON) else None)
+    def read(self, rel: str) -> dict[str, Any]:
+        """A JSON document of data/, read and strictly parsed now."""
+        return document(f"{DATA}/{rel}", _read(self.path(rel), f"{DATA}/{rel}"))
 
     def path(self, rel: str) -> Path:
         """A file of data/, to be copied into the site part by part."""
@@ -58,26 +63,33 @@ def is_small(rel: str) -> bool:
 
 def small(rel: str, raw: bytes) -> dict[str, Any]:
     """A small document parsed strictly, without what no page reads; an index's rows keep only the fields shown."""
-    name = rel.rsplit("/", 1)[-1]
-    doc = document(f"{DATA}/{rel}", raw, drop=UNREAD.get(name, frozenset()))
+    name, text = rel.rsplit("/", 1)[-1], _text(f"{DATA}/{rel}", raw)
+    del raw  # the bytes go before the parse: the text alone is parsed
+    doc = document(f"{DATA}/{rel}", text, drop=UNREAD.get(name, frozenset()))
     if name == INDEX and isinstance(rows := doc.get("rows"), list):  # half the memory of the whole rows
         doc["rows"] = [{k: v for k, v in r.items() if k in INDEX_SHOWN} if isinstance(r, dict) else r for r in rows]
     return doc
 
 
-def frontier_entries(rel: str, frontier: dict[str, Any]) -> dict[str, tuple[int, str]]:
-    """A frontier's model entries, taken out of it, by slug: each with its place in the list and as its JSON text,
-    a quarter of the memory of the parsed entry (a model page parses its own)."""
-    models, found = frontier.pop("models", []), {}
-    if not isinstance(models, list):
-        _refuse(f"{DATA}/{rel}", "/models", "expected an array", models)
-    for i, entry in enumerate(models):
-        if not isinstance(entry, dict):
-            _refuse(f"{DATA}/{rel}", f"/models/{i}", "expected an object", entry)
-        if not isinstance(slug := entry.get("slug"), str):
-            _refuse(f"{DATA}/{rel}", f"/models/{i}/slug", "expected a string", slug)
-        found[slug] = (i, json.dumps(entry))
-    return found
+def parts(rel: str, doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """A small document's array of rows or entries (PARTS), as (slug or "", JSON text) each; a frontier's entries
+    must be objects with a slug (a model page finds its own by it)."""
+    key = next((key for key in PARTS if key in doc), None)
+    if key is None:
+        return iter(())
+    if not isinstance(items := doc[key], list):
+        _refuse(f"{DATA}/{rel}", f"/{key}", "expected an array", items)
+    frontier = rel.rsplit("/", 1)[-1] == FRONTIER
+    for i, item in enumerate(items if frontier else ()):
+        if not isinstance(item, dict):
+            _refuse(f"{DATA}/{rel}", f"/{key}/{i}", "expected an object", item)
+        if not isinstance(item.get("slug"), str):
+            _refuse(f"{DATA}/{rel}", f"/{key}/{i}/slug", "expected a string", item.get("slug"))
+    return ((_slug(item), json.dumps(item)) for item in items)  # made as the store takes them
+
+
+def _slug(item: Any) -> str:
+    return item["slug"] if isinstance(item, dict) and isinstance(item.get("slug"), str) else ""
 
 
 def _refuse(shown: str, where: str, expected: str, value: Any, why: str = UNSOUND) -> NoReturn:
@@ -85,11 +97,20 @@ def _refuse(shown: str, where: str, expected: str, value: Any, why: str = UNSOUN
     raise InputError(f"{why}{Problem(shown, where, f'{expected}, found {json_type(value)}')}")
 
 
-def document(shown: str, raw: bytes, why: str = UNSOUND, drop: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """A JSON object parsed strictly (keys in `drop` left out), or one InputError naming the file and the fault."""
+def _text(shown: str, raw: bytes, why: str = UNSOUND) -> str:
     try:
-        value = parse_json(raw, drop)
-        checked = parse_json(raw) if drop and _may_hold_controls(raw) else value  # what was dropped is checked too
+        return decode_json(raw)
+    except StrictJSONError as exc:
+        raise InputError(f"{why}{exc.problems(shown)[0]}") from None
+
+
+def document(shown: str, raw: bytes | str, why: str = UNSOUND, drop: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """A JSON object parsed strictly (keys in `drop` left out), or one InputError naming the file and the fault."""
+    text = raw if isinstance(raw, str) else _text(shown, raw, why)
+    del raw  # the bytes go before the parse (when the caller holds none): the text alone is parsed
+    try:
+        value = parse_json(text, drop)
+        checked = parse_json(text) if drop and _may_hold_controls(text) else value  # what was dropped is checked too
     except StrictJSONError as exc:
         raise InputError(f"{why}{exc.problems(shown)[0]}") from None
     if not isinstance(value, dict):
@@ -101,9 +122,9 @@ def document(shown: str, raw: bytes, why: str = UNSOUND, drop: frozenset[str] = 
     return value
 
 
-def _may_hold_controls(raw: bytes) -> bool:
-    """Whether JSON text may hold a control or format character: only as a \\u escape, a DEL or a non-ASCII byte."""
-    return b"\\u" in raw or b"\x7f" in raw or not raw.isascii()
+def _may_hold_controls(text: str) -> bool:
+    """Whether JSON text may hold a control or format character: only as a \\u escape, a DEL or a non-ASCII one."""
+    return "\\u" in text or "\x7f" in text or not text.isascii()
 
 
 def control_character(value: Any, at: tuple) -> tuple[tuple, list[str]] | None:
@@ -126,8 +147,9 @@ def _read(path: Path, shown: str) -> bytes:
         raise InputError(f"{shown}: {exc}") from exc
 
 
-def load_package(root: Path) -> Package:
-    """The package's listing and its small inputs; a missing, unsound or unparseable one is an InputError."""
+def load_package(root: Path, keep: Keep) -> Package:
+    """The package's listing and its small inputs, their parts handed to keep; a missing, unsound or unparseable
+    one is an InputError."""
     data_dir, schema_dir = root / DATA, root / SCHEMAS
     for folder in (data_dir, schema_dir):
         if not folder.is_dir():
@@ -138,8 +160,17 @@ def load_package(root: Path) -> Package:
     found += [f"{DATA}/{rel}: a stray file" for rel in files if rel != CSV and schema_for(rel) is None]
     if found:
         raise InputError(f"{data_dir}: expected a sound package (run builder validate), found {'; '.join(found[:3])}")
-    docs = {rel: small(rel, _read(data_dir / rel, f"{DATA}/{rel}")) for rel in files if is_small(rel)}
-    entries = {rel: frontier_entries(rel, doc) for rel, doc in docs.items() if rel.rsplit("/", 1)[-1] == FRONTIER}
+    heads, indexed, gpus, versions = {}, [], set(), set()
+    for rel in filter(is_small, files):  # each parsed and let go in turn: at most one whole in memory
+        doc = small(rel, _read(data_dir / rel, f"{DATA}/{rel}"))
+        gpus |= set(_gpus(doc))
+        if doc.get("data_version"):
+            versions.add(str(doc["data_version"]))
+        keep(rel, parts(rel, doc))
+        heads[rel] = {key: value for key, value in doc.items() if key not in PARTS}
+        if rel.rsplit("/", 1)[-1] == INDEX and "rows" in doc:
+            indexed.append(rel)
+        del doc
     schemas = {p.name: _read(p, f"{SCHEMAS}/{p.name}") for p in sorted(schema_dir.glob("*.schema.json"))}
     if not schemas:
         raise InputError(f"{schema_dir}: expected *.schema.json files, found none")
@@ -148,14 +179,19 @@ def load_package(root: Path) -> Package:
     descriptor_doc = document(DESCRIPTOR, descriptor, "", UNREAD[DESCRIPTOR])
     extras = {name: _read(root / name, name) for name in EXTRAS if (root / name).is_file()}
     meta = load_metadata(root / METADATA)  # its schema holds base_url to https:// without a trailing slash
-    return Package(root, meta["base_url"], files, docs, entries, schemas, schema_docs, descriptor, descriptor_doc,
-                   extras, meta["repository"])  # fmt: skip
+    indexed.sort(key=lambda rel: (rel.count("/"), rel))  # the root workload's first, then the others by path
+    return Package(root, meta["base_url"], files, heads, indexed, sorted(gpus), versions, schemas, schema_docs,
+                   descriptor, descriptor_doc, extras, meta["repository"])  # fmt: skip
 
 
-def indexes(pkg: Package) -> list[str]:
-    """Every index document in the tree, the root workload's first, then the others by path."""
-    found = [rel for rel, doc in pkg.docs.items() if rel.split("/")[-1] == INDEX and isinstance(doc.get("rows"), list)]
-    return sorted(found, key=lambda rel: (rel.count("/"), rel))
+def _gpus(doc: dict[str, Any]) -> Iterator[str]:
+    """The GPU types a document names: its index rows' and its model list entries'."""
+    for row in doc.get("rows", []) if isinstance(doc.get("rows"), list) else []:
+        if isinstance(row, dict) and "gpu" in row:
+            yield str(row["gpu"])
+    for entry in doc.get("models", []) if isinstance(doc.get("models"), list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("gpus"), list):
+            yield from (str(gpu) for gpu in entry["gpus"])
 
 
 def data_version(pkg: Package) -> str:

@@ -1,7 +1,7 @@
 """A model's lowest-energy configuration per GPU type and latency target, and the summary its page leaves (pure)."""
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from builder.errors import InputError, pointer, shown
 from builder.site import words
@@ -58,6 +58,12 @@ class Summary:
     best: dict[str, dict[str, Any] | None]  # per GPU type: any latency (LLM), within the latency limit (generation)
     targets: tuple[int, ...]  # LLM only, as under
     under: Under  # per GPU type, per target
+
+
+class Summaries(Protocol):
+    """Summaries by model document path: a dict, or the site's store (read as they are looked up)."""
+
+    def __getitem__(self, doc_rel: str) -> Summary: ...
 
 
 def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> Summary:

@@ -1,0 +1,232 @@
+"""What the site's pages need beyond their own model document, kept in an SQLite file in TMPDIR instead of memory:
+the small documents' rows and entries, every workload's models, each model's summary and GPU types, and every site
+file's size. Memory stays flat however many models there are; a TMPDIR that cannot hold the file is one
+OutputError."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import posixpath
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from builder.scratch import tmpdir_error
+from builder.site.catalog import Model
+
+if TYPE_CHECKING:
+    from builder.site.targets import Summary
+
+TABLES = """
+CREATE TABLE parts (rel TEXT, pos INTEGER, slug TEXT, body TEXT, PRIMARY KEY (rel, pos));
+CREATE INDEX parts_by_slug ON parts (rel, slug);
+CREATE TABLE models (work INTEGER, pos INTEGER, slug TEXT, name TEXT, doc_rel TEXT, doc_path TEXT, page TEXT,
+                     PRIMARY KEY (work, pos));
+CREATE INDEX models_by_slug ON models (slug, work, pos);
+CREATE INDEX models_by_doc ON models (doc_rel);
+CREATE TABLE summaries (doc_rel TEXT PRIMARY KEY, body TEXT);
+CREATE TABLE gpus (gpu TEXT, doc_rel TEXT, PRIMARY KEY (gpu, doc_rel));
+CREATE TABLE files (path TEXT PRIMARY KEY, folder TEXT, size INTEGER);
+CREATE INDEX files_by_folder ON files (folder, path);
+CREATE TABLE folders (folder TEXT PRIMARY KEY, parent TEXT);
+CREATE INDEX folders_by_parent ON folders (parent, folder);
+"""
+MODEL = "m.slug, m.name, m.doc_rel, m.doc_path, m.page"  # a Model's fields, in its order
+
+
+def folder_of(path: str) -> str:
+    """`a/b/c.json` -> `a/b/`; a file at the root -> `/`."""
+    return posixpath.dirname(path) + "/"
+
+
+def _summary(body: str) -> Summary:
+    from builder.site.targets import Summary  # with matplotlib: after the load, which makes the store first
+
+    gpus, configurations, params, architecture, best, chosen, under = json.loads(body)
+    return Summary(gpus, configurations, params, architecture, best, tuple(chosen), under)
+
+
+@contextmanager
+def _stored() -> Iterator[None]:
+    """A failing SQLite call (TMPDIR full or unwritable) as one OutputError naming TMPDIR."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise tmpdir_error(OSError(None, str(exc))) from None
+
+
+class Rows:
+    """A document's parts read from the store each time they are walked: their count, a slice, or one pass over all."""
+
+    def __init__(self, store: Store, rel: str) -> None:
+        self.store, self.rel = store, rel
+
+    def __len__(self) -> int:
+        return self.store._run("SELECT COUNT(*) FROM parts WHERE rel = ?", (self.rel,))[0][0]
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.store.parts(self.rel)
+
+    def __getitem__(self, part: slice) -> list[Any]:
+        return list(itertools.islice(self, part.start, part.stop, part.step))
+
+
+class Store:
+    """The site's scratch store: a new SQLite file in a folder of TMPDIR, removed on close (or leaving a with)."""
+
+    def __init__(self) -> None:
+        try:
+            self.folder = tempfile.mkdtemp(prefix="builder-site-")
+        except OSError as exc:
+            raise tmpdir_error(exc) from None
+        try:
+            with _stored():  # a scratch file: no journal, no sync; SQLite holds at most 2 MB of it in memory
+                self.db = sqlite3.connect(f"{self.folder}/store.sqlite", isolation_level=None)  # autocommit
+                self.db.create_function("py_lower", 1, str.lower, deterministic=True)  # Python's, for every script
+                self.db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + TABLES)
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
+
+    def close(self) -> None:
+        self.db.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.close()
+
+    def _run(self, sql: str, args: Iterable[Any] = ()) -> list[tuple]:
+        with _stored():
+            return self.db.execute(sql, tuple(args)).fetchall()
+
+    def _rows(self, sql: str, args: Iterable[Any] = ()) -> Iterator[tuple]:
+        """The rows of a query, read as they are used (never all at once)."""
+        with _stored():
+            cursor = self.db.execute(sql, tuple(args))
+            while batch := cursor.fetchmany(256):
+                yield from batch
+
+    # the parts of a document (an index's rows, a frontier's entries), each as its JSON text, in document order
+    def add_parts(self, rel: str, parts: Iterable[tuple[str, str]]) -> None:
+        """parts: (slug, JSON text), slug empty for an index row."""
+        rows = ((rel, i, slug, body) for i, (slug, body) in enumerate(parts))
+        with _stored():
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT INTO parts VALUES (?, ?, ?, ?)", rows)
+            self.db.execute("COMMIT")
+
+    def parts(self, rel: str) -> Iterator[Any]:
+        """The parts of a document, parsed one by one, in document order."""
+        for (body,) in self._rows("SELECT body FROM parts WHERE rel = ? ORDER BY pos", (rel,)):
+            yield json.loads(body)
+
+    def rows(self, rel: str) -> Rows:
+        """The parts of a document as a sequence walked in the store, never held whole."""
+        return Rows(self, rel)
+
+    def part(self, rel: str, slug: str) -> tuple[int, Any] | None:
+        """The first part of a document with that slug, parsed, and its place in the document; None when none."""
+        found = self._run("SELECT pos, body FROM parts WHERE rel = ? AND slug = ? ORDER BY pos LIMIT 1", (rel, slug))
+        return (found[0][0], json.loads(found[0][1])) if found else None
+
+    # the models of each workload, in list order
+    def add_models(self, work: int, models: Iterable[Model]) -> None:
+        rows = ((work, i, m.slug, m.name, m.doc_rel, m.doc_path, m.page) for i, m in enumerate(models))
+        with _stored():
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT INTO models VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            self.db.execute("COMMIT")
+
+    def models(self, work: int) -> Iterator[Model]:
+        for row in self._rows(f"SELECT {MODEL} FROM models m WHERE work = ? ORDER BY pos", (work,)):
+            yield Model(*row)
+
+    def listings(self, slug: str) -> list[tuple[int, str]]:
+        """(workload, page) of every listing of a model slug, in workload and list order."""
+        return self._run("SELECT work, page FROM models WHERE slug = ? ORDER BY work, pos", (slug,))
+
+    def slugs(self) -> int:
+        return self._run("SELECT COUNT(DISTINCT slug) FROM models")[0][0]
+
+    def by_name(self) -> Iterator[tuple[Model, Summary]]:
+        """The first listing of each slug (in workload and list order) with its summary, by name then slug."""
+        first = "NOT EXISTS (SELECT 1 FROM models o WHERE o.slug = m.slug AND (o.work, o.pos) < (m.work, m.pos))"
+        for row in self._rows(f"SELECT {MODEL} FROM models m WHERE {first} ORDER BY py_lower(m.name), m.slug"):
+            model = Model(*row)
+            yield model, self.summary(model.doc_rel)
+
+    # each model document's summary and GPU types, the first made of it kept
+    def add_summary(self, doc_rel: str, summary: Summary) -> None:
+        fields = summary.gpus, summary.configurations, summary.params, summary.architecture, summary.best
+        body = json.dumps([*fields, summary.targets, summary.under])
+        with _stored():
+            if self.db.execute("INSERT OR IGNORE INTO summaries VALUES (?, ?)", (doc_rel, body)).rowcount:
+                self.db.executemany("INSERT OR IGNORE INTO gpus VALUES (?, ?)", ((g, doc_rel) for g in summary.gpus))
+
+    def __getitem__(self, doc_rel: str) -> Summary:
+        return self.summary(doc_rel)
+
+    def summary(self, doc_rel: str) -> Summary:
+        """A model document's summary, read now; a KeyError when none was made."""
+        if not (found := self._run("SELECT body FROM summaries WHERE doc_rel = ?", (doc_rel,))):
+            raise KeyError(doc_rel)
+        return _summary(found[0][0])
+
+    def gpus(self) -> list[tuple[str, int]]:
+        """Every GPU type a summarized model was measured on, sorted, with the count of model slugs measured on it."""
+        sql = "SELECT g.gpu, COUNT(DISTINCT m.slug) FROM gpus g JOIN models m USING (doc_rel) GROUP BY g.gpu"
+        return self._run(sql + " ORDER BY g.gpu")
+
+    def on_gpu(self, gpu: str) -> list[tuple[int, int]]:
+        """(workload, count of its listings measured on the GPU type), for each workload with any, in order."""
+        sql = "SELECT m.work, COUNT(*) FROM gpus g JOIN models m USING (doc_rel) WHERE g.gpu = ? GROUP BY m.work"
+        return self._run(sql + " ORDER BY m.work", (gpu,))
+
+    def measured(self, gpu: str, work: int) -> Iterator[tuple[Model, Summary]]:
+        """A workload's models measured on the GPU type, in list order, each with its summary."""
+        sql = f"SELECT {MODEL} FROM gpus g JOIN models m USING (doc_rel) WHERE g.gpu = ? AND m.work = ? ORDER BY m.pos"
+        for row in self._rows(sql, (gpu, work)):
+            model = Model(*row)
+            yield model, self.summary(model.doc_rel)
+
+    # every site file's size
+    def add_file(self, path: str, size: int) -> bool:
+        """Record a site file; False when one was recorded at that path already."""
+        parts = path.split("/")[:-1]
+        folders = ["/".join(parts[:i]) + "/" for i in range(1, len(parts) + 1)]
+        with _stored():
+            added = self.db.execute("INSERT OR IGNORE INTO files VALUES (?, ?, ?)", (path, folder_of(path), size))
+            if not added.rowcount:
+                return False
+            self.db.executemany("INSERT OR IGNORE INTO folders VALUES (?, ?)",
+                                ((f, folder_of(f.rstrip("/"))) for f in folders))  # fmt: skip
+        return True
+
+    def has_file(self, path: str) -> bool:
+        return bool(self._run("SELECT 1 FROM files WHERE path = ?", (path,)))
+
+    def files(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+        """(path, size) of every file recorded under prefix, in path order."""
+        glob = "".join(f"[{c}]" if c in "*?[" else c for c in prefix) + "*"
+        yield from self._rows("SELECT path, size FROM files WHERE path GLOB ? ORDER BY path", (glob,))
+
+    def unlisted(self) -> list[str]:
+        """Every folder (`a/b/`) without an index.html, in path order."""
+        return [f for (f,) in self._run(
+            "SELECT folder FROM folders f WHERE NOT EXISTS (SELECT 1 FROM files WHERE path = f.folder || 'index.html') "
+            "ORDER BY folder")]  # fmt: skip
+
+    def in_folder(self, folder: str) -> Iterator[tuple[str, str, int | None]]:
+        """A folder's subfolders (size None), then its files, each in path order: (path, page to link, size)."""
+        for (sub,) in self._rows("SELECT folder FROM folders WHERE parent = ? ORDER BY folder", (folder,)):
+            yield sub, sub + "index.html", None
+        for path, size in self._rows("SELECT path, size FROM files WHERE folder = ? ORDER BY path", (folder,)):
+            yield path, path, size
