@@ -2,16 +2,14 @@
 
 import posixpath
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from builder.errors import InputError
 from builder.layout import FRONTIER, INDEX, MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST, is_workload_id
 from builder.site.load import Package
-
-if TYPE_CHECKING:
-    from builder.site.store import Store
 
 API_PREFIX = "api/v1/"
 LLM = "llm"
@@ -81,9 +79,11 @@ def data_rel(url: object, pkg: Package, where: str, published: Any, name: str = 
     return rel
 
 
-def workloads(pkg: Package, store: "Store") -> list[Workload]:
-    """Every workload, in the list's order; each one's models, in their list's order, go to the store with the
-    workload's place."""
+def workloads(
+    pkg: Package, list_entries: Callable[[str], Iterable[Any]], keep: Callable[[int, list[Model]], None]
+) -> list[Workload]:
+    """Every workload, in the list's order; list_entries gives a model list's entries, and each workload's models,
+    in their list's order, are handed to keep with the workload's place."""
     sources = pkg.descriptor_doc.get("sources")
     pinned = {  # upstream file URL -> the commit it was pinned at
         str(item["path"]): str(item["version"])
@@ -125,7 +125,7 @@ def workloads(pkg: Package, store: "Store") -> list[Workload]:
         if work.kind not in KINDS:
             raise InputError(f"{where}/kind: expected one of {', '.join(KINDS)}, found {work.kind!r}")
         models = []
-        for j, item in enumerate(store.parts(work.list_rel) if work.list_rel else ()):
+        for j, item in enumerate(list_entries(work.list_rel) if work.list_rel else ()):
             at = f"data/{work.list_rel}: /models/{j}"
             if not isinstance(item, dict):
                 raise InputError(f"{at}: expected an object, found {item!r}")
@@ -133,7 +133,7 @@ def workloads(pkg: Package, store: "Store") -> list[Workload]:
             rel = data_rel(item.get("url"), pkg, f"{at}/url", published)
             models.append(Model(str(item.get("slug", "")), str(item.get("name", "")), rel, API_PREFIX + rel, page))
         work.count = len(models)
-        store.add_models(len(found), models)
+        keep(len(found), models)
         found.append(work)
     return found
 

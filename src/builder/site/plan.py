@@ -142,7 +142,7 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
     for name in STATIC:
         yield plan.file(name, files("builder.site").joinpath(TEMPLATES, name).read_bytes())
     with reading("data/"):
-        works = catalog.workloads(pkg, store)
+        works = catalog.workloads(pkg, store.parts, store.add_models)
     common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "versions": plan.versions}
     overview = []  # a row per workload for the home and workloads pages
     for i, work in enumerate(works):
