@@ -767,44 +767,56 @@ def test_a_tmpdir_that_cannot_hold_the_release_copy_is_one_line(
     assert git(root, "status", "--porcelain") == ""
 
 
-def sqlite_full(monkeypatch: pytest.MonkeyPatch, _tmp_path: Path) -> None:
-    """SQLITE_FULL from every write, as SQLite answers when the file system under TMPDIR is full."""
-    real = sqlite3.connect
+def sqlite_fails(statement: str, message: str) -> Callable[[pytest.MonkeyPatch], None]:
+    """SQLite answering `message` to every statement that begins with `statement`, as it does when the file
+    system under its temporary folder is full or failing."""
 
-    class Full:
-        def __init__(self, db: sqlite3.Connection) -> None:
-            self.db = db
+    def apply(monkeypatch: pytest.MonkeyPatch) -> None:
+        real = sqlite3.connect
 
-        def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
-            if sql.startswith("INSERT"):
-                raise sqlite3.OperationalError("database or disk is full")
-            return self.db.execute(sql, *args)
+        class Failing:
+            def __init__(self, db: sqlite3.Connection) -> None:
+                self.db = db
 
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self.db, name)
+            def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+                if sql.startswith(statement):
+                    raise sqlite3.OperationalError(message)
+                return self.db.execute(sql, *args)
 
-    monkeypatch.setattr(sqlite3, "connect", lambda *args, **kwargs: Full(real(*args, **kwargs)))
+            def executemany(self, sql: str, *args: Any) -> sqlite3.Cursor:
+                if sql.startswith(statement):
+                    raise sqlite3.OperationalError(message)
+                return self.db.executemany(sql, *args)
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(self.db, name)
+
+        monkeypatch.setattr(sqlite3, "connect", lambda *args, **kwargs: Failing(real(*args, **kwargs)))
+
+    return apply
 
 
 SITE_TMPDIRS = [
-    pytest.param(tmpdir_a_file, "Not a directory", id="a-file-site"),
-    pytest.param(sqlite_full, "database or disk is full", id="full-site"),
+    pytest.param(sqlite_fails("INSERT", "database or disk is full"), id="full-at-the-load"),
+    pytest.param(sqlite_fails("UPDATE", "database or disk is full"), id="full-after-the-first-page"),
+    pytest.param(sqlite_fails("SELECT", "disk I/O error"), id="failing-reads"),
 ]
 
 
-@pytest.mark.parametrize(("make_bad", "reason"), SITE_TMPDIRS)
+@pytest.mark.parametrize("make_bad", SITE_TMPDIRS)
 def test_a_tmpdir_that_cannot_hold_the_site_store_is_one_line(
-    repo_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad, reason: str
+    repo_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad
 ) -> None:
-    """builder site keeps what later pages need of earlier ones in a scratch store in TMPDIR."""
+    """builder site keeps what pages need of the package and of each other in a temporary database in TMPDIR."""
     scratch = tmp_path / "tmpdir"
     scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    make_bad(monkeypatch, tmp_path)
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.delenv("SQLITE_TMPDIR", raising=False)
+    make_bad(monkeypatch)
     before = tree_digest(tmp_path)
     outcome = run_cli("site", "--out", str(tmp_path / "site"))
-    names = ("error: TMPDIR (", "expected a writable folder with free space", reason, "set TMPDIR")
-    assert_refused(outcome, 1, names, before, tree_digest(tmp_path))  # the store removed, no site written
+    names = (f"error: TMPDIR ({scratch})", "expected a writable folder with free space", "set TMPDIR")
+    assert_refused(outcome, 1, names, before, tree_digest(tmp_path))  # nothing left in TMPDIR, no site written
     one_line(outcome)
 
 

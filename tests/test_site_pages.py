@@ -27,6 +27,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def written(files) -> dict:
+    """The site's files by path, each page's parts joined as the writer joins them, in turn."""
+    return {path: data if isinstance(data, bytes | bytearray | Path) else b"".join(data) for path, data in files}
+
+
 def html(site: Path, path: str) -> str:
     return (site / path / "index.html").read_text(encoding="utf-8")
 
@@ -109,7 +114,7 @@ def test_a_listed_frontier_document_is_what_the_model_page_shows(tmp_path: Path)
     (root / "data" / "frontier.json").write_bytes(raw)
     (root / "data" / "workloads.json").write_text(json.dumps(workloads))
     with Store() as store:
-        files = dict(plan_site(load_package(root, store.add_parts), store))
+        files = written(plan_site(load_package(root, store.add_parts), store))
     page = files["models/llama-3-1-70b-instruct/index.html"].decode("utf-8")
     assert f"<strong>{other['wh_per_million_output_tokens']:,.2f}</strong>" in target_cell(page, "100", "B200")
     assert "none this fast" in target_cell(page, "50", "B200")
@@ -332,7 +337,8 @@ def test_the_site_is_written_page_by_page_each_model_document_read_once(monkeypa
         pkg = load_package(REPO, store.add_parts)
         lists = [rel for rel in pkg.heads if rel.rsplit("/", 1)[-1] == "models.json"]
         model_pages = {catalog.require_path(e["page"], BASE, "") for rel in lists for e in store.parts(rel)}
-        for path, _ in plan_site(pkg, store):
+        for path, data in plan_site(pkg, store):
+            written([(path, data)])
             if path in model_pages:
                 done += 1
                 assert len(reads) == done, path
@@ -364,3 +370,28 @@ def test_a_workload_past_the_cap_on_gpu_types_is_one_input_error() -> None:
     )
     models.pop()
     assert len(pages.comparison(work, models, sums, 100)["gpus"]) == MAX_GPUS_PER_TASK  # at the cap: a column each
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", ["api/v1/", "download/data/", "schemas/v1/"])
+def test_a_folder_listing_lists_its_folders_then_its_files_with_their_sizes(site, folder: str) -> None:
+    page = (site / folder / "index.html").read_text(encoding="utf-8")
+    found = re.findall(r'<li><a href="([^"]*)">([^<]*)</a> <span class="unit">([^<]*)</span></li>', page)
+    here = sorted(site.joinpath(folder).iterdir())
+    folders = [p.name + "/" for p in here if p.is_dir()]
+    files = [p.name for p in here if p.is_file() and p.name != "index.html"]  # the listing does not list itself
+    assert [label for _, label, _ in found] == folders + files
+    assert [size for _, _, size in found] == ["folder"] * len(folders) + [
+        words.size((site / folder / name).stat().st_size) for name in files
+    ]
+
+
+@pytest.mark.slow
+def test_the_home_page_offers_the_package_files_and_every_csv_for_download(site) -> None:
+    page = (site / "index.html").read_text(encoding="utf-8")
+    found = re.findall(r'<li><a href="([^"]*)" download>[^<]*</a> <span class="unit">\(([^)]*)\)</span>', page)
+    below = [p.relative_to(site).as_posix() for p in sorted((site / "download").rglob("*")) if p.is_file()]
+    offered = [p for p in below if (p.count("/") == 1 or p.endswith(".csv")) and p != "download/index.html"]
+    assert [(p, words.size((site / p).stat().st_size)) for p in offered] == found
+    assert "download/datapackage.json" in dict(found)
+    assert "download/data/configurations.csv" in dict(found)

@@ -9,7 +9,7 @@ from builder.files import Refused, read_file
 from builder.guards import check_output
 from builder.site.load import data_version, load_package
 from builder.site.store import Store
-from builder.write import publish
+from builder.write import Content, publish
 
 MARKER = ".leadgreen-site"
 HEADER = "leadgreen-data site, written by `builder site`; every file it wrote, one a line:"
@@ -50,13 +50,13 @@ def check_target(out: Path) -> None:
                  what=f"a site `builder site` built (its file list {MARKER} names every file)", data=False)  # fmt: skip
 
 
-def write_site(out: Path, files: Iterable[tuple[str, bytes]]) -> list[str]:
+def write_site(out: Path, files: Iterable[tuple[str, Content]]) -> list[str]:
     """Replace out with the files (plus MARKER), written as they come, or leave it as it was; the paths."""
     out = Path(os.path.abspath(out))
     check_target(out)
     written: list[str] = []
 
-    def recorded() -> Iterator[tuple[str, bytes]]:
+    def recorded() -> Iterator[tuple[str, Content]]:
         for path, data in files:
             written.append(path)
             yield path, data

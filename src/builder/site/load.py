@@ -80,7 +80,7 @@ def parts(rel: str, doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
     if not isinstance(items := doc[key], list):
         _refuse(f"{DATA}/{rel}", f"/{key}", "expected an array", items)
     frontier = rel.rsplit("/", 1)[-1] == FRONTIER
-    for i, item in enumerate(items if frontier else ()):
+    for i, item in enumerate(items if frontier else ()):  # checked now, before any text is made
         if not isinstance(item, dict):
             _refuse(f"{DATA}/{rel}", f"/{key}/{i}", "expected an object", item)
         if not isinstance(item.get("slug"), str):

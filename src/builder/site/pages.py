@@ -114,9 +114,10 @@ def gathering(
         {"model": model, "summary": summary, "links": [(works[i].name, page) for i, page in store.listings(model.slug)]}
         for model, summary in store.by_name()
     )
-    yield views.MODELS_PAGE, "models.html", frame(views.MODELS_PAGE, HOME, common, rows=models, count=store.slugs())
+    view = frame(views.MODELS_PAGE, HOME, common, rows=models, count=store.slug_count())
+    yield views.MODELS_PAGE, "models.html", view
     yield views.GLOSSARY, "glossary.html", frame(views.GLOSSARY, HOME, common)
-    shown = [(p, n) for p, n in store.files(DOWNLOAD) if p.count("/") == 1 or p.endswith(".csv")]
+    shown = [(p, n) for p, n in store.files() if p.startswith(DOWNLOAD) and (p.count("/") == 1 or p.endswith(".csv"))]
     downloads = [(path, words.size(size)) for path, size in shown]
     source = views.source_view(next((w.source for w in works if w.source), {}))
     source["workloads"] = [{**views.source_view(w.source, w), "page": w.page} for w in works if w.source]

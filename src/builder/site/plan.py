@@ -43,12 +43,7 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render(template: str, context: dict[str, Any]) -> bytes:
-    """A page, whole."""
-    return b"".join(rendering(template, context))
-
-
-def rendering(template: str, context: dict[str, Any]) -> Iterator[bytes]:
+def render(template: str, context: dict[str, Any]) -> Iterator[bytes]:
     """A page in parts of about 64 KiB, each encoded as the template renders it (a long page is never held whole)."""
     part = bytearray()
     for piece in environment().get_template(template).generate(context):
@@ -76,21 +71,22 @@ class Planner:
         self.pkg, self.store = pkg, store
         self.versions: set[str] = set(pkg.versions)  # the data versions of every document
 
-    def file(self, path: str, data: Content) -> File:
-        """Record one site file and hand it on to be written; two files for one path is an error."""
+    def file(self, path: str, data: Content, copy_of: str | None = None) -> File:
+        """Record one site file (copy_of: the file of data/ it copies) and hand it on to be written; two files for
+        one path is an error."""
         try:  # a Path: a file of the package, copied as it stands
             size = data.lstat().st_size if isinstance(data, Path) else len(data)
         except OSError as exc:
             raise InputError(f"{data}: {Refused(error=exc.strerror)}") from exc
-        if not self.store.add_file(path, size):
+        if not self.store.add_file(path, size, copy_of):
             raise _twice(path)
         return path, data
 
     def publish(self, rel: str, raw: Content) -> Iterator[File]:
         """A file of data/ where the API serves it and in the download folder, byte for byte (once)."""
-        if not self.store.has_file(API_PREFIX + rel):
-            yield self.file(API_PREFIX + rel, raw)
-            yield self.file(f"{DOWNLOAD}{DATA.as_posix()}/{rel}", raw)
+        if self.store.copy_of(API_PREFIX + rel) != rel:  # a page at that path is two files there
+            yield self.file(API_PREFIX + rel, raw, rel)
+            yield self.file(f"{DOWNLOAD}{DATA.as_posix()}/{rel}", raw, rel)
 
     def model_document(self, rel: str) -> tuple[list[File], dict[str, Any]]:
         """A model document, read now, with its copies if not yet published."""
@@ -101,17 +97,16 @@ class Planner:
 
     def page(self, path: str, template: str, view: dict[str, Any], shown: str) -> File:
         """A page handed on as it renders, in parts; a template that finds the view unsound raises as `reading`
-        does. It is recorded once its last part is made (a listing page does not list itself)."""
-        if self.store.has_file(path):
-            raise _twice(path)
+        does. Its size is recorded when its last part is made."""
+        self.file(path, b"")
 
         def parts() -> Iterator[bytes]:
             size = 0
             with reading(shown):
-                for part in rendering(template, view):
+                for part in render(template, view):
                     size += len(part)
                     yield part
-            self.store.add_file(path, size)
+            self.store.set_size(path, size)
 
         return path, parts()
 
@@ -171,7 +166,7 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
             template = "model.html" if work.kind == LLM else "generic_model.html"
             yield plan.page(model.page, template, view, f"data/{model.doc_rel}")
             del copies, doc, view  # only the summary outlives the page
-        index = {**pkg.heads[work.index_rel], "rows": store.rows(work.index_rel)} if work.index_rel else {}
+        index = {**pkg.heads[work.index_rel], "rows": store.parts(work.index_rel)} if work.index_rel else {}
         with reading(f"data/{work.index_rel}"):
             shown = None
             if index.get("rows"):
@@ -182,7 +177,7 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
         yield plan.page(work.page, "workload.html", view, f"data/{work.index_rel}")
         del models, index, view
     for rel in pkg.files:  # model documents no list names are published all the same
-        if not store.has_file(API_PREFIX + rel):
+        if store.copy_of(API_PREFIX + rel) != rel:
             yield from plan.model_document(rel)[0]
     for path, template, view in pages.gathering(pkg, works, overview, store, common):
         yield plan.page(path, template, view, "data/")  # these gather every document: validate names an unsound one
