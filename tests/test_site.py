@@ -442,6 +442,13 @@ BROKEN = [
     ("two pages at one path", lambda root: _edit(root / "data" / "models.json",
      lambda d: d["models"][1].update(page=d["models"][0]["page"])),
      "site: two files would be written at models/deepseek-v3-1/"),
+    ("a page at a document's API path", lambda root: _edit(root / "data" / "models.json",
+     lambda d: d["models"][0].update(page="https://leadgreen.ai/api/v1/models/qwen-3-8b.json")),
+     "site: two files would be written at api/v1/models/qwen-3-8b.json"),
+    ("a list where a model's slug belongs", lambda root: _edit(root / "data" / "models" / "deepseek-v3-1.json",
+     lambda d: d.update(slug=["x"])),
+     "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "
+     "found TypeError: "),
     ("an escape in a name", lambda root: _edit(root / "data" / "models" / "deepseek-v3-1.json",
      lambda d: d.update(name="DeepSeek\x1b]0;pwned\x07 V3.1")),
      f"{UNSOUND}data/models/deepseek-v3-1.json: /name: expected no control or format characters, "
