@@ -150,14 +150,13 @@ def gathering(
         yield page, "listing.html", frame(page, crumbs, common, folder=folder, entries=entries)
 
 
-def sitemap(files: Iterable[str], base_url: str, version: str) -> bytes:
-    """Every page of the site but the 404 page, by its public URL, in path order."""
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
-    for path in sorted(p for p in files if p.endswith(".html") and p != "404.html"):
+def sitemap(files: Iterable[str], base_url: str, version: str) -> Iterator[bytes]:
+    """Every page of the site but the 404 page, by its public URL, a line at a time; files: in path order."""
+    yield b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    for path in (p for p in files if p.endswith(".html") and p != "404.html"):
         url = f"{base_url}/{path.removesuffix('index.html')}"
-        lines.append(f"<url><loc>{escape(url)}</loc><lastmod>{version}</lastmod></url>")
-    lines.append("</urlset>")
-    return ("\n".join(lines) + "\n").encode("utf-8")
+        yield f"<url><loc>{escape(url)}</loc><lastmod>{version}</lastmod></url>\n".encode()
+    yield b"</urlset>\n"
 
 
 def robots(base_url: str) -> bytes:

@@ -97,18 +97,22 @@ class Planner:
 
     def page(self, path: str, template: str, view: dict[str, Any], shown: str) -> File:
         """A page handed on as it renders, in parts; a template that finds the view unsound raises as `reading`
-        does. Its size is recorded when its last part is made."""
+        does."""
+        return self.made(path, render(template, view), shown)
+
+    def made(self, path: str, parts: Iterator[bytes], shown: str) -> File:
+        """A file handed on in parts as they are made; its size is recorded when its last part is."""
         self.file(path, b"")
 
-        def parts() -> Iterator[bytes]:
+        def counted() -> Iterator[bytes]:
             size = 0
             with reading(shown):
-                for part in render(template, view):
+                for part in parts:
                     size += len(part)
                     yield part
             self.store.set_size(path, size)
 
-        return path, parts()
+        return path, counted()
 
     def chart(self, page: str, name: str, chart: charts.Chart) -> Generator[File, None, dict[str, str]]:
         """A chart beside its page; returns how the page shows it (each template writes its caption)."""
@@ -181,6 +185,6 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
             yield from plan.model_document(rel)[0]
     for path, template, view in pages.gathering(pkg, works, overview, store, common):
         yield plan.page(path, template, view, "data/")  # these gather every document: validate names an unsound one
-    pages_made = (path for path, _ in store.files())
-    yield plan.file("sitemap.xml", pages.sitemap(pages_made, pkg.base_url, common["data_version"]))
+    made = (path for path, _ in store.files())  # read as the sitemap is written, in path order
+    yield plan.made("sitemap.xml", pages.sitemap(made, pkg.base_url, common["data_version"]), "data/")
     yield plan.file("robots.txt", pages.robots(pkg.base_url))
