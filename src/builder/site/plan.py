@@ -126,8 +126,8 @@ def _twice(path: str) -> InputError:
 
 
 def plan_site(pkg: Package, store: Store) -> Iterator[File]:
-    """Every file of the site as (path relative to the site root, bytes), each once; store: the one pkg was loaded
-    into."""
+    """Every file of the site, each once, as (path relative to the site root, content: bytes, a file of the package
+    to copy, or parts made as the writer takes them); store: the one pkg was loaded into."""
     plan = Planner(pkg, store)
     for rel in pkg.files:  # the small documents and the CSVs; model documents come with their pages
         if rel in pkg.heads or not rel.endswith(".json"):
