@@ -1,5 +1,4 @@
-"""Scratch files in TMPDIR: the folder of drift and release (removed afterwards), and the one line for a TMPDIR that
-cannot hold them (the site's store too)."""
+"""The scratch folder of drift and release: in TMPDIR, removed afterwards; a full TMPDIR is one line."""
 
 import errno
 import shutil
@@ -39,6 +38,6 @@ def scratch_folder(prefix: str, files: dict[str, bytes] | None = None) -> Iterat
 def tmpdir_error(exc: OSError) -> OutputError:
     where, reason = printable(str(exc.filename or tempfile.gettempdir())), exc.strerror or type(exc).__name__
     return OutputError(
-        f"TMPDIR ({printable(tempfile.gettempdir())}): expected a writable folder with free space for scratch files, "
+        f"TMPDIR ({printable(tempfile.gettempdir())}): expected a writable folder with free space for a scratch copy, "
         f"found {reason} at {where}; set TMPDIR to another folder"
     )
