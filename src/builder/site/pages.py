@@ -83,16 +83,16 @@ def workload_view(
     )
 
 
-def overview_row(work: Workload, models: list[Model], sums: Summaries) -> dict[str, Any]:
-    """A workload's row on the home and workloads pages: its size and lowest energy (LLM: at the chosen target)."""
+def overview_row(work: Workload, view: dict[str, Any], models: list[Model], sums: Summaries) -> dict[str, Any]:
+    """A workload's row on the home and workloads pages, from its page's view: its size and lowest energy (LLM: at
+    the chosen target, from the view's comparison)."""
     energy = AXES[work.kind].energy
     if work.kind == LLM:
-        lows = [(r["low"], r["model"]) for r in comparison(work, models, sums, targets.CHOSEN_MS)["rows"]]
+        lows = [(r["low"], r["model"]) for r in view["compare"]["rows"]]
     else:
         lows = [(p, m) for m in models for p in sums[m.doc_rel].best.values()]
     low = min((x for x in lows if x[0]), key=lambda x: (x[0][energy], x[1].name), default=None)
-    configs = sum(sums[m.doc_rel].configurations for m in models)
-    return {"work": work, "configurations": configs, "low": low, "energy": energy}
+    return {"work": work, "configurations": view["configurations"], "low": low, "energy": energy}
 
 
 def gathering(

@@ -177,7 +177,7 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
                 chart = charts.energy_by_model(index, pkg.gpus, work.name, axes.energy)
                 shown = yield from plan.chart(work.page, "energy-by-model.svg", chart)
             view = pages.workload_view(work, models, index, store, shown, common)  # summaries read as used
-            overview.append(pages.overview_row(work, models, store))
+            overview.append(pages.overview_row(work, view, models, store))
         yield plan.page(work.page, "workload.html", view, f"data/{work.index_rel}")
         del models, index, view
     for rel in pkg.files:  # model documents no list names are published all the same
