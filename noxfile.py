@@ -43,9 +43,10 @@ def run(session: nox.Session, program: str, *args: str) -> None:
 
 @nox.session(venv_backend="none", requires=["env"])
 def lint(session: nox.Session) -> None:
-    """Ruff lint and format check."""
+    """Ruff lint and format check, and mypy --strict on the builder."""
     run(session, "ruff", "check", ".", *session.posargs)
     run(session, "ruff", "format", "--check", ".")
+    run(session, "mypy")
 
 
 @nox.session(venv_backend="none", requires=["env"])

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from builder.citation import read_or_none, write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv, response_energies
@@ -27,7 +28,7 @@ class BuildResult:
     warnings: dict[str, list[str]]  # by upstream task; the build's own under ""
 
 
-def upstream_tasks(meta: dict) -> list[str]:
+def upstream_tasks(meta: dict[str, Any]) -> list[str]:
     """The upstream tasks, in workload order."""
     return [work.task for work in [*workloads(meta), *generation_workloads(meta)]]
 

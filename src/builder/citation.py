@@ -103,9 +103,9 @@ def citation_problems(root: Path) -> list[Problem]:
     if (raw := read_or_none(root / CFF)) is None:
         return []  # a data folder without a citation (an older archive, a bare copy): nothing to check
     text = raw.decode("utf-8", "replace")
-    wanted = {"version": data_version.replace("-", "."), "date-released": data_version}
+    fields = {"version": data_version.replace("-", "."), "date-released": data_version}
     problems = []
-    for key, value in wanted.items():
+    for key, value in fields.items():
         found = re.search(rf"^{key}: (.*)$", text, re.MULTILINE)
         if found is None or found[1] != json.dumps(value):
             shown = printable(found[1]) if found else "none"

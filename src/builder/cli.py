@@ -7,9 +7,11 @@ import signal
 import sys
 import traceback
 from collections import Counter
+from collections.abc import Callable
 from contextlib import suppress
 from importlib.util import find_spec
 from pathlib import Path
+from typing import TypeVar
 
 import click
 
@@ -54,7 +56,7 @@ class Group(click.Group):
             say(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except click.ClickException as exc:  # a usage error quotes what the user typed: escaped too
-            exc.message = printable(exc.message)
+            exc.message = printable(exc.message)  # type: ignore[misc]
             raise
 
 
@@ -76,7 +78,10 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-def _folder_option(name: str, default: Path, help_text: str):
+FC = TypeVar("FC", bound=Callable[..., object])
+
+
+def _folder_option(name: str, default: Path, help_text: str) -> Callable[[FC], FC]:
     """A --data or --out option naming one folder."""
     folder = click.Path(path_type=Path, file_okay=False)
     return click.option(name, type=folder, default=default, show_default=True, help=help_text)

@@ -1,6 +1,7 @@
 """The commands that reach upstream: `fetch` (pin new snapshots, all or none) and `check-upstream` (has it moved?)."""
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -28,7 +29,7 @@ def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float
     return value
 
 
-def _fetch_options(command):
+def _fetch_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by fetch and check-upstream; defaults are those of fetch.Limits."""
     d = Limits()
     options = [

@@ -3,13 +3,13 @@
 import csv
 import io
 import math
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, cast
 
 from builder.layout import CSV, MODELS_DIR, WORKLOAD_LIST, place, workload_dir
 from builder.metadata import workloads
 from builder.transform import CONFIG_KEYS, config_keys, keyed_rows
-from builder.upstream import Row
+from builder.upstream import Row, UpstreamRow
 
 Key = tuple[str, str, int]  # (workload, row_id, repeat)
 Energy = tuple[float, float]  # (joules_per_response, wh_per_thousand_responses)
@@ -19,7 +19,9 @@ MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model docume
 COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS, JOULES, WH, *MODEL_KEYS)  # energy per response: from upstream rows
 
 
-def write_csv(columns: tuple[str, ...], models: list[tuple[str, Any]], cells: Callable[[str, Any, Any], list]) -> bytes:
+def write_csv(
+    columns: tuple[str, ...], models: Sequence[tuple[Any, Any]], cells: Callable[[str, Any, Any], list[Any]]
+) -> bytes:
     """UTF-8 CSV: a header, then per (workload, model document) a row per configuration (a bool as true or false)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -50,19 +52,19 @@ def configurations_csv(docs: dict[str, Any], responses: Mapping[Key, Energy]) ->
     models = [(found.workload, doc) for rel, doc in docs.items() if (found := place(rel)) and found.kind == "model"]
     models.sort(key=lambda item: (rank.get(item[0], len(rank)), item[0], item[1]["slug"]))
 
-    def cells(workload: str, model: dict[str, Any], conf: dict[str, Any]) -> list:
+    def cells(workload: str, model: dict[str, Any], conf: dict[str, Any]) -> list[Any]:
         energy = responses.get((workload, conf["row_id"], conf["repeat"]), ("", ""))
         return [*(conf[key] for key in CONFIG_KEYS), *energy, *(model[key] for key in MODEL_KEYS)]
 
     return write_csv(COLUMNS, models, cells)
 
 
-def response_energies(rows_by_task: dict[str, list[Row]], meta: dict) -> dict[Key, Energy]:
+def response_energies(rows_by_task: Mapping[str, Sequence[UpstreamRow]], meta: dict[str, Any]) -> dict[Key, Energy]:
     """Each configuration's energy per request: J to 4 decimals, and Wh per 1,000 responses (J / 3.6) to 2."""
     return {
         (work.id, *key): (round(row.energy_per_request_joules, 4), round(row.energy_per_request_joules / 3.6, 2))
         for work in workloads(meta)
-        for key, row in keyed_rows(rows_by_task[work.task]).items()
+        for key, row in keyed_rows(cast(list[Row], rows_by_task[work.task])).items()
     }
 
 

@@ -14,7 +14,7 @@ from builder.layout import DATA, MAX_FILE_BYTES, ROOT_WORKLOAD, WORKLOAD_LIST, i
 from builder.strictjson import parse_input
 from builder.write import DATE_KEYS, newest_data_version
 
-ENERGY = ("wh_per_million_output_tokens", "joules_per_output_token")
+ENERGY: tuple[str, ...] = ("wh_per_million_output_tokens", "joules_per_output_token")
 ENERGY += ("wh_per_thousand_images", "joules_per_image", "wh_per_video", "joules_per_video")  # generation workloads
 BODY_KEYS = {"rows", "models", "configurations", "best", "slug", "name", "model_id", "params_b", "active_params_b"}
 BODY_KEYS |= {"architecture", "gpus", "workloads"}

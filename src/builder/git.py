@@ -14,10 +14,12 @@ OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
 def run(*args: str, stdin: bytes | None = None) -> bytes:
     """git's stdout, or ReleaseError quoting git; signals wait until git is done, so an undo sees all git did."""
     unblock = functools.partial(signal.pthread_sigmask, signal.SIG_UNBLOCK, HELD)  # git itself still gets signals
-    feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     try:
         with signals_held():
-            done = subprocess.run(["git", *args], capture_output=True, preexec_fn=unblock, **feed)
+            if stdin is None:
+                done = subprocess.run(["git", *args], capture_output=True, preexec_fn=unblock, stdin=subprocess.DEVNULL)
+            else:
+                done = subprocess.run(["git", *args], capture_output=True, preexec_fn=unblock, input=stdin)
     except OSError as exc:
         raise ReleaseError(f"cannot run git ({exc.strerror}); is it installed and on PATH?") from None
     if done.returncode != 0:

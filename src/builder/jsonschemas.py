@@ -92,14 +92,15 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
         return {k: walk(v, resolver, inside) for k, v in node.items() if k != "$defs"}
 
     try:
-        return walk(schema, registry.resolver(base_uri=schema["$id"]), ())
+        flat: dict[str, Any] = walk(schema, registry.resolver(base_uri=schema["$id"]), ())
+        return flat
     except RecursionError:
         raise RefError(name, "expected a schema nested a few hundred levels at most, found deeper") from None
 
 
 # An integer is an int, never a float such as 2.0, which would reach ids and file names as "2.0".
 _TYPES = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, v: type(v) is int)
-_Validator = validators.extend(Draft202012Validator, type_checker=_TYPES)
+_Validator = validators.extend(Draft202012Validator, type_checker=_TYPES)  # type: ignore[no-untyped-call]
 
 
 def compiled(schema: dict[str, Any]) -> Any:
@@ -130,7 +131,7 @@ def input_validator(name: str, part: tuple[str, ...] = ()) -> Any:
         raise InputError(f"{INPUT_SCHEMAS / name}: {exc}") from None
 
 
-def input_problems(name: str, value: Any, path: str, part: tuple = ()) -> list[Problem]:
+def input_problems(name: str, value: Any, path: str, part: tuple[str, ...] = ()) -> list[Problem]:
     """Every way `value` breaks the input schema `name` (or its subschema at `part`), one Problem each."""
     check = input_validator(name, part)
     if check.is_valid(value):  # the common case, several times cheaper than collecting errors

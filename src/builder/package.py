@@ -43,7 +43,9 @@ def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str,
     return found | _resolved(schemas, layout.INDEX_SCHEMA, {"model": row["model"]})
 
 
-def table_schema(names: tuple[str, ...], defs: dict, key: list[str], models: str = "", optional: tuple = ()) -> dict:
+def table_schema(
+    names: tuple[str, ...], defs: dict[str, Any], key: list[str], models: str = "", optional: tuple[Any, ...] = ()
+) -> dict[str, Any]:
     """A Table Schema of the named fields as their JSON Schemas state them, each required but the `optional` ones."""
     fields = []
     for name in names:
@@ -62,7 +64,9 @@ def table_schema(names: tuple[str, ...], defs: dict, key: list[str], models: str
     return schema
 
 
-def resource(name: str, title: str, path: str, fmt: str, description: str = "", data: bytes | None = None, **rest):
+def resource(
+    name: str, title: str, path: str, fmt: str, description: str = "", data: bytes | None = None, **rest: Any
+) -> dict[str, Any]:
     """A resource: a table when it has a `description`, its size and hash when `data` is given."""
     found: dict[str, Any] = {"name": name, "title": title}
     if description:
@@ -73,13 +77,17 @@ def resource(name: str, title: str, path: str, fmt: str, description: str = "", 
     return found | rest
 
 
-def json_table(name: str, title: str, description: str, path: str, prop: str, keys: tuple[str, ...], schema: dict):
+def json_table(
+    name: str, title: str, description: str, path: str, prop: str, keys: tuple[str, ...], schema: dict[str, Any]
+) -> dict[str, Any]:
     """A tabular view of the list `prop` of a JSON document (frictionless measures nothing through it)."""
     dialect = {"json": {"property": prop, "keys": list(keys)}}
     return resource(name, title, path, "json", description, dialect=dialect, schema=schema)
 
 
-def workload_resources(workload: str, name: str, files: dict, data_dir: str, schemas: dict) -> tuple[list, list]:
+def workload_resources(
+    workload: str, name: str, files: dict[str, Any], data_dir: str, schemas: dict[str, Any]
+) -> tuple[list[Any], list[Any]]:
     """A workload's tables and documents; text conversation's keep their v1 names."""
     suffix, of = ("", "") if workload == layout.ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
     rels = {"index": layout.index_rel(workload), "model-list": layout.model_list_rel(workload)}
@@ -115,19 +123,28 @@ def workload_resources(workload: str, name: str, files: dict, data_dir: str, sch
     return tables, [json_document(*doc, files, data_dir) for doc in documents]
 
 
-def json_document(name: str, title: str, rel: str, files: dict[str, bytes], data_dir: str) -> dict:
+def json_document(name: str, title: str, rel: str, files: dict[str, bytes], data_dir: str) -> dict[str, Any]:
     """A whole JSON document: its size and hash (a missing file is check_files's to report), and its schema."""
     schema = f"{layout.SCHEMAS.as_posix()}/{layout.schema_for(rel)}"
     return resource(name, title, f"{data_dir}/{rel}", "json", data=files.get(rel, b""), jsonSchema=schema)
 
 
-def descriptor(files: dict, data_dir: str, version: str, locks: dict, meta: dict, schemas: dict) -> dict:
+def descriptor(
+    files: dict[str, Any],
+    data_dir: str,
+    version: str,
+    locks: dict[str, Any],
+    meta: dict[str, Any],
+    schemas: dict[str, Any],
+) -> dict[str, Any]:
     """The descriptor for a data folder `data_dir` whose files are `files` (relative to it)."""
     parts = {**curated_parts(locks, meta), **derived_parts(files, data_dir, version, schemas)}
     return {key: parts[key] for key in DESCRIPTOR_KEYS}
 
 
-def derived_parts(files: dict[str, bytes], data_dir: str, version: str, schemas: dict) -> dict[str, Any]:
+def derived_parts(
+    files: dict[str, bytes], data_dir: str, version: str | None, schemas: dict[str, Any]
+) -> dict[str, Any]:
     """The descriptor's keys that follow from the tree alone (its files, schemas and data version)."""
     return {"$schema": layout.PROFILE, "version": version, "resources": resources(files, data_dir, schemas)}
 
@@ -150,7 +167,7 @@ def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any
     }
 
 
-def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dict[str, Any]]:
+def resources(files: dict[str, bytes], data_dir: str, schemas: dict[str, Any]) -> list[dict[str, Any]]:
     """Every published file as a resource: the tables, then the documents, then the generation workloads' own."""
     try:  # the workloads workloads.json lists; text conversation alone if it cannot (check_files reports why)
         listed = [(e["id"], e["name"]) for e in json.loads(files[layout.WORKLOAD_LIST])["workloads"]]
@@ -158,7 +175,7 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict) -> list[dic
             listed = [(layout.ROOT_WORKLOAD, "")]
     except (KeyError, TypeError, ValueError, RecursionError):
         listed = [(layout.ROOT_WORKLOAD, "")]
-    tables: list[dict] = []
+    tables: list[dict[str, Any]] = []
     documents = [json_document("workload-list-document", "Workload list", layout.WORKLOAD_LIST, files, data_dir)]
     generation: list[dict[str, Any]] = []
     for workload, name in listed:

@@ -28,7 +28,7 @@ def scratch_folder(prefix: str, files: dict[str, bytes] | None = None) -> Iterat
         cause = exc if isinstance(exc, OSError) else exc.__cause__
         below = isinstance(cause, OSError) and str(cause.filename or "").startswith(folder)
         full = isinstance(cause, OSError) and cause.filename is None and cause.errno in (errno.ENOSPC, errno.EDQUOT)
-        if below or full:  # a write that fills the disk names no file
+        if (below or full) and isinstance(cause, OSError):  # a write that fills the disk names no file
             raise tmpdir_error(cause) from None
         raise
     finally:

@@ -73,9 +73,13 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
             obj = {key: value for key, value in obj.items() if key not in drop}
         return obj
 
-    hooks = {"parse_float": number, "parse_int": integer, "object_pairs_hook": pairs}
+    def constant(word: str) -> Any:
+        return refuse(f"expected a finite number, found {word}")
+
     try:
-        value = json.loads(text, parse_constant=lambda word: refuse(f"expected a finite number, found {word}"), **hooks)
+        value = json.loads(
+            text, parse_constant=constant, parse_float=number, parse_int=integer, object_pairs_hook=pairs
+        )
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         raise StrictJSONError([(where, f"expected valid JSON, found {exc.msg} (truncated or hand-broken?)")]) from None

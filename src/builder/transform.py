@@ -16,15 +16,31 @@ from builder.upstream import PRECISIONS, GenRow, Row
 Doc = dict[str, Any]
 Point = tuple[float, float]  # (joules per output token, median ITL in ms), unrounded
 
-CONFIG_KEYS = ("gpu", "num_gpus", "tensor_parallel", "data_parallel", "expert_parallel", "precision", "max_num_seqs")
+CONFIG_KEYS: tuple[str, ...] = (
+    "gpu",
+    "num_gpus",
+    "tensor_parallel",
+    "data_parallel",
+    "expert_parallel",
+    "precision",
+    "max_num_seqs",
+)
 CONFIG_KEYS += ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
 CONFIG_KEYS += ("p90_itl_ms", "p99_itl_ms", "tokens_per_second", "gpu_power_watts_total", "avg_output_tokens")
 CONFIG_KEYS += ("under_itl_deadline", "avg_running_batch", "p95_itl_ms", "row_id", "repeat")  # an LLM configuration's
 MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
-INDEX_ROW_KEYS = (*MODEL_KEYS_IN_ROW, "precision", "gpu", "num_gpus", "wh_per_million_output_tokens")
+INDEX_ROW_KEYS: tuple[str, ...] = (*MODEL_KEYS_IN_ROW, "precision", "gpu", "num_gpus", "wh_per_million_output_tokens")
 INDEX_ROW_KEYS += ("joules_per_output_token", "median_itl_ms", "avg_requests_in_flight", "gpu_power_watts_total")
 INDEX_ROW_KEYS += ("avg_output_tokens", "avg_running_batch", "max_num_seqs", "row_id")
-WORKLOAD_ENTRY_KEYS = ("id", "name", "task", "description", "model_count", "configuration_count", "index_url")
+WORKLOAD_ENTRY_KEYS: tuple[str, ...] = (
+    "id",
+    "name",
+    "task",
+    "description",
+    "model_count",
+    "configuration_count",
+    "index_url",
+)
 WORKLOAD_ENTRY_KEYS += ("models_url", "data_url", "frontier_url", "kind", "unit", "latency_metric", "latency_limit")
 MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")  # every kind's
 SETUP_KEYS = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", "inference_steps", "precision")
@@ -76,7 +92,7 @@ def shape(work: Workload, meta: Doc) -> Shape:
     )
 
 
-def build_package(rows_by_task: dict[str, list], meta: Doc, date: str) -> dict[str, Doc]:
+def build_package(rows_by_task: dict[str, list[Any]], meta: Doc, date: str) -> dict[str, Doc]:
     """Every document of every workload (LLM first, then image and video) and the workload list, by path."""
     docs: dict[str, Doc] = {}
     entries = []  # each workload's keys in order; an image or video workload has no frontier
@@ -101,10 +117,10 @@ def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
     return {key: layout.document_url(base_url, version, rel(workload)) for key, rel in rels.items()}
 
 
-def build_documents(rows: list, meta: Doc, date: str, work: Workload) -> dict[str, Doc]:
+def build_documents(rows: list[Any], meta: Doc, date: str, work: Workload) -> dict[str, Doc]:
     """Every document of one workload, keyed by its path inside the data folder."""
     own = shape(work, meta)
-    groups: dict[str, list] = {}
+    groups: dict[str, list[Any]] = {}
     for row in rows:
         groups.setdefault(row.model_id, []).append(row)
     models = sorted((model_document(group, meta, date, own) for group in groups.values()), key=lambda m: m["slug"])
@@ -130,7 +146,7 @@ def build_documents(rows: list, meta: Doc, date: str, work: Workload) -> dict[st
     return docs
 
 
-def model_document(rows: list, meta: Doc, date: str, own: Shape) -> Doc:
+def model_document(rows: list[Any], meta: Doc, date: str, own: Shape) -> Doc:
     """One model's document from its rows (in upstream order)."""
     first, slug = rows[0], slugify(rows[0].nickname)
     confs = numbered(sorted((own.make(r, slug, own.limit) for r in rows), key=lambda c: tuple(c[k] for k in own.order)))

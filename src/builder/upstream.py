@@ -108,7 +108,9 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed
     problems += task_fault(doc, path, work.task)
     skipped = {"architecture"} if work.kind == "video" else {"architecture", "num_frames", "fps"}  # not fields of a row
     names = {f.name: OWN_NAMES.get(f.name, f.name).format(work.kind) for f in fields(GenRow) if f.name not in skipped}
-    rows = {i: GenRow(architecture=architecture, **{f: raw[n] for f, n in names.items()}) for i, raw in sound.items()}
+    rows = {
+        i: GenRow(architecture=str(architecture), **{f: raw[n] for f, n in names.items()}) for i, raw in sound.items()
+    }
     for i, row in rows.items():
         faults = name_faults(row, ("nickname", "gpu_model"))
         if row.num_gpus != row.ulysses_degree * row.ring_degree:
@@ -127,7 +129,9 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed
     return list(rows.values()), finish(problems, doc, rows, path, known, GENERATION_IDENTITY)
 
 
-def parse_all(inputs: dict[str, tuple[bytes, str]], meta: dict) -> tuple[dict[str, list], dict[str, list[str]]]:
+def parse_all(
+    inputs: dict[str, tuple[bytes, str]], meta: dict[str, Any]
+) -> tuple[dict[str, list[UpstreamRow]], dict[str, list[str]]]:
     """The rows and warnings by task of every task file (task -> bytes, name shown), the rules across files checked."""
     works = {work.task: work for work in generation_workloads(meta)}
     parsed: dict[str, Parsed] = {}
@@ -151,7 +155,9 @@ def parse_all(inputs: dict[str, tuple[bytes, str]], meta: dict) -> tuple[dict[st
     return {task: rows for task, (rows, _) in parsed.items()}, {task: found for task, (_, found) in parsed.items()}
 
 
-def read_task(data: bytes, path: str, schema: str, part: tuple[str, ...] = ()) -> tuple[dict, list[Problem], dict]:
+def read_task(
+    data: bytes, path: str, schema: str, part: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], list[Problem], dict[int, Any]]:
     """A task file parsed strictly, every way it breaks `schema` (at `part`), and the rows no problem points into."""
     if data.lstrip()[:1] == b"<":
         problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
@@ -180,9 +186,12 @@ def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, str
     return faults
 
 
-def finish(problems: list[Problem], doc: dict, rows: dict, path: str, known: Any, identity: tuple) -> list[str]:
+def finish(
+    problems: list[Problem], doc: dict[str, Any], rows: dict[int, Any], path: str, known: Any, identity: tuple[str, ...]
+) -> list[str]:
     """All problems in an UpstreamError, a row's named by its `identity` (once per model); without any, warnings."""
-    confs, groups = doc["configurations"], {}  # what makes problems one -> [the first, the rows sharing it]
+    confs = doc["configurations"]
+    groups: dict[tuple[Any, ...], list[Any]] = {}  # what makes problems one -> [the first, the rows sharing it]
     for problem in problems:
         row = _ROW.match(problem.where)
         i, place = (int(row[1]), problem.where[row.end() :]) if row else (None, "")

@@ -10,7 +10,7 @@ import shutil
 import signal
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ STAGE_MARK = ".builder-stage"  # made first in every stage: only a folder holdin
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while a swap runs
 Content = bytes | bytearray | Path | Iterator[bytes]  # a Path: a regular file of the package, copied part by part
 # (never held whole); an iterator: a file's parts as they are made
-Files = dict[str, Content] | Iterable[tuple[str, Content]]  # path -> content, or pairs made as they are written
+Files = Mapping[str, Content] | Iterable[tuple[str, Content]]  # path -> content, or pairs made as they are written
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -196,7 +196,7 @@ def _stage(stage: Path, out: Path, files: Files, beside: dict[str, bytes], keep_
     """Write the new folder as `stage/new` and the files beside it in `stage`, all synced."""
     new = stage / "new"
     _mkdirs(new)
-    for rel, data in sorted(files.items()) if isinstance(files, dict) else files:
+    for rel, data in sorted(files.items()) if isinstance(files, Mapping) else files:
         _mkdirs((new / rel).parent)
         _write(new / rel, data)
     if keep_hidden and is_folder(out):  # copy the old folder's hidden regular files
@@ -246,16 +246,25 @@ def _mkdirs(folder: Path) -> None:
         folder.chmod(0o755)
 
 
+def _parts(data: Content) -> Iterator[bytes | bytearray]:
+    """The bytes of `data` in order: a Path read part by part, bytes as one part."""
+    if isinstance(data, Path):
+        yield from read_parts(data)
+    elif isinstance(data, bytes | bytearray):
+        yield data
+    else:
+        yield from data
+
+
 def _write(path: Path, data: Content) -> None:
     """Write a new file, 0644 whatever the umask, and fsync it."""
     with open(os.open(path, NEW_FILE, 0o644), "wb") as file:
         os.fchmod(file.fileno(), 0o644)
         try:
-            whole = isinstance(data, bytes | bytearray)
-            for part in read_parts(data) if isinstance(data, Path) else [data] if whole else data:
+            for part in _parts(data):
                 file.write(part)
         except Refused as exc:
-            raise InputError(f"{data}: {exc}") from exc
+            raise InputError(f"{data!s}: {exc}") from exc
         file.flush()
         os.fsync(file.fileno())
 

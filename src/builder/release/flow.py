@@ -109,7 +109,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     diff = diff_trees(old_docs, docs) if previous else None
     version = rules.next_version(data_version, previous, changed=diff is not None and not diff.empty)
     large = diff.large_changes(rules.LARGE_CHANGE_PCT) if diff else []
-    if large and not accept:
+    if large and not accept and previous:
         listed = "; ".join(large)
         raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
     schemas = guard_release(previous.tag, start, old_docs, docs, accept_schema) if previous else ""

@@ -98,7 +98,9 @@ def workloads(
         if api + rel not in named:
             wid = str(pkg.heads[rel].get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
             entries.append({"id": wid, "index_url": api + rel, "models_url": api + posixpath.join(folder, MODEL_LIST)})
-    found, seen, published = [], set(), set(pkg.files)
+    found: list[Workload] = []
+    seen: set[str] = set()
+    published = set(pkg.files)
     for i, entry in enumerate(entries):
         where = f"data/{WORKLOAD_LIST}: /workloads/{i}"
         wid = str(entry.get("id", ""))
@@ -110,13 +112,17 @@ def workloads(
             for key, name in URL_KEYS.items()
         ]
         head = pkg.heads.get(rels[0] or rels[1] or "", {})
-        source = head.get("source") if isinstance(head.get("source"), dict) else {}
+        found_source = head.get("source")
+        source: dict[str, Any] = found_source if isinstance(found_source, dict) else {}
+        index_rel, list_rel, frontier_rel = rels
         work = Workload(
             wid,
             str(entry.get("name") or wid.replace("-", " ").capitalize()),
             str(entry.get("description", "")),
             str(entry.get("kind") or head.get("kind") or LLM),
-            *rels,
+            index_rel,
+            list_rel,
+            frontier_rel,
             source=source,
             commit=pinned.get(str(source.get("data_url", "")), ""),
             page=f"workloads/{wid}/index.html",

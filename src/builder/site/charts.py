@@ -16,7 +16,7 @@ from builder.site import words
 COLOURS = ("#0072B2", "#B85400", "#007A5A", "#A3407A", "#6B4C9A", "#806600", "#000000")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 LINESTYLES = ("-", "--", ":", "-.")
-STYLE = {
+STYLE: dict[str, Any] = {
     "svg.hashsalt": "leadgreen-site",  # clip-path and marker ids from a fixed salt, not a random one
     "svg.fonttype": "none",  # text stays text: searchable, readable by screen readers, escaped
     "svg.id": "chart",
@@ -98,7 +98,7 @@ def series(configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOK
             held = line.get(conf[axes.batch])
             if held is None or conf[axes.energy] < held[axes.energy]:
                 line[conf[axes.batch]] = conf
-                conf = held
+                held, conf = conf, held
             if conf is not None:
                 rest.append(conf)
         found.append((gpu, n, [line[b] for b in sorted(line)], rest))
@@ -111,7 +111,7 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKEN
     title = f"{doc['name']}: energy against latency"
     groups = series(configs, gpu_order, axes)
     labels = [words.setup(n, gpu) for gpu, n, _, _ in groups]
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(STYLE):  # type: ignore[arg-type]
         fig = Figure(figsize=(6.0, 4.6))  # small, so its text stays legible when a phone shrinks it
         FigureCanvasSVG(fig)
         ax = fig.add_subplot()
@@ -153,7 +153,7 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
     rows, unit, total = doc["rows"][:DOT_ROWS], doc["unit"], len(doc["rows"])
     title = f"{label}: lowest energy per model and GPU setup"
     height = 1.0 + 0.4 * len(rows)
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(STYLE):  # type: ignore[arg-type]
         fig = Figure(figsize=(5.2, height))
         FigureCanvasSVG(fig)
         fig.subplots_adjust(left=0.02, right=0.98, top=1 - 0.35 / height, bottom=0.65 / height)
@@ -182,9 +182,9 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
         ax.legend([h for h, _ in pairs], [n for _, n in pairs], loc="upper center", ncol=4,
                   bbox_to_anchor=(0.5, below), frameon=False, title="GPU setup")  # fmt: skip
         ends = [f"{r['model']} on {words.gpus(r['num_gpus'], r['gpu'])} at {words.fixed(r[energy], 2)}" for r in rows]
-        pairs = f"{len(rows)} model and GPU pairs" + (f" (the lowest of {total:,})" if total > len(rows) else "")
+        counted = f"{len(rows)} model and GPU pairs" + (f" (the lowest of {total:,})" if total > len(rows) else "")
         alt = (
-            f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of {pairs}, lowest first: "
+            f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of {counted}, lowest first: "
             f"from {ends[0]} to {ends[-1]}. "
             + ("The table below lists every dot." if total == len(rows) else f"The table below lists all {total:,}.")
         )

@@ -127,7 +127,7 @@ def _may_hold_controls(text: str) -> bool:
     return "\\u" in text or "\x7f" in text or not text.isascii()
 
 
-def control_character(value: Any, at: tuple) -> tuple[tuple, list[str]] | None:
+def control_character(value: Any, at: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[str]] | None:
     """The place of the first key or string of `value` holding Unicode control or format characters, and those."""
     if isinstance(value, str):
         return (at, chars) if (chars := control_characters(value)) else None

@@ -38,7 +38,7 @@ def comparison(work: Workload, models: list[Model], sums: Summaries, target: int
     if len(gpus) > MAX_GPUS_PER_TASK:  # a cell per model and GPU type: past the cap, quadratic in the models
         msg = f"expected at most {MAX_GPUS_PER_TASK} GPU types in a workload, found {len(gpus):,}"
         raise InputError(f"data/{work.list_rel or work.index_rel}: /models: {msg} (run builder validate)")
-    rows = []
+    rows: list[dict[str, Any]] = []
     for model in models:
         found = sums[model.doc_rel]
         picks = [found.under.get(gpu, {}).get(str(target)) for gpu in gpus]
@@ -57,8 +57,13 @@ def index_columns(kind: str, unit: str) -> list[Column]:
 
 
 def workload_view(
-    work: Workload, models: list[Model], index: dict, sums: Summaries, chart: dict | None, common: dict
-) -> dict:
+    work: Workload,
+    models: list[Model],
+    index: dict[str, Any],
+    sums: Summaries,
+    chart: dict[str, Any] | None,
+    common: dict[str, Any],
+) -> dict[str, Any]:
     """A workload's page: its description, comparison at the chosen target, chart, index and model list."""
     folder = work.page.removesuffix("index.html") + "models/"
     rows, llm = index.get("rows", []), work.kind == LLM
@@ -96,7 +101,7 @@ def overview_row(work: Workload, view: dict[str, Any], models: list[Model], sums
 
 
 def gathering(
-    pkg: Package, works: list[Workload], overview: list[dict], store: Store, common: dict
+    pkg: Package, works: list[Workload], overview: list[dict[str, Any]], store: Store, common: dict[str, Any]
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(path, template, view) of the workloads, GPU, models, glossary, home, 404 and listing pages; overview: a row
     per workload (overview_row). A view's long lists are read from the store as its page renders."""

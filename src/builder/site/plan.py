@@ -75,9 +75,9 @@ class Planner:
         """Record one site file (copy_of: the file of data/ it copies) and hand it on to be written; two files for
         one path is an error."""
         try:  # a Path: a file of the package, copied as it stands
-            size = data.lstat().st_size if isinstance(data, Path) else len(data)
+            size = data.lstat().st_size if isinstance(data, Path) else len(data)  # type: ignore[arg-type]
         except OSError as exc:
-            raise InputError(f"{data}: {Refused(error=exc.strerror)}") from exc
+            raise InputError(f"{data!s}: {Refused(error=exc.strerror)}") from exc
         if not self.store.add_file(path, size, copy_of):
             raise _twice(path)
         return path, data
@@ -186,5 +186,5 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
     for path, template, view in pages.gathering(pkg, works, overview, store, common):
         yield plan.page(path, template, view, "data/")  # these gather every document: validate names an unsound one
     made = (path for path, _ in store.files())  # read as the sitemap is written, in path order
-    yield plan.made("sitemap.xml", pages.sitemap(made, pkg.base_url, common["data_version"]), "data/")
+    yield plan.made("sitemap.xml", pages.sitemap(made, pkg.base_url, str(common["data_version"])), "data/")
     yield plan.file("robots.txt", pages.robots(pkg.base_url))

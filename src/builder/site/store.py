@@ -74,7 +74,7 @@ class Rows:
         self.store, self.rel = store, rel
 
     def __len__(self) -> int:
-        return self.store._run("SELECT COUNT(*) FROM parts WHERE rel = ?", (self.rel,))[0][0]
+        return int(self.store._run("SELECT COUNT(*) FROM parts WHERE rel = ?", (self.rel,))[0][0])
 
     def __iter__(self) -> Iterator[Any]:
         for (body,) in self.store._rows("SELECT body FROM parts WHERE rel = ? ORDER BY pos", (self.rel,)):
@@ -104,18 +104,18 @@ class Store:
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
         self.close()
 
-    def _run(self, sql: str, args: Iterable[Any] = ()) -> list[tuple]:
+    def _run(self, sql: str, args: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
         with _stored():
             return self.db.execute(sql, tuple(args)).fetchall()
 
-    def _rows(self, sql: str, args: Iterable[Any] = ()) -> Iterator[tuple]:
+    def _rows(self, sql: str, args: Iterable[Any] = ()) -> Iterator[tuple[Any, ...]]:
         """The rows of a query, read as they are used (never all at once)."""
         with _stored():
             cursor = self.db.execute(sql, tuple(args))
             while batch := cursor.fetchmany(256):
                 yield from batch
 
-    def _insert(self, sql: str, rows: Iterable[tuple]) -> None:
+    def _insert(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
         with _stored():
             self.db.execute("BEGIN")
             self.db.executemany(sql, rows)
@@ -148,7 +148,7 @@ class Store:
         return self._run("SELECT work, page FROM models WHERE slug = ? ORDER BY work, pos", (slug,))
 
     def slug_count(self) -> int:
-        return self._run("SELECT COUNT(DISTINCT slug) FROM models")[0][0]
+        return int(self._run("SELECT COUNT(DISTINCT slug) FROM models")[0][0])
 
     def by_name(self) -> Iterator[tuple[Model, Summary]]:
         """The first listing of each slug (in workload and list order) with its summary, by name then slug."""
@@ -171,7 +171,8 @@ class Store:
         """A model document's summary, read now; a KeyError when none was made."""
         if not (found := self._run("SELECT body FROM summaries WHERE doc_rel = ?", (doc_rel,))):
             raise KeyError(doc_rel)
-        return pickle.loads(found[0][0])
+        summary: Summary = pickle.loads(found[0][0])
+        return summary
 
     def gpus(self) -> list[tuple[str, int]]:
         """Every GPU type a summarized model was measured on, sorted, with the count of model slugs measured on it."""

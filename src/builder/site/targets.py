@@ -28,7 +28,9 @@ def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_M
     }
 
 
-def best_under(doc: dict[str, Any], frontier: dict | None, at: str = "", model: dict | None = None) -> Found:
+def best_under(
+    doc: dict[str, Any], frontier: dict[str, Any] | None, at: str = "", model: dict[str, Any] | None = None
+) -> Found:
     """The frontier's entries for the model (`model`, its entry in `frontier`, shown as `at`) as its configurations;
     a GPU type the entry lacks, or a model without one, is computed."""
     if frontier is None or model is None:
@@ -69,7 +71,9 @@ class Summaries(Protocol):
 def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> Summary:
     """A model document's summary, each configuration cut to what a pick cell shows; found: best_under (LLM only)."""
     kept = ("gpu", "num_gpus", axes.batch, axes.latency, axes.energy)
-    made: dict[tuple, dict[str, Any]] = {}  # one pick for equal ones: a configuration is often best at several targets
+    made: dict[
+        tuple[Any, ...], dict[str, Any]
+    ] = {}  # one pick for equal ones: a configuration is often best at several targets
 
     def pick(conf: dict[str, Any] | None) -> dict[str, Any] | None:
         if conf is None:

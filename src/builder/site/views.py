@@ -100,7 +100,7 @@ def table(columns: list[Column], rows: list[dict[str, Any]], best: Any = ()) -> 
     return {"columns": columns, "rows": rows, "marked": {(c["row_id"], c.get("repeat")) for c in best if c}}
 
 
-def frame(page: str, crumbs: list[tuple[str, str]], common: dict, **values: Any) -> dict[str, Any]:
+def frame(page: str, crumbs: list[tuple[str, str]], common: dict[str, Any], **values: Any) -> dict[str, Any]:
     """What base.html needs, common and values; `href` links a site path from page, crumbs lead from Home to it."""
     link = common.get("link") or partial(href, page)
     return {**common, "page": page, "crumbs": crumbs, "nav": NAV, "glossary": GLOSSARY, "href": link, **values}
@@ -109,7 +109,7 @@ def frame(page: str, crumbs: list[tuple[str, str]], common: dict, **values: Any)
 def source_view(source: dict[str, Any], workload: Any = None) -> dict[str, Any]:
     """The provenance of one workload's figures: upstream, task, file, commit, licence, citation."""
     keys = ("name", "publisher", "version", "workload", "method", "licence", "cite", "url", "data_url", "cite_url")
-    view = {key: str(source.get(key, "")) for key in keys}
+    view: dict[str, Any] = {key: str(source.get(key, "")) for key in keys}
     view["method"] = words.plain(view["method"])
     for key in ("url", "data_url", "cite_url"):  # a link only where it is https; otherwise the text alone
         view[f"{key}_href"] = view[key] if view[key].startswith("https://") else None
@@ -120,7 +120,9 @@ def source_view(source: dict[str, Any], workload: Any = None) -> dict[str, Any]:
     return view
 
 
-def model_view(doc: dict[str, Any], links: dict[str, str], chart: dict | None, common: dict) -> dict[str, Any]:
+def model_view(
+    doc: dict[str, Any], links: dict[str, str], chart: dict[str, Any] | None, common: dict[str, Any]
+) -> dict[str, Any]:
     """A model's page. links: site paths of page, doc, schema; common: workload, others, under (LLM)."""
     work, configs, best = common["workload"], doc["configurations"], doc["best"]
     key = present(KEY_COLUMNS if work.kind == LLM else GENERATION_KEY[work.kind], configs)

@@ -82,7 +82,7 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
         problems += differing(tree.shown(ref_rel), "", held(want, found), found, tree.shown(root_rel))
     shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]} if ref_rel else {}
     for rel, doc in docs.items():
-        if shared:
+        if shared and ref_rel:
             problems += differing(tree.shown(rel), "", held(shared, doc), doc, tree.shown(ref_rel))
         if kind is not None:
             problems += differing(tree.shown(rel), "", held({"kind": kind, "unit": UNIT_OF_KIND[kind]}, doc), doc)
@@ -314,7 +314,8 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
         problems.append(Problem(shown, f"{where}/best_under", msg))
     keyed = {(c["row_id"], c["repeat"]): c for c in confs}
     by_itl = sorted(confs, key=lambda c: c[ITL])  # sorted once: every check below is n log n
-    itls, lows = [c[ITL] for c in by_itl], [None]  # lows[k]: the lowest-energy configuration of by_itl[:k]
+    itls = [c[ITL] for c in by_itl]
+    lows: list[Conf | None] = [None]  # lows[k]: the lowest-energy configuration of by_itl[:k]
     for c in by_itl:
         lows.append(c if lows[-1] is None or c[J] < lows[-1][J] else lows[-1])
     front: list[Conf] = []
@@ -362,7 +363,9 @@ def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf
     return problems
 
 
-def _matching(shown: str, at: str, source: str, entry: Conf, keyed: dict[tuple, Conf], problems: list) -> Conf | None:
+def _matching(
+    shown: str, at: str, source: str, entry: Conf, keyed: dict[tuple[Any, ...], Conf], problems: list[Any]
+) -> Conf | None:
     """The configuration an entry names, when it exists and every value equals the published one."""
     if (conf := keyed.get((entry["row_id"], entry["repeat"]))) is None:
         msg = f"expected a configuration of {source} on this GPU, found no {entry['row_id']} repeat {entry['repeat']}"

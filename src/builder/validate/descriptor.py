@@ -20,7 +20,9 @@ STALE = re.compile(r"/resources/\d+/(bytes|hash)")  # a file edited since: frict
 DESCRIPTOR_FAULT = "expected a valid Data Package descriptor, found: {}"
 
 
-def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None) -> tuple[list[Problem], list[dict]]:
+def check_package(
+    tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
+) -> tuple[list[Problem], list[dict[str, Any]]]:
     """Every problem of the descriptor (sizes and hashes too), and the generated tables frictionless may open."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
@@ -45,17 +47,19 @@ def check_package(tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
     return [Problem(DESCRIPTOR, at, message) for at, message in findings], tables
 
 
-def resource_findings(want: list[dict], listed: Any, tree: Tree) -> list[tuple[str, str]]:
+def resource_findings(want: list[dict[str, Any]], listed: Any, tree: Tree) -> list[tuple[str, str]]:
     """How the listed resources differ from the builder's, matched by name (one added is one finding): a missing
     file of the package's layout said once, by its path, and a stale size or hash naming its file."""
     if not isinstance(listed, list):
-        said = f"expected a list of resources, found {'none' if listed is None else json_type(listed)}"
-        return [("/resources", said)]
+        found = f"expected a list of resources, found {'none' if listed is None else json_type(listed)}"
+        return [("/resources", found)]
     wanted = {res["name"]: res for res in want}
-    out, missing = [], []
-    seen: dict[str, None] = {}  # in order of appearance
+    out: list[tuple[str, str]] = []
+    missing: list[tuple[str, str]] = []
+    seen: dict[Any, None] = {}  # in order of appearance
     for i, res in enumerate(listed):
         where, path = f"/resources/{i}", res.get("path") if isinstance(res, dict) else None
+        said: list[tuple[str, str]]
         if not isinstance(res, dict):
             said = [(where, f"expected a resource object, found {json_type(res)}")]
         elif (name := res.get("name")) not in wanted:

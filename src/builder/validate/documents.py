@@ -52,16 +52,16 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     within = "under_latency_limit" if generation else "under_itl_deadline"
     joules = MEASURE_KEYS[doc["kind"]][0] if generation else "joules_per_output_token"
     slug = doc["slug"]
-    if rel != (want := model_rel(slug, workload_of(rel) or ROOT_WORKLOAD)):
-        problems.append(Problem(shown, "/slug", f"expected the file name {want}, found {rel}"))
+    if rel != (file_name := model_rel(slug, workload_of(rel) or ROOT_WORKLOAD)):
+        problems.append(Problem(shown, "/slug", f"expected the file name {file_name}, found {rel}"))
     confs = doc["configurations"]
     if doc["gpus"] != (gpus := sorted({c["gpu"] for c in confs})):
         problems.append(Problem(shown, "/gpus", f"expected the configurations' GPUs {gpus}, found {doc['gpus']}"))
     counts: Counter[str] = Counter()
     for i, conf in enumerate(confs):
-        want = row_id(slug, *(conf[k] for k in order_keys))
-        if conf["row_id"] != want:
-            problems.append(Problem(shown, f"/configurations/{i}/row_id", f"expected {want}, found {conf['row_id']}"))
+        rid = row_id(slug, *(conf[k] for k in order_keys))
+        if conf["row_id"] != rid:
+            problems.append(Problem(shown, f"/configurations/{i}/row_id", f"expected {rid}, found {conf['row_id']}"))
         counts[conf["row_id"]] += 1
         if conf["repeat"] != counts[conf["row_id"]]:
             msg = f"expected {counts[conf['row_id']]} (repeats count 1, 2, ... per row_id), found {conf['repeat']}"
