@@ -221,6 +221,20 @@ CONSISTENCY = [
         "data/models/old.json.bak: /: expected only published files",
     ),
     (
+        "dotfile-model-document",
+        lambda data: (data / "models" / ".qwen-3-8b.json").write_bytes(
+            (data / "models" / "qwen-3-8b.json").read_bytes()
+        ),
+        "data/models/.qwen-3-8b.json: /: expected only published files, found a stray file",
+    ),
+    (
+        "editor-backup-and-swap-file",
+        lambda data: [
+            (data / "models" / name).write_text("{}\n") for name in ("qwen-3-8b.json~", ".qwen-3-8b.json.swp")
+        ],
+        "data/models/qwen-3-8b.json~: /: expected only published files, found a stray file",
+    ),
+    (
         "index-deleted",
         lambda data: (data / "index.json").unlink(),
         "data/index.json: /: expected this file, found it missing",

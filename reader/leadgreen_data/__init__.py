@@ -21,6 +21,7 @@ import csv
 import difflib
 import io
 import json
+import re
 import shutil
 import tempfile
 from importlib import resources
@@ -68,6 +69,7 @@ _CSV = "data/configurations.csv"
 _SCHEMA_SUFFIX = ".schema.json"
 _TRUE = ("true", "True", "TRUE", "1")  # the Table Schema defaults
 _FALSE = ("false", "False", "FALSE", "0")
+_SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # a model slug or workload id: the builder's layout.SLUG_PATTERN
 
 
 def _node(rel: str) -> Any:
@@ -83,12 +85,12 @@ def _json(rel: str) -> Any:
 
 
 def _names(rel: str, suffix: str = "") -> list[str]:
-    """Sorted names in a packaged folder (without the suffix), or [] when it is absent."""
+    """Sorted slug-shaped names in a packaged folder (without the suffix), or [] when it is absent; never a dotfile."""
     folder = _node(rel)
     if not folder.is_dir():
         return []
-    found = (entry.name for entry in folder.iterdir())
-    return sorted(name[: len(name) - len(suffix)] for name in found if name.endswith(suffix) and name != suffix)
+    stems = (entry.name[: len(entry.name) - len(suffix)] for entry in folder.iterdir() if entry.name.endswith(suffix))
+    return sorted(stem for stem in stems if _SLUG.fullmatch(stem))
 
 
 def workloads() -> list[WorkloadListWorkload]:
@@ -165,13 +167,21 @@ def model(slug: str, workload: GenerationWorkload) -> GenerationModelDocument: .
 def model(slug: str, workload: Workload = DEFAULT_WORKLOAD) -> ModelDocument | GenerationModelDocument:
     """One model's document: every measured configuration, and the best per GPU.
 
-    Raises LookupError for a model that is not there: it names the workloads where the model
-    is, or else suggests close matches.
+    Raises LookupError for a name that is not a slug (lowercase letters and digits joined by single
+    hyphens) or a model that is not there: it names the workloads where the model is, or else
+    suggests close matches.
     """
     found = _workload_id(workload)
     folder = f"{_folder(found)}/models"
     known = _names(folder, ".json")
-    if not isinstance(slug, str) or slug not in known:
+    if not isinstance(slug, str) or not _SLUG.fullmatch(slug):
+        close = difflib.get_close_matches(str(slug).strip().lower().replace("_", "-").replace(" ", "-"), known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise LookupError(
+            f"unknown model {slug!r} in workload {found}: expected a slug, lowercase letters and digits "
+            f"joined by single hyphens{hint}"
+        )
+    if slug not in known:
         elsewhere = [w for w in _workload_ids() if w != found and slug in _names(f"{_folder(w)}/models", ".json")]
         if elsewhere:
             hint = f"; it is in {', '.join(elsewhere)}: model({slug!r}, workload={elsewhere[0]!r})"

@@ -32,7 +32,8 @@ WORKLOADS_DIR = "workloads"
 CSV = "configurations.csv"
 JSON = ".json"
 ROOT_WORKLOAD = "text-conversation"
-_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # a workload id: a slug
+_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # a workload id or a model's slug (defs.schema.json's slug pattern)
+SLUG_PATTERN = _ID.pattern  # the reader repeats it (it imports nothing of the builder); a test holds them equal
 
 # The JSON Schemas (file names in SCHEMAS): a published document's is named after its kind (see schema_for).
 DEFS_SCHEMA = "defs.schema.json"
@@ -94,9 +95,16 @@ def place(rel: str) -> Place | None:
     if rest in kinds:
         return Place(kinds[rest], workload)
     folder, _, name = rest.partition("/")
-    if folder == MODELS_DIR and "/" not in name and name.endswith(JSON) and len(name) > len(JSON):
-        return Place("generation-model" if generation else "model", workload, name[: -len(JSON)])
+    if folder == MODELS_DIR and name.endswith(JSON) and _ID.fullmatch(slug := name[: -len(JSON)]):
+        return Place("generation-model" if generation else "model", workload, slug)
     return None
+
+
+def is_published(rel: str) -> bool:
+    """Whether a path inside the data folder is a published file: the one rule of what validate checks and what ships.
+
+    Anything else (a dotfile such as models/.x.json, an editor's foo.json~ or .swp, a stray file) is refused."""
+    return place(rel) is not None
 
 
 def is_model(rel: str) -> bool:
@@ -117,7 +125,7 @@ def is_published_folder(rel: str) -> bool:
 
 
 def is_hidden(rel: str) -> bool:
-    """Hidden files (`.gitkeep`, at any level) are not published; a build keeps them as they are."""
+    """Hidden files (`.gitkeep`, at any level) are not published (validate refuses them); a build keeps them."""
     return any(part.startswith(".") for part in rel.split("/"))
 
 

@@ -18,9 +18,9 @@ from string import Template
 from typing import Any
 
 from builder import git
-from builder.errors import ReleaseError
+from builder.errors import ReleaseError, printable
 from builder.guards import check_dist_output
-from builder.layout import CHANGELOG, DIST, INDEX, LOCK, METADATA, PACKAGE_NAME
+from builder.layout import CHANGELOG, DATA, DIST, INDEX, LOCK, METADATA, PACKAGE_NAME, below, is_published
 from builder.pin import lock_json, parse_lock, sha256
 from builder.release.rules import Version, newest_release
 from builder.repository import parse as parse_repository
@@ -59,6 +59,18 @@ def files_at(commit: str, paths: tuple[str, ...] = CONTENTS, required: tuple[str
     return files
 
 
+def shipped(files: dict[str, bytes], commit: str) -> dict[str, bytes]:
+    """`files` when every one under data/ is a published file (validate's rule), else ReleaseError naming the others."""
+    data = DATA.as_posix()
+    if stray := [rel for rel in files if (inside := below(rel, data)) is not None and not is_published(inside)]:
+        shown = ", ".join(printable(rel) for rel in stray[:5]) + (f" and {len(stray) - 5} more" * (len(stray) > 5))
+        raise ReleaseError(
+            f"expected only published files under {data}/ at {commit[:12]}, found {shown} "
+            "(refused by `builder validate`); remove them and release a new commit"
+        )
+    return files
+
+
 def release_at_head() -> Release:
     """The release tag at HEAD, refused unless the working tree is clean."""
     git.require_clean("dist/ is built from a clean checkout of a release tag")
@@ -73,7 +85,8 @@ def release_at_head() -> Release:
 
 def dist_files(release: Release) -> dict[str, bytes]:
     """The files of dist/, by name: archive, manifest, wheel and SHA256SUMS over the other three."""
-    files, tag, date = files_at(release.commit, required=REQUIRED), release.version.tag, release.version.date
+    files = shipped(files_at(release.commit, required=REQUIRED), release.commit)
+    tag, date = release.version.tag, release.version.date
     api = json.loads(files[f"data/{INDEX}"])["version"]
     lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),))[str(LOCK)], f"{LOCK} at {tag}")
     name = f"{PACKAGE_NAME}-{tag}"

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from builder.errors import Problem, printable
 from builder.files import Refused, kind, read_file, too_large
-from builder.layout import CSV, DESCRIPTOR, JSON, MAX_FILE_BYTES, is_hidden, schema_for
+from builder.layout import DESCRIPTOR, JSON, MAX_FILE_BYTES, is_published
 from builder.strictjson import StrictJSONError, json_type, parse_json
 
 
@@ -86,9 +86,7 @@ def load_tree(data_dir: Path) -> Tree:
     tree = Tree(root=data_dir.parent, data_dir=data_dir.name)
     files, tree.problems = scan(data_dir, tree.data_dir)
     for rel in files:
-        if is_hidden(rel):
-            continue  # a hidden regular file (.gitkeep) is not published; a build keeps it as it is
-        if rel != CSV and schema_for(rel) is None:  # never read
+        if not is_published(rel):  # never read, never shipped: a dotfile, an editor's backup, a stray file
             tree.problems.append(Problem(tree.shown(rel), "/", "expected only published files, found a stray file"))
             continue
         try:
