@@ -20,6 +20,7 @@ from netfaults import closed_port_url, raw_server
 
 PATH = "/public/data/tasks/lm-arena-chat.json"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
+UPSTREAM_URL = "https://raw.githubusercontent.com/ml-energy/leaderboard/master" + PATH
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +63,8 @@ def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPS
     assert pauses == []
     assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
     lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())["tasks"]["lm-arena-chat"]
-    assert lock["url"] == httpserver.url_for(PATH)
+    assert lock["url"] == UPSTREAM_URL  # the server is a mirror: recorded beside upstream's URL, never instead
+    assert lock["mirror"] == httpserver.url_for(PATH)
     assert lock["commit"] == "abc1230000000000000000000000000000000000"
     assert lock["size"] == len(body)
     assert lock["retrieved"] == dt.datetime.now(dt.UTC).date().isoformat()
@@ -72,13 +74,20 @@ def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPS
     ratio = new["best"]["H100"]["joules_per_output_token"] / old["best"]["H100"]["joules_per_output_token"]
     assert ratio == pytest.approx(1.1, rel=1e-5)
     assert cli("validate").exit_code == 0
+    (source,) = (
+        s for s in json.loads((repo_copy / "datapackage.json").read_text())["sources"] if s["path"] == UPSTREAM_URL
+    )
+    assert (source["mirror"], source["version"]) == (
+        httpserver.url_for(PATH),
+        "abc1230000000000000000000000000000000000",
+    )
 
 
 def test_503_then_good_answer_is_retried_and_pinned(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
     body = upstream_bytes(repo_copy, 0.9)
     httpserver.expect_oneshot_request(PATH).respond_with_data("busy", status=503)
     httpserver.expect_request(PATH).respond_with_data(body)
-    result = cli("fetch", "--url", httpserver.url_for(PATH), *FAST)
+    result = cli("fetch", "--url", httpserver.url_for(PATH), "--commit", "ab" * 20, *FAST)
     assert result.exit_code == 0, result.output
     assert len(httpserver.log) == 2
     assert pauses == [1.0]

@@ -71,11 +71,12 @@ def test_fetch_one_task_leaves_the_others_alone(repo_copy, httpserver: HTTPServe
     before = lock_entries(repo_copy)
     body = scaled(repo_copy, "gpqa", 0.9)
     httpserver.expect_request("/elsewhere/gpqa.json").respond_with_data(body)
-    outcome = run_cli("fetch", "--task", "gpqa", "--url", httpserver.url_for("/elsewhere/gpqa.json"), *FAST)
+    mirror = httpserver.url_for("/elsewhere/gpqa.json")
+    outcome = run_cli("fetch", "--task", "gpqa", "--url", mirror, "--commit", "cd" * 20, *FAST)
     assert outcome.exit_code == 0, outcome.output
     assert (repo_copy / "upstream" / "gpqa.json").read_bytes() == body
     after = lock_entries(repo_copy)
-    assert after["gpqa"]["url"].endswith("/elsewhere/gpqa.json")
+    assert (after["gpqa"]["url"], after["gpqa"]["mirror"]) == (before["gpqa"]["url"], mirror)
     assert {t: after[t] for t in others} == {t: before[t] for t in others}
     assert {t: (repo_copy / "upstream" / f"{t}.json").read_bytes() for t in others} == others
 
@@ -84,7 +85,7 @@ def test_fetch_one_task_leaves_the_others_alone(repo_copy, httpserver: HTTPServe
 def test_fetch_with_url_alone_means_the_text_conversation_task(repo_copy, httpserver: HTTPServer) -> None:
     body = scaled(repo_copy, "lm-arena-chat", 1.05)
     httpserver.expect_request("/x.json").respond_with_data(body)
-    outcome = run_cli("fetch", "--url", httpserver.url_for("/x.json"), *FAST)
+    outcome = run_cli("fetch", "--url", httpserver.url_for("/x.json"), "--commit", "cd" * 20, *FAST)
     assert outcome.exit_code == 0, outcome.output
     assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
 

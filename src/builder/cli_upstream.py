@@ -2,6 +2,7 @@
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -68,37 +69,57 @@ def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
 
 @click.command()
 @_fetch_options
-@click.option("--commit", callback=_lockable, help="Upstream commit (40-hex sha) of the files, recorded in the lock.")
+@click.option("--commit", callback=_lockable,
+              help="Upstream commit (40-hex sha) of the files; needed when a file's bytes are new.")  # fmt: skip
 def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) -> None:
     """Fetch upstream (every task, or one), check it in full, then replace the pin and its lock atomically.
 
+    The same bytes change no file. New bytes need --commit; fetched from a --url that is not the
+    lock's, that URL is recorded as a mirror beside upstream's own URL and commit.
     Exits 0 when pinned, 3 when a task file is unreachable, 1 when one is refused, 2 on usage errors.
     """
     from builder.build import render
-    from builder.errors import UpstreamError, ValidationError
+    from builder.errors import InputError, UpstreamError, ValidationError
     from builder.fetch import download
     from builder.layout import DATA
-    from builder.pin import Lock, Pinned, dump_lock, entry, load_lock, sha256
+    from builder.pin import Pinned, dump_lock, entry, load_lock, moved, refreshed
     from builder.write import replace_files, today_utc
 
     today, old = today_utc(), load_lock(LOCK)
     urls = {name: asked or entry(old, name, LOCK).url for name, asked in _fetch_urls(task, url).items()}
     bodies = {name: download(where, Limits(**limits)) for name, where in urls.items()}
-    new = old | {
-        name: Lock(old[name].file, urls[name], commit, sha256(data), len(data), today) for name, data in bodies.items()
-    }
+    new_bytes = [name for name, data in bodies.items() if moved(old[name], data)]
+    new = old | {name: refreshed(old[name], urls[name], commit, data, today) for name, data in bodies.items()}
     try:  # messages name the URLs
         result = render(DATA, {name: Pinned(new[name], urls[name], data) for name, data in bodies.items()}, today)
     except ValidationError as exc:
         summary = f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing was pinned"
         raise UpstreamError(summary, exc.problems) from None
+    if new_bytes and commit is None:
+        said = "expected --commit SHA, upstream's commit of the new bytes (every pin records one), found none"
+        raise InputError(f"{', '.join(new_bytes)}: {said}; nothing was pinned")
     files = {LOCK.parent / old[name].file: data for name, data in bodies.items()}
-    replace_files({**files, LOCK: dump_lock(new)})  # each field checked already: by its option, fetch, the lock
+    files = {path: data for path, data in files.items() if _differs(path, data)}  # an edited pin is repaired
+    if new != old:  # the lock last: it names the others' sha256; each field checked by its option, fetch, the lock
+        files[LOCK] = dump_lock(new)
+    if files:  # the same bytes as pinned: no file is written
+        replace_files(files)
     for warning in (w for name in urls for w in result.warnings.get(name, [])):  # the others' came at their pinning
         say(f"warning: {warning}", err=True)
     for name in urls:
-        state = "moved" if new[name].sha256 != old[name].sha256 else "unchanged"
-        say(f"{LOCK}: pinned {name}: {new[name].size} bytes, sha256 {new[name].sha256} ({state})")
+        state = "moved" if name in new_bytes else "unchanged"
+        via = f"; from the mirror {new[name].mirror}" if name in new_bytes and new[name].mirror else ""
+        say(f"{LOCK}: pinned {name}: {new[name].size} bytes, sha256 {new[name].sha256} ({state}{via})")
+
+
+def _differs(path: Path, data: bytes) -> bool:
+    """False when `path` is a regular file holding exactly `data`."""
+    from builder.files import Refused, read_file
+
+    try:
+        return read_file(path, len(data)) != data
+    except Refused:
+        return True
 
 
 @click.command("check-upstream")

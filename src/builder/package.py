@@ -159,12 +159,14 @@ def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any
         "description": meta["header"]["caveat"],
         "homepage": meta["base_url"],
         "licenses": [LICENCE | {"title": sources[0][1]["licence"]}],
-        "sources": [
-            {"title": f"{src['name']} {src['version']}: {src['workload']}", "path": lock.url or lock.file}
-            | {"version": lock.commit or "", "sha256": lock.sha256, "bytes": lock.size, "retrieved": lock.retrieved}
-            for lock, src in pinned
-        ],
+        "sources": [source(lock, f"{src['name']} {src['version']}: {src['workload']}") for lock, src in pinned],
     }
+
+
+def source(lock: Lock, title: str) -> dict[str, Any]:
+    """A pinned snapshot as a source: upstream's URL and commit, and beside them the mirror it came from (or null)."""
+    found = {"title": title, "path": lock.url or lock.file, "mirror": lock.mirror, "version": lock.commit or ""}
+    return found | {"sha256": lock.sha256, "bytes": lock.size, "retrieved": lock.retrieved}
 
 
 def resources(files: dict[str, bytes], data_dir: str, schemas: dict[str, Any]) -> list[dict[str, Any]]:

@@ -3,7 +3,7 @@
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +21,12 @@ REPAIR = "run `builder fetch` to refetch the pin, or `git checkout {lock.parent}
 @dataclass(frozen=True)
 class Lock:
     file: str
-    url: str
-    commit: str | None
+    url: str  # upstream's own URL of the file; a mirror never replaces it
+    commit: str | None  # upstream's commit of the bytes; null only in a lock written before fetch required one
     sha256: str
     size: int
     retrieved: str
+    mirror: str | None = None  # the URL the bytes were fetched from, when not upstream's own
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,12 @@ class Pinned:
 
 def lock_json(locks: dict[str, Lock]) -> dict[str, Any]:
     """The lock file's content: every task's entry, in the order given."""
-    return {"tasks": {task: asdict(lock) for task, lock in locks.items()}}
+    return {"tasks": {task: _entry_json(lock) for task, lock in locks.items()}}
+
+
+def _entry_json(lock: Lock) -> dict[str, Any]:
+    """A lock entry as the file holds it: `mirror` only when there is one."""
+    return {key: value for key, value in asdict(lock).items() if key != "mirror" or value is not None}
 
 
 def dump_lock(locks: dict[str, Lock]) -> bytes:
@@ -92,6 +98,20 @@ def local_pin(path: Path) -> Pinned:
     """A task file given in place of its pin, read with fetch's cap (no FIFO); its lock has no URL, commit or date."""
     data = read_regular_file(path, Limits().max_bytes, "upstream")
     return Pinned(Lock(str(path), "", None, sha256(data), len(data), ""), str(path), data)
+
+
+def moved(old: Lock, data: bytes) -> bool:
+    """True when `data` is not the snapshot the entry pins."""
+    return sha256(data) != old.sha256 or len(data) != old.size
+
+
+def refreshed(old: Lock, fetched_from: str, commit: str | None, data: bytes, today: str) -> Lock:
+    """The lock entry after a fetch of `data`: the same entry for the same bytes (a null commit filled from
+    `commit`); for new bytes, their entry with upstream's URL kept, the mirror beside it, and `commit`."""
+    if not moved(old, data):
+        return replace(old, commit=commit) if old.commit is None and commit is not None else old
+    mirror = None if fetched_from == old.url else fetched_from
+    return Lock(old.file, old.url, commit, sha256(data), len(data), today, mirror)
 
 
 def sha256(data: bytes) -> str:

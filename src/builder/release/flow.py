@@ -115,6 +115,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     schemas = guard_release(previous.tag, start, old_docs, docs, accept_schema) if previous else ""
     upstream = "".join(
         f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
+        + (f" from the mirror {lock.mirror}" if lock.mirror else "")
         for task, lock in load_lock(LOCK).items()
     )
     accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each

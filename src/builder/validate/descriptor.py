@@ -8,13 +8,14 @@ from jsonschema.exceptions import best_match
 
 from builder.errors import Problem, pointer, shown
 from builder.jsonschemas import describe, load_schemas, validator
-from builder.layout import DESCRIPTOR, DESCRIPTOR_SCHEMA, PROFILE, below, place
+from builder.layout import DESCRIPTOR, DESCRIPTOR_SCHEMA, LOCK, PROFILE, below, place
 from builder.package import derived_parts
 from builder.strictjson import json_type
 from builder.validate.tree import Tree
 
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
 FACTS = ("bytes", "hash")  # frictionless is given tables without them: compare checks them against the files
+COMMIT = re.compile(r"[0-9a-f]{40}")  # a source's version: the upstream commit its lock entry records
 STALE = re.compile(r"/resources/\d+/(bytes|hash)")  # a file edited since: frictionless still checks its table
 
 DESCRIPTOR_FAULT = "expected a valid Data Package descriptor, found: {}"
@@ -32,7 +33,11 @@ def check_package(
     resources = expected.pop("resources")  # compared by name, in resource_findings
     skipped = ("resources", *(CURATED if curated is None else ()))
     found = {key: value for key, value in desc.items() if key not in skipped}
-    findings = compare(expected, found) + resource_findings(resources, desc.get("resources"), tree)
+    said = dict(source_findings(desc.get("sources"))) | dict(source_findings((curated or {}).get("sources"), str(LOCK)))
+    findings = sorted(said.items(), key=lambda f: (len(f[0]), f[0]))  # one a source: the lock's null before its copy
+    reported = {at for at, _ in findings}
+    compared = compare(expected, found) + resource_findings(resources, desc.get("resources"), tree)
+    findings += [(at, message) for at, message in compared if at not in reported]
     tables = []  # none unless the resources are the generated ones: never a path, URL or profile a hand edit wrote
     if not any((at == "/resources" or at.startswith("/resources/")) and not STALE.fullmatch(at) for at, _ in findings):
         tables = [
@@ -45,6 +50,19 @@ def check_package(
         reported = {at for at, _ in findings}
         findings += sorted({(at, describe(e)) for e in errors if (at := pointer(e.absolute_path)) not in reported})
     return [Problem(DESCRIPTOR, at, message) for at, message in findings], tables
+
+
+def source_findings(sources: Any, lock: str = "") -> list[tuple[str, str]]:
+    """A source without upstream's commit, one finding each; `lock`: the sources are those it derives (its commit
+    null), not the descriptor's (a version empty or missing)."""
+    out: list[tuple[str, str]] = []
+    for i, source in enumerate(sources if isinstance(sources, list) else []):
+        version = source.get("version") if isinstance(source, dict) else ""
+        if isinstance(source, dict) and not (isinstance(version, str) and COMMIT.fullmatch(version)):
+            of = f"upstream's commit of {shown(source.get('path'), 200)}, 40 lowercase hex digits"
+            found = f"none in {lock}" if lock else shown(version)
+            out.append((f"/sources/{i}/version", f"expected {of} (`builder fetch --commit SHA`), found {found}"))
+    return out
 
 
 def resource_findings(want: list[dict[str, Any]], listed: Any, tree: Tree) -> list[tuple[str, str]]:
