@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from builder.errors import printable, printable_lines
-from builder.names import gpu_case_faults, is_reserved_slug, name_fault
+from builder.names import gpu_spelling_faults, is_reserved_slug, name_fault
 from builder.release.rules import fence
 
 MISREAD = [
@@ -81,14 +81,22 @@ def test_windows_allows(slug: str) -> None:
 
 def test_gpu_names_that_differ_only_by_case_are_one_fault_each() -> None:
     pairs = [("a.json", "B200"), ("a.json", "H100"), ("b.json", "b200"), ("b.json", "B200"), ("a.json", "h100")]
-    assert gpu_case_faults(pairs) == [
+    assert gpu_spelling_faults(pairs) == [
         ("a.json", "h100", "expected one spelling per GPU, found 'H100' and 'h100'"),
         ("b.json", "b200", "expected one spelling per GPU, found 'B200' in a.json and 'b200'"),
     ]
 
 
+@pytest.mark.parametrize(("first", "second"), [("H100-SXM", "H100_SXM"), ("H100.SXM", "h100-sxm"), ("A100-", "A100")])
+def test_gpu_names_that_share_a_page_are_one_fault(first: str, second: str) -> None:
+    """Names that differ by punctuation map to one slug, so to one GPU page and file name."""
+    assert gpu_spelling_faults([("a.json", first), ("b.json", second)]) == [
+        ("b.json", second, f"expected one spelling per GPU, found {first!r} in a.json and {second!r}")
+    ]
+
+
 def test_one_spelling_per_gpu_is_no_fault() -> None:
-    assert gpu_case_faults([("a.json", "B200"), ("b.json", "B200"), ("b.json", "H100")]) == []
+    assert gpu_spelling_faults([("a.json", "B200"), ("b.json", "B200"), ("b.json", "H100")]) == []
 
 
 @pytest.mark.parametrize(
@@ -118,19 +126,31 @@ def test_a_fence_is_longer_than_any_run_of_backticks(text: str, found: str) -> N
 def test_validate_applies_the_name_rules_to_a_model_document() -> None:
     from builder.validate.documents import check_gpu_spellings, check_names
 
-    doc = {"name": "=1+1", "architecture": "Jan 5", "gpus": ["B200", "1E5", "b200"], "slug": "nul"}
+    doc = {"name": "=1+1", "model_id": "10/12", "architecture": "Jan 5", "gpus": ["B200", "1E5", "b200"], "slug": "nul"}
     assert [(p.where, p.message.split(",")[0]) for p in check_names("m.json", doc)] == [
         ("/name", "expected a name a spreadsheet keeps as text"),
+        ("/model_id", "expected a name a spreadsheet keeps as text"),
         ("/architecture", "expected a name a spreadsheet keeps as text"),
         ("/gpus/1", "expected a name a spreadsheet keeps as text"),
         ("/slug", "expected the slug of its name"),
         ("/slug", "expected a slug Windows allows as a file name"),
     ]
-    pixart = {"name": "PixArt-Σ", "architecture": "MoE", "gpus": ["B200"], "slug": "pixart-sigma"}
+    pixart = {
+        "name": "PixArt-Σ",
+        "model_id": "o/PixArt-Σ",
+        "architecture": "MoE",
+        "gpus": ["B200"],
+        "slug": "pixart-sigma",
+    }
     assert check_names("m.json", pixart) == []
-    pairs = {"a.json": {"gpus": ["H100"]}, "b.json": {"gpus": ["h100"]}}
+    dated = {"name": "1 . 2", "model_id": "o/m", "architecture": "MoE", "gpus": ["B200"], "slug": "1-2"}
+    assert [str(p) for p in check_names("m.json", dated)] == [
+        "m.json: /slug: expected a slug a spreadsheet keeps as text, found '1-2', read as a date"
+    ]
+    pairs = {"a.json": {"gpus": ["H100"]}, "b.json": {"gpus": ["h100", "H100_SXM", "H100-SXM"]}}
     assert [str(p) for p in check_gpu_spellings(pairs)] == [
-        "b.json: /gpus: expected one spelling per GPU, found 'H100' in a.json and 'h100'"
+        "b.json: /gpus: expected one spelling per GPU, found 'H100_SXM' and 'H100-SXM'",
+        "b.json: /gpus: expected one spelling per GPU, found 'H100' in a.json and 'h100'",
     ]
 
 

@@ -51,3 +51,24 @@ def test_a_fault_of_a_configuration_field_stays_one_line_per_row() -> None:
         "bad.json: /configurations/0/median_itl_ms",
         "bad.json: /configurations/1/median_itl_ms",
     ]
+
+
+def test_a_model_id_a_spreadsheet_misreads_is_one_line_per_model() -> None:
+    found = problems(row(model_id="10/12"), row(model_id="10/12", max_num_seqs=128))
+    assert found == [
+        "bad.json: /configurations/0/model_id (10/12, H100, 1 GPU(s), max_num_seqs 64, and 1 more row of this "
+        "model): expected a name a spreadsheet keeps as text, found '10/12', read as a date"
+    ]
+
+
+def test_a_slug_a_spreadsheet_misreads_is_refused_at_its_nickname() -> None:
+    assert problems(row(nickname="1 . 2")) == [
+        "bad.json: /configurations/0/nickname (test-org/Test-Model-7B, H100, 1 GPU(s), max_num_seqs 64): "
+        "expected a slug a spreadsheet keeps as text, found '1-2', read as a date"
+    ]
+
+
+def test_two_gpu_names_of_one_page_are_one_line_naming_both() -> None:
+    assert problems(row(gpu_model="H100-SXM"), row(gpu_model="H100_SXM")) == [
+        "bad.json: GPU H100_SXM: expected one spelling per GPU, found 'H100-SXM' and 'H100_SXM'"
+    ]

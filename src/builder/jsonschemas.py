@@ -121,12 +121,15 @@ def validator(name: str) -> Any:
 
 @cache
 def input_validator(name: str, part: tuple[str, ...] = ()) -> Any:
-    """The compiled validator of an input schema (or of its subschema at `part`), $refs resolved."""
-    schema = read_schemas(INPUT_SCHEMAS)[name]
-    schema = {**schema, "$id": schema.get("$id", f"urn:leadgreen-input:{name}")}
+    """The compiled validator of an input schema (or of its subschema at `part`), $refs resolved among the inputs'."""
+    schemas = {
+        key: {**value, "$id": value.get("$id", f"urn:leadgreen-input:{key}")}
+        for key, value in read_schemas(INPUT_SCHEMAS).items()
+    }
+    schema = schemas[name]
     root = reduce(operator.getitem, part, schema)
     try:  # its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse
-        return compiled(resolved({**root, "$id": schema["$id"]}, registry([schema])))
+        return compiled(resolved({**root, "$id": schema["$id"]}, registry(schemas.values())))
     except InputError as exc:
         raise InputError(f"{INPUT_SCHEMAS / name}: {exc}") from None
 

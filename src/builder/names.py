@@ -43,22 +43,24 @@ def control_characters(name: str) -> list[str]:
     return [f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf")]
 
 
-def name_fault(name: str) -> str | None:
-    """`expected ..., found ...` for a name (nickname, GPU, architecture) a spreadsheet misreads, else None."""
+def name_fault(name: str, what: str = "a name") -> str | None:
+    """`expected ..., found ...` for a name (model id, slug, nickname, GPU, architecture) a spreadsheet misreads,
+    else None; `what` says which kind of name the message expected."""
     if breaks := [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]:
-        return f"expected a name on one line, found U+{ord(breaks[0]):04X} (a line or paragraph separator)"
+        return f"expected {what} on one line, found U+{ord(breaks[0]):04X} (a line or paragraph separator)"
     text = unicodedata.normalize("NFKC", name).strip().lower()  # full-width digits read as digits
     if reading := next((reading for reading, pattern in READINGS if pattern.fullmatch(text)), None):
-        return f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
+        return f"expected {what} a spreadsheet keeps as text, found {name!r}, read as {reading}"
     return None
 
 
-def gpu_case_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
-    """(file, GPU, message) for each GPU name of (file, GPU) pairs that differs only by case from one seen before."""
+def gpu_spelling_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(file, GPU, message) for each GPU name of (file, GPU) pairs whose slug (its page's and file's name) is that
+    of another name seen before: H100-SXM and H100_SXM, or H100 and h100."""
     first: dict[str, tuple[str, str]] = {}
     faults = set()
     for path, gpu in gpus:
-        seen_in, seen = first.setdefault(gpu.casefold(), (path, gpu))
+        seen_in, seen = first.setdefault(slugify(gpu), (path, gpu))
         if seen != gpu:
             there = "" if seen_in == path else f" in {seen_in}"
             faults.add((path, gpu, f"expected one spelling per GPU, found {seen!r}{there} and {gpu!r}"))

@@ -15,12 +15,12 @@ from builder.layout import (
     num_gpus_for,
 )
 from builder.metadata import GenerationWorkload, generation_workloads
-from builder.names import gpu_case_faults, is_reserved_slug, name_fault, slugify
+from builder.names import gpu_spelling_faults, is_reserved_slug, name_fault, slugify
 from builder.strictjson import StrictJSONError, parse_json
 
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
-NAME_FIELDS = ("nickname", "gpu_model", "architecture")  # shown in spreadsheets: each must stay text there
+NAME_FIELDS = ("model_id", "nickname", "gpu_model", "architecture")  # in CSV cells and paths: each must stay text
 IDENTITY = ("model_id", "gpu_model", "num_gpus", "max_num_seqs")  # what names a row in a message
 GENERATION_IDENTITY = ("model_id", "gpu_model", "num_gpus", "batch_size")  # an image or video row's
 REL_TOLERANCE = 1e-9  # upstream's energy and throughput agree with power and latency to float precision
@@ -112,7 +112,7 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed
         i: GenRow(architecture=str(architecture), **{f: raw[n] for f, n in names.items()}) for i, raw in sound.items()
     }
     for i, row in rows.items():
-        faults = name_faults(row, ("nickname", "gpu_model"))
+        faults = name_faults(row, ("model_id", "nickname", "gpu_model"))
         if row.num_gpus != row.ulysses_degree * row.ring_degree:
             layout = f"ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}"
             faults.append(("num_gpus", f"expected {layout}, found {row.num_gpus}"))
@@ -176,13 +176,17 @@ def read_task(
 
 
 def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(field, fault) for each of a row's `names` a spreadsheet misreads, and a nickname's empty or reserved slug."""
+    """(field, fault) for each of a row's `names` a spreadsheet misreads, and a nickname's slug that is empty,
+    reserved, or misread."""
     faults = [(name, fault) for name in names if (fault := name_fault(getattr(row, name)))]
     slug = slugify(row.nickname)
     if not slug:
         faults.append(("nickname", f"expected a name whose slug is not empty, found {row.nickname!r}"))
     if is_reserved_slug(slug):
         faults.append(("nickname", f"expected a slug Windows allows as a file name, found {slug!r}"))
+    said = any(name == "nickname" for name, _ in faults)  # a nickname misread is said once, not again of its slug
+    if slug and not said and (fault := name_fault(slug, "a slug")):
+        faults.append(("nickname", fault))
     return faults
 
 
@@ -224,7 +228,7 @@ def task_fault(doc: dict[str, Any], path: str, task: str) -> list[Problem]:
 
 def gpu_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
     """One spelling per GPU over (file, row) pairs."""
-    gpus = gpu_case_faults([(path, row.gpu_model) for path, row in rows])
+    gpus = gpu_spelling_faults([(path, row.gpu_model) for path, row in rows])
     return [Problem(path, f"GPU {gpu}", msg) for path, gpu, msg in gpus]
 
 

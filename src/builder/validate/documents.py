@@ -7,7 +7,7 @@ from typing import Any
 
 from builder.errors import Problem, shown
 from builder.layout import NUM_GPUS_RULE, ROOT_WORKLOAD, model_rel, num_gpus_for, row_id, workload_of
-from builder.names import control_characters, gpu_case_faults, is_reserved_slug, name_fault, slugify
+from builder.names import control_characters, gpu_spelling_faults, is_reserved_slug, name_fault, slugify
 from builder.transform import GENERATION_ORDER, LLM_ORDER, MEASURE_KEYS, WH_PER_JOULE, best_by_gpu, sig4
 
 WH_PER_J_PER_MILLION = 1e6 / 3600
@@ -19,7 +19,10 @@ PERCENTILES = ("median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms")
 
 def check_names(path: str, doc: dict[str, Any]) -> list[Problem]:
     """The name rules build applies at upstream (builder.names): spreadsheet-safe names, a slug Windows allows."""
-    problems = [Problem(path, f"/{key}", fault) for key in ("name", "architecture") if (fault := name_fault(doc[key]))]
+    keys = ("name", "model_id", "architecture")
+    problems = [Problem(path, f"/{key}", fault) for key in keys if (fault := name_fault(doc[key]))]
+    if not any(p.where == "/name" for p in problems) and (fault := name_fault(doc["slug"], "a slug")):
+        problems.append(Problem(path, "/slug", fault))
     problems += [Problem(path, f"/gpus/{i}", fault) for i, gpu in enumerate(doc["gpus"]) if (fault := name_fault(gpu))]
     if control_characters(doc["name"]):
         msg = f"expected no control or format characters, found {', '.join(control_characters(doc['name']))}"
@@ -36,7 +39,7 @@ def check_names(path: str, doc: dict[str, Any]) -> list[Problem]:
 def check_gpu_spellings(models: dict[str, dict[str, Any]]) -> list[Problem]:
     """One spelling per GPU across every model document (by path shown) of every workload."""
     pairs = [(path, gpu) for path, doc in models.items() for gpu in doc["gpus"]]
-    return [Problem(path, "/gpus", msg) for path, _, msg in gpu_case_faults(pairs)]
+    return [Problem(path, "/gpus", msg) for path, _, msg in gpu_spelling_faults(pairs)]
 
 
 def check_dates(shown: str, doc: dict[str, Any]) -> list[Problem]:
