@@ -40,7 +40,7 @@ def test_second_build_with_a_later_date_changes_no_byte(built_data: Path, in_rep
     shutil.copytree(built_data, out)
     shutil.copy2(built_data.parent / "datapackage.json", tmp_path / "datapackage.json")
     before = snapshot(out)
-    result = cli("build", "--out", str(out), "--date", "2030-01-01")
+    result = cli("build", "--out", str(out), "--date", "2026-12-01")
     assert result.exit_code == 0
     assert "0 changed" in result.output
     assert snapshot(out) == before
@@ -63,9 +63,9 @@ def test_changed_model_gets_new_date_and_others_keep_theirs(repo_copy, cli) -> N
             conf["avg_power_watts"] *= 1.01
             conf["energy_per_token_joules"] *= 1.01
     changed = write_upstream(repo_copy / "changed.json", raw)
-    assert cli("build", "--upstream", str(changed), "--date", "2027-01-02").exit_code == 0
+    assert cli("build", "--upstream", str(changed), "--date", "2026-12-02").exit_code == 0
     dates = {p.name: json.loads(p.read_text())["updated"] for p in (repo_copy / "data" / "models").iterdir()}
-    assert dates.pop("qwen-3-8b.json") == "2027-01-02"
+    assert dates.pop("qwen-3-8b.json") == "2026-12-02"
     assert set(dates.values()) == {"2026-09-27"}
     assert json.loads((repo_copy / "data" / "models.json").read_text())["updated"] == "2026-10-19"
 
@@ -95,7 +95,7 @@ def test_build_failing_halfway_leaves_data_untouched(repo_copy, cli, monkeypatch
         real_write(path, data)
 
     monkeypatch.setattr(builder.write, "_write", failing_write)
-    result = cli("build", "--date", "2031-01-01")
+    result = cli("build", "--date", "2026-12-01")
     assert result.exit_code == 1
     assert "No space left on device" in result.output
     assert calls["n"] == 10
@@ -107,7 +107,7 @@ def test_lock_mismatch_is_refused_and_nothing_changes(repo_copy, cli) -> None:
     pin = repo_copy / "upstream" / "lm-arena-chat.json"
     pin.write_bytes(pin.read_bytes().replace(b"0.69930918", b"0.69930919", 1))
     before = snapshot(repo_copy)
-    result = cli("build", "--date", "2031-01-01")
+    result = cli("build", "--date", "2026-12-01")
     assert result.exit_code == 1
     assert "lm-arena-chat.json: sha256 expected 24e25d46" in result.output
     assert snapshot(repo_copy) == before

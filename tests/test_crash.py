@@ -36,7 +36,7 @@ from consumer_release import GIT_IDENTITY, make_release_repo
 
 pytestmark = pytest.mark.slow  # forked builds killed and signalled, strace
 
-DATE = "2031-01-01"
+DATE = "2026-12-01"
 FS_CALLS = (
     "open",
     "write",

@@ -269,7 +269,7 @@ def test_a_wrong_generation_table_in_the_metadata_is_refused(repo_copy, old: str
     text = (repo_copy / "metadata.toml").read_text(encoding="utf-8")
     assert old in text
     (repo_copy / "metadata.toml").write_text(text.replace(old, new, 1), encoding="utf-8")
-    outcome = run_cli("build", "--date", "2031-01-01")
+    outcome = run_cli("build", "--date", "2026-12-01")
     assert outcome.exit_code == 1, outcome.output
     assert message in outcome.output, outcome.output
 

@@ -195,7 +195,7 @@ def test_hostile_output_is_refused_and_nothing_changes(repo_copy: Path, setup: S
     scratch = repo_copy.parent  # the repo copy and what holds it: ".." and "../.." cases
     before = tree_digest(scratch)
     fifo = "special" in before.values()  # a real process: were a FIFO ever opened, the run would time out, not hang
-    outcome = run_cli("build", "--out", out, "--date", "2031-01-01", subprocess_=fifo, cwd=repo_copy, timeout=60)
+    outcome = run_cli("build", "--out", out, "--date", "2026-12-01", subprocess_=fifo, cwd=repo_copy, timeout=60)
     after = tree_digest(scratch)
     assert_refused(outcome, code, (str(Path(out)), *names), before, after)  # as click hands it over
     if code == 1:
@@ -271,7 +271,7 @@ def test_allowed_output_is_built(repo_copy: Path, make) -> None:
     out = make(repo_copy)
     if out.name == "empty":
         out.mkdir(parents=True)
-    outcome = run_cli("build", "--out", str(out), "--date", "2031-01-01")
+    outcome = run_cli("build", "--out", str(out), "--date", "2026-12-01")
     assert outcome.exit_code == 0, outcome.output
     files = published(out)
     assert len(files) == 67 + 18  # five LLM workloads with the list and the CSV: 67; two generation workloads: 18
@@ -285,7 +285,7 @@ def test_hidden_files_are_kept_across_the_swap(repo_copy: Path) -> None:
     out = repo_copy / "scratch" / "site"
     out.mkdir(parents=True)
     (out / ".gitkeep").write_bytes(b"")
-    outcome = run_cli("build", "--out", str(out), "--date", "2031-01-01")
+    outcome = run_cli("build", "--out", str(out), "--date", "2026-12-01")
     assert outcome.exit_code == 0, outcome.output
     assert (out / ".gitkeep").read_bytes() == b""
     (out / "models" / ".gitattributes").write_bytes(b"*.json -diff\n")
@@ -294,7 +294,7 @@ def test_hidden_files_are_kept_across_the_swap(repo_copy: Path) -> None:
     raw = json.loads((repo_copy / "upstream" / "lm-arena-chat.json").read_text())
     raw["configurations"] = [c for c in raw["configurations"] if c["model_id"] != "Qwen/Qwen3-8B"]
     (repo_copy / "smaller.json").write_text(json.dumps(raw))
-    outcome = run_cli("build", "--upstream", "smaller.json", "--out", str(out), "--date", "2031-01-02")
+    outcome = run_cli("build", "--upstream", "smaller.json", "--out", str(out), "--date", "2026-12-02")
     assert outcome.exit_code == 0, outcome.output
     assert "removed: site/models/qwen-3-8b.json" in outcome.output
     assert ".gitkeep" not in outcome.output

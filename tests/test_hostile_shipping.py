@@ -7,9 +7,13 @@ line naming the culprit, no traceback, and every pre-existing file (refs, HEAD a
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
+
 from hostile import assert_refused, run_cli, tree_digest
+from test_hostile_release import IDENTITY, assert_nothing_changed, git, new_repo, released, state, trust_data
 
 
 def problem_lines(output: str, name: str) -> list[str]:
@@ -25,3 +29,123 @@ def test_a_dotfile_under_data_is_refused_by_validate(repo_copy: Path) -> None:
     assert problem_lines(outcome.output, ".qwen-3-8b.json") == [
         "data/models/.qwen-3-8b.json: /: expected only published files, found a stray file"
     ]
+
+
+# --- build --date: after tomorrow (UTC), or before the upstream was retrieved ---
+
+DATES = [
+    pytest.param("9999-12-31", "expected a date no later than ", id="far-future"),
+    pytest.param("1970-01-01", "expected a date no earlier than 2026-09-26 (when upstream was retrieved", id="too-old"),
+]
+
+
+@pytest.mark.parametrize(("date", "said"), DATES)
+def test_a_build_date_that_cannot_be_is_refused(repo_copy: Path, date: str, said: str) -> None:
+    before = tree_digest(repo_copy)
+    outcome = run_cli("build", "--date", date)
+    assert_refused(outcome, 1, (said, f"found {date}"), before, tree_digest(repo_copy))
+    assert outcome.output.count("\n") == 1, outcome.output  # one line
+
+
+# --- Tags: one that names other data, a day no calendar has, a bogus future tag; main behind its remote ---
+
+
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package committed on main in a repository of its own (data version 2026-11-29), never released."""
+    base = tmp_path_factory.mktemp("shipping")
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in IDENTITY.items():
+            mp.setenv(key, value)
+        mp.setenv("HOME", str(base))
+        return new_repo(base / "committed")
+
+
+@pytest.fixture
+def repo(committed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key, value in IDENTITY.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    root = shutil.copytree(committed, tmp_path / "pkg", symlinks=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+def dotfile_commit(repo: Path) -> None:
+    models = repo / "data" / "models"
+    (models / ".qwen-3-8b.json").write_bytes((models / "qwen-3-8b.json").read_bytes())
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "a dotfile under data/")
+
+
+DIST_REFUSED = [
+    pytest.param(
+        None,
+        "v2028.01.01",
+        "tag v2028.01.01: expected the data version of the data committed at it (",
+        id="tag-names-other-data",
+    ),
+    pytest.param(None, "v2026.02.30", "tag v2026.02.30: expected a real date, found 2026-02-30", id="impossible-date"),
+    pytest.param(
+        dotfile_commit,
+        "v2026.11.29",
+        "expected only published files under data/ at ",
+        id="dotfile-committed-under-data",
+    ),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("setup", "tag", "said"), DIST_REFUSED)
+def test_dist_refuses_a_tag_that_lies(repo: Path, setup, tag: str, said: str) -> None:
+    """As the release workflow runs it: `builder dist --tag <the pushed tag>` on a checkout of the tag."""
+    if setup is not None:
+        setup(repo)
+    git(repo, "tag", "--annotate", tag, "-m", "pushed")
+    before = state(repo)
+    for args in (("dist", "--tag", tag), ("dist",)):
+        outcome = run_cli(*args)
+        assert_nothing_changed(outcome, (said,), before, state(repo))
+        assert outcome.output.count("\n") == 1, outcome.output  # one line
+
+
+@pytest.mark.slow
+def test_a_bogus_future_tag_is_never_the_newest_release(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tag two years ahead of the data, on the data's own commit: dist refuses it, and release releases past it."""
+    trust_data(monkeypatch)
+    git(repo, "tag", "--annotate", "v2028.12.01", "-m", "from the future")
+    before = state(repo)
+    outcome = run_cli("dist", "--tag", "v2028.12.01")
+    assert_nothing_changed(outcome, ("tag v2028.12.01: expected the data version", "2026-11-29"), before, state(repo))
+    released(run_cli("release"), "v2026.11.29")
+    assert "First release." in (repo / "CHANGELOG.md").read_text()
+
+
+@pytest.mark.slow
+def test_release_refuses_when_main_is_behind_its_remote(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local bare remote that has a commit main lacks, as last fetched: release refuses; after a pull it releases."""
+    trust_data(monkeypatch)
+    remote = tmp_path / "remote.git"
+    git(repo, "clone", "--quiet", "--bare", str(repo), str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "fetch", "--quiet", "origin")
+    git(repo, "branch", "--quiet", "--set-upstream-to", "origin/main", "main")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "--quiet", str(remote), str(other))
+    (other / "NOTES.md").write_text("a commit pushed from another clone\n")
+    git(other, "add", "NOTES.md")
+    git(other, "commit", "--quiet", "-m", "elsewhere")
+    git(other, "push", "--quiet", "origin", "main")
+    git(repo, "fetch", "--quiet", "origin")
+    before = state(repo)
+    outcome = run_cli("release")
+    assert_nothing_changed(
+        outcome, ("main is behind origin/main by 1 commit(s)", "git pull --ff-only"), before, state(repo)
+    )
+    assert outcome.output.count("\n") == 1, outcome.output
+    git(repo, "pull", "--quiet", "--ff-only")
+    done = run_cli("release")
+    released(done, "v2026.11.29")
+    assert "To publish: git push --atomic origin main v2026.11.29" in done.output

@@ -130,7 +130,7 @@ def test_a_refreshed_lock_is_checked_as_a_read_one() -> None:
 
 # Through the CLI: one case per class, the classes spread over the commands that read the lock.
 BUILD, FETCH, CHECK = (
-    ["build", "--date", "2031-01-01"],
+    ["build", "--date", "2026-12-01"],
     ["fetch", "--url", "SERVER", *FAST],
     ["check-upstream", "--url", "SERVER", *FAST],
 )

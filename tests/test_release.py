@@ -117,7 +117,7 @@ def rebuild_with(repo: Path, cli, factor: float, date: str) -> None:
 def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> None:
     result = release(cli)
     assert result.exit_code == 0, result.output
-    assert "git push origin main v2026.11.29" in result.output
+    assert "git push --atomic origin main v2026.11.29" in result.output
     assert git(repo, "cat-file", "-t", "v2026.11.29") == "tag"  # annotated, not lightweight
     assert "First release." in git(repo, "tag", "-l", "--format=%(contents)", "v2026.11.29")
     assert git(repo, "status", "--porcelain") == ""
@@ -196,12 +196,17 @@ def test_commit_that_breaks_the_data_refuses(repo: Path, cli) -> None:
     assert not (repo / "CHANGELOG.md").exists()
 
 
-def test_data_older_than_the_newest_tag_refuses(repo: Path, cli) -> None:
-    git(repo, "tag", "--annotate", "v2030.01.01", "-m", "from the future")
+def test_data_older_than_the_newest_tag_refuses(released_repo: Path, cli) -> None:
+    """v2026.12.01 names the data committed at it (a commit whose data is dated later); main's data is older."""
+    repo = released_repo
+    git(repo, "checkout", "--quiet", "-b", "later")
+    rebuild_with(repo, cli, 1.05, "2026-12-01")
+    git(repo, "tag", "--annotate", "v2026.12.01", "-m", "a release from another branch")
+    git(repo, "checkout", "--quiet", "main")
     result = release(cli)
     assert result.exit_code == 1
-    assert "data version 2026-11-29 is older than the newest release v2030.01.01" in result.output
-    assert git(repo, "tag") == "v2030.01.01"
+    assert "data version 2026-11-29 is older than the newest release v2026.12.01" in result.output
+    assert git(repo, "tag") == "v2026.11.29\nv2026.12.01"
 
 
 def test_large_change_refuses_without_acceptance_then_releases_with_reason(released_repo: Path, cli) -> None:
@@ -246,4 +251,4 @@ def test_second_release_on_the_same_date_gets_a_serial(released_repo: Path, cli)
     rebuild_with(repo, cli, 1.02, "2026-12-03")
     result = release(cli)
     assert result.exit_code == 0, result.output
-    assert "git push origin main v2026.12.03.2" in result.output
+    assert "git push --atomic origin main v2026.12.03.2" in result.output

@@ -13,7 +13,9 @@ import pytest
 from builder import layout
 from builder.errors import ReleaseError
 from builder.release.dist import shipped, staged_files
-from builder.release.rules import Version
+from builder.release.rules import Version, newest_release, read_tag, release_versions
+from builder.release.tags import data_version_of
+from builder.write import date_fault
 from conftest import REPO
 
 PUBLISHED = [
@@ -134,3 +136,72 @@ def test_the_reader_refuses_a_name_that_is_not_a_slug(reader_with_a_dotfile: Pat
     assert lines[3].startswith("unknown model 'qwen-3-8' in workload text-conversation; did you mean qwen-3-8b")
     assert ".qwen" not in lines[3]
     assert lines[4] == "served qwen-3-8b"
+
+
+TAGS = [
+    pytest.param("v2026.11.29", Version("2026-11-29"), id="first-release"),
+    pytest.param("v2026.11.29.2", Version("2026-11-29", 2), id="second-of-a-day"),
+    pytest.param("v2024.02.29", Version("2024-02-29"), id="leap-day"),
+]
+NOT_TAGS = [
+    pytest.param(
+        "v2026.02.30", "tag v2026.02.30: expected a real date, found 2026-02-30, a day no calendar has", id="feb-30"
+    ),
+    pytest.param("v2025.02.29", "tag v2025.02.29: expected a real date, found 2025-02-29", id="not-a-leap-year"),
+    pytest.param("v2026.13.01", "tag v2026.13.01: expected a real date, found 2026-13-01", id="month-13"),
+    pytest.param("v2026.11.29.1", "expected a serial of 2 or more without a leading zero, found .1", id="serial-1"),
+    pytest.param("v2026.11.29.02", "expected a serial of 2 or more without a leading zero, found .02", id="serial-02"),
+    pytest.param("v2026-11-29", "tag v2026-11-29: expected a release tag, vYYYY.MM.DD or vYYYY.MM.DD.N", id="dashes"),
+    pytest.param("v2026.11.29\x1b[2J", "tag v2026.11.29\\x1b[2J: expected a release tag", id="escape-escaped"),
+]
+
+
+@pytest.mark.parametrize(("tag", "version"), TAGS)
+def test_a_release_tag_reads_as_its_version(tag: str, version: Version) -> None:
+    assert read_tag(tag) == version
+    assert version.tag == tag
+
+
+@pytest.mark.parametrize(("tag", "said"), NOT_TAGS)
+def test_any_other_tag_is_no_release(tag: str, said: str) -> None:
+    with pytest.raises(ReleaseError) as caught:
+        read_tag(tag)
+    assert said in str(caught.value)
+    assert release_versions([tag, "v2026.11.29"]) == [Version("2026-11-29")]
+
+
+def test_the_newest_release_by_name_is_the_newest_real_one() -> None:
+    assert newest_release(["v2026.02.30", "v2026.11.29", "v2026.11.29.2", "v2026.10.01", "vfoo"]) == Version(
+        "2026-11-29", 2
+    )
+
+
+DATES = [
+    pytest.param("2026-12-04", None, id="today"),
+    pytest.param("2026-12-05", None, id="tomorrow-a-time-zone-ahead"),
+    pytest.param("2026-12-06", "expected a date no later than 2026-12-05 (today in UTC", id="after-tomorrow"),
+    pytest.param("9999-12-31", "expected a date no later than 2026-12-05", id="far-future"),
+    pytest.param("2026-09-26", None, id="the-retrieval-day"),
+    pytest.param("2026-09-25", "expected a date no earlier than 2026-09-26", id="before-the-retrieval"),
+    pytest.param("1970-01-01", "expected a date no earlier than 2026-09-26", id="epoch"),
+]
+
+
+@pytest.mark.parametrize(("date", "said"), DATES)
+def test_the_date_rule(date: str, said: str | None) -> None:
+    fault = date_fault(date, "2026-12-04", "2026-09-26")
+    assert fault is None if said is None else said in str(fault)
+    if fault:
+        assert fault.endswith(f"found {date}")
+
+
+def test_the_data_version_of_a_commit_is_its_newest_published_documents() -> None:
+    files = {
+        "data/index.json": b'{"data_version": "2026-11-29"}',
+        "data/models/qwen-3-8b.json": b'{"data_version": "2026-09-27"}',
+        "data/models/.qwen-3-8b.json": b'{"data_version": "2028-01-01"}',  # not published: not counted
+        "schemas/x.json": b'{"data_version": "2029-01-01"}',
+        "data/models/broken.json": b"{",
+    }
+    assert data_version_of(files) == "2026-11-29"
+    assert data_version_of({}) is None

@@ -80,7 +80,7 @@ def test_release_runs_on_release_tags_and_rebuilds_dist_from_the_tag() -> None:
     assert (
         runs.index("builder validate")
         < runs.index("builder drift")
-        < runs.index('builder dist --notes "$RUNNER_TEMP/release-notes.md"')
+        < runs.index('builder dist --tag "$GITHUB_REF_NAME" --notes "$RUNNER_TEMP/release-notes.md"')
     )
     assert "cd dist && sha256sum -c SHA256SUMS" in runs
     assert 'mkdir "$RUNNER_TEMP/wheel" && cp dist/*.whl "$RUNNER_TEMP/wheel/"' in runs

@@ -174,7 +174,7 @@ def test_upstream_task_equals_file_replaces_that_task_only(repo_copy, tmp_path: 
     smaller = tmp_path / "video.json"
     smaller.write_text(json.dumps(doc))
     out = repo_copy / "data"
-    outcome = run_cli("build", "--upstream", f"video-chat={smaller}", "--date", "2031-01-01")
+    outcome = run_cli("build", "--upstream", f"video-chat={smaller}", "--date", "2026-12-01")
     assert outcome.exit_code == 0, outcome.output
     assert not (out / "workloads/video-chat/models/qwen-3-omni-30b-a3b-instruct.json").exists()
     assert (out / "workloads/image-chat/models/qwen-3-omni-30b-a3b-instruct.json").exists()
@@ -217,7 +217,7 @@ def test_a_task_missing_from_the_lock_is_refused(repo_copy) -> None:
     del lock["tasks"]["sourcegraph-fim"]
     (repo_copy / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
     before = tree_digest(repo_copy)
-    outcome = run_cli("build", "--date", "2031-01-01")
+    outcome = run_cli("build", "--date", "2026-12-01")
     assert_refused(
         outcome,
         1,
@@ -240,7 +240,7 @@ def test_diff_and_large_change_guard_name_the_workload(repo_copy, tmp_path: Path
             conf["output_throughput_tokens_per_sec"] /= 1.5
     changed = tmp_path / "gpqa.json"
     changed.write_text(json.dumps(doc))
-    assert run_cli("build", "--upstream", f"gpqa={changed}", "--date", "2031-01-01").exit_code == 0
+    assert run_cli("build", "--upstream", f"gpqa={changed}", "--date", "2026-12-01").exit_code == 0
     diff = diff_trees(load_docs(str(DATA)), load_docs(str(repo_copy / "data")))
     lines = render_text(diff).splitlines()
     assert (

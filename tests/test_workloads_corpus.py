@@ -230,7 +230,7 @@ def test_bad_upstream_through_build_is_refused_and_changes_nothing(repo_copy, ta
     bad = repo_copy / f"bad-{task}.json"
     bad.write_bytes(make(task))
     before = tree_digest(repo_copy)
-    outcome = run_cli("build", "--upstream", f"{task}={bad}", "--date", "2031-01-01")
+    outcome = run_cli("build", "--upstream", f"{task}={bad}", "--date", "2026-12-01")
     assert_refused(outcome, 1, (f"{bad}: ", expected, "nothing was written"), before, tree_digest(repo_copy))
 
 
@@ -246,7 +246,7 @@ def test_a_model_whose_parameters_disagree_with_another_task_is_refused(repo_cop
     bad = repo_copy / f"bad-{task}.json"
     bad.write_bytes(pinned(task, change))
     before = tree_digest(repo_copy)
-    outcome = run_cli("build", "--upstream", f"{task}={bad}", "--date", "2031-01-01")
+    outcome = run_cli("build", "--upstream", f"{task}={bad}", "--date", "2026-12-01")
     want = f"model {model}: expected one activated_params_billions per model"
     assert_refused(outcome, 1, (want, "nothing was written"), before, tree_digest(repo_copy))
     line = next(line for line in outcome.output.splitlines() if want in line)

@@ -6,7 +6,7 @@ from typing import Any
 
 from builder.citation import read_or_none, write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv, response_energies
-from builder.errors import OutputError, ValidationError
+from builder.errors import InputError, OutputError, ValidationError
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
@@ -17,7 +17,16 @@ from builder.transform import build_package
 from builder.upstream import parse_all
 from builder.validate.run import check_built
 from builder.validate.tree import Tree
-from builder.write import dumps, keep_dates, newest_data_version, parse_or_none, publish, remove_stages
+from builder.write import (
+    date_fault,
+    dumps,
+    keep_dates,
+    newest_data_version,
+    parse_or_none,
+    publish,
+    remove_stages,
+    today_utc,
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,9 @@ def render(out: Path, upstream: dict[str, Pinned], date: str) -> BuildResult:
     pinned = [task for task in tasks if task not in upstream]
     pins = (read_pinned(LOCK, pinned) if pinned else {}) | upstream
     pins = {task: pins[task] for task in tasks}
+    retrieved = max((pins[task].lock.retrieved for task in pinned), default=None)  # a task file given has no date
+    if fault := date_fault(date, today_utc(), retrieved):
+        raise InputError(f"the build date (--date, or today): {fault}; nothing was written")
     rows, warnings = parse_all({task: (pin.data, pin.name) for task, pin in pins.items()}, meta)
     docs = build_package(rows, meta, date)
     # The image and video workloads' own CSVs hold no date: made once, before the date rule.

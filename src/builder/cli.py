@@ -217,7 +217,7 @@ def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bo
     help="Release despite a schema change within the API major version; recorded with the changes.",
 )  # fmt: skip
 def release(accept: str | None, accept_schema: str | None) -> None:
-    """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes.
+    """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes; prints an atomic push.
     Exits 0 when tagged, 1 when a check refuses (nothing is left behind), 2 on usage errors."""
     from builder.release.flow import cut_release
 
@@ -227,7 +227,7 @@ def release(accept: str | None, accept_schema: str | None) -> None:
     click.echo(printable_lines(plan.summary))
     for path in artifacts:
         say(f"  wrote {path}")
-    say(f"Tagged {plan.version.tag}. To publish: git push origin main {plan.version.tag}")
+    say(f"Tagged {plan.version.tag}. To publish: git push --atomic origin main {plan.version.tag}")
 
 
 @main.command()
@@ -250,9 +250,11 @@ def site(out: Path) -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="Also write the tag's CHANGELOG.md entry to this file (release notes).",
 )
-def dist_command(out: Path, notes: Path | None) -> None:
+@click.option("--tag", metavar="TAG", help="The release tag to build, which must be at HEAD [default: the one there].")
+def dist_command(out: Path, notes: Path | None, tag: str | None) -> None:
     """Rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag checked out at HEAD.
-    Refuses unless the working tree is clean and HEAD carries a release tag. Every file comes from the tagged commit;
+    Refuses unless the working tree is clean and HEAD carries a release tag naming a real, past date that is the data
+    version of the data committed there. Every file comes from the tagged commit;
     the wheel's timestamps are the tagged commit's date and the archive's the release's data version date, so any clone
     gives the same bytes. Exits 0 when rebuilt, 1 when refused, 2 on usage errors."""
     from builder.pin import sha256
@@ -261,7 +263,7 @@ def dist_command(out: Path, notes: Path | None) -> None:
 
     require_repo_root()
     require_extra("release", "dist")
-    release, paths = build_dist(out)
+    release, paths = build_dist(out, tag)
     say(f"{out}: rebuilt from {release.version.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
     for path in paths:
         data = path.read_bytes()

@@ -56,6 +56,18 @@ def commit_of(ref: str) -> str | None:
     return object_id(found) if found else None
 
 
+def behind(branch: str) -> tuple[str, int] | None:
+    """The remote-tracking branch `branch` follows (its upstream, else origin's) and how many of its commits `branch`
+    lacks, as last fetched (no network); None when there is no such branch."""
+    if (local := commit_of(branch)) is None:
+        return None
+    for ref in (f"{branch}@{{upstream}}", f"refs/remotes/origin/{branch}"):
+        if (remote := commit_of(ref)) is not None:
+            name = git("rev-parse", "--abbrev-ref", ref)  # ref is ours, never an option
+            return name, int(git("rev-list", "--count", f"{local}..{remote}"))
+    return None
+
+
 def head() -> str:
     return object_id(git("rev-parse", "--verify", "--end-of-options", "HEAD^{commit}"))
 

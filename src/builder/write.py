@@ -17,7 +17,7 @@ from typing import Any
 
 from builder.errors import InputError, OutputError, pointer
 from builder.files import Refused, is_folder, read_parts
-from builder.layout import is_hidden
+from builder.layout import LOCK, is_hidden
 
 DATE_KEYS = ("updated", "data_version")
 STAGE_MARK = ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
@@ -78,6 +78,16 @@ def parse_or_none(data: bytes | None) -> Any:
 def today_utc() -> str:
     """Today's date in UTC (YYYY-MM-DD): the date a build or release gives what it changes."""
     return dt.datetime.now(dt.UTC).date().isoformat()
+
+
+def date_fault(date: str, today: str, upstream: str | None = None) -> str | None:
+    """Why `date` cannot date data (after tomorrow in UTC, or before the upstream was retrieved), or None."""
+    latest = (dt.date.fromisoformat(today) + dt.timedelta(days=1)).isoformat()  # a day ahead: time zones
+    if date > latest:
+        return f"expected a date no later than {latest} (today in UTC, and a day for time zones), found {date}"
+    if upstream and date < upstream:
+        return f"expected a date no earlier than {upstream} (when upstream was retrieved, in {LOCK}), found {date}"
+    return None
 
 
 def _named_like_stages(target: Path) -> list[Path]:

@@ -22,10 +22,11 @@ from builder.errors import ReleaseError, printable
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DIST, INDEX, LOCK, METADATA, PACKAGE_NAME, below, is_published
 from builder.pin import lock_json, parse_lock, sha256
-from builder.release.rules import Version, newest_release
+from builder.release.rules import TAG, Version, newest_release, read_tag
+from builder.release.tags import data_version_at, mismatch
 from builder.repository import parse as parse_repository
 from builder.scratch import scratch_folder
-from builder.write import publish
+from builder.write import date_fault, publish, today_utc
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff")  # what a release archive holds, when the commit has it
@@ -71,16 +72,33 @@ def shipped(files: dict[str, bytes], commit: str) -> dict[str, bytes]:
     return files
 
 
-def release_at_head() -> Release:
-    """The release tag at HEAD, refused unless the working tree is clean."""
+def release_at_head(wanted: str | None = None) -> Release:
+    """The release tag at HEAD (`wanted`, else the newest one there) that names its data's version; the working
+    tree must be clean. ReleaseError for a tag of an impossible or future date, or one that names other data."""
     git.require_clean("dist/ is built from a clean checkout of a release tag")
     head = git.head()
-    version = newest_release(git.git("tag", "--points-at", head).split())
-    if version is None:
+    at_head = git.git("tag", "--points-at", head).split()
+    if wanted is not None and wanted not in at_head:
+        raise ReleaseError(f"tag {printable(wanted)} is not at HEAD ({head[:12]}); check it out first")
+    candidates = [wanted] if wanted is not None else [tag for tag in at_head if TAG.fullmatch(tag)]
+    if not candidates:
         newest = newest_release(git.git("tag", "--list").split())
         hint = f" (for example git checkout {newest.tag})" if newest else ""
         raise ReleaseError(f"no release tag at HEAD ({head[:12]}); check out a release tag first{hint}")
-    return Release(version, head, int(git.git("log", "-1", "--format=%ct", head)))
+    data_version, good, faults = data_version_at(head), [], []
+    for tag in candidates:
+        try:
+            version = read_tag(tag)
+        except ReleaseError as exc:
+            faults.append(str(exc))
+            continue
+        if (fault := mismatch(version, data_version, head)) or (fault := date_fault(version.date, today_utc())):
+            faults.append(fault if fault.startswith("tag ") else f"tag {tag}: {fault}")
+        else:
+            good.append(version)
+    if not good:
+        raise ReleaseError(faults[0])
+    return Release(max(good), head, int(git.git("log", "-1", "--format=%ct", head)))
 
 
 def dist_files(release: Release) -> dict[str, bytes]:
@@ -100,10 +118,10 @@ def dist_files(release: Release) -> dict[str, bytes]:
     return named | {"SHA256SUMS": sums.encode()}
 
 
-def build_dist(out: Path = DIST) -> tuple[Release, list[Path]]:
-    """Make `out` hold exactly the release's dist files, built from the release tag at HEAD."""
+def build_dist(out: Path = DIST, tag: str | None = None) -> tuple[Release, list[Path]]:
+    """Make `out` hold exactly the release's dist files, built from the release tag at HEAD (`tag`, if given)."""
     check_dist_output(out)
-    release = release_at_head()
+    release = release_at_head(tag)
     named = dist_files(release)
     publish(out, named)
     return release, [out / name for name in named]

@@ -12,9 +12,10 @@ from builder.pin import load_lock
 from builder.release import rules
 from builder.release.compat import guard_release
 from builder.release.dist import REQUIRED, build_dist, files_at
+from builder.release.tags import newest_matching
 from builder.scratch import scratch_folder
 from builder.verify import check_committed
-from builder.write import newest_data_version, replace_files, signals_held
+from builder.write import date_fault, newest_data_version, replace_files, signals_held
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
             note = "Rollback incomplete; fix by hand: " + "; ".join(left)
         raise ReleaseError(f"{cause}. {note}") from exc
     try:
-        _, paths = build_dist(DIST)
+        _, paths = build_dist(DIST, plan.version.tag)
     except BuilderError as exc:
         raise ReleaseError(
             f"tagged {plan.version.tag}, but {DIST}/ was not rebuilt ({exc}); run `builder dist`"
@@ -72,6 +73,11 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     git.require_clean("commit or stash first")
     if (branch := git.git("rev-parse", "--abbrev-ref", "HEAD")) != "main":
         raise ReleaseError(f"releases are cut from main, found branch {branch}")
+    if (remote := git.behind("main")) is not None and remote[1]:
+        raise ReleaseError(
+            f"main is behind {remote[0]} by {remote[1]} commit(s), as last fetched; "
+            "run `git pull --ff-only` first, so the release builds on what is published"
+        )
     if missing := git.missing_identity():
         raise ReleaseError(
             f"no git identity to author the release commit and tag ({missing}); "
@@ -103,11 +109,19 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             raise ValidationError(summary, exc.problems) from None
         docs = load_docs(str(root / DATA))
     data_version = newest_data_version(docs.values()) or ""  # validated: every document has one
+    retrieved = min((lock.retrieved for lock in load_lock(LOCK).values()), default=None)
+    if fault := date_fault(data_version, today, retrieved):
+        raise ReleaseError(f"data version {data_version} as committed in {start[:12]}: {fault}")
     api = docs["index.json"]["version"]
-    previous = rules.newest_release(existing)
+    previous = newest_matching(existing)  # a tag that does not name its data's version is no release
     old_docs = load_docs(previous.tag) if previous else {}
     diff = diff_trees(old_docs, docs) if previous else None
     version = rules.next_version(data_version, previous, changed=diff is not None and not diff.empty)
+    if version.tag in existing:
+        raise ReleaseError(
+            f"tag {version.tag} already exists and does not name the data committed at it; "
+            f"delete it (git tag --delete {version.tag}) before releasing"
+        )
     large = diff.large_changes(rules.LARGE_CHANGE_PCT) if diff else []
     if large and not accept and previous:
         listed = "; ".join(large)

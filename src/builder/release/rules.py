@@ -1,10 +1,11 @@
 """Release rules, pure: the tag scheme, the next tag, and the changelog entry."""
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 
 from builder.diff import Diff, render_text
-from builder.errors import ReleaseError
+from builder.errors import ReleaseError, printable
 
 TAG = re.compile(r"v(\d{4})\.(\d{2})\.(\d{2})(?:\.(\d+))?")
 LARGE_CHANGE_PCT = 25.0
@@ -30,9 +31,37 @@ class Version:
         return ".".join(map(str, parts))
 
 
+def read_tag(tag: str) -> Version:
+    """The version a release tag names, or ReleaseError: a name of another shape, a day no calendar has, a serial
+    below 2 or with a leading zero."""
+    found = TAG.fullmatch(tag)
+    if found is None:
+        raise ReleaseError(f"tag {printable(tag)}: expected a release tag, vYYYY.MM.DD or vYYYY.MM.DD.N, found another")
+    date = f"{found[1]}-{found[2]}-{found[3]}"
+    try:
+        dt.date.fromisoformat(date)
+    except ValueError:
+        raise ReleaseError(f"tag {tag}: expected a real date, found {date}, a day no calendar has") from None
+    version = Version(date, int(found[4] or 1))
+    if version.tag != tag:
+        raise ReleaseError(f"tag {tag}: expected a serial of 2 or more without a leading zero, found .{found[4]}")
+    return version
+
+
+def release_versions(tags: list[str]) -> list[Version]:
+    """The versions of the release tags among `tags`, newest first; any other name is left out."""
+    found = []
+    for tag in tags:
+        try:
+            found.append(read_tag(tag))
+        except ReleaseError:
+            continue
+    return sorted(found, reverse=True)
+
+
 def newest_release(tags: list[str]) -> Version | None:
-    found = (TAG.fullmatch(tag) for tag in tags)
-    return max((Version(f"{m[1]}-{m[2]}-{m[3]}", int(m[4] or 1)) for m in found if m), default=None)
+    """The newest version among the release tags, by name alone (release.tags.newest_matching also reads the data)."""
+    return next(iter(release_versions(tags)), None)
 
 
 def missing_tags(changelog: str, tags: list[str]) -> list[str]:
