@@ -23,7 +23,7 @@ WORKLOADS = json.loads((REPO / "data" / "workloads.json").read_bytes())["workloa
 WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
 # Options of the other tools the docs show: python -m leadgreen_data, pip, check-jsonschema, git, mypy.
 OUTSIDE = {"--workload", "--json", "--help", "--quiet", "--base-uri", "--schemafile", "--tags", "--unshallow"}
-OUTSIDE |= {"--depth", "--branch", "--strict"}
+OUTSIDE |= {"--depth", "--branch", "--strict", "--atomic", "--ff-only"}  # git's
 ACRONYMS = {"JSON", "CSV", "URL", "HTTP", "GPU", "OLD", "NEW", "SOURCE_DATE_EPOCH", "SHA256SUMS", "API", "ITL", "HEAD"}
 
 
