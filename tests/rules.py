@@ -51,14 +51,14 @@ def changed_shared_documents() -> list[bytes]:
     return [data[:60] for data, doc in _parsed().items() if strictjson.parse_json(data) != doc]
 
 
-def _edited_schemas(tree: Tree, fast: bool = False) -> tuple[list, set[str]]:
+def _edited_schemas(tree: Tree) -> tuple[list, set[str]]:
     """check_schemas on the documents that differ from the committed ones; the others pass."""
     committed = _committed()
     same = {rel for rel in tree.docs if rel in committed and tree.raw.get(rel) == committed[rel] and schema_for(rel)}
     _unchanged.clear()
     _unchanged.update(id(tree.docs[rel]) for rel in same)
     edited = dataclasses.replace(tree, docs={rel: doc for rel, doc in tree.docs.items() if rel not in same})
-    problems, passed = check_every_schema(edited, fast)
+    problems, passed = check_every_schema(edited)
     return problems, passed | same
 
 

@@ -28,7 +28,7 @@ import builder.files
 import builder.upstream
 import builder.validate.crossfile
 import builder.validate.run
-from builder import jsonschemas
+from builder import fastschema, jsonschemas
 from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
@@ -62,9 +62,7 @@ def refused(root: Path, args: list[str], code: int, names: str | tuple[str, ...]
 @pytest.fixture
 def fresh_schemas() -> Iterator[None]:
     """The schema caches emptied before and after a case that edits schemas/ of its repo copy."""
-    from builder.validate import run
-
-    caches = (jsonschemas.load_schemas, jsonschemas.validator, run.fast_validator, jsonschemas.input_validator)
+    caches = (jsonschemas.load_schemas, jsonschemas.validator, fastschema.fast_validator, jsonschemas.input_validator)
     for cached in caches:
         cached.cache_clear()
     yield
@@ -102,7 +100,7 @@ DESCRIPTORS = [
         id="remote-schemas",
     ),
     pytest.param(
-        appended(lambda i: {"name": "index-rows", "path": "data/index.json"}),
+        appended(lambda i: {"name": "index-document", "path": "data/index.json"}),
         "expected each resource once",
         id="one-name-again",
     ),

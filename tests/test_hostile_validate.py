@@ -42,6 +42,7 @@ MODELS = "data/models.json"
 DESC = "datapackage.json"
 MODEL_DOCS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "data" / "models").glob("*.json"))
 GIB = 1 << 30
+T2I = 67  # the resource of data/workloads/text-to-image/configurations.csv
 
 
 # Watching what a command opens and where it connects.
@@ -281,47 +282,47 @@ DESCRIPTOR = [
     ("version", descriptor(top("version", "2030-01-01")), f'{DESC}: /version: expected "2026-11-29", found "2030-01-01"'),
     ("profile", descriptor(top("$schema", "https://example.org/profile.json")), f'{DESC}: /$schema: expected "https://datapackage.org/profiles/2.0/datapackage.json"'),
     ("extra-key", descriptor(top("x-note", "trust me")), f'{DESC}: /x-note: expected no such key, found "trust me"'),
-    ("field-type-any", descriptor(res(0, "schema", "fields", 3, "type", value="any")), f'{DESC}: /resources/0/schema/fields/3/type: expected "number", found "any"'),
-    ("csv-field-type-any", descriptor(res(11, "schema", "fields", 12, "type", value="any")), f'{DESC}: /resources/11/schema/fields/12/type: expected "number", found "any"'),
-    ("constraint-dropped", descriptor(res(11, "schema", "fields", 5, "constraints", "minimum", drop=True)), f"{DESC}: /resources/11/schema/fields/5/constraints/minimum: expected 1, found it missing"),
-    ("constraint-as-float", descriptor(res(11, "schema", "fields", 5, "constraints", "minimum", value=1.0)), f"{DESC}: /resources/11/schema/fields/5/constraints/minimum: expected 1, found 1.0"),
-    ("field-removed", descriptor(lambda d: d["resources"][11]["schema"]["fields"].pop()), f"{DESC}: /resources/11/schema/fields: expected 30 items, found 29"),
-    ("primary-key-removed", descriptor(res(11, "schema", "primaryKey", drop=True)), f'{DESC}: /resources/11/schema/primaryKey: expected ["workload", "slug", "row_id", "repeat"], found it missing'),
-    ("primary-key-narrowed", descriptor(res(0, "schema", "primaryKey", value=["slug"])), f'{DESC}: /resources/0/schema/primaryKey: expected 2 items, found 1'),
-    ("foreign-keys-removed", descriptor(res(0, "schema", "foreignKeys", drop=True)), f"{DESC}: /resources/0/schema/foreignKeys: expected"),
-    ("dialect-property", descriptor(res(0, "dialect", "json", "property", value="models")), f'{DESC}: /resources/0/dialect/json/property: expected "rows", found "models"'),
-    ("dialect-removed", descriptor(res(1, "dialect", drop=True)), f"{DESC}: /resources/1/dialect: expected"),
-    ("dialect-json-null", descriptor(res(1, "dialect", "json", value=None)), f"{DESC}: /resources/1/dialect/json: expected"),
-    ("csv-dialect-added", descriptor(res(11, "dialect", value={"delimiter": ";"})), f'{DESC}: /resources/11/dialect: expected no such key, found {{"delimiter": ";"}}'),
-    ("extra-resource", descriptor(lambda d: d["resources"].append({"name": "notes", "path": "data/index.json", "format": "json"})), f'{DESC}: /resources/100: expected only the resources the builder writes, found one named "notes"'),
-    ("resource-twice", descriptor(lambda d: d["resources"].append(d["resources"][16])), f'{DESC}: /resources/100: expected each resource once, found "model-deepseek-v3-1" again'),
+    ("field-type-any", descriptor(res(T2I, "schema", "fields", 13, "type", value="any")), f'{DESC}: /resources/{T2I}/schema/fields/13/type: expected "number", found "any"'),
+    ("csv-field-type-any", descriptor(res(0, "schema", "fields", 12, "type", value="any")), f'{DESC}: /resources/0/schema/fields/12/type: expected "number", found "any"'),
+    ("constraint-dropped", descriptor(res(0, "schema", "fields", 5, "constraints", "minimum", drop=True)), f"{DESC}: /resources/0/schema/fields/5/constraints/minimum: expected 1, found it missing"),
+    ("constraint-as-float", descriptor(res(0, "schema", "fields", 5, "constraints", "minimum", value=1.0)), f"{DESC}: /resources/0/schema/fields/5/constraints/minimum: expected 1, found 1.0"),
+    ("field-removed", descriptor(lambda d: d["resources"][0]["schema"]["fields"].pop()), f"{DESC}: /resources/0/schema/fields: expected 30 items, found 29"),
+    ("primary-key-removed", descriptor(res(0, "schema", "primaryKey", drop=True)), f'{DESC}: /resources/0/schema/primaryKey: expected ["workload", "slug", "row_id", "repeat"], found it missing'),
+    ("primary-key-narrowed", descriptor(res(T2I, "schema", "primaryKey", value=["slug"])), f'{DESC}: /resources/{T2I}/schema/primaryKey: expected 3 items, found 1'),
+    ("foreign-keys-added", descriptor(res(0, "schema", "foreignKeys", value=[])), f"{DESC}: /resources/0/schema/foreignKeys: expected no such key, found []"),
+    ("document-as-table", descriptor(res(2, "type", value="table")), f'{DESC}: /resources/2/type: expected no such key, found "table"'),
+    ("document-dialect-added", descriptor(res(3, "dialect", value={"json": {"property": "models"}})), f'{DESC}: /resources/3/dialect: expected no such key, found {{"json": {{"property": "models"}}}}'),
+    ("document-table-schema-added", descriptor(res(2, "schema", value={"fields": []})), f'{DESC}: /resources/2/schema: expected no such key, found {{"fields": []}}'),
+    ("csv-dialect-added", descriptor(res(0, "dialect", value={"delimiter": ";"})), f'{DESC}: /resources/0/dialect: expected no such key, found {{"delimiter": ";"}}'),
+    ("extra-resource", descriptor(lambda d: d["resources"].append({"name": "notes", "path": "data/index.json", "format": "json"})), f'{DESC}: /resources/85: expected only the resources the builder writes, found one named "notes"'),
+    ("resource-twice", descriptor(lambda d: d["resources"].append(d["resources"][5])), f'{DESC}: /resources/85: expected each resource once, found "model-deepseek-v3-1" again'),
     ("resource-removed", descriptor(drop_named("model-qwen-3-8b")), f'{DESC}: /resources: expected a resource "model-qwen-3-8b" for data/models/qwen-3-8b.json, found none'),
-    ("table-removed", descriptor(drop_named("index-rows")), f'{DESC}: /resources: expected a resource "index-rows" for data/index.json, found none'),
+    ("table-removed", descriptor(drop_named("configurations-text-to-image")), f'{DESC}: /resources: expected a resource "configurations-text-to-image" for data/workloads/text-to-image/configurations.csv, found none'),
     ("resources-reordered", descriptor(swap_first_two), f"{DESC}: /resources: expected the builder's order"),
-    ("resource-title", descriptor(res(18, "title", value="Model of everything")), f'{DESC}: /resources/18/title: expected "Model gemma-3-27b", found "Model of everything"'),
-    ("resource-mediatype", descriptor(res(11, "mediatype", value="text/html")), f'{DESC}: /resources/11/mediatype: expected "text/csv", found "text/html"'),
+    ("resource-title", descriptor(res(7, "title", value="Model of everything")), f'{DESC}: /resources/7/title: expected "Model gemma-3-27b", found "Model of everything"'),
+    ("resource-mediatype", descriptor(res(0, "mediatype", value="text/html")), f'{DESC}: /resources/0/mediatype: expected "text/csv", found "text/html"'),
 ]  # fmt: skip
 
 REFS = [
-    ("path-http-url", descriptor(res(2, "path", value="http://127.0.0.1:9/configurations.csv")), f'{DESC}: /resources/2/path: expected "data/workloads/problem-solving/index.json", found "http://127.0.0.1:9/configurations.csv"'),
-    ("path-file-url", descriptor(res(0, "path", value="file:///etc/passwd")), f'{DESC}: /resources/0/path: expected "data/index.json", found "file:///etc/passwd"'),
-    ("path-absolute", descriptor(res(2, "path", value="/etc/passwd")), f'{DESC}: /resources/2/path: expected "data/workloads/problem-solving/index.json", found "/etc/passwd"'),
-    ("path-dot-dot", descriptor(res(2, "path", value="../outside.csv")), f'{DESC}: /resources/2/path: expected "data/workloads/problem-solving/index.json", found "../outside.csv"'),
-    ("path-dot-dot-inside", descriptor(res(1, "path", value="data/../../outside.json")), f'{DESC}: /resources/1/path: expected "data/models.json", found "data/../../outside.json"'),
-    ("path-backslash", descriptor(res(2, "path", value="data\\configurations.csv")), f'{DESC}: /resources/2/path: expected "data/workloads/problem-solving/index.json", found "data\\\\configurations.csv"'),
-    ("path-home", descriptor(res(2, "path", value="~/configurations.csv")), f'{DESC}: /resources/2/path: expected "data/workloads/problem-solving/index.json", found "~/configurations.csv"'),
-    ("path-list", descriptor(res(2, "path", value=["data/configurations.csv"])), f'{DESC}: /resources/2/path: expected "data/workloads/problem-solving/index.json", found ["data/configurations.csv"]'),
-    ("json-schema-url", descriptor(res(3, "jsonSchema", value="https://example.org/index.schema.json")), f'{DESC}: /resources/3/jsonSchema: expected no such key, found "https://example.org/index.schema.json"'),
-    ("json-schema-outside", descriptor(res(3, "jsonSchema", value="../index.schema.json")), f'{DESC}: /resources/3/jsonSchema: expected no such key, found "../index.schema.json"'),
+    ("path-http-url", descriptor(res(2, "path", value="http://127.0.0.1:9/configurations.csv")), f'{DESC}: /resources/2/path: expected "data/index.json", found "http://127.0.0.1:9/configurations.csv"'),
+    ("path-file-url", descriptor(res(0, "path", value="file:///etc/passwd")), f'{DESC}: /resources/0/path: expected "data/configurations.csv", found "file:///etc/passwd"'),
+    ("path-absolute", descriptor(res(2, "path", value="/etc/passwd")), f'{DESC}: /resources/2/path: expected "data/index.json", found "/etc/passwd"'),
+    ("path-dot-dot", descriptor(res(2, "path", value="../outside.csv")), f'{DESC}: /resources/2/path: expected "data/index.json", found "../outside.csv"'),
+    ("path-dot-dot-inside", descriptor(res(1, "path", value="data/../../outside.json")), f'{DESC}: /resources/1/path: expected "data/workloads.json", found "data/../../outside.json"'),
+    ("path-backslash", descriptor(res(2, "path", value="data\\configurations.csv")), f'{DESC}: /resources/2/path: expected "data/index.json", found "data\\\\configurations.csv"'),
+    ("path-home", descriptor(res(2, "path", value="~/configurations.csv")), f'{DESC}: /resources/2/path: expected "data/index.json", found "~/configurations.csv"'),
+    ("path-list", descriptor(res(2, "path", value=["data/configurations.csv"])), f'{DESC}: /resources/2/path: expected "data/index.json", found ["data/configurations.csv"]'),
+    ("json-schema-url", descriptor(res(3, "jsonSchema", value="https://example.org/index.schema.json")), f'{DESC}: /resources/3/jsonSchema: expected "schemas/model-list.schema.json", found "https://example.org/index.schema.json"'),
+    ("json-schema-outside", descriptor(res(3, "jsonSchema", value="../index.schema.json")), f'{DESC}: /resources/3/jsonSchema: expected "schemas/model-list.schema.json", found "../index.schema.json"'),
     ("json-schema-on-a-table", descriptor(res(0, "jsonSchema", value="schemas/index.schema.json")), f'{DESC}: /resources/0/jsonSchema: expected no such key, found "schemas/index.schema.json"'),
-    ("table-schema-as-path", descriptor(res(0, "schema", value="schemas/index.schema.json")), f'{DESC}: /resources/0/schema: expected {{"fields": [{{"name": "model", "type": "string", "description": "Display name of the model (its document\'s name).", "constraints": {{"required": true, "maxLength": 100, "pattern": "[A-Za-z0-9][A-Za-z..., found "schemas/index.schema.json"'),
-    ("table-schema-as-url", descriptor(res(2, "schema", value="http://127.0.0.1:9/schema.json")), f'{DESC}: /resources/2/schema: expected {{"fields": [{{"name": "model", "type": "string", "description": "Display name of the model (its document\'s name).", "constraints": {{"required": true, "maxLength": 100, "pattern": "[A-Za-z0-9][A-Za-z..., found "http://127.0.0.1:9/schema.json"'),
-    ("dialect-as-url", descriptor(res(1, "dialect", value="http://127.0.0.1:9/dialect.json")), f'{DESC}: /resources/1/dialect: expected {{"json": {{"property": "models", "keys": ["slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page"]}}}}, found "http://127.0.0.1:9/dialect.json"'),
+    ("table-schema-as-path", descriptor(res(0, "schema", value="schemas/index.schema.json")), f'{DESC}: /resources/0/schema: expected {{"fields": [{{"name": "workload", "type": "string", "description": '),
+    ("table-schema-as-url", descriptor(res(T2I, "schema", value="http://127.0.0.1:9/schema.json")), f'{DESC}: /resources/{T2I}/schema: expected {{"fields": [{{"name": "workload", "type": "string", "description": '),
+    ("dialect-as-url", descriptor(res(1, "dialect", value="http://127.0.0.1:9/dialect.json")), f'{DESC}: /resources/1/dialect: expected no such key, found "http://127.0.0.1:9/dialect.json"'),
     ("profile-inside-table-schema", descriptor(res(0, "schema", "$schema", value="http://127.0.0.1:9/p.json")), f'{DESC}: /resources/0/schema/$schema: expected no such key, found "http://127.0.0.1:9/p.json"'),
     ("profile-on-resource", descriptor(res(1, "profile", value="http://127.0.0.1:9/p.json")), f'{DESC}: /resources/1/profile: expected no such key, found "http://127.0.0.1:9/p.json"'),
     # frictionless's Google Sheets format reads a URL whatever the path: the table is never handed to it
-    ("table-format-gsheets", descriptor(res(11, "format", value="gsheets")), f'{DESC}: /resources/11/format: expected "csv", found "gsheets"'),
-    ("table-format-none", descriptor(res(11, "format", drop=True)), f'{DESC}: /resources/11/format: expected "csv", found it missing'),
+    ("table-format-gsheets", descriptor(res(0, "format", value="gsheets")), f'{DESC}: /resources/0/format: expected "csv", found "gsheets"'),
+    ("table-format-none", descriptor(res(0, "format", drop=True)), f'{DESC}: /resources/0/format: expected "csv", found it missing'),
 ]  # fmt: skip
 
 
@@ -430,11 +431,10 @@ def test_only_regular_files_are_read(repo_copy: Path, scratch_tmp: Path, entry, 
 @pytest.mark.parametrize("command", slow_after([pytest.param("validate"), pytest.param("drift")]))
 def test_a_schema_that_is_not_a_regular_file_is_never_read(repo_copy: Path, command: str) -> None:
     """A release archive ships schemas/ beside data/: they are read as carefully."""
-    from builder import jsonschemas
-    from builder.validate import run
+    from builder import fastschema, jsonschemas
 
     (repo_copy / "schemas" / "zero.schema.json").symlink_to("/dev/zero")
-    caches = (jsonschemas.load_schemas, jsonschemas.validator, run.fast_validator)
+    caches = (jsonschemas.load_schemas, jsonschemas.validator, fastschema.fast_validator)
     for cached in caches:
         cached.cache_clear()
     try:
@@ -477,11 +477,11 @@ def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_c
     from builder.errors import ValidationError
     from builder.verify import validate_committed
 
-    descriptor(res(11, "format", value="gsheets"))(repo_copy)
+    descriptor(res(0, "format", value="gsheets"))(repo_copy)
     with watching() as events, pytest.raises(ValidationError) as caught:
         validate_committed(repo_copy / "data")
     found = [str(p) for p in caught.value.problems]
-    assert found == [f'{DESC}: /resources/11/format: expected "csv", found "gsheets"']
+    assert found == [f'{DESC}: /resources/0/format: expected "csv", found "gsheets"']
     assert not network(events)
 
 
@@ -605,8 +605,8 @@ ARCHIVE = [
     ("sources-sha256", descriptor(lambda d: d["sources"][0].update(sha256="xyz")), f'{DESC}: /sources/0/sha256: expected pattern "^[0-9a-f]{{64}}$", found "xyz"'),
     ("title-empty", descriptor(top("title", "")), f'{DESC}: /title: expected minLength 1, found ""'),
     ("extra-key", descriptor(top("x-note", "trust me")), f'{DESC}: /x-note: expected no such key, found "trust me"'),
-    ("field-type-any", descriptor(res(0, "schema", "fields", 3, "type", value="any")), f'{DESC}: /resources/0/schema/fields/3/type: expected "number", found "any"'),
-    ("path-url", descriptor(res(2, "path", value="http://127.0.0.1:9/configurations.csv")), f'{DESC}: /resources/2/path: expected "data/workloads/problem-solving/index.json", found "http://127.0.0.1:9/configurations.csv"'),
+    ("field-type-any", descriptor(res(0, "schema", "fields", 12, "type", value="any")), f'{DESC}: /resources/0/schema/fields/12/type: expected "number", found "any"'),
+    ("path-url", descriptor(res(2, "path", value="http://127.0.0.1:9/configurations.csv")), f'{DESC}: /resources/2/path: expected "data/index.json", found "http://127.0.0.1:9/configurations.csv"'),
     ("every-model-document-null", every_model_doc_null, f"{Q8}: /: expected an object, found null"),
 ]  # fmt: skip
 

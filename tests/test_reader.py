@@ -20,7 +20,7 @@ from consumer_release import Built, built, fresh_venv, offline_pip_env
 
 pytestmark = pytest.mark.slow
 
-HEAVY = ("jsonschema", "frictionless", "httpx", "click", "referencing", "fastjsonschema")
+HEAVY = ("jsonschema", "frictionless", "httpx", "click", "referencing", "jsonschema_rs")
 DEFAULT = "text-conversation"
 
 PROBE = r"""

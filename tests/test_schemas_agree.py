@@ -26,29 +26,16 @@ def resolve(node: dict) -> dict:
 
 
 def json_fields(table: str) -> tuple[list[str], dict]:
-    """The JSON Schema fields a table views: index rows and model lists of every workload, workloads, the CSV."""
+    """The JSON Schema fields a table views: the CSV of the LLM workloads, or a generation workload's own."""
     generation = next((w for w in GENERATION if table.endswith(f"-{w}")), None)
     if generation is not None:
-        kind = generation.removeprefix("text-to-")
-        name = {"index-rows": f"{kind}IndexRow", "model-list": "modelEntry", "configurations": f"{kind}CsvRow"}
-        items = GEN_DEFS[name[table.removesuffix(f"-{generation}")]]
-    elif table.startswith("index-rows"):
-        items = SCHEMAS["index.schema.json"]["properties"]["rows"]["items"]
-    elif table.startswith("model-list"):
-        items = SCHEMAS["model-list.schema.json"]["properties"]["models"]["items"]
-    elif table == "workloads":
-        items = SCHEMAS["workload-list.schema.json"]["properties"]["workloads"]["items"]
+        items = GEN_DEFS[f"{generation.removeprefix('text-to-')}CsvRow"]
     else:
         conf, model = DEFS["configuration"], ("workload", "slug", "name", "model_id")
         appended = ("joules_per_response", "wh_per_thousand_responses", "params_b", "active_params_b", "architecture")
         columns = [*model, *conf["required"], *appended]
         return columns, {**{k: DEFS[k] for k in (*model, *appended)}, **conf["properties"]}
     return list(items["properties"]), items["properties"]
-
-
-def optional_columns(table: str) -> set[str]:
-    """The columns a row may leave empty: a workload entry's frontier_url (the LLM workloads' alone)."""
-    return {"frontier_url"} if table == "workloads" else set()
 
 
 @pytest.mark.parametrize("table", sorted(TABLES))
@@ -61,7 +48,7 @@ def test_table_schema_agrees_with_json_schema(table: str) -> None:
         c = field["constraints"]
         assert field["type"] == node["type"], field["name"]
         assert field["description"] == node["description"], field["name"]
-        assert c["required"] is (field["name"] not in optional_columns(table)), field["name"]
+        assert c["required"] is True, field["name"]
         assert c.get("minimum") == node.get("minimum"), field["name"]
         assert c.get("exclusiveMinimum") == node.get("exclusiveMinimum"), field["name"]
         assert c.get("enum") == node.get("enum", [node["const"]] if "const" in node else None), field["name"]

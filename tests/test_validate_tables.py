@@ -1,6 +1,6 @@
 # ruff: noqa: E501  (tables of cases, one per line: name, edit, expected line)
-"""Frictionless on the generated tables, in process: each fault at a JSON pointer or a CSV row, in one
-line, and only once the descriptor's resources are the generated ones."""
+"""Frictionless in process on the descriptor, every file's size and hash, and the CSV tables: each fault at
+its place in the descriptor or a CSV row, in one line, and only once the resources are the generated ones."""
 
 from __future__ import annotations
 
@@ -11,54 +11,38 @@ from typing import Any
 
 import pytest
 
-from builder.validate.descriptor import STALE, check_package, check_tables
+from builder.validate.descriptor import check_package, check_tables
 from builder.validate.tree import load_tree
 from conftest import slow_after
 from edits import edit
 
-PS = "workloads/problem-solving"
 
-
-def rows(rel: str, change: Callable[[list[dict[str, Any]]], None]) -> Callable[[Path], None]:
-    key = "models" if rel.endswith("models.json") else "workloads" if rel == "workloads.json" else "rows"
-    return edit(rel, lambda doc: change(doc[key]))
-
-
-def set_cell(index: int, **cells: Any) -> Callable[[list[dict[str, Any]]], None]:
-    return lambda items: items[index].update(cells)
+def csv(rel: str, old: str, new: str) -> Callable[[Path], None]:
+    """Replace the first `old` in a CSV by `new`."""
+    return lambda data: (data / rel).write_text((data / rel).read_text().replace(old, new, 1))
 
 
 def table_problems(root: Path) -> list[str]:
-    """What frictionless reports on the tables the descriptor check hands it."""
+    """What frictionless reports on the package the descriptor check hands it."""
     tree = load_tree(root / "data")
-    descriptor_problems, tables = check_package(tree, {}, None)
-    assert [p for p in descriptor_problems if not STALE.fullmatch(p.where)] == []  # an edited file's size and hash
-    assert len(tables) == 18  # per workload its index rows and model list (14), the workload list, three CSVs
-    return [str(p) for p in check_tables(tree.root, tables)]
+    descriptor_problems, package = check_package(tree, {}, None)
+    assert descriptor_problems == []
+    assert len(package["resources"]) == len(tree.raw)  # every file: frictionless checks each one's size and hash
+    return [str(p) for p in check_tables(tree, package)]
 
 
+CONF = "configurations.csv"
+T2I = "workloads/text-to-image/configurations.csv"
 FAULTS = [
-    ("number-as-text", rows("index.json", set_cell(0, wh_per_million_output_tokens="lots")), "data/index.json: /rows/0/wh_per_million_output_tokens: type-error"),
-    ("number-with-fraction-digits", rows("index.json", set_cell(1, num_gpus=2.50)), "data/index.json: /rows/1/num_gpus: type-error"),
-    ("negative-energy", rows("index.json", set_cell(3, joules_per_output_token=-1.25)), "data/index.json: /rows/3/joules_per_output_token: constraint-error"),
-    ("exponent", rows("index.json", set_cell(4, median_itl_ms=-1e-30)), "data/index.json: /rows/4/median_itl_ms: constraint-error"),
-    ("missing-cell", rows("index.json", lambda items: items[5].pop("gpu")), "data/index.json: /rows/5/gpu: constraint-error"),
-    ("bad-enum", rows("index.json", set_cell(8, precision="FP3")), "data/index.json: /rows/8/precision: constraint-error"),
-    ("duplicate-row", rows("index.json", lambda items: items.append(dict(items[0]))), "data/index.json: /rows/"),
-    ("foreign-key", rows("index.json", set_cell(0, slug="no-such-model")), "data/index.json: /rows/0: foreign-key"),
-    ("model-list-duplicate", rows("models.json", lambda items: items.append(dict(items[0]))), "data/models.json: /models/"),
-    ("workload-count", rows("workloads.json", set_cell(1, model_count=-3)), "data/workloads.json: /workloads/1/model_count: constraint-error"),
-    ("other-workload-fk", rows(f"{PS}/index.json", set_cell(0, slug="qwen-3-8b-no")), f"data/{PS}/index.json: /rows/0: foreign-key"),
-    ("list-in-cell", rows(f"{PS}/index.json", set_cell(1, gpu=["H100"])), f"data/{PS}/index.json: /rows/1/gpu: type-error"),
-    ("no-rows-property", edit("index.json", lambda doc: doc.pop("rows")), "data/index.json: /: source-error"),
-    ("row-not-an-object", rows("index.json", lambda items: items.insert(3, [1, 2])), "data/index.json: "),
-    ("not-json", lambda data: (data / "models.json").write_text("{not json"), "data/models.json: /: "),
-    ("csv-not-a-number", lambda data: (data / "configurations.csv").write_text((data / "configurations.csv").read_text().replace(",3854,", ",lots,", 1)), "data/configurations.csv: row 2, column gpu_power_watts_total: type-error"),
+    ("csv-not-a-number", csv(CONF, ",3854,", ",lots,"), f"data/{CONF}: row 2, column gpu_power_watts_total: type-error"),
+    ("csv-bad-enum", csv(CONF, ",BF16,", ",FP3,"), f"data/{CONF}: row "),
+    ("csv-duplicate-key", lambda data: (data / CONF).write_text((data / CONF).read_text() + (data / CONF).read_text().splitlines()[1] + "\n"), f"data/{CONF}: row 840: primary-key"),
+    ("generation-csv-negative", csv(T2I, ",1,", ",-1,"), f"data/{T2I}: row "),
+    ("document-edited", edit("models/qwen-3-8b.json", lambda doc: doc.update(params_b=9)), "datapackage.json: /resources/"),
 ]  # fmt: skip
 
 
-# Each case runs frictionless over the package: one in the fast tier, the other variants slow
-# (number-with-fraction-digits is the same type-error as number-as-text).
+# Each case runs frictionless over the package: one in the fast tier, the other variants slow.
 @pytest.mark.parametrize(("apply", "expected"), slow_after([pytest.param(a, e, id=n) for n, a, e in FAULTS]))
 def test_a_table_fault_is_one_line_naming_file_place_and_rule(repo_copy, apply, expected) -> None:
     apply(repo_copy / "data")
@@ -72,12 +56,38 @@ def test_the_committed_tables_are_valid(repo_copy) -> None:
     assert table_problems(repo_copy) == []
 
 
-def test_what_frictionless_accepts_is_accepted(repo_copy) -> None:
-    """An integral float is an integer to frictionless; an extra key or another key order is no fault."""
-    rows("index.json", set_cell(2, max_num_seqs=2.0))(repo_copy / "data")
-    rows("index.json", set_cell(6, colour="green"))(repo_copy / "data")
-    rows("models.json", lambda items: items.__setitem__(0, dict(reversed(items[0].items()))))(repo_copy / "data")
-    assert table_problems(repo_copy) == []
+def test_a_stale_size_and_hash_are_frictionless_finds_said_at_their_place(repo_copy) -> None:
+    """A document rewritten since the build: frictionless finds its size and hash stale, the builder says which."""
+    rel = "models/qwen-3-8b.json"
+    (repo_copy / "data" / rel).write_text(json.dumps(json.loads((repo_copy / "data" / rel).read_text()), indent=4))
+    found = table_problems(repo_copy)
+    place = next(
+        i
+        for i, r in enumerate(json.loads((repo_copy / "datapackage.json").read_text())["resources"])
+        if r["path"] == f"data/{rel}"
+    )
+    assert sorted(line.split(": expected")[0] for line in found) == [
+        f"datapackage.json: /resources/{place}/bytes",
+        f"datapackage.json: /resources/{place}/hash",
+    ], found
+    assert (
+        f"/resources/{place}/bytes: expected {len((repo_copy / 'data' / rel).read_bytes())} for data/{rel}, found"
+        in "\n".join(found)
+    )
+
+
+def test_no_json_document_is_read_as_a_table(repo_copy) -> None:
+    """frictionless v5 takes a JSON resource without a type as a whole file (bytes and hash), never as rows."""
+    from frictionless import Package, system
+    from frictionless.resources import TableResource
+
+    tree = load_tree(repo_copy / "data")
+    package = check_package(tree, {}, None)[1]
+    with system.use_context(trusted=False):
+        opened = Package(package, basepath=str(repo_copy))
+    tables = sorted(r.path for r in opened.resources if isinstance(r, TableResource))
+    assert tables == sorted(r["path"] for r in package["resources"] if r["format"] == "csv")
+    assert all("jsonSchema" in r for r in package["resources"] if r["format"] == "json")  # JSON Schema checks these
 
 
 def descriptor(root: Path, change: Callable[[dict[str, Any]], None]) -> None:
@@ -92,19 +102,19 @@ def table(name: str, change: Callable[[dict[str, Any]], None]) -> Callable[[dict
 
 
 HAND_EDITS = [
-    ("keys-missing-one", table("index-rows", lambda r: r["dialect"]["json"]["keys"].pop(3)), "/resources/0/dialect/json/keys"),
-    ("wrong-property", table("index-rows", lambda r: r["dialect"]["json"].update(property="row")), "/resources/0/dialect/json/property"),
-    ("format-csv", table("model-list", lambda r: r.update(format="csv")), "/resources/1/format"),
-    ("format-gsheets", table("configurations", lambda r: r.update(format="gsheets")), "/resources/11/format"),
-    ("field-type", table("index-rows", lambda r: r["schema"]["fields"][8].update(type="integer")), "/resources/0/schema/fields/8/type"),
-    ("fk-to-nothing", table("index-rows", lambda r: r["schema"]["foreignKeys"][0]["reference"].update(resource="nothing")), "/resources/0/schema/foreignKeys/0/reference/resource"),
-    ("path-outside", table("configurations", lambda r: r.update(path="../outside.csv")), "/resources/11/path"),
+    ("dialect-added", table("index-document", lambda r: r.update(dialect={"json": {"property": "rows"}})), "/resources/2/dialect"),
+    ("type-table", table("model-list-document", lambda r: r.update(type="table")), "/resources/3/type"),
+    ("format-csv", table("model-list-document", lambda r: r.update(format="csv")), "/resources/3/format"),
+    ("format-gsheets", table("configurations", lambda r: r.update(format="gsheets")), "/resources/0/format"),
+    ("field-type", table("configurations", lambda r: r["schema"]["fields"][0].update(type="integer")), "/resources/0/schema/fields/0/type"),
+    ("hash-not-sha256", table("configurations", lambda r: r.update(hash="md5:00")), "/resources/0/hash"),
+    ("path-outside", table("configurations", lambda r: r.update(path="../outside.csv")), "/resources/0/path"),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize(("change", "where"), slow_after([pytest.param(c, w, id=n) for n, c, w in HAND_EDITS], fast=2))
-def test_a_hand_edited_table_resource_is_reported_and_no_table_reaches_frictionless(repo_copy, change, where) -> None:
+def test_a_hand_edited_resource_is_reported_and_nothing_reaches_frictionless(repo_copy, change, where) -> None:
     descriptor(repo_copy, change)
-    problems, tables = check_package(load_tree(repo_copy / "data"), {}, None)
+    problems, package = check_package(load_tree(repo_copy / "data"), {}, None)
     assert where in [p.where for p in problems], [str(p) for p in problems]
-    assert tables == []
+    assert package == {}

@@ -65,9 +65,8 @@ def before_frontier(root: Path) -> Path:
     desc = json.loads((REPO / "datapackage.json").read_text())
     desc["resources"] = [r for r in desc["resources"] if not r["name"].startswith("frontier-document")]
     for res in desc["resources"]:
-        if res["name"] in ("configurations", "workloads"):
-            fields = res["schema"]["fields"]
-            res["schema"]["fields"] = [f for f in fields if f["name"] not in (*NEW_COLUMNS, *WORKLOAD_COLUMNS)]
+        if res["name"] == "configurations":
+            res["schema"]["fields"] = [f for f in res["schema"]["fields"] if f["name"] not in NEW_COLUMNS]
     (old / "datapackage.json").write_text(json.dumps(desc))
     return old
 
@@ -77,7 +76,6 @@ def test_schema_diff_records_the_frontier_and_the_columns_as_a_widening(tmp_path
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     appended = [f"datapackage.json /resources/configurations/{c}" for c in sorted(NEW_COLUMNS)]
-    appended += [f"datapackage.json /resources/workloads/{c}" for c in sorted(WORKLOAD_COLUMNS)]
     assert [line.split(":")[0] for line in lines if "column appended" in line] == appended
     assert "datapackage.json /resources/frontier-document-video-chat: resource added" in lines
     assert "frontier.schema.json /: schema added" in lines

@@ -61,6 +61,7 @@ def csv_line(workload: str, change: Callable[[str], str]) -> Callable[[str], str
 
 
 INDEX = [
+    ("row-of-no-model", edit(f"{IC}/index.json", lambda d: d["rows"][0].update(slug="no-such-model")), "data/workloads/image-chat/index.json: /rows/0: expected a best configuration for ('no-such-model', 'B200'), found none"),
     ("index-row-differs-from-best", edit(f"{IC}/index.json", lambda d: d["rows"][0].update(wh_per_million_output_tokens=30.2)), "data/workloads/image-chat/index.json: /rows/0/wh_per_million_output_tokens: expected 29.2 as in workloads/image-chat/models/qwen-3-vl-30b-a3b-instruct.json best[B200], found 30.2"),
     ("index-row-missing", edit(f"{PS}/index.json", lambda d: d["rows"].pop(0)), "data/workloads/problem-solving/index.json: /rows: expected a row for workloads/problem-solving/models/gpt-oss-20b.json best[B200], found none"),
     ("index-row-of-a-model-of-another-workload", edit(f"{CC}/index.json", lambda d: d["rows"][0].update(slug="qwen-3-8b")), "data/workloads/code-completion/index.json: /rows/0: expected a best configuration for ('qwen-3-8b', 'B200'), found none"),
@@ -109,7 +110,6 @@ WORKLOAD_LIST = [
 TABLES = [
     ("csv-workload-column-wrong", text("configurations.csv", csv_line("image-chat", lambda line: "video-chat" + line[len("image-chat"):])), "data/configurations.csv: line 567: expected"),
     ("csv-name-differs", text("configurations.csv", csv_line("code-completion", lambda line: line.replace("Qwen 3 Coder 30B A3B", "Qwen3 Coder", 1))), "data/configurations.csv: line 517: expected"),
-    ("index-foreign-key", edit(f"{IC}/index.json", lambda d: d["rows"][0].update(slug="no-such-model")), "data/workloads/image-chat/index.json: /rows/0: foreign-key"),
     ("descriptor-misses-a-workload-document", lambda data: _descriptor(data, lambda d: d.update(resources=[r for r in d["resources"] if r["path"] != f"data/{GEMMA_IC}"])), 'datapackage.json: /resources: expected a resource "model-image-chat.gemma-3-12b" for data/workloads/image-chat/models/gemma-3-12b.json, found none'),
 ]  # fmt: skip
 
@@ -124,19 +124,14 @@ CLASSES = (
 CASES = [
     pytest.param(apply, expected, id=f"{group}-{name}") for group, cases in CLASSES for name, apply, expected in cases
 ]
-# Every case by rule in the fast tier (jsonschema on the edited documents alone: tests/rules.py), but the
-# one whose message is frictionless's, which runs it over the whole package (about 1.5 s): slow.
-FRICTIONLESS = {"tables-index-foreign-key"}
-RULE_CASES = [c for c in CASES if c.id not in FRICTIONLESS] + slow_after(
-    [c for c in CASES if c.id in FRICTIONLESS], fast=0
-)
+# Every case by rule in the fast tier (jsonschema on the edited documents alone: tests/rules.py).
 
 
-@pytest.mark.parametrize(("apply", "expected"), RULE_CASES)
-def test_hand_edit_in_a_workload_is_rejected_by_rule(request, reused_copy, apply, expected) -> None:
-    """Each case through validate's checks (frictionless for its own messages alone), one line a problem."""
+@pytest.mark.parametrize(("apply", "expected"), CASES)
+def test_hand_edit_in_a_workload_is_rejected_by_rule(reused_copy, apply, expected) -> None:
+    """Each case through validate's checks but frictionless's, one line a problem."""
     apply(reused_copy / "data")
-    found = rule_problems(reused_copy / "data", with_tables=request.node.callspec.id in FRICTIONLESS)
+    found = rule_problems(reused_copy / "data")
     assert any(expected in line for line in found), found
     assert all(line.startswith(("data/", "datapackage.json")) and "\n" not in line for line in found), found
 

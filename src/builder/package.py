@@ -13,11 +13,6 @@ DESCRIPTOR_KEYS = ("$schema", "name", "title", "description", "homepage", "versi
 TABLE_TYPES = {"string", "number", "integer", "boolean", "array"}
 CONSTRAINTS = ("minimum", "exclusiveMinimum", "enum", "minLength", "maxLength")  # as Table Schema names them too
 GEN_DEFS_SCHEMA = "generation-defs.schema.json"
-INDEX_ROWS = {  # the index rows table's description, by schema prefix
-    "": "One row per model and GPU: the best configuration under the latency deadline, in energy order.",
-    "generation-": "One row per model and GPU type: the lowest-energy configuration within the batch-latency limit, "
-    "in energy order.",
-}
 LICENCE = {"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0"}  # the data's, for a machine
 TITLES = {"index": "Index", "model-list": "Model list", "frontier": "Frontier"}  # of a workload's documents
 
@@ -43,25 +38,20 @@ def field_definitions(schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str,
     return found | _resolved(schemas, layout.INDEX_SCHEMA, {"model": row["model"]})
 
 
-def table_schema(
-    names: tuple[str, ...], defs: dict[str, Any], key: list[str], models: str = "", optional: tuple[Any, ...] = ()
-) -> dict[str, Any]:
-    """A Table Schema of the named fields as their JSON Schemas state them, each required but the `optional` ones."""
+def table_schema(names: tuple[str, ...], defs: dict[str, Any], key: list[str]) -> dict[str, Any]:
+    """A Table Schema of the named fields as their JSON Schemas state them, each required."""
     fields = []
     for name in names:
         node = defs[name]
         assert node["type"] in TABLE_TYPES, f"{name}: no Table Schema type for {node['type']}"
-        constraints = {"required": name not in optional} | {k: node[k] for k in CONSTRAINTS if k in node}
+        constraints = {"required": True} | {k: node[k] for k in CONSTRAINTS if k in node}
         if "const" in node:
             constraints["enum"] = [node["const"]]
         if "pattern" in node:
             constraints["pattern"] = node["pattern"].removeprefix("^").removesuffix("$(?!\\n)").removesuffix("$")
         field = {"name": name, "type": node["type"], "description": node["description"], "constraints": constraints}
         fields.append(field | ({"format": "uri"} if node.get("format") == "uri" else {}))
-    schema: dict[str, Any] = {"fields": fields, "primaryKey": key}
-    if models:  # the model-list table the rows' slugs must be in
-        schema["foreignKeys"] = [{"fields": ["slug"], "reference": {"resource": models, "fields": ["slug"]}}]
-    return schema
+    return {"fields": fields, "primaryKey": key}
 
 
 def resource(
@@ -77,38 +67,20 @@ def resource(
     return found | rest
 
 
-def json_table(
-    name: str, title: str, description: str, path: str, prop: str, keys: tuple[str, ...], schema: dict[str, Any]
-) -> dict[str, Any]:
-    """A tabular view of the list `prop` of a JSON document (frictionless measures nothing through it)."""
-    dialect = {"json": {"property": prop, "keys": list(keys)}}
-    return resource(name, title, path, "json", description, dialect=dialect, schema=schema)
-
-
 def workload_resources(
     workload: str, name: str, files: dict[str, Any], data_dir: str, schemas: dict[str, Any]
 ) -> tuple[list[Any], list[Any]]:
-    """A workload's tables and documents; text conversation's keep their v1 names."""
+    """A workload's tables (a generation workload's CSV) and documents; text conversation's keep their v1 names."""
     suffix, of = ("", "") if workload == layout.ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
     rels = {"index": layout.index_rel(workload), "model-list": layout.model_list_rel(workload)}
     kind = layout.GENERATION_WORKLOADS.get(workload)
+    tables = []
     if kind is None:
-        prefix, defs, row_keys = "", field_definitions(schemas), ("model", *transform.INDEX_ROW_KEYS)
+        prefix = ""
         rels["frontier"] = layout.frontier_rel(workload)
     else:
         gen_defs = {k: v for k, v in schemas[GEN_DEFS_SCHEMA]["$defs"].items() if "type" in v or "allOf" in v}
         prefix, defs = "generation-", _resolved(schemas, GEN_DEFS_SCHEMA, gen_defs)
-        row_keys = transform.index_row_keys(kind)
-    keys = transform.MODEL_LIST_KEYS
-    row_schema = table_schema(row_keys, defs, ["slug", "gpu"], models=f"model-list{suffix}")
-    entry_schema = table_schema(keys, defs, ["slug"])  # the same entries in every model list
-    entries = "One entry per model document, sorted by slug."
-    index, listed = (f"{data_dir}/{rels[doc]}" for doc in ("index", "model-list"))
-    tables = [
-        json_table(f"index-rows{suffix}", f"Index rows{of}", INDEX_ROWS[prefix], index, "rows", row_keys, row_schema),
-        json_table(f"model-list{suffix}", f"Model list{of}", entries, listed, "models", keys, entry_schema),
-    ]
-    if kind is not None:
         columns = (*MODEL_COLUMNS, *transform.config_keys(kind))
         description = "Every configuration of every model of the workload, one row each, as in its documents."
         rel, schema = csv_rel(workload), table_schema(columns, defs, ["slug", "row_id", "repeat"])
@@ -170,7 +142,8 @@ def source(lock: Lock, title: str) -> dict[str, Any]:
 
 
 def resources(files: dict[str, bytes], data_dir: str, schemas: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every published file as a resource: the tables, then the documents, then the generation workloads' own."""
+    """Every published file as a resource: the flat table, the documents (whole JSON, no table views: JSON Schema
+    checks them), then the generation workloads' own."""
     try:  # the workloads workloads.json lists; text conversation alone if it cannot (check_files reports why)
         listed = [(e["id"], e["name"]) for e in json.loads(files[layout.WORKLOAD_LIST])["workloads"]]
         if not all(layout.is_workload_id(i) and isinstance(n, str) for i, n in listed):
@@ -187,13 +160,6 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict[str, Any]) -
         else:
             tables += own_tables
             documents += own_documents
-    keys = transform.WORKLOAD_ENTRY_KEYS
-    entry = schemas[layout.WORKLOAD_LIST_SCHEMA]["properties"]["workloads"]["items"]["properties"]
-    workload_fields = _resolved(schemas, layout.WORKLOAD_LIST_SCHEMA, entry)
-    description = "One row per workload: its upstream task, its counts and the URLs of its index and model list."
-    schema = table_schema(keys, workload_fields, ["id"], optional=("frontier_url",))
-    path = f"{data_dir}/{layout.WORKLOAD_LIST}"
-    tables.append(json_table("workloads", "Workloads", description, path, "workloads", keys, schema))
     # No foreign key: a configuration's model is in its own workload's model list, and a Table
     # Schema cannot say which one; crossfile checks every row against the model documents.
     description = "Every configuration of every model in every workload, one row each, as in the documents."

@@ -1,7 +1,6 @@
 """datapackage.json: files listed with their sizes and hashes, the rest as built, and frictionless on its tables."""
 
 import re
-from pathlib import Path
 from typing import Any
 
 from jsonschema.exceptions import best_match
@@ -10,24 +9,26 @@ from builder.errors import Problem, pointer, shown
 from builder.jsonschemas import describe, load_schemas, validator
 from builder.layout import DESCRIPTOR, DESCRIPTOR_SCHEMA, LOCK, PROFILE, below, place
 from builder.package import derived_parts
+from builder.pin import sha256
 from builder.strictjson import json_type
 from builder.validate.tree import Tree
 
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
-FACTS = ("bytes", "hash")  # frictionless is given tables without them: compare checks them against the files
+FACTS = ("bytes", "hash")  # a file's size and sha256: frictionless checks the listed ones against the file
+FACT_ERRORS = {"byte-count": "bytes", "hash-count": "hash"}  # frictionless's error types, by the fact each checks
 COMMIT = re.compile(r"[0-9a-f]{40}")  # a source's version: the upstream commit its lock entry records
-STALE = re.compile(r"/resources/\d+/(bytes|hash)")  # a file edited since: frictionless still checks its table
 
 DESCRIPTOR_FAULT = "expected a valid Data Package descriptor, found: {}"
 
 
 def check_package(
     tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
-) -> tuple[list[Problem], list[dict[str, Any]]]:
-    """Every problem of the descriptor (sizes and hashes too), and the generated tables frictionless may open."""
+) -> tuple[list[Problem], dict[str, Any]]:
+    """Every problem of the descriptor but its files' sizes and hashes, and what frictionless may open: the
+    builder's own descriptor with the sizes and hashes listed (empty unless every resource is the builder's)."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
-        return [], []  # unreadable or not an object: reported when the tree was read
+        return [], {}  # unreadable or not an object: reported when the tree was read
     version = max((doc["data_version"] for doc in ok.values()), default=desc.get("version"))
     expected = derived_parts(tree.raw, tree.data_dir, version, load_schemas()) | (curated or {})
     resources = expected.pop("resources")  # compared by name, in resource_findings
@@ -36,20 +37,17 @@ def check_package(
     said = dict(source_findings(desc.get("sources"))) | dict(source_findings((curated or {}).get("sources"), str(LOCK)))
     findings = sorted(said.items(), key=lambda f: (len(f[0]), f[0]))  # one a source: the lock's null before its copy
     reported = {at for at, _ in findings}
-    compared = compare(expected, found) + resource_findings(resources, desc.get("resources"), tree)
+    listed = listed_facts(resources, desc.get("resources"))
+    compared = compare(expected, found) + resource_findings(resources, desc.get("resources"), tree, listed)
     findings += [(at, message) for at, message in compared if at not in reported]
-    tables = []  # none unless the resources are the generated ones: never a path, URL or profile a hand edit wrote
-    if not any((at == "/resources" or at.startswith("/resources/")) and not STALE.fullmatch(at) for at, _ in findings):
-        tables = [
-            {key: value for key, value in res.items() if key not in FACTS}
-            for res in resources
-            if res.get("type") == "table" and below(res["path"], tree.data_dir) in tree.raw
-        ]
+    package: dict[str, Any] = {}  # never a path, URL or profile a hand edit wrote
+    if not any(at == "/resources" or at.startswith("/resources/") for at, _ in findings):
+        package = expected | {"resources": [res | listed.get(res["name"], {}) for res in resources]}
     if curated is None:  # a release archive: also its JSON Schema, at the places not already reported
         errors = [best_match(e.context) if e.context else e for e in validator(DESCRIPTOR_SCHEMA).iter_errors(desc)]
         reported = {at for at, _ in findings}
         findings += sorted({(at, describe(e)) for e in errors if (at := pointer(e.absolute_path)) not in reported})
-    return [Problem(DESCRIPTOR, at, message) for at, message in findings], tables
+    return [Problem(DESCRIPTOR, at, message) for at, message in findings], package
 
 
 def source_findings(sources: Any, lock: str = "") -> list[tuple[str, str]]:
@@ -65,9 +63,26 @@ def source_findings(sources: Any, lock: str = "") -> list[tuple[str, str]]:
     return out
 
 
-def resource_findings(want: list[dict[str, Any]], listed: Any, tree: Tree) -> list[tuple[str, str]]:
+def listed_facts(want: list[dict[str, Any]], listed: Any) -> dict[str, dict[str, Any]]:
+    """By resource name, the sizes and hashes the descriptor lists in the builder's form (frictionless checks
+    their values against the files); a fact in another form is compare's to report."""
+    forms = {key: type(res[key]) for res in want for key in FACTS if key in res}
+    found: dict[str, dict[str, Any]] = {}
+    for res in listed if isinstance(listed, list) else []:
+        if isinstance(res, dict) and isinstance(name := res.get("name"), str):
+            facts = {key: res[key] for key in FACTS if key in res and type(res[key]) is forms.get(key)}
+            if isinstance(facts.get("hash"), str) and not facts["hash"].startswith("sha256:"):
+                del facts["hash"]
+            found.setdefault(name, facts)
+    return found
+
+
+def resource_findings(
+    want: list[dict[str, Any]], listed: Any, tree: Tree, facts: dict[str, dict[str, Any]]
+) -> list[tuple[str, str]]:
     """How the listed resources differ from the builder's, matched by name (one added is one finding): a missing
-    file of the package's layout said once, by its path, and a stale size or hash naming its file."""
+    file of the package's layout said once, by its path; sizes and hashes in the builder's form (`facts`) are
+    frictionless's to check."""
     if not isinstance(listed, list):
         found = f"expected a list of resources, found {'none' if listed is None else json_type(listed)}"
         return [("/resources", found)]
@@ -85,10 +100,8 @@ def resource_findings(want: list[dict[str, Any]], listed: Any, tree: Tree) -> li
         elif name in seen:
             said = [(where, f"expected each resource once, found {shown(name)} again")]
         else:
-            seen[name], own = None, wanted[name]
-            facts = [key for key in FACTS if key in own]  # a table view of a document has no size or hash of its own
-            stale = {f"{where}/{key}": f"expected {own[key]} for {path}, found {res.get(key)}" for key in facts}
-            said = [(at, stale.get(at, msg)) for at, msg in compare(own, res, where)]
+            seen[name] = None
+            said = compare(wanted[name] | facts.get(name, {}), res, where)
         if (rel := below(path, tree.data_dir)) is not None and place(rel) and rel not in tree.raw:  # said instead
             missing.append((f"{where}/path", f"expected a file of {tree.data_dir}/, found {path!r} missing"))
         else:
@@ -137,21 +150,26 @@ def _line(text: object) -> str:
     return " ".join(str(text).split())
 
 
-def check_tables(root: Path, tables: list[dict[str, Any]]) -> list[Problem]:
-    """Every problem frictionless finds in these tables (paths relative to `root`), in their order."""
+def check_tables(tree: Tree, package: dict[str, Any]) -> list[Problem]:
+    """Every problem frictionless finds in the package check_package hands it: the descriptor, each file's size and
+    hash (a stale one said at its place in the descriptor), and the CSV tables."""
     from frictionless import Package, system
 
-    with system.use_context(trusted=False):  # the tables are the builder's own: check_package hands no others
-        report = Package({"$schema": PROFILE, "resources": tables}, basepath=str(root)).validate()
-    by_name = {table["name"]: table for table in tables}
+    with system.use_context(trusted=False):  # the resources are the builder's own: check_package hands no others
+        report = Package({"$schema": PROFILE, **package}, basepath=str(tree.root)).validate()
+    by_name = {res["name"]: res for res in package["resources"]}
+    place_of = {res["name"]: i for i, res in enumerate(tree.descriptor["resources"])}
     problems = []
     for task in report.tasks:
-        table = by_name[task.name]
-        prop = table.get("dialect", {}).get("json", {}).get("property")
-        for error in task.errors:  # at a JSON pointer (row 2 is item 0) or a CSV row and column
+        res = by_name[task.name]
+        for error in task.errors:  # a stale fact, or at a CSV row and column
+            if (key := FACT_ERRORS.get(error.type)) is not None:
+                raw = tree.raw[below(res["path"], tree.data_dir) or ""]
+                want = f"sha256:{sha256(raw)}" if key == "hash" else len(raw)
+                at, found = f"/resources/{place_of[task.name]}/{key}", res[key]
+                problems.append(Problem(DESCRIPTOR, at, f"expected {want} for {res['path']}, found {found}"))
+                continue
             row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
-            at = "" if row is None else f"/{prop}/{row - 2}" if prop else f"row {row}"
-            if field and row is not None:
-                at += f"/{field}" if prop else f", column {field}"
-            problems.append(Problem(table["path"], at or "/", _line(f"{error.type}: {error.note or error.message}")))
+            at = "/" if row is None else f"row {row}" + (f", column {field}" if field else "")
+            problems.append(Problem(res["path"], at, _line(f"{error.type}: {error.note or error.message}")))
     return problems + [Problem(DESCRIPTOR, "/", DESCRIPTOR_FAULT.format(_line(e.message))) for e in report.errors]

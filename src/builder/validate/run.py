@@ -1,13 +1,10 @@
 """All checks of a package, in order: parse, files, JSON Schemas, documents, physics, cross-file, tables."""
 
-from contextlib import suppress
-from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from builder.errors import Problem, shown
+from builder.fastschema import fast_validator
 from builder.files import Refused, read_file, too_large
 from builder.jsonschemas import RefError, read_schemas, schema_problems, schemas_folder, validator
 from builder.layout import MAX_FILE_BYTES, SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
@@ -19,10 +16,10 @@ from builder.validate.tree import Tree
 
 
 def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
-    """Every problem in a package under review: every rule, then frictionless on the generated tables."""
+    """Every problem in a package under review: every rule, then frictionless on the descriptor, files and tables."""
     problems, ok = check_consistency(tree, base_url)
-    descriptor_problems, tables = check_package(tree, ok, curated)  # `curated`: see check_package
-    return problems + descriptor_problems + (check_tables(tree.root, tables) if tables else [])
+    descriptor_problems, package = check_package(tree, ok, curated)  # `curated`: see check_package
+    return problems + descriptor_problems + (check_tables(tree, package) if package else [])
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
@@ -31,12 +28,12 @@ def check_built(tree: Tree, base_url: str) -> list[Problem]:
     big = [
         Problem(tree.shown(rel), "/", too_large(len(raw))) for rel, raw in tree.raw.items() if len(raw) > MAX_FILE_BYTES
     ]
-    return big + check_consistency(tree, base_url, fast=True)[0]
+    return big + check_consistency(tree, base_url)[0]
 
 
-def check_consistency(tree: Tree, base_url: str, fast: bool = False) -> tuple[list[Problem], dict[str, Any]]:
+def check_consistency(tree: Tree, base_url: str) -> tuple[list[Problem], dict[str, Any]]:
     """Files and schemas, then per-document, physics and cross-file rules on the documents that passed their schema."""
-    schema_problems, passed = check_schemas(tree, fast)
+    schema_problems, passed = check_schemas(tree)
     ok = {rel: tree.docs[rel] for rel in sorted(passed)}
     problems = [*tree.problems, *crossfile.check_files(tree), *check_schema_folder(tree.root), *schema_problems]
     models = {rel: doc for rel, doc in ok.items() if crossfile.is_any_model(rel)}  # of every workload
@@ -60,8 +57,8 @@ def check_consistency(tree: Tree, base_url: str, fast: bool = False) -> tuple[li
     return problems, ok
 
 
-def check_schemas(tree: Tree, fast: bool = False) -> tuple[list[Problem], set[str]]:
-    """Problems, and the documents that passed (only those go on); `fast`: fastjsonschema first, for the build."""
+def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
+    """Problems, and the documents that passed (only those go on): jsonschema-rs first, jsonschema to explain."""
     problems: list[Problem] = []
     passed: set[str] = set()
     broken: set[str] = set()
@@ -70,22 +67,18 @@ def check_schemas(tree: Tree, fast: bool = False) -> tuple[list[Problem], set[st
         if doc is None or name is None or name in broken:
             continue
         try:
-            if fast:  # benchmarks/README.md says why
-                from fastjsonschema import JsonSchemaException
-
-                with suppress(JsonSchemaException):
-                    fast_validator(name)(doc)
-                    passed.add(rel)
-                    continue
-            check = validator(name)
-            if check.is_valid(doc):
+            fast = fast_validator(name)
+            if fast is not None and fast(doc):
                 passed.add(rel)
-            else:
-                problems += schema_problems(check, doc, tree.shown(rel))
-        except Exception as exc:  # a broken schema file: jsonschema and referencing raise their own exceptions
+                continue
+            found = schema_problems(validator(name), doc, tree.shown(rel))  # none: jsonschema has the last word
+            problems += found
+            if not found:
+                passed.add(rel)
+        except Exception as exc:  # a broken schema file: jsonschema, referencing and re raise their own exceptions
             broken.add(name)
-            found = f"expected a usable JSON Schema, found {type(exc).__name__}: {shown(str(exc), 160)}"
-            problems.append(Problem(f"{SCHEMAS}/{name}", "/", exc.fault if isinstance(exc, RefError) else found))
+            found_as = f"expected a usable JSON Schema, found {type(exc).__name__}: {shown(str(exc), 160)}"
+            problems.append(Problem(f"{SCHEMAS}/{name}", "/", exc.fault if isinstance(exc, RefError) else found_as))
     return problems, passed
 
 
@@ -110,13 +103,3 @@ def check_schema_folder(root: Path) -> list[Problem]:
         if differences:  # one problem a file, at the first difference
             problems.append(Problem(shown_as, differences[0][0], "expected the builder's own schema, found another"))
     return problems
-
-
-@cache
-def fast_validator(name: str) -> Any:
-    """The resolved schema compiled by fastjsonschema as draft 7, with jsonschema's formats: fast, first error only."""
-    import fastjsonschema
-
-    schema = {**validator(name).schema, "$schema": "http://json-schema.org/draft-07/schema#"}
-    formats = {fmt: partial(Draft202012Validator.FORMAT_CHECKER.conforms, format=fmt) for fmt in ("date", "uri")}
-    return fastjsonschema.compile(schema, formats=formats)

@@ -1,0 +1,88 @@
+"""The fast path: each published schema compiled once by jsonschema-rs, with this project's rules kept."""
+
+import re
+from collections.abc import Callable
+from functools import cache, partial
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from builder.jsonschemas import validator
+
+FORMATS = ("date", "uri")  # the formats the schemas use, checked by jsonschema's own checkers
+NOT_FLOAT = "x-not-float"  # added to each integer-only place of the compiled copy (never to the files)
+
+Check = Callable[[Any], bool]
+
+
+class NotFloat:
+    """The keyword behind the project's integer rule: 2.0 is a number, never an integer (jsonschema-rs says it is)."""
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
+        pass
+
+    def validate(self, instance: Any) -> None:
+        """Refuse a float where only an integer belongs."""
+        if type(instance) is float:
+            raise ValueError(f"{instance!r} is not an integer")
+
+
+def integer_only(node: dict[str, Any]) -> bool:
+    """Whether a schema node admits integers but no other number."""
+    kinds = node.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else kinds if isinstance(kinds, list) else []
+    return "integer" in kinds and "number" not in kinds
+
+
+def prepared(node: Any) -> Any:
+    """A copy of a resolved schema: every pattern compiled by Python's re (its error says the schema is broken),
+    and every integer-only place marked for NotFloat."""
+    if isinstance(node, list):
+        return [prepared(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key in ("enum", "const"):
+            out[key] = value
+            continue
+        if key == "pattern" and isinstance(value, str):
+            re.compile(value)  # a pattern Rust's dialect accepts but Python's rejects is still broken
+        if key == "patternProperties" and isinstance(value, dict):
+            for regex in value:
+                re.compile(regex)
+        out[key] = prepared(value) if key not in ("properties", "patternProperties", "$defs") else _each(value)
+    if integer_only(out):
+        out[NOT_FLOAT] = True
+    return out
+
+
+def _each(subschemas: Any) -> Any:
+    """A map of names to subschemas, each prepared (the names are data, not keywords)."""
+    if not isinstance(subschemas, dict):
+        return prepared(subschemas)
+    return {name: prepared(schema) for name, schema in subschemas.items()}
+
+
+@cache
+def fast_validator(name: str) -> Check | None:
+    """The published schema `name` compiled by jsonschema-rs (its is_valid), or None where Rust cannot compile it
+    (jsonschema then judges alone); a schema jsonschema cannot use raises as `validator` does."""
+    import jsonschema_rs
+
+    schema = prepared(validator(name).schema)
+    conforms = Draft202012Validator.FORMAT_CHECKER.conforms
+    formats: dict[str, Callable[..., bool]] = {fmt: partial(_conforms, conforms, fmt) for fmt in FORMATS}
+    try:
+        compiled = jsonschema_rs.validator_for(
+            schema, formats=formats, validate_formats=True, keywords={NOT_FLOAT: NotFloat}
+        )
+    except (ValueError, jsonschema_rs.ValidationError):
+        return None
+    check: Check = compiled.is_valid
+    return check
+
+
+def _conforms(conforms: Callable[..., bool], fmt: str, value: str) -> bool:
+    """jsonschema's verdict on a string of format `fmt`."""
+    return conforms(value, fmt)
