@@ -101,7 +101,7 @@ def resource_findings(
             said = [(where, f"expected each resource once, found {shown(name)} again")]
         else:
             seen[name] = None
-            said = compare(wanted[name] | facts.get(name, {}), res, where)
+            said = compare(wanted[name] | facts.get(str(name), {}), res, where)
         if (rel := below(path, tree.data_dir)) is not None and place(rel) and rel not in tree.raw:  # said instead
             missing.append((f"{where}/path", f"expected a file of {tree.data_dir}/, found {path!r} missing"))
         else:
