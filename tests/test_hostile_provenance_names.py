@@ -68,6 +68,7 @@ def test_a_mirror_new_bytes_without_their_commit_are_refused(repo_copy: Path, ht
     run(repo_copy.parent, args, 1, (f"error: {said}; nothing was pinned",))
 
 
+@pytest.mark.slow  # a whole validate; test_provenance.py holds the rule to each way a version can be wrong
 def test_a_source_without_its_commit_is_refused_by_validate(repo_copy: Path) -> None:
     descriptor = json.loads((repo_copy / "datapackage.json").read_text())
     descriptor["sources"][1]["version"] = None

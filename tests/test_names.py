@@ -126,12 +126,13 @@ def test_a_fence_is_longer_than_any_run_of_backticks(text: str, found: str) -> N
 def test_validate_applies_the_name_rules_to_a_model_document() -> None:
     from builder.validate.documents import check_gpu_spellings, check_names
 
-    doc = {"name": "=1+1", "model_id": "10/12", "architecture": "Jan 5", "gpus": ["B200", "1E5", "b200"], "slug": "nul"}
+    doc = {"name": "=1+1", "model_id": "10/12", "architecture": "Jan 5", "gpus": ["B200", "1E5", "Aux"], "slug": "nul"}
     assert [(p.where, p.message.split(",")[0]) for p in check_names("m.json", doc)] == [
         ("/name", "expected a name a spreadsheet keeps as text"),
         ("/model_id", "expected a name a spreadsheet keeps as text"),
         ("/architecture", "expected a name a spreadsheet keeps as text"),
         ("/gpus/1", "expected a name a spreadsheet keeps as text"),
+        ("/gpus/2", "expected a GPU name Windows allows as a folder name"),
         ("/slug", "expected the slug of its name"),
         ("/slug", "expected a slug Windows allows as a file name"),
     ]

@@ -72,3 +72,10 @@ def test_two_gpu_names_of_one_page_are_one_line_naming_both() -> None:
     assert problems(row(gpu_model="H100-SXM"), row(gpu_model="H100_SXM")) == [
         "bad.json: GPU H100_SXM: expected one spelling per GPU, found 'H100-SXM' and 'H100_SXM'"
     ]
+
+
+def test_a_gpu_name_windows_reserves_is_refused() -> None:
+    assert problems(row(gpu_model="COM1")) == [
+        "bad.json: /configurations/0/gpu_model (test-org/Test-Model-7B, COM1, 1 GPU(s), max_num_seqs 64): "
+        "expected a GPU name Windows allows as a folder name, found 'COM1'"
+    ]

@@ -184,6 +184,8 @@ def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, str
         faults.append(("nickname", f"expected a name whose slug is not empty, found {row.nickname!r}"))
     if is_reserved_slug(slug):
         faults.append(("nickname", f"expected a slug Windows allows as a file name, found {slug!r}"))
+    if is_reserved_slug(slugify(row.gpu_model)):  # its page's folder, gpus/<slug>/
+        faults.append(("gpu_model", f"expected a GPU name Windows allows as a folder name, found {row.gpu_model!r}"))
     said = any(name == "nickname" for name, _ in faults)  # a nickname misread is said once, not again of its slug
     if slug and not said and (fault := name_fault(slug, "a slug")):
         faults.append(("nickname", fault))

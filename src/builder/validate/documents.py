@@ -24,6 +24,12 @@ def check_names(path: str, doc: dict[str, Any]) -> list[Problem]:
     if not any(p.where == "/name" for p in problems) and (fault := name_fault(doc["slug"], "a slug")):
         problems.append(Problem(path, "/slug", fault))
     problems += [Problem(path, f"/gpus/{i}", fault) for i, gpu in enumerate(doc["gpus"]) if (fault := name_fault(gpu))]
+    reserved = "expected a GPU name Windows allows as a folder name, found {}"  # its page's folder, gpus/<slug>/
+    problems += [
+        Problem(path, f"/gpus/{i}", reserved.format(shown(gpu)))
+        for i, gpu in enumerate(doc["gpus"])
+        if is_reserved_slug(slugify(gpu))
+    ]
     if control_characters(doc["name"]):
         msg = f"expected no control or format characters, found {', '.join(control_characters(doc['name']))}"
         problems.append(Problem(path, "/name", msg))
