@@ -33,7 +33,18 @@ def row(**overrides: Any) -> dict[str, Any]:
         "p99_itl_ms": 50.0,
     }
     base.update(overrides)
+    derived = {  # upstream's relations (builder.relations) kept, unless a case sets the value itself
+        "energy_per_request_joules": ("energy_per_token_joules", "avg_output_len"),
+        "avg_power_watts": ("energy_per_token_joules", "output_throughput_tokens_per_sec"),
+    }
+    for key, (a, b) in derived.items():
+        if key not in overrides and all(_number(base[name]) for name in (a, b)):
+            base[key] = base[a] * base[b]
     return base
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def upstream(rows: list[dict[str, Any]]) -> dict[str, Any]:

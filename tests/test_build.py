@@ -62,6 +62,7 @@ def test_changed_model_gets_new_date_and_others_keep_theirs(repo_copy, cli) -> N
         if conf["model_id"] == "Qwen/Qwen3-8B":
             conf["avg_power_watts"] *= 1.01
             conf["energy_per_token_joules"] *= 1.01
+            conf["energy_per_request_joules"] *= 1.01
     changed = write_upstream(repo_copy / "changed.json", raw)
     assert cli("build", "--upstream", str(changed), "--date", "2026-12-02").exit_code == 0
     dates = {p.name: json.loads(p.read_text())["updated"] for p in (repo_copy / "data" / "models").iterdir()}

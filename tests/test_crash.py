@@ -161,6 +161,7 @@ def scaled(raw: dict, factor: float) -> bytes:
         if conf["model_id"] == "Qwen/Qwen3-8B":
             conf["avg_power_watts"] *= factor
             conf["energy_per_token_joules"] *= factor
+            conf["energy_per_request_joules"] *= factor
     return json.dumps(raw).encode()
 
 

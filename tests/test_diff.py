@@ -19,6 +19,7 @@ def changed_build(repo: Path, cli) -> Path:
         if conf["model_id"] == "Qwen/Qwen3-14B" and conf["gpu_model"] == "H100":
             conf["output_throughput_tokens_per_sec"] /= 1.5
             conf["energy_per_token_joules"] *= 1.5
+            conf["energy_per_request_joules"] *= 1.5
     doc["configurations"] = [c for c in doc["configurations"] if c["model_id"] != "google/gemma-3-27b-it"]
     changed = write_upstream(repo / "changed.json", doc)
     assert cli("build", "--upstream", str(changed), "--out", str(new), "--date", "2026-12-01").exit_code == 0

@@ -48,6 +48,7 @@ def upstream_bytes(repo: Path, factor: float = 1.0) -> bytes:
     for conf in doc["configurations"]:
         if conf["model_id"] == "Qwen/Qwen3-8B":
             conf["energy_per_token_joules"] *= factor
+            conf["energy_per_request_joules"] *= factor
             conf["avg_power_watts"] *= factor
     return json.dumps(doc, indent=1).encode()
 

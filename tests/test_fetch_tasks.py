@@ -34,7 +34,12 @@ def scaled(repo: Path, task: str, factor: float) -> bytes:
     """A task's pinned file with every configuration's energy and power scaled (so energy stays power x latency)."""
     doc = json.loads((repo / "upstream" / f"{task}.json").read_bytes())
     for conf in doc["configurations"]:
-        for key in ("energy_per_token_joules", "energy_per_image_joules", "energy_per_video_joules"):
+        for key in (
+            "energy_per_token_joules",
+            "energy_per_request_joules",
+            "energy_per_image_joules",
+            "energy_per_video_joules",
+        ):
             if key in conf:
                 conf[key] *= factor
         conf["avg_power_watts"] *= factor

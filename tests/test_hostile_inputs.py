@@ -129,9 +129,9 @@ def test_fetch_refuses_unsafe_upstream_numbers(
 
 
 def test_the_sane_bound_keeps_every_derived_value_finite_and_exact() -> None:
-    """A row at MAX_MEASURE everywhere is accepted, and the values derived from it are exact."""
-    top = dict.fromkeys(("avg_power_watts", "avg_output_len", "energy_per_token_joules"), MAX_MEASURE)
-    body = json.dumps(upstream([row(**top, output_throughput_tokens_per_sec=1.0)])).encode()
+    """A row at MAX_MEASURE wherever upstream's relations allow is accepted, and the values derived from it are exact."""
+    top = dict.fromkeys(("avg_power_watts", "energy_per_request_joules", "energy_per_token_joules"), MAX_MEASURE)
+    body = json.dumps(upstream([row(**top, output_throughput_tokens_per_sec=1.0, avg_output_len=1.0)])).encode()
     (parsed,), _ = parse_upstream(body, "x", "lm-arena-chat")
     assert parsed.energy_per_token_joules * 1e6 / 3600 < 2**53
     assert round(parsed.avg_power_watts) < 2**53

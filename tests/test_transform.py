@@ -21,12 +21,13 @@ def rows(*raw: dict) -> list:
 def test_rounding_of_every_field() -> None:
     raw = row(
         avg_batch_size=63.45678,
-        energy_per_token_joules=0.123456789,
+        energy_per_token_joules=600.5 / 4864.04,  # avg_power_watts / output_throughput_tokens_per_sec
+        energy_per_request_joules=600.5 / 4864.04 * 512.51,  # x avg_output_len
         median_itl_ms=20.04999,
         p90_itl_ms=30.15,
         p95_itl_ms=35.251,
         p99_itl_ms=50.96,
-        output_throughput_tokens_per_sec=3000.06,
+        output_throughput_tokens_per_sec=4864.04,
         avg_power_watts=600.5,
         avg_output_len=512.51,
         total_params_billions=7,
@@ -42,11 +43,11 @@ def test_rounding_of_every_field() -> None:
         "max_num_seqs": 64,
         "avg_requests_in_flight": 63.5,
         "wh_per_million_output_tokens": 34.29,
-        "joules_per_output_token": 0.1234568,
+        "joules_per_output_token": 0.123457,
         "median_itl_ms": 20.0,
         "p90_itl_ms": 30.1,  # 30.15 is 30.14999... as a float
         "p99_itl_ms": 51.0,
-        "tokens_per_second": 3000.1,
+        "tokens_per_second": 4864.0,
         "gpu_power_watts_total": 600,  # Python's round: half to even
         "avg_output_tokens": 513,
         "under_itl_deadline": True,

@@ -236,7 +236,7 @@ def test_a_model_whose_parameters_disagree_with_another_task_is_refused(repo_cop
     def change(doc: dict) -> None:
         for row in doc["configurations"]:
             if row["model_id"] == model:
-                row["activated_params_billions"] += 1.0
+                row["activated_params_billions"] -= 1.0  # still at most total_params_billions
 
     bad = repo_copy / f"bad-{task}.json"
     bad.write_bytes(pinned(task, change))

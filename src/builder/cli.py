@@ -201,9 +201,10 @@ def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bo
     does); 1 when OLD or NEW cannot be read; 2 on usage errors."""
     import json
 
-    from builder.diff import diff_trees, load_docs, render_text
+    from builder.diff import diff_trees, load_docs, load_tables, render_text
 
-    result = diff_trees(load_docs(old), load_docs(new))
+    docs = load_docs(old), load_docs(new)
+    result = diff_trees(*docs, (load_tables(old, docs[0]), load_tables(new, docs[1])))
     text = json.dumps(result.to_json(), indent=2, allow_nan=False) if as_json else render_text(result, summary)
     click.echo(printable_lines(text), nl=as_json)  # JSON escapes every non-ASCII character itself
     if exit_code and not result.empty:

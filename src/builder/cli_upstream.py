@@ -127,13 +127,17 @@ def _differs(path: Path, data: bytes) -> bool:
 def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
     """Has upstream moved since the pin? One line per task; writes nothing, tries every task.
 
-    Exits 0 when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 on other
-    errors, 2 on usage errors.
+    A moved file is checked as fetch would check it; its problems are listed, one a line.
+    Exits 0 when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 when a moved
+    file is refused and on other errors, 2 on usage errors.
     """
+    from builder.errors import UpstreamError
     from builder.fetch import download
+    from builder.metadata import load_metadata
     from builder.pin import entry, load_lock, sha256
+    from builder.upstream import parse_all
 
-    old, moved = load_lock(LOCK), False
+    old, moved, meta = load_lock(LOCK), False, load_metadata(METADATA)
     errors: list[int] = []
     for name, asked in _fetch_urls(task, url).items():
         pin = entry(old, name, LOCK)
@@ -150,5 +154,12 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
             moved = True
             served = f"sha256 {found} ({len(data)} bytes)"
             say(f"moved: {name}: {where} serves {served}, the pin is {pin.sha256} ({pin.size} bytes)")
+            try:
+                parse_all({name: (data, where)}, meta)
+            except UpstreamError as exc:
+                for problem in exc.problems:
+                    say(str(problem), err=True)
+                say(f"error: {name}: {exc}", err=True)
+                errors.append(exc.exit_code)
     if errors or moved:
         sys.exit(max(errors) if errors else UPSTREAM_MOVED)  # an error before a move; unreachable (3) before others (1)

@@ -1,5 +1,7 @@
 """Compare two published trees by natural key: models, best values, configurations, headers."""
 
+import csv
+import io
 import math
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
@@ -18,6 +20,8 @@ ENERGY: tuple[str, ...] = ("wh_per_million_output_tokens", "joules_per_output_to
 ENERGY += ("wh_per_thousand_images", "joules_per_image", "wh_per_video", "joules_per_video")  # generation workloads
 BODY_KEYS = {"rows", "models", "configurations", "best", "slug", "name", "model_id", "params_b", "active_params_b"}
 BODY_KEYS |= {"architecture", "gpus", "workloads"}
+RESPONSE_ENERGY = ("joules_per_response", "wh_per_thousand_responses")  # held by data/configurations.csv alone
+Table = dict[tuple[str, str, int], dict[str, Any]]  # (workload, row_id, repeat) -> the cells only a CSV holds
 
 
 @dataclass
@@ -62,8 +66,8 @@ class Diff:
         """What the release guard stops on: energy best values moving more than the threshold, losses."""
         found = [f"model removed: {slug}" for slug in self.models_removed]
         found += [f"best removed: {where}" for where in self.best_removed]
-        for c in self.best_changed:
-            if c.field in ENERGY and c.pct is not None and abs(c.pct) > threshold_pct:
+        for c in self.best_changed + [c for c in self.configurations_changed if c.field in RESPONSE_ENERGY]:
+            if c.field in (*ENERGY, *RESPONSE_ENERGY) and c.pct is not None and abs(c.pct) > threshold_pct:
                 found.append(f"{c.where} {c.field}: {c.old} -> {c.new} ({c.pct:+.1f} %)")
         return found
 
@@ -107,8 +111,37 @@ def load_docs(spec: str) -> dict[str, Any]:
     return docs
 
 
-def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
-    """What changed from the documents `old` to `new`, by natural key."""
+def load_tables(spec: str, docs: dict[str, Any]) -> Table:
+    """The cells of the CSV tables of a data folder (or of data/ at a git ref) that none of its `docs` holds."""
+    shown, files = source_files(spec, DATA.as_posix(), ".csv", "a table", expected="a data folder or a git ref")
+    models = _models(docs).values()
+    held = {"workload", *(key for m in models for key in m)}
+    held |= {key for m in models for conf in m["configurations"] for key in conf}
+    table: Table = {}
+    for rel, data in files.items():
+        try:
+            lines = list(csv.DictReader(io.StringIO(data.decode("utf-8"), newline="")))
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise InputError(f"{shown}{rel}: expected a UTF-8 CSV table, found {printable(str(exc))}") from None
+        for line in lines:
+            with suppress(KeyError, TypeError, ValueError):  # a row without its key: builder validate reports it
+                key = (line["workload"], line["row_id"], int(line["repeat"]))
+                table[key] = {col: _cell(cell) for col, cell in line.items() if col not in held and col is not None}
+    return table
+
+
+def _cell(text: Any) -> Any:
+    """A CSV cell as the number it spells (finite), else as its text."""
+    with suppress(TypeError, ValueError):
+        return int(text)
+    with suppress(TypeError, ValueError):
+        if math.isfinite(number := float(text)):
+            return number
+    return text
+
+
+def diff_trees(old: dict[str, Any], new: dict[str, Any], tables: tuple[Table, Table] = ({}, {})) -> Diff:
+    """What changed from the documents `old` to `new` (and from the CSV-only cells `tables`), by natural key."""
     result = Diff(data_version=(newest_data_version(old.values()), newest_data_version(new.values())))
     before, after = _workloads(old), _workloads(new)
     result.workloads_added, result.workloads_removed = sorted(after - before), sorted(before - after)
@@ -140,6 +173,10 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any]) -> Diff:
         for k, b in keyed_new.items():  # in the document's own order
             if k in keyed_old:
                 result.configurations_changed += _changes(names[k], keyed_old[k], b)
+    for (workload, row_id, repeat), cells in tables[1].items():
+        if (was := tables[0].get((workload, row_id, repeat))) is not None:
+            where = f"{'' if workload == ROOT_WORKLOAD else f'{workload}:'}{row_id} #{repeat}"
+            result.configurations_changed += _changes(where, was, cells)
     for rel in sorted(old.keys() & new.keys()):
         a, b = old[rel], new[rel]
         keys = sorted({*a, *b} - BODY_KEYS - set(DATE_KEYS))

@@ -1,6 +1,5 @@
 """Read and check the upstream task files, LLM, image and video, each and all at once: untrusted input stops here."""
 
-import math
 import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -16,6 +15,7 @@ from builder.layout import (
 )
 from builder.metadata import GenerationWorkload, generation_workloads
 from builder.names import gpu_spelling_faults, is_reserved_slug, name_fault, slugify
+from builder.relations import GENERATION_ORDERS, GENERATION_RELATIONS, LLM_ORDERS, LLM_RELATIONS, relation_faults
 from builder.strictjson import StrictJSONError, parse_json
 
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
@@ -23,7 +23,6 @@ MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_
 NAME_FIELDS = ("model_id", "nickname", "gpu_model", "architecture")  # in CSV cells and paths: each must stay text
 IDENTITY = ("model_id", "gpu_model", "num_gpus", "max_num_seqs")  # what names a row in a message
 GENERATION_IDENTITY = ("model_id", "gpu_model", "num_gpus", "batch_size")  # an image or video row's
-REL_TOLERANCE = 1e-9  # upstream's energy and throughput agree with power and latency to float precision
 TASK_FIELDS = ("task", "task_display_name")  # an image or video file's own labels; only the task is held to its pin
 OWN_NAMES = {"energy_joules": "energy_per_{}_joules", "throughput_per_sec": "throughput_{}s_per_sec"}
 OWN_NAMES |= {"width": "{}_width", "height": "{}_height"}  # GenRow field -> upstream field, {} the kind
@@ -95,6 +94,7 @@ def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
         layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
         if row.num_gpus != layout:
             faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {row.num_gpus}"))
+        faults += [(f.field, f.message) for f in relation_faults(vars(row), LLM_RELATIONS, LLM_ORDERS)]
         problems += [Problem(path, f"/configurations/{i}/{name}", msg) for name, msg in faults]
     return list(rows.values()), finish(problems, doc, rows, path, KNOWN, IDENTITY)
 
@@ -116,14 +116,8 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed
         if row.num_gpus != row.ulysses_degree * row.ring_degree:
             layout = f"ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}"
             faults.append(("num_gpus", f"expected {layout}, found {row.num_gpus}"))
-        energy = row.avg_power_watts * row.batch_latency_s / row.batch_size
-        if not math.isclose(row.energy_joules, energy, rel_tol=REL_TOLERANCE):
-            rule = f"avg_power_watts x batch_latency_s / batch_size = {energy!r}"
-            faults.append(("energy_joules", f"expected {rule}, found {row.energy_joules!r}"))
-        throughput = row.batch_size / row.batch_latency_s
-        if not math.isclose(row.throughput_per_sec, throughput, rel_tol=REL_TOLERANCE):
-            rule = f"batch_size / batch_latency_s = {throughput!r}"
-            faults.append(("throughput_per_sec", f"expected {rule}, found {row.throughput_per_sec!r}"))
+        broken = relation_faults(vars(row), GENERATION_RELATIONS, GENERATION_ORDERS)
+        faults += [(f.field, f.message) for f in broken]
         problems += [Problem(path, f"/configurations/{i}/{names[name]}", msg) for name, msg in faults]
     known = {*names.values(), *TASK_FIELDS, "architecture"}
     return list(rows.values()), finish(problems, doc, rows, path, known, GENERATION_IDENTITY)

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder import git
-from builder.diff import diff_trees, load_docs
+from builder.diff import diff_trees, load_docs, load_tables
 from builder.errors import BuilderError, ReleaseError, ValidationError, printable, printable_lines
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
@@ -108,6 +108,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             summary = f"{DATA} as committed in {start[:12]}: {len(exc.problems)} problem(s)"
             raise ValidationError(summary, exc.problems) from None
         docs = load_docs(str(root / DATA))
+        table = load_tables(str(root / DATA), docs)
     data_version = newest_data_version(docs.values()) or ""  # validated: every document has one
     retrieved = min((lock.retrieved for lock in load_lock(LOCK).values()), default=None)
     if fault := date_fault(data_version, today, retrieved):
@@ -115,7 +116,8 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     api = docs["index.json"]["version"]
     previous = newest_matching(existing)  # a tag that does not name its data's version is no release
     old_docs = load_docs(previous.tag) if previous else {}
-    diff = diff_trees(old_docs, docs) if previous else None
+    old_table = load_tables(previous.tag, old_docs) if previous else {}
+    diff = diff_trees(old_docs, docs, (old_table, table)) if previous else None
     version = rules.next_version(data_version, previous, changed=diff is not None and not diff.empty)
     if version.tag in existing:
         raise ReleaseError(

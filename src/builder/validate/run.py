@@ -12,6 +12,7 @@ from builder.strictjson import StrictJSONError, parse_json
 from builder.validate import crossfile
 from builder.validate.descriptor import check_package, check_tables, compare
 from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names, check_physics
+from builder.validate.responses import check_responses
 from builder.validate.tree import Tree
 
 
@@ -54,6 +55,7 @@ def check_consistency(tree: Tree, base_url: str) -> tuple[list[Problem], dict[st
         problems += crossfile.check_workload_list(tree, ok, groups, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
             problems += crossfile.check_root_csv(tree, ok)
+    problems += check_responses(tree)  # upstream's relations (builder.relations) on what only the CSV holds
     return problems, ok
 
 

@@ -1,0 +1,48 @@
+"""The published CSV's energy per response against its energy per token and average output length."""
+
+import csv
+import io
+import math
+
+from builder.csvview import JOULES
+from builder.errors import Problem, printable
+from builder.layout import CSV
+from builder.relations import PUBLISHED_ENERGY_PER_RESPONSE, PUBLISHED_TOLERANCE, broken
+from builder.validate.tree import Tree
+
+RELATION = PUBLISHED_ENERGY_PER_RESPONSE
+
+
+def check_responses(tree: Tree) -> list[Problem]:
+    """One problem per CSV row whose energy per response is not its energy per token x output length."""
+    if CSV not in tree.raw:
+        return []
+    try:
+        reader = csv.DictReader(io.StringIO(tree.raw[CSV].decode("utf-8"), newline=""))
+        rows = [(reader.line_num, row) for row in reader]
+    except (UnicodeDecodeError, csv.Error):
+        return []  # the table check reports a table it cannot read
+    problems = []
+    for line, row in rows:
+        names = (RELATION.target, *RELATION.inputs)
+        values = {name: value for name in names if (value := _number(row.get(name))) is not None}
+        if len(values) < len(names):
+            continue  # an empty or unreadable cell: the table check against the model documents reports it
+        fault = broken(RELATION, values, PUBLISHED_TOLERANCE)
+        if fault is not None:
+            conf = printable(f"{row.get('row_id')} repeat {row.get('repeat')} of {row.get('workload')}")
+            within = f"within {PUBLISHED_TOLERANCE:.1%}"
+            msg = f"expected {fault.rule} = {fault.expected:.4f} ({within}; {conf}), found {fault.found}"
+            problems.append(Problem(tree.shown(CSV), f"line {line}, column {JOULES}", msg))
+    return problems
+
+
+def _number(cell: str | None) -> float | None:
+    """A cell as a finite number, or None."""
+    if cell is None:
+        return None
+    try:
+        value = float(cell)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
