@@ -103,6 +103,7 @@ def rebuild_with(repo: Path, cli, factor: float, date: str) -> None:
     for conf in doc["configurations"]:
         if conf["model_id"] == "Qwen/Qwen3-8B":
             conf["energy_per_token_joules"] *= factor
+            conf["energy_per_request_joules"] *= factor
             conf["avg_power_watts"] *= factor
     pin.write_text(json.dumps(doc, indent=1))
     lock = json.loads((repo / "upstream" / "lock.json").read_text())

@@ -227,6 +227,7 @@ def test_diff_and_large_change_guard_name_the_workload(repo_copy, tmp_path: Path
     for conf in doc["configurations"]:
         if conf["model_id"] == "openai/gpt-oss-20b":
             conf["energy_per_token_joules"] *= 1.5
+            conf["energy_per_request_joules"] *= 1.5
             conf["output_throughput_tokens_per_sec"] /= 1.5
     changed = tmp_path / "gpqa.json"
     changed.write_text(json.dumps(doc))
