@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from builder.files import Refused, read_file
 from builder.guards import check_output
+from builder.site import quiet
 from builder.site.load import data_version, load_package
 from builder.site.store import Store
 from builder.write import Content, publish
@@ -27,6 +28,7 @@ def build_site(out: Path, root: Path = Path(".")) -> SiteResult:
     check_target(out)  # refuse before spending time on charts
     with Store() as store:
         pkg = load_package(root, store.add_parts)
+        quiet.matplotlib_home()  # before matplotlib is imported: no warning about an unwritable HOME
         from builder.site.plan import plan_site  # matplotlib after the load: its memory is given back before
 
         written = write_site(out, plan_site(pkg, store))

@@ -10,7 +10,7 @@ from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from builder.site import words
+from builder.site import quiet, words
 
 # Okabe-Ito hues darkened where needed: each at least 3:1 against white (WCAG 1.4.11); markers differ too.
 COLOURS = ("#0072B2", "#B85400", "#007A5A", "#A3407A", "#6B4C9A", "#806600", "#000000")
@@ -61,7 +61,8 @@ def _chart(fig: Figure, title: str, alt: str) -> Chart:
     """The figure as SVG, cropped to its drawing, with <title> and <desc> as the first children of <svg>."""
     title = " ".join(title.split())
     buf = io.BytesIO()
-    fig.savefig(buf, format="svg", metadata=NO_METADATA, bbox_inches="tight", pad_inches=0.12)
+    with quiet.glyphs_unsaid():
+        fig.savefig(buf, format="svg", metadata=NO_METADATA, bbox_inches="tight", pad_inches=0.12)
     text = buf.getvalue().decode("utf-8")
     at = text.index(">", text.index("<svg")) + 1
     label = f"\n <title>{escape(title)}</title>\n <desc>{escape(alt)}</desc>"
