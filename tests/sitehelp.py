@@ -6,6 +6,7 @@ import contextlib
 import functools
 import http.server
 import json
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -110,6 +111,11 @@ class Links(HTMLParser):
                 self.links.append((tag, name, value))
             if name == "id" and value:
                 self.ids.add(value)
+
+
+def bare(html: str) -> str:
+    """A page without its cells' data-label attributes and without link tags (their text stays)."""
+    return re.sub(r"</?a\b[^>]*>", "", re.sub(r' data-label="[^"]*"', "", html))
 
 
 def parse_html(path: Path) -> Links:

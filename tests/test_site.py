@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from sitehelp import (
     WORKLOAD,
     WORKLOAD_MODELS,
     add_workload,
+    bare,
     copy_package,
     page_link_target,
     parse_html,
@@ -32,6 +34,22 @@ from sitehelp import (
 )
 
 TREES = ("today", "two-workloads")
+SCRIPTS = [  # every script element of an LLM page: its Dataset markup, the latency control's data and its code
+    '<script type="application/ld+json">',
+    '<script type="application/json" id="latency-data">',
+    '<script src="latency.js" defer>',
+]
+
+
+def scripts(html: str) -> list[str]:
+    """A page's script start tags, a script's address cut to its file name."""
+    return [re.sub(r'src="[./]*', 'src="', tag) for tag in re.findall(r"<script[^>]*>", html)]
+
+
+SHARED = {  # what base.html needs beyond a page's own values (plan.shared makes it for the real site)
+    "base_url": BASE, "commits": [], "papers": (), "changelog_page": "changelog/index.html", "changelog_entry": "",
+    "download_page": "download/index.html", "download": "download/", "api_page": "api/v1/index.html", "dataset": {},
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +101,7 @@ def test_every_link_of_every_page_resolves_and_only_the_source_is_elsewhere(site
     data_urls = [w["data_url"] for w in meta["workload"]]
     allowed = {urlsplit(url).hostname for url in (source["url"], *data_urls, source["cite_url"])}
     allowed |= {urlsplit(item["path"]).hostname for item in licences}
+    allowed |= {"github.com", urlsplit(BASE).hostname}  # upstream's files at their commit; each page's canonical URL
     hosts, missing, pages = set(), [], sorted(site.rglob("*.html"))
     for page in pages:
         links = parse_html(page)
@@ -138,7 +157,7 @@ def test_lowest_configuration_per_gpu_leads_each_model_page(sites) -> None:
     root, site = sites["today"]
     for path in sorted((root / "data" / "models").glob("*.json")):
         doc = json.loads(path.read_bytes())
-        html = (site / "models" / doc["slug"] / "index.html").read_text(encoding="utf-8")
+        html = bare((site / "models" / doc["slug"] / "index.html").read_text(encoding="utf-8"))
         row = html.split('<tr id="target-any">', 1)[1].split("</tr>", 1)[0]
         for gpu, best in doc["best"].items():
             cell = row.split(f'<td data-gpu="{gpu}">', 1)[1].split("</td>", 1)[0]
@@ -151,13 +170,15 @@ def test_workload_page_has_the_index_in_energy_order_with_links(sites) -> None:
     root, site = sites["today"]
     index = json.loads((root / "data" / "index.json").read_bytes())
     html = (site / "workloads" / "text-conversation" / "index.html").read_text(encoding="utf-8")
-    body = html.split('<table class="index">', 1)[1].split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    body = bare(html.split('<table class="index">', 1)[1].split("<tbody>", 1)[1].split("</tbody>", 1)[0])
     rows = body.split("<tr>")[1:]
     assert len(rows) == len(index["rows"])
     for html_row, row in zip(rows, index["rows"], strict=True):  # in the index's (energy) order
-        assert f'<a href="../../models/{row["slug"]}/">{row["model"]}</a>' in html_row
+        assert f'<th scope="row">{row["model"]}</th>' in html_row
+        assert f'<a href="../../models/{row["slug"]}/">{row["model"]}</a>' in html
         assert f"{row['num_gpus']} \N{MULTIPLICATION SIGN} {row['gpu']}" in html_row
         assert f"<td>{row['wh_per_million_output_tokens']:,.2f}</td>" in html_row
+        assert "J per response" not in html_row  # the column heads say the units; the cells hold numbers
     assert '<img src="energy-by-model.svg"' in html
 
 
@@ -173,7 +194,8 @@ def test_home_page_is_an_overview_with_data_pin_cite_and_download(sites) -> None
     for download in ("data/configurations.csv", "datapackage.json", "CITATION.cff"):
         assert f'href="download/{download}"' in html
     assert html.count("Chung et al.") == 1  # one citation
-    assert html.count("LeadGreen") == 2  # the title and the brand link; one brand in the title
+    assert html.split("<title>", 1)[1].split("</title>", 1)[0].count("LeadGreen") == 1  # one brand in the title
+    assert html.split("<body>", 1)[1].count("LeadGreen") == 1  # the brand link
     for workload in ("text-conversation", "problem-solving", "code-completion", "image-chat", "video-chat"):
         assert f'href="workloads/{workload}/"' in html
     assert (site / "download" / "datapackage.json").read_bytes() == (root / "datapackage.json").read_bytes()
@@ -321,6 +343,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     links = {"page": "models/evil/index.html", "doc": "api/v1/models/evil.json", "schema": "schemas/v1/m.json"}
     work = catalog.Workload(MARKUP, MARKUP, MARKUP, "llm", "i.json", None, None, doc["source"], MARKUP, "w/index.html")
     common = {
+        **SHARED,
         "source": views.source_view(doc["source"]),
         "data_version": "2026-10-19",
         "workload": work,
@@ -329,7 +352,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     view = views.model_view(doc, links, {"src": "c.svg", "alt": chart.alt}, {**common, "others": [(MARKUP, "x")]})
     view["doc"]["best"]["B200"]["gpu"] = MARKUP  # shown by the pick macro
     html = b"".join(plan.render("model.html", view)).decode("utf-8")
-    assert "<script" not in html
+    assert scripts(html) == SCRIPTS  # the page's own, no other
     assert "<img src=x" not in html
     assert "javascript:" not in html.split("<main>")[1]
     assert "Evil &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co" in html
@@ -341,7 +364,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     sums = {"m.json": targets.summarize(doc, targets.best_under(doc, None))}
     view = pages.workload_view(work, models, index, sums, None, context)
     page = b"".join(plan.render("workload.html", view)).decode("utf-8")
-    assert "<script" not in page
+    assert scripts(page) == SCRIPTS
     assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3
 
 

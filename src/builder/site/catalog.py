@@ -146,3 +146,8 @@ def workloads(
 
 def gpu_slug(gpu: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-") or "gpu"
+
+
+def gpu_page(gpu: str) -> str:
+    """The site path of a GPU type's page."""
+    return f"gpus/{gpu_slug(gpu)}/index.html"

@@ -45,9 +45,9 @@ def _rank(gpu: str, gpu_order: list[str]) -> int:
     return gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
 
 
-def _marker(n: int) -> str:
-    """A GPU count's marker, the same on every chart of the package."""
-    return MARKERS[COUNTS.index(n) % len(MARKERS)] if n in COUNTS else MARKERS[-1]
+def look(i: int) -> tuple[str, str]:
+    """The colour and marker of a chart's i-th GPU setup: no two setups of a chart share both (up to 49)."""
+    return COLOURS[i % len(COLOURS)], MARKERS[(i + i // len(COLOURS)) % len(MARKERS)]
 
 
 def _log_axis(axis: Any, subs: tuple[float, ...] = (1.0, 2.0, 5.0)) -> None:
@@ -106,19 +106,21 @@ def series(configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOK
     return found
 
 
-def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKENS) -> Chart:
-    """Energy per output against latency: a line per GPU setup, in batch order (see series)."""
+def energy_latency(
+    doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKENS, marks: tuple[tuple[float, str], ...] = ()
+) -> Chart:
+    """Energy per output against latency: a line per GPU setup, in batch order (see series); marks: a dashed vertical
+    line at each (latency, words), for the latency targets or the latency limit."""
     unit, configs = doc["unit"], doc["configurations"]
     title = f"{doc['name']}: energy against latency"
     groups = series(configs, gpu_order, axes)
     labels = [words.setup(n, gpu) for gpu, n, _, _ in groups]
     with matplotlib.rc_context(STYLE):  # type: ignore[arg-type]
-        fig = Figure(figsize=(6.0, 4.6))  # small, so its text stays legible when a phone shrinks it
+        fig = Figure(figsize=(4.4, 4.0))  # small, so its text stays legible when a phone shrinks it
         FigureCanvasSVG(fig)
         ax = fig.add_subplot()
-        for (gpu, n, line, rest), label in zip(groups, labels, strict=True):
-            rank, marker = _rank(gpu, gpu_order), _marker(n)
-            colour, style = COLOURS[rank % len(COLOURS)], LINESTYLES[rank % len(LINESTYLES)]
+        for i, ((gpu, _, line, rest), label) in enumerate(zip(groups, labels, strict=True)):
+            (colour, marker), style = look(i), LINESTYLES[_rank(gpu, gpu_order) % len(LINESTYLES)]
             xs, ys = [c[axes.latency] for c in line], [c[axes.energy] for c in line]
             ax.plot(xs, ys, color=colour, linestyle=style, linewidth=1.4, marker=marker, markersize=6,
                     markerfacecolor="white", markeredgewidth=1.5, label=label)  # fmt: skip
@@ -132,30 +134,43 @@ def energy_latency(doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKEN
         ax.set_xlabel(axes.latency_words.replace(")", ", log scale)"))
         ax.set_ylabel(f"{unit} (log scale)")
         latencies, energies = [c[axes.latency] for c in configs], [c[axes.energy] for c in configs]
-        ax.set_xlim(min(latencies) / 1.25, max(latencies) * 1.25)  # every point with a margin, nothing far beyond
+        lines = [x for x, _ in marks]
+        ax.set_xlim(min(latencies + lines) / 1.25, max(latencies + lines) * 1.25)  # every point and mark, a margin
+        for x, said in marks:
+            ax.axvline(x, color="#555555", linestyle=(0, (4, 3)), linewidth=1.0, zorder=1)
+            ax.text(x, 0.98, f" {said}", transform=ax.get_xaxis_transform(), rotation=90, ha="right", va="top",
+                    fontsize=11, color="#333333")  # fmt: skip
         low, high = min(energies) / 1.25, max(energies) * 1.25
         ax.set_ylim(low, high)
         _log_axis(ax.xaxis)
         _log_axis(ax.yaxis, (1.0, 1.5, 2.0, 3.0, 5.0, 7.0) if high < 4 * low else (1.0, 2.0, 3.0, 5.0))  # 2+ labels
         ax.grid(True, which="major", color="#dddddd", linewidth=0.6)
-        ncol = min(len(groups), 4)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=ncol, frameon=False, title="GPU setup")
+        ncol = min(len(groups), 3)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=ncol, frameon=False, title="GPU setup")
         alt = (
             f"Dot chart, logarithmic axes: {unit} (vertical) against {axes.latency_words} (horizontal) for "
             f"{len(configs)} configurations of {doc['name']}, one line per GPU setup ({', '.join(labels)}) "
             "joining its lowest-energy configuration at each batch size, smallest batch first. "
-            "The table below lists every point."
+            + "".join(f"A dashed vertical line marks {said}. " for _, said in marks)
+            + "The table below lists every point."
         )
         return _chart(fig, title, alt)
 
 
-def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energy: str = TOKENS.energy) -> Chart:
-    """A dot per index row (the first DOT_ROWS) on a log axis, labelled above; energy: the rows' field of energy."""
+def energy_by_model(
+    doc: dict[str, Any], gpu_order: list[str], label: str, energy: str = TOKENS.energy, per_row: Any = None
+) -> Chart:
+    """A dot per index row (the first DOT_ROWS) on a log axis, labelled above; energy: the rows' field of energy;
+    per_row: called on each row drawn first (energy per response is added to a row's label where it has one)."""
     rows, unit, total = doc["rows"][:DOT_ROWS], doc["unit"], len(doc["rows"])
+    for row in rows if per_row else ():
+        per_row(row)
     title = f"{label}: lowest energy per model and GPU setup"
-    height = 1.0 + 0.4 * len(rows)
+    height = 1.0 + 0.62 * len(rows)
+    setups = sorted({(_rank(r["gpu"], gpu_order), r["gpu"], r["num_gpus"]) for r in rows})
+    looks = {(gpu, n): look(i) for i, (_, gpu, n) in enumerate(setups)}
     with matplotlib.rc_context(STYLE):  # type: ignore[arg-type]
-        fig = Figure(figsize=(5.2, height))
+        fig = Figure(figsize=(4.4, height))
         FigureCanvasSVG(fig)
         fig.subplots_adjust(left=0.02, right=0.98, top=1 - 0.35 / height, bottom=0.65 / height)
         ax = fig.add_subplot()
@@ -163,11 +178,14 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
         low, high = min(values) / 1.5, max(values) * 1.25
         seen = set()
         for y, (row, value) in enumerate(zip(rows, values, strict=True)):
-            colour, key = COLOURS[_rank(row["gpu"], gpu_order) % len(COLOURS)], words.setup(row["num_gpus"], row["gpu"])
+            (colour, marker), key = looks[row["gpu"], row["num_gpus"]], words.setup(row["num_gpus"], row["gpu"])
             ax.hlines(y, low, value, color="#c9d3cd", linewidth=1, zorder=1)
-            ax.plot([value], [y], linestyle="", marker=_marker(row["num_gpus"]), color=colour, markersize=7,
+            ax.plot([value], [y], linestyle="", marker=marker, color=colour, markersize=7,
                     label=key if key not in seen else "_", zorder=3)  # fmt: skip
-            ax.text(low * 1.03, y - 0.2, f"{row['model']}, {key}: {words.fixed(value, 2)}", fontsize=10, va="bottom")
+            said = f"{key}: {words.fixed(value, 2)}"
+            if "joules_per_response" in row:
+                said += f" ({words.significant(row['joules_per_response'])} J per response)"
+            ax.text(low * 1.03, y - 0.16, f"{row['model']}\n{said}", fontsize=11, va="bottom", linespacing=1.15)
             seen.add(key)
         ax.set_yticks([])
         ax.set_ylim(len(rows) - 0.5, -0.95)  # the first label sits above the first row
@@ -175,12 +193,12 @@ def energy_by_model(doc: dict[str, Any], gpu_order: list[str], label: str, energ
         _log_axis(ax.xaxis)
         ax.set_xlim(low, high)
         ax.set_xlabel(f"{unit} (log scale, lower is better)")
-        ax.set_title(title, loc="left", fontsize=12)
+        ax.set_title(title, loc="left", fontsize=12, wrap="$" not in title)
         ax.grid(True, axis="x", which="major", color="#e4e9e6", linewidth=0.6)
         ax.set_axisbelow(True)
         pairs = sorted(zip(*ax.get_legend_handles_labels(), strict=True), key=lambda pair: pair[1])
         below = -0.75 / (height * (1 - 1.0 / height))  # under the axis label, in axes fractions
-        ax.legend([h for h, _ in pairs], [n for _, n in pairs], loc="upper center", ncol=4,
+        ax.legend([h for h, _ in pairs], [n for _, n in pairs], loc="upper center", ncol=3,
                   bbox_to_anchor=(0.5, below), frameon=False, title="GPU setup")  # fmt: skip
         ends = [f"{r['model']} on {words.gpus(r['num_gpus'], r['gpu'])} at {words.fixed(r[energy], 2)}" for r in rows]
         counted = f"{len(rows)} model and GPU pairs" + (f" (the lowest of {total:,})" if total > len(rows) else "")

@@ -3,26 +3,29 @@ and its array of rows or entries handed to the store; a model document at its pa
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from builder.csvview import Energy, Key
 from builder.errors import InputError, Problem, pointer
 from builder.files import Refused, read_file
 from builder.layout import CSV, DATA, DESCRIPTOR, FRONTIER, INDEX, JSON, METADATA, SCHEMAS, is_hidden, place, schema_for
 from builder.metadata import load_metadata
 from builder.names import control_characters
+from builder.site.responses import read as read_responses
 from builder.strictjson import StrictJSONError, decode_json, json_type, parse_json
 from builder.validate.tree import scan
 
 EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
+OPTIONAL = ("CHANGELOG.md", "croissant.json")  # the changelog page's text, and the dataset card, when present
 UNREAD = {  # what no page reads: a frontier's points and its entries' values (the model documents have them)
     FRONTIER: frozenset({"frontier", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens"}),
     DESCRIPTOR: frozenset({"resources"}),  # the descriptor's list of files
 }
 INDEX_SHOWN = frozenset({  # an index row's fields that its workload's page and chart show (views.py's columns)
     "model", "slug", "gpu", "num_gpus", "wh_per_million_output_tokens", "median_itl_ms", "max_num_seqs",
-    "gpu_power_watts_total", "wh_per_thousand_images", "wh_per_video", "batch_latency_s",
+    "gpu_power_watts_total", "wh_per_thousand_images", "wh_per_video", "batch_latency_s", "row_id", "repeat",
 })  # fmt: skip
 PARTS = ("rows", "models")  # the arrays of small documents, kept in the store: index rows, list and frontier entries
 Keep = Callable[[str, Iterable[tuple[str, str]]], None]  # a document's parts, (slug or "", JSON text) each, in order
@@ -45,6 +48,9 @@ class Package:
     descriptor_doc: dict[str, Any]
     extras: dict[str, bytes]  # files from EXTRAS that exist, by name
     repository: str  # metadata.toml's repository: the git URL to clone a release from
+    responses: dict[Key, Energy] = field(default_factory=dict)  # energy per response, from configurations.csv
+    changelog: bytes | None = None  # CHANGELOG.md, when the repository has one
+    croissant: bytes | None = None  # croissant.json, the dataset card served at the site root, when there is one
 
     def read(self, rel: str) -> dict[str, Any]:
         """A JSON document of data/, read and strictly parsed now."""
@@ -178,10 +184,12 @@ def load_package(root: Path, keep: Keep) -> Package:
     descriptor = _read(root / DESCRIPTOR, DESCRIPTOR)
     descriptor_doc = document(DESCRIPTOR, descriptor, "", UNREAD[DESCRIPTOR])
     extras = {name: _read(root / name, name) for name in EXTRAS if (root / name).is_file()}
+    responses = {} if CSV not in files else read_responses(_read(data_dir / CSV, f"{DATA}/{CSV}"), f"{DATA}/{CSV}")
+    changelog, croissant = (_read(root / name, name) if (root / name).is_file() else None for name in OPTIONAL)
     meta = load_metadata(root / METADATA)  # its schema holds base_url to https:// without a trailing slash
     indexed.sort(key=lambda rel: (rel.count("/"), rel))  # the root workload's first, then the others by path
     return Package(root, meta["base_url"], files, heads, indexed, sorted(gpus), versions, schemas, schema_docs,
-                   descriptor, descriptor_doc, extras, meta["repository"])  # fmt: skip
+                   descriptor, descriptor_doc, extras, meta["repository"], responses, changelog, croissant)  # fmt: skip
 
 
 def _gpus(doc: dict[str, Any]) -> Iterator[str]:

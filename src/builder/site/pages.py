@@ -11,29 +11,38 @@ from xml.sax.saxutils import escape
 from builder.errors import InputError
 from builder.layout import MAX_GPUS_PER_TASK
 from builder.release.rules import Version
-from builder.site import targets, views, words
-from builder.site.catalog import API_PREFIX, LLM, Model, Workload, gpu_slug
+from builder.site import changelog, responses, targets, views, words
+from builder.site.catalog import API_PREFIX, LLM, Model, Workload, gpu_page
 from builder.site.charts import AXES, DOT_ROWS
 from builder.site.load import Package
 from builder.site.store import Store
 from builder.site.targets import Summaries
-from builder.site.views import ENERGY, GPU_POWER, HOME, LATENCY, MAX_SEQS, MEDIAN, Column, frame, table
+from builder.site.views import (
+    ENERGY,
+    GPU_POWER,
+    HOME,
+    LATENCY,
+    MAX_SEQS,
+    MEDIAN,
+    PER_RESPONSE,
+    PER_THOUSAND,
+    Column,
+    frame,
+    table,
+)
 
 HOME_PAGE = "index.html"
 DOWNLOAD = "download/"
 CITATION = f"{DOWNLOAD}CITATION.cff"
 
 
-def gpu_page(gpu: str) -> str:
-    return f"gpus/{gpu_slug(gpu)}/index.html"
-
-
-def _energy(conf: dict[str, Any] | None) -> float:
-    return math.inf if conf is None else float(conf["wh_per_million_output_tokens"])
+def _energy(conf: dict[str, Any] | None, key: str = views.ENERGY.key) -> float:
+    return math.inf if conf is None or key not in conf else float(conf[key])
 
 
 def comparison(work: Workload, models: list[Model], sums: Summaries, target: int) -> dict[str, Any]:
-    """Every model's lowest energy under target ms, a column per GPU type (at most upstream's cap), lowest first."""
+    """Every model's lowest energy under each target across its GPU types, ranked by energy per response under
+    target (per output token where the data has no energy per response), lowest first."""
     gpus = sorted({g for m in models for g in sums[m.doc_rel].gpus})
     if len(gpus) > MAX_GPUS_PER_TASK:  # a cell per model and GPU type: past the cap, quadratic in the models
         msg = f"expected at most {MAX_GPUS_PER_TASK} GPU types in a workload, found {len(gpus):,}"
@@ -41,18 +50,21 @@ def comparison(work: Workload, models: list[Model], sums: Summaries, target: int
     rows: list[dict[str, Any]] = []
     for model in models:
         found = sums[model.doc_rel]
-        picks = [found.under.get(gpu, {}).get(str(target)) for gpu in gpus]
-        cells = [p if gpu in found.gpus else "unmeasured" for p, gpu in zip(picks, gpus, strict=True)]
-        low = min(picks, key=_energy) if picks else None
-        rows.append({"model": model, "cells": cells, "low": low})
-    rows.sort(key=lambda r: (_energy(r["low"]), r["model"].name))
-    return {"target": target, "gpus": gpus, "rows": rows}
+        cells = []
+        for t in targets.TARGETS_MS:
+            picks = [found.under.get(gpu, {}).get(str(t)) for gpu in found.gpus]
+            cells.append(min(picks, key=_energy, default=None))
+        rows.append({"model": model, "cells": cells, "low": cells[targets.TARGETS_MS.index(target)]})
+    per_response = any(r["low"] and views.PER_RESPONSE.key in r["low"] for r in rows)
+    rank = views.PER_RESPONSE.key if per_response else views.ENERGY.key
+    rows.sort(key=lambda r: (_energy(r["low"], rank), _energy(r["low"]), r["model"].name))
+    return {"target": target, "targets": targets.TARGETS_MS, "gpus": gpus, "rows": rows, "rank": rank}
 
 
 def index_columns(kind: str, unit: str) -> list[Column]:
     """The columns of a workload's index table after model and GPU setup (each a key of load.INDEX_SHOWN)."""
     if kind == LLM:
-        return [ENERGY, MEDIAN, MAX_SEQS, GPU_POWER]
+        return [ENERGY, PER_RESPONSE, PER_THOUSAND, MEDIAN, MAX_SEQS, GPU_POWER]
     return [Column(AXES[kind].energy, "Energy", unit, 2), LATENCY]
 
 
@@ -67,7 +79,12 @@ def workload_view(
     """A workload's page: its description, comparison at the chosen target, chart, index and model list."""
     folder = work.page.removesuffix("index.html") + "models/"
     rows, llm = index.get("rows", []), work.kind == LLM
+    if llm:
+        rows = with_responses(rows, work.id, common.get("responses", {}))
     columns = index_columns(work.kind, index.get("unit", ""))
+    compare = comparison(work, models, sums, targets.CHOSEN_MS) if llm else None
+    listed = [(m.slug, m.name, m.page, sums[m.doc_rel].points) for m in models] if compare else []
+    control = views.control(work.page, compare["gpus"], listed) if compare else None
     named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
     return frame(
         work.page,
@@ -81,11 +98,25 @@ def workload_view(
         doc=index,
         folder=folder + "index.html" if any(m.page.startswith(folder) for m in models) else None,
         configurations=sum(sums[m.doc_rel].configurations for m in models),
-        compare=comparison(work, models, sums, targets.CHOSEN_MS) if llm else None,
+        compare=compare,
+        control=control,
+        gpus=sorted({g for m in models for g in sums[m.doc_rel].gpus}),
         index=table(columns, rows),
         pages={model.slug: model.page for model in reversed(models)},  # the first model of a slug
         dot_rows=DOT_ROWS,
     )
+
+
+def with_responses(rows: Iterable[dict[str, Any]], workload: str, found: Any) -> Iterator[dict[str, Any]]:
+    """Index rows as they are read, each given its energy per response where the CSV publishes it."""
+    for row in rows:
+        yield with_response(workload, found, row)
+
+
+def with_response(workload: str, found: Any, row: dict[str, Any]) -> dict[str, Any]:
+    """An index row given its energy per response where the CSV publishes it."""
+    responses.add([row], workload, found)
+    return row
 
 
 def overview_row(work: Workload, view: dict[str, Any], models: list[Model], sums: Summaries) -> dict[str, Any]:
@@ -122,6 +153,7 @@ def gathering(
     view = frame(views.MODELS_PAGE, HOME, common, rows=models, count=store.slug_count())
     yield views.MODELS_PAGE, "models.html", view
     yield views.GLOSSARY, "glossary.html", frame(views.GLOSSARY, HOME, common)
+    yield changelog.PAGE, "changelog.html", frame(changelog.PAGE, HOME, common, blocks=common["changelog"])
     shown = [(p, n) for p, n in store.files() if p.startswith(DOWNLOAD) and (p.count("/") == 1 or p.endswith(".csv"))]
     downloads = [(path, words.size(size)) for path, size in shown]
     source = views.source_view(next((w.source for w in works if w.source), {}))
@@ -136,8 +168,6 @@ def gathering(
         downloads=downloads,
         pkg=pkg,
         citation=CITATION if store.has_file(CITATION) else None,
-        download=DOWNLOAD,
-        api_page=API_PREFIX + "index.html",
         source=source,
     )
     yield HOME_PAGE, "index.html", home

@@ -4,7 +4,7 @@ what the pages need of the small documents and of earlier pages is read from the
 import posixpath
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, partial
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ import jinja2
 from builder.errors import InputError
 from builder.files import Refused
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
-from builder.site import catalog, charts, load, pages, targets, views, words
+from builder.site import catalog, changelog, charts, load, pages, provenance, responses, targets, views, words
 from builder.site.catalog import API_PREFIX, LLM, href, require_path
 from builder.site.load import Package
 from builder.site.store import Store
@@ -24,7 +24,7 @@ from builder.write import Content
 DOWNLOAD = pages.DOWNLOAD
 TEMPLATES = "templates"
 PART = 64 * 1024  # bytes of a page handed to the writer at a time
-STATIC = ("style.css", "favicon.svg")  # copied as they are to the site root; base.html links them
+STATIC = ("style.css", "favicon.svg", "latency.js")  # copied as they are to the site root; base.html links them
 File = tuple[str, Content]
 
 
@@ -40,6 +40,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["cell"], env.filters["fixed"], env.globals["setup"] = views.cell, words.fixed, words.setup
+    env.globals["gpu_page"] = catalog.gpu_page
     return env
 
 
@@ -125,6 +126,37 @@ def _twice(path: str) -> InputError:
     return InputError(f"site: two files would be written at {path}; expected each page and document at its own path")
 
 
+def marks(kind: str, doc: dict[str, Any]) -> tuple[tuple[float, str], ...]:
+    """What a model chart marks: the latency targets (LLM), or the workload's batch latency limit."""
+    if kind == LLM:
+        return tuple((float(t), f"{t} ms target") for t in targets.TARGETS_MS)
+    limit = doc.get("latency_limit_s")
+    return ((float(limit), f"{limit:g} s limit"),) if isinstance(limit, int | float) else ()
+
+
+def shared(pkg: Package, versions: set[str]) -> dict[str, Any]:
+    """What every page shows: data version, licence, provenance, papers, changelog entry, and the Dataset markup."""
+    version, licences = load.data_version(pkg), load.licence_links(pkg)
+    logged = changelog.blocks(pkg.changelog.decode("utf-8")) if pkg.changelog else []
+    downloads = [DOWNLOAD + DESCRIPTOR, *(f"{DOWNLOAD}{DATA.as_posix()}/{r}" for r in pkg.files if r.endswith(".csv"))]
+    commits = sorted({(s["commit"], s["tree"]) for s in provenance.sources(pkg) if s["tree"]})
+    return {
+        "data_version": version,
+        "licences": licences,
+        "versions": versions,
+        "base_url": pkg.base_url,
+        "commits": commits,
+        "papers": provenance.PAPERS,
+        "changelog": logged,
+        "changelog_page": changelog.PAGE,
+        "changelog_entry": changelog.entry(logged, version),
+        "download_page": DOWNLOAD + "index.html",
+        "download": DOWNLOAD,
+        "api_page": API_PREFIX + "index.html",
+        "dataset": provenance.dataset(pkg, version, licences, downloads),
+    }
+
+
 def plan_site(pkg: Package, store: Store) -> Iterator[File]:
     """Every file of the site, each once, as (path relative to the site root, content: bytes, a file of the package
     to copy, or parts made as the writer takes them); store: the one pkg was loaded into."""
@@ -140,9 +172,13 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
         yield plan.file(path, pkg.schemas[name])
     for name in STATIC:
         yield plan.file(name, files("builder.site").joinpath(TEMPLATES, name).read_bytes())
+    if pkg.changelog is not None:
+        yield plan.file(DOWNLOAD + "CHANGELOG.md", pkg.changelog)
+    if pkg.croissant is not None:
+        yield plan.file("croissant.json", pkg.croissant)
     with reading("data/"):
         works = catalog.workloads(pkg, store.parts, store.add_models)
-    common = {"data_version": load.data_version(pkg), "licences": load.licence_links(pkg), "versions": plan.versions}
+    common = shared(pkg, plan.versions)
     overview = []  # a row per workload for the home and workloads pages
     for i, work in enumerate(works):
         models, axes = list(store.models(i)), charts.AXES[work.kind]
@@ -150,6 +186,8 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
         for model in models:  # its document is read here, and only its summary kept (in the store)
             copies, doc = plan.model_document(model.doc_rel)
             yield from copies
+            if work.kind == LLM and isinstance(doc.get("configurations"), list) and isinstance(doc.get("best"), dict):
+                responses.add([*doc["configurations"], *doc["best"].values()], work.id, pkg.responses)
             schema = schemas.get(schema_for(model.doc_rel) or "")
             if schema is None:
                 raise InputError(f"data/{model.doc_rel}: expected a document one of the schemas describes, found none")
@@ -157,7 +195,7 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
             with reading(f"data/{model.doc_rel}"):
                 shown = None
                 if doc.get("configurations"):
-                    chart = charts.energy_latency(doc, pkg.gpus, axes)
+                    chart = charts.energy_latency(doc, pkg.gpus, axes, marks(work.kind, doc))
                     shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
                 listed = store.part(work.frontier_rel, doc["slug"]) if work.frontier_rel else None
                 j, entry = listed or (None, None)
@@ -174,9 +212,11 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
         with reading(f"data/{work.index_rel}"):
             shown = None
             if index.get("rows"):
-                chart = charts.energy_by_model(index, pkg.gpus, work.name, axes.energy)
+                add = partial(pages.with_response, work.id, pkg.responses) if work.kind == LLM else None
+                chart = charts.energy_by_model(index, pkg.gpus, work.name, axes.energy, add)
                 shown = yield from plan.chart(work.page, "energy-by-model.svg", chart)
-            view = pages.workload_view(work, models, index, store, shown, common)  # summaries read as used
+            context = common | {"responses": pkg.responses}
+            view = pages.workload_view(work, models, index, store, shown, context)  # summaries read as used
             overview.append(pages.overview_row(work, view, models, store))
         yield plan.page(work.page, "workload.html", view, f"data/{work.index_rel}")
         del models, index, view

@@ -1,10 +1,10 @@
 """A model's lowest-energy configuration per GPU type and latency target, and the summary its page leaves (pure)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from builder.errors import InputError, pointer, shown
-from builder.site import words
+from builder.site import responses, words
 from builder.site.charts import TOKENS, Axes
 
 TARGETS_MS = (50, 100, 200)
@@ -60,6 +60,7 @@ class Summary:
     best: dict[str, dict[str, Any] | None]  # per GPU type: any latency (LLM), within the latency limit (generation)
     targets: tuple[int, ...]  # LLM only, as under
     under: Under  # per GPU type, per target
+    points: list[list[Any]] = field(default_factory=list)  # LLM: each configuration as POINT, for the latency control
 
 
 class Summaries(Protocol):
@@ -70,18 +71,16 @@ class Summaries(Protocol):
 
 def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> Summary:
     """A model document's summary, each configuration cut to what a pick cell shows; found: best_under (LLM only)."""
-    kept = ("gpu", "num_gpus", axes.batch, axes.latency, axes.energy)
-    made: dict[
-        tuple[Any, ...], dict[str, Any]
-    ] = {}  # one pick for equal ones: a configuration is often best at several targets
+    kept = ("gpu", "num_gpus", axes.batch, axes.latency, axes.energy, *responses.ENERGY)
+    made: dict[tuple[Any, ...], dict[str, Any]] = {}  # one pick for equal ones: often best at several targets
 
     def pick(conf: dict[str, Any] | None) -> dict[str, Any] | None:
         if conf is None:
             return None
-        values = tuple(conf[key] for key in kept)
-        if values not in made:
-            made[values] = dict(zip(kept, values, strict=True))
-        return made[values]
+        pairs = tuple((key, conf[key]) for key in kept if key in conf)
+        if pairs not in made:
+            made[pairs] = dict(pairs)
+        return made[pairs]
 
     chosen, under, _ = found or ((), {}, False)
     return Summary(
@@ -92,4 +91,14 @@ def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> 
         {gpu: pick(conf) for gpu, conf in doc.get("best", {}).items()},
         chosen,
         {gpu: {t: pick(conf) for t, conf in by_target.items()} for gpu, by_target in under.items()},
+        [point(conf) for conf in doc.get("configurations", [])] if found else [],
     )
+
+
+POINT = ("gpu", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens", "joules_per_output_token",
+         *responses.ENERGY)  # fmt: skip
+
+
+def point(conf: dict[str, Any]) -> list[Any]:
+    """An LLM configuration as the latency control reads it: POINT's fields in order, None where it has none."""
+    return [conf.get(key) for key in POINT]

@@ -4,8 +4,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from builder.site import targets, words
-from builder.site.catalog import API_PREFIX, LLM, href
+from builder.site import provenance, targets, words
+from builder.site.catalog import API_PREFIX, LLM, gpu_page, href
 
 GLOSSARY = "glossary/index.html"
 MODELS_PAGE = "models/index.html"
@@ -31,10 +31,13 @@ MEDIAN = Column("median_itl_ms", "Median ITL", "ms", 1, "inter-token latency")
 MAX_SEQS = Column("max_num_seqs", "Max sequences", "batch limit", 0)
 GPU_POWER = Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0)
 PRECISION, REPEAT = Column("precision", "Precision", "weights"), Column("repeat", "Repeat", "run", 0)
+PER_RESPONSE = Column("joules_per_response", "Energy per response", "J", "sig")
+PER_THOUSAND = Column("wh_per_thousand_responses", "Energy per 1,000 responses", "Wh", 2)
 KEY_COLUMNS = (
     ENERGY,
+    PER_RESPONSE,
+    PER_THOUSAND,
     MEDIAN,
-    Column("joules_per_response", "Energy per response", "J", 1),
     MAX_SEQS,
     Column("tokens_per_second", "Output", "tokens per s", 1),
     GPU_POWER,
@@ -115,6 +118,8 @@ def source_view(source: dict[str, Any], workload: Any = None) -> dict[str, Any]:
         view[f"{key}_href"] = view[key] if view[key].startswith("https://") else None
     view["file"] = view["data_url"].rsplit("/", 1)[-1]
     view["commit"] = getattr(workload, "commit", "")
+    if view["data_url_href"] and view["commit"]:  # the file as it was pinned, never the branch it moved on from
+        view["data_url_href"] = provenance.pinned(view["data_url"], view["commit"])
     view["workload_name"] = getattr(workload, "name", view["workload"])
     view["licence_evidence"] = [str(item) for item in source.get("licence_evidence", [])]
     return view
@@ -138,4 +143,28 @@ def model_view(
         "targets": common.get("under") or targets.best_under(doc, None),
         "doc_version": doc.get("data_version", doc["updated"]),
         "frontier_path": API_PREFIX + (work.frontier_rel or ""),
+        "response_caption": response_words(best, doc["gpus"]),
+        "control": control(
+            links["page"],
+            list(doc["gpus"]),
+            [(doc["slug"], doc["name"], links["page"], [targets.point(c) for c in configs])],
+        ),
+    }
+
+
+def response_words(best: dict[str, Any], gpus: list[str]) -> str:
+    """A sentence giving the energy per response of each GPU type's lowest-energy configuration, or nothing."""
+    found = [(gpu, conf) for gpu in gpus if (conf := best.get(gpu)) and PER_RESPONSE.key in conf]
+    said = [f"{gpu} {words.significant(c[PER_RESPONSE.key])} J ({words.fixed(c[PER_THOUSAND.key], 2)} Wh per 1,000)"
+            for gpu, c in found]  # fmt: skip
+    return f" Per response, the lowest-energy configuration of each GPU type uses {'; '.join(said)}." if said else ""
+
+
+def control(page: str, gpus: list[str], models: list[tuple[str, str, str, list[list[Any]]]]) -> dict[str, Any]:
+    """What the latency control on page reads: each GPU type's page, and each model's slug, name, page and
+    configurations (targets.POINT), links relative to page."""
+    return {
+        "fields": targets.POINT,
+        "gpus": {gpu: href(page, gpu_page(gpu)) for gpu in gpus},
+        "models": [[slug, name, href(page, path), points] for slug, name, path, points in models],
     }
