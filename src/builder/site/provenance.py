@@ -55,8 +55,8 @@ def dataset(pkg: Package, version: str, licences: list[tuple[str, str]], downloa
         "name": str(doc.get("title") or doc.get("name") or "LeadGreen"),
         "description": " ".join(
             [
-                "GPU energy per output token, per response, per image and per video of AI models, per GPU setup and",
-                "latency target, from the ML.ENERGY Leaderboard.",
+                "GPU energy per output token, per response, per image and per video of AI models, per model and GPU",
+                "setup, from the ML.ENERGY Leaderboard.",
                 str(doc.get("description", "")),
             ]
         ).strip(),
