@@ -17,7 +17,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from builder.diff import diff_trees, load_docs, load_tables, render_text
-from builder.errors import UpstreamError
+from builder.errors import InputError, UpstreamError
 from builder.release.rules import LARGE_CHANGE_PCT
 from builder.upstream import parse_upstream
 from builder.validate.responses import check_responses
@@ -165,3 +165,13 @@ def test_builder_diff_prints_it(repo_copy: Path) -> None:
     outcome = run_cli("diff", str(REPO / "data"), str(repo_copy / "data"), "--exit-code")
     assert outcome.exit_code == 1, outcome.output
     assert "  ~ deepseek-v3-1/B200/8/8 #1 joules_per_response: 7249.7668 -> 7249766.8 (+99900.0 %)" in outcome.output
+
+
+def test_a_table_diff_cannot_read_is_one_error_line(tmp_path: Path) -> None:
+    (tmp_path / "configurations.csv").write_bytes(b"\xffworkload,row_id,repeat\n")
+    with pytest.raises(InputError) as caught:
+        load_tables(str(tmp_path), {})
+    expected = (
+        "expected a UTF-8 CSV table, found 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"
+    )
+    assert str(caught.value) == f"{tmp_path}/configurations.csv: {expected}"

@@ -76,15 +76,16 @@ LLM_ORDERS = (
     Order("avg_batch_size", "max_num_seqs"),
     Order("activated_params_billions", "total_params_billions"),
 )
-GENERATION_RELATIONS = (  # an image or video row's neutral names: energy_joules is per image or per video
-    Relation(
-        "energy_joules",
-        ("avg_power_watts", "batch_latency_s", "batch_size"),
-        "avg_power_watts x batch_latency_s / batch_size",
-        _energy_per_item,
-    ),
-    Relation("throughput_per_sec", ("batch_size", "batch_latency_s"), "batch_size / batch_latency_s", operator.truediv),
+ENERGY_PER_ITEM = Relation(  # an image or video row's neutral names: energy_joules is per image or per video
+    "energy_joules",
+    ("avg_power_watts", "batch_latency_s", "batch_size"),
+    "avg_power_watts x batch_latency_s / batch_size",
+    _energy_per_item,
 )
+ITEMS_PER_SECOND = Relation(
+    "throughput_per_sec", ("batch_size", "batch_latency_s"), "batch_size / batch_latency_s", operator.truediv
+)
+GENERATION_RELATIONS = (ENERGY_PER_ITEM, ITEMS_PER_SECOND)
 GENERATION_ORDERS = (Order("activated_params_billions", "total_params_billions"),)
 UPSTREAM_TOLERANCE = 1e-9  # relative; upstream agrees to float precision (at most 2.5e-16 in the pinned files)
 

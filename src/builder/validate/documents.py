@@ -8,6 +8,7 @@ from typing import Any
 from builder.errors import Problem, shown
 from builder.layout import NUM_GPUS_RULE, ROOT_WORKLOAD, model_rel, num_gpus_for, row_id, workload_of
 from builder.names import control_characters, gpu_spelling_faults, is_reserved_slug, name_fault, slugify
+from builder.relations import ENERGY_PER_ITEM, ENERGY_PER_TOKEN, ITEMS_PER_SECOND
 from builder.transform import GENERATION_ORDER, LLM_ORDER, MEASURE_KEYS, WH_PER_JOULE, best_by_gpu, sig4
 
 WH_PER_J_PER_MILLION = 1e6 / 3600
@@ -114,7 +115,7 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
         want = round(j * WH_PER_J_PER_MILLION, 2) if finite(j) else "a finite number"
         faults.append(("wh_per_million_output_tokens", f"expected J x 10^6 / 3600 = {want} (2 decimals), found {wh}"))
     power, tps = conf["gpu_power_watts_total"], conf["tokens_per_second"]
-    rate = power / tps if finite(power, tps) and tps > 0 else math.nan
+    rate = ENERGY_PER_TOKEN.compute(power, tps) if finite(power, tps) and tps > 0 else math.nan  # within rounding
     if not finite(rate):  # also a quotient that overflows
         msg = f"expected power / tokens per second of finite figures, rate > 0, found {power} W / {tps} tokens/s"
         faults.append(("joules_per_output_token", msg))
@@ -154,7 +155,7 @@ def generation_faults(conf: dict[str, Any], kind: str, limit_s: float, where: st
     joules, faults = conf[joules_key], []
     if conf["num_gpus"] != (layout := conf["ulysses_degree"] * conf["ring_degree"]):
         faults.append(("num_gpus", f"expected ulysses_degree x ring_degree = {layout}, found {conf['num_gpus']}"))
-    expected = power * latency / batch
+    expected = ENERGY_PER_ITEM.compute(power, latency, batch)  # within the rounding of the published inputs
     slack = (0.5 * latency + power * HALF_MS + 0.5 * HALF_MS) / batch + 0.00005 + 1e-9 * joules
     if abs(joules - expected) > slack:
         msg = f"expected gpu_power_watts_total x batch_latency_s / batch_size = {expected:.4f} (within {slack:.4f})"
@@ -168,7 +169,8 @@ def generation_faults(conf: dict[str, Any], kind: str, limit_s: float, where: st
         low, high = batch / (latency + HALF_MS), batch / (latency - HALF_MS)
         half_digit = 0.5 * 10 ** (math.floor(math.log10(rate)) - 3) * (1 + 1e-9)
         if not (low - half_digit <= rate <= high + half_digit) or rate != sig4(rate):
-            msg = f"expected batch_size / batch_latency_s = {batch / latency:.4g} to 4 significant digits"
+            want = ITEMS_PER_SECOND.compute(batch, latency)
+            msg = f"expected batch_size / batch_latency_s = {want:.4g} to 4 significant digits"
             faults.append((rate_key, f"{msg}, found {rate}"))
     under = conf["under_latency_limit"]
     if (latency < limit_s - HALF_MS and not under) or (latency > limit_s + HALF_MS and under):
