@@ -68,11 +68,12 @@ class Generator:
         while True:
             if "$ref" in node:
                 target, _, pointer = node["$ref"].partition("#")
-                file = target or file
+                file, outer = target or file, node.get("type")  # a type beside a $ref narrows the target's
                 name = pointer.rsplit("/", 1)[-1]
                 node = self.schemas[file]
                 for part in pointer.strip("/").split("/"):
                     node = node[part]
+                node = node if outer is None else {**node, "type": outer}
             elif list(node.get("allOf", [])) and len(node["allOf"]) == 1:
                 node = node["allOf"][0]
             else:
@@ -84,9 +85,13 @@ class Generator:
             return literal([node["const"]])
         if "enum" in node:
             return literal(node["enum"])
+        choices = node.get("anyOf") or node.get("oneOf")
+        if isinstance(choices, list) and "properties" not in node:  # a union: each choice's type
+            return " | ".join(self.type_of(choice, file, name) for choice in choices)
         kind = node.get("type")
         if isinstance(kind, list):
-            return " | ".join(self.type_of({**node, "type": k}, file, name) for k in kind)
+            named = pascal(defined) if defined else name  # a $defs object keeps its name when it may be null
+            return " | ".join(self.type_of({**node, "type": k}, file, named) for k in kind)
         if kind == "array" and isinstance(node.get("items"), dict):
             singular = name[:-1] if name.endswith("s") else f"{name}Item"
             return f"list[{self.type_of(node['items'], file, singular)}]"

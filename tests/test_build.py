@@ -22,8 +22,8 @@ def test_build_writes_all_documents_and_reproduces_the_references(built_data: Pa
     assert sorted(p.relative_to(REFERENCE).as_posix() for p in REFERENCE.rglob("*.json")) == sorted(REFERENCES)
     docs = sorted(str(p.relative_to(out)) for p in out.rglob("*.json"))
     # the workload list, then per LLM workload an index, a model list, a frontier and its models (66);
-    # per generation workload an index, a model list and its models (16: 7 and 5 models)
-    assert len(docs) == 66 + 16
+    # per generation workload an index, a model list, a frontier and its models (18: 7 and 5 models)
+    assert len(docs) == 66 + 18
     assert len([d for d in docs if d.startswith("models/")]) == 18
     assert len([d for d in docs if not d.startswith("workloads/")]) == 22
     for rel in REFERENCES:

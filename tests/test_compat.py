@@ -103,6 +103,8 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
         "field retyped",
         retype_field,
         [
+            "frontier.schema.json /models[]/across_gpus/best_under/*/max_num_seqs: retyped: integer -> string",
+            "frontier.schema.json /models[]/across_gpus/frontier[]/max_num_seqs: retyped: integer -> string",
             "frontier.schema.json /models[]/gpus/*/best_under/*/max_num_seqs: retyped: integer -> string",
             "frontier.schema.json /models[]/gpus/*/frontier[]/max_num_seqs: retyped: integer -> string",
             "index.schema.json /rows[]/max_num_seqs: retyped: integer -> string",

@@ -82,7 +82,7 @@ def current_version() -> str:
 
 
 def test_every_consumer_block_is_code_then_its_output() -> None:
-    assert [e.where for e in all_examples()] == [*(f"README #{i}" for i in range(1, 7)), "reader #1", "reader #2"]
+    assert [e.where for e in all_examples()] == [*(f"README #{i}" for i in range(1, 8)), "reader #1", "reader #2"]
 
 
 def test_the_consumer_part_comes_first() -> None:

@@ -33,7 +33,9 @@ from builder.write import dumps, publish
         pytest.param(
             "workloads/text-to-image/models/c.json", Place("generation-model", "text-to-image", "c"), id="gen-model"
         ),
-        pytest.param("workloads/text-to-image/frontier.json", None, id="no-gen-frontier"),
+        pytest.param(
+            "workloads/text-to-image/frontier.json", Place("generation-frontier", "text-to-image"), id="gen-frontier"
+        ),
         pytest.param("workloads/gpqa/configurations.csv", None, id="no-llm-csv"),
         pytest.param("workloads/text-conversation/index.json", None, id="root-by-id"),
         pytest.param("workloads/Bad/index.json", None, id="bad-id"),

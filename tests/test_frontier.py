@@ -63,50 +63,53 @@ def upstream_rows(task: str) -> dict[tuple[str, int], dict[str, Any]]:
     return keyed
 
 
+def entry(rid: str, rep: int, row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "row_id": rid,
+        "repeat": rep,
+        "gpu": row["gpu_model"],
+        "num_gpus": row["num_gpus"],
+        "max_num_seqs": row["max_num_seqs"],
+        "median_itl_ms": round(row["median_itl_ms"], 1),
+        "wh_per_million_output_tokens": round(row["energy_per_token_joules"] * 1e6 / 3600, 2),
+        "mean_output_tokens": round(row["avg_output_len"], 2),
+        "joules_per_response": round(row["energy_per_request_joules"], 4),
+    }
+
+
+def part(confs: list, strict: bool) -> dict[str, Any]:
+    """A frontier (weak dominance, or strict: the leaderboard's) and best_under, over (row_id, repeat, row) triples."""
+    point = {(rid, rep): (row["energy_per_token_joules"], row["median_itl_ms"]) for rid, rep, row in confs}
+
+    def beaten(key: tuple[str, int]) -> bool:
+        e, t = point[key]
+        if strict:
+            return any(f < e and u < t for f, u in point.values())
+        return any(f <= e and u <= t and (f, u) != (e, t) for f, u in point.values())
+
+    front = [c for c in confs if not beaten((c[0], c[1]))]
+    order = ("gpu_model", "num_gpus", "max_num_seqs")
+    front.sort(key=lambda c: (c[2]["median_itl_ms"], c[2]["energy_per_token_joules"], *(c[2][k] for k in order), c[1]))
+    best_under = {}
+    for target in TARGETS:
+        fast = [c for c in confs if c[2]["median_itl_ms"] <= target]
+        best = min(fast, key=lambda c: round(c[2]["energy_per_token_joules"], 7), default=None)  # first on a tie
+        best_under[str(target)] = entry(*best) if best else None
+    return {"frontier": [entry(*c) for c in front], "best_under": best_under}
+
+
 def expected_frontier(task: str) -> dict[str, Any]:
-    by_model: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    by_model: dict[str, list] = defaultdict(list)
     for (rid, repeat), row in upstream_rows(task).items():
-        by_model[rid.split("/")[0]][row["gpu_model"]].append((rid, repeat, row))
+        by_model[rid.split("/")[0]].append((rid, repeat, row))
     models = []
     for name in sorted(by_model):
-        gpus = {}
-        for gpu in sorted(by_model[name]):
-            confs = sorted(by_model[name][gpu], key=lambda c: (c[2]["num_gpus"], c[2]["max_num_seqs"]))  # stable
-            point = {(rid, rep): (row["energy_per_token_joules"], row["median_itl_ms"]) for rid, rep, row in confs}
-
-            def beaten(key: tuple[str, int], point: dict = point) -> bool:
-                e, t = point[key]
-                return any(f <= e and u <= t and (f, u) != (e, t) for f, u in point.values())
-
-            def entry(rid: str, rep: int, row: dict) -> dict[str, Any]:
-                return {
-                    "row_id": rid,
-                    "repeat": rep,
-                    "num_gpus": row["num_gpus"],
-                    "max_num_seqs": row["max_num_seqs"],
-                    "median_itl_ms": round(row["median_itl_ms"], 1),
-                    "wh_per_million_output_tokens": round(row["energy_per_token_joules"] * 1e6 / 3600, 2),
-                }
-
-            front = [c for c in confs if not beaten((c[0], c[1]))]
-            front.sort(
-                key=lambda c: (
-                    c[2]["median_itl_ms"],
-                    c[2]["energy_per_token_joules"],
-                    c[2]["num_gpus"],
-                    c[2]["max_num_seqs"],
-                    c[1],
-                )
-            )
-            best_under = {}
-            for target in TARGETS:
-                fast = [c for c in confs if c[2]["median_itl_ms"] <= target]
-                best = min(
-                    fast, key=lambda c: round(c[2]["energy_per_token_joules"], 7), default=None
-                )  # first on a tie
-                best_under[str(target)] = entry(*best) if best else None
-            gpus[gpu] = {"frontier": [entry(*c) for c in front], "best_under": best_under}
-        models.append({"slug": name, "gpus": gpus})
+        confs = sorted(by_model[name], key=lambda c: (c[2]["gpu_model"], c[2]["num_gpus"], c[2]["max_num_seqs"]))
+        gpus = {
+            gpu: part([c for c in confs if c[2]["gpu_model"] == gpu], False)
+            for gpu in sorted({c[2]["gpu_model"] for c in confs})
+        }
+        models.append({"slug": name, "gpus": gpus, "across_gpus": part(confs, True)})
     return {"itl_targets_ms": TARGETS, "models": models}
 
 
@@ -114,8 +117,11 @@ def expected_frontier(task: str) -> dict[str, Any]:
 def test_frontier_equals_a_recomputation_from_upstream(workload: str) -> None:
     task, folder = TASKS[workload]
     doc = json.loads((REPO / "data" / folder / "frontier.json").read_text())
-    assert list(doc) == ["workload", "data_version", "itl_targets_ms", "models"]
-    assert doc["workload"] == workload
+    head = ["version", "workload", "data_version", "unit", "latency_metric", "definition", "itl_targets_ms", "models"]
+    assert list(doc) == head
+    assert (doc["version"], doc["workload"], doc["latency_metric"]) == ("1", workload, "median_itl_ms")
+    assert doc["unit"] == "Wh per million output tokens"
+    assert list(doc["definition"]) == ["gpus", "across_gpus", "best_under", "joules_per_response"]
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", doc["data_version"])
     assert {k: doc[k] for k in ("itl_targets_ms", "models")} == expected_frontier(task)
     listed = json.loads((REPO / "data" / folder / "models.json").read_text())["models"]
@@ -132,7 +138,21 @@ def test_llama_70b_under_100_ms_on_b200_is_two_gpus_at_512_sequences() -> None:
         "max_num_seqs": 512,
         "median_itl_ms": 63.7,
         "wh_per_million_output_tokens": 75.22,
+        "gpu": "B200",
+        "mean_output_tokens": 351.67,
+        "joules_per_response": 95.2279,
     }
+    assert llama["across_gpus"]["best_under"]["100"] == llama["gpus"]["B200"]["best_under"]["100"]  # H100's costs more
+
+
+def test_one_chat_response_under_100_ms_on_h100_costs_the_same_for_qwen_32b_and_llama_70b() -> None:
+    """Issue 37's case: per token they differ by nearly 2x, per response by 2 %, because Qwen answers longer."""
+    doc = json.loads((REPO / "data" / "frontier.json").read_text())
+    best = {m["slug"]: m["gpus"]["H100"]["best_under"]["100"] for m in doc["models"] if "H100" in m["gpus"]}
+    qwen, llama = best["qwen-3-32b"], best["llama-3-1-70b-instruct"]
+    assert (qwen["wh_per_million_output_tokens"], llama["wh_per_million_output_tokens"]) == (63.47, 116.95)
+    assert (qwen["joules_per_response"], llama["joules_per_response"]) == (144.9609, 147.411)
+    assert (qwen["mean_output_tokens"], llama["mean_output_tokens"]) == (634.46, 350.14)
 
 
 def test_frontier_sizes() -> None:
@@ -193,7 +213,7 @@ def test_built_package_validates_and_does_not_drift(in_repo, cli) -> None:
 
 def test_equal_points_both_stay_and_best_under_takes_the_first_on_a_tie() -> None:
     """Dominance is on the unrounded points; best_under on the published energy, the first on a tie."""
-    from builder.transform import gpu_frontier
+    from builder.frontier import LLM_AXES, frontier, undominated
 
     points = {8: (0.2, 10.0), 16: (0.1, 20.0), 32: (0.1, 30.0)}  # 32 is as costly as 16, and slower
     confs = [
@@ -202,7 +222,7 @@ def test_equal_points_both_stay_and_best_under_takes_the_first_on_a_tie() -> Non
         for seqs, repeat in ((8, 1), (16, 1), (16, 2), (32, 1))
     ]  # fmt: skip
     keyed = {(c["row_id"], c["repeat"]): points[c["max_num_seqs"]] for c in confs}
-    found = gpu_frontier(confs, "H100", keyed, [15, 25, 5])
+    found = frontier(confs, keyed, LLM_AXES, [15, 25, 5], lambda _: {}, undominated)
     assert [(e["max_num_seqs"], e["repeat"]) for e in found["frontier"]] == [(8, 1), (16, 1), (16, 2)]
     assert found["best_under"]["15"]["max_num_seqs"] == 8
     assert (found["best_under"]["25"]["max_num_seqs"], found["best_under"]["25"]["repeat"]) == (16, 1)
@@ -212,7 +232,7 @@ def test_equal_points_both_stay_and_best_under_takes_the_first_on_a_tie() -> Non
 @pytest.mark.parametrize("seed", range(5))
 def test_undominated_is_the_definition_on_points_with_ties(seed: int) -> None:
     """No other point of another value lower or equal on both: the sweep against the definition, pair by pair."""
-    from builder.transform import undominated
+    from builder.frontier import undominated
 
     rng = random.Random(seed)
     for _ in range(200):
@@ -224,19 +244,22 @@ def test_undominated_is_the_definition_on_points_with_ties(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(5))
 def test_validate_finds_dominated_and_missing_entries_as_defined(seed: int) -> None:
     """validate's frontier check (sorted once) against the definitions, on random configurations with ties."""
-    from builder.validate.crossfile import ITL, J, _check_gpu
+    from builder.frontier import LLM_AXES
+    from builder.validate.frontiers import Part
+
+    ITL, J = LLM_AXES.latency, LLM_AXES.energy
 
     rng, keys = (
         random.Random(seed),
-        ("row_id", "repeat", "num_gpus", "max_num_seqs", ITL, "wh_per_million_output_tokens"),
+        ("row_id", "repeat", "gpu", "num_gpus", "max_num_seqs", ITL, "wh_per_million_output_tokens"),
     )
     for _ in range(200):
-        confs = [{"row_id": f"m/B200/1/{i}", "repeat": 1, "num_gpus": 1, "max_num_seqs": i, ITL: float(rng.randint(0, 3)),
+        confs = [{"row_id": f"m/B200/1/{i}", "repeat": 1, "gpu": "B200", "num_gpus": 1, "max_num_seqs": i, ITL: float(rng.randint(0, 3)),
                   J: float(rng.randint(0, 3)), "wh_per_million_output_tokens": 1.0} for i in range(rng.randint(1, 8))]  # fmt: skip
         listed = rng.sample(confs, rng.randint(0, len(confs)))
         listed.sort(key=lambda c: c[ITL])
         held = {"frontier": [{k: c[k] for k in keys} for c in listed], "best_under": {}}
-        found = [p.message for p in _check_gpu("f", "/m", "s", held, confs, [])]
+        found = [p.message for p in Part("f", "s", LLM_AXES, ([], "itl_targets_ms"), None).check("/m", held, confs, "")]
         dominated = [c for c in listed if any(o[J] < c[J] and o[ITL] < c[ITL] for o in confs)]
         alone = [c for c in confs if not any(o is not c and o[J] <= c[J] and o[ITL] <= c[ITL] for o in confs)]
         missing = [c for c in alone if c not in listed]
@@ -267,13 +290,8 @@ def at(pointer: str, change: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 def entry_of(seqs: int) -> dict[str, Any]:
-    conf = next(
-        c
-        for c in json.loads((REPO / "data" / "models" / "qwen-3-8b.json").read_text())["configurations"]
-        if c["row_id"] == f"qwen-3-8b/B200/1/{seqs}"
-    )
-    keys = ("row_id", "repeat", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens")
-    return {k: conf[k] for k in keys}
+    rid = f"qwen-3-8b/B200/1/{seqs}"
+    return entry(rid, 1, upstream_rows("lm-arena-chat")[(rid, 1)])
 
 
 def csv_cell(column: str, value: str) -> Callable[[Path], None]:

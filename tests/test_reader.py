@@ -159,19 +159,13 @@ def test_every_workloads_documents_equal_the_files_at_the_tag(seen: dict, releas
             assert doc == repo_json(release, f"{folder}/models/{slug}.json"), (workload, slug)
 
 
-def test_frontier_is_the_file_at_the_tag_for_an_llm_workload_and_a_lookup_error_otherwise(
-    seen: dict, release: Built
-) -> None:
-    """An llm workload's frontier.json; an image or video workload has none, and frontier() says so."""
+def test_frontier_is_the_file_at_the_tag_for_every_workload(seen: dict, release: Built) -> None:
+    """Every workload's frontier.json, an image or video workload's too."""
     generation = {"text-to-image": "image", "text-to-video": "video"}
     assert seen["kinds"] == {w: generation.get(w, "llm") for w in KNOWN_IN_ORDER}
-    for workload, kind in seen["kinds"].items():
+    for workload in seen["kinds"]:
         folder = "data" if workload == DEFAULT else f"data/workloads/{workload}"
-        if kind == "llm":
-            assert seen["frontiers"][workload] == repo_json(release, f"{folder}/frontier.json"), workload
-        else:
-            assert not (release.repo / folder / "frontier.json").exists(), workload
-            assert seen["frontiers"][workload] == f"no frontier for workload {workload} in this release"
+        assert seen["frontiers"][workload] == repo_json(release, f"{folder}/frontier.json"), workload
 
 
 def test_workloads_are_the_entries_of_the_workload_list(seen: dict, release: Built) -> None:
@@ -229,7 +223,8 @@ def test_unknown_schema_kind_lists_the_kinds(seen: dict) -> None:
     assert (
         seen["errors"]["schema"]
         == "unknown schema kind 'nope'; known kinds: datapackage, defs, frontier, generation-configuration, "
-        "generation-defs, generation-index, generation-model, generation-model-list, index, model, model-list, "
+        "generation-defs, generation-frontier, generation-index, generation-model, generation-model-list, index, "
+        "model, model-list, "
         "workload-list"
     )
 

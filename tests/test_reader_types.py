@@ -63,10 +63,16 @@ def test_every_document_has_the_keys_of_its_type() -> None:
             assert set(doc) == _keys(getattr(types, prefix + "ModelDocument")), path
             if kind == "llm":
                 assert all(set(conf) == _keys(types.Configuration) for conf in doc["configurations"]), path
-        if kind == "llm":
-            assert set(json.loads((folder / "frontier.json").read_bytes())) == _keys(types.FrontierDocument), folder
-        else:
-            assert not (folder / "frontier.json").exists(), folder
+        frontier = json.loads((folder / "frontier.json").read_bytes())
+        assert set(frontier) == _keys(getattr(types, prefix + "FrontierDocument")), folder
+        for model in frontier["models"]:
+            for held in [*model["gpus"].values(), model["across_gpus"]]:
+                entries = [*held["frontier"], *(e for e in held["best_under"].values() if e)]
+                if kind == "llm":
+                    assert all(set(e) == _keys(types.FrontierEntry) for e in entries), folder
+                else:
+                    own = _keys(types.ImageEntry if kind == "image" else types.VideoEntry)
+                    assert all(set(e) == own for e in entries), folder
     assert set(workloads) == _keys(types.WorkloadListDocument)
     for entry in workloads["workloads"]:  # frontier_url, optional, is an llm workload's only
         expected = _keys(types.WorkloadListWorkload) - (set() if entry["kind"] == "llm" else {"frontier_url"})
@@ -146,7 +152,7 @@ def test_mypy_strict_types_a_generation_workload_by_its_own_documents(staged: Pa
 def test_mypy_strict_accepts_the_readmes_python(staged: Path, tmp_path: Path) -> None:
     """Every python block of both READMEs but the pandas one (pandas ships no types without pandas-stubs)."""
     blocks = [e.code for e in all_examples() if e.lang == "python" and "import pandas" not in e.code]
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     for code in blocks:
         run = mypy(staged, code, tmp_path)
         assert run.returncode == 0, code + run.stdout

@@ -22,7 +22,9 @@ def resolve(node: dict) -> dict:
     if not ref:
         return node
     defs = GEN_DEFS if ref.startswith("generation-defs.schema.json") else DEFS
-    return {**resolve(defs[ref.split("/")[-1]]), **{k: v for k, v in node.items() if k not in ("$ref", "allOf")}}
+    if (target := defs.get(ref.split("/")[-1])) is None:  # a document schema's own: described where it is used
+        return node
+    return {**resolve(target), **{k: v for k, v in node.items() if k not in ("$ref", "allOf")}}
 
 
 def json_fields(table: str) -> tuple[list[str], dict]:

@@ -32,6 +32,7 @@ from leadgreen_data._release import DATA_VERSION, TAG, __version__
 from leadgreen_data.types import (
     ConfigurationRow,
     FrontierDocument,
+    GenerationFrontierDocument,
     GenerationIndexDocument,
     GenerationModelDocument,
     GenerationModelListDocument,
@@ -147,12 +148,16 @@ def models(workload: Workload = DEFAULT_WORKLOAD) -> ModelListDocument | Generat
     return cast(ModelListDocument, _json(f"{_folder(workload)}/models.json"))
 
 
-def frontier(workload: Workload = DEFAULT_WORKLOAD) -> FrontierDocument:
-    """The energy-latency frontier document of an LLM workload: per model and GPU type, the configurations
-    no other beats on both energy and median inter-token latency, and the best under each latency target.
+@overload
+def frontier(workload: LLMWorkload = ...) -> FrontierDocument: ...
+@overload
+def frontier(workload: GenerationWorkload) -> GenerationFrontierDocument: ...
+def frontier(workload: Workload = DEFAULT_WORKLOAD) -> FrontierDocument | GenerationFrontierDocument:
+    """The energy-latency frontier document of a workload: per model, per GPU type and across them, the
+    configurations no other beats on both energy and latency, and the best under each latency target (an LLM
+    workload's entries with the energy of one response).
 
-    Raises LookupError for an unknown workload, or one (an image or video workload, or an older release)
-    that has no frontier.
+    Raises LookupError for an unknown workload, or one (of an older release) that has no frontier.
     """
     rel = f"{_folder(workload)}/frontier.json"
     if not _node(rel).is_file():

@@ -65,6 +65,7 @@ SchemaKind = Literal[
     "frontier",
     "generation-configuration",
     "generation-defs",
+    "generation-frontier",
     "generation-index",
     "generation-model",
     "generation-model-list",
@@ -79,20 +80,113 @@ SchemaKind = Literal[
 class FrontierDocument(TypedDict):
     """LeadGreen v1: energy-latency frontier"""
 
+    version: Literal["1"]
     workload: str
     data_version: str
+    unit: Literal["Wh per million output tokens"]
+    latency_metric: Literal["median_itl_ms"]
+    definition: FrontierDefinition
     itl_targets_ms: list[int]
     models: list[FrontierModel]
+
+
+class FrontierDefinition(TypedDict):
+    gpus: str
+    across_gpus: str
+    best_under: str
+    joules_per_response: str
 
 
 class FrontierModel(TypedDict):
     slug: str
     gpus: dict[str, GpuFrontier]
+    across_gpus: AcrossGpus
 
 
 class GpuFrontier(TypedDict):
-    frontier: list[Any]
-    best_under: dict[str, Any]
+    frontier: list[FrontierEntry]
+    best_under: dict[str, FrontierEntry | None]
+
+
+class FrontierEntry(TypedDict):
+    row_id: str
+    repeat: int
+    gpu: str
+    num_gpus: int
+    max_num_seqs: int
+    median_itl_ms: float
+    wh_per_million_output_tokens: float
+    mean_output_tokens: float
+    joules_per_response: float
+
+
+class AcrossGpus(TypedDict):
+    frontier: list[FrontierEntry]
+    best_under: dict[str, FrontierEntry | None]
+
+
+class GenerationFrontierDocument(TypedDict):
+    """LeadGreen v1: generation energy-latency frontier"""
+
+    version: Literal["1"]
+    workload: str
+    data_version: str
+    kind: Literal["image", "video"]
+    unit: Literal["Wh per 1,000 images", "Wh per video"]
+    latency_metric: Literal["batch_latency_s"]
+    definition: GenerationDefinition
+    latency_limit_s: float
+    latency_targets_s: list[float]
+    models: list[GenerationFrontierModel]
+
+
+class GenerationDefinition(TypedDict):
+    gpus: str
+    across_gpus: str
+    best_under: str
+
+
+class GenerationFrontierModel(TypedDict):
+    slug: str
+    gpus: dict[str, GenerationGpuFrontier]
+    across_gpus: GenerationAcrossGpus
+
+
+class GenerationGpuFrontier(TypedDict):
+    frontier: list[ImageEntry | VideoEntry]
+    best_under: dict[str, ImageEntry | VideoEntry | None]
+
+
+class ImageEntry(TypedDict):
+    row_id: str
+    repeat: int
+    gpu: str
+    num_gpus: int
+    batch_size: int
+    ulysses_degree: int
+    ring_degree: int
+    batch_latency_s: float
+    joules_per_image: float
+    wh_per_thousand_images: float
+
+
+class VideoEntry(TypedDict):
+    row_id: str
+    repeat: int
+    gpu: str
+    num_gpus: int
+    batch_size: int
+    ulysses_degree: int
+    ring_degree: int
+    batch_latency_s: float
+    joules_per_video: float
+    wh_per_video: float
+    wh_per_video_second: float
+
+
+class GenerationAcrossGpus(TypedDict):
+    frontier: list[ImageEntry | VideoEntry]
+    best_under: dict[str, ImageEntry | VideoEntry | None]
 
 
 class GenerationIndexDocument(TypedDict):
@@ -157,7 +251,6 @@ class GenerationModelDocument(TypedDict):
     model_id: str
     params_b: float
     active_params_b: float
-    architecture: str
     gpus: list[str]
     configurations: Any
     best: Any

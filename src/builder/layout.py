@@ -25,7 +25,7 @@ MAX_GPUS_PER_TASK = 32  # 16x today's two: a workload page's comparison has a co
 # The published files inside the data folder: the root workload's at the top, every other's below workloads/<id>/.
 INDEX = "index.json"
 MODEL_LIST = "models.json"
-FRONTIER = "frontier.json"  # an LLM workload's energy-latency frontier, beside its index
+FRONTIER = "frontier.json"  # a workload's energy-latency frontier, beside its index
 MODELS_DIR = "models"
 WORKLOAD_LIST = "workloads.json"
 WORKLOADS_DIR = "workloads"
@@ -47,6 +47,7 @@ _KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}
 # The generation workloads (text-to-image/video): their own document kinds, and a flat CSV each.
 GENERATION_WORKLOADS = {"text-to-image": "image", "text-to-video": "video"}
 _GENERATION_KIND_OF_NAME = {INDEX: "generation-index", MODEL_LIST: "generation-model-list", CSV: "generation-csv"}
+_GENERATION_KIND_OF_NAME[FRONTIER] = "generation-frontier"
 
 
 def workload_dir(workload: str) -> str:

@@ -73,11 +73,11 @@ def workload_resources(
     """A workload's tables (a generation workload's CSV) and documents; text conversation's keep their v1 names."""
     suffix, of = ("", "") if workload == layout.ROOT_WORKLOAD else (f"-{workload}", f" ({name})")
     rels = {"index": layout.index_rel(workload), "model-list": layout.model_list_rel(workload)}
+    rels["frontier"] = layout.frontier_rel(workload)  # every workload's, an image or video one's too
     kind = layout.GENERATION_WORKLOADS.get(workload)
     tables = []
     if kind is None:
         prefix = ""
-        rels["frontier"] = layout.frontier_rel(workload)
     else:
         gen_defs = {k: v for k, v in schemas[GEN_DEFS_SCHEMA]["$defs"].items() if "type" in v or "allOf" in v}
         prefix, defs = "generation-", _resolved(schemas, GEN_DEFS_SCHEMA, gen_defs)

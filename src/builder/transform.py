@@ -1,20 +1,18 @@
 """Pure derivation: checked upstream rows + curated metadata -> every workload's documents, frontiers too (no I/O)."""
 
-import math
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import partial
-from itertools import groupby
 from typing import Any
 
 from builder import layout
+from builder.frontier import DEFINITION, GENERATION_AXES, LLM_AXES, LLM_DEFINITION, latency_targets, model_frontier
 from builder.metadata import LATENCY_METRIC, GenerationWorkload, Workload, generation_workloads, source_for, workloads
 from builder.names import slugify
 from builder.upstream import PRECISIONS, GenRow, Row
 
 Doc = dict[str, Any]
-Point = tuple[float, float]  # (joules per output token, median ITL in ms), unrounded
 
 CONFIG_KEYS: tuple[str, ...] = (
     "gpu",
@@ -47,12 +45,12 @@ SETUP_KEYS = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", 
 LLM_ORDER = ("gpu", "num_gpus", "max_num_seqs")  # how configurations sort: the parts of a row id
 GENERATION_ORDER = SETUP_KEYS[:5]
 MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
+PER_SECOND = {"image": (), "video": ("wh_per_video_second",)}  # a video's energy per second of its own length
 WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
 MEASURE_KEYS = {  # (energy in joules, headline energy, throughput) field names of an image or video configuration
     "image": ("joules_per_image", "wh_per_thousand_images", "images_per_second"),
     "video": ("joules_per_video", "wh_per_video", "videos_per_second"),
 }
-ENTRY_KEYS = ("row_id", "repeat", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens")
 
 
 @dataclass(frozen=True)
@@ -160,7 +158,7 @@ def model_document(rows: list[Any], meta: Doc, date: str, own: Shape) -> Doc:
         "model_id": first.model_id,
         "params_b": float(first.total_params_billions),
         "active_params_b": float(first.activated_params_billions),
-        "architecture": first.architecture,
+        **({} if "kind" in own.head else {"architecture": first.architecture}),  # upstream's task class, not a model's
         "gpus": sorted({c["gpu"] for c in confs}),
         "configurations": confs,
         "best": best_by_gpu(confs, own.within, own.joules),
@@ -202,11 +200,19 @@ def numbered(confs: list[Doc]) -> list[Doc]:
     return confs
 
 
-def keyed_rows(rows: list[Row]) -> dict[tuple[str, int], Row]:
-    """Each upstream row by its configuration's (row_id, repeat), numbered as its configuration is."""
-    ids = [layout.row_id(slugify(r.nickname), r.gpu_model, r.num_gpus, r.max_num_seqs) for r in rows]
+def keyed_rows(rows: list[Any]) -> dict[tuple[str, int], Any]:
+    """Each upstream row (LLM, image or video) by its configuration's (row_id, repeat), numbered as it is."""
+    ids = [layout.row_id(slugify(r.nickname), r.gpu_model, *numbers_of(r)) for r in rows]
     confs = numbered([{"row_id": row_id} for row_id in ids])
     return {(conf["row_id"], conf["repeat"]): row for conf, row in zip(confs, rows, strict=True)}
+
+
+def numbers_of(row: Row | GenRow) -> tuple[int, ...]:
+    """The numbers of a row's id after its GPU: an LLM row's GPU count and max_num_seqs, an image or video row's
+    GPU count, batch size and parallel degrees."""
+    if isinstance(row, GenRow):
+        return row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree
+    return row.num_gpus, row.max_num_seqs
 
 
 def best_by_gpu(confs: list[Doc], within: str = "under_itl_deadline", joules: str = "joules_per_output_token") -> Doc:
@@ -234,13 +240,14 @@ def config_keys(kind: str) -> tuple[str, ...]:
     """An image or video configuration's keys, in order (its CSV's columns after the model's)."""
     joules, wh, throughput = MEASURE_KEYS[kind]
     tail = (joules, wh, "batch_latency_s", throughput, "gpu_power_watts_total", "under_latency_limit")
-    return (*SETUP_KEYS, *MEDIA_KEYS[kind], *tail, "row_id", "repeat")
+    return (*SETUP_KEYS, *MEDIA_KEYS[kind], *tail, "row_id", "repeat", *PER_SECOND[kind])
 
 
 def index_row_keys(kind: str) -> tuple[str, ...]:
     joules, wh, throughput = MEASURE_KEYS[kind]
-    head = ("model", *MODEL_KEYS_IN_ROW, *SETUP_KEYS)
-    return (*head, wh, joules, "batch_latency_s", throughput, "gpu_power_watts_total", "row_id", "repeat")
+    head = ("model", *MODEL_KEYS_IN_ROW, *SETUP_KEYS, *MEDIA_KEYS[kind])
+    tail = (joules, "batch_latency_s", throughput, "gpu_power_watts_total", "row_id", "repeat")
+    return (*head, wh, *PER_SECOND[kind], *tail)
 
 
 def sig4(value: float) -> float:
@@ -251,13 +258,14 @@ def sig4(value: float) -> float:
 def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) -> Doc:
     """One image or video upstream row as a published configuration: config_keys(kind) but the repeat, in order."""
     joules, wh, throughput = MEASURE_KEYS[kind]
-    parallel = (row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree)
+    parallel = numbers_of(row)
     conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], parallel, strict=True))}
     conf |= {"inference_steps": row.inference_steps, "precision": PRECISIONS[row.weight_precision]}
     conf |= {key: getattr(row, key) for key in MEDIA_KEYS[kind]}
+    conf |= {joules: round(row.energy_joules, 4), wh: round(row.energy_joules * WH_PER_JOULE[kind], 2)}
+    if kind == "video":  # Wh per second of video: Wh per video over its length, num_frames / fps seconds
+        conf["wh_per_video_second"] = round(row.energy_joules / 3600 / video_seconds(row), 4)
     return conf | {
-        joules: round(row.energy_joules, 4),
-        wh: round(row.energy_joules * WH_PER_JOULE[kind], 2),
         "batch_latency_s": round(row.batch_latency_s, 3),
         throughput: sig4(row.throughput_per_sec),
         "gpu_power_watts_total": round(row.avg_power_watts),
@@ -266,44 +274,49 @@ def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) 
     }
 
 
-def build_frontiers(rows_by_task: dict[str, list[Row]], docs: dict[str, Doc], meta: Doc, date: str) -> dict[str, Doc]:
+def video_seconds(row: GenRow) -> float:
+    """A video's length in seconds: num_frames / fps (both present and positive in a checked video row)."""
+    if row.num_frames is None or row.fps is None:  # upstream.py requires both of every video row
+        raise ValueError("a video row without num_frames or fps")
+    return row.num_frames / row.fps
+
+
+def build_frontiers(rows_by_task: dict[str, list[Any]], docs: dict[str, Doc], meta: Doc, date: str) -> dict[str, Doc]:
     """Every workload's frontier document by path: its models in model-list order, each GPU type in key order."""
-    targets, found = meta["frontier"]["itl_targets_ms"], {}
-    for work in workloads(meta):
-        keyed = keyed_rows(rows_by_task[work.task])
-        points = {key: (row.energy_per_token_joules, row.median_itl_ms) for key, row in keyed.items()}  # unrounded
+    found = {}
+    for work in [*workloads(meta), *generation_workloads(meta)]:
+        own, keyed = shape(work, meta), keyed_rows(rows_by_task[work.task])
+        extra: Callable[[tuple[str, int]], Doc] = no_extra
+        head: Doc
+        if isinstance(work, GenerationWorkload):
+            axes, targets = GENERATION_AXES[work.kind], latency_targets(own.limit)
+            points = {key: (row.energy_joules, row.batch_latency_s) for key, row in keyed.items()}
+            head = {"kind": work.kind, "unit": work.unit, "latency_metric": LATENCY_METRIC, "definition": DEFINITION}
+            head |= {"latency_limit_s": own.limit, "latency_targets_s": targets}
+        else:
+            axes, targets = LLM_AXES, meta["frontier"]["itl_targets_ms"]
+            extra = partial(response_of, keyed)
+            points = {key: (row.energy_per_token_joules, row.median_itl_ms) for key, row in keyed.items()}
+            head = {"unit": own.head["unit"], "latency_metric": own.latency_metric, "definition": LLM_DEFINITION}
+            head |= {"itl_targets_ms": list(targets)}
         models = []
         for entry in docs[layout.model_list_rel(work.id)]["models"]:
-            model = docs[layout.model_rel(entry["slug"], work.id)]
-            gpus = {gpu: gpu_frontier(model["configurations"], gpu, points, targets) for gpu in sorted(model["gpus"])}
-            models.append({"slug": entry["slug"], "gpus": gpus})
-        head = {"workload": work.id, "data_version": date, "itl_targets_ms": list(targets)}
-        found[layout.frontier_rel(work.id)] = {**head, "models": models}
+            confs = docs[layout.model_rel(entry["slug"], work.id)]["configurations"]
+            models.append({"slug": entry["slug"], **model_frontier(confs, points, axes, targets, extra)})
+        version = {"version": meta["header"]["version"], "workload": work.id, "data_version": date}
+        found[layout.frontier_rel(work.id)] = {**version, **head, "models": models}
     return found
 
 
-def gpu_frontier(confs: list[Doc], gpu: str, points: dict[tuple[str, int], Point], targets: list[int]) -> Doc:
-    """One model's frontier on one GPU type (the points no other matches or beats on both), and its best per target."""
-    own = [(conf, points[(conf["row_id"], conf["repeat"])]) for conf in confs if conf["gpu"] == gpu]
-    front = [item for item, keep in zip(own, undominated([p for _, p in own]), strict=True) if keep]
-    front.sort(key=lambda item: (item[1][1], item[1][0], *(item[0][k] for k in ("num_gpus", "max_num_seqs", "repeat"))))
-    bests = (best_by_gpu([{**conf, "under_itl_deadline": p[1] <= t} for conf, p in own]).get(gpu) for t in targets)
-    best_under = {str(t): best and frontier_entry(best) for t, best in zip(targets, bests, strict=True)}
-    return {"frontier": [frontier_entry(conf) for conf, _ in front], "best_under": best_under}
+def no_extra(_key: tuple[str, int]) -> Doc:
+    """A generation frontier entry's values beyond its configuration's: none."""
+    return {}
 
 
-def frontier_entry(conf: Doc) -> Doc:
-    """A configuration as a frontier entry: its key and the values a reader compares."""
-    return {key: conf[key] for key in ENTRY_KEYS}
-
-
-def undominated(points: list[Point]) -> list[bool]:
-    """For each point, whether no other point (of another value) is lower or equal on both; n log n."""
-    keep = [False] * len(points)
-    lowest = math.inf  # the least energy of every point at a lower latency
-    for _, group in groupby(sorted(range(len(points)), key=lambda i: points[i][::-1]), key=lambda i: points[i][1]):
-        at = list(group)  # one latency, least energy first
-        for i in at:
-            keep[i] = lowest > points[i][0] and points[at[0]][0] == points[i][0]
-        lowest = min(lowest, points[at[0]][0])
-    return keep
+def response_of(keyed: dict[tuple[str, int], Any], key: tuple[str, int]) -> Doc:
+    """An LLM frontier entry's energy per response and the mean output length it rests on, from its upstream row."""
+    row = keyed[key]
+    return {
+        "mean_output_tokens": round(row.avg_output_len, 2),
+        "joules_per_response": round(row.energy_per_request_joules, 4),
+    }

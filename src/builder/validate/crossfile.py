@@ -1,12 +1,10 @@
 """Rules across files: of one workload (index, model list, models, frontier, CSV) and across workloads."""
 
-from bisect import bisect_left
-from collections import Counter
 from typing import Any
 
 from builder import csvview, layout
 from builder.csvview import JOULES, WH, stated_responses
-from builder.errors import Problem, pointer
+from builder.errors import Problem
 from builder.errors import shown as shown_value
 from builder.layout import (
     CSV,
@@ -20,9 +18,8 @@ from builder.layout import (
     model_rel,
 )
 from builder.metadata import LATENCY_METRIC, UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
-from builder.transform import ENTRY_KEYS, MEASURE_KEYS, index_row, index_row_keys, undominated, workload_urls
+from builder.transform import MEASURE_KEYS, index_row, index_row_keys, workload_urls
 from builder.validate.descriptor import compare
-from builder.validate.documents import name_of
 from builder.validate.tree import Tree
 
 SHARED = ("itl_deadline_ms", "latency_limit_s", "source", "caveat", "boundary")  # version and unit: the schemas'
@@ -31,7 +28,6 @@ SHARED_ACROSS = ("itl_deadline_ms", "caveat", "boundary", "selection")  # versio
 IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
 Conf = dict[str, Any]
 Groups = dict[str, tuple[dict[str, Any], set[str]]]  # by workload: documents that passed their schema, every slug
-J, ITL = "joules_per_output_token", "median_itl_ms"
 WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
 
 
@@ -47,7 +43,7 @@ def check_files(tree: Tree) -> list[Problem]:
     required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), layout.WORKLOAD_LIST, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
     required += [csvview.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
-    required += [layout.frontier_rel(w) for w in sorted(present - GENERATION_WORKLOADS.keys())]
+    required += [layout.frontier_rel(w) for w in sorted(present)]  # every workload's, an image or video one's too
     missing = [rel for rel in required if rel not in tree.raw]
     return [Problem(tree.shown(rel), "/", "expected this file, found it missing") for rel in missing]
 
@@ -281,95 +277,3 @@ def check_workload_list(tree: Tree, ok: dict[str, Any], groups: Groups, base_url
             msg = f"expected name and task as in source.workload {index['source']['workload']!r}, found {label!r}"
             problems.append(Problem(shown, at, msg))
     return problems
-
-
-def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any]) -> list[Problem]:
-    """A frontier that passed its schema: its workload, models and GPU types, then each GPU type's entries."""
-    shown, problems = tree.shown(layout.frontier_rel(workload)), []
-    if doc["workload"] != workload:
-        problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {doc['workload']!r}"))
-    slugs = [m["slug"] for m in doc["models"]]
-    if (listed := ok.get(model_list_rel(workload))) and slugs != (want := [m["slug"] for m in listed["models"]]):
-        msg = f"expected the slugs of {model_list_rel(workload)} {want}, found {slugs}"
-        problems.append(Problem(shown, "/models", msg))
-    targets = [str(t) for t in doc["itl_targets_ms"]]
-    for i, item in enumerate(doc["models"]):
-        source = model_rel(item["slug"], workload)
-        if (model := ok.get(source)) is None:
-            continue  # missing (the model list says so) or with schema problems of its own
-        if list(item["gpus"]) != model["gpus"]:
-            msg = f"expected the GPUs of {source} {model['gpus']}, found {list(item['gpus'])}"
-            problems.append(Problem(shown, f"/models/{i}/gpus", msg))
-        for gpu, held in item["gpus"].items():
-            confs = [c for c in model["configurations"] if c["gpu"] == gpu]
-            problems += _check_gpu(shown, pointer(["models", i, "gpus", gpu]), source, held, confs, targets)
-    return problems
-
-
-def _check_gpu(shown: str, where: str, source: str, held: Conf, confs: list[Conf], targets: list[str]) -> list[Problem]:
-    """One model's frontier and best_under on one GPU type, against its configurations there."""
-    problems: list[Problem] = []
-    if list(held["best_under"]) != targets:
-        msg = f"expected best_under keys {targets} (itl_targets_ms), found {list(held['best_under'])}"
-        problems.append(Problem(shown, f"{where}/best_under", msg))
-    keyed = {(c["row_id"], c["repeat"]): c for c in confs}
-    by_itl = sorted(confs, key=lambda c: c[ITL])  # sorted once: every check below is n log n
-    itls = [c[ITL] for c in by_itl]
-    lows: list[Conf | None] = [None]  # lows[k]: the lowest-energy configuration of by_itl[:k]
-    for c in by_itl:
-        lows.append(c if lows[-1] is None or c[J] < lows[-1][J] else lows[-1])
-    front: list[Conf] = []
-    on_front: set[int] = set()
-    for j, entry in enumerate(held["frontier"]):
-        if (conf := _matching(shown, f"{where}/frontier/{j}", source, entry, keyed, problems)) is None:
-            continue
-        if id(conf) in on_front:
-            msg = f"expected each configuration once, found {name_of(conf)} again"
-            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
-            continue
-        if front and conf[ITL] < front[-1][ITL]:
-            msg = f"expected median_itl_ms ascending, found {conf[ITL]} after {front[-1][ITL]}"
-            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
-        front.append(conf)
-        on_front.add(id(conf))
-        # rounding never reverses an order, only makes ties: dominated means strictly lower on both
-        better = lows[bisect_left(itls, conf[ITL])]
-        if better is not None and better[J] < conf[J]:
-            msg = f"expected a configuration no other dominates, found {name_of(conf)} dominated by {name_of(better)}"
-            problems.append(Problem(shown, f"{where}/frontier/{j}", msg))
-    points = [(c[J], c[ITL]) for c in confs]
-    counts = Counter(points)  # undominated, and no other at the same point: none is lower or equal on both
-    for conf, point, kept in zip(confs, points, undominated(points), strict=True):
-        if kept and counts[point] == 1 and id(conf) not in on_front:
-            msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
-            problems.append(Problem(shown, f"{where}/frontier", msg))
-    for target, entry in held["best_under"].items():
-        at = f"{where}/best_under/{target}"
-        surely = [c for c in confs if c[ITL] < float(target)]  # rounded below the target: unrounded too
-        want = min(surely, key=lambda c: c[J], default=None)  # the first on a tie
-        if entry is None:
-            if want is not None:
-                msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found null"
-                problems.append(Problem(shown, at, msg))
-            continue
-        if (conf := _matching(shown, at, source, entry, keyed, problems)) is None:
-            continue
-        if conf[ITL] > float(target):
-            msg = f"expected a configuration with median_itl_ms <= {target}, found {name_of(conf)} at {conf[ITL]}"
-            problems.append(Problem(shown, at, msg))
-        elif want is not None and (want[J], confs.index(want)) < (conf[J], confs.index(conf)):  # as best ranks them
-            msg = f"expected {name_of(want)} (the lowest energy under {target} ms), found {name_of(conf)}"
-            problems.append(Problem(shown, at, msg))
-    return problems
-
-
-def _matching(
-    shown: str, at: str, source: str, entry: Conf, keyed: dict[tuple[Any, ...], Conf], problems: list[Any]
-) -> Conf | None:
-    """The configuration an entry names, when it exists and every value equals the published one."""
-    if (conf := keyed.get((entry["row_id"], entry["repeat"]))) is None:
-        msg = f"expected a configuration of {source} on this GPU, found no {entry['row_id']} repeat {entry['repeat']}"
-        problems.append(Problem(shown, at, msg))
-        return None
-    problems += differing(shown, at, {key: conf[key] for key in ENTRY_KEYS}, entry, f"{source} {name_of(conf)}")
-    return conf

@@ -20,7 +20,7 @@ PERCENTILES = ("median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms")
 
 def check_names(path: str, doc: dict[str, Any]) -> list[Problem]:
     """The name rules build applies at upstream (builder.names): spreadsheet-safe names, a slug Windows allows."""
-    keys = ("name", "model_id", "architecture")
+    keys = [key for key in ("name", "model_id", "architecture") if key in doc]  # a generation model has no architecture
     problems = [Problem(path, f"/{key}", fault) for key in keys if (fault := name_fault(doc[key]))]
     if not any(p.where == "/name" for p in problems) and (fault := name_fault(doc["slug"], "a slug")):
         problems.append(Problem(path, "/slug", fault))
@@ -172,6 +172,11 @@ def generation_faults(conf: dict[str, Any], kind: str, limit_s: float, where: st
             want = ITEMS_PER_SECOND.compute(batch, latency)
             msg = f"expected batch_size / batch_latency_s = {want:.4g} to 4 significant digits"
             faults.append((rate_key, f"{msg}, found {rate}"))
+    if kind == "video":  # energy per second of video: Wh per video over num_frames / fps seconds
+        per_second = joules / 3600 * conf["fps"] / conf["num_frames"]
+        if abs(conf["wh_per_video_second"] - per_second) > 0.00005 + 1e-9 * per_second:
+            msg = f"expected {joules_key} / 3600 / (num_frames / fps) = {per_second:.4f}"
+            faults.append(("wh_per_video_second", f"{msg}, found {conf['wh_per_video_second']}"))
     under = conf["under_latency_limit"]
     if (latency < limit_s - HALF_MS and not under) or (latency > limit_s + HALF_MS and under):
         msg = f"expected {str(not under).lower()} for a batch latency of {latency} s against {limit_s} s"

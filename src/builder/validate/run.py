@@ -9,11 +9,13 @@ from builder.files import Refused, read_file, too_large
 from builder.jsonschemas import RefError, read_schemas, schema_problems, schemas_folder, validator
 from builder.layout import MAX_FILE_BYTES, SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
 from builder.strictjson import StrictJSONError, parse_json
-from builder.validate import crossfile
+from builder.validate import crossfile, frontiers
 from builder.validate.descriptor import check_package, check_tables, compare
 from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names, check_physics
 from builder.validate.responses import check_responses
 from builder.validate.tree import Tree
+
+FRONTIER_KINDS = ("frontier", "generation-frontier")
 
 
 def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
@@ -39,12 +41,13 @@ def check_consistency(tree: Tree, base_url: str) -> tuple[list[Problem], dict[st
     problems = [*tree.problems, *crossfile.check_files(tree), *check_schema_folder(tree.root), *schema_problems]
     models = {rel: doc for rel, doc in ok.items() if crossfile.is_any_model(rel)}  # of every workload
     problems += check_gpu_spellings({tree.shown(rel): doc for rel, doc in models.items()})
+    responses = frontiers.csv_responses(tree)  # what an LLM frontier's energy per response must repeat
     for rel, doc in ok.items():
         if rel in models:
             problems += check_names(tree.shown(rel), doc) + check_model(tree.shown(rel), rel, doc)
             problems += check_physics(tree.shown(rel), doc)
-        elif (found := place(rel)) and found.kind == "frontier":  # data_version alone: no dates to check
-            problems += crossfile.check_frontier(tree, found.workload, doc, ok)  # type: ignore[arg-type]
+        elif (found := place(rel)) and found.kind in FRONTIER_KINDS:  # data_version alone: no dates to check
+            problems += frontiers.check_frontier(tree, found.workload, doc, ok, responses)  # type: ignore[arg-type]
         else:
             problems += check_dates(tree.shown(rel), doc)
     groups = crossfile.group_by_workload(tree, ok)

@@ -1,0 +1,181 @@
+"""Rules of a frontier document (an LLM or a generation workload's) against its model documents and the CSV."""
+
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from builder import layout
+from builder.csvview import Key as CsvKey
+from builder.csvview import stated_responses
+from builder.errors import Problem, pointer
+from builder.frontier import (
+    DEFINITION,
+    GENERATION_AXES,
+    LLM_AXES,
+    LLM_DEFINITION,
+    Axes,
+    latency_targets,
+    target_key,
+    undominated,
+)
+from builder.layout import CSV, GENERATION_WORKLOADS, model_list_rel, model_rel
+from builder.validate.crossfile import differing
+from builder.validate.documents import name_of
+from builder.validate.tree import Tree
+
+Conf = dict[str, Any]
+Keyed = dict[tuple[str, int], Conf]  # configurations by (row_id, repeat)
+Responses = Mapping[CsvKey, float]  # the CSV's joules_per_response by (workload, row_id, repeat)
+Own = Mapping[tuple[str, int], float]  # one workload's joules_per_response by (row_id, repeat)
+HALF_TOKEN = 0.5 + 0.005  # mean_output_tokens (2 decimals) against avg_output_tokens (a whole token)
+
+
+def csv_responses(tree: Tree) -> dict[CsvKey, float]:
+    """The root CSV's joules_per_response by (workload, row_id, repeat), where it reads as a number."""
+    return {key: energy[0] for _, key, energy in stated_responses(tree.raw.get(CSV, b""))}
+
+
+def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any], csv: Responses) -> list[Problem]:
+    """A frontier that passed its schema: its head, models and GPU types, then each part's entries."""
+    shown, problems = tree.shown(layout.frontier_rel(workload)), []
+    kind = GENERATION_WORKLOADS.get(workload)
+    axes = LLM_AXES if kind is None else GENERATION_AXES[kind]
+    if doc["workload"] != workload:
+        problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {doc['workload']!r}"))
+    problems += differing(shown, "/definition", LLM_DEFINITION if kind is None else DEFINITION, doc["definition"])
+    if kind is None:
+        targets = [target_key(t) for t in doc["itl_targets_ms"]]
+        named = "itl_targets_ms"
+    else:
+        limits = {"latency_targets_s": latency_targets(doc["latency_limit_s"])}
+        problems += differing(shown, "", limits, doc, "half latency_limit_s, then latency_limit_s")
+        targets = [target_key(t) for t in doc["latency_targets_s"]]
+        named = "latency_targets_s"
+    slugs = [m["slug"] for m in doc["models"]]
+    if (listed := ok.get(model_list_rel(workload))) and slugs != (want := [m["slug"] for m in listed["models"]]):
+        msg = f"expected the slugs of {model_list_rel(workload)} {want}, found {slugs}"
+        problems.append(Problem(shown, "/models", msg))
+    own_csv = {key[1:]: joules for key, joules in csv.items() if key[0] == workload}
+    for i, item in enumerate(doc["models"]):
+        source = model_rel(item["slug"], workload)
+        if (model := ok.get(source)) is None:
+            continue  # missing (the model list says so) or with schema problems of its own
+        if list(item["gpus"]) != model["gpus"]:
+            msg = f"expected the GPUs of {source} {model['gpus']}, found {list(item['gpus'])}"
+            problems.append(Problem(shown, f"/models/{i}/gpus", msg))
+        part = Part(shown, source, axes, (targets, named), own_csv if kind is None else None)
+        for gpu, held in item["gpus"].items():
+            confs = [c for c in model["configurations"] if c["gpu"] == gpu]
+            problems += part.check(pointer(["models", i, "gpus", gpu]), held, confs, "on this GPU")
+        problems += part.check(f"/models/{i}/across_gpus", item["across_gpus"], model["configurations"], "")
+    return problems
+
+
+class Part:
+    """The checks of one frontier and its best_under (one GPU type's, or across them) against configurations."""
+
+    def __init__(self, shown: str, source: str, axes: Axes, targets: tuple[list[str], str], csv: Own | None) -> None:
+        self.shown, self.source, self.axes, self.csv = shown, source, axes, csv
+        self.targets, self.named = targets
+
+    def check(self, where: str, held: Conf, confs: list[Conf], scope: str) -> list[Problem]:
+        """Problems of `held` against `confs` (the model's configurations in its scope, in document order)."""
+        shown, source, problems = self.shown, self.source, []
+        energy, latency = self.axes.energy, self.axes.latency
+        if list(held["best_under"]) != self.targets:
+            msg = f"expected best_under keys {self.targets} ({self.named}), found {list(held['best_under'])}"
+            problems.append(Problem(shown, f"{where}/best_under", msg))
+        keyed: Keyed = {(c["row_id"], c["repeat"]): c for c in confs}
+        by_latency = sorted(confs, key=lambda c: c[latency])  # sorted once: every check below is n log n
+        latencies = [c[latency] for c in by_latency]
+        lows: list[Conf | None] = [None]  # lows[k]: the lowest-energy configuration of by_latency[:k]
+        for c in by_latency:
+            lows.append(c if lows[-1] is None or c[energy] < lows[-1][energy] else lows[-1])
+        front: list[Conf] = []
+        on_front: set[int] = set()
+        for j, entry in enumerate(held["frontier"]):
+            at = f"{where}/frontier/{j}"
+            if (conf := self.matching(at, entry, keyed, scope, problems)) is None:
+                continue
+            if id(conf) in on_front:
+                problems.append(Problem(shown, at, f"expected each configuration once, found {name_of(conf)} again"))
+                continue
+            if front and conf[latency] < front[-1][latency]:
+                msg = f"expected {latency} ascending, found {conf[latency]} after {front[-1][latency]}"
+                problems.append(Problem(shown, at, msg))
+            front.append(conf)
+            on_front.add(id(conf))
+            # rounding never reverses an order, only makes ties: strictly lower on both dominates in either rule
+            better = lows[bisect_left(latencies, conf[latency])]
+            if better is not None and better[energy] < conf[energy]:
+                msg = (
+                    f"expected a configuration no other dominates, found {name_of(conf)} dominated by {name_of(better)}"
+                )
+                problems.append(Problem(shown, at, msg))
+        points = [(c[energy], c[latency]) for c in confs]
+        counts = Counter(points)  # no other lower or equal on both, rounded: on the frontier by either rule
+        for conf, point, kept in zip(confs, points, undominated(points), strict=True):
+            if kept and counts[point] == 1 and id(conf) not in on_front:
+                msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
+                problems.append(Problem(shown, f"{where}/frontier", msg))
+        for target, entry in held["best_under"].items():
+            problems += self.best(f"{where}/best_under/{target}", target, entry, confs, keyed, scope)
+        return problems
+
+    def best(
+        self, at: str, target: str, entry: Conf | None, confs: list[Conf], keyed: Keyed, scope: str
+    ) -> list[Problem]:
+        """best_under at one target: the lowest energy at or under it, the first on a tie; null when none is."""
+        energy, latency, unit = self.axes.energy, self.axes.latency, self.named.rsplit("_", 1)[-1]
+        surely = [c for c in confs if c[latency] < float(target)]  # rounded below the target: unrounded too
+        want = min(surely, key=lambda c: c[energy], default=None)  # the first on a tie
+        problems: list[Problem] = []
+        if entry is None:
+            if want is not None:
+                msg = f"expected {name_of(want)} (the lowest energy under {target} {unit}), found null"
+                problems.append(Problem(self.shown, at, msg))
+            return problems
+        if (conf := self.matching(at, entry, keyed, scope, problems)) is None:
+            return problems
+        if conf[latency] > float(target):
+            msg = f"expected a configuration with {latency} <= {target}, found {name_of(conf)} at {conf[latency]}"
+            problems.append(Problem(self.shown, at, msg))
+        elif want is not None and (want[energy], confs.index(want)) < (conf[energy], confs.index(conf)):
+            msg = f"expected {name_of(want)} (the lowest energy under {target} {unit}), found {name_of(conf)}"
+            problems.append(Problem(self.shown, at, msg))
+        return problems
+
+    def matching(self, at: str, entry: Conf, keyed: Keyed, scope: str, problems: list[Problem]) -> Conf | None:
+        """The configuration an entry names, when it exists; each value it copies must equal the published one."""
+        if (conf := keyed.get((entry["row_id"], entry["repeat"]))) is None:
+            there = f"{self.source} {scope}".rstrip()
+            msg = f"expected a configuration of {there}, found no {entry['row_id']} repeat {entry['repeat']}"
+            problems.append(Problem(self.shown, at, msg))
+            return None
+        copied = {key: conf[key] for key in self.axes.entry_keys}
+        problems += differing(self.shown, at, copied, entry, f"{self.source} {name_of(conf)}")
+        if self.csv is not None:
+            problems += self.response(at, entry, conf)
+        return conf
+
+    def response(self, at: str, entry: Conf, conf: Conf) -> list[Problem]:
+        """An LLM entry's mean output length and energy per response, against its configuration and the CSV."""
+        problems, named = [], f"{self.source} {name_of(conf)}"
+        mean, joules, per_token = (
+            entry["mean_output_tokens"],
+            entry["joules_per_response"],
+            conf["joules_per_output_token"],
+        )
+        if abs(mean - conf["avg_output_tokens"]) > HALF_TOKEN:
+            msg = f"expected within 0.5 of avg_output_tokens {conf['avg_output_tokens']} ({named}), found {mean}"
+            problems.append(Problem(self.shown, f"{at}/mean_output_tokens", msg))
+        product = per_token * mean  # per-token J to 7 decimals, the mean to 2, the response to 4
+        if abs(joules - product) > 0.5e-7 * mean + 0.005 * per_token + 0.5e-4 + 1e-9 * product:
+            msg = f"expected joules_per_output_token x mean_output_tokens = {product:.4f} ({named})"
+            problems.append(Problem(self.shown, f"{at}/joules_per_response", f"{msg}, found {joules}"))
+        stated = self.csv.get((conf["row_id"], conf["repeat"])) if self.csv is not None else None
+        if stated is not None and stated != joules:
+            msg = f"expected {stated} as in {CSV} ({name_of(conf)}), found {joules}"
+            problems.append(Problem(self.shown, f"{at}/joules_per_response", msg))
+        return problems
