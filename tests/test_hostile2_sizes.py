@@ -28,7 +28,7 @@ import builder.files
 import builder.upstream
 import builder.validate.crossfile
 import builder.validate.run
-from builder import fastschema, jsonschemas
+from builder import jsonschemas
 from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
@@ -62,7 +62,13 @@ def refused(root: Path, args: list[str], code: int, names: str | tuple[str, ...]
 @pytest.fixture
 def fresh_schemas() -> Iterator[None]:
     """The schema caches emptied before and after a case that edits schemas/ of its repo copy."""
-    caches = (jsonschemas.load_schemas, jsonschemas.validator, fastschema.fast_validator, jsonschemas.input_validator)
+    caches = (
+        jsonschemas.load_schemas,
+        jsonschemas.validator,
+        jsonschemas.fast_validator,
+        jsonschemas.input_validator,
+        jsonschemas.fast_input_validator,
+    )
     for cached in caches:
         cached.cache_clear()
     yield

@@ -431,10 +431,10 @@ def test_only_regular_files_are_read(repo_copy: Path, scratch_tmp: Path, entry, 
 @pytest.mark.parametrize("command", slow_after([pytest.param("validate"), pytest.param("drift")]))
 def test_a_schema_that_is_not_a_regular_file_is_never_read(repo_copy: Path, command: str) -> None:
     """A release archive ships schemas/ beside data/: they are read as carefully."""
-    from builder import fastschema, jsonschemas
+    from builder import jsonschemas
 
     (repo_copy / "schemas" / "zero.schema.json").symlink_to("/dev/zero")
-    caches = (jsonschemas.load_schemas, jsonschemas.validator, fastschema.fast_validator)
+    caches = (jsonschemas.load_schemas, jsonschemas.validator, jsonschemas.fast_validator)
     for cached in caches:
         cached.cache_clear()
     try:

@@ -10,7 +10,7 @@ import pytest
 import test_hostile_validate
 import test_validate_corpus
 import test_workloads_corpus
-from builder import fastschema, jsonschemas, strictjson
+from builder import jsonschemas, strictjson
 from builder.jsonschemas import validator
 from builder.layout import schema_for
 from builder.validate import run
@@ -48,7 +48,7 @@ def test_the_fast_engine_agrees_with_jsonschema(reused_copy: Path, apply: Any, f
     committed = dict(load_tree(REPO / "data").raw)
     apply(reused_copy / folder)
     for rel, doc in edited_documents(reused_copy / "data", committed).items():
-        fast = fastschema.fast_validator(schema_for(rel))
+        fast = jsonschemas.fast_validator(schema_for(rel))
         assert fast is not None
         assert fast(doc) == validator(schema_for(rel)).is_valid(doc), rel
 
@@ -58,7 +58,7 @@ def test_a_float_where_an_integer_belongs_is_refused_by_both() -> None:
     doc = strictjson.parse_json((REPO / "data/models/qwen-3-8b.json").read_bytes())
     doc["configurations"][0]["num_gpus"] = 1.0
     assert validator("model.schema.json").is_valid(doc) is False
-    assert fastschema.fast_validator("model.schema.json")(doc) is False  # type: ignore[misc]
+    assert jsonschemas.fast_validator("model.schema.json")(doc) is False  # type: ignore[misc]
 
 
 def test_an_integral_number_where_a_number_belongs_passes_both() -> None:
@@ -66,14 +66,14 @@ def test_an_integral_number_where_a_number_belongs_passes_both() -> None:
     doc = strictjson.parse_json((REPO / "data/models/qwen-3-8b.json").read_bytes())
     doc["configurations"][0]["median_itl_ms"] = 20.0
     assert validator("model.schema.json").is_valid(doc) is True
-    assert fastschema.fast_validator("model.schema.json")(doc) is True  # type: ignore[misc]
+    assert jsonschemas.fast_validator("model.schema.json")(doc) is True  # type: ignore[misc]
 
 
 def test_a_pattern_rust_accepts_but_python_rejects_is_a_broken_schema(repo_copy: Path) -> None:
     r"""`\p{L}` compiles in Rust's dialect, not in Python's re: the schema is reported broken, once."""
     path = repo_copy / "schemas" / "defs.schema.json"
     path.write_text(path.read_text().replace('"pattern": "^[a-z0-9]', '"pattern": "^\\\\p{L}*[a-z0-9]', 1))
-    caches = (jsonschemas.load_schemas, jsonschemas.validator, fastschema.fast_validator)
+    caches = (jsonschemas.load_schemas, jsonschemas.validator, jsonschemas.fast_validator)
     for cached in caches:
         cached.cache_clear()
     try:

@@ -52,22 +52,29 @@ def render(out: Path, upstream: dict[str, Pinned], date: str) -> BuildResult:
     retrieved = max((pins[task].lock.retrieved for task in pinned), default=None)  # a task file given has no date
     if fault := date_fault(date, today_utc(), retrieved):
         raise InputError(f"the build date (--date, or today): {fault}; nothing was written")
+    locks = {task: pin.lock for task, pin in pins.items()}
     rows, warnings = parse_all({task: (pin.data, pin.name) for task, pin in pins.items()}, meta)
-    docs = build_package(rows, meta, date)
+    del pins  # the task files' bytes: their rows and locks go on
+    docs, energies = build_package(rows, meta, date), response_energies(rows, meta)
+    del rows  # every document and energy is derived: the rows let go before the documents are written
     # The image and video workloads' own CSVs hold no date: made once, before the date rule.
     own_tables = {csv_rel(work.id): generation_csv(docs, work.id, work.kind) for work in generation_workloads(meta)}
-    old = {rel: read_or_none(out / rel) for rel in [*docs, CSV, *own_tables]}  # each old file read once
-    docs = {rel: keep_dates(doc, parse_or_none(old[rel])) for rel, doc in docs.items()}
-    files = {rel: dumps(doc) for rel, doc in docs.items()}
-    files |= {CSV: configurations_csv(docs, response_energies(rows, meta))} | own_tables
+    files: dict[str, bytes] = {}
+    states: dict[str, str] = {}  # each file's state against the old one, read once and let go
+    for rel in list(docs):
+        before = read_or_none(out / rel)
+        docs[rel] = keep_dates(docs[rel], parse_or_none(before))
+        files[rel] = dumps(docs[rel])
+        states[rel] = _state(before, files[rel])
+    files |= {CSV: configurations_csv(docs, energies)} | own_tables
+    states |= {rel: _state(read_or_none(out / rel), files[rel]) for rel in (CSV, *own_tables)}
     version = newest_data_version(docs.values()) or date
-    locks = {task: pin.lock for task, pin in pins.items()}
     package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
     if problems := check_built(tree, meta["base_url"]):
         raise ValidationError(f"{out}: the new build fails its own checks; nothing was written", problems)
     package_bytes = dumps(package)
-    written = {f"{out.name}/{rel}": _state(old[rel], b) for rel, b in sorted(files.items())}
+    written = {f"{out.name}/{rel}": states[rel] for rel in sorted(files)}
     existing = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} if out.is_dir() else set()
     existing = {rel for rel in existing if not is_hidden(rel)}  # hidden files are carried over, not removed
     written |= {f"{out.name}/{rel}": "removed" for rel in sorted(existing - files.keys())}

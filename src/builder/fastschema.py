@@ -1,13 +1,11 @@
-"""The fast path: each published schema compiled once by jsonschema-rs, with this project's rules kept."""
+"""The fast path: a resolved schema compiled by jsonschema-rs, with this project's rules kept."""
 
 import re
 from collections.abc import Callable
-from functools import cache, partial
+from functools import partial
 from typing import Any
 
 from jsonschema import Draft202012Validator
-
-from builder.jsonschemas import validator
 
 FORMATS = ("date", "uri")  # the formats the schemas use, checked by jsonschema's own checkers
 NOT_FLOAT = "x-not-float"  # added to each integer-only place of the compiled copy (never to the files)
@@ -64,18 +62,16 @@ def _each(subschemas: Any) -> Any:
     return {name: prepared(schema) for name, schema in subschemas.items()}
 
 
-@cache
-def fast_validator(name: str) -> Check | None:
-    """The published schema `name` compiled by jsonschema-rs (its is_valid), or None where Rust cannot compile it
-    (jsonschema then judges alone); a schema jsonschema cannot use raises as `validator` does."""
+def compile_fast(schema: dict[str, Any]) -> Check | None:
+    """A resolved schema compiled by jsonschema-rs (its is_valid), or None where Rust cannot compile it (jsonschema
+    then judges alone); re.error for a pattern Python's re rejects."""
     import jsonschema_rs
 
-    schema = prepared(validator(name).schema)
     conforms = Draft202012Validator.FORMAT_CHECKER.conforms
     formats: dict[str, Callable[..., bool]] = {fmt: partial(_conforms, conforms, fmt) for fmt in FORMATS}
     try:
         compiled = jsonschema_rs.validator_for(
-            schema, formats=formats, validate_formats=True, keywords={NOT_FLOAT: NotFloat}
+            prepared(schema), formats=formats, validate_formats=True, keywords={NOT_FLOAT: NotFloat}
         )
     except (ValueError, jsonschema_rs.ValidationError):
         return None

@@ -13,6 +13,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 
 from builder.errors import InputError, Problem, ProblemsError, pointer, shown
+from builder.fastschema import Check, compile_fast
 from builder.files import Refused, read_file
 from builder.layout import METADATA, SCHEMAS
 from builder.strictjson import StrictJSONError, json_type, parse_json
@@ -120,6 +121,12 @@ def validator(name: str) -> Any:
 
 
 @cache
+def fast_validator(name: str) -> Check | None:
+    """The published schema `name` compiled once by jsonschema-rs (None: jsonschema alone judges it)."""
+    return compile_fast(validator(name).schema)
+
+
+@cache
 def input_validator(name: str, part: tuple[str, ...] = ()) -> Any:
     """The compiled validator of an input schema (or of its subschema at `part`), $refs resolved among the inputs'."""
     schemas = {
@@ -134,12 +141,21 @@ def input_validator(name: str, part: tuple[str, ...] = ()) -> Any:
         raise InputError(f"{INPUT_SCHEMAS / name}: {exc}") from None
 
 
+@cache
+def fast_input_validator(name: str, part: tuple[str, ...] = ()) -> Check | None:
+    """input_validator's schema compiled once by jsonschema-rs (None: jsonschema alone judges it)."""
+    try:
+        return compile_fast(input_validator(name, part).schema)
+    except re.error as exc:
+        raise InputError(f"{INPUT_SCHEMAS / name}: expected a usable JSON Schema, found error: {exc}") from None
+
+
 def input_problems(name: str, value: Any, path: str, part: tuple[str, ...] = ()) -> list[Problem]:
-    """Every way `value` breaks the input schema `name` (or its subschema at `part`), one Problem each."""
-    check = input_validator(name, part)
-    if check.is_valid(value):  # the common case, several times cheaper than collecting errors
+    """Every way `value` breaks the input schema `name` (or its subschema at `part`), one Problem each: the fast
+    engine's verdict first, jsonschema's words (and last word) for a value it refuses."""
+    if (fast := fast_input_validator(name, part)) is not None and fast(value):  # the common case
         return []
-    return schema_problems(check, value, path, said=True)
+    return schema_problems(input_validator(name, part), value, path, said=True)
 
 
 def refuse(where: str, problems: list[Problem], of: str) -> None:

@@ -2,6 +2,7 @@
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _OUTSIDE = re.compile(r"[^a-z0-9]+")
 # A Greek letter's Unicode name ends in its English name: GREEK SMALL LETTER SIGMA, GREEK
@@ -20,8 +21,10 @@ READINGS = (
 )
 # Windows reserves these names with any extension, in any case: `models/nul.json` cannot be made there.
 RESERVED_SLUGS = frozenset({"con", "prn", "aux", "nul", *(f"{dev}{i}" for dev in ("com", "lpt") for i in range(1, 10))})
+SEEN_NAMES = 1 << 16  # each name's slug and fault are worked out once: a task repeats a model's names on every row
 
 
+@lru_cache(maxsize=SEEN_NAMES)
 def slugify(name: str) -> str:
     """Lower-case ASCII (NFKD, Greek letters by name, others dropped), runs outside [a-z0-9] one '-', none at ends."""
     ascii_chars = []
@@ -43,6 +46,7 @@ def control_characters(name: str) -> list[str]:
     return [f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf")]
 
 
+@lru_cache(maxsize=SEEN_NAMES)
 def name_fault(name: str, what: str = "a name") -> str | None:
     """`expected ..., found ...` for a name (model id, slug, nickname, GPU, architecture) a spreadsheet misreads,
     else None; `what` says which kind of name the message expected."""

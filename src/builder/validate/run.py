@@ -4,9 +4,8 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import Problem, shown
-from builder.fastschema import fast_validator
 from builder.files import Refused, read_file, too_large
-from builder.jsonschemas import RefError, read_schemas, schema_problems, schemas_folder, validator
+from builder.jsonschemas import RefError, fast_validator, read_schemas, schema_problems, schemas_folder, validator
 from builder.layout import MAX_FILE_BYTES, SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
 from builder.strictjson import StrictJSONError, parse_json
 from builder.validate import crossfile, frontiers
