@@ -86,3 +86,15 @@ def test_a_pattern_rust_accepts_but_python_rejects_is_a_broken_schema(repo_copy:
     assert all(m.startswith("expected a usable JSON Schema, found error: ") for m in broken.values())
     assert all("bad escape" in m for m in broken.values())
     assert not any(schema_for(rel) in broken for rel in passed)
+
+
+def test_a_value_the_fast_engine_cannot_take_is_judged_by_jsonschema() -> None:
+    """A TOML date (metadata.toml unquoted) is no JSON value: the fast check says no, and jsonschema words it."""
+    import datetime
+
+    from builder.fastschema import compile_fast
+
+    fast = compile_fast({"type": "string", "format": "date"})
+    assert fast is not None
+    assert fast(datetime.date(2026, 1, 2)) is False
+    assert fast("2026-01-02") is True

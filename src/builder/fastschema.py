@@ -75,7 +75,14 @@ def compile_fast(schema: dict[str, Any]) -> Check | None:
         )
     except (ValueError, jsonschema_rs.ValidationError):
         return None
-    check: Check = compiled.is_valid
+
+    def check(value: Any) -> bool:
+        """jsonschema-rs's verdict; False for a value it cannot take (a TOML date): jsonschema then judges."""
+        try:
+            return bool(compiled.is_valid(value))
+        except (ValueError, TypeError, OverflowError):
+            return False
+
     return check
 
 

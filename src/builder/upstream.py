@@ -29,7 +29,7 @@ OWN_NAMES |= {"width": "{}_width", "height": "{}_height"}  # GenRow field -> ups
 _ROW = re.compile(r"/configurations/([0-9]+)(?=/|$)")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class UpstreamRow:
     """What a checked upstream configuration of any kind holds: its model, GPUs and power, upstream names kept."""
 
@@ -44,7 +44,7 @@ class UpstreamRow:
     avg_power_watts: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Row(UpstreamRow):
     """One checked upstream configuration of an LLM workload, upstream field names kept."""
 
@@ -63,7 +63,7 @@ class Row(UpstreamRow):
     p99_itl_ms: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GenRow(UpstreamRow):
     """One checked upstream configuration of an image or video workload, its own fields in neutral names."""
 
