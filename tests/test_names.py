@@ -87,9 +87,11 @@ def test_gpu_names_that_differ_only_by_case_are_one_fault_each() -> None:
     ]
 
 
-@pytest.mark.parametrize(("first", "second"), [("H100-SXM", "H100_SXM"), ("H100.SXM", "h100-sxm"), ("A100-", "A100")])
-def test_gpu_names_that_share_a_page_are_one_fault(first: str, second: str) -> None:
-    """Names that differ by punctuation map to one slug, so to one GPU page and file name."""
+@pytest.mark.parametrize(
+    ("first", "second"), [("H100-SXM", "H100_SXM"), ("H100.SXM", "h100-sxm"), ("A100-", "A100"), ("B200", "B_200")]
+)
+def test_gpu_names_that_differ_by_punctuation_are_one_fault(first: str, second: str) -> None:
+    """Names that differ by punctuation are one GPU spelt two ways, and most map to one page and file name."""
     assert gpu_spelling_faults([("a.json", first), ("b.json", second)]) == [
         ("b.json", second, f"expected one spelling per GPU, found {first!r} in a.json and {second!r}")
     ]

@@ -76,6 +76,11 @@ def test_a_source_holds_upstream_url_and_commit_and_the_mirror_beside_them() -> 
     assert source(OLD, "t")["mirror"] is None
 
 
+def test_a_source_without_a_version_is_one_finding() -> None:
+    (found,) = source_findings([{"path": OLD.url}])
+    assert found[1].endswith("found it missing")
+
+
 @pytest.mark.parametrize(
     ("version", "lock", "found"),
     [

@@ -59,12 +59,12 @@ def name_fault(name: str, what: str = "a name") -> str | None:
 
 
 def gpu_spelling_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
-    """(file, GPU, message) for each GPU name of (file, GPU) pairs whose slug (its page's and file's name) is that
-    of another name seen before: H100-SXM and H100_SXM, or H100 and h100."""
+    """(file, GPU, message) for each GPU name of (file, GPU) pairs that differs from one seen before only by case
+    or punctuation (H100 and h100; H100-SXM, H100_SXM and H100SXM): the first two would also share a page."""
     first: dict[str, tuple[str, str]] = {}
     faults = set()
     for path, gpu in gpus:
-        seen_in, seen = first.setdefault(slugify(gpu), (path, gpu))
+        seen_in, seen = first.setdefault(slugify(gpu).replace("-", ""), (path, gpu))
         if seen != gpu:
             there = "" if seen_in == path else f" in {seen_in}"
             faults.add((path, gpu, f"expected one spelling per GPU, found {seen!r}{there} and {gpu!r}"))

@@ -58,7 +58,7 @@ def source_findings(sources: Any, lock: str = "") -> list[tuple[str, str]]:
         version = source.get("version") if isinstance(source, dict) else ""
         if isinstance(source, dict) and not (isinstance(version, str) and COMMIT.fullmatch(version)):
             of = f"upstream's commit of {shown(source.get('path'), 200)}, 40 lowercase hex digits"
-            found = f"none in {lock}" if lock else shown(version)
+            found = f"none in {lock}" if lock else shown(version) if "version" in source else "it missing"
             out.append((f"/sources/{i}/version", f"expected {of} (`builder fetch --commit SHA`), found {found}"))
     return out
 
