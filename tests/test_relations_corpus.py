@@ -52,6 +52,18 @@ def test_the_parser_refuses_one_line() -> None:
     assert [str(p) for p in caught.value.problems] == [f"bad.json: {UPSTREAM_LINE}"]
 
 
+def test_a_whole_model_off_is_one_line_naming_its_first_row() -> None:
+    doc = json.loads((REPO / "upstream" / "lm-arena-chat.json").read_bytes())
+    for conf in doc["configurations"]:
+        if conf["model_id"] == "Qwen/Qwen3-14B":
+            conf["energy_per_request_joules"] *= 1000
+    with pytest.raises(UpstreamError) as caught:
+        parse_upstream(json.dumps(doc).encode(), "bad.json", "lm-arena-chat")
+    first = "/configurations/0/energy_per_request_joules (Qwen/Qwen3-14B, B200, 1 GPU(s), max_num_seqs 8"
+    found = "expected energy_per_token_joules x avg_output_len = 430.1127103864672, found 430112.7103864672"
+    assert [str(p) for p in caught.value.problems] == [f"bad.json: {first}, and 16 more rows of this model): {found}"]
+
+
 def refused(root: Path, args: list[str], line: str) -> str:
     before = tree_digest(root)
     outcome = run_cli(*args)

@@ -1,7 +1,9 @@
 """Read and check the upstream task files, LLM, image and video, each and all at once: untrusted input stops here."""
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from types import MappingProxyType
 from typing import Any
 
 from builder.errors import Problem, UpstreamError, printable, shown
@@ -15,7 +17,15 @@ from builder.layout import (
 )
 from builder.metadata import GenerationWorkload, generation_workloads
 from builder.names import gpu_spelling_faults, is_reserved_slug, name_fault, slugify
-from builder.relations import GENERATION_ORDERS, GENERATION_RELATIONS, LLM_ORDERS, LLM_RELATIONS, relation_faults
+from builder.relations import (
+    GENERATION_ORDERS,
+    GENERATION_RELATIONS,
+    LLM_ORDERS,
+    LLM_RELATIONS,
+    Order,
+    Relation,
+    relation_faults,
+)
 from builder.strictjson import StrictJSONError, parse_json
 
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
@@ -94,9 +104,9 @@ def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
         layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
         if row.num_gpus != layout:
             faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {row.num_gpus}"))
-        faults += [(f.field, f.message) for f in relation_faults(vars(row), LLM_RELATIONS, LLM_ORDERS)]
         problems += [Problem(path, f"/configurations/{i}/{name}", msg) for name, msg in faults]
-    return list(rows.values()), finish(problems, doc, rows, path, KNOWN, IDENTITY)
+    broken = relation_problems(path, rows, LLM_RELATIONS, LLM_ORDERS, {})
+    return list(rows.values()), finish(problems + list(broken), doc, rows, path, KNOWN, IDENTITY, broken)
 
 
 def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed:
@@ -116,11 +126,24 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed
         if row.num_gpus != row.ulysses_degree * row.ring_degree:
             layout = f"ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}"
             faults.append(("num_gpus", f"expected {layout}, found {row.num_gpus}"))
-        broken = relation_faults(vars(row), GENERATION_RELATIONS, GENERATION_ORDERS)
-        faults += [(f.field, f.message) for f in broken]
         problems += [Problem(path, f"/configurations/{i}/{names[name]}", msg) for name, msg in faults]
+    broken = relation_problems(path, rows, GENERATION_RELATIONS, GENERATION_ORDERS, names)
     known = {*names.values(), *TASK_FIELDS, "architecture"}
-    return list(rows.values()), finish(problems, doc, rows, path, known, GENERATION_IDENTITY)
+    return list(rows.values()), finish(problems + list(broken), doc, rows, path, known, GENERATION_IDENTITY, broken)
+
+
+def relation_problems(
+    path: str, rows: Mapping[int, UpstreamRow], relations: tuple[Relation, ...], orders: tuple[Order, ...],
+    names: Mapping[str, str],
+) -> dict[Problem, str]:  # fmt: skip
+    """Each row's broken relations and orders (builder.relations) as problems at upstream's `names`, with the rule
+    each breaks (finish names the rows of one model that break one rule on one line)."""
+    found = {}
+    for i, row in rows.items():
+        for fault in relation_faults(vars(row), relations, orders):
+            where = f"/configurations/{i}/{names.get(fault.field, fault.field)}"
+            found[Problem(path, where, fault.message)] = fault.rule
+    return found
 
 
 def parse_all(
@@ -187,9 +210,16 @@ def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, str
 
 
 def finish(
-    problems: list[Problem], doc: dict[str, Any], rows: dict[int, Any], path: str, known: Any, identity: tuple[str, ...]
+    problems: list[Problem],
+    doc: dict[str, Any],
+    rows: dict[int, Any],
+    path: str,
+    known: Any,
+    identity: tuple[str, ...],
+    rules: Mapping[Problem, str] = MappingProxyType({}),
 ) -> list[str]:
-    """All problems in an UpstreamError, a row's named by its `identity` (once per model); without any, warnings."""
+    """All problems in an UpstreamError, a row's named by its `identity` (once per model, and once per model and
+    broken relation, `rules` giving each relation problem's rule); without any, warnings."""
     confs = doc["configurations"]
     groups: dict[tuple[Any, ...], list[Any]] = {}  # what makes problems one -> [the first, the rows sharing it]
     for problem in problems:
@@ -197,6 +227,8 @@ def finish(
         i, place = (int(row[1]), problem.where[row.end() :]) if row else (None, "")
         per_model = place.lstrip("/") in ("model_id", *MODEL_FIELDS)  # implies a row that is an object
         key = (repr(confs[i].get("model_id")), place, problem.message) if per_model else (problem,)
+        if problem in rules and i is not None:  # one model's rows that break one relation: its first row shown
+            key = (repr(confs[i].get("model_id")), place, rules[problem])
         groups.setdefault(key, [problem]).extend([] if i is None else [i])
     problems = []
     for problem, *sharing in groups.values():
