@@ -409,3 +409,57 @@ def test_the_home_page_offers_the_package_files_and_every_csv_for_download(site)
     assert [(p, words.size((site / p).stat().st_size)) for p in offered] == found
     assert "download/datapackage.json" in dict(found)
     assert "download/data/configurations.csv" in dict(found)
+
+
+@pytest.mark.slow
+def test_every_page_says_where_its_figures_come_from_and_links_the_changelog_and_the_data(site) -> None:
+    commit = "0cd52dab897c5d91a45f4d413038f3b8b4251b0f"
+    pages = sorted(p for p in site.rglob("*.html") if p.name != "404.html")
+    for path in pages:
+        page = path.read_text(encoding="utf-8")
+        footer = page.split('<footer class="site">', 1)[1]
+        where = path.relative_to(site)
+        assert "Data version 2026-11-29 (" in footer, where
+        assert re.search(r'href="([./]*changelog/|\./)(#[\w.-]+)?">its changelog entry</a>', footer), where
+        assert re.search(r'<a href="[./]*download/">Download the data</a>', footer), where
+        assert f'<a href="https://github.com/ml-energy/leaderboard/tree/{commit}/public/data/tasks">' in footer, where
+        assert 'rel="license">Apache-2.0</a>' in footer, where
+        assert ">arXiv 2505.06371</a>" in footer and ">arXiv 2601.22076</a>" in footer, where  # noqa: PT018
+        assert '<meta property="og:title" content="' in page, where
+        url = BASE + "/" + where.as_posix().removesuffix("index.html")
+        assert f'<meta property="og:url" content="{url}">' in page, where
+        markup = json.loads(page.split('<script type="application/ld+json">', 1)[1].split("</script>", 1)[0])
+        assert markup["@type"] == "Dataset"
+        assert markup["version"] == "2026-11-29"
+    source = html(site, "workloads/problem-solving").split('<section class="source"', 1)[1]
+    assert (
+        f'href="https://raw.githubusercontent.com/ml-energy/leaderboard/{commit}/public/data/tasks/gpqa.json"' in source
+    )
+    assert "/master/" not in source
+
+
+@pytest.mark.slow
+def test_the_sitemap_dates_each_page_by_its_own_document(site) -> None:
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert f"<loc>{BASE}/models/llama-3-1-70b-instruct/</loc><lastmod>2026-09-27</lastmod>" in sitemap
+    assert f"<loc>{BASE}/workloads/text-to-video/</loc><lastmod>2026-11-29</lastmod>" in sitemap
+
+
+@pytest.mark.slow
+def test_names_are_links_and_generation_tables_say_what_they_compare(site) -> None:
+    models = html(site, "models")
+    assert '<th scope="row"><a href="llama-3-1-70b-instruct/">Llama 3.1 70B Instruct</a></th>' in models
+    llama = html(site, "models/llama-3-1-70b-instruct")
+    assert (
+        '<dt>GPUs measured</dt><dd><a href="../../gpus/b200/">B200</a>, <a href="../../gpus/h100/">H100</a></dd>'
+        in llama
+    )
+    workload = html(site, "workloads/text-to-video")
+    gpus = '<a href="../../gpus/b200/">B200</a>, <a href="../../gpus/h100/">H100</a>'
+    assert f"GPU types measured: {gpus}." in workload
+    sizes = f"720 {TIMES} 480 px, 49 frames; 832 {TIMES} 480 px, 81 frames;"
+    assert f'<p class="warning">These rows mix video sizes ({sizes}' in workload
+    wan = bare(html(site, "workloads/text-to-video/models/wan-2-1-14b"))
+    for heading in ("Steps", "Resolution", "Frames", "Frame rate"):
+        assert f'<th scope="col">{heading} <span class="unit">' in wan.split('<table class="configurations">')[1]
+    assert f"<td>832 {TIMES} 480</td><td>81</td><td>15</td>" in wan

@@ -26,6 +26,7 @@ UNREAD = {  # what no page reads: a frontier's points and its entries' values (t
 INDEX_SHOWN = frozenset({  # an index row's fields that its workload's page and chart show (views.py's columns)
     "model", "slug", "gpu", "num_gpus", "wh_per_million_output_tokens", "median_itl_ms", "max_num_seqs",
     "gpu_power_watts_total", "wh_per_thousand_images", "wh_per_video", "batch_latency_s", "row_id", "repeat",
+    "wh_per_video_second", "inference_steps", "width", "height", "num_frames", "fps",
 })  # fmt: skip
 PARTS = ("rows", "models")  # the arrays of small documents, kept in the store: index rows, list and frontier entries
 Keep = Callable[[str, Iterable[tuple[str, str]]], None]  # a document's parts, (slug or "", JSON text) each, in order

@@ -65,7 +65,9 @@ def index_columns(kind: str, unit: str) -> list[Column]:
     """The columns of a workload's index table after model and GPU setup (each a key of load.INDEX_SHOWN)."""
     if kind == LLM:
         return [ENERGY, PER_RESPONSE, PER_THOUSAND, MEDIAN, MAX_SEQS, GPU_POWER]
-    return [Column(AXES[kind].energy, "Energy", unit, 2), LATENCY]
+    sizes = [views.STEPS, views.RESOLUTION, *((views.FRAMES, views.FPS) if kind == "video" else ())]
+    per_second = [views.PER_VIDEO_SECOND] if kind == "video" else []
+    return [Column(AXES[kind].energy, "Energy", unit, 2), *per_second, LATENCY, *sizes]
 
 
 def workload_view(
@@ -79,9 +81,13 @@ def workload_view(
     """A workload's page: its description, comparison at the chosen target, chart, index and model list."""
     folder = work.page.removesuffix("index.html") + "models/"
     rows, llm = index.get("rows", []), work.kind == LLM
+    columns = index_columns(work.kind, index.get("unit", ""))
     if llm:
         rows = with_responses(rows, work.id, common.get("responses", {}))
-    columns = index_columns(work.kind, index.get("unit", ""))
+    else:  # the columns the index has (sizes and energy per second of video as the data publishes them)
+        first: dict[str, Any] = next(iter(rows), {})
+        columns = [c for c in columns if c.key in first or (c is views.RESOLUTION and "width" in first)]
+        rows = with_sizes(rows)
     compare = comparison(work, models, sums, targets.CHOSEN_MS) if llm else None
     listed = [(m.slug, m.name, m.page, sums[m.doc_rel].points) for m in models] if compare else []
     control = views.control(work.page, compare["gpus"], listed) if compare else None
@@ -101,6 +107,11 @@ def workload_view(
         compare=compare,
         control=control,
         gpus=sorted({g for m in models for g in sums[m.doc_rel].gpus}),
+        mixed=""
+        if llm
+        else views.mixed(
+            (s for m in models for s in sums[m.doc_rel].sizes), work.kind, views.PER_VIDEO_SECOND in columns
+        ),
         index=table(columns, rows),
         pages={model.slug: model.page for model in reversed(models)},  # the first model of a slug
         dot_rows=DOT_ROWS,
@@ -111,6 +122,13 @@ def with_responses(rows: Iterable[dict[str, Any]], workload: str, found: Any) ->
     """Index rows as they are read, each given its energy per response where the CSV publishes it."""
     for row in rows:
         yield with_response(workload, found, row)
+
+
+def with_sizes(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Generation index rows as they are read, each given its resolution in words where it has one."""
+    for row in rows:
+        views.sized([row])
+        yield row
 
 
 def with_response(workload: str, found: Any, row: dict[str, Any]) -> dict[str, Any]:
@@ -185,12 +203,13 @@ def gathering(
         yield page, "listing.html", frame(page, crumbs, common, folder=folder, entries=entries)
 
 
-def sitemap(files: Iterable[str], base_url: str, version: str) -> Iterator[bytes]:
-    """Every page of the site but the 404 page, by its public URL, a line at a time; files: in path order."""
+def sitemap(files: Iterable[str], base_url: str, version: str, dates: dict[str, str]) -> Iterator[bytes]:
+    """Every page of the site but the 404 page, by its public URL, a line at a time, dated by its own document's
+    data version where it shows one (dates), by the package's otherwise; files: in path order."""
     yield b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
     for path in (p for p in files if p.endswith(".html") and p != "404.html"):
         url = f"{base_url}/{path.removesuffix('index.html')}"
-        yield f"<url><loc>{escape(url)}</loc><lastmod>{version}</lastmod></url>\n".encode()
+        yield f"<url><loc>{escape(url)}</loc><lastmod>{escape(dates.get(path, version))}</lastmod></url>\n".encode()
     yield b"</urlset>\n"
 
 

@@ -71,6 +71,7 @@ class Planner:
     def __init__(self, pkg: Package, store: Store) -> None:
         self.pkg, self.store = pkg, store
         self.versions: set[str] = set(pkg.versions)  # the data versions of every document
+        self.dates: dict[str, str] = {}  # a page's own data date, where it shows one document's figures
 
     def file(self, path: str, data: Content, copy_of: str | None = None) -> File:
         """Record one site file (copy_of: the file of data/ it copies) and hand it on to be written; two files for
@@ -96,9 +97,11 @@ class Planner:
             self.versions.add(str(doc["data_version"]))
         return list(self.publish(rel, self.pkg.path(rel))), doc
 
-    def page(self, path: str, template: str, view: dict[str, Any], shown: str) -> File:
+    def page(self, path: str, template: str, view: dict[str, Any], shown: str, date: Any = None) -> File:
         """A page handed on as it renders, in parts; a template that finds the view unsound raises as `reading`
         does."""
+        if isinstance(date, str) and date:
+            self.dates[path] = date
         return self.made(path, render(template, view), shown)
 
     def made(self, path: str, parts: Iterator[bytes], shown: str) -> File:
@@ -188,6 +191,8 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
             yield from copies
             if work.kind == LLM and isinstance(doc.get("configurations"), list) and isinstance(doc.get("best"), dict):
                 responses.add([*doc["configurations"], *doc["best"].values()], work.id, pkg.responses)
+            elif isinstance(doc.get("configurations"), list) and isinstance(doc.get("best"), dict):
+                views.sized([c for c in (*doc["configurations"], *doc["best"].values()) if isinstance(c, dict)])
             schema = schemas.get(schema_for(model.doc_rel) or "")
             if schema is None:
                 raise InputError(f"data/{model.doc_rel}: expected a document one of the schemas describes, found none")
@@ -206,7 +211,8 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
                 view = views.model_view(doc, links, shown, context)
                 store.add_summary(model.doc_rel, summarize(doc, found, axes))
             template = "model.html" if work.kind == LLM else "generic_model.html"
-            yield plan.page(model.page, template, view, f"data/{model.doc_rel}")
+            date = doc.get("data_version") or doc.get("updated")
+            yield plan.page(model.page, template, view, f"data/{model.doc_rel}", date)
             del copies, doc, view  # only the summary outlives the page
         index = {**pkg.heads[work.index_rel], "rows": store.parts(work.index_rel)} if work.index_rel else {}
         with reading(f"data/{work.index_rel}"):
@@ -218,7 +224,8 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
             context = common | {"responses": pkg.responses}
             view = pages.workload_view(work, models, index, store, shown, context)  # summaries read as used
             overview.append(pages.overview_row(work, view, models, store))
-        yield plan.page(work.page, "workload.html", view, f"data/{work.index_rel}")
+        head = pkg.heads.get(work.index_rel or work.list_rel or "", {})
+        yield plan.page(work.page, "workload.html", view, f"data/{work.index_rel}", head.get("data_version"))
         del models, index, view
     for rel in pkg.files:  # model documents no list names are published all the same
         if store.copy_of(API_PREFIX + rel) != rel:
@@ -226,5 +233,6 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
     for path, template, view in pages.gathering(pkg, works, overview, store, common):
         yield plan.page(path, template, view, "data/")  # these gather every document: validate names an unsound one
     made = (path for path, _ in store.files())  # read as the sitemap is written, in path order
-    yield plan.made("sitemap.xml", pages.sitemap(made, pkg.base_url, str(common["data_version"])), "data/")
+    dated = pages.sitemap(made, pkg.base_url, str(common["data_version"]), plan.dates)
+    yield plan.made("sitemap.xml", dated, "data/")
     yield plan.file("robots.txt", pages.robots(pkg.base_url))

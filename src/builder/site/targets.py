@@ -60,6 +60,7 @@ class Summary:
     best: dict[str, dict[str, Any] | None]  # per GPU type: any latency (LLM), within the latency limit (generation)
     targets: tuple[int, ...]  # LLM only, as under
     under: Under  # per GPU type, per target
+    sizes: list[tuple[Any, ...]] = field(default_factory=list)  # generation: each output size (size_of) it made
     points: list[list[Any]] = field(default_factory=list)  # LLM: each configuration as POINT, for the latency control
 
 
@@ -91,8 +92,17 @@ def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> 
         {gpu: pick(conf) for gpu, conf in doc.get("best", {}).items()},
         chosen,
         {gpu: {t: pick(conf) for t, conf in by_target.items()} for gpu, by_target in under.items()},
+        sorted({size_of(conf) for conf in doc.get("configurations", [])}, key=size_order) if not found else [],
         [point(conf) for conf in doc.get("configurations", [])] if found else [],
     )
+
+
+SIZE_KEYS = ("width", "height", "num_frames", "fps", "inference_steps")  # what makes two outputs comparable
+
+
+def size_of(conf: dict[str, Any]) -> tuple[Any, ...]:
+    """A configuration's output size and denoising steps, as SIZE_KEYS lists them (None where it has none)."""
+    return tuple(conf.get(key) for key in SIZE_KEYS)
 
 
 POINT = ("gpu", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens", "joules_per_output_token",
@@ -102,3 +112,8 @@ POINT = ("gpu", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_out
 def point(conf: dict[str, Any]) -> list[Any]:
     """An LLM configuration as the latency control reads it: POINT's fields in order, None where it has none."""
     return [conf.get(key) for key in POINT]
+
+
+def size_order(size: tuple[Any, ...]) -> tuple[tuple[bool, Any], ...]:
+    """Sizes smallest first, a missing part last."""
+    return tuple((part is None, part or 0) for part in size)

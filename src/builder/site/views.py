@@ -1,5 +1,6 @@
 """What a model page shows, and the parts every page shares, as plain values for the templates (pure)."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -58,26 +59,46 @@ DETAIL_COLUMNS = (
 )
 LATENCY = Column("batch_latency_s", "Batch latency", "s", 3)
 IMAGES, VIDEOS = Column("batch_size", "Batch size", "images", 0), Column("batch_size", "Batch size", "videos", 0)
-GENERATION_KEY = {  # by workload kind: energy and latency first
-    "image": (Column("wh_per_thousand_images", "Energy", "Wh per 1,000 images", 2), LATENCY, IMAGES,
-              Column("images_per_second", "Output", "images per s", "sig"), GPU_POWER),
-    "video": (Column("wh_per_video", "Energy", "Wh per video", 2), LATENCY, VIDEOS,
-              Column("videos_per_second", "Output", "videos per s", "sig"), GPU_POWER),
+STEPS, RESOLUTION = Column("inference_steps", "Steps", "denoising", 0), Column("resolution", "Resolution", "px")
+FRAMES, FPS = Column("num_frames", "Frames", "per video", 0), Column("fps", "Frame rate", "per s", 0)
+PER_VIDEO_SECOND = Column("wh_per_video_second", "Energy per second of video", "Wh", "sig")
+GENERATION_KEY = {  # by workload kind: energy and latency first, then what makes outputs comparable
+    "image": (Column("wh_per_thousand_images", "Energy", "Wh per 1,000 images", 2), LATENCY, IMAGES, STEPS,
+              RESOLUTION, Column("images_per_second", "Output", "images per s", "sig"), GPU_POWER),
+    "video": (Column("wh_per_video", "Energy", "Wh per video", 2), PER_VIDEO_SECOND, LATENCY, VIDEOS, STEPS,
+              RESOLUTION, FRAMES, FPS, Column("videos_per_second", "Output", "videos per s", "sig"), GPU_POWER),
 }  # fmt: skip
 GENERATION_DETAIL = (
     Column("ulysses_degree", "Ulysses", "GPUs", 0, "Ulysses sequence parallelism: GPUs that split the attention heads"),
     Column("ring_degree", "Ring", "GPUs", 0, "ring attention: GPUs that split the sequence"),
-    Column("inference_steps", "Steps", "denoising", 0),
     PRECISION,
-    Column("width", "Width", "px", 0),
-    Column("height", "Height", "px", 0),
-    Column("num_frames", "Frames", "per video", 0),
-    Column("fps", "Frame rate", "per s", 0),
     Column("joules_per_image", "Energy", "J per image", "sig"),
     Column("joules_per_video", "Energy", "J per video", "sig"),
     Column("under_latency_limit", "Within the limit", "batch latency", "yes/no"),
     REPEAT,
 )
+
+
+def sized(configs: list[dict[str, Any]]) -> None:
+    """Each generation configuration given its resolution in words (width by height), where it has both."""
+    for conf in configs:
+        if isinstance(conf.get("width"), int) and isinstance(conf.get("height"), int):
+            conf[RESOLUTION.key] = f"{conf['width']} \N{MULTIPLICATION SIGN} {conf['height']}"
+
+
+def mixed(sizes: Any, kind: str, per_second: bool = False) -> str:
+    """A one-line warning when outputs differ in size (videos: resolution or frames; images: resolution or steps),
+    naming each; "" when they do not. per_second: the table shows energy per second of video."""
+    keys = (0, 1, 2) if kind == "video" else (0, 1, 4)
+    shown = sorted({tuple(size[i] for i in keys) for size in sizes if size[0] is not None}, key=targets.size_order)
+    if len(shown) < 2:
+        return ""
+    if kind == "video":
+        said = "; ".join(f"{w} \N{MULTIPLICATION SIGN} {h} px, {n} frames" for w, h, n in shown)
+        across = "; energy per second of video compares across them" if per_second else ""
+        return f"These rows mix video sizes ({said}): energy per video compares only videos of one size{across}."
+    said = "; ".join(f"{w} \N{MULTIPLICATION SIGN} {h} px, {n} steps" for w, h, n in shown)
+    return f"These rows mix image sizes or denoising steps ({said}): energy per image depends on both."
 
 
 def cell(value: Any, kind: int | str | None) -> str:
@@ -98,7 +119,7 @@ def present(columns: tuple[Column, ...], rows: list[dict[str, Any]]) -> list[Col
     return [c for c in columns if any(c.key in row for row in rows)]
 
 
-def table(columns: list[Column], rows: list[dict[str, Any]], best: Any = ()) -> dict[str, Any]:
+def table(columns: list[Column], rows: Iterable[dict[str, Any]], best: Any = ()) -> dict[str, Any]:
     """Configurations shown in columns, headed by their GPU setup; marked: the (row_id, repeat) of each of best."""
     return {"columns": columns, "rows": rows, "marked": {(c["row_id"], c.get("repeat")) for c in best if c}}
 
@@ -136,7 +157,11 @@ def model_view(
     view = frame(links["page"], [*HOME, (work.name, work.page)], common, doc=doc, links=links, chart=chart)
     view |= {"source": source, "key": table(key, configs, best.values()), "detail": table(detail, configs)}
     if work.kind != LLM:
-        return {**view, "best": table(key, [best[gpu] for gpu in doc["gpus"] if best.get(gpu)])}
+        chosen = [best[gpu] for gpu in doc["gpus"] if best.get(gpu)]
+        sizes, sizes_best = map(targets.size_of, configs), map(targets.size_of, chosen)
+        per_second = PER_VIDEO_SECOND in key
+        warn = {"mixed": mixed(sizes, work.kind, per_second), "mixed_best": mixed(sizes_best, work.kind, per_second)}
+        return {**view, "best": table(key, chosen), **warn}
     return {
         **view,
         "parameters": words.parameters(doc["params_b"], doc["active_params_b"]),
