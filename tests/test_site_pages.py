@@ -16,7 +16,7 @@ from builder.site.build import build_site
 from builder.site.load import INDEX_SHOWN, load_package, parts
 from builder.site.plan import plan_site
 from builder.site.store import Store
-from sitehelp import BASE, REPO, bare, copy_package
+from sitehelp import BASE, REPO, bare, copy_package, page_link_target
 
 TIMES = "\N{MULTIPLICATION SIGN}"
 
@@ -328,6 +328,7 @@ def test_a_frontier_whose_entries_are_not_objects_with_a_slug_is_one_input_error
 def test_an_index_row_keeps_every_field_its_page_and_chart_show(kind: str) -> None:
     shown = {"model", "slug", "gpu", "num_gpus", charts.AXES[kind].energy}  # the row heading and the dot chart
     columns = {column.key for column in pages.index_columns(kind, "")} - set(responses.ENERGY)  # from the CSV
+    columns -= {"resolution"}  # made of width and height
     assert shown | columns <= INDEX_SHOWN
     assert {"row_id", "repeat"} <= INDEX_SHOWN  # what finds a row's energy per response in the CSV
 
@@ -420,8 +421,12 @@ def test_every_page_says_where_its_figures_come_from_and_links_the_changelog_and
         footer = page.split('<footer class="site">', 1)[1]
         where = path.relative_to(site)
         assert "Data version 2026-11-29 (" in footer, where
-        assert re.search(r'href="([./]*changelog/|\./)(#[\w.-]+)?">its changelog entry</a>', footer), where
-        assert re.search(r'<a href="[./]*download/">Download the data</a>', footer), where
+        entry = re.search(r'<a href="([^"#]*)(#[\w.-]+)?">its changelog entry</a>', footer)
+        assert entry is not None, where
+        assert page_link_target(site, path, entry.group(1)) == site / "changelog" / "index.html", where
+        download = re.search(r'<a href="([^"]*)">Download the data</a>', footer)
+        assert download is not None, where
+        assert page_link_target(site, path, download.group(1)) == site / "download" / "index.html", where
         assert f'<a href="https://github.com/ml-energy/leaderboard/tree/{commit}/public/data/tasks">' in footer, where
         assert 'rel="license">Apache-2.0</a>' in footer, where
         assert ">arXiv 2505.06371</a>" in footer and ">arXiv 2601.22076</a>" in footer, where  # noqa: PT018
