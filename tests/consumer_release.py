@@ -31,6 +31,8 @@ GIT_IDENTITY = {  # who commits in a test repository, and no user or system git 
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+# What a consumer reads beside the data, which `builder release` checks against workloads.json (release.consumer).
+CONSUMER_FILES = ("README.md", "docs", "CITATION.cff", ".zenodo.json", "croissant.json")
 GIT_ENV = {**GIT_IDENTITY, "GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE}
 
 

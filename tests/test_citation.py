@@ -1,4 +1,4 @@
-"""CITATION.cff and .zenodo.json: written by build from citation.toml and the data version, checked by validate."""
+"""CITATION.cff, .zenodo.json and croissant.json: written by build from citation.toml and the data; validate checks."""
 
 from __future__ import annotations
 
@@ -28,7 +28,17 @@ def test_citation_cff_follows_the_data_version_and_cites_both_papers() -> None:
     assert f'date-released: "{DATA_VERSION}"\n' in text
     assert 'value: "arXiv:2505.06371"' in text
     assert 'value: "arXiv:2601.22076"' in text
-    assert "# identifiers: the DOI Zenodo mints goes here" in text
+    assert "# No DOI yet: Zenodo mints one from the first GitHub release" in text
+
+
+def test_no_doi_is_claimed_while_citation_toml_has_none() -> None:
+    """An empty doi: neither file names a DOI (no made-up one), and the message cites the release tag."""
+    assert 'doi = ""' in (REPO / "citation.toml").read_text()
+    for name in ("CITATION.cff", ".zenodo.json"):
+        text = (REPO / name).read_text().lower()
+        assert "10.5281" not in text, name
+        assert '"doi"' not in text, name
+    assert "with the release tag you used" in (REPO / "CITATION.cff").read_text()
 
 
 @pytest.mark.slow  # an outside tool
@@ -56,20 +66,31 @@ def test_zenodo_json_has_creators_licence_and_related_identifiers() -> None:
 def test_a_doi_fills_the_identifiers_slot(tmp_path: Path) -> None:
     curated = (REPO / "citation.toml").read_text().replace('doi = ""', 'doi = "10.5281/zenodo.1234567"')
     (tmp_path / "citation.toml").write_text(curated)
+    (tmp_path / "data").mkdir()
+    shutil.copy2(REPO / "data" / "workloads.json", tmp_path / "data" / "workloads.json")
     cff = citation_files((REPO / "datapackage.json").read_bytes(), tmp_path / "citation.toml")["CITATION.cff"]
     assert b'identifiers:\n  - type: "doi"\n    value: "10.5281/zenodo.1234567"\n' in cff
 
 
 @pytest.fixture
 def with_citation(repo_copy: Path) -> Path:
-    for name in ("citation.toml", "CITATION.cff", ".zenodo.json"):
+    for name in ("citation.toml", "CITATION.cff", ".zenodo.json", "croissant.json"):
         shutil.copy2(REPO / name, repo_copy / name)
     return repo_copy
 
 
 def test_a_stale_citation_is_one_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("datapackage.json", "metadata.toml", "citation.toml", "CITATION.cff", ".zenodo.json"):
+    for name in (
+        "datapackage.json",
+        "metadata.toml",
+        "citation.toml",
+        "CITATION.cff",
+        ".zenodo.json",
+        "croissant.json",
+    ):
         shutil.copy2(REPO / name, tmp_path / name)
+    (tmp_path / "data").mkdir()
+    shutil.copy2(REPO / "data" / "workloads.json", tmp_path / "data" / "workloads.json")
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "CITATION.cff"
     path.write_text(path.read_text().replace(DATA_VERSION, "2026-10-19"))

@@ -28,7 +28,7 @@ def complete(**env: str) -> str:
 
 
 def test_the_readme_documents_completion() -> None:
-    assert 'eval "$(_BUILDER_COMPLETE=bash_source builder)"' in (REPO / "README.md").read_text()
+    assert 'eval "$(_BUILDER_COMPLETE=bash_source builder)"' in (REPO / "CONTRIBUTING.md").read_text()
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

@@ -32,7 +32,7 @@ import builder.build
 import builder.pin
 from builder.write import stages
 from conftest import REPO, copy_package
-from consumer_release import GIT_IDENTITY, make_release_repo
+from consumer_release import CONSUMER_FILES, GIT_IDENTITY, make_release_repo
 
 pytestmark = pytest.mark.slow  # forked builds killed and signalled, strace
 
@@ -455,7 +455,7 @@ def test_fetch_killed_between_snapshot_and_lock_is_detected(lane: Path, httpserv
 def release_repo(root: Path) -> Path:
     root.mkdir()
     for name in ("data", "schemas", "upstream", "reader", "metadata.toml", "datapackage.json", "LICENSE",
-                 "DATA-LICENCE.md", ".gitignore"):  # fmt: skip
+                 "DATA-LICENCE.md", ".gitignore", *CONSUMER_FILES):  # fmt: skip
         (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, root / name)
     for args in (["init", "--quiet", "--initial-branch", "main"], ["add", "-A"], ["commit", "--quiet", "-m", "data"]):
         subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)

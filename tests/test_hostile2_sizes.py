@@ -35,7 +35,7 @@ from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
 from builder.upstream import MAX_CONFIGURATIONS_PER_TASK, MAX_GPUS_PER_TASK, MAX_MODELS_PER_TASK, check_caps
 from builder.validate import crossfile
 from conftest import REPO, copy_package, slow_after
-from consumer_release import GIT_IDENTITY, git
+from consumer_release import CONSUMER_FILES, GIT_IDENTITY, git
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 from rules import rule_problems
 
@@ -724,8 +724,8 @@ def test_a_tmpdir_that_cannot_hold_the_copy_is_one_line(
 def committed_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The package committed in a new git repository, never released: made once, copied per release case."""
     root = copy_package(tmp_path_factory.mktemp("committed") / "pkg")
-    for name in ("LICENSE", "DATA-LICENCE.md", ".gitignore"):
-        shutil.copy2(REPO / name, root / name)
+    for name in ("LICENSE", "DATA-LICENCE.md", ".gitignore", *CONSUMER_FILES):
+        (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, root / name)
     git(root, "init", "--quiet", "--initial-branch", "main")
     git(root, "add", "-A")
     git(root, "commit", "--quiet", "-m", "data")

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from consumer_release import CONSUMER_FILES
 from consumer_release import GIT_IDENTITY as IDENTITY
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 
@@ -36,6 +37,7 @@ FILES = (
     "LICENSE",
     "DATA-LICENCE.md",
     ".gitignore",
+    *CONSUMER_FILES,
 )
 INCLUDED = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md")
 FIRST = "v2026.11.29"

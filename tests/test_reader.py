@@ -285,12 +285,11 @@ def test_python_m_prints_version_source_and_counts(python: Path, release: Built)
     lines = run.stdout.splitlines()
     assert lines[0] == f"leadgreen-data {release.version} (tag {release.tag}), data version {release.data_version}"
     assert lines[1] == f"source: {index['source']['name']} ({index['source']['url']})"
-    assert lines[2] == f"unit: {index['unit']}"
-    assert lines[3].startswith("files: ")
-    assert lines[3].endswith("site-packages/leadgreen_data")
-    assert lines[4] == (
+    assert lines[2].startswith("files: ")
+    assert lines[2].endswith("site-packages/leadgreen_data")
+    assert lines[3] == (
         f"workload {DEFAULT}: {len(models['models'])} models, {len(index['rows'])} index rows, "
-        f"{sum(1 for row in rows if row.get('workload', DEFAULT) == DEFAULT)} configurations"
+        f"{sum(1 for row in rows if row.get('workload', DEFAULT) == DEFAULT)} configurations, in {index['unit']}"
     )
 
 
@@ -316,7 +315,8 @@ def test_python_m_json_and_a_wrong_workload(python: Path, release: Built) -> Non
     found = json.loads(run.stdout)
     assert (found["version"], found["tag"]) == (release.version, release.tag)
     assert [w["id"] for w in found["workloads"]] == KNOWN_IN_ORDER
-    assert found["workloads"][1] == {"id": "problem-solving", "models": 12, "index_rows": 22, "configurations": 187}
+    expected = {"id": "problem-solving", "unit": "Wh per million output tokens", "models": 12, "index_rows": 22}
+    assert found["workloads"][1] == expected | {"configurations": 187}
     wrong = subprocess.run([str(python), "-I", "-m", "leadgreen_data", "--workload", "x"], capture_output=True)
     wrong_text = wrong.stderr.decode()
     assert wrong.returncode == 2
@@ -331,7 +331,7 @@ def test_every_workload_is_read_from_its_folder(tmp_path: Path) -> None:
 
     files = {
         p.relative_to(REPO).as_posix(): p.read_bytes()
-        for name in ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
+        for name in ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md", "docs/data-dictionary.md")
         for p in ([REPO / name] if (REPO / name).is_file() else sorted((REPO / name).rglob("*")))
         if p.is_file()
     }
@@ -351,6 +351,9 @@ print(json.dumps({{
     "rows": {{w: len(lg.configurations(w)) for w in ids}},
     "all_rows": len(lg.all_configurations()),
     "summary": cli.summary(),
+    "one": {{w: cli.summary(w).splitlines()[-1] for w in ids}},
+    "one_json": {{w: cli.facts(w)["workloads"][0]["unit"] for w in ids}},
+    "dictionary": lg.dictionary().splitlines()[0],
 }}))
 """
     run = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True)
@@ -362,8 +365,12 @@ print(json.dumps({{
     assert seen["models"] == {w["id"]: w["model_count"] for w in listed}
     assert seen["rows"] == {w["id"]: w["configuration_count"] for w in listed}
     assert seen["all_rows"] == 838  # 328 text conversation + 510 in the four others
-    for w in listed:
+    for w in listed:  # each workload's own unit, never text conversation's
         assert f"workload {w['id']}: {w['model_count']} models" in seen["summary"]
+        assert seen["one"][w["id"]].endswith(f", in {w['unit']}")
+        assert seen["one_json"][w["id"]] == w["unit"]
+    assert seen["one_json"]["text-to-image"] == "Wh per 1,000 images"  # literal: the case issue 38 found
+    assert seen["dictionary"] == (REPO / "docs" / "data-dictionary.md").read_text().splitlines()[0]
 
 
 KNOWN_IN_ORDER = KNOWN.split(", ")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, invoke
+from consumer_release import CONSUMER_FILES
 from consumer_release import GIT_IDENTITY as IDENTITY
 
 pytestmark = pytest.mark.slow  # git repositories and releases
@@ -28,6 +29,7 @@ FILES = (
     "LICENSE",
     "DATA-LICENCE.md",
     ".gitignore",
+    *CONSUMER_FILES,
 )
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "all_configurations",
     "citation",
     "configurations",
+    "dictionary",
     "frontier",
     "index",
     "model",
@@ -288,13 +289,23 @@ def citation() -> str:
     return str(node.read_text(encoding="utf-8"))
 
 
+def dictionary() -> str:
+    """The data dictionary (docs/data-dictionary.md): every field's meaning, unit and derivation, as Markdown."""
+    node = _node("docs/data-dictionary.md")
+    if not node.is_file():
+        raise LookupError("this release has no data dictionary")
+    return str(node.read_text(encoding="utf-8"))
+
+
 _extracted: list[Path] = []
+_FILES = ("data", "schemas", "datapackage.json", "docs", "README.md", "croissant.json", "CITATION.cff")
 
 
 def path() -> Path:
-    """The folder holding data/, schemas/ and datapackage.json, for tools that read files.
+    """The folder holding data/, schemas/, datapackage.json, croissant.json, README.md and
+    docs/data-dictionary.md, for tools that read files.
 
-    Its layout is that of the release archive, so datapackage.json's paths resolve from it.
+    Its layout is that of the release archive, so datapackage.json's and croissant.json's paths resolve from it.
     """
     root = resources.files(__name__)
     if isinstance(root, Path):
@@ -302,7 +313,7 @@ def path() -> Path:
     if not _extracted:  # installed in a zip file: copy the files out once, removed at exit
         target = Path(tempfile.mkdtemp(prefix="leadgreen-data-"))
         atexit.register(shutil.rmtree, target, True)
-        for rel in ("data", "schemas", "datapackage.json"):
+        for rel in _FILES:
             _copy(_node(rel), target / rel)
         _extracted.append(target)
     return _extracted[0]

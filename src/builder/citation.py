@@ -1,4 +1,5 @@
-"""CITATION.cff and .zenodo.json from citation.toml and the data version: written by `build`, checked by `validate`."""
+"""The cards at the repository root: CITATION.cff and .zenodo.json from citation.toml and the data version, and
+croissant.json from the descriptor; written by `build`, checked by `validate`."""
 
 import json
 import re
@@ -6,9 +7,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from builder import repository
+from builder import card, repository
+from builder.croissant import CROISSANT, croissant
 from builder.errors import InputError, Problem, ValidationError, printable
-from builder.layout import DESCRIPTOR, METADATA
+from builder.layout import DATA, DESCRIPTOR, METADATA, WORKLOAD_LIST
 from builder.write import replace_files
 
 CURATED = Path("citation.toml")
@@ -44,19 +46,25 @@ def _stale(root: Path, descriptor: bytes) -> dict[str, bytes] | None:
 
 
 def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, bytes]:
-    """CITATION.cff and .zenodo.json for a descriptor's data version, from one set of fields."""
+    """CITATION.cff, .zenodo.json and croissant.json for a descriptor's data version, from one set of fields."""
     try:
         meta = tomllib.loads(curated.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"{curated}: expected readable TOML, found {type(exc).__name__}: {exc}") from exc
     if missing := [key for key in ("doi", "cff", "zenodo") if key not in meta]:
         raise InputError(f"{curated}: {missing[0]}: expected a value, found none")
+    listed = curated.parent / DATA / WORKLOAD_LIST
+    try:
+        summary = card.summary(card.load(listed.read_bytes()))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{listed}: expected the workload list, found {type(exc).__name__}: {exc}") from exc
     date = json.loads(descriptor)["version"]
     cff, version = dict(meta["cff"]), date.replace("-", ".")  # the release of data version 2026-11-29 is 2026.11.29
     references = cff.pop("references", [])
     found = repository.load(curated.parent / METADATA)  # the one curated place that names it
     url = found.url if found else None
-    head = {"cff-version": "1.2.0", **cff, "version": version, "date-released": date}
+    abstract = f"{summary}. {meta['zenodo']['note']}"  # the one description: CITATION.cff's and Zenodo's
+    head = {"cff-version": "1.2.0", **cff, "abstract": abstract, "version": version, "date-released": date}
     related = []
     for ref in references:
         ids = [ARXIV.fullmatch(i.get("value", "")) for i in ref.get("identifiers", [])]
@@ -72,12 +80,13 @@ def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, byte
     if meta["doi"]:
         lines += _yaml({"identifiers": [{"type": "doi", "value": meta["doi"], "description": "Zenodo"}]}, 0)
     else:
-        lines.append(f"# identifiers: the DOI Zenodo mints goes here, from {CURATED}'s doi")
+        lines.append(f"# No DOI yet: Zenodo mints one from the first GitHub release; it goes in {CURATED}'s doi.")
     lines += _yaml({"references": references}, 0)
     names = [a["name"] if "name" in a else f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]]
     record = {
         "title": cff["title"],
-        **meta["zenodo"],
+        "upload_type": meta["zenodo"]["upload_type"],
+        "description": abstract,
         "creators": [{"name": name} for name in names],
         "license": cff["license"],
         "keywords": cff.get("keywords", []),
@@ -87,7 +96,8 @@ def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, byte
         "related_identifiers": related,
     }
     zenodo = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-    return {CFF: ("\n".join(lines) + "\n").encode(), ZENODO: zenodo.encode()}
+    made = croissant(json.loads(descriptor), summary, version, url)
+    return {CFF: ("\n".join(lines) + "\n").encode(), ZENODO: zenodo.encode(), CROISSANT: made}
 
 
 def citation_problems(root: Path) -> list[Problem]:
@@ -114,7 +124,7 @@ def citation_problems(root: Path) -> list[Problem]:
 
 
 def write_citation(root: Path, descriptor: bytes) -> None:
-    """Write CITATION.cff and .zenodo.json at `root` where their bytes change (stale ones: validate reports them)."""
+    """Write the cards at `root` where their bytes change (stale ones: validate reports them)."""
     if stale := _stale(root, descriptor):
         replace_files({root / name: data for name, data in stale.items()})
 

@@ -1,4 +1,4 @@
-"""`builder dist`: dist/ (archive, manifest, data wheel, SHA256SUMS) from the tag at HEAD, alike in any clone."""
+"""`builder dist`: dist/ (archive, manifest, data wheel, sdist, SHA256SUMS) from the tag at HEAD, alike in any clone."""
 
 import datetime as dt
 import gzip
@@ -17,10 +17,22 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from builder import git
+from builder import card, git
+from builder.croissant import CROISSANT
 from builder.errors import ReleaseError, printable
 from builder.guards import check_dist_output
-from builder.layout import CHANGELOG, DATA, DIST, INDEX, LOCK, METADATA, PACKAGE_NAME, below, is_published
+from builder.layout import (
+    CHANGELOG,
+    DATA,
+    DIST,
+    INDEX,
+    LOCK,
+    METADATA,
+    PACKAGE_NAME,
+    WORKLOAD_LIST,
+    below,
+    is_published,
+)
 from builder.pin import lock_json, parse_lock, sha256
 from builder.release.rules import TAG, Version, newest_release, read_tag
 from builder.release.tags import data_version_at, mismatch
@@ -29,13 +41,15 @@ from builder.scratch import scratch_folder
 from builder.write import date_fault, publish, today_utc
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
-CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff")  # what a release archive holds, when the commit has it
+# What a release archive holds, when the commit has it; the archive's README.md is written from workloads.json.
+CONTENTS = (*REQUIRED, "CHANGELOG.md", "CITATION.cff", CROISSANT, "docs/data-dictionary.md")
 # The data wheel `leadgreen-data`: the published files and the `leadgreen_data` reader, byte-reproducible by flit_core.
 MODULE = "leadgreen_data"
 BACKEND = "flit_core.buildapi"
 BACKEND_VERSION = "4.2.0"  # keep equal to the builder's own dependency pin in pyproject.toml
 READER = "reader"  # the reader's source folder in the repository: reader/leadgreen_data/, reader/README.md
-PUBLISHED = ("data/", "schemas/", "datapackage.json", "CITATION.cff")  # the release files in the module
+# The release files in the module: lg.path() holds them as the archive does.
+PUBLISHED = ("data/", "schemas/", "datapackage.json", "CITATION.cff", CROISSANT, "docs/data-dictionary.md", "README.md")
 LICENCES = ("LICENSE", "DATA-LICENCE.md")
 
 
@@ -102,18 +116,21 @@ def release_at_head(wanted: str | None = None) -> Release:
 
 
 def dist_files(release: Release) -> dict[str, bytes]:
-    """The files of dist/, by name: archive, manifest, wheel and SHA256SUMS over the other three."""
+    """The files of dist/, by name: archive, manifest, wheel, sdist and SHA256SUMS over the other four."""
     files = shipped(files_at(release.commit, required=REQUIRED), release.commit)
     tag, date = release.version.tag, release.version.date
     api = json.loads(files[f"data/{INDEX}"])["version"]
     lock = parse_lock(files_at(release.commit, (str(LOCK),), (str(LOCK),))[str(LOCK)], f"{LOCK} at {tag}")
+    curated = files_at(release.commit, (str(METADATA),)).get(str(METADATA), b"")
+    found = parse_repository(curated.decode("utf-8", "replace"))
+    workloads = card.load(files[f"data/{WORKLOAD_LIST}"])
+    files["README.md"] = card.archive_readme(workloads, tag, date, found.url if found else None).encode()
     name = f"{PACKAGE_NAME}-{tag}"
     named = {
         f"{name}.tar.gz": archive(files, name, date),
         f"{name}.manifest.json": manifest(files, tag, date, api, lock_json(lock)),
     }
-    whl_name, whl = build_wheel(files, files_at(release.commit, (READER, str(METADATA))), release)
-    named[whl_name] = whl
+    named |= build_packages(files, files_at(release.commit, (READER, str(METADATA))), release)
     sums = "".join(f"{sha256(data)}  {name}\n" for name, data in named.items())  # as `sha256sum -c` reads
     return named | {"SHA256SUMS": sums.encode()}
 
@@ -162,7 +179,7 @@ def notes_at(release: Release) -> str:
     return changelog_notes(changelog.decode("utf-8"), release.version.tag)
 
 
-def _pyproject(version: Version, repository: str | None) -> str:
+def _pyproject(version: Version, repository: str | None, summary: str) -> str:
     """The staging project's pyproject.toml, its URLs into the repository at the tag (when metadata.toml names one)."""
     blob = f"{repository}/blob/{version.tag}"
     pages = {
@@ -174,7 +191,7 @@ def _pyproject(version: Version, repository: str | None) -> str:
     template = Template(resources.files("builder.release").joinpath("wheel-pyproject.toml.in").read_text("utf-8"))
     licences = json.dumps(list(LICENCES), allow_nan=False)
     fields = {"backend_version": BACKEND_VERSION, "backend": BACKEND, "name": PACKAGE_NAME, "licence_files": licences}
-    return template.substitute(fields, version=version.number) + urls
+    return template.substitute(fields, version=version.number, summary=json.dumps(summary)) + urls
 
 
 def staged_files(files: dict[str, bytes], reader: dict[str, bytes], version: Version) -> dict[str, bytes]:
@@ -196,7 +213,8 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], version: Ver
     staged |= {name: files[name] for name in LICENCES}  # dist.files_at requires them
     staged["README.md"] = reader[f"{READER}/README.md"]
     found = parse_repository(reader.get(str(METADATA), b"").decode("utf-8", "replace"))
-    staged["pyproject.toml"] = _pyproject(version, found.url if found else None).encode()
+    summary = card.summary(card.load(files[f"data/{WORKLOAD_LIST}"]))
+    staged["pyproject.toml"] = _pyproject(version, found.url if found else None, summary).encode()
     staged[f"{MODULE}/_release.py"] = (
         '"""Written when the wheel was built: which release this is."""\n\n'
         f'__version__ = "{version.number}"\nTAG = "{version.tag}"\nDATA_VERSION = "{version.date}"\n'
@@ -204,8 +222,8 @@ def staged_files(files: dict[str, bytes], reader: dict[str, bytes], version: Ver
     return dict(sorted(staged.items()))
 
 
-def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], release: Release) -> tuple[str, bytes]:
-    """Stage the project, run the backend's build_wheel hook with SOURCE_DATE_EPOCH, return (name, bytes)."""
+def build_packages(files: dict[str, bytes], reader: dict[str, bytes], release: Release) -> dict[str, bytes]:
+    """Stage the project, run the backend's build_wheel and build_sdist hooks with SOURCE_DATE_EPOCH: name -> bytes."""
     from pyproject_hooks import BuildBackendHookCaller
 
     try:
@@ -227,10 +245,15 @@ def build_wheel(files: dict[str, bytes], reader: dict[str, bytes], release: Rele
             done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
             if done.returncode != 0:
                 tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-15:])
-                raise ReleaseError(f"the build backend ({BACKEND}) failed to build the wheel:\n{tail}")
+                raise ReleaseError(f"the build backend ({BACKEND}) failed to build the wheel or sdist:\n{tail}")
 
         caller = BuildBackendHookCaller(str(stage), BACKEND, runner=run, python_executable=sys.executable)
-        name = caller.build_wheel(str(out))
-        if name != (expected := f"{MODULE}-{release.version.number}-py3-none-any.whl"):
-            raise ReleaseError(f"expected the backend to write {expected}, found {name}")
-        return name, (out / name).read_bytes()
+        made = {}
+        for hook, expected in (
+            (caller.build_wheel, f"{MODULE}-{release.version.number}-py3-none-any.whl"),
+            (caller.build_sdist, f"{MODULE}-{release.version.number}.tar.gz"),
+        ):
+            if (name := hook(str(out))) != expected:
+                raise ReleaseError(f"expected the backend to write {expected}, found {name}")
+            made[name] = (out / name).read_bytes()
+        return made

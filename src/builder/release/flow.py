@@ -3,14 +3,15 @@
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder import git
+from builder import card, git
 from builder.diff import diff_trees, load_docs, load_tables
 from builder.errors import BuilderError, ReleaseError, ValidationError, printable, printable_lines
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
 from builder.pin import load_lock
-from builder.release import rules
+from builder.release import consumer, rules
 from builder.release.compat import guard_release
+from builder.release.consumer import LISTED
 from builder.release.dist import REQUIRED, build_dist, files_at
 from builder.release.tags import newest_matching
 from builder.scratch import scratch_folder
@@ -85,6 +86,8 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
         )
     start = git.head()
     committed = files_at(start, required=REQUIRED)
+    if untrue := consumer.problems(committed | files_at(start, consumer.TEXTS)):
+        raise ReleaseError(f"refusing to tag what a consumer would read as true: {'; '.join(untrue)}")
     try:
         changelog_text = committed.get(CHANGELOG.as_posix(), b"").decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -135,10 +138,16 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
         for task, lock in load_lock(LOCK).items()
     )
     accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each
-    entry = printable_lines(rules.changelog_entry(version, api, previous, diff, accept, upstream) + schemas)
+    added = None if previous else rules.since_seed(list(docs_paths(package)), card.load(package[LISTED]))
+    entry = printable_lines(rules.changelog_entry(version, api, previous, diff, accept, upstream, added) + schemas)
     message = rules.summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
     message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
     return Plan(start, version, printable_lines(message), rules.insert_entry(changelog_text, entry).encode("utf-8"))
+
+
+def docs_paths(package: dict[str, bytes]) -> list[str]:
+    """The data folder's files of a committed package, relative to that folder."""
+    return [rel.removeprefix(f"{DATA}/") for rel in package if rel.startswith(f"{DATA}/")]
 
 
 def _roll_back(start: str, before: bytes | None, committing: bool) -> list[str]:

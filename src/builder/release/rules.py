@@ -4,11 +4,19 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from builder.card import Workload
 from builder.diff import Diff, render_text
 from builder.errors import ReleaseError, printable
+from builder.layout import MODELS_DIR, ROOT_WORKLOAD, WORKLOADS_DIR
 
 TAG = re.compile(r"v(\d{4})\.(\d{2})\.(\d{2})(?:\.(\d+))?")
 LARGE_CHANGE_PCT = 25.0
+# The v1 seed: text conversation's first documents, published for data version 2026-09-27 (tests/reference/v1).
+SEED = ("index.json", "models.json", f"{MODELS_DIR}/")
+SEED_NOTE = (
+    "the v1 seed documents (text conversation's `index.json`, `models.json` and `models/<slug>.json`, "
+    "data version 2026-09-27)"
+)
 HEADING = re.compile(r"^## (v\d{4}\.\d{2}\.\d{2}(?:\.\d+)?)(?![\w.])", re.MULTILINE)
 
 
@@ -96,20 +104,50 @@ def summary(version: Version, previous: Version | None, diff: Diff | None) -> st
     return f"{head}\n\nCompared with {previous.tag}: " + "; ".join(counts) + ".\n"
 
 
+def since_seed(paths: list[str], workloads: list[Workload]) -> list[str]:
+    """The first release's account of what it adds to the v1 seed: each workload, then each document by folder."""
+    lines = [f"Added since {SEED_NOTE}:", "", "Workloads:", ""]
+    lines += [
+        f"- `{w.id}` ({w.name}): {w.models} models, {w.configurations} configurations, in {w.unit}"
+        for w in workloads
+        if w.id != ROOT_WORKLOAD
+    ]
+    root = [f"- `{path}`" for path in sorted(paths) if "/" not in path and not path.startswith(SEED)]
+    folders: dict[str, list[str]] = {}
+    for path in sorted(paths):
+        if path.startswith(f"{WORKLOADS_DIR}/") and path.count("/") >= 2:
+            workload, name = path.split("/", 2)[1:]
+            folders.setdefault(f"{WORKLOADS_DIR}/{workload}/", []).append(name)
+    lines += ["", "Documents (in `data/`):", "", *root]
+    for folder, names in folders.items():
+        models = sum(name.startswith(f"{MODELS_DIR}/") for name in names)
+        shown = [f"`{name}`" for name in names if not name.startswith(f"{MODELS_DIR}/")]
+        shown += [f"`{MODELS_DIR}/<slug>.json` ({models})"] if models else []
+        lines.append(f"- `{folder}`: {', '.join(shown)}")
+    return [*lines, ""]
+
+
 def changelog_entry(
-    version: Version, api: str, previous: Version | None, diff: Diff | None, accepted: str | None, upstream: str
+    version: Version,
+    api: str,
+    previous: Version | None,
+    diff: Diff | None,
+    accepted: str | None,
+    upstream: str,
+    added: list[str] | None = None,
 ) -> str:
+    """The changelog entry of a release; `added` (since_seed's lines) follows a first release's line."""
     lines = [f"## {version.tag} — data version {version.date}, API v{api}", ""]
     if previous is None or diff is None:
-        lines += ["First release.", ""]
+        lines += ["First release.", "", *(added or [])]
     else:
         text = render_text(diff).rstrip()
         marks = fence(text)
         lines += [f"Compared with {previous.tag}:", "", marks, text, marks, ""]
         if diff.precisions_added:
-            added = ", ".join(diff.precisions_added)
-            widened = f"New weight precision value(s): {added}. The v1 schemas' precision enum was widened to admit"
-            lines += [f"{widened} them; consumers who switch on precision should handle {added}.", ""]
+            values = ", ".join(diff.precisions_added)
+            widened = f"New weight precision value(s): {values}. The v1 schemas' precision enum was widened to admit"
+            lines += [f"{widened} them; consumers who switch on precision should handle {values}.", ""]
         if large := diff.large_changes(LARGE_CHANGE_PCT):
             lines += [f"Large changes accepted: {accepted}", ""] + [f"- {item}" for item in large] + [""]
     lines += [f"Upstream: {upstream}", ""]
