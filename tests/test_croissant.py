@@ -63,6 +63,7 @@ def _typed(text: str, data_type: str) -> object:
 
 
 @pytest.mark.slow  # mlcroissant, a heavy outside library, reading every file
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # rdflib's, inside mlcroissant: not ours to fix
 def test_mlcroissant_validates_and_loads_every_record_set_from_the_archive(tmp_path: Path) -> None:
     import mlcroissant as mlc
 
