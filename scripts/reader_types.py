@@ -24,6 +24,7 @@ TARGET = Path("reader/leadgreen_data/types.py")
 CSV = "data/configurations.csv"
 EMPTY = "    pass\n"
 SKIPPED = ("defs", "datapackage")  # shared definitions and the descriptor: no document of their own
+GENERATION_KINDS = ("image", "video")  # a generation document's type per kind: rows and configurations typed
 SCALARS = {"string": "str", "number": "float", "integer": "int", "boolean": "bool", "null": "None"}
 HEADER = '''\
 """Types of the documents and the CSV rows, for type checkers: `mypy --strict` catches a misspelt key.
@@ -127,6 +128,19 @@ def typed_dict_source(name: str, title: str | None, fields: dict[str, str], requ
     return f"class _{name}Required(TypedDict):\n{body}\n\nclass {name}(_{name}Required, total=False):\n{doc}{optional}"
 
 
+def specialise(schema: dict[str, Any], kind: str) -> dict[str, Any]:
+    """A generation schema for one kind: each `if kind == ...` branch (then, or else) merged into its properties."""
+    properties = dict(schema["properties"])
+    for entry in schema.get("allOf", []):
+        when = entry.get("if", {}).get("properties", {}).get("kind", {}).get("const")
+        branch = entry.get("then" if when == kind else "else", {}) if when is not None else {}
+        for key, sub in branch.get("properties", {}).items():
+            properties[key] = {**properties.get(key, {}), **sub}
+    properties["kind"] = {"const": kind}
+    title = f"{schema.get('title', '')}, kind {kind}"
+    return {key: value for key, value in schema.items() if key != "allOf"} | {"properties": properties, "title": title}
+
+
 def csv_row(descriptor: dict[str, Any]) -> str:
     table = next(r["schema"] for r in descriptor["resources"] if r.get("path") == CSV)
     fields, required = {}, set()
@@ -138,13 +152,29 @@ def csv_row(descriptor: dict[str, Any]) -> str:
     return typed_dict_source("ConfigurationRow", f"A row of {CSV}, typed by its table schema.", fields, required)
 
 
+def names_of(workloads: list[dict[str, Any]], kind: str, ids: list[str]) -> list[str]:
+    """The ids of the workloads of one kind, then their upstream task names that are not ids."""
+    chosen = [w for w in workloads if w["kind"] == kind]
+    return [w["id"] for w in chosen] + [w["task"] for w in chosen if w["task"] not in ids]
+
+
 def generate(repo: Path = REPO) -> str:
     schemas = {p.name: json.loads(p.read_bytes()) for p in sorted((repo / "schemas").glob("*.schema.json"))}
     gen = Generator(schemas)
     kinds = sorted(name.removesuffix(".schema.json") for name in schemas)
     for kind in kinds:
-        if kind not in SKIPPED and "properties" in schemas[f"{kind}.schema.json"]:  # a document, not a set of defs
-            gen.typed_dict(pascal(kind) + "Document", schemas[f"{kind}.schema.json"], f"{kind}.schema.json")
+        file, schema = f"{kind}.schema.json", schemas[f"{kind}.schema.json"]
+        if kind in SKIPPED or "properties" not in schema:  # a set of defs, not a document
+            continue
+        if kind.startswith("generation-") and "allOf" in schema:  # one type per kind: ImageIndexDocument
+            for made in GENERATION_KINDS:
+                name = pascal(made) + pascal(kind.removeprefix("generation-")) + "Document"
+                gen.typed_dict(name, specialise(schema, made), file)
+        else:
+            gen.typed_dict(pascal(kind) + "Document", schema, file)
+    for made in GENERATION_KINDS:  # a row of an image or video workload's own CSV
+        row = {"$ref": f"generation-defs.schema.json#/$defs/{made}CsvRow"}
+        gen.type_of(row, "generation-defs.schema.json", pascal(made) + "CsvRow")
     workloads = json.loads((repo / "data" / "workloads.json").read_bytes())["workloads"]
     ids, tasks = [w["id"] for w in workloads], [w["task"] for w in workloads]
     aliases = [t for t in tasks if t not in ids]
@@ -164,7 +194,12 @@ def generate(repo: Path = REPO) -> str:
         '"""A language-model workload (energy per output token): its id or its upstream task name."""\n\n'
         f"GenerationWorkload = {literal(generation)}\n"
         '"""An image or video generation workload (energy per image or per video)."""\n\n'
-        f"SchemaKind = {literal(kinds)}\n"
+        + "".join(
+            f"{pascal(made)}Workload = {literal(names_of(workloads, made, ids))}\n"
+            f'"""The {made} generation workload(s): id or upstream task name."""\n\n'
+            for made in GENERATION_KINDS
+        )
+        + f"SchemaKind = {literal(kinds)}\n"
         '"""A schema, by its file name in schemas/ without .schema.json."""\n'
     )
     classes = [*gen.classes.values(), csv_row(json.loads((repo / "datapackage.json").read_bytes()))]

@@ -44,7 +44,8 @@ def _keys(kind: Any) -> set[str]:
 
 def test_every_document_has_the_keys_of_its_type() -> None:
     """An llm workload's documents have the keys of IndexDocument, ModelListDocument, ModelDocument and
-    FrontierDocument; an image or video workload's those of the Generation* types (and no frontier)."""
+    FrontierDocument; an image or video workload's those of the Image* or Video* types (rows, configurations and
+    CSV rows too) and of GenerationModelListDocument (and no frontier)."""
     types = _module(REPO / "reader" / "leadgreen_data" / "types.py", "leadgreen_types")
     data = REPO / "data"
     workloads = json.loads((data / "workloads.json").read_bytes())
@@ -52,19 +53,27 @@ def test_every_document_has_the_keys_of_its_type() -> None:
     assert sorted(set(kinds.values())) == ["image", "llm", "video"]
     for workload, kind in kinds.items():
         folder = data if workload == "text-conversation" else data / "workloads" / workload
-        prefix = "" if kind == "llm" else "Generation"
-        for rel, name in {"index.json": "IndexDocument", "models.json": "ModelListDocument"}.items():
-            path = folder / rel
-            assert set(json.loads(path.read_bytes())) == _keys(getattr(types, prefix + name)), path
+        prefix = {"llm": "", "image": "Image", "video": "Video"}[kind]
+        index = json.loads((folder / "index.json").read_bytes())
+        assert set(index) == _keys(getattr(types, prefix + "IndexDocument")), folder
+        row = types.IndexRow if kind == "llm" else getattr(types, prefix + "IndexRow")
+        assert all(set(r) == _keys(row) for r in index["rows"]), folder
+        listing = "ModelListDocument" if kind == "llm" else "GenerationModelListDocument"
+        assert set(json.loads((folder / "models.json").read_bytes())) == _keys(getattr(types, listing)), folder
         paths = sorted((folder / "models").glob("*.json"))
         assert paths, folder
+        configuration = types.Configuration if kind == "llm" else getattr(types, prefix + "Configuration")
         for path in paths:
             doc = json.loads(path.read_bytes())
             assert set(doc) == _keys(getattr(types, prefix + "ModelDocument")), path
-            if kind == "llm":
-                assert all(set(conf) == _keys(types.Configuration) for conf in doc["configurations"]), path
+            assert all(set(conf) == _keys(configuration) for conf in doc["configurations"]), path
+            assert all(set(conf) == _keys(configuration) for conf in doc["best"].values()), path
+        if kind != "llm":
+            header = (folder / "configurations.csv").read_text().splitlines()[0].split(",")
+            assert header == list(getattr(types, prefix + "CsvRow").__annotations__), folder
         frontier = json.loads((folder / "frontier.json").read_bytes())
-        assert set(frontier) == _keys(getattr(types, prefix + "FrontierDocument")), folder
+        named = "FrontierDocument" if kind == "llm" else "GenerationFrontierDocument"
+        assert set(frontier) == _keys(getattr(types, named)), folder
         for model in frontier["models"]:
             for held in [*model["gpus"].values(), model["across_gpus"]]:
                 entries = [*held["frontier"], *(e for e in held["best_under"].values() if e)]
@@ -93,16 +102,23 @@ print(lg.configurations()[0]["wh_per_million_output_token"])
 GENERATION = """\
 import leadgreen_data as lg
 
-print(lg.index("text-to-image")["latency_limit_s"], lg.model("flux-1-dev", workload="text-to-image")["best"])
+print(lg.index("text-to-image")["rows"][0]["wh_per_thousand_image"])
+print(lg.index("text-to-video")["rows"][0]["wh_per_vid"])
+print(lg.model("flux-1-dev", workload="text-to-image")["best"]["H100"]["joules_per_imag"])
+print(lg.model("wan-2-1-14b", workload="text-to-video")["configurations"][0]["fpss"])
+print(lg.configurations("text-to-image")[0]["batch_latency"])
+print(lg.configurations("text-to-video")[0]["num_frame"])
+print(lg.frontier("gpqa")["models"][0]["gpus"]["H100"]["best_undr"])
 print(lg.index("text-to-image")["itl_deadline_ms"])
-print(lg.model("flux-1-dev", workload="text-to-video")["bset"])
+print(lg.index("text-to-image")["latency_limit_s"], lg.index("text-to-video")["rows"][0]["wh_per_video"])
+print(lg.configurations("text-to-image")[0]["wh_per_thousand_images"], lg.frontier()["itl_targets_ms"])
 """
 
 
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The reader as the wheel holds it (with its generated _release.py), in a folder for MYPYPATH."""
-    names = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
+    names = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md", "docs/data-dictionary.md")
     files = {
         p.relative_to(REPO).as_posix(): p.read_bytes()
         for name in names
@@ -141,11 +157,21 @@ def test_mypy_strict_rejects_a_misspelt_key_and_workload(staged: Path, tmp_path:
 
 @pytest.mark.slow
 def test_mypy_strict_types_a_generation_workload_by_its_own_documents(staged: Path, tmp_path: Path) -> None:
-    """An image workload's index has a batch-latency limit, not an inter-token deadline."""
+    """A misspelt key in each typed part: index rows, configurations, best, CSV rows, the frontier; and an image
+    workload's index has a batch-latency limit, not an inter-token deadline. The last two lines are right."""
     run = mypy(staged, GENERATION, tmp_path)
-    assert 'consumer.py:4: error: TypedDict "GenerationIndexDocument" has no key "itl_deadline_ms"' in run.stdout
-    assert 'consumer.py:5: error: TypedDict "GenerationModelDocument" has no key "bset"' in run.stdout
-    assert "Found 2 errors in 1 file" in run.stdout, run.stdout
+    for line, kind, key in [
+        (3, "ImageIndexRow", "wh_per_thousand_image"),
+        (4, "VideoIndexRow", "wh_per_vid"),
+        (5, "ImageConfiguration", "joules_per_imag"),
+        (6, "VideoConfiguration", "fpss"),
+        (7, "ImageCsvRow", "batch_latency"),
+        (8, "VideoCsvRow", "num_frame"),
+        (9, "GpuFrontier", "best_undr"),
+        (10, "ImageIndexDocument", "itl_deadline_ms"),
+    ]:
+        assert f'consumer.py:{line}: error: TypedDict "{kind}" has no key "{key}"' in run.stdout, run.stdout
+    assert "Found 8 errors in 1 file" in run.stdout, run.stdout
 
 
 @pytest.mark.slow

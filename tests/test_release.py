@@ -127,12 +127,16 @@ def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> No
     changelog = (repo / "CHANGELOG.md").read_text()
     assert "## v2026.11.29 — data version 2026-11-29, API v1" in changelog
     assert "First release." in changelog
+    assert "Added since the v1 seed documents" in changelog  # every workload and document since the seed
+    assert "- `text-to-video` (Text to Video): 5 models, 382 configurations, in Wh per video" in changelog
+    assert "- `workloads/problem-solving/`: `frontier.json`, `index.json`, `models.json`" in changelog
     check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=repo / "dist", capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
-    assert check.stdout.count(": OK") == 3  # the archive, the manifest and the wheel
+    assert check.stdout.count(": OK") == 4  # the archive, the manifest, the wheel and the sdist
     manifest = json.loads((repo / "dist" / "leadgreen-data-v2026.11.29.manifest.json").read_text())
     paths = {f["path"] for f in manifest["files"]}
     assert {"data/index.json", "schemas/model.schema.json", "datapackage.json", "CHANGELOG.md", "LICENSE"} <= paths
+    assert {"README.md", "croissant.json", "docs/data-dictionary.md", "CITATION.cff"} <= paths
     assert manifest["upstream"]["tasks"]["lm-arena-chat"]["sha256"].startswith("24e25d46")
     assert list(manifest["upstream"]["tasks"]) == [
         "lm-arena-chat",
@@ -195,6 +199,24 @@ def test_commit_that_breaks_the_data_refuses(repo: Path, cli) -> None:
     result = release(cli)
     assert result.exit_code == 1
     assert "data/models/qwen-3-8b.json: /best/H100: expected a copy of configuration" in result.output
+    assert git(repo, "tag") == ""
+    assert not (repo / "CHANGELOG.md").exists()
+
+
+def test_a_placeholder_url_or_a_stale_consumer_text_refuses_in_one_line(repo: Path, cli) -> None:
+    """builder.release.consumer's rules (tests/test_consumer_sync.py), through the command once."""
+    meta = repo / "metadata.toml"
+    meta.write_text(meta.read_text().replace("repository = ", "# PLACEHOLDER\nrepository = "))
+    cff = repo / "CITATION.cff"
+    cff.write_text(cff.read_text().replace("Text to Video", "Text to Film"))
+    git(repo, "commit", "--quiet", "-am", "a placeholder and a stale citation")
+    result = release(cli)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: refusing to tag what a consumer would read as true: CITATION.cff: expected every workload, unit "
+        "and their count, found no workload Text to Video; metadata.toml: repository: expected a decided URL, "
+        "found https://github.com/leadgreen/leadgreen-data marked PLACEHOLDER\n"
+    )
     assert git(repo, "tag") == ""
     assert not (repo / "CHANGELOG.md").exists()
 

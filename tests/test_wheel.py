@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from builder import card
 from builder.errors import ReleaseError
 from builder.release import rules
 from builder.release.dist import changelog_notes, staged_files
@@ -36,11 +37,12 @@ def test_dist_holds_archive_manifest_wheel_and_checksums(release: Built) -> None
             f"leadgreen-data-{release.tag}.manifest.json",
             f"leadgreen-data-{release.tag}.tar.gz",
             f"leadgreen_data-{release.version}-py3-none-any.whl",
+            f"leadgreen_data-{release.version}.tar.gz",
         ]
     )
     check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=release.dist, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
-    assert check.stdout.count(": OK") == 3
+    assert check.stdout.count(": OK") == 4
 
 
 @pytest.mark.slow
@@ -58,12 +60,15 @@ def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None
         generated = whl.read("leadgreen_data/_release.py").decode()
     module = {"leadgreen_data/__init__.py", "leadgreen_data/__main__.py", "leadgreen_data/py.typed"}
     module |= {"leadgreen_data/_release.py", "leadgreen_data/types.py", "leadgreen_data/CITATION.cff"}
+    module |= {"leadgreen_data/README.md", "leadgreen_data/croissant.json", "leadgreen_data/docs/data-dictionary.md"}
     info = f"leadgreen_data-{release.version}.dist-info/"
     meta = {info + name for name in ("METADATA", "WHEEL", "RECORD", "licenses/LICENSE", "licenses/DATA-LICENCE.md")}
     assert set(names) == {f"leadgreen_data/{rel}" for rel in published} | module | meta
     assert "Name: leadgreen-data\n" in metadata
     assert f"Version: {release.version}\n" in metadata
     assert "Requires-Dist" not in metadata  # no dependencies
+    summary = next(line for line in metadata.splitlines() if line.startswith("Summary: "))
+    assert card.missing(summary, card.load((release.repo / "data" / "workloads.json").read_bytes())) == []
     assert f'DATA_VERSION = "{release.data_version}"' in generated
     assert f'TAG = "{release.tag}"' in generated
 
@@ -180,7 +185,6 @@ def test_the_wheel_takes_every_file_under_data_so_new_workloads_come_along() -> 
     files = _release_files()
     doc = json.loads(files["data/index.json"]) | {"data_version": "2027-01-02", "workload": "image-generation"}
     files["data/workloads/image-generation/index.json"] = json.dumps(doc).encode()
-    files["data/workloads.json"] = b"[]"
     staged = staged_files(files, _reader_files(), rules.Version("2027-01-02"))
     assert "leadgreen_data/data/workloads/image-generation/index.json" in staged
     assert "leadgreen_data/data/workloads.json" in staged

@@ -83,7 +83,8 @@ def test_release_runs_on_release_tags_and_rebuilds_dist_from_the_tag() -> None:
         < runs.index('builder dist --tag "$GITHUB_REF_NAME" --notes "$RUNNER_TEMP/release-notes.md"')
     )
     assert "cd dist && sha256sum -c SHA256SUMS" in runs
-    assert 'mkdir "$RUNNER_TEMP/wheel" && cp dist/*.whl "$RUNNER_TEMP/wheel/"' in runs
+    packages = 'mkdir "$RUNNER_TEMP/packages" && cp dist/*.whl dist/leadgreen_data-*.tar.gz "$RUNNER_TEMP/packages/"'
+    assert packages in runs  # the wheel and the sdist; the archive (leadgreen-data-<tag>.tar.gz) is not a package
 
 
 def test_release_jobs_have_least_privilege() -> None:
@@ -103,13 +104,19 @@ def test_release_creates_the_github_release_with_the_changelog_entry() -> None:
     assert "--notes-file notes/release-notes.md" in script
 
 
-def test_publish_uploads_only_the_wheel_by_trusted_publishing() -> None:
+def test_publish_uploads_the_wheel_and_the_sdist_by_trusted_publishing() -> None:
     job = load("release.yml")["jobs"]["publish"]
     assert job["needs"] == ["build", "release"]
     download, upload = steps(job)
-    assert download["with"] == {"name": "wheel", "path": "wheel"}
+    assert download["with"] == {"name": "packages", "path": "packages"}
     assert upload["uses"].startswith("pypa/gh-action-pypi-publish@")
-    assert upload["with"] == {"packages-dir": "wheel/"}  # no password: trusted publishing
+    assert upload["with"] == {"packages-dir": "packages/"}  # no password: trusted publishing
+
+
+def test_the_release_tag_deploys_the_site() -> None:
+    pages = load("pages.yml")
+    assert pages["on"]["push"]["tags"] == ["v*"]
+    assert "deploy" in pages["jobs"]
 
 
 def test_upstream_does_nothing_while_a_refresh_pull_request_is_open() -> None:

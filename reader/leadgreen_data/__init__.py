@@ -33,15 +33,21 @@ from leadgreen_data.types import (
     ConfigurationRow,
     FrontierDocument,
     GenerationFrontierDocument,
-    GenerationIndexDocument,
-    GenerationModelDocument,
     GenerationModelListDocument,
     GenerationWorkload,
+    ImageCsvRow,
+    ImageIndexDocument,
+    ImageModelDocument,
+    ImageWorkload,
     IndexDocument,
     LLMWorkload,
     ModelDocument,
     ModelListDocument,
     SchemaKind,
+    VideoCsvRow,
+    VideoIndexDocument,
+    VideoModelDocument,
+    VideoWorkload,
     Workload,
     WorkloadListWorkload,
 )
@@ -64,7 +70,7 @@ __all__ = [
     "workloads",
 ]
 
-DEFAULT_WORKLOAD: Workload = "text-conversation"
+DEFAULT_WORKLOAD: LLMWorkload = "text-conversation"
 """The workload whose documents are at the top of the data folder."""
 
 _CSV = "data/configurations.csv"
@@ -134,8 +140,10 @@ def _folder(workload: object) -> str:
 @overload
 def index(workload: LLMWorkload = ...) -> IndexDocument: ...
 @overload
-def index(workload: GenerationWorkload) -> GenerationIndexDocument: ...
-def index(workload: Workload = DEFAULT_WORKLOAD) -> IndexDocument | GenerationIndexDocument:
+def index(workload: ImageWorkload) -> ImageIndexDocument: ...
+@overload
+def index(workload: VideoWorkload) -> VideoIndexDocument: ...
+def index(workload: Workload = DEFAULT_WORKLOAD) -> IndexDocument | ImageIndexDocument | VideoIndexDocument:
     """The index document: the best configuration of every model on every GPU, in energy order."""
     return cast(IndexDocument, _json(f"{_folder(workload)}/index.json"))
 
@@ -169,8 +177,10 @@ def frontier(workload: Workload = DEFAULT_WORKLOAD) -> FrontierDocument | Genera
 @overload
 def model(slug: str, workload: LLMWorkload = ...) -> ModelDocument: ...
 @overload
-def model(slug: str, workload: GenerationWorkload) -> GenerationModelDocument: ...
-def model(slug: str, workload: Workload = DEFAULT_WORKLOAD) -> ModelDocument | GenerationModelDocument:
+def model(slug: str, workload: ImageWorkload) -> ImageModelDocument: ...
+@overload
+def model(slug: str, workload: VideoWorkload) -> VideoModelDocument: ...
+def model(slug: str, workload: Workload = DEFAULT_WORKLOAD) -> ModelDocument | ImageModelDocument | VideoModelDocument:
     """One model's document: every measured configuration, and the best per GPU.
 
     Raises LookupError for a name that is not a slug (lowercase letters and digits joined by single
@@ -259,8 +269,12 @@ def all_configurations() -> list[ConfigurationRow]:
 @overload
 def configurations(workload: LLMWorkload = ...) -> list[ConfigurationRow]: ...
 @overload
-def configurations(workload: GenerationWorkload) -> list[dict[str, Any]]: ...
-def configurations(workload: Workload = DEFAULT_WORKLOAD) -> list[ConfigurationRow] | list[dict[str, Any]]:
+def configurations(workload: ImageWorkload) -> list[ImageCsvRow]: ...
+@overload
+def configurations(workload: VideoWorkload) -> list[VideoCsvRow]: ...
+def configurations(
+    workload: Workload = DEFAULT_WORKLOAD,
+) -> list[ConfigurationRow] | list[ImageCsvRow] | list[VideoCsvRow]:
     """One workload's configurations, as dicts typed by the package's table schema.
 
     An image or video workload (text-to-image, text-to-video) has a CSV of its own, whose columns are
@@ -269,7 +283,7 @@ def configurations(workload: Workload = DEFAULT_WORKLOAD) -> list[ConfigurationR
     found = _workload_id(workload)
     own = f"{_folder(found)}/configurations.csv"
     if found != DEFAULT_WORKLOAD and _node(own).is_file():
-        return _rows(own)
+        return cast("list[ImageCsvRow]", _rows(own))  # or VideoCsvRow: the overloads say which
     return [row for row in all_configurations() if row["workload"] == found]
 
 

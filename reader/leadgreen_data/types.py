@@ -6,7 +6,7 @@ datapackage.json and data/workloads.json; do not edit.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 WorkloadId = Literal[
     "text-conversation",
@@ -58,6 +58,12 @@ LLMWorkload = Literal[
 
 GenerationWorkload = Literal["text-to-image", "text-to-video"]
 """An image or video generation workload (energy per image or per video)."""
+
+ImageWorkload = Literal["text-to-image"]
+"""The image generation workload(s): id or upstream task name."""
+
+VideoWorkload = Literal["text-to-video"]
+"""The video generation workload(s): id or upstream task name."""
 
 SchemaKind = Literal[
     "datapackage",
@@ -189,13 +195,13 @@ class GenerationAcrossGpus(TypedDict):
     best_under: dict[str, ImageEntry | VideoEntry | None]
 
 
-class GenerationIndexDocument(TypedDict):
-    """LeadGreen v1: generation index"""
+class ImageIndexDocument(TypedDict):
+    """LeadGreen v1: generation index, kind image"""
 
     version: Literal["1"]
     updated: str
     data_version: str
-    kind: Literal["image", "video"]
+    kind: Literal["image"]
     unit: Literal["Wh per 1,000 images", "Wh per video"]
     workload: str
     latency_limit_s: float
@@ -204,7 +210,7 @@ class GenerationIndexDocument(TypedDict):
     source: Source
     caveat: str
     boundary: Literal["gpu_only"]
-    rows: Any
+    rows: list[ImageIndexRow]
 
 
 class ReferenceRow(TypedDict):
@@ -234,13 +240,82 @@ class Source(TypedDict):
     configurations: str
 
 
-class GenerationModelDocument(TypedDict):
-    """LeadGreen v1: generation model document"""
+class ImageIndexRow(TypedDict):
+    model: str
+    slug: str
+    model_id: str
+    params_b: float
+    active_params_b: float
+    gpu: str
+    num_gpus: int
+    batch_size: int
+    ulysses_degree: int
+    ring_degree: int
+    inference_steps: int
+    precision: Literal["BF16", "FP8", "MXFP4"]
+    width: int
+    height: int
+    wh_per_thousand_images: float
+    joules_per_image: float
+    batch_latency_s: float
+    images_per_second: float
+    gpu_power_watts_total: int
+    row_id: str
+    repeat: int
+
+
+class VideoIndexDocument(TypedDict):
+    """LeadGreen v1: generation index, kind video"""
 
     version: Literal["1"]
     updated: str
     data_version: str
-    kind: Literal["image", "video"]
+    kind: Literal["video"]
+    unit: Literal["Wh per 1,000 images", "Wh per video"]
+    workload: str
+    latency_limit_s: float
+    selection: str
+    reference_row: ReferenceRow
+    source: Source
+    caveat: str
+    boundary: Literal["gpu_only"]
+    rows: list[VideoIndexRow]
+
+
+class VideoIndexRow(TypedDict):
+    model: str
+    slug: str
+    model_id: str
+    params_b: float
+    active_params_b: float
+    gpu: str
+    num_gpus: int
+    batch_size: int
+    ulysses_degree: int
+    ring_degree: int
+    inference_steps: int
+    precision: Literal["BF16", "FP8", "MXFP4"]
+    width: int
+    height: int
+    num_frames: int
+    fps: int
+    wh_per_video: float
+    wh_per_video_second: float
+    joules_per_video: float
+    batch_latency_s: float
+    videos_per_second: float
+    gpu_power_watts_total: int
+    row_id: str
+    repeat: int
+
+
+class ImageModelDocument(TypedDict):
+    """LeadGreen v1: generation model document, kind image"""
+
+    version: Literal["1"]
+    updated: str
+    data_version: str
+    kind: Literal["image"]
     unit: Literal["Wh per 1,000 images", "Wh per video"]
     latency_limit_s: float
     source: Source
@@ -252,8 +327,73 @@ class GenerationModelDocument(TypedDict):
     params_b: float
     active_params_b: float
     gpus: list[str]
-    configurations: Any
-    best: Any
+    configurations: list[ImageConfiguration]
+    best: dict[str, ImageConfiguration]
+
+
+class ImageConfiguration(TypedDict):
+    gpu: str
+    num_gpus: int
+    batch_size: int
+    ulysses_degree: int
+    ring_degree: int
+    inference_steps: int
+    precision: Literal["BF16", "FP8", "MXFP4"]
+    width: int
+    height: int
+    joules_per_image: float
+    wh_per_thousand_images: float
+    batch_latency_s: float
+    images_per_second: float
+    gpu_power_watts_total: int
+    under_latency_limit: bool
+    row_id: str
+    repeat: int
+
+
+class VideoModelDocument(TypedDict):
+    """LeadGreen v1: generation model document, kind video"""
+
+    version: Literal["1"]
+    updated: str
+    data_version: str
+    kind: Literal["video"]
+    unit: Literal["Wh per 1,000 images", "Wh per video"]
+    latency_limit_s: float
+    source: Source
+    caveat: str
+    boundary: Literal["gpu_only"]
+    slug: str
+    name: str
+    model_id: str
+    params_b: float
+    active_params_b: float
+    gpus: list[str]
+    configurations: list[VideoConfiguration]
+    best: dict[str, VideoConfiguration]
+
+
+class VideoConfiguration(TypedDict):
+    gpu: str
+    num_gpus: int
+    batch_size: int
+    ulysses_degree: int
+    ring_degree: int
+    inference_steps: int
+    precision: Literal["BF16", "FP8", "MXFP4"]
+    width: int
+    height: int
+    num_frames: int
+    fps: int
+    joules_per_video: float
+    wh_per_video: float
+    wh_per_video_second: float
+    batch_latency_s: float
+    videos_per_second: float
+    gpu_power_watts_total: int
+    under_latency_limit: bool
+    row_id: str
+    repeat: int
 
 
 class GenerationModelListDocument(TypedDict):
@@ -415,6 +555,57 @@ class _WorkloadListWorkloadRequired(TypedDict):
 
 class WorkloadListWorkload(_WorkloadListWorkloadRequired, total=False):
     frontier_url: str
+
+
+class ImageCsvRow(TypedDict):
+    workload: str
+    slug: str
+    name: str
+    model_id: str
+    gpu: str
+    num_gpus: int
+    batch_size: int
+    ulysses_degree: int
+    ring_degree: int
+    inference_steps: int
+    precision: Literal["BF16", "FP8", "MXFP4"]
+    width: int
+    height: int
+    joules_per_image: float
+    wh_per_thousand_images: float
+    batch_latency_s: float
+    images_per_second: float
+    gpu_power_watts_total: int
+    under_latency_limit: bool
+    row_id: str
+    repeat: int
+
+
+class VideoCsvRow(TypedDict):
+    workload: str
+    slug: str
+    name: str
+    model_id: str
+    gpu: str
+    num_gpus: int
+    batch_size: int
+    ulysses_degree: int
+    ring_degree: int
+    inference_steps: int
+    precision: Literal["BF16", "FP8", "MXFP4"]
+    width: int
+    height: int
+    num_frames: int
+    fps: int
+    joules_per_video: float
+    wh_per_video: float
+    batch_latency_s: float
+    videos_per_second: float
+    gpu_power_watts_total: int
+    under_latency_limit: bool
+    row_id: str
+    repeat: int
+    wh_per_video_second: float
 
 
 class ConfigurationRow(TypedDict):

@@ -14,7 +14,7 @@ from builder.files import Refused, kind, read_file
 PROTECTED = (layout.UPSTREAM, layout.SCHEMAS, layout.GIT, layout.DATA)  # never written into, but a build may be data/
 FOREIGN_SHOWN = 5  # offending entries named in a refusal
 DIST_FILE = re.compile(
-    r"leadgreen-data-v[0-9.]+\.(tar\.gz|manifest\.json)|leadgreen_data-[0-9.]+-py3-none-any\.whl|SHA256SUMS"
+    r"leadgreen-data-v[0-9.]+\.(tar\.gz|manifest\.json)|leadgreen_data-[0-9.]+(-py3-none-any\.whl|\.tar\.gz)|SHA256SUMS"
 )
 
 
