@@ -724,7 +724,7 @@ def test_a_tmpdir_that_cannot_hold_the_copy_is_one_line(
 def committed_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The package committed in a new git repository, never released: made once, copied per release case."""
     root = copy_package(tmp_path_factory.mktemp("committed") / "pkg")
-    for name in ("LICENSE", "DATA-LICENCE.md", ".gitignore", *CONSUMER_FILES):
+    for name in ("LICENSE", "DATA-LICENCE.md", ".gitignore", "reader", *CONSUMER_FILES):
         (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, root / name)
     git(root, "init", "--quiet", "--initial-branch", "main")
     git(root, "add", "-A")
