@@ -41,12 +41,21 @@ def test_json_lines_and_workflow_commands_escape_every_part() -> None:
     problem = Problem("data/a\x1b]0;t\x07.json", f"/x\n{FAKE}", "expected 1, found \u202e2")
     item = as_json(problem)
     assert item == {
+        "code": "unclassified",
         "file": "data/a\\x1b]0;t\\x07.json",
         "pointer": "/x\\nfake: /: all good",
-        "expected": "1",
-        "found": "\\u202e2",
+        "line": None,
+        "col": None,
+        "expected": None,
+        "found": None,
         "message": "expected 1, found \\u202e2",
     }
+    fields = Problem.mismatch("data/a.json", "/x", "rule\n2", "1\x1b", "\u202e2")
+    assert (as_json(fields)["code"], as_json(fields)["expected"], as_json(fields)["found"]) == (
+        "rule\\n2",
+        "1\\x1b",
+        "\\u202e2",
+    )
     assert json.loads(render(problem, "json")) == item
     for fmt in ("text", "json", "github"):
         shown = render(problem, fmt)

@@ -1,4 +1,4 @@
-"""`builder validate --format`: the same problems as text, JSON lines or GitHub workflow commands."""
+"""`builder validate --format`: the same problems as text, one JSON object or GitHub workflow commands."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from builder.errors import Problem
-from builder.report import as_json, github_command, render
+from builder.report import GENERATED, as_json, github_command, github_report, located, render, report_json
 
 BROKEN = {
     "data/models/qwen-3-8b.json": "/configurations/0/tensor_parallel",
@@ -31,21 +31,82 @@ def broken(repo_copy: Path) -> Path:
     return repo_copy
 
 
-def test_json_prints_one_object_per_problem(broken: Path, cli) -> None:
+KEYS = {"code", "file", "pointer", "line", "col", "expected", "found", "message"}
+
+
+def test_json_prints_one_object_with_every_problem(broken: Path, cli) -> None:
     result = cli("validate", "--format", "json")
     assert result.exit_code == 1
-    found = [json.loads(line) for line in result.stdout.splitlines()]
-    assert all(set(item) == {"file", "pointer", "expected", "found", "message"} for item in found)
-    assert {
-        "file": "data/models/qwen-3-8b.json",
-        "pointer": "/configurations/0/tensor_parallel",
+    (line,) = result.stdout.splitlines()
+    doc = json.loads(line)
+    assert (doc["valid"], doc["generated"]) == (False, GENERATED)
+    assert all(set(item) == KEYS for item in doc["problems"])
+    mine = [
+        p
+        for p in doc["problems"]
+        if (p["file"], p["pointer"]) == ("data/models/qwen-3-8b.json", BROKEN["data/models/qwen-3-8b.json"])
+    ]
+    assert [p["message"] for p in mine] == ["expected a value >= 1, found 0"]
+    assert {item["file"] for item in doc["problems"]} >= {*BROKEN, "datapackage.json"}
+    assert "error: data: " in result.stderr
+
+
+def test_a_problem_with_fields_is_reported_by_its_fields() -> None:
+    """expected and found come from the problem's fields, never from its message; a code names the rule."""
+    problem = Problem.mismatch("data/index.json", "/rows/0/num_gpus", "schema.minimum", "a value >= 1", "0")
+    assert as_json(problem) == {
+        "code": "schema.minimum",
+        "file": "data/index.json",
+        "pointer": "/rows/0/num_gpus",
+        "line": None,
+        "col": None,
         "expected": "a value >= 1",
         "found": "0",
         "message": "expected a value >= 1, found 0",
-    } in found
-    files = {item["file"] for item in found}
-    assert files >= {*BROKEN, "datapackage.json"}
-    assert "error: data: " in result.stderr
+    }
+    worded = Problem("data/index.json", "/rows/0/num_gpus", "expected a value >= 1, found 0")  # no fields: no parse
+    assert (as_json(worded)["code"], as_json(worded)["expected"], as_json(worded)["found"]) == (
+        "unclassified",
+        None,
+        None,
+    )
+
+
+def test_json_on_valid_data_is_an_object_too() -> None:
+    assert json.loads(report_json([], "data: valid")) == {
+        "valid": True,
+        "summary": "data: valid",
+        "problems": [],
+        "generated": GENERATED,
+    }
+
+
+def test_a_problem_is_placed_on_its_line_and_column() -> None:
+    from conftest import REPO
+
+    placed = located(Problem("data/index.json", "/rows/3/gpu", "x"), REPO)
+    line = (REPO / "data" / "index.json").read_text().splitlines()[placed.line - 1]  # type: ignore[operator]
+    assert line[placed.col - 1 :].startswith('"')  # type: ignore[operator]
+    assert line.strip().startswith('"gpu": ')
+    assert located(Problem("data/index.json", "/rows/999/gpu", "x"), REPO).line is None  # no such place: unknown
+
+
+def test_github_gives_one_annotation_per_root_cause_and_says_how_to_regenerate() -> None:
+    problems = [
+        Problem("data/models/a.json", "/best/H100/x", "expected 1, found 2"),
+        Problem("data/models/a.json", "/configurations/0/x", "expected 1, found 2"),
+        Problem("data/index.json", "/rows/1/x", "expected 2 as in models/a.json best[H100], found 1"),
+        Problem("datapackage.json", "/resources/9/hash", "expected sha256:1, found sha256:2"),
+    ]
+    lines = github_report(problems)
+    assert lines == [
+        "::error file=data/models/a.json,title=/best/H100/x::/best/H100/x: expected 1, found 2 (and 1 more problem(s) "
+        "in this file); a generated file: fix its input and run `builder build`",
+        "::notice title=derived::2 problem(s) in files derived from the above (data/index.json, datapackage.json) "
+        "follow from them: `builder build` regenerates those files",
+        f"::notice title=generated files::{GENERATED}",
+    ]
+    assert not any("as in models/a.json" in line for line in lines)  # never: copy the bad value into index.json
 
 
 @pytest.mark.slow  # a whole validate; test_json_prints_one_object_per_problem is the failing smoke case
@@ -55,19 +116,22 @@ def test_github_prints_an_error_command_on_the_file_for_each_problem(broken: Pat
     result = cli("validate", "--format", "github")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert len(lines) == len(problems) >= 3
-    assert all(line.startswith("::error file=data") for line in lines)
-    assert (
-        "::error file=data/models/qwen-3-8b.json,title=/configurations/0/tensor_parallel::"
-        "/configurations/0/tensor_parallel: expected a value >= 1, found 0"
-    ) in lines
+    errors = [line for line in lines if line.startswith("::error ")]
+    assert len(errors) == 2 < len(problems)  # one per broken document: the descriptor's hashes follow from them
+    assert all(line.startswith("::error file=data/") for line in errors)
+    first = next(line for line in errors if "qwen-3-8b" in line)
+    assert first.startswith("::error file=data/models/qwen-3-8b.json,line=")
+    assert ",title=/configurations/0/tensor_parallel::/configurations/0/tensor_parallel: expected a value >= 1" in first
+    assert lines[-1] == f"::notice title=generated files::{GENERATED.replace('%', '%25')}"
 
 
 @pytest.mark.slow  # three whole validates; test_validate.py's committed validate is the clean smoke case
 def test_a_clean_package_prints_the_same_in_every_format(committed_validate) -> None:
-    for fmt in ("text", "json", "github"):
+    for fmt in ("text", "github"):
         result = committed_validate(fmt)
         assert (result.exit_code, result.stdout.splitlines()[-1]) == (0, "data: valid"), fmt
+    result = committed_validate("json")
+    assert (result.exit_code, json.loads(result.stdout)["valid"]) == (0, True)
 
 
 def test_an_unknown_format_is_a_usage_error(in_repo, cli) -> None:

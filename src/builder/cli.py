@@ -19,7 +19,7 @@ from builder.cli_upstream import check_upstream, fetch
 from builder.errors import BuilderError, InputError, ProblemsError, printable, printable_lines
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
-from builder.report import FORMATS, problems_as, say, warn
+from builder.report import FORMATS, problems_as, report_json, say, warn
 from builder.strictjson import parse_json
 from builder.write import today_utc
 
@@ -151,8 +151,9 @@ def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
 @main.command()
 @_data_option
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Problems as text lines, JSON lines (file, pointer, expected, found, message) or GitHub "
-              "workflow commands (::error file=...), which annotate a pull request.")  # fmt: skip
+              help="Problems as text lines, one JSON object (valid, summary, problems with code, file, pointer, "
+              "line, col, expected, found, message) or GitHub workflow commands (::error file=...,line=...), one "
+              "per root cause, which annotate a pull request.")  # fmt: skip
 def validate(data: Path, fmt: str) -> None:
     """Check every file: JSON Schemas, tables, cross-file consistency and physics.
     Exits 0 when every file is valid, 1 when any problem is found (all are printed), 2 on usage errors."""
@@ -171,7 +172,10 @@ def validate(data: Path, fmt: str) -> None:
         check_citation(data)
     for text in repository_warnings(data.parent / METADATA):
         warn(text, fmt, file=str(METADATA))
-    say(f"{data}: valid")
+    if fmt == "json":
+        click.echo(report_json([], f"{data}: valid"))
+    else:
+        say(f"{data}: valid")
 
 
 @main.command()

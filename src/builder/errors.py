@@ -7,11 +7,26 @@ from typing import Any
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One finding: which file, where in it (a JSON pointer or a row), and what is wrong."""
+    """One finding: which file, where in it (a JSON pointer or a row), and what is wrong.
+
+    A check that knows more says it as values, never only in the message: `code` names the rule
+    (stable across wordings, such as "schema.minimum"), `expected` and `found` the two sides, and
+    `line` and `col` (1-based) the place in the file. Reporters read these fields, never the message.
+    """
 
     path: str
     where: str
     message: str
+    code: str = ""
+    expected: str | None = None
+    found: str | None = None
+    line: int | None = None
+    col: int | None = None
+
+    @classmethod
+    def mismatch(cls, path: str, where: str, code: str, expected: str, found: str) -> "Problem":
+        """A problem whose message is made from its fields: `expected ..., found ...`."""
+        return cls(path, where, f"expected {expected}, found {found}", code, expected, found)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.where}: {self.message}"
