@@ -124,7 +124,8 @@ def dist_files(release: Release) -> dict[str, bytes]:
     curated = files_at(release.commit, (str(METADATA),)).get(str(METADATA), b"")
     found = parse_repository(curated.decode("utf-8", "replace"))
     workloads = card.load(files[f"data/{WORKLOAD_LIST}"])
-    files["README.md"] = card.archive_readme(workloads, tag, date, found.url if found else None).encode()
+    readme = card.archive_readme(workloads, tag, date, found.url if found else None).encode()
+    files = dict(sorted({**files, "README.md": readme}.items()))  # in path order, as git lists the others
     name = f"{PACKAGE_NAME}-{tag}"
     named = {
         f"{name}.tar.gz": archive(files, name, date),
