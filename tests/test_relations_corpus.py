@@ -20,7 +20,7 @@ from builder.diff import diff_trees, load_docs, load_tables, render_text
 from builder.errors import InputError, UpstreamError
 from builder.release.rules import LARGE_CHANGE_PCT
 from builder.upstream import parse_upstream
-from builder.validate.responses import check_responses
+from builder.validate.responses import check_parameters, check_responses
 from builder.validate.tree import load_tree
 from hostile import assert_refused, run_cli, tree_digest
 
@@ -187,3 +187,10 @@ def test_a_table_diff_cannot_read_is_one_error_line(tmp_path: Path) -> None:
         "expected a UTF-8 CSV table, found 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"
     )
     assert str(caught.value) == f"{tmp_path}/configurations.csv: {expected}"
+
+
+def test_a_model_with_more_active_than_total_parameters_is_one_line() -> None:
+    doc = json.loads((REPO / "data" / "models" / "qwen-3-14b.json").read_bytes())
+    assert check_parameters("qwen-3-14b.json", doc) == []
+    found = [str(p) for p in check_parameters("qwen-3-14b.json", doc | {"active_params_b": 15.0})]
+    assert found == ["qwen-3-14b.json: /active_params_b: expected at most params_b = 14.0, found 15.0"]

@@ -97,6 +97,7 @@ RESPONSE_NAMES = {
     "avg_output_len": "avg_output_tokens",
 }
 PUBLISHED_ENERGY_PER_RESPONSE = ENERGY_PER_REQUEST.renamed(RESPONSE_NAMES)
+PUBLISHED_ORDERS = (Order("active_params_b", "params_b"),)  # a model document's, of either kind
 PUBLISHED_TOLERANCE = 0.005  # relative: 2.4 times the largest rounding error, and it refuses a value 1.01 times off
 
 

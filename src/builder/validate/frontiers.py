@@ -20,6 +20,7 @@ from builder.frontier import (
     undominated,
 )
 from builder.layout import CSV, GENERATION_WORKLOADS, model_list_rel, model_rel
+from builder.relations import ENERGY_PER_REQUEST
 from builder.validate.crossfile import differing
 from builder.validate.documents import name_of
 from builder.validate.tree import Tree
@@ -170,7 +171,7 @@ class Part:
         if abs(mean - conf["avg_output_tokens"]) > HALF_TOKEN:
             msg = f"expected within 0.5 of avg_output_tokens {conf['avg_output_tokens']} ({named}), found {mean}"
             problems.append(Problem(self.shown, f"{at}/mean_output_tokens", msg))
-        product = per_token * mean  # per-token J to 7 decimals, the mean to 2, the response to 4
+        product = ENERGY_PER_REQUEST.compute(per_token, mean)  # J per token to 7 decimals, the mean to 2
         if abs(joules - product) > 0.5e-7 * mean + 0.005 * per_token + 0.5e-4 + 1e-9 * product:
             msg = f"expected joules_per_output_token x mean_output_tokens = {product:.4f} ({named})"
             problems.append(Problem(self.shown, f"{at}/joules_per_response", f"{msg}, found {joules}"))

@@ -1,13 +1,21 @@
-"""The published CSV's energy per response against its energy per token and average output length."""
+"""Upstream's relations on what only the published files hold: the CSV's energy per response against its energy per
+token and average output length, and a model document's active parameters against its total."""
 
 import csv
 import io
 import math
+from typing import Any
 
 from builder.csvview import JOULES
 from builder.errors import Problem, printable
 from builder.layout import CSV
-from builder.relations import PUBLISHED_ENERGY_PER_RESPONSE, PUBLISHED_TOLERANCE, broken
+from builder.relations import (
+    PUBLISHED_ENERGY_PER_RESPONSE,
+    PUBLISHED_ORDERS,
+    PUBLISHED_TOLERANCE,
+    broken,
+    relation_faults,
+)
 from builder.validate.tree import Tree
 
 RELATION = PUBLISHED_ENERGY_PER_RESPONSE
@@ -35,6 +43,11 @@ def check_responses(tree: Tree) -> list[Problem]:
             msg = f"expected {fault.rule} = {fault.expected:.4f} ({within}; {conf}), found {fault.found}"
             problems.append(Problem(tree.shown(CSV), f"line {line}, column {JOULES}", msg))
     return problems
+
+
+def check_parameters(shown: str, doc: dict[str, Any]) -> list[Problem]:
+    """A model document (that passed its schema) whose active parameters pass its total."""
+    return [Problem(shown, f"/{f.field}", f.message) for f in relation_faults(doc, (), PUBLISHED_ORDERS)]
 
 
 def _number(cell: str | None) -> float | None:
