@@ -151,6 +151,32 @@ def test_wh_per_video_second_is_wh_per_video_over_its_length() -> None:
     assert (row["wh_per_video"], row["num_frames"], row["fps"], row["wh_per_video_second"]) == (7.36, 49, 8, 1.2014)
 
 
+def test_units_say_the_unit_of_each_latency_limit_and_every_frontier_url() -> None:
+    doc = load("units.json")
+    assert list(doc) == ["version", "updated", "data_version", "definition", "workloads"]
+    listed = load("workloads.json")["workloads"]
+    assert [w["id"] for w in doc["workloads"]] == [w["id"] for w in listed]
+    found = {w["id"]: (w["unit"], w["latency_limit"], w["latency_unit"]) for w in doc["workloads"]}
+    llm = ("Wh per million output tokens", 500, "ms")
+    assert found == {
+        "text-conversation": llm,
+        "problem-solving": llm,
+        "code-completion": llm,
+        "image-chat": llm,
+        "video-chat": llm,
+        "text-to-image": ("Wh per 1,000 images", 30, "s"),
+        "text-to-video": ("Wh per video", 300, "s"),
+    }
+    for entry, row in zip(listed, doc["workloads"], strict=True):
+        assert {k: row[k] for k in ("unit", "latency_metric", "latency_limit")} == {
+            k: entry[k] for k in ("unit", "latency_metric", "latency_limit")
+        }
+        folder = "" if row["id"] == "text-conversation" else f"workloads/{row['id']}/"
+        assert row["frontier_url"] == f"https://leadgreen.ai/api/v1/{folder}frontier.json"
+        assert (DATA / folder / "frontier.json").is_file()
+        assert entry.get("frontier_url", row["frontier_url"]) == row["frontier_url"]
+
+
 # The negative corpus: each planted fault, and the line `builder validate` gives for it.
 
 F, IMG, VID = "frontier.json", "workloads/text-to-image/", "workloads/text-to-video/"
@@ -218,6 +244,11 @@ CORPUS = [
     ("index-width-not-the-best", edit(VID + "index.json", at("/rows/0", lambda r: r.update(width=1280))), "data/workloads/text-to-video/index.json: /rows/0/width: expected 720 as in workloads/text-to-video/models/cogvideox-2b.json best[B200], found 1280"),
     ("index-fps-missing", edit(VID + "index.json", at("/rows/0", lambda r: r.pop("fps"))), "data/workloads/text-to-video/index.json: /rows/0: expected required property 'fps', found it missing"),
     ("generation-architecture", edit(IMG + "models/flux-1-dev.json", lambda d: d.update(architecture="diffusion")), "data/workloads/text-to-image/models/flux-1-dev.json: /: expected no properties beyond the schema's, found 'architecture'"),
+    ("units-wrong-unit", edit("units.json", at("/workloads/5", lambda w: w.update(latency_unit="ms"))), 'data/units.json: /workloads/5/latency_unit: expected "s" as in data/workloads.json, found "ms"'),
+    ("units-limit-differs", edit("units.json", at("/workloads/0", lambda w: w.update(latency_limit=0.5))), "data/units.json: /workloads/0/latency_limit: expected 500 as in data/workloads.json, found 0.5"),
+    ("units-workload-missing", edit("units.json", lambda d: d["workloads"].pop()), "data/units.json: /workloads: expected 7 items as in data/workloads.json, found 6"),
+    ("units-file-missing", lambda data: (data / "units.json").unlink(), "data/units.json: /: expected this file, found it missing"),
+    ("units-unknown-unit", edit("units.json", at("/workloads/0", lambda w: w.update(latency_unit="min"))), 'data/units.json: /workloads/0/latency_unit: expected enum ["ms", "s"], found "min"'),
 ]  # fmt: skip
 
 

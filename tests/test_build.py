@@ -22,10 +22,10 @@ def test_build_writes_all_documents_and_reproduces_the_references(built_data: Pa
     assert sorted(p.relative_to(REFERENCE).as_posix() for p in REFERENCE.rglob("*.json")) == sorted(REFERENCES)
     docs = sorted(str(p.relative_to(out)) for p in out.rglob("*.json"))
     # the workload list, then per LLM workload an index, a model list, a frontier and its models (66);
-    # per generation workload an index, a model list, a frontier and its models (18: 7 and 5 models)
-    assert len(docs) == 66 + 18
+    # per generation workload an index, a model list, a frontier and its models (18: 7 and 5 models); units.json
+    assert len(docs) == 66 + 18 + 1
     assert len([d for d in docs if d.startswith("models/")]) == 18
-    assert len([d for d in docs if not d.startswith("workloads/")]) == 22
+    assert len([d for d in docs if not d.startswith("workloads/")]) == 22 + 1  # units.json
     for rel in REFERENCES:
         expected = json.loads((REFERENCE / rel).read_text())
         built = json.loads((out / rel).read_text())
@@ -149,7 +149,14 @@ def test_upstream_with_one_model_builds_a_small_tree(repo_copy, cli, tmp_path) -
     out = tmp_path / "small"
     assert cli("build", "--upstream", str(up), "--out", str(out)).exit_code == 0
     top = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.json") if not p.is_relative_to(out / "workloads"))
-    assert top == ["frontier.json", "index.json", "models.json", "models/qwen-3-32b.json", "workloads.json"]
+    assert top == [
+        "frontier.json",
+        "index.json",
+        "models.json",
+        "models/qwen-3-32b.json",
+        "units.json",
+        "workloads.json",
+    ]
     assert (tmp_path / "datapackage.json").is_file()
 
 

@@ -224,8 +224,7 @@ def test_unknown_schema_kind_lists_the_kinds(seen: dict) -> None:
         seen["errors"]["schema"]
         == "unknown schema kind 'nope'; known kinds: datapackage, defs, frontier, generation-configuration, "
         "generation-defs, generation-frontier, generation-index, generation-model, generation-model-list, index, "
-        "model, model-list, "
-        "workload-list"
+        "model, model-list, units, workload-list"
     )
 
 

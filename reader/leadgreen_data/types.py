@@ -78,6 +78,7 @@ SchemaKind = Literal[
     "index",
     "model",
     "model-list",
+    "units",
     "workload-list",
 ]
 """A schema, by its file name in schemas/ without .schema.json."""
@@ -526,6 +527,25 @@ class ModelListModel(TypedDict):
     gpus: list[str]
     url: str
     page: str
+
+
+class UnitsDocument(TypedDict):
+    """LeadGreen v1: units"""
+
+    version: Literal["1"]
+    updated: str
+    data_version: str
+    definition: str
+    workloads: list[UnitsWorkload]
+
+
+class UnitsWorkload(TypedDict):
+    id: str
+    unit: Literal["Wh per million output tokens", "Wh per 1,000 images", "Wh per video"]
+    latency_metric: Literal["median_itl_ms", "batch_latency_s"]
+    latency_limit: float
+    latency_unit: Literal["ms", "s"]
+    frontier_url: str
 
 
 class WorkloadListDocument(TypedDict):

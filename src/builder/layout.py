@@ -28,6 +28,7 @@ MODEL_LIST = "models.json"
 FRONTIER = "frontier.json"  # a workload's energy-latency frontier, beside its index
 MODELS_DIR = "models"
 WORKLOAD_LIST = "workloads.json"
+UNITS = "units.json"  # per workload, the units workloads.json (a v1 document) cannot add beside its numbers
 WORKLOADS_DIR = "workloads"
 CSV = "configurations.csv"
 JSON = ".json"
@@ -83,8 +84,8 @@ class Place:
 
 def place(rel: str) -> Place | None:
     """What a build publishes (or removes, when its model is gone) at a path inside the data folder, or None."""
-    if rel in (WORKLOAD_LIST, CSV):
-        return Place("workload-list" if rel == WORKLOAD_LIST else "csv")
+    if rel in (WORKLOAD_LIST, CSV, UNITS):
+        return Place({WORKLOAD_LIST: "workload-list", CSV: "csv", UNITS: "units"}[rel])
     workload, rest = ROOT_WORKLOAD, rel
     head, _, tail = rel.partition("/")
     if head == WORKLOADS_DIR:

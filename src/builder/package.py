@@ -166,4 +166,5 @@ def resources(files: dict[str, bytes], data_dir: str, schemas: dict[str, Any]) -
     schema = table_schema(COLUMNS, field_definitions(schemas), ["workload", "slug", "row_id", "repeat"])
     path, data = f"{data_dir}/{layout.CSV}", files.get(layout.CSV, b"")
     tables.append(resource("configurations", "All configurations", path, "csv", description, data, schema=schema))
-    return [*tables, *documents, *generation]
+    units = json_document("units-document", "Units", layout.UNITS, files, data_dir)  # added after the v1 resources
+    return [*tables, *documents, *generation, units]

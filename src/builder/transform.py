@@ -106,7 +106,32 @@ def build_package(rows_by_task: dict[str, list[Any]], meta: Doc, date: str) -> d
         found |= {"unit": own.head["unit"], "latency_metric": own.latency_metric, "latency_limit": own.limit}
         entries.append({key: found[key] for key in WORKLOAD_ENTRY_KEYS if key in found})
     docs[layout.WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
+    docs[layout.UNITS] = units_document(entries, meta, date)
     return docs | build_frontiers(rows_by_task, docs, meta, date)
+
+
+LATENCY_UNITS = {"median_itl_ms": "ms", "batch_latency_s": "s"}  # the unit of each latency metric's values
+UNITS_DEFINITION = (
+    "Per workload of workloads.json, in its order: its headline energy unit, and the latency metric and limit with "
+    "the limit's unit (ms or s), which workloads.json, a published v1 document, cannot add beside latency_limit; "
+    "and the URL of its frontier, an image or video workload's too."
+)
+
+
+def units_document(entries: list[Doc], meta: Doc, date: str) -> Doc:
+    """units.json: each workload list entry's unit, latency rule with the limit's unit, and frontier URL."""
+    rows = unit_rows(entries, meta["base_url"], meta["header"]["version"])
+    return {**header(meta, date), "definition": UNITS_DEFINITION, "workloads": rows}
+
+
+def unit_rows(entries: list[Doc], base_url: str, version: str) -> list[Doc]:
+    """Per workload list entry: its id, unit and latency rule, the limit's unit, and its frontier's URL."""
+    return [
+        {key: entry[key] for key in ("id", "unit", "latency_metric", "latency_limit")}
+        | {"latency_unit": LATENCY_UNITS.get(entry["latency_metric"], "")}
+        | {"frontier_url": layout.document_url(base_url, version, layout.frontier_rel(entry["id"]))}
+        for entry in entries
+    ]
 
 
 def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:

@@ -18,7 +18,7 @@ from builder.layout import (
     model_rel,
 )
 from builder.metadata import LATENCY_METRIC, UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
-from builder.transform import MEASURE_KEYS, index_row, index_row_keys, workload_urls
+from builder.transform import MEASURE_KEYS, UNITS_DEFINITION, index_row, index_row_keys, unit_rows, workload_urls
 from builder.validate.descriptor import compare
 from builder.validate.tree import Tree
 
@@ -40,7 +40,7 @@ def is_any_model(rel: str) -> bool:
 def check_files(tree: Tree) -> list[Problem]:
     """Every file a package and each of its workloads must have."""
     present = {found.workload for rel in tree.raw if (found := layout.place(rel)) and found.workload} | {ROOT_WORKLOAD}
-    required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), layout.WORKLOAD_LIST, CSV]
+    required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), layout.WORKLOAD_LIST, layout.UNITS, CSV]
     required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
     required += [csvview.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
     required += [layout.frontier_rel(w) for w in sorted(present)]  # every workload's, an image or video one's too
@@ -277,3 +277,12 @@ def check_workload_list(tree: Tree, ok: dict[str, Any], groups: Groups, base_url
             msg = f"expected name and task as in source.workload {index['source']['workload']!r}, found {label!r}"
             problems.append(Problem(shown, at, msg))
     return problems
+
+
+def check_units(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
+    """units.json repeats each workload list entry's unit and latency rule, in its order, with the limit's unit."""
+    if (doc := ok.get(layout.UNITS)) is None:
+        return []  # missing (check_files) or with schema problems of its own
+    entries = ok[layout.WORKLOAD_LIST]["workloads"]
+    want = {"definition": UNITS_DEFINITION, "workloads": unit_rows(entries, base_url, doc["version"])}
+    return differing(tree.shown(layout.UNITS), "", want, doc, tree.shown(layout.WORKLOAD_LIST))

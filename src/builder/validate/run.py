@@ -55,6 +55,7 @@ def check_consistency(tree: Tree, base_url: str) -> tuple[list[Problem], dict[st
     problems += crossfile.check_identity(tree, groups)
     if WORKLOAD_LIST in ok:
         problems += crossfile.check_workload_list(tree, ok, groups, base_url)
+        problems += crossfile.check_units(tree, ok, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
             problems += crossfile.check_root_csv(tree, ok)
     problems += check_responses(tree)  # upstream's relations (builder.relations) on what only the CSV holds
