@@ -83,7 +83,7 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
     from builder.fetch import download
     from builder.layout import DATA
     from builder.pin import Pinned, dump_lock, entry, load_lock, moved, refreshed
-    from builder.write import replace_files, today_utc
+    from builder.write import remove_stages, replace_files, today_utc
 
     today, old = today_utc(), load_lock(LOCK)
     urls = {name: asked or entry(old, name, LOCK).url for name, asked in _fetch_urls(task, url).items()}
@@ -99,6 +99,8 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
         said = "expected --commit SHA, upstream's commit of the new bytes (every pin records one), found none"
         raise InputError(f"{', '.join(new_bytes)}: {said}; nothing was pinned")
     files = {LOCK.parent / old[name].file: data for name, data in bodies.items()}
+    for path in [*files, LOCK]:  # what a stopped fetch left beside a file this one may not need to write
+        remove_stages(path)
     files = {path: data for path, data in files.items() if _differs(path, data)}  # an edited pin is repaired
     if new != old:  # the lock last: it names the others' sha256; each field checked by its option, fetch, the lock
         files[LOCK] = dump_lock(new)
