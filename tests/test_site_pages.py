@@ -468,3 +468,21 @@ def test_names_are_links_and_generation_tables_say_what_they_compare(site) -> No
     for heading in ("Steps", "Resolution", "Frames", "Frame rate"):
         assert f'<th scope="col">{heading} <span class="unit">' in wan.split('<table class="configurations">')[1]
     assert f"<td>832 {TIMES} 480</td><td>81</td><td>15</td>" in wan
+
+
+@pytest.mark.slow
+def test_the_changelog_page_and_the_croissant_card_come_from_the_repository_files(tmp_path: Path) -> None:
+    root = copy_package(tmp_path / "pkg")
+    log = "# Changelog\n\n## 2026-11-29\n\n- Image and video workloads, with `frontier.json`.\n\n## 2026-09-27\n"
+    (root / "CHANGELOG.md").write_text(log, encoding="utf-8")
+    card = b'{"@type": "sc:Dataset", "name": "leadgreen-data"}\n'
+    (root / "croissant.json").write_bytes(card)
+    out = tmp_path / "site"
+    build_site(out, root)
+    assert (out / "croissant.json").read_bytes() == card  # at the site root, byte for byte
+    assert (out / "download" / "CHANGELOG.md").read_text(encoding="utf-8") == log
+    page = html(out, "changelog")
+    assert '<h3 id="2026-11-29">2026-11-29</h3>' in page
+    assert "<li>Image and video workloads, with <code>frontier.json</code>.</li>" in page
+    assert '<a href="./#2026-11-29">its changelog entry</a>' in page
+    assert '<a href="../changelog/#2026-11-29">its changelog entry</a>' in html(out, "models")

@@ -75,3 +75,10 @@ def blocks(text: str) -> list[Block]:
 def entry(found: list[Block], version: str) -> str:
     """The id of the first heading that names the data version, or "" when none does."""
     return next((b.id for b in found if b.kind.startswith("h") and any(version in s[1] for s in b.spans)), "")
+
+
+def body(found: list[Block]) -> list[Block]:
+    """The blocks a page shows under its own heading: a first heading that only says "Changelog" left out."""
+    if found and found[0].kind == "h2" and "".join(text for _, text, _ in found[0].spans).strip() == "Changelog":
+        return found[1:]
+    return found

@@ -171,7 +171,11 @@ def gathering(
     view = frame(views.MODELS_PAGE, HOME, common, rows=models, count=store.slug_count())
     yield views.MODELS_PAGE, "models.html", view
     yield views.GLOSSARY, "glossary.html", frame(views.GLOSSARY, HOME, common)
-    yield changelog.PAGE, "changelog.html", frame(changelog.PAGE, HOME, common, blocks=common["changelog"])
+    yield (
+        changelog.PAGE,
+        "changelog.html",
+        frame(changelog.PAGE, HOME, common, blocks=changelog.body(common["changelog"])),
+    )
     shown = [(p, n) for p, n in store.files() if p.startswith(DOWNLOAD) and (p.count("/") == 1 or p.endswith(".csv"))]
     downloads = [(path, words.size(size)) for path, size in shown]
     source = views.source_view(next((w.source for w in works if w.source), {}))
