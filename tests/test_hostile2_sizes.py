@@ -84,7 +84,7 @@ def no_pause(monkeypatch: pytest.MonkeyPatch) -> None:
 # ---------------------------------------------------------------------------------------------
 # 1. The descriptor check is linear in resources: many appended resources, each reported once.
 
-MANY = 300  # enough to show one finding per resource; 10,000 are timed in benchmarks/README.md
+MANY = 300  # enough to show one finding per resource; 10,000 are timed in benchmarks/HISTORY.md
 
 
 def appended(make: Callable[[int], dict[str, Any]]) -> Callable[[dict[str, Any]], None]:
