@@ -22,10 +22,11 @@ def test_build_writes_all_documents_and_reproduces_the_references(built_data: Pa
     assert sorted(p.relative_to(REFERENCE).as_posix() for p in REFERENCE.rglob("*.json")) == sorted(REFERENCES)
     docs = sorted(str(p.relative_to(out)) for p in out.rglob("*.json"))
     # the workload list, then per LLM workload an index, a model list, a frontier and its models (66);
-    # per generation workload an index, a model list, a frontier and its models (18: 7 and 5 models); units.json
-    assert len(docs) == 66 + 18 + 1
+    # per generation workload an index, a model list, a frontier and its models (18: 7 and 5 models); units.json;
+    # per LLM workload an output-lengths document (5)
+    assert len(docs) == 66 + 18 + 1 + 5
     assert len([d for d in docs if d.startswith("models/")]) == 18
-    assert len([d for d in docs if not d.startswith("workloads/")]) == 22 + 1  # units.json
+    assert len([d for d in docs if not d.startswith("workloads/")]) == 22 + 1 + 1  # units.json, output-lengths.json
     for rel in REFERENCES:
         expected = json.loads((REFERENCE / rel).read_text())
         built = json.loads((out / rel).read_text())

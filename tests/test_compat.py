@@ -110,6 +110,7 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
             "index.schema.json /rows[]/max_num_seqs: retyped: integer -> string",
             "model.schema.json /best/*/max_num_seqs: retyped: integer -> string",
             "model.schema.json /configurations[]/max_num_seqs: retyped: integer -> string",
+            "output-lengths.schema.json /models[]/configurations[]/max_num_seqs: retyped: integer -> string",
         ],
         {
             OLD_DOCS_NEW_SCHEMAS: (

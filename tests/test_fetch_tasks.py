@@ -17,7 +17,8 @@ FAST = ["--timeout", "0.5", "--retries", "0", "--deadline", "20"]
 
 
 def serve_pins(repo: Path, server: HTTPServer, changed: dict[str, bytes] | None = None) -> dict[str, str]:
-    """Serve each pinned task file (or its replacement) on the test server, and record those URLs in the lock."""
+    """Serve each pinned task and per-model file (or its replacement) on the test server, and record those URLs
+    in the lock."""
     lock_path = repo / "upstream" / "lock.json"
     lock = json.loads(lock_path.read_text())
     urls = {}
@@ -26,12 +27,18 @@ def serve_pins(repo: Path, server: HTTPServer, changed: dict[str, bytes] | None 
         body = (changed or {}).get(task, (repo / "upstream" / f"{task}.json").read_bytes())
         server.expect_request(path).respond_with_data(body, content_type="application/json")
         urls[task] = lock["tasks"][task]["url"] = server.url_for(path)
+    for name, entry in lock.get("models", {}).items():  # the per-model files, as pinned
+        path = f"/public/data/{entry['file']}"
+        body = (changed or {}).get(name, (repo / "upstream" / entry["file"]).read_bytes())
+        server.expect_request(path).respond_with_data(body)
+        entry["url"] = server.url_for(path)
     lock_path.write_text(json.dumps(lock, indent=2) + "\n")
     return urls
 
 
 def scaled(repo: Path, task: str, factor: float) -> bytes:
-    """A task's pinned file with every configuration's energy and power scaled (so energy stays power x latency)."""
+    """A task's (or per-model file's, `models/<name>`) pinned file with every configuration's energy and power
+    scaled (so energy stays power x latency)."""
     doc = json.loads((repo / "upstream" / f"{task}.json").read_bytes())
     for conf in doc["configurations"]:
         for key in (
@@ -52,13 +59,18 @@ def lock_entries(repo: Path) -> dict[str, dict]:
 
 @pytest.mark.slow  # a whole fetch; test_fetch.py's retried fetch is the fetch smoke case
 def test_fetch_without_options_fetches_every_task_from_its_recorded_url(repo_copy, httpserver: HTTPServer) -> None:
+    models = sorted(p.stem for p in (repo_copy / "upstream" / "models").glob("*.json"))
     bodies = {task: scaled(repo_copy, task, 1.1) for task in TASKS}
+    bodies |= {name: scaled(repo_copy, f"models/{name}", 1.1) for name in models}
     urls = serve_pins(repo_copy, httpserver, bodies)
     outcome = run_cli("fetch", "--commit", "abababababababababababababababababababab", *FAST)
     assert outcome.exit_code == 0, outcome.output
     assert sorted(request.path for request, _ in httpserver.log) == sorted(
-        f"/public/data/tasks/{t}.json" for t in TASKS
+        [f"/public/data/tasks/{t}.json" for t in TASKS] + [f"/public/data/models/{name}.json" for name in models]
     )
+    assert f"pinned {len(models)} per-model files ({len(models)} moved)" in outcome.output
+    for name in models:
+        assert (repo_copy / "upstream" / "models" / f"{name}.json").read_bytes() == bodies[name]
     entries = lock_entries(repo_copy)
     assert list(entries) == list(TASKS)
     for task in TASKS:
@@ -171,7 +183,8 @@ def test_check_upstream_reports_every_task(repo_copy, httpserver: HTTPServer) ->
     moved = run_cli("check-upstream", *FAST)
     assert moved.exit_code == 4, moved.output
     states = sorted(line.split(": ")[:2] for line in moved.output.splitlines())
-    assert states == sorted([["moved", "image-chat"]] + [["unchanged", t] for t in TASKS if t != "image-chat"])
+    models = [["unchanged", p.stem] for p in (repo_copy / "upstream" / "models").glob("*.json")]
+    assert states == sorted([["moved", "image-chat"]] + [["unchanged", t] for t in TASKS if t != "image-chat"] + models)
     one = run_cli("check-upstream", "--task", "gpqa", *FAST)
     assert (one.exit_code, one.output.split(": ")[:2]) == (0, ["unchanged", "gpqa"])
     assert tree_digest(repo_copy) == before

@@ -49,6 +49,12 @@ for w in out["workload_ids"]:
         out["frontiers"][w] = lg.frontier(w)
     except LookupError as exc:
         out["frontiers"][w] = str(exc)
+out["lengths"] = {}
+for w in out["workload_ids"]:
+    try:
+        out["lengths"][w] = lg.output_lengths(w)
+    except LookupError as exc:
+        out["lengths"][w] = str(exc)
 out["model"] = out["by_workload_docs"][lg.DEFAULT_WORKLOAD]["model"]
 rows = lg.all_configurations()
 out["configurations"] = rows
@@ -168,6 +174,19 @@ def test_frontier_is_the_file_at_the_tag_for_every_workload(seen: dict, release:
         assert seen["frontiers"][workload] == repo_json(release, f"{folder}/frontier.json"), workload
 
 
+def test_output_lengths_are_the_file_at_the_tag_for_an_llm_workload_and_a_lookup_error_otherwise(
+    seen: dict, release: Built
+) -> None:
+    """An llm workload's output-lengths.json; an image or video workload has none, and output_lengths() says so."""
+    for workload, kind in seen["kinds"].items():
+        folder = "data" if workload == DEFAULT else f"data/workloads/{workload}"
+        if kind == "llm":
+            assert seen["lengths"][workload] == repo_json(release, f"{folder}/output-lengths.json"), workload
+        else:
+            assert not (release.repo / folder / "output-lengths.json").exists(), workload
+            assert seen["lengths"][workload] == f"no output lengths for workload {workload} in this release"
+
+
 def test_workloads_are_the_entries_of_the_workload_list(seen: dict, release: Built) -> None:
     assert seen["workloads"] == json.loads((release.repo / "data" / "workloads.json").read_bytes())["workloads"]
 
@@ -224,7 +243,7 @@ def test_unknown_schema_kind_lists_the_kinds(seen: dict) -> None:
         seen["errors"]["schema"]
         == "unknown schema kind 'nope'; known kinds: datapackage, defs, frontier, generation-configuration, "
         "generation-defs, generation-frontier, generation-index, generation-model, generation-model-list, index, "
-        "model, model-list, units, workload-list"
+        "model, model-list, output-lengths, units, workload-list"
     )
 
 

@@ -103,6 +103,7 @@ def test_the_input_schemas_are_never_published(monkeypatch: pytest.MonkeyPatch) 
         "generation-workload.schema.json",
         "lock.schema.json",
         "metadata.schema.json",
+        "upstream-model.schema.json",
         "upstream-task.schema.json",
     ]
     assert "schemas/inputs" not in json.dumps(DESCRIPTOR)

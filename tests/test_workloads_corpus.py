@@ -26,11 +26,13 @@ GEMMA_IC = f"{IC}/models/gemma-3-12b.json"
 
 
 def every_document(workload: str, change: Callable[[Any], Any]) -> Callable[[Path], None]:
-    """The same hand edit in every JSON document of one workload but its frontier, which has no header (so its
-    own documents still agree)."""
+    """The same hand edit in every JSON document of one workload but its frontier and output lengths, which have no
+    header (so its own documents still agree)."""
 
     def apply(data: Path) -> None:
-        for path in sorted(p for p in (data / workload).rglob("*.json") if p.name != "frontier.json"):
+        for path in sorted(
+            p for p in (data / workload).rglob("*.json") if p.name not in ("frontier.json", "output-lengths.json")
+        ):
             edit(path.relative_to(data).as_posix(), change)(data)
 
     return apply

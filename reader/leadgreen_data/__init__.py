@@ -43,6 +43,7 @@ from leadgreen_data.types import (
     LLMWorkload,
     ModelDocument,
     ModelListDocument,
+    OutputLengthsDocument,
     SchemaKind,
     VideoCsvRow,
     VideoIndexDocument,
@@ -65,6 +66,7 @@ __all__ = [
     "index",
     "model",
     "models",
+    "output_lengths",
     "path",
     "schema",
     "workloads",
@@ -172,6 +174,19 @@ def frontier(workload: Workload = DEFAULT_WORKLOAD) -> FrontierDocument | Genera
     if not _node(rel).is_file():
         raise LookupError(f"no frontier for workload {_workload_id(workload)} in this release")
     return cast(FrontierDocument, _json(rel))
+
+
+def output_lengths(workload: Workload = DEFAULT_WORKLOAD) -> OutputLengthsDocument:
+    """The output-length distributions of an LLM workload: per model and configuration, how many output tokens
+    its responses had (upstream's binned histogram, the exact mean, the estimated median and 90th percentile).
+
+    Raises LookupError for an unknown workload, or one (an image or video workload, or an older release)
+    that has none.
+    """
+    rel = f"{_folder(workload)}/output-lengths.json"
+    if not _node(rel).is_file():
+        raise LookupError(f"no output lengths for workload {_workload_id(workload)} in this release")
+    return cast(OutputLengthsDocument, _json(rel))
 
 
 @overload

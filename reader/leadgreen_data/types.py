@@ -78,6 +78,7 @@ SchemaKind = Literal[
     "index",
     "model",
     "model-list",
+    "output-lengths",
     "units",
     "workload-list",
 ]
@@ -527,6 +528,40 @@ class ModelListModel(TypedDict):
     gpus: list[str]
     url: str
     page: str
+
+
+class OutputLengthsDocument(TypedDict):
+    """LeadGreen v1: output-length distributions"""
+
+    version: Literal["1"]
+    data_version: str
+    workload: str
+    unit: Literal["output tokens per response"]
+    definition: str
+    quantile_rule: str
+    models: list[OutputLengthsModel]
+
+
+class OutputLengthsModel(TypedDict):
+    slug: str
+    model_id: str
+    responses: int
+    bins: list[float]
+    counts: list[int]
+    configurations: list[OutputLengthsModelConfiguration]
+
+
+class OutputLengthsModelConfiguration(TypedDict):
+    row_id: str
+    repeat: int
+    gpu: str
+    num_gpus: int
+    max_num_seqs: int
+    responses: int
+    counts: list[int]
+    mean_output_tokens: float
+    median_output_tokens: float
+    p90_output_tokens: float
 
 
 class UnitsDocument(TypedDict):

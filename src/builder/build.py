@@ -10,11 +10,13 @@ from builder.errors import InputError, OutputError, ValidationError
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
+from builder.lengths import build_output_lengths
 from builder.metadata import generation_workloads, load_metadata, workloads
 from builder.package import descriptor
-from builder.pin import Pinned, local_pin, read_pinned
+from builder.pin import Pinned, local_pin, read_pinned, read_pinned_models
 from builder.transform import build_package
 from builder.upstream import parse_all
+from builder.upstream_models import parse_model_files, task_of
 from builder.validate.run import check_built
 from builder.validate.tree import Tree
 from builder.write import (
@@ -42,8 +44,8 @@ def upstream_tasks(meta: dict[str, Any]) -> list[str]:
     return [work.task for work in [*workloads(meta), *generation_workloads(meta)]]
 
 
-def render(out: Path, upstream: dict[str, Pinned], date: str) -> BuildResult:
-    """Every output file's bytes, checked, from the pins or the task files `upstream` gives; writes nothing."""
+def render(out: Path, upstream: dict[str, Pinned], date: str, models: dict[str, Pinned] | None = None) -> BuildResult:
+    """Every output file's bytes, checked, from the pins or the task and per-model files given; writes nothing."""
     meta = load_metadata(METADATA)
     tasks = upstream_tasks(meta)
     pinned = [task for task in tasks if task not in upstream]
@@ -54,8 +56,11 @@ def render(out: Path, upstream: dict[str, Pinned], date: str) -> BuildResult:
         raise InputError(f"the build date (--date, or today): {fault}; nothing was written")
     locks = {task: pin.lock for task, pin in pins.items()}
     rows, warnings = parse_all({task: (pin.data, pin.name) for task, pin in pins.items()}, meta)
-    del pins  # the task files' bytes: their rows and locks go on
+    per_model = model_pins(upstream, models or {}, warnings)
+    lengths = parse_model_files({name: (pin.data, pin.name) for name, pin in per_model.items()}, rows, str(LOCK))
+    del pins, per_model  # the task files' bytes: their rows and locks go on
     docs, energies = build_package(rows, meta, date), response_energies(rows, meta)
+    docs |= build_output_lengths(rows, lengths, docs, meta, date)
     del rows  # every document and energy is derived: the rows let go before the documents are written
     # The image and video workloads' own CSVs hold no date: made once, before the date rule.
     own_tables = {csv_rel(work.id): generation_csv(docs, work.id, work.kind) for work in generation_workloads(meta)}
@@ -81,6 +86,18 @@ def render(out: Path, upstream: dict[str, Pinned], date: str) -> BuildResult:
     written[DESCRIPTOR] = _state(read_or_none(out.parent / DESCRIPTOR), package_bytes)
     written = {path: state for path, state in written.items() if state}
     return BuildResult(files, package_bytes, written, warnings)
+
+
+def model_pins(upstream: dict[str, Pinned], models: dict[str, Pinned], warnings: dict[str, list[str]]) -> dict:
+    """The per-model files to check: the pinned ones, `models` in their place; none of a task `upstream` replaces
+    without its own (a warning says so: they were pinned with the task file it replaces)."""
+    files = read_pinned_models(LOCK) | models
+    given = {task_of(name) for name in models}
+    left = sorted({task_of(name) for name in files} & (upstream.keys() - given))
+    for task in left:
+        said = "per-model files not used: they were pinned with the task file given in its place; no output lengths"
+        warnings[task] = [*warnings.get(task, []), f"{task}: {said}"]
+    return {name: pin for name, pin in files.items() if task_of(name) not in left}
 
 
 def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:

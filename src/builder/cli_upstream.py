@@ -72,7 +72,9 @@ def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
 @click.option("--commit", callback=_lockable,
               help="Upstream commit (40-hex sha) of the files; needed when a file's bytes are new.")  # fmt: skip
 def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) -> None:
-    """Fetch upstream (every task, or one), check it in full, then replace the pin and its lock atomically.
+    """Fetch upstream (every task and per-model file, or one task), check it in full, then replace the pin and
+    its lock atomically. With --task or --url, a task file that moved unpins its per-model files (a full fetch pins
+    them again); the other tasks' stay.
 
     The same bytes change no file. New bytes need --commit; fetched from a --url that is not the
     lock's, that URL is recorded as a mirror beside upstream's own URL and commit.
@@ -82,16 +84,30 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
     from builder.errors import InputError, UpstreamError, ValidationError
     from builder.fetch import download
     from builder.layout import DATA
-    from builder.pin import Pinned, dump_lock, entry, load_lock, moved, refreshed
+    from builder.pin import Pinned, dump_lock, entry, load_lock, load_model_locks, moved, read_pinned_models, refreshed
+    from builder.upstream_models import task_of
     from builder.write import remove_stages, replace_files, today_utc
 
-    today, old = today_utc(), load_lock(LOCK)
+    today, old, old_models = today_utc(), load_lock(LOCK), load_model_locks(LOCK)
     urls = {name: asked or entry(old, name, LOCK).url for name, asked in _fetch_urls(task, url).items()}
     bodies = {name: download(where, Limits(**limits)) for name, where in urls.items()}
+    every = task is None and url is None  # the per-model files too, from their own URLs
+    model_bodies = {name: download(lock.url, Limits(**limits)) for name, lock in old_models.items() if every}
     new_bytes = [name for name, data in bodies.items() if moved(old[name], data)]
+    new_bytes += [name for name, data in model_bodies.items() if moved(old_models[name], data)]
     new = old | {name: refreshed(old[name], urls[name], commit, data, today) for name, data in bodies.items()}
+    new_models = old_models | {
+        name: refreshed(old_models[name], old_models[name].url, commit, data, today)
+        for name, data in model_bodies.items()
+    }
+    models = {name: Pinned(new_models[name], new_models[name].url, data) for name, data in model_bodies.items()}
+    if not every:  # a task that moved unpins its per-model files; one that did not keeps them, checked again
+        kept = {name for name in bodies if name not in new_bytes}
+        models = {name: pin for name, pin in read_pinned_models(LOCK).items() if task_of(name) in kept}
+        new_models = {name: lock for name, lock in old_models.items() if task_of(name) not in bodies.keys() - kept}
     try:  # messages name the URLs
-        result = render(DATA, {name: Pinned(new[name], urls[name], data) for name, data in bodies.items()}, today)
+        pins = {name: Pinned(new[name], urls[name], data) for name, data in bodies.items()}
+        result = render(DATA, pins, today, models)
     except ValidationError as exc:
         summary = f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing was pinned"
         raise UpstreamError(summary, exc.problems) from None
@@ -99,11 +115,12 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
         said = "expected --commit SHA, upstream's commit of the new bytes (every pin records one), found none"
         raise InputError(f"{', '.join(new_bytes)}: {said}; nothing was pinned")
     files = {LOCK.parent / old[name].file: data for name, data in bodies.items()}
+    files |= {LOCK.parent / old_models[name].file: data for name, data in model_bodies.items()}
     for path in [*files, LOCK]:  # what a stopped fetch left beside a file this one may not need to write
         remove_stages(path)
     files = {path: data for path, data in files.items() if _differs(path, data)}  # an edited pin is repaired
-    if new != old:  # the lock last: it names the others' sha256; each field checked by its option, fetch, the lock
-        files[LOCK] = dump_lock(new)
+    if new != old or new_models != old_models:  # the lock last: it names the others' sha256; each field checked
+        files[LOCK] = dump_lock(new, new_models)
     if files:  # the same bytes as pinned: no file is written
         replace_files(files)
     for warning in (w for name in urls for w in result.warnings.get(name, [])):  # the others' came at their pinning
@@ -112,6 +129,11 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
         state = "moved" if name in new_bytes else "unchanged"
         via = f"; from the mirror {new[name].mirror}" if name in new_bytes and new[name].mirror else ""
         say(f"{LOCK}: pinned {name}: {new[name].size} bytes, sha256 {new[name].sha256} ({state}{via})")
+    if unpinned := len(old_models) - len(new_models):
+        say(f"{LOCK}: unpinned {unpinned} per-model files of a task file that moved; `builder fetch` pins them again")
+    if model_bodies:
+        count = sum(name in new_bytes for name in model_bodies)
+        say(f"{LOCK}: pinned {len(model_bodies)} per-model files ({count} moved)")
 
 
 def _differs(path: Path, data: bytes) -> bool:
@@ -127,7 +149,8 @@ def _differs(path: Path, data: bytes) -> bool:
 @click.command("check-upstream")
 @_fetch_options
 def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
-    """Has upstream moved since the pin? One line per task; writes nothing, tries every task.
+    """Has upstream moved since the pin? One line per task (and per-model file, without --task or --url); writes
+    nothing, tries every one.
 
     A moved file is checked as fetch would check it; its problems are listed, one a line.
     Exits 0 when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 when a moved
@@ -136,13 +159,15 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
     from builder.errors import UpstreamError
     from builder.fetch import download
     from builder.metadata import load_metadata
-    from builder.pin import entry, load_lock, sha256
+    from builder.pin import entry, load_lock, load_model_locks, sha256
     from builder.upstream import parse_all
 
     old, moved, meta = load_lock(LOCK), False, load_metadata(METADATA)
     errors: list[int] = []
-    for name, asked in _fetch_urls(task, url).items():
-        pin = entry(old, name, LOCK)
+    wanted = {name: (asked, entry(old, name, LOCK)) for name, asked in _fetch_urls(task, url).items()}
+    if task is None and url is None:
+        wanted |= {name: (None, pin) for name, pin in load_model_locks(LOCK).items()}
+    for name, (asked, pin) in wanted.items():
         where = asked or pin.url
         try:
             data = download(where, Limits(**limits))
@@ -156,8 +181,9 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
             moved = True
             served = f"sha256 {found} ({len(data)} bytes)"
             say(f"moved: {name}: {where} serves {served}, the pin is {pin.sha256} ({pin.size} bytes)")
-            try:
-                parse_all({name: (data, where)}, meta)
+            try:  # a per-model file is checked against its task file by fetch
+                if name in old:
+                    parse_all({name: (data, where)}, meta)
             except UpstreamError as exc:
                 for problem in exc.problems:
                     say(str(problem), err=True)

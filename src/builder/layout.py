@@ -26,6 +26,7 @@ MAX_GPUS_PER_TASK = 32  # 16x today's two: a workload page's comparison has a co
 INDEX = "index.json"
 MODEL_LIST = "models.json"
 FRONTIER = "frontier.json"  # a workload's energy-latency frontier, beside its index
+OUTPUT_LENGTHS = "output-lengths.json"  # an LLM workload's output-length distributions, beside its index
 MODELS_DIR = "models"
 WORKLOAD_LIST = "workloads.json"
 UNITS = "units.json"  # per workload, the units workloads.json (a v1 document) cannot add beside its numbers
@@ -44,6 +45,7 @@ WORKLOAD_LIST_SCHEMA = "workload-list.schema.json"
 DESCRIPTOR_SCHEMA = "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
 GENERATION_ROW_SCHEMA = "generation-configuration.schema.json"  # one row of an image or video workload's CSV
 _KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}  # a workload's own documents
+_KIND_OF_NAME[OUTPUT_LENGTHS] = "output-lengths"
 
 # The generation workloads (text-to-image/video): their own document kinds, and a flat CSV each.
 GENERATION_WORKLOADS = {"text-to-image": "image", "text-to-video": "video"}
@@ -66,6 +68,10 @@ def model_list_rel(workload: str = ROOT_WORKLOAD) -> str:
 
 def frontier_rel(workload: str = ROOT_WORKLOAD) -> str:
     return workload_dir(workload) + FRONTIER
+
+
+def output_lengths_rel(workload: str = ROOT_WORKLOAD) -> str:
+    return workload_dir(workload) + OUTPUT_LENGTHS
 
 
 def model_rel(slug: str, workload: str = ROOT_WORKLOAD) -> str:

@@ -15,6 +15,7 @@ CONSTRAINTS = ("minimum", "exclusiveMinimum", "enum", "minLength", "maxLength") 
 GEN_DEFS_SCHEMA = "generation-defs.schema.json"
 LICENCE = {"name": "Apache-2.0", "path": "https://www.apache.org/licenses/LICENSE-2.0"}  # the data's, for a machine
 TITLES = {"index": "Index", "model-list": "Model list", "frontier": "Frontier"}  # of a workload's documents
+TITLES["output-lengths"] = "Output lengths"
 
 
 def _resolved(schemas: dict[str, dict[str, Any]], name: str, nodes: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -78,6 +79,8 @@ def workload_resources(
     tables = []
     if kind is None:
         prefix = ""
+        if layout.output_lengths_rel(workload) in files:  # only where the lock pins per-model files
+            rels["output-lengths"] = layout.output_lengths_rel(workload)
     else:
         gen_defs = {k: v for k, v in schemas[GEN_DEFS_SCHEMA]["$defs"].items() if "type" in v or "allOf" in v}
         prefix, defs = "generation-", _resolved(schemas, GEN_DEFS_SCHEMA, gen_defs)

@@ -1,4 +1,4 @@
-"""The pinned upstream snapshots, one file per task, and their lock (schemas/inputs/lock.schema.json)."""
+"""The pinned upstream snapshots (a file per task, per-model files) and their lock (schemas/inputs/lock.schema.json)."""
 
 import hashlib
 import json
@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, Problem
+from builder.errors import InputError, Problem, pointer, shown
 from builder.fetch import Limits
 from builder.files import read_regular_file
 from builder.jsonschemas import LOCK_SCHEMA, input_problems, refuse
@@ -38,9 +38,10 @@ class Pinned:
     data: bytes
 
 
-def lock_json(locks: dict[str, Lock]) -> dict[str, Any]:
-    """The lock file's content: every task's entry, in the order given."""
-    return {"tasks": {task: _entry_json(lock) for task, lock in locks.items()}}
+def lock_json(locks: dict[str, Lock], models: dict[str, Lock] | None = None) -> dict[str, Any]:
+    """The lock file's content: every task's entry, then every per-model file's (if any), in the order given."""
+    found: dict[str, Any] = {"tasks": {task: _entry_json(lock) for task, lock in locks.items()}}
+    return found | ({"models": {name: _entry_json(lock) for name, lock in models.items()}} if models else {})
 
 
 def _entry_json(lock: Lock) -> dict[str, Any]:
@@ -48,8 +49,8 @@ def _entry_json(lock: Lock) -> dict[str, Any]:
     return {key: value for key, value in asdict(lock).items() if key != "mirror" or value is not None}
 
 
-def dump_lock(locks: dict[str, Lock]) -> bytes:
-    return (json.dumps(lock_json(locks), indent=2, allow_nan=False) + "\n").encode()
+def dump_lock(locks: dict[str, Lock], models: dict[str, Lock] | None = None) -> bytes:
+    return (json.dumps(lock_json(locks, models), indent=2, allow_nan=False) + "\n").encode()
 
 
 def load_lock(path: Path) -> dict[str, Lock]:
@@ -57,8 +58,18 @@ def load_lock(path: Path) -> dict[str, Lock]:
     return parse_lock(read_regular_file(path, LOCK_MAX_BYTES, "the upstream lock"), str(path))
 
 
+def load_model_locks(path: Path) -> dict[str, Lock]:
+    """Every per-model file's lock entry, in file order (none when the lock names none)."""
+    return parse_locks(read_regular_file(path, LOCK_MAX_BYTES, "the upstream lock"), str(path))[1]
+
+
 def parse_lock(data: bytes, where: str) -> dict[str, Lock]:
-    """The lock file's bytes (`where`: how to name it in a message, e.g. a path at a commit), checked."""
+    """The tasks' entries of the lock file's bytes (`where`: how to name it in a message), checked."""
+    return parse_locks(data, where)[0]
+
+
+def parse_locks(data: bytes, where: str) -> tuple[dict[str, Lock], dict[str, Lock]]:
+    """The tasks' and the per-model files' entries of the lock file's bytes, checked."""
     try:
         raw = parse_json(data)
     except StrictJSONError as exc:
@@ -68,7 +79,13 @@ def parse_lock(data: bytes, where: str) -> dict[str, Lock]:
     if twice := sorted({f for f in files if files.count(f) > 1}):
         found = f"found {', '.join(twice)} named by several tasks"
         raise InputError(str(Problem(where, "/tasks", f"expected one file per task, {found}")))
-    return {task: Lock(**entry) for task, entry in raw["tasks"].items()}
+    models = raw.get("models", {})
+    for name, found_entry in models.items():  # the file a name stands for: one each, distinct by construction
+        if found_entry["file"] != f"models/{name}.json":
+            message = f"expected models/{name}.json, found {shown(found_entry['file'])}"
+            raise InputError(str(Problem(where, pointer(("models", name, "file")), message)))
+    tasks = {task: Lock(**entry) for task, entry in raw["tasks"].items()}
+    return tasks, {name: Lock(**entry) for name, entry in models.items()}
 
 
 def entry(locks: dict[str, Lock], task: str, lock_path: Path) -> Lock:
@@ -81,17 +98,23 @@ def entry(locks: dict[str, Lock], task: str, lock_path: Path) -> Lock:
 def read_pinned(lock_path: Path, tasks: Iterable[str]) -> dict[str, Pinned]:
     """The given tasks' snapshots, each refused unless its sha256 and size match its lock entry."""
     locks = load_lock(lock_path)
-    pinned = {}
-    for task in tasks:
-        lock = entry(locks, task, lock_path)
-        snapshot = lock_path.parent / lock.file
-        data = read_regular_file(snapshot, Limits().max_bytes, "the pinned upstream")
-        for what, expected, found in (("sha256", lock.sha256, sha256(data)), ("size", lock.size, len(data))):
-            if found != expected:
-                said = f"{what} expected {expected} (from {lock_path}), found {found}"
-                raise InputError(f"{snapshot}: {said}; {REPAIR.format(lock=lock_path)}")
-        pinned[task] = Pinned(lock, str(snapshot), data)
-    return pinned
+    return {task: read_snapshot(lock_path, entry(locks, task, lock_path)) for task in tasks}
+
+
+def read_pinned_models(lock_path: Path) -> dict[str, Pinned]:
+    """Every per-model file the lock names, each refused unless its sha256 and size match its entry."""
+    return {name: read_snapshot(lock_path, lock) for name, lock in load_model_locks(lock_path).items()}
+
+
+def read_snapshot(lock_path: Path, lock: Lock) -> Pinned:
+    """The snapshot a lock entry names, refused unless its sha256 and size match the entry."""
+    snapshot = lock_path.parent / lock.file
+    data = read_regular_file(snapshot, Limits().max_bytes, "the pinned upstream")
+    for what, expected, found in (("sha256", lock.sha256, sha256(data)), ("size", lock.size, len(data))):
+        if found != expected:
+            said = f"{what} expected {expected} (from {lock_path}), found {found}"
+            raise InputError(f"{snapshot}: {said}; {REPAIR.format(lock=lock_path)}")
+    return Pinned(lock, str(snapshot), data)
 
 
 def local_pin(path: Path) -> Pinned:

@@ -11,6 +11,7 @@ from builder.strictjson import StrictJSONError, parse_json
 from builder.validate import crossfile, frontiers
 from builder.validate.descriptor import check_package, check_tables, compare
 from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names, check_physics
+from builder.validate.lengths import check_output_lengths
 from builder.validate.responses import check_parameters, check_responses
 from builder.validate.tree import Tree
 
@@ -47,6 +48,8 @@ def check_consistency(tree: Tree, base_url: str) -> tuple[list[Problem], dict[st
             problems += check_physics(tree.shown(rel), doc) + check_parameters(tree.shown(rel), doc)
         elif (found := place(rel)) and found.kind in FRONTIER_KINDS:  # data_version alone: no dates to check
             problems += frontiers.check_frontier(tree, found.workload, doc, ok, responses)  # type: ignore[arg-type]
+        elif found and found.kind == "output-lengths":
+            problems += check_output_lengths(tree, found.workload or "", doc, ok)
         else:
             problems += check_dates(tree.shown(rel), doc)
     groups = crossfile.group_by_workload(tree, ok)
