@@ -88,7 +88,9 @@ def render(out: Path, upstream: dict[str, Pinned], date: str, models: dict[str, 
     return BuildResult(files, package_bytes, written, warnings)
 
 
-def model_pins(upstream: dict[str, Pinned], models: dict[str, Pinned], warnings: dict[str, list[str]]) -> dict:
+def model_pins(
+    upstream: dict[str, Pinned], models: dict[str, Pinned], warnings: dict[str, list[str]]
+) -> dict[str, Pinned]:
     """The per-model files to check: the pinned ones, `models` in their place; none of a task `upstream` replaces
     without its own (a warning says so: they were pinned with the task file it replaces)."""
     files = read_pinned_models(LOCK) | models

@@ -69,7 +69,7 @@ def output_lengths(rows: list[Row], files: dict[str, ModelFile], docs: dict[str,
 
 
 def build_output_lengths(
-    rows_by_task: dict[str, list[Row]],
+    rows_by_task: dict[str, list[Any]],
     files: dict[str, dict[str, ModelFile]],
     docs: dict[str, Doc],
     meta: Doc,
