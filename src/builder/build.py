@@ -13,7 +13,7 @@ from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.lengths import build_output_lengths
 from builder.metadata import generation_workloads, load_metadata, workloads
 from builder.package import descriptor
-from builder.pin import Pinned, local_pin, read_pinned, read_pinned_models
+from builder.pin import Pinned, load_lock, local_pin, read_pinned, read_pinned_models
 from builder.transform import build_package
 from builder.upstream import parse_all
 from builder.upstream_models import parse_model_files, task_of
@@ -92,9 +92,11 @@ def model_pins(
     upstream: dict[str, Pinned], models: dict[str, Pinned], warnings: dict[str, list[str]]
 ) -> dict[str, Pinned]:
     """The per-model files to check: the pinned ones, `models` in their place; none of a task `upstream` replaces
-    without its own (a warning says so: they were pinned with the task file it replaces)."""
+    with other bytes, without its own (a warning says so: they were pinned with the task file it replaces)."""
     files = read_pinned_models(LOCK) | models
+    locks = load_lock(LOCK)
     given = {task_of(name) for name in models}
+    given |= {task for task, pin in upstream.items() if task in locks and pin.lock.sha256 == locks[task].sha256}
     left = sorted({task_of(name) for name in files} & (upstream.keys() - given))
     for task in left:
         said = "per-model files not used: they were pinned with the task file given in its place; no output lengths"
