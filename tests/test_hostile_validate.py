@@ -42,7 +42,7 @@ MODELS = "data/models.json"
 DESC = "datapackage.json"
 MODEL_DOCS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "data" / "models").glob("*.json"))
 GIB = 1 << 30
-T2I = 67  # the resource of data/workloads/text-to-image/configurations.csv
+T2I = 72  # the resource of data/workloads/text-to-image/configurations.csv
 
 
 # Watching what a command opens and where it connects.
@@ -294,12 +294,12 @@ DESCRIPTOR = [
     ("document-dialect-added", descriptor(res(3, "dialect", value={"json": {"property": "models"}})), f'{DESC}: /resources/3/dialect: expected no such key, found {{"json": {{"property": "models"}}}}'),
     ("document-table-schema-added", descriptor(res(2, "schema", value={"fields": []})), f'{DESC}: /resources/2/schema: expected no such key, found {{"fields": []}}'),
     ("csv-dialect-added", descriptor(res(0, "dialect", value={"delimiter": ";"})), f'{DESC}: /resources/0/dialect: expected no such key, found {{"delimiter": ";"}}'),
-    ("extra-resource", descriptor(lambda d: d["resources"].append({"name": "notes", "path": "data/index.json", "format": "json"})), f'{DESC}: /resources/88: expected only the resources the builder writes, found one named "notes"'),
-    ("resource-twice", descriptor(lambda d: d["resources"].append(d["resources"][5])), f'{DESC}: /resources/88: expected each resource once, found "model-deepseek-v3-1" again'),
+    ("extra-resource", descriptor(lambda d: d["resources"].append({"name": "notes", "path": "data/index.json", "format": "json"})), f'{DESC}: /resources/93: expected only the resources the builder writes, found one named "notes"'),
+    ("resource-twice", descriptor(lambda d: d["resources"].append(d["resources"][6])), f'{DESC}: /resources/93: expected each resource once, found "model-deepseek-v3-1" again'),
     ("resource-removed", descriptor(drop_named("model-qwen-3-8b")), f'{DESC}: /resources: expected a resource "model-qwen-3-8b" for data/models/qwen-3-8b.json, found none'),
     ("table-removed", descriptor(drop_named("configurations-text-to-image")), f'{DESC}: /resources: expected a resource "configurations-text-to-image" for data/workloads/text-to-image/configurations.csv, found none'),
     ("resources-reordered", descriptor(swap_first_two), f"{DESC}: /resources: expected the builder's order"),
-    ("resource-title", descriptor(res(7, "title", value="Model of everything")), f'{DESC}: /resources/7/title: expected "Model gemma-3-27b", found "Model of everything"'),
+    ("resource-title", descriptor(res(8, "title", value="Model of everything")), f'{DESC}: /resources/8/title: expected "Model gemma-3-27b", found "Model of everything"'),
     ("resource-mediatype", descriptor(res(0, "mediatype", value="text/html")), f'{DESC}: /resources/0/mediatype: expected "text/csv", found "text/html"'),
 ]  # fmt: skip
 
