@@ -475,11 +475,14 @@ def test_the_changelog_page_and_the_croissant_card_come_from_the_repository_file
     root = copy_package(tmp_path / "pkg")
     log = "# Changelog\n\n## 2026-11-29\n\n- Image and video workloads, with `frontier.json`.\n\n## 2026-09-27\n"
     (root / "CHANGELOG.md").write_text(log, encoding="utf-8")
-    card = b'{"@type": "sc:Dataset", "name": "leadgreen-data"}\n'
+    card = b'{"@type": "sc:Dataset", "distribution": [{"contentUrl": "data/configurations.csv"}]}\n'
     (root / "croissant.json").write_bytes(card)
     out = tmp_path / "site"
     build_site(out, root)
-    assert (out / "croissant.json").read_bytes() == card  # at the site root, byte for byte
+    assert (out / "download" / "croissant.json").read_bytes() == card  # beside data/, byte for byte
+    root_card = json.loads((out / "croissant.json").read_bytes())  # at the site root, its files where the site has them
+    assert root_card["distribution"] == [{"contentUrl": "download/data/configurations.csv"}]
+    assert (out / "download" / "data" / "configurations.csv").is_file()
     assert (out / "download" / "CHANGELOG.md").read_text(encoding="utf-8") == log
     page = html(out, "changelog")
     assert '<h3 id="2026-11-29">2026-11-29</h3>' in page

@@ -3,6 +3,7 @@ warnings on mixed output sizes, and the latency control's size and reach."""
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 
@@ -125,3 +126,15 @@ def test_the_latency_control_is_small_and_asks_nothing_of_any_other_site() -> No
     assert script.stat().st_size < 15_000
     assert not re.search(r"https?:|fetch\(|XMLHttpRequest|import\(|WebSocket|sendBeacon", text)
     assert "JSON.parse(source.textContent)" in text  # its data: the page's own JSON
+
+
+def test_the_croissant_card_at_the_site_root_names_where_the_site_serves_each_file() -> None:
+    card = b'{"distribution": [{"contentUrl": "data/configurations.csv"}, {"contentUrl": "https://x.org/a.csv"}],' \
+           b' "name": "d\xc3\xa9"}'  # fmt: skip
+    served = json.loads(provenance.served(card, "download/"))
+    assert served == {
+        "distribution": [{"contentUrl": "download/data/configurations.csv"}, {"contentUrl": "https://x.org/a.csv"}],
+        "name": "d\N{LATIN SMALL LETTER E WITH ACUTE}",
+    }
+    with pytest.raises(InputError):
+        provenance.served(b"[1, 2", "download/")

@@ -177,8 +177,9 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
         yield plan.file(name, files("builder.site").joinpath(TEMPLATES, name).read_bytes())
     if pkg.changelog is not None:
         yield plan.file(DOWNLOAD + "CHANGELOG.md", pkg.changelog)
-    if pkg.croissant is not None:
-        yield plan.file("croissant.json", pkg.croissant)
+    if pkg.croissant is not None:  # as the package ships it beside data/, and at the root with its files found
+        yield plan.file(DOWNLOAD + "croissant.json", pkg.croissant)
+        yield plan.file("croissant.json", provenance.served(pkg.croissant, DOWNLOAD))
     with reading("data/"):
         works = catalog.workloads(pkg, store.parts, store.add_models)
     common = shared(pkg, plan.versions)

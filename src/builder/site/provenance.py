@@ -1,10 +1,11 @@
 """Where every page's figures come from: upstream files at their pinned commits, the papers, the licence, and the
 schema.org Dataset markup every page carries (pure)."""
 
+import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from builder.site.load import Package
+from builder.site.load import Package, document
 
 RAW_HOST = "raw.githubusercontent.com"
 PAPERS = (  # the two ML.ENERGY papers citation.toml lists (a test holds them equal)
@@ -78,3 +79,17 @@ def download(base_url: str, path: str) -> dict[str, str]:
     """A schema.org DataDownload of one site file."""
     kind = "text/csv" if path.endswith(".csv") else "application/json"
     return {"@type": "DataDownload", "encodingFormat": kind, "contentUrl": f"{base_url}/{path}"}
+
+
+def served(card: bytes, folder: str) -> bytes:
+    """The Croissant card with each relative contentUrl led into folder, where the site serves the files it names
+    (a card at the site root names data/x.csv; the site serves it at download/data/x.csv)."""
+    doc = document("croissant.json", card, "")
+
+    def lead(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: folder + v if k == "contentUrl" and isinstance(v, str) and not urlsplit(v).scheme
+                    and not v.startswith("/") else lead(v) for k, v in node.items()}  # fmt: skip
+        return [lead(item) for item in node] if isinstance(node, list) else node
+
+    return (json.dumps(lead(doc), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
