@@ -114,7 +114,7 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
         ],
         {
             OLD_DOCS_NEW_SCHEMAS: (
-                'frontier.json: /models/0/gpus/B200/best_under/100/max_num_seqs: expected type "string"'
+                'frontier.json: /models/0/across_gpus/best_under/100/max_num_seqs: expected type "string"'
             ),
             NEW_DOCS_OLD_SCHEMAS: None,
         },
