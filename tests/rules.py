@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from builder import strictjson
+from builder.errors import Problem
 from builder.layout import schema_for
 from builder.validate import run
 from builder.validate import tree as tree_module
@@ -69,6 +70,11 @@ def _edited_only(check: Callable[..., list]) -> Callable[..., list]:
 
 def rule_problems(data: Path, *, with_tables: bool = False) -> list[str]:
     """What `builder validate` finds in `data`, one line a problem (frictionless's table checks only `with_tables`)."""
+    return [str(p) for p in rule_findings(data, with_tables=with_tables)]
+
+
+def rule_findings(data: Path, *, with_tables: bool = False) -> list[Problem]:
+    """What `builder validate` finds in `data`, as Problems (frictionless's table checks only `with_tables`)."""
     committed = _parsed()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tree_module, "parse_json", lambda raw: committed.get(raw) or strictjson.parse_json(raw))
@@ -80,6 +86,6 @@ def rule_problems(data: Path, *, with_tables: bool = False) -> list[str]:
             for name in PER_DOCUMENT:
                 patch.setattr(run, name, _edited_only(getattr(run, name)))
         if with_tables:
-            return [str(p) for p in run.check_published(found, base_url, curated)]
+            return run.check_published(found, base_url, curated)
         problems, ok = run.check_consistency(found, base_url)
-        return [str(p) for p in problems + run.check_package(found, ok, curated)[0]]
+        return problems + run.check_package(found, ok, curated)[0]

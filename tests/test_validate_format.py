@@ -121,7 +121,7 @@ def test_github_prints_an_error_command_on_the_file_for_each_problem(broken: Pat
     assert all(line.startswith("::error file=data/") for line in errors)
     first = next(line for line in errors if "qwen-3-8b" in line)
     assert first.startswith("::error file=data/models/qwen-3-8b.json,line=")
-    assert ",title=/configurations/0/tensor_parallel::/configurations/0/tensor_parallel: expected a value >= 1" in first
+    assert ",title=schema.minimum::/configurations/0/tensor_parallel: expected a value >= 1" in first
     assert lines[-1] == f"::notice title=generated files::{GENERATED.replace('%', '%25')}"
 
 

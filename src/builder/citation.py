@@ -108,8 +108,9 @@ def citation_problems(root: Path) -> list[Problem]:
     except (OSError, ValueError, KeyError, TypeError):
         return []  # the descriptor's own problems are reported by the package checks
     if (stale := _stale(root, descriptor)) is not None:
-        wanted = f"expected what `builder build` writes from {CURATED} for data version {data_version}"
-        return [Problem(name, "/", f"{wanted}, found other bytes (run builder build)") for name in stale]
+        wanted = f"what `builder build` writes from {CURATED} for data version {data_version}"
+        code, note = "citation.stale", " (run builder build)"
+        return [Problem.mismatch(name, "/", code, wanted, "other bytes", note) for name in stale]
     if (raw := read_or_none(root / CFF)) is None:
         return []  # a data folder without a citation (an older archive, a bare copy): nothing to check
     text = raw.decode("utf-8", "replace")
@@ -119,7 +120,7 @@ def citation_problems(root: Path) -> list[Problem]:
         found = re.search(rf"^{key}: (.*)$", text, re.MULTILINE)
         if found is None or found[1] != json.dumps(value):
             shown = printable(found[1]) if found else "none"
-            problems.append(Problem(CFF, f"/{key}", f"expected {json.dumps(value)}, found {shown}"))
+            problems.append(Problem.mismatch(CFF, f"/{key}", f"citation.{key}", json.dumps(value), shown))
     return problems
 
 

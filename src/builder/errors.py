@@ -24,12 +24,31 @@ class Problem:
     col: int | None = None
 
     @classmethod
-    def mismatch(cls, path: str, where: str, code: str, expected: str, found: str) -> "Problem":
-        """A problem whose message is made from its fields: `expected ..., found ...`."""
-        return cls(path, where, f"expected {expected}, found {found}", code, expected, found)
+    def mismatch(cls, path: str, where: str, code: str, expected: str, found: str, note: str = "") -> "Problem":
+        """A problem whose message is made from its fields: `expected ..., found ...`, then `note` as written."""
+        return cls(path, where, f"expected {expected}, found {found}{note}", code, expected, found)
+
+    @classmethod
+    def of(cls, path: str, where: str, code: str, message: str) -> "Problem":
+        """A problem from a check's message: a Said keeps its expected and found, other text only the code."""
+        if isinstance(message, Said):
+            return cls(path, where, str(message), code, message.expected, message.found)
+        return cls(path, where, str(message), code)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.where}: {self.message}"
+
+
+class Said(str):
+    """A message `expected ..., found ...` (then `note`) that keeps its two sides as values for Problem.of."""
+
+    expected: str
+    found: str
+
+    def __new__(cls, expected: str, found: str, note: str = "") -> "Said":
+        said = super().__new__(cls, f"expected {expected}, found {found}{note}")
+        said.expected, said.found = expected, found
+        return said
 
 
 def shown(value: Any, limit: int = 80) -> str:

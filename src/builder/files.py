@@ -5,7 +5,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from builder.errors import InputError
+from builder.errors import InputError, Said
 from builder.layout import MAX_FILE_BYTES
 
 PART = 1 << 20  # bytes a read asks for at a time
@@ -55,8 +55,9 @@ class Refused(Exception):
         self.found_kind, self.size, self.error = found_kind, size, error
 
 
-def too_large(size: int) -> str:
-    return f"expected a file of at most {MAX_FILE_BYTES / 2**20:g} MiB, found {size} bytes"
+def too_large(size: int, note: str = "") -> Said:
+    """A file over the size limit, as `expected ..., found ...` (then `note`)."""
+    return Said(f"a file of at most {MAX_FILE_BYTES / 2**20:g} MiB", f"{size} bytes", note)
 
 
 def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool = False) -> bytes:

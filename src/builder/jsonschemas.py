@@ -167,27 +167,44 @@ def refuse(where: str, problems: list[Problem], of: str) -> None:
 
 
 def schema_problems(check: Any, value: Any, path: str, said: bool = False) -> list[Problem]:
-    """Every way `value` breaks `check`'s schema, one Problem each, in document order, worded by describe."""
+    """Every way `value` breaks `check`'s schema, one Problem each, in document order, worded by explain."""
     errors = sorted(check.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
-    return list(dict.fromkeys(Problem(path, pointer(e.absolute_path), describe(e, said)) for e in errors))
+    found: dict[tuple[str, str], Problem] = {}  # one a place and message, though several keywords say it
+    for error in errors:
+        problem = schema_problem(path, error, said)
+        found.setdefault((problem.where, problem.message), problem)
+    return list(found.values())
+
+
+def schema_problem(path: str, error: ValidationError, said: bool = False) -> Problem:
+    """A schema error as a Problem coded `schema.<keyword>`, its expected and found from explain."""
+    expected, found = explain(error, said)
+    return Problem.mismatch(path, pointer(error.absolute_path), f"schema.{error.validator}", expected, found)
 
 
 def describe(error: ValidationError, said: bool = False) -> str:
-    """A schema error as 'expected ..., found ...'; with `said`, a field's description says what it expects."""
+    """A schema error as 'expected ..., found ...'."""
+    expected, found = explain(error, said)
+    return f"expected {expected}, found {found}"
+
+
+def explain(error: ValidationError, said: bool = False) -> tuple[str, str]:
+    """What a schema error expected (from its keyword's value) and found (the instance, shown); with `said`, a
+    field's description says what it expects."""
     found = shown(error.instance, 60)
     kind, rule = error.validator, error.validator_value
     description = error.schema.get("description") if said and isinstance(error.schema, dict) else None
     if description is not None and kind not in ("required", "additionalProperties"):
-        return f"expected {description}, found {found}"
+        return description, found
     if kind == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
-        return f"expected required property {missing!r}, found it missing"
+        return f"required property {missing!r}", "it missing"
     if kind in ("additionalProperties", "unevaluatedProperties"):
         extra = ", ".join(repr(name) for name in re.findall(r"'([^']*)'", error.message))
-        return f"expected no properties beyond the schema's, found {extra}"
+        return "no properties beyond the schema's", extra
     if kind == "format":
-        return f"expected format {rule}, found {found}"
+        return f"format {rule}", found
     if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[kind]
-        return f"expected a value {sign} {rule}, found {found}"
-    return f"expected {kind} {shown(rule, 10_000)}, found {found}"
+        return f"a value {sign} {rule}", found
+    return f"{kind} {shown(rule, 10_000)}", found

@@ -72,22 +72,32 @@ def rule_problems(tables: list[dict[str, Any]], path: str) -> list[Problem]:
     for i, table in enumerate(tables):
         at, workload, kind, slug = f"/workload/{i}", table["id"], table["kind"], slugify(table["name"])
         if workload != slug:
-            problems.append(Problem(path, f"{at}/id", f"expected {slug!r} (the slug of its name), found {workload!r}"))
+            problems.append(
+                Problem.mismatch(
+                    path, f"{at}/id", "metadata.workload-slug", f"{slug!r} (the slug of its name)", repr(workload)
+                )
+            )
         if kind != "llm" and GENERATION_WORKLOADS.get(workload) != kind:
             known = ", ".join(f"{w} ({k})" for w, k in GENERATION_WORKLOADS.items())
-            msg = f"expected a generation workload among {known}, found {workload} ({kind})"
-            problems.append(Problem(path, f"{at}/kind", msg))
+            want = f"a generation workload among {known}"
+            problems.append(
+                Problem.mismatch(path, f"{at}/kind", "metadata.workload-kind", want, f"{workload} ({kind})")
+            )
     if problems:  # an id that is not its slug is not also reported as a duplicate or the wrong first
         return problems
     for field in ("id", "task"):
         values = [table[field] for table in tables]
         if twice := sorted({v for v in values if values.count(v) > 1}):
-            msg = f"expected one [[workload]] per {field}, found {', '.join(twice)} more than once"
-            problems.append(Problem(path, "/workload", msg))
+            want, note = f"one [[workload]] per {field}", " more than once"
+            problems.append(
+                Problem.mismatch(path, "/workload", "metadata.workload-unique", want, ", ".join(twice), note)
+            )
     first = next((i for i, table in enumerate(tables) if table["kind"] == "llm"), None)
     found = "only image and video workloads" if first is None else tables[first]["id"]
     if found != ROOT_WORKLOAD:
-        problems.append(Problem(path, f"/workload/{first or 0}/id", f"expected {ROOT_WORKLOAD}, found {found}"))
+        problems.append(
+            Problem.mismatch(path, f"/workload/{first or 0}/id", "metadata.root-workload", ROOT_WORKLOAD, found)
+        )
     return problems
 
 

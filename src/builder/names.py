@@ -4,6 +4,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from builder.errors import Said
+
 _OUTSIDE = re.compile(r"[^a-z0-9]+")
 # A Greek letter's Unicode name ends in its English name: GREEK SMALL LETTER SIGMA, GREEK
 # CAPITAL LETTER FINAL SIGMA, GREEK LUNATE SIGMA SYMBOL, GREEK BETA SYMBOL.
@@ -47,18 +49,18 @@ def control_characters(name: str) -> list[str]:
 
 
 @lru_cache(maxsize=SEEN_NAMES)
-def name_fault(name: str, what: str = "a name") -> str | None:
+def name_fault(name: str, what: str = "a name") -> Said | None:
     """`expected ..., found ...` for a name (model id, slug, nickname, GPU, architecture) a spreadsheet misreads,
     else None; `what` says which kind of name the message expected."""
     if breaks := [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]:
-        return f"expected {what} on one line, found U+{ord(breaks[0]):04X} (a line or paragraph separator)"
+        return Said(f"{what} on one line", f"U+{ord(breaks[0]):04X}", " (a line or paragraph separator)")
     text = unicodedata.normalize("NFKC", name).strip().lower()  # full-width digits read as digits
     if reading := next((reading for reading, pattern in READINGS if pattern.fullmatch(text)), None):
-        return f"expected {what} a spreadsheet keeps as text, found {name!r}, read as {reading}"
+        return Said(f"{what} a spreadsheet keeps as text", repr(name), f", read as {reading}")
     return None
 
 
-def gpu_spelling_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+def gpu_spelling_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, Said]]:
     """(file, GPU, message) for each GPU name of (file, GPU) pairs that differs from one seen before only by case
     or punctuation (H100 and h100; H100-SXM, H100_SXM and H100SXM): the first two would also share a page."""
     first: dict[str, tuple[str, str]] = {}
@@ -67,5 +69,5 @@ def gpu_spelling_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, str
         seen_in, seen = first.setdefault(slugify(gpu).replace("-", ""), (path, gpu))
         if seen != gpu:
             there = "" if seen_in == path else f" in {seen_in}"
-            faults.add((path, gpu, f"expected one spelling per GPU, found {seen!r}{there} and {gpu!r}"))
+            faults.add((path, gpu, Said("one spelling per GPU", f"{seen!r}{there} and {gpu!r}")))
     return sorted(faults)

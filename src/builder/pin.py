@@ -78,12 +78,12 @@ def parse_locks(data: bytes, where: str) -> tuple[dict[str, Lock], dict[str, Loc
     files = [entry["file"] for entry in raw["tasks"].values()]
     if twice := sorted({f for f in files if files.count(f) > 1}):
         found = f"found {', '.join(twice)} named by several tasks"
-        raise InputError(str(Problem(where, "/tasks", f"expected one file per task, {found}")))
+        raise InputError(str(Problem(where, "/tasks", f"expected one file per task, {found}", "lock.file")))
     models = raw.get("models", {})
     for name, found_entry in models.items():  # the file a name stands for: one each, distinct by construction
         if found_entry["file"] != f"models/{name}.json":
             message = f"expected models/{name}.json, found {shown(found_entry['file'])}"
-            raise InputError(str(Problem(where, pointer(("models", name, "file")), message)))
+            raise InputError(str(Problem(where, pointer(("models", name, "file")), message, "lock.model-file")))
     tasks = {task: Lock(**entry) for task, entry in raw["tasks"].items()}
     return tasks, {name: Lock(**entry) for name, entry in models.items()}
 

@@ -5,6 +5,8 @@ import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from builder.errors import Said
+
 Values = Mapping[str, float]  # a row's numbers by field name
 
 
@@ -44,8 +46,8 @@ class Fault:
     found: float
 
     @property
-    def message(self) -> str:
-        return f"expected {self.rule} = {self.expected!r}, found {self.found!r}"
+    def message(self) -> Said:
+        return Said(f"{self.rule} = {self.expected!r}", repr(self.found))
 
 
 def _product(a: float, b: float) -> float:

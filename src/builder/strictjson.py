@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from builder.errors import InputError, Problem, pointer, printable, shown
+from builder.errors import InputError, Problem, Said, pointer, printable, shown
 
 MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer in every reader
 
@@ -20,10 +20,10 @@ class StrictJSONError(ValueError):
 
     def problems(self, path: str) -> list[Problem]:
         """Every fault as a Problem of the file `path`."""
-        return [Problem(path, where, message) for where, message in self.faults]
+        return [Problem.of(path, where, "json.strict", message) for where, message in self.faults]
 
 
-class _Fault(str):
+class _Fault(Said):
     """What a parse hook returns in place of a value it refuses (its message), found afterwards by pointer."""
 
 
@@ -34,11 +34,11 @@ def _shown(text: str) -> str:
 def decode_json(data: bytes) -> str:
     """JSON bytes as text, or StrictJSONError: UTF-8 without a BOM."""
     if data.startswith(b"\xef\xbb\xbf"):
-        raise StrictJSONError([("byte 0", "expected UTF-8 JSON without a byte order mark, found U+FEFF (a BOM)")])
+        raise StrictJSONError([("byte 0", Said("UTF-8 JSON without a byte order mark", "U+FEFF (a BOM)"))])
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        fault = f"expected UTF-8 JSON, found undecodable bytes ({exc.reason})"
+        fault = Said("UTF-8 JSON", f"undecodable bytes ({exc.reason})")
         raise StrictJSONError([(f"byte {exc.start}", fault)]) from None
 
 
@@ -49,19 +49,19 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
     faulty: list[object] = []  # refused values, and each object that repeated a key (held, so its id() stays its own)
     repeats: dict[int, list[str]] = {}  # by id() of such an object, the keys it repeated
 
-    def refuse(message: str) -> _Fault:
-        faulty.append(message)
-        return _Fault(message)
+    def refuse(expected: str, found: str) -> _Fault:
+        faulty.append(expected)
+        return _Fault(expected, found)
 
     def number(literal: str) -> Any:
         value = float(literal)
-        return value if math.isfinite(value) else refuse(f"expected a finite number, found {_shown(literal)}")
+        return value if math.isfinite(value) else refuse("a finite number", _shown(literal))
 
     def integer(literal: str) -> Any:
         digits = len(literal) - literal.startswith("-")
         if digits <= 16 and abs(value := int(literal)) <= MAX_SAFE_INTEGER:  # int() of a long string may raise
             return value
-        return refuse(f"expected an integer within +/-2^53, found {_shown(literal)}")
+        return refuse("an integer within +/-2^53", _shown(literal))
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(items)
@@ -74,7 +74,7 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
         return obj
 
     def constant(word: str) -> Any:
-        return refuse(f"expected a finite number, found {word}")
+        return refuse("a finite number", word)
 
     try:
         value = json.loads(
@@ -82,9 +82,9 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
         )
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        raise StrictJSONError([(where, f"expected valid JSON, found {exc.msg} (truncated or hand-broken?)")]) from None
+        raise StrictJSONError([(where, Said("valid JSON", exc.msg, " (truncated or hand-broken?)"))]) from None
     except RecursionError:
-        fault = "expected JSON nested a few levels deep, found it nested too deep to read"
+        fault = Said("JSON nested a few levels deep", "it nested too deep to read")
         raise StrictJSONError([("/", fault)]) from None
     if not (faulty or (r"\u" in text and _SURROGATE.search(text))):
         return value
@@ -95,17 +95,17 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
     while pending:
         parts, node = pending.pop()
         if isinstance(node, _Fault):
-            found.append((pointer(parts), str(node)))
+            found.append((pointer(parts), node))
         elif isinstance(node, str) and _LONE.search(node):
-            found.append((pointer(parts), "expected text, found a lone surrogate (an unpaired \\ud800-\\udfff)"))
+            found.append((pointer(parts), Said("text", "a lone surrogate", " (an unpaired \\ud800-\\udfff)")))
         elif isinstance(node, dict):
             for key in repeats.get(id(node), ()):
                 key_shown = shown(printable(key), 10_000)
-                message = f"expected each key once, found {key_shown} again (a reader keeps either value)"
+                message = Said("each key once", key_shown, " again (a reader keeps either value)")
                 found.append((pointer(parts), message))
             for key, item in node.items():
                 if _LONE.search(key):
-                    found.append((pointer(parts), "expected text keys, found a lone surrogate in a key"))
+                    found.append((pointer(parts), Said("text keys", "a lone surrogate in a key")))
                 pending.append(([*parts, key], item))
         elif isinstance(node, list):
             pending.extend(([*parts, str(i)], item) for i, item in enumerate(node))

@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
 from typing import Any
 
-from builder.errors import Problem, UpstreamError, printable, shown
+from builder.errors import Problem, Said, UpstreamError, printable, shown
 from builder.jsonschemas import GENERATION_TASK_SCHEMA, TASK_SCHEMA, input_problems
 from builder.layout import (
     MAX_CONFIGURATIONS_PER_TASK,
@@ -103,8 +103,8 @@ def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
         faults = name_faults(row, NAME_FIELDS)
         layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
         if row.num_gpus != layout:
-            faults.append(("num_gpus", f"expected {NUM_GPUS_RULE} = {layout}, found {row.num_gpus}"))
-        problems += [Problem(path, f"/configurations/{i}/{name}", msg) for name, msg in faults]
+            faults.append(("num_gpus", Said(f"{NUM_GPUS_RULE} = {layout}", str(row.num_gpus))))
+        problems += [Problem.of(path, f"/configurations/{i}/{name}", _code(name), msg) for name, msg in faults]
     broken = relation_problems(path, rows, LLM_RELATIONS, LLM_ORDERS, {})
     return list(rows.values()), finish(problems + list(broken), doc, rows, path, KNOWN, IDENTITY, broken)
 
@@ -114,7 +114,7 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed
     doc, problems, sound = read_task(data, path, GENERATION_TASK_SCHEMA, ("$defs", f"{work.kind}Task"))
     architecture = doc.get("architecture")
     if isinstance(architecture, str) and (fault := name_fault(architecture)):
-        problems.append(Problem(path, "/architecture", fault))
+        problems.append(Problem.of(path, "/architecture", "upstream.architecture", fault))
     problems += task_fault(doc, path, work.task)
     skipped = {"architecture"} if work.kind == "video" else {"architecture", "num_frames", "fps"}  # not fields of a row
     names = {f.name: OWN_NAMES.get(f.name, f.name).format(work.kind) for f in fields(GenRow) if f.name not in skipped}
@@ -125,8 +125,8 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed
         faults = name_faults(row, ("model_id", "nickname", "gpu_model"))
         if row.num_gpus != row.ulysses_degree * row.ring_degree:
             layout = f"ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}"
-            faults.append(("num_gpus", f"expected {layout}, found {row.num_gpus}"))
-        problems += [Problem(path, f"/configurations/{i}/{names[name]}", msg) for name, msg in faults]
+            faults.append(("num_gpus", Said(layout, str(row.num_gpus))))
+        problems += [Problem.of(path, f"/configurations/{i}/{names[name]}", _code(name), m) for name, m in faults]
     broken = relation_problems(path, rows, GENERATION_RELATIONS, GENERATION_ORDERS, names)
     known = {*names.values(), *TASK_FIELDS, "architecture"}
     return list(rows.values()), finish(problems + list(broken), doc, rows, path, known, GENERATION_IDENTITY, broken)
@@ -142,7 +142,8 @@ def relation_problems(
     for i, row in rows.items():
         for fault in relation_faults(vars(row), relations, orders):
             where = f"/configurations/{i}/{names.get(fault.field, fault.field)}"
-            found[Problem(path, where, fault.message)] = fault.rule
+            want = f"{fault.rule} = {fault.expected!r}"
+            found[Problem.mismatch(path, where, "upstream.relation", want, repr(fault.found))] = fault.rule
     return found
 
 
@@ -177,7 +178,7 @@ def read_task(
 ) -> tuple[dict[str, Any], list[Problem], dict[int, Any]]:
     """A task file parsed strictly, every way it breaks `schema` (at `part`), and the rows no problem points into."""
     if data.lstrip()[:1] == b"<":
-        problem = Problem(path, "/", "expected JSON, found what looks like an HTML page")
+        problem = Problem.mismatch(path, "/", "upstream.html", "JSON", "what looks like an HTML page")
         raise UpstreamError(f"{path}: not JSON; nothing was written", [problem])
     try:
         doc = parse_json(data)
@@ -192,17 +193,22 @@ def read_task(
     return doc, problems, {i: raw for i, raw in enumerate(doc["configurations"]) if i not in bad}
 
 
-def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, str]]:
+def _code(field: str) -> str:
+    """The code of a row's fault in `field`: its GPU layout, or a name rule."""
+    return "upstream.num-gpus" if field == "num_gpus" else "upstream.name"
+
+
+def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, Said]]:
     """(field, fault) for each of a row's `names` a spreadsheet misreads, and a nickname's slug that is empty,
     reserved, or misread."""
     faults = [(name, fault) for name in names if (fault := name_fault(getattr(row, name)))]
     slug = slugify(row.nickname)
     if not slug:
-        faults.append(("nickname", f"expected a name whose slug is not empty, found {row.nickname!r}"))
+        faults.append(("nickname", Said("a name whose slug is not empty", repr(row.nickname))))
     if is_reserved_slug(slug):
-        faults.append(("nickname", f"expected a slug Windows allows as a file name, found {slug!r}"))
+        faults.append(("nickname", Said("a slug Windows allows as a file name", repr(slug))))
     if is_reserved_slug(slugify(row.gpu_model)):  # its page's folder, gpus/<slug>/
-        faults.append(("gpu_model", f"expected a GPU name Windows allows as a folder name, found {row.gpu_model!r}"))
+        faults.append(("gpu_model", Said("a GPU name Windows allows as a folder name", repr(row.gpu_model))))
     said = any(name == "nickname" for name, _ in faults)  # a nickname misread is said once, not again of its slug
     if slug and not said and (fault := name_fault(slug, "a slug")):
         faults.append(("nickname", fault))
@@ -251,13 +257,13 @@ def task_fault(doc: dict[str, Any], path: str, task: str) -> list[Problem]:
     """The file's `task`, where it names one, against the task it is pinned as."""
     if doc.get("task", task) == task:
         return []
-    return [Problem(path, "/task", f"expected the task file of {task}, found {shown(doc['task'])}")]
+    return [Problem.mismatch(path, "/task", "upstream.task", f"the task file of {task}", shown(doc["task"]))]
 
 
 def gpu_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
     """One spelling per GPU over (file, row) pairs."""
     gpus = gpu_spelling_faults([(path, row.gpu_model) for path, row in rows])
-    return [Problem(path, f"GPU {gpu}", msg) for path, gpu, msg in gpus]
+    return [Problem.of(path, f"GPU {gpu}", "upstream.gpu-spelling", msg) for path, gpu, msg in gpus]
 
 
 def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
@@ -270,14 +276,14 @@ def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
         there = "" if seen_in == path else f" in {seen_in}"
         for name in MODEL_FIELDS:
             if getattr(row, name) != getattr(seen, name):
-                msg = f"expected one {name} per model ({getattr(seen, name)!r}{there}), found {getattr(row, name)!r}"
-                problems.append(Problem(path, f"model {row.model_id}", msg))
+                want, got = f"one {name} per model ({getattr(seen, name)!r}{there})", repr(getattr(row, name))
+                problems.append(Problem.mismatch(path, f"model {row.model_id}", "upstream.model", want, got))
         slug = slugify(row.nickname)
         owned_in, owner = slug_owner.setdefault(slug, (path, row.model_id))
         if owner != row.model_id:
             there = "" if owned_in == path else f" (in {owned_in})"
-            msg = f"expected one model per slug, found {owner}{there} and {row.model_id} both as {slug!r}"
-            problems.append(Problem(path, f"slug {slug}", msg))
+            both = f"{owner}{there} and {row.model_id} both as {slug!r}"
+            problems.append(Problem.mismatch(path, f"slug {slug}", "upstream.slug", "one model per slug", both))
     return problems
 
 
@@ -296,7 +302,7 @@ def check_caps(doc: Any, path: str) -> None:
         (MAX_MODELS_PER_TASK, distinct("model_id"), "models (model_id)"),
         (MAX_GPUS_PER_TASK, distinct("gpu_model"), "GPU types (gpu_model)"),
     )
-    problems = [f"expected at most {cap:,} {what} in a task, found {n:,}" for cap, n, what in counts if n > cap]
-    if problems:
-        found = [Problem(path, "/configurations", message) for message in problems]
+    over = [(f"at most {cap:,} {what} in a task", f"{n:,}") for cap, n, what in counts if n > cap]
+    if over:
+        found = [Problem.mismatch(path, "/configurations", "upstream.too-large", *pair) for pair in over]
         raise UpstreamError(f"{path}: too large for one task; nothing was written", found)

@@ -59,7 +59,7 @@ def parse_model_file(data: bytes, shown_as: str, name: str, rows: list[UpstreamR
     if not problems and (faults := file_faults(doc, name, rows)):  # one line a file: the first, and how many more
         where, message = faults[0]
         more = f" (and {len(faults) - 1} more fault(s) in this file)" if len(faults) > 1 else ""
-        problems = [Problem(shown_as, where, message + more)]
+        problems = [Problem(shown_as, where, message + more, "upstream.model-file")]
     if problems:
         raise UpstreamError(f"{shown_as}: {len(problems)} problem(s) in upstream; nothing was written", problems)
     confs = tuple(histogram(conf.get(LENGTHS)) for conf in doc["configurations"])
@@ -184,7 +184,12 @@ def parse_model_files(
         if (task := task_of(name)) not in rows_by_task:
             tasks = ", ".join(rows_by_task)
             problems.append(
-                Problem(lock, pointer(("models", name)), f"expected a file of a task ({tasks}), found {task}")
+                Problem(
+                    lock,
+                    pointer(("models", name)),
+                    f"expected a file of a task ({tasks}), found {task}",
+                    "lock.model-task",
+                )
             )
             continue
         try:
@@ -196,7 +201,7 @@ def parse_model_files(
         for model_id in dict.fromkeys(row.model_id for row in rows_by_task[task]):
             if model_id not in have:
                 said = f"expected a per-model file {file_name(model_id, task)} (a model of {task}), found none"
-                problems.append(Problem(lock, "/models", said))
+                problems.append(Problem(lock, "/models", said, "lock.models"))
     if problems:
         count = len({p.path for p in problems})
         raise UpstreamError(

@@ -79,7 +79,8 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
 
 def drift_error(diffs: dict[str, str]) -> ValidationError:
     """The error naming every file that drifted."""
-    problems = [Problem(name, "/", "expected the bytes a fresh build of the pin makes, found others") for name in diffs]
+    want = "the bytes a fresh build of the pin makes"
+    problems = [Problem.mismatch(name, "/", "drift.bytes", want, "others") for name in diffs]
     return ValidationError(f"{len(diffs)} file(s) differ from a fresh build: run `builder build` and commit", problems)
 
 
@@ -103,7 +104,7 @@ def _read(path: Path, name: str, refused: Path) -> bytes:
     try:
         return read_file(path)
     except Refused as exc:
-        raise _refusal(refused, [Problem(name, "/", str(exc))]) from None
+        raise _refusal(refused, [Problem(name, "/", str(exc), "tree.refused")]) from None
 
 
 def _refusal(path: Path, problems: list[Problem]) -> ValidationError:

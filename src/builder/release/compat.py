@@ -67,12 +67,12 @@ def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
     for rel, doc in sorted(docs.items()):
         name = schema_for(rel)
         if name is not None and name not in schemas:
-            failures.append(Problem(rel, "/", f"expected schema {name} in the set, found none"))
+            failures.append(Problem.mismatch(rel, "/", "compat.schema-missing", f"schema {name} in the set", "none"))
         elif name is not None:
             try:
                 failures += schema_problems(check(name), doc, rel)
             except UnresolvedRef as exc:  # a $ref to a schema of the other release
-                failures.append(Problem(rel, "/", str(exc)))
+                failures.append(Problem(rel, "/", str(exc), "compat.unresolved-ref"))
             except RefError as exc:  # a cycle or an explosion: the schema is unusable, named as in schema_changes
                 raise InputError(f"{name}: {exc}") from None
     return failures

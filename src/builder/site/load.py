@@ -101,7 +101,7 @@ def _slug(item: Any) -> str:
 
 def _refuse(shown: str, where: str, expected: str, value: Any, why: str = UNSOUND) -> NoReturn:
     """One InputError: the file, the place, what was expected and the JSON type found there."""
-    raise InputError(f"{why}{Problem(shown, where, f'{expected}, found {json_type(value)}')}")
+    raise InputError(f"{why}{Problem(shown, where, f'{expected}, found {json_type(value)}', 'site.type')}")
 
 
 def _text(shown: str, raw: bytes, why: str = UNSOUND) -> str:
@@ -124,8 +124,8 @@ def document(shown: str, raw: bytes | str, why: str = UNSOUND, drop: frozenset[s
         _refuse(shown, "/", "expected an object", value, why)
     if (found := control_character(checked, ())) is not None:
         where, chars = found
-        msg = f"expected no control or format characters, found {chars}"
-        raise InputError(f"{why}{Problem(shown, pointer(where), msg)}")
+        problem = Problem.mismatch(shown, pointer(where), "json.control", "no control or format characters", str(chars))
+        raise InputError(f"{why}{problem}")
     return value
 
 

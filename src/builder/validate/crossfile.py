@@ -45,13 +45,15 @@ def check_files(tree: Tree) -> list[Problem]:
     required += [csvview.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
     required += [layout.frontier_rel(w) for w in sorted(present)]  # every workload's, an image or video one's too
     missing = [rel for rel in required if rel not in tree.raw]
-    return [Problem(tree.shown(rel), "/", "expected this file, found it missing") for rel in missing]
+    return [
+        Problem.mismatch(tree.shown(rel), "/", "crossfile.missing-file", "this file", "it missing") for rel in missing
+    ]
 
 
 def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str = "") -> list[Problem]:
     """One problem a key of `want` (the values `source` holds) that `found` lacks or holds another value of."""
     diffs = compare(want, {key: found[key] for key in want if key in found}, at, source)
-    return [Problem(shown, where, message) for where, message in diffs]
+    return [Problem.of(shown, where, "crossfile.copied-value", message) for where, message in diffs]
 
 
 def held(want: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
@@ -88,18 +90,26 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
         shown = tree.shown(model_list_rel(workload))
         listed = [e["slug"] for e in model_list["models"]]
         if listed != sorted(listed):
-            problems.append(Problem(shown, "/models", "expected entries sorted by slug, found them out of order"))
+            problems.append(
+                Problem.mismatch(
+                    shown, "/models", "crossfile.model-order", "entries sorted by slug", "them out of order"
+                )
+            )
         for slug in sorted(slugs - set(listed)):
-            problems.append(Problem(shown, "/models", f"expected an entry for {model_rel(slug, workload)}, found none"))
+            entry_for = f"an entry for {model_rel(slug, workload)}"
+            problems.append(Problem.mismatch(shown, "/models", "crossfile.model-entry", entry_for, "none"))
         seen: set[str] = set()
         for i, entry in enumerate(model_list["models"]):
             slug, at, rel = entry["slug"], f"/models/{i}", model_rel(entry["slug"], workload)
             if slug in seen:
-                msg = f"expected each model once, found {shown_value(slug)} again"
-                problems.append(Problem(shown, f"{at}/slug", msg))
+                problems.append(
+                    Problem.mismatch(
+                        shown, f"{at}/slug", "crossfile.model-once", "each model once", shown_value(slug), " again"
+                    )
+                )
             seen.add(slug)
             if slug not in slugs:
-                problems.append(Problem(shown, f"{at}/slug", f"expected a file {rel}, found none"))
+                problems.append(Problem.mismatch(shown, f"{at}/slug", "crossfile.model-file", f"a file {rel}", "none"))
             if rel in docs:
                 problems += differing(shown, at, {key: docs[rel][key] for key in ENTRY_FROM_DOC}, entry, rel)
             url = layout.document_url(base_url, model_list["version"], model_rel(slug, workload))
@@ -118,31 +128,42 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
     models = {found.slug: doc for rel, doc in docs.items() if (found := layout.place(rel)) and found.slug}
     rows, problems = index["rows"], []
     if index["workload"] != workload:
-        problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {index['workload']!r}"))
+        folder = f"{workload!r} (its folder)"
+        problems.append(Problem.mismatch(shown, "/workload", "crossfile.workload", folder, repr(index["workload"])))
     seen: set[tuple[str, str]] = set()
     for i, row in enumerate(rows):
         key = (row["slug"], row["gpu"])
         if key in seen:
-            problems.append(Problem(shown, f"/rows/{i}", f"expected one row per model and GPU, found {key} again"))
+            problems.append(
+                Problem.mismatch(
+                    shown, f"/rows/{i}", "crossfile.index-row-once", "one row per model and GPU", str(key), " again"
+                )
+            )
         seen.add(key)
         doc = models.get(row["slug"], {})
         if not doc and model_rel(row["slug"], workload) in tree.docs:
             continue  # the model document has schema problems of its own
         if (best := doc.get("best", {}).get(row["gpu"])) is None:
-            problems.append(Problem(shown, f"/rows/{i}", f"expected a best configuration for {key}, found none"))
+            problems.append(
+                Problem.mismatch(
+                    shown, f"/rows/{i}", "crossfile.index-row-best", f"a best configuration for {key}", "none"
+                )
+            )
             continue
         want = index_row(doc, best, index_row_keys(doc["kind"])) if "kind" in doc else index_row(doc, best)
         problems += differing(shown, f"/rows/{i}", want, row, f"{model_rel(row['slug'], workload)} best[{row['gpu']}]")
     for slug, doc in models.items():
         for gpu in doc["best"]:
             if (slug, gpu) not in seen:
-                msg = f"expected a row for {model_rel(slug, workload)} best[{gpu}], found none"
-                problems.append(Problem(shown, "/rows", msg))
+                row_for = f"a row for {model_rel(slug, workload)} best[{gpu}]"
+                problems.append(Problem.mismatch(shown, "/rows", "crossfile.index-row-missing", row_for, "none"))
     joules = MEASURE_KEYS[index["kind"]][0] if "kind" in index else "joules_per_output_token"
     for i in range(1, len(rows)):
         if rows[i][joules] < rows[i - 1][joules]:
-            msg = f"expected rows in ascending {joules}, found {rows[i][joules]} after {rows[i - 1][joules]}"
-            problems.append(Problem(shown, f"/rows/{i}", msg))
+            ascending, after = f"rows in ascending {joules}", f" after {rows[i - 1][joules]}"
+            problems.append(
+                Problem.mismatch(shown, f"/rows/{i}", "crossfile.index-order", ascending, str(rows[i][joules]), after)
+            )
     return problems + check_reference_row(shown, index)
 
 
@@ -150,8 +171,10 @@ def check_reference_row(shown: str, index: dict[str, Any]) -> list[Problem]:
     """The index's reference_row is exactly one of its rows."""
     ref = index["reference_row"]
     found = sum(all(row[k] == ref[k] for k in ("model", "gpu", "num_gpus")) for row in index["rows"])
-    msg = "expected exactly one row with model {model!r}, gpu {gpu}, num_gpus {num_gpus}".format(**ref)
-    return [] if found == 1 else [Problem(shown, "/reference_row", f"{msg}, found {found}")]
+    want = "exactly one row with model {model!r}, gpu {gpu}, num_gpus {num_gpus}".format(**ref)
+    return (
+        [] if found == 1 else [Problem.mismatch(shown, "/reference_row", "crossfile.reference-row", want, str(found))]
+    )
 
 
 def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
@@ -162,10 +185,12 @@ def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
     found = tree.raw[rel].decode("utf-8", errors="replace").split("\n")  # a \r stays in the line it ends
     for line, (w, f) in enumerate(zip(want, found, strict=False), start=1):
         if w != f:
-            return [Problem(tree.shown(rel), f"line {line}", f"expected {w!r} (from the model documents), found {f!r}")]
+            copied = f"{w!r} (from the model documents)"
+            return [Problem.mismatch(tree.shown(rel), f"line {line}", "crossfile.csv-line", copied, repr(f))]
     at = min(len(want), len(found))
     what = "a final newline and no more" if len(want) > len(found) else "nothing after the last line's newline"
-    return [Problem(tree.shown(rel), f"line {at}", f"expected {what} ({len(want) - 1} lines), found {len(found) - 1}")]
+    lines = f"{what} ({len(want) - 1} lines)"
+    return [Problem.mismatch(tree.shown(rel), f"line {at}", "crossfile.csv-end", lines, str(len(found) - 1))]
 
 
 def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
@@ -177,8 +202,10 @@ def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
     for line, key, (joules, wh) in responses:
         if abs(wh - joules / 3.6) > WH_SLACK:
             conf = f"{key[1]} repeat {key[2]} of {key[0]}"
-            msg = f"expected {JOULES} / 3.6 = {round(joules / 3.6, 2)} ({conf}), found {wh}"
-            problems.append(Problem(tree.shown(CSV), f"line {line}, column {WH}", msg))
+            want = f"{JOULES} / 3.6 = {round(joules / 3.6, 2)} ({conf})"
+            problems.append(
+                Problem.mismatch(tree.shown(CSV), f"line {line}, column {WH}", "physics.wh-per-response", want, str(wh))
+            )
     return problems
 
 
@@ -190,8 +217,8 @@ def check_caps(shown: str, slugs: int, models: dict[str, Any]) -> list[Problem]:
         (MAX_CONFIGURATIONS_PER_TASK, len(confs), "configurations"),
         (MAX_GPUS_PER_TASK, len({conf["gpu"] for conf in confs}), "GPU types"),
     )
-    found = [f"expected at most {cap:,} {what} in a workload, found {n:,}" for cap, n, what in counts if n > cap]
-    return [Problem(shown, "/models", message) for message in found]
+    over = [(f"at most {cap:,} {what} in a workload", f"{n:,}") for cap, n, what in counts if n > cap]
+    return [Problem.mismatch(shown, "/models", "crossfile.too-large", *pair) for pair in over]
 
 
 def group_by_workload(tree: Tree, ok: dict[str, Any]) -> Groups:
@@ -223,8 +250,17 @@ def check_identity(tree: Tree, groups: Groups) -> list[Problem]:
             owner_rel, owner = slug_of_id.setdefault(doc["model_id"], (rel, doc["slug"]))
             if owner != doc["slug"]:
                 there = f"{owner} in {tree.shown(owner_rel)}"
-                msg = f"expected one slug per model_id, found {doc['model_id']} also as {there}"
-                problems.append(Problem(tree.shown(rel), "/model_id", msg))
+                also = f" also as {there}"
+                problems.append(
+                    Problem.mismatch(
+                        tree.shown(rel),
+                        "/model_id",
+                        "crossfile.slug-per-model",
+                        "one slug per model_id",
+                        str(doc["model_id"]),
+                        also,
+                    )
+                )
     return problems
 
 
@@ -256,26 +292,32 @@ def check_workload_list(tree: Tree, ok: dict[str, Any], groups: Groups, base_url
     entries = doc["workloads"]
     ids, problems = [entry["id"] for entry in entries], []
     if ids[0] != ROOT_WORKLOAD:
-        problems.append(Problem(shown, "/workloads/0/id", f"expected {ROOT_WORKLOAD} first, found {ids[0]}"))
+        problems.append(
+            Problem.mismatch(shown, "/workloads/0/id", "workloads.first", f"{ROOT_WORKLOAD} first", str(ids[0]))
+        )
     for workload in groups:
         if workload not in ids and workload not in GENERATION_WORKLOADS:
-            msg = f"expected an entry for the workload of {tree.shown(index_rel(workload))}, found none"
-            problems.append(Problem(shown, "/workloads", msg))
+            want = f"an entry for the workload of {tree.shown(index_rel(workload))}"
+            problems.append(Problem.mismatch(shown, "/workloads", "workloads.entry", want, "none"))
     for i, entry in enumerate(entries):
         workload, at = entry["id"], f"/workloads/{i}"
         docs, slugs = groups.get(workload, ({}, set()))
         problems += differing(shown, at, entry_facts(workload, docs, slugs, base_url, doc["version"]), entry)
         if workload in ids[:i]:
-            problems.append(Problem(shown, f"{at}/id", f"expected each workload once, found {workload} again"))
+            problems.append(
+                Problem.mismatch(shown, f"{at}/id", "workloads.once", "each workload once", str(workload), " again")
+            )
             continue
         for rel in (index_rel(workload), model_list_rel(workload)):
             if rel not in tree.docs:
-                problems.append(Problem(shown, f"{at}/id", f"expected a file {tree.shown(rel)}, found none"))
+                problems.append(
+                    Problem.mismatch(shown, f"{at}/id", "workloads.file", f"a file {tree.shown(rel)}", "none")
+                )
         index = docs.get(index_rel(workload))
         label = f"{entry['name']} ({entry['task']})"
         if index is not None and index["source"]["workload"] != label:
-            msg = f"expected name and task as in source.workload {index['source']['workload']!r}, found {label!r}"
-            problems.append(Problem(shown, at, msg))
+            want = f"name and task as in source.workload {index['source']['workload']!r}"
+            problems.append(Problem.mismatch(shown, at, "workloads.label", want, repr(label)))
     return problems
 
 

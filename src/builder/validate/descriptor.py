@@ -5,8 +5,8 @@ from typing import Any
 
 from jsonschema.exceptions import best_match
 
-from builder.errors import Problem, pointer, shown
-from builder.jsonschemas import describe, load_schemas, validator
+from builder.errors import Problem, Said, pointer, shown
+from builder.jsonschemas import explain, load_schemas, validator
 from builder.layout import DESCRIPTOR, DESCRIPTOR_SCHEMA, LOCK, PROFILE, below, place
 from builder.package import derived_parts
 from builder.pin import sha256
@@ -46,8 +46,10 @@ def check_package(
     if curated is None:  # a release archive: also its JSON Schema, at the places not already reported
         errors = [best_match(e.context) if e.context else e for e in validator(DESCRIPTOR_SCHEMA).iter_errors(desc)]
         reported = {at for at, _ in findings}
-        findings += sorted({(at, describe(e)) for e in errors if (at := pointer(e.absolute_path)) not in reported})
-    return [Problem(DESCRIPTOR, at, message) for at, message in findings], package
+        findings += sorted(
+            {(at, Said(*explain(e))) for e in errors if (at := pointer(e.absolute_path)) not in reported}
+        )
+    return [Problem.of(DESCRIPTOR, at, "descriptor.value", message) for at, message in findings], package
 
 
 def source_findings(sources: Any, lock: str = "") -> list[tuple[str, str]]:
@@ -59,7 +61,7 @@ def source_findings(sources: Any, lock: str = "") -> list[tuple[str, str]]:
         if isinstance(source, dict) and not (isinstance(version, str) and COMMIT.fullmatch(version)):
             of = f"upstream's commit of {shown(source.get('path'), 200)}, 40 lowercase hex digits"
             found = f"none in {lock}" if lock else shown(version) if "version" in source else "it missing"
-            out.append((f"/sources/{i}/version", f"expected {of} (`builder fetch --commit SHA`), found {found}"))
+            out.append((f"/sources/{i}/version", Said(f"{of} (`builder fetch --commit SHA`)", found)))
     return out
 
 
@@ -84,8 +86,7 @@ def resource_findings(
     file of the package's layout said once, by its path; sizes and hashes in the builder's form (`facts`) are
     frictionless's to check."""
     if not isinstance(listed, list):
-        found = f"expected a list of resources, found {'none' if listed is None else json_type(listed)}"
-        return [("/resources", found)]
+        return [("/resources", Said("a list of resources", "none" if listed is None else json_type(listed)))]
     wanted = {res["name"]: res for res in want}
     out: list[tuple[str, str]] = []
     missing: list[tuple[str, str]] = []
@@ -94,26 +95,26 @@ def resource_findings(
         where, path = f"/resources/{i}", res.get("path") if isinstance(res, dict) else None
         said: list[tuple[str, str]]
         if not isinstance(res, dict):
-            said = [(where, f"expected a resource object, found {json_type(res)}")]
+            said = [(where, Said("a resource object", json_type(res)))]
         elif (name := res.get("name")) not in wanted:
-            said = [(where, f"expected only the resources the builder writes, found one named {shown(name)}")]
+            said = [(where, Said("only the resources the builder writes", f"one named {shown(name)}"))]
         elif name in seen:
-            said = [(where, f"expected each resource once, found {shown(name)} again")]
+            said = [(where, Said("each resource once", shown(name), " again"))]
         else:
             seen[name] = None
             said = compare(wanted[name] | facts.get(str(name), {}), res, where)
         if (rel := below(path, tree.data_dir)) is not None and place(rel) and rel not in tree.raw:  # said instead
-            missing.append((f"{where}/path", f"expected a file of {tree.data_dir}/, found {path!r} missing"))
+            missing.append((f"{where}/path", Said(f"a file of {tree.data_dir}/", repr(path), " missing")))
         else:
             out += said
     for name, res in wanted.items():
         if name not in seen:
-            out.append(("/resources", f"expected a resource {shown(name)} for {res['path']}, found none"))
+            out.append(("/resources", Said(f"a resource {shown(name)} for {res['path']}", "none")))
     order, names = [name for name in wanted if name in seen], list(seen)
     if names != order:
         first = next(i for i, (a, b) in enumerate(zip(names, order, strict=True)) if a != b)
         found_order = f"{shown(order[first])} before {shown(names[first])}"
-        out.append(("/resources", f"expected the builder's order ({found_order}), found another"))
+        out.append(("/resources", Said(f"the builder's order ({found_order})", "another")))
     return out + missing
 
 
@@ -128,9 +129,9 @@ def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple
                 continue  # the same scalar, as most are: no pointer to build
             where = f"{at}{pointer([key])}"
             if key not in found:
-                out.append((where, f"expected {shown(mine)}{said}, found it missing"))
+                out.append((where, Said(f"{shown(mine)}{said}", "it missing")))
             elif key not in want:
-                out.append((where, f"expected no such key{said}, found {shown(theirs)}"))
+                out.append((where, Said(f"no such key{said}", shown(theirs))))
             else:
                 out += compare(mine, theirs, where, source)
         return out
@@ -138,10 +139,10 @@ def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple
         pairs = enumerate(zip(want, found, strict=False))
         out = [d for i, (w, f) in pairs for d in compare(w, f, f"{at}/{i}", source)]
         if len(want) != len(found):
-            out.append((at or "/", f"expected {len(want)} items{said}, found {len(found)}"))
+            out.append((at or "/", Said(f"{len(want)} items{said}", str(len(found)))))
         return out
     if type(want) is not type(found) or want != found:  # 1 is not 1.0, nor true
-        return [(at or "/", f"expected {shown(want, 200)}{said}, found {shown(found, 200)}")]  # a URL in full
+        return [(at or "/", Said(f"{shown(want, 200)}{said}", shown(found, 200)))]  # a URL in full
     return []
 
 
@@ -167,9 +168,12 @@ def check_tables(tree: Tree, package: dict[str, Any]) -> list[Problem]:
                 raw = tree.raw[below(res["path"], tree.data_dir) or ""]
                 want = f"sha256:{sha256(raw)}" if key == "hash" else len(raw)
                 at, found = f"/resources/{place_of[task.name]}/{key}", res[key]
-                problems.append(Problem(DESCRIPTOR, at, f"expected {want} for {res['path']}, found {found}"))
+                said = f"{want} for {res['path']}"
+                problems.append(Problem.mismatch(DESCRIPTOR, at, f"descriptor.{key}", said, str(found)))
                 continue
             row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
             at = "/" if row is None else f"row {row}" + (f", column {field}" if field else "")
-            problems.append(Problem(res["path"], at, _line(f"{error.type}: {error.note or error.message}")))
-    return problems + [Problem(DESCRIPTOR, "/", DESCRIPTOR_FAULT.format(_line(e.message))) for e in report.errors]
+            message = _line(f"{error.type}: {error.note or error.message}")
+            problems.append(Problem(res["path"], at, message, f"table.{error.type}"))
+    faults = [DESCRIPTOR_FAULT.format(_line(e.message)) for e in report.errors]
+    return problems + [Problem(DESCRIPTOR, "/", fault, "descriptor.profile") for fault in faults]

@@ -43,7 +43,8 @@ def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str,
     kind = GENERATION_WORKLOADS.get(workload)
     axes = LLM_AXES if kind is None else GENERATION_AXES[kind]
     if doc["workload"] != workload:
-        problems.append(Problem(shown, "/workload", f"expected {workload!r} (its folder), found {doc['workload']!r}"))
+        folder = f"{workload!r} (its folder)"
+        problems.append(Problem.mismatch(shown, "/workload", "frontier.workload", folder, repr(doc["workload"])))
     problems += differing(shown, "/definition", LLM_DEFINITION if kind is None else DEFINITION, doc["definition"])
     if kind is None:
         targets = [target_key(t) for t in doc["itl_targets_ms"]]
@@ -55,16 +56,16 @@ def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str,
         named = "latency_targets_s"
     slugs = [m["slug"] for m in doc["models"]]
     if (listed := ok.get(model_list_rel(workload))) and slugs != (want := [m["slug"] for m in listed["models"]]):
-        msg = f"expected the slugs of {model_list_rel(workload)} {want}, found {slugs}"
-        problems.append(Problem(shown, "/models", msg))
+        of = f"the slugs of {model_list_rel(workload)} {want}"
+        problems.append(Problem.mismatch(shown, "/models", "frontier.models", of, str(slugs)))
     own_csv = {key[1:]: joules for key, joules in csv.items() if key[0] == workload}
     for i, item in enumerate(doc["models"]):
         source = model_rel(item["slug"], workload)
         if (model := ok.get(source)) is None:
             continue  # missing (the model list says so) or with schema problems of its own
         if list(item["gpus"]) != model["gpus"]:
-            msg = f"expected the GPUs of {source} {model['gpus']}, found {list(item['gpus'])}"
-            problems.append(Problem(shown, f"/models/{i}/gpus", msg))
+            of = f"the GPUs of {source} {model['gpus']}"
+            problems.append(Problem.mismatch(shown, f"/models/{i}/gpus", "frontier.gpus", of, str(list(item["gpus"]))))
         part = Part(shown, source, axes, (targets, named), own_csv if kind is None else None)
         for gpu, held in item["gpus"].items():
             confs = [c for c in model["configurations"] if c["gpu"] == gpu]
@@ -85,8 +86,9 @@ class Part:
         shown, source, problems = self.shown, self.source, []
         energy, latency = self.axes.energy, self.axes.latency
         if list(held["best_under"]) != self.targets:
-            msg = f"expected best_under keys {self.targets} ({self.named}), found {list(held['best_under'])}"
-            problems.append(Problem(shown, f"{where}/best_under", msg))
+            keys = f"best_under keys {self.targets} ({self.named})"
+            found = str(list(held["best_under"]))
+            problems.append(Problem.mismatch(shown, f"{where}/best_under", "frontier.targets", keys, found))
         keyed: Keyed = {(c["row_id"], c["repeat"]): c for c in confs}
         by_latency = sorted(confs, key=lambda c: c[latency])  # sorted once: every check below is n log n
         latencies = [c[latency] for c in by_latency]
@@ -100,26 +102,34 @@ class Part:
             if (conf := self.matching(at, entry, keyed, scope, problems)) is None:
                 continue
             if id(conf) in on_front:
-                problems.append(Problem(shown, at, f"expected each configuration once, found {name_of(conf)} again"))
+                problems.append(
+                    Problem.mismatch(shown, at, "frontier.once", "each configuration once", name_of(conf), " again")
+                )
                 continue
             if front and conf[latency] < front[-1][latency]:
-                msg = f"expected {latency} ascending, found {conf[latency]} after {front[-1][latency]}"
-                problems.append(Problem(shown, at, msg))
+                after = f" after {front[-1][latency]}"
+                problems.append(
+                    Problem.mismatch(shown, at, "frontier.order", f"{latency} ascending", str(conf[latency]), after)
+                )
             front.append(conf)
             on_front.add(id(conf))
             # rounding never reverses an order, only makes ties: strictly lower on both dominates in either rule
             better = lows[bisect_left(latencies, conf[latency])]
             if better is not None and better[energy] < conf[energy]:
-                msg = (
-                    f"expected a configuration no other dominates, found {name_of(conf)} dominated by {name_of(better)}"
+                want, dominated = (
+                    "a configuration no other dominates",
+                    f"{name_of(conf)} dominated by {name_of(better)}",
                 )
-                problems.append(Problem(shown, at, msg))
+                problems.append(Problem.mismatch(shown, at, "frontier.dominated", want, dominated))
         points = [(c[energy], c[latency]) for c in confs]
         counts = Counter(points)  # no other lower or equal on both, rounded: on the frontier by either rule
         for conf, point, kept in zip(confs, points, undominated(points), strict=True):
             if kept and counts[point] == 1 and id(conf) not in on_front:
-                msg = f"expected every undominated configuration, found {name_of(conf)} ({source}) missing"
-                problems.append(Problem(shown, f"{where}/frontier", msg))
+                missing = f"{name_of(conf)} ({source})"
+                every = "every undominated configuration"
+                problems.append(
+                    Problem.mismatch(shown, f"{where}/frontier", "frontier.missing", every, missing, " missing")
+                )
         for target, entry in held["best_under"].items():
             problems += self.best(f"{where}/best_under/{target}", target, entry, confs, keyed, scope)
         return problems
@@ -134,25 +144,27 @@ class Part:
         problems: list[Problem] = []
         if entry is None:
             if want is not None:
-                msg = f"expected {name_of(want)} (the lowest energy under {target} {unit}), found null"
-                problems.append(Problem(self.shown, at, msg))
+                lowest = f"{name_of(want)} (the lowest energy under {target} {unit})"
+                problems.append(Problem.mismatch(self.shown, at, "frontier.best-under", lowest, "null"))
             return problems
         if (conf := self.matching(at, entry, keyed, scope, problems)) is None:
             return problems
         if conf[latency] > float(target):
-            msg = f"expected a configuration with {latency} <= {target}, found {name_of(conf)} at {conf[latency]}"
-            problems.append(Problem(self.shown, at, msg))
+            under, found = f"a configuration with {latency} <= {target}", f"{name_of(conf)} at {conf[latency]}"
+            problems.append(Problem.mismatch(self.shown, at, "frontier.over-target", under, found))
         elif want is not None and (want[energy], confs.index(want)) < (conf[energy], confs.index(conf)):
-            msg = f"expected {name_of(want)} (the lowest energy under {target} {unit}), found {name_of(conf)}"
-            problems.append(Problem(self.shown, at, msg))
+            lowest = f"{name_of(want)} (the lowest energy under {target} {unit})"
+            problems.append(Problem.mismatch(self.shown, at, "frontier.best-under", lowest, name_of(conf)))
         return problems
 
     def matching(self, at: str, entry: Conf, keyed: Keyed, scope: str, problems: list[Problem]) -> Conf | None:
         """The configuration an entry names, when it exists; each value it copies must equal the published one."""
         if (conf := keyed.get((entry["row_id"], entry["repeat"]))) is None:
             there = f"{self.source} {scope}".rstrip()
-            msg = f"expected a configuration of {there}, found no {entry['row_id']} repeat {entry['repeat']}"
-            problems.append(Problem(self.shown, at, msg))
+            no = f"no {entry['row_id']} repeat {entry['repeat']}"
+            problems.append(
+                Problem.mismatch(self.shown, at, "frontier.configuration", f"a configuration of {there}", no)
+            )
             return None
         copied = {key: conf[key] for key in self.axes.entry_keys}
         problems += differing(self.shown, at, copied, entry, f"{self.source} {name_of(conf)}")
@@ -169,14 +181,18 @@ class Part:
             conf["joules_per_output_token"],
         )
         if abs(mean - conf["avg_output_tokens"]) > HALF_TOKEN:
-            msg = f"expected within 0.5 of avg_output_tokens {conf['avg_output_tokens']} ({named}), found {mean}"
-            problems.append(Problem(self.shown, f"{at}/mean_output_tokens", msg))
+            within = f"within 0.5 of avg_output_tokens {conf['avg_output_tokens']} ({named})"
+            problems.append(
+                Problem.mismatch(self.shown, f"{at}/mean_output_tokens", "frontier.mean-tokens", within, str(mean))
+            )
         product = ENERGY_PER_REQUEST.compute(per_token, mean)  # J per token to 7 decimals, the mean to 2
         if abs(joules - product) > 0.5e-7 * mean + 0.005 * per_token + 0.5e-4 + 1e-9 * product:
-            msg = f"expected joules_per_output_token x mean_output_tokens = {product:.4f} ({named})"
-            problems.append(Problem(self.shown, f"{at}/joules_per_response", f"{msg}, found {joules}"))
+            msg = f"joules_per_output_token x mean_output_tokens = {product:.4f} ({named})"
+            code = "physics.energy-per-response"
+            problems.append(Problem.mismatch(self.shown, f"{at}/joules_per_response", code, msg, str(joules)))
         stated = self.csv.get((conf["row_id"], conf["repeat"])) if self.csv is not None else None
         if stated is not None and stated != joules:
-            msg = f"expected {stated} as in {CSV} ({name_of(conf)}), found {joules}"
-            problems.append(Problem(self.shown, f"{at}/joules_per_response", msg))
+            said = f"{stated} as in {CSV} ({name_of(conf)})"
+            code = "crossfile.responses-csv"
+            problems.append(Problem.mismatch(self.shown, f"{at}/joules_per_response", code, said, str(joules)))
         return problems

@@ -27,7 +27,7 @@ def check_output_lengths(tree: Tree, workload: str, doc: dict[str, Any], ok: dic
         model = ok.get(source)  # missing or unsound: the model list's and its schema's problem
         faults += [(pointer(("models", i)) + at, fault) for at, fault in model_faults(item, model, source)]
     shown_as = tree.shown(output_lengths_rel(workload))
-    return [Problem(shown_as, at, fault) for at, fault in faults]
+    return [Problem(shown_as, at, fault, "lengths.value") for at, fault in faults]
 
 
 def model_faults(item: dict[str, Any], model: dict[str, Any] | None, source: str) -> list[Fault]:

@@ -40,14 +40,20 @@ def check_responses(tree: Tree) -> list[Problem]:
         if fault is not None:
             conf = printable(f"{row.get('row_id')} repeat {row.get('repeat')} of {row.get('workload')}")
             within = f"within {PUBLISHED_TOLERANCE:.1%}"
-            msg = f"expected {fault.rule} = {fault.expected:.4f} ({within}; {conf}), found {fault.found}"
-            problems.append(Problem(tree.shown(CSV), f"line {line}, column {JOULES}", msg))
+            want = f"{fault.rule} = {fault.expected:.4f} ({within}; {conf})"
+            at = f"line {line}, column {JOULES}"
+            problems.append(
+                Problem.mismatch(tree.shown(CSV), at, "physics.energy-per-response", want, str(fault.found))
+            )
     return problems
 
 
 def check_parameters(shown: str, doc: dict[str, Any]) -> list[Problem]:
     """A model document (that passed its schema) whose active parameters pass its total."""
-    return [Problem(shown, f"/{f.field}", f.message) for f in relation_faults(doc, (), PUBLISHED_ORDERS)]
+    return [
+        Problem.of(shown, f"/{f.field}", "physics.relation", f.message)
+        for f in relation_faults(doc, (), PUBLISHED_ORDERS)
+    ]
 
 
 def _number(cell: str | None) -> float | None:

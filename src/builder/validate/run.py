@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Any
 
-from builder.errors import Problem, shown
+from builder.errors import Problem, Said, shown
 from builder.files import Refused, read_file, too_large
 from builder.jsonschemas import RefError, fast_validator, read_schemas, schema_problems, schemas_folder, validator
 from builder.layout import MAX_FILE_BYTES, SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
@@ -29,7 +29,9 @@ def check_built(tree: Tree, base_url: str) -> list[Problem]:
     """The build's check of what it just made: every rule but the descriptor's (it derives it) and frictionless's,
     and every file within the size validate reads."""
     big = [
-        Problem(tree.shown(rel), "/", too_large(len(raw))) for rel, raw in tree.raw.items() if len(raw) > MAX_FILE_BYTES
+        Problem.of(tree.shown(rel), "/", "tree.too-large", too_large(len(raw)))
+        for rel, raw in tree.raw.items()
+        if len(raw) > MAX_FILE_BYTES
     ]
     return big + check_consistency(tree, base_url)[0]
 
@@ -85,8 +87,9 @@ def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
                 passed.add(rel)
         except Exception as exc:  # a broken schema file: jsonschema, referencing and re raise their own exceptions
             broken.add(name)
-            found_as = f"expected a usable JSON Schema, found {type(exc).__name__}: {shown(str(exc), 160)}"
-            problems.append(Problem(f"{SCHEMAS}/{name}", "/", exc.fault if isinstance(exc, RefError) else found_as))
+            found_as = Said("a usable JSON Schema", f"{type(exc).__name__}: {shown(str(exc), 160)}")
+            said = exc.fault if isinstance(exc, RefError) else found_as
+            problems.append(Problem.of(f"{SCHEMAS}/{name}", "/", "schema.unusable", said))
     return problems, passed
 
 
@@ -101,13 +104,16 @@ def check_schema_folder(root: Path) -> list[Problem]:
         shown_as = f"{SCHEMAS}/{name}"
         if name not in theirs or name not in own:
             found = "none" if name not in theirs else "one the builder does not have"
-            problems.append(Problem(shown_as, "/", f"expected the builder's own schema, found {found}"))
+            problems.append(Problem.mismatch(shown_as, "/", "schema.own", "the builder's own schema", found))
             continue
         try:
             differences = compare(own[name], parse_json(read_file(root / SCHEMAS / name)))
         except (Refused, StrictJSONError) as exc:
-            problems.append(Problem(shown_as, "/", f"expected the builder's own schema, found a file not read ({exc})"))
+            not_read = f"a file not read ({exc})"
+            problems.append(Problem.mismatch(shown_as, "/", "schema.own", "the builder's own schema", not_read))
             continue
         if differences:  # one problem a file, at the first difference
-            problems.append(Problem(shown_as, differences[0][0], "expected the builder's own schema, found another"))
+            problems.append(
+                Problem.mismatch(shown_as, differences[0][0], "schema.own", "the builder's own schema", "another")
+            )
     return problems

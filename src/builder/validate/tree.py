@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from builder.errors import Problem, printable
+from builder.errors import Problem, Said, printable
 from builder.files import Refused, kind, read_file, too_large
 from builder.layout import DESCRIPTOR, JSON, MAX_FILE_BYTES, is_published
 from builder.strictjson import StrictJSONError, json_type, parse_json
+
+NOT_READ = " (not read)"  # a file the walk refuses is never opened
 
 
 @dataclass
@@ -40,9 +42,9 @@ def scan(folder: Path, shown: str) -> Listing:
     try:
         top = os.lstat(folder)
     except OSError as exc:
-        return Listing([], [Problem(shown, "/", f"expected a folder, found an error ({exc.strerror})")])
+        return Listing([], [Problem.mismatch(shown, "/", "tree.folder", "a folder", f"an error ({exc.strerror})")])
     if not stat.S_ISDIR(top.st_mode):
-        return Listing([], [Problem(shown, "/", f"expected a folder, found {kind(top.st_mode)}")])
+        return Listing([], [Problem.mismatch(shown, "/", "tree.folder", "a folder", kind(top.st_mode))])
     files: list[str] = []
     problems: list[Problem] = []
     pending = [""]
@@ -53,31 +55,31 @@ def scan(folder: Path, shown: str) -> Listing:
                 entries = sorted(found, key=lambda e: e.name)
         except OSError as exc:
             at = f"{shown}/{prefix}".rstrip("/")
-            problems.append(Problem(at, "/", f"expected a readable folder, found an error ({exc.strerror})"))
+            problems.append(Problem.mismatch(at, "/", "tree.folder", "a readable folder", f"an error ({exc.strerror})"))
             continue
         for entry in entries:
-            rel, fault = f"{prefix}{entry.name}", None
+            rel, fault = f"{prefix}{entry.name}", None  # a Said, or None
             try:
                 entry.name.encode("utf-8")
                 info = entry.stat(follow_symlinks=False)
             except UnicodeEncodeError:
-                fault = "expected a UTF-8 file name, found undecodable bytes (not read)"
+                fault = Said("a UTF-8 file name", "undecodable bytes", NOT_READ)
             except OSError as exc:
-                fault = f"expected a regular file, found an error ({exc.strerror})"
+                fault = Said("a regular file", f"an error ({exc.strerror})")
             else:
                 if not entry.name.isprintable():
-                    fault = "expected a file name of printable characters, found a control character (not read)"
+                    fault = Said("a file name of printable characters", "a control character", NOT_READ)
                 elif stat.S_ISDIR(info.st_mode):
                     pending.append(f"{rel}/")
                 elif not stat.S_ISREG(info.st_mode):
-                    fault = f"expected a regular file, found {kind(info.st_mode)} (not read)"
+                    fault = Said("a regular file", kind(info.st_mode), NOT_READ)
                 elif info.st_size > MAX_FILE_BYTES:
-                    fault = f"{too_large(info.st_size)} (not read)"
+                    fault = too_large(info.st_size, NOT_READ)
                 else:
                     files.append(rel)
             if fault is not None:  # undecodable bytes and control characters escaped
                 path = f"{shown}/{rel}".encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-                problems.append(Problem(printable(path), "/", fault))
+                problems.append(Problem.of(printable(path), "/", "tree.file", fault))
     return Listing(sorted(files), problems)
 
 
@@ -87,12 +89,14 @@ def load_tree(data_dir: Path) -> Tree:
     files, tree.problems = scan(data_dir, tree.data_dir)
     for rel in files:
         if not is_published(rel):  # never read, never shipped: a dotfile, an editor's backup, a stray file
-            tree.problems.append(Problem(tree.shown(rel), "/", "expected only published files, found a stray file"))
+            tree.problems.append(
+                Problem.mismatch(tree.shown(rel), "/", "tree.unpublished-file", "only published files", "a stray file")
+            )
             continue
         try:
             tree.raw[rel] = read_file(data_dir / rel)
         except Refused as exc:
-            tree.problems.append(Problem(tree.shown(rel), "/", str(exc)))
+            tree.problems.append(Problem(tree.shown(rel), "/", str(exc), "tree.refused"))
             continue
         if rel.endswith(JSON):
             tree.docs[rel] = _document(tree, tree.shown(rel), tree.raw[rel])
@@ -100,8 +104,8 @@ def load_tree(data_dir: Path) -> Tree:
     try:
         tree.descriptor = _document(tree, DESCRIPTOR, read_file(descriptor))
     except Refused as exc:
-        fault = str(exc) if os.path.lexists(descriptor) else "expected the package descriptor, found no file"
-        tree.problems.append(Problem(DESCRIPTOR, "/", fault))
+        fault = str(exc) if os.path.lexists(descriptor) else Said("the package descriptor", "no file")
+        tree.problems.append(Problem.of(DESCRIPTOR, "/", "tree.descriptor", fault))
     return tree
 
 
@@ -113,6 +117,6 @@ def _document(tree: Tree, shown: str, data: bytes) -> dict[str, Any] | None:
         tree.problems += exc.problems(shown)
         return None
     if not isinstance(value, dict):
-        tree.problems.append(Problem(shown, "/", f"expected an object, found {json_type(value)}"))
+        tree.problems.append(Problem.mismatch(shown, "/", "json.object", "an object", json_type(value)))
         return None
     return value
