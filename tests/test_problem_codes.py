@@ -47,7 +47,12 @@ def test_said_keeps_both_sides_and_renders_the_message() -> None:
     said = Said("a value >= 1", "0", " (note)")
     assert said == "expected a value >= 1, found 0 (note)"
     problem = Problem.of("a.json", "/x", "schema.minimum", said)
-    assert (problem.message, problem.code, problem.expected, problem.found) == (said, "schema.minimum", "a value >= 1", "0")
+    assert (problem.message, problem.code, problem.expected, problem.found) == (
+        said,
+        "schema.minimum",
+        "a value >= 1",
+        "0",
+    )
     plain = Problem.of("a.json", "/x", "rule.c", "not a statement")
     assert (plain.code, plain.expected, plain.found) == ("rule.c", None, None)
 
@@ -60,9 +65,9 @@ def is_statement(message: str) -> bool:
 def check_fields(problems: list[Problem]) -> None:
     assert problems
     for p in problems:
-        assert p.code and p.code != "unclassified", p
+        assert p.code not in ("", "unclassified"), p
         if is_statement(p.message):
-            assert p.expected is not None and p.found is not None, p
+            assert None not in (p.expected, p.found), p
             assert p.message.startswith(f"expected {p.expected}, found {p.found}"), p
 
 
@@ -87,6 +92,6 @@ def test_validate_json_gives_each_problem_a_code_and_its_sides(repo_copy: Path, 
     problems = json.loads(result.stdout)["problems"]
     assert {p["code"] for p in problems} >= {"physics.avg_running_batch"}
     for p in problems:
-        assert p["code"] and p["code"] != "unclassified", p
+        assert p["code"] not in ("", "unclassified"), p
         if is_statement(p["message"]):
-            assert p["expected"] is not None and p["found"] is not None, p
+            assert None not in (p["expected"], p["found"]), p
