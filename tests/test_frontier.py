@@ -66,7 +66,38 @@ def upstream_rows(task: str) -> dict[tuple[str, int], dict[str, Any]]:
     return keyed
 
 
+def histograms(task: str) -> dict[tuple[Any, ...], dict[str, list[float]]]:
+    """Each configuration's output-length histogram in upstream/models/*__<task>.json, by model and setup, repeats
+    in file order."""
+    found: dict[tuple[Any, ...], dict[str, list[float]]] = {}
+    for path in sorted((REPO / "upstream" / "models").glob(f"*__{task}.json")):
+        doc = json.loads(path.read_text())
+        seen: Counter[tuple[Any, ...]] = Counter()
+        for conf in doc["configurations"]:
+            setup = (doc["model_id"], conf["gpu_model"], conf["num_gpus"], conf["max_num_seqs"])
+            seen[setup] += 1
+            found[(*setup, seen[setup])] = conf["output_length_distribution"]
+    return found
+
+
+def estimate(hist: dict[str, list[float]], share: float) -> float:
+    """The length `share` of the responses reach, spread evenly inside each bin, to 1 decimal."""
+    bins, counts = hist["bins"], hist["counts"]
+    target, below = share * sum(counts), 0.0
+    for i, count in enumerate(counts):
+        if count and below + count >= target:
+            return round(bins[i] + (target - below) / count * (bins[i + 1] - bins[i]), 1)
+        below += count
+    return round(bins[-1], 1)
+
+
+HISTOGRAMS: dict[tuple[Any, ...], dict[str, list[float]]] = {}  # of the task being recomputed
+
+
 def entry(rid: str, rep: int, row: dict[str, Any]) -> dict[str, Any]:
+    hist = HISTOGRAMS.get((row["model_id"], row["gpu_model"], row["num_gpus"], row["max_num_seqs"], rep))
+    per_token = row["energy_per_token_joules"]
+    median, p90 = (None, None) if hist is None else (estimate(hist, 0.5), estimate(hist, 0.9))
     return {
         "row_id": rid,
         "repeat": rep,
@@ -77,6 +108,8 @@ def entry(rid: str, rep: int, row: dict[str, Any]) -> dict[str, Any]:
         "wh_per_million_output_tokens": round(row["energy_per_token_joules"] * 1e6 / 3600, 2),
         "mean_output_tokens": round(row["avg_output_len"], 2),
         "joules_per_response": round(row["energy_per_request_joules"], 4),
+        "joules_per_response_median": None if median is None else round(per_token * median, 4),
+        "joules_per_response_p90": None if p90 is None else round(per_token * p90, 4),
     }
 
 
@@ -102,6 +135,8 @@ def part(confs: list, strict: bool) -> dict[str, Any]:
 
 
 def expected_frontier(task: str) -> dict[str, Any]:
+    HISTOGRAMS.clear()
+    HISTOGRAMS.update(histograms(task))
     by_model: dict[str, list] = defaultdict(list)
     for (rid, repeat), row in upstream_rows(task).items():
         by_model[rid.split("/")[0]].append((rid, repeat, row))
@@ -124,7 +159,8 @@ def test_frontier_equals_a_recomputation_from_upstream(workload: str) -> None:
     assert list(doc) == head
     assert (doc["version"], doc["workload"], doc["latency_metric"]) == ("1", workload, "median_itl_ms")
     assert doc["unit"] == "Wh per million output tokens"
-    assert list(doc["definition"]) == ["gpus", "across_gpus", "best_under", "joules_per_response"]
+    definitions = ["gpus", "across_gpus", "best_under", "joules_per_response", "joules_per_response_quantiles"]
+    assert list(doc["definition"]) == definitions
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", doc["data_version"])
     assert {k: doc[k] for k in ("itl_targets_ms", "models")} == expected_frontier(task)
     listed = json.loads((REPO / "data" / folder / "models.json").read_text())["models"]
@@ -144,6 +180,8 @@ def test_llama_70b_under_100_ms_on_b200_is_two_gpus_at_512_sequences() -> None:
         "gpu": "B200",
         "mean_output_tokens": 351.67,
         "joules_per_response": 95.2279,
+        "joules_per_response_median": 77.4172,  # 0.2707841 J per token x 285.9 tokens (output-lengths.json)
+        "joules_per_response_p90": 198.0244,  # x 731.3 tokens
     }
     assert llama["across_gpus"]["best_under"]["100"] == llama["gpus"]["B200"]["best_under"]["100"]  # H100's costs more
 

@@ -103,6 +103,7 @@ class FrontierDefinition(TypedDict):
     across_gpus: str
     best_under: str
     joules_per_response: str
+    joules_per_response_quantiles: str
 
 
 class FrontierModel(TypedDict):
@@ -126,6 +127,8 @@ class FrontierEntry(TypedDict):
     wh_per_million_output_tokens: float
     mean_output_tokens: float
     joules_per_response: float
+    joules_per_response_median: float | None
+    joules_per_response_p90: float | None
 
 
 class AcrossGpus(TypedDict):

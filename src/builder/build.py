@@ -10,7 +10,7 @@ from builder.errors import InputError, OutputError, ValidationError
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
-from builder.lengths import build_output_lengths
+from builder.lengths import build_output_lengths, with_response_quantiles
 from builder.metadata import generation_workloads, load_metadata, workloads
 from builder.package import descriptor
 from builder.pin import Pinned, load_lock, local_pin, read_pinned, read_pinned_models
@@ -61,6 +61,7 @@ def render(out: Path, upstream: dict[str, Pinned], date: str, models: dict[str, 
     del pins, per_model  # the task files' bytes: their rows and locks go on
     docs, energies = build_package(rows, meta, date), response_energies(rows, meta)
     docs |= build_output_lengths(rows, lengths, docs, meta, date)
+    with_response_quantiles(rows, docs, meta)
     del rows  # every document and energy is derived: the rows let go before the documents are written
     # The image and video workloads' own CSVs hold no date: made once, before the date rule.
     own_tables = {csv_rel(work.id): generation_csv(docs, work.id, work.kind) for work in generation_workloads(meta)}

@@ -31,6 +31,11 @@ LLM_DEFINITION = {
         "GPU energy of one response in joules: upstream's energy_per_request_joules, which is energy per output token "
         "times mean_output_tokens (the upstream avg_output_len), to 4 decimals."
     ),
+    "joules_per_response_quantiles": (
+        "joules_per_response_median and joules_per_response_p90: estimates, from binned histograms: upstream's energy "
+        "per output token times the configuration's median_output_tokens or p90_output_tokens in output-lengths.json "
+        "(interpolated inside the bin), to 4 decimals; null when the configuration has no histogram there."
+    ),
 }
 
 
@@ -51,6 +56,7 @@ LLM_AXES = Axes(
     order=("gpu", "num_gpus", "max_num_seqs", "repeat"),
 )
 RESPONSE_KEYS = ("mean_output_tokens", "joules_per_response")  # an LLM entry's, after entry_keys, from upstream rows
+QUANTILE_KEYS = {"joules_per_response_median": "median_output_tokens", "joules_per_response_p90": "p90_output_tokens"}
 GENERATION_ORDER = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", "repeat")
 GENERATION_HEAD = ("row_id", "repeat", "gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree")
 GENERATION_AXES = {

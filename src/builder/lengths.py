@@ -3,6 +3,7 @@
 from typing import Any
 
 from builder import layout
+from builder.frontier import QUANTILE_KEYS
 from builder.metadata import workloads
 from builder.transform import keyed_rows
 from builder.upstream import Row
@@ -82,3 +83,20 @@ def build_output_lengths(
             doc = output_lengths(rows_by_task[work.task], own, docs, work.id, date)
             found[layout.output_lengths_rel(work.id)] = doc
     return found
+
+
+def with_response_quantiles(rows_by_task: dict[str, list[Any]], docs: dict[str, Doc], meta: Doc) -> None:
+    """Each LLM frontier entry gains its energy per response at the median and p90 output length (QUANTILE_KEYS)."""
+    for work in workloads(meta):
+        keyed = keyed_rows(rows_by_task[work.task])
+        lengths = docs.get(layout.output_lengths_rel(work.id), {"models": []})
+        own = {(c["row_id"], c["repeat"]): c for model in lengths["models"] for c in model["configurations"]}
+        for model in docs[layout.frontier_rel(work.id)]["models"]:
+            for part in [*model["gpus"].values(), model["across_gpus"]]:
+                for entry in [*part["frontier"], *(e for e in part["best_under"].values() if e)]:
+                    key = (entry["row_id"], entry["repeat"])
+                    per_token, conf = keyed[key].energy_per_token_joules, own.get(key)
+                    entry |= {
+                        name: None if conf is None else round(per_token * conf[q], 4)
+                        for name, q in QUANTILE_KEYS.items()
+                    }

@@ -14,12 +14,13 @@ from builder.frontier import (
     GENERATION_AXES,
     LLM_AXES,
     LLM_DEFINITION,
+    QUANTILE_KEYS,
     Axes,
     latency_targets,
     target_key,
     undominated,
 )
-from builder.layout import CSV, GENERATION_WORKLOADS, model_list_rel, model_rel
+from builder.layout import CSV, GENERATION_WORKLOADS, model_list_rel, model_rel, output_lengths_rel
 from builder.relations import ENERGY_PER_REQUEST
 from builder.validate.crossfile import differing
 from builder.validate.documents import name_of
@@ -59,6 +60,7 @@ def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str,
         of = f"the slugs of {model_list_rel(workload)} {want}"
         problems.append(Problem.mismatch(shown, "/models", "frontier.models", of, str(slugs)))
     own_csv = {key[1:]: joules for key, joules in csv.items() if key[0] == workload}
+    lengths = (output_lengths_rel(workload), own_lengths(tree, workload, ok) if kind is None else None)
     for i, item in enumerate(doc["models"]):
         source = model_rel(item["slug"], workload)
         if (model := ok.get(source)) is None:
@@ -66,7 +68,7 @@ def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str,
         if list(item["gpus"]) != model["gpus"]:
             of = f"the GPUs of {source} {model['gpus']}"
             problems.append(Problem.mismatch(shown, f"/models/{i}/gpus", "frontier.gpus", of, str(list(item["gpus"]))))
-        part = Part(shown, source, axes, (targets, named), own_csv if kind is None else None)
+        part = Part(shown, source, axes, (targets, named), own_csv if kind is None else None, lengths)
         for gpu, held in item["gpus"].items():
             confs = [c for c in model["configurations"] if c["gpu"] == gpu]
             problems += part.check(pointer(["models", i, "gpus", gpu]), held, confs, "on this GPU")
@@ -74,11 +76,28 @@ def check_frontier(tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str,
     return problems
 
 
+def own_lengths(tree: Tree, workload: str, ok: dict[str, Any]) -> Keyed | None:
+    """The workload's output-lengths configurations by (row_id, repeat); none when absent; None when it failed."""
+    rel = output_lengths_rel(workload)
+    if (doc := ok.get(rel)) is None:
+        return None if rel in tree.raw else {}
+    return {(c["row_id"], c["repeat"]): c for model in doc["models"] for c in model["configurations"]}
+
+
 class Part:
     """The checks of one frontier and its best_under (one GPU type's, or across them) against configurations."""
 
-    def __init__(self, shown: str, source: str, axes: Axes, targets: tuple[list[str], str], csv: Own | None) -> None:
+    def __init__(
+        self,
+        shown: str,
+        source: str,
+        axes: Axes,
+        targets: tuple[list[str], str],
+        csv: Own | None,
+        lengths: tuple[str, Keyed | None] = ("", None),
+    ) -> None:
         self.shown, self.source, self.axes, self.csv = shown, source, axes, csv
+        self.there, self.lengths = lengths  # the output-lengths document's path and configurations
         self.targets, self.named = targets
 
     def check(self, where: str, held: Conf, confs: list[Conf], scope: str) -> list[Problem]:
@@ -195,4 +214,28 @@ class Part:
             said = f"{stated} as in {CSV} ({name_of(conf)})"
             code = "crossfile.responses-csv"
             problems.append(Problem.mismatch(self.shown, f"{at}/joules_per_response", code, said, str(joules)))
+        return problems + self.quantiles(at, entry, conf)
+
+    def quantiles(self, at: str, entry: Conf, conf: Conf) -> list[Problem]:
+        """An LLM entry's energy per response at the median and p90 length: per token x the output-lengths one."""
+        if self.lengths is None:
+            return []  # the output-lengths document failed its own checks: they say so
+        problems, per_token = [], conf["joules_per_output_token"]
+        own, there = self.lengths.get((conf["row_id"], conf["repeat"])), self.there
+        for name, length in QUANTILE_KEYS.items():
+            found = "null" if entry[name] is None else str(entry[name])
+            if own is None:
+                if entry[name] is not None:
+                    said = f"null ({name_of(conf)} has no histogram in {there})"
+                    problems.append(
+                        Problem.mismatch(self.shown, f"{at}/{name}", "crossfile.response-quantile-null", said, found)
+                    )
+                continue
+            product = per_token * own[length]  # J per token to 7 decimals, the quantile as published
+            if entry[name] is None or abs(entry[name] - product) > 0.5e-7 * own[length] + 0.5e-4 + 1e-9 * product:
+                said = f"joules_per_output_token x {length} = {per_token} x {own[length]} = {product:.4f}"
+                said += f" ({self.source}, {there}, {name_of(conf)})"
+                problems.append(
+                    Problem.mismatch(self.shown, f"{at}/{name}", "crossfile.response-quantile", said, found)
+                )
         return problems
