@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import shutil
@@ -16,6 +15,7 @@ import pytest
 from conftest import REPO, invoke
 from consumer_release import CONSUMER_FILES
 from consumer_release import GIT_IDENTITY as IDENTITY
+from edits import scale_model_upstream
 
 pytestmark = pytest.mark.slow  # git repositories and releases
 
@@ -100,18 +100,7 @@ def release(cli, *args: str):
 
 def rebuild_with(repo: Path, cli, factor: float, date: str) -> None:
     """Scale Qwen 3 8B's energy and power upstream, re-pin, rebuild and commit, as `nox -s update` would."""
-    pin = repo / "upstream" / "lm-arena-chat.json"
-    doc = json.loads(pin.read_bytes())
-    for conf in doc["configurations"]:
-        if conf["model_id"] == "Qwen/Qwen3-8B":
-            conf["energy_per_token_joules"] *= factor
-            conf["energy_per_request_joules"] *= factor
-            conf["avg_power_watts"] *= factor
-    pin.write_text(json.dumps(doc, indent=1))
-    lock = json.loads((repo / "upstream" / "lock.json").read_text())
-    data = pin.read_bytes()
-    lock["tasks"]["lm-arena-chat"].update(sha256=hashlib.sha256(data).hexdigest(), size=len(data), retrieved=date)
-    (repo / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
+    scale_model_upstream(repo, "Qwen/Qwen3-8B", factor, date)
     assert cli("build", "--date", date).exit_code == 0
     git(repo, "add", "-A")
     git(repo, "commit", "--quiet", "-m", f"upstream x{factor}")
