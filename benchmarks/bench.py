@@ -49,6 +49,7 @@ def workspace(scale: int, root: Path) -> Path:
     work = root / f"x{scale}"
     (work / "upstream").mkdir(parents=True)
     lock = json.loads((REPO / "upstream" / "lock.json").read_text())
+    lock.pop("models", None)  # the synthetic models have no per-model files (no output lengths)
     for task, entry in lock["tasks"].items():
         data = synthetic_upstream(task, scale)
         (work / "upstream" / entry["file"]).write_bytes(data)

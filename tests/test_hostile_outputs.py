@@ -274,7 +274,8 @@ def test_allowed_output_is_built(repo_copy: Path, make) -> None:
     outcome = run_cli("build", "--out", str(out), "--date", "2026-12-01")
     assert outcome.exit_code == 0, outcome.output
     files = published(out)
-    assert len(files) == 68 + 20  # five LLM workloads, the list, the CSV and units.json: 68; two generation ones: 20
+    # five LLM workloads, the list, the CSV and units.json: 68; their output lengths: 5; two generation ones: 20
+    assert len(files) == 68 + 5 + 20
     assert all(place(rel) is not None for rel in files)
     assert json.loads((out.parent / "datapackage.json").read_text())["resources"][0]["path"].startswith(out.name)
     no_leftovers(out.parent, out.name)

@@ -134,23 +134,32 @@ def noxfile(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 
 
 def serve(repo: Path, server: HTTPServer, bodies: dict[str, bytes]) -> None:
-    """Every task's file at the server, the lock's URLs pointing there; a task not in `bodies` as pinned."""
+    """Every task's and per-model file at the server, the lock's URLs pointing there; a file not in `bodies`
+    (by task, or by per-model name) as pinned."""
     lock = json.loads((repo / "upstream" / "lock.json").read_text())
-    for task, entry in lock["tasks"].items():
-        entry["url"] = server.url_for(f"/tasks/{task}.json")
-        body = bodies.get(task) or (repo / "upstream" / f"{task}.json").read_bytes()
-        server.expect_request(f"/tasks/{task}.json").respond_with_data(body)
+    for section in ("tasks", "models"):
+        for name, entry in lock[section].items():
+            entry["url"] = server.url_for(f"/{section}/{name}.json")
+            body = bodies.get(name) or (repo / "upstream" / entry["file"]).read_bytes()
+            server.expect_request(f"/{section}/{name}.json").respond_with_data(body)
     (repo / "upstream" / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")
 
 
-def scaled(repo: Path, task: str, factor: float) -> bytes:
-    """The task's pinned file with every row's energy and power scaled: the same physics, other values."""
-    doc = json.loads((repo / "upstream" / f"{task}.json").read_bytes())
-    for conf in doc["configurations"]:
-        conf["energy_per_token_joules"] *= factor
-        conf["energy_per_request_joules"] *= factor
-        conf["avg_power_watts"] *= factor
-    return json.dumps(doc, indent=1).encode()
+def scaled(repo: Path, task: str, factor: float) -> dict[str, bytes]:
+    """The task's pinned file and its per-model files (by name) with every row's energy and power scaled alike:
+    the same physics, other values."""
+    lock = json.loads((repo / "upstream" / "lock.json").read_text())
+    files = {task: lock["tasks"][task]["file"]}
+    files |= {name: entry["file"] for name, entry in lock["models"].items() if name.endswith(f"__{task}")}
+    bodies = {}
+    for name, file in files.items():
+        doc = json.loads((repo / "upstream" / file).read_bytes())
+        for conf in doc["configurations"]:
+            conf["energy_per_token_joules"] *= factor
+            conf["energy_per_request_joules"] *= factor
+            conf["avg_power_watts"] *= factor
+        bodies[name] = json.dumps(doc, indent=1).encode()
+    return bodies
 
 
 def mtimes(root: Path) -> dict[str, int]:
@@ -162,7 +171,7 @@ def test_the_update_session_pins_new_bytes_with_their_commit_then_changes_nothin
     repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     update = noxfile(monkeypatch).update
-    serve(repo_copy, httpserver, {"gpqa": scaled(repo_copy, "gpqa", 1.1)})
+    serve(repo_copy, httpserver, scaled(repo_copy, "gpqa", 1.1))
     before = json.loads((repo_copy / "upstream" / "lock.json").read_text())["tasks"]
     session = Session(tmp_path, ["--commit", "c" * 40, *FAST])
     update(session)
