@@ -130,7 +130,7 @@ def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any
     pinned = [(locks[task], src) for task, src in sources if task in locks]
     return {
         "name": layout.PACKAGE_NAME,
-        "title": "LeadGreen: GPU energy per output token of large language models (API v1)",
+        "title": "LeadGreen: GPU energy of AI models per unit of output, per model and GPU (API v1)",
         "description": meta["header"]["caveat"],
         "homepage": meta["base_url"],
         "licenses": [LICENCE | {"title": sources[0][1]["licence"]}],
