@@ -79,8 +79,16 @@ def test_the_changelog_becomes_headings_items_and_paragraphs_with_no_html_passed
     assert found[4].spans == [("text", "A paragraph in two lines.", "")]
     assert changelog.entry(found, "2026-09-27") == "2026-09-27"
     assert changelog.entry(found, "2027-01-01") == ""
-    assert changelog.body(found) == found[1:]  # the page has its own heading
-    assert changelog.body(found[1:]) == found[1:]
+    shown = changelog.body(found)  # the page has its own h1: no "Changelog" heading, none skipped
+    assert [(b.kind, b.id) for b in shown] == [
+        ("h2", "2026-11-29"),
+        ("li", ""),
+        ("li", ""),
+        ("p", ""),
+        ("h2", "2026-09-27"),
+    ]
+    assert changelog.body(found[1:]) == shown
+    assert changelog.body(shown) == shown
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 (text, code or an https link); no HTML from the file is ever passed through (pure)."""
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 PAGE = "changelog/index.html"
 _INLINE = re.compile(r"`([^`]+)`|\[([^\]]+)\]\((https://[^)\s]+)\)")
@@ -78,7 +78,10 @@ def entry(found: list[Block], version: str) -> str:
 
 
 def body(found: list[Block]) -> list[Block]:
-    """The blocks a page shows under its own heading: a first heading that only says "Changelog" left out."""
+    """The blocks a page shows under its own h1: a first heading that only says "Changelog" left out,
+    and the headings moved up so the highest is h2 (no heading level skipped)."""
     if found and found[0].kind == "h2" and "".join(text for _, text, _ in found[0].spans).strip() == "Changelog":
-        return found[1:]
-    return found
+        found = found[1:]
+    levels = [int(b.kind[1]) for b in found if b.kind.startswith("h")]
+    up = min(levels, default=2) - 2
+    return [replace(b, kind=f"h{int(b.kind[1]) - up}") if b.kind.startswith("h") else b for b in found]
