@@ -485,7 +485,7 @@ def test_the_changelog_page_and_the_croissant_card_come_from_the_repository_file
     assert (out / "download" / "data" / "configurations.csv").is_file()
     assert (out / "download" / "CHANGELOG.md").read_text(encoding="utf-8") == log
     page = html(out, "changelog")
-    assert '<h3 id="2026-11-29">2026-11-29</h3>' in page
+    assert '<h2 id="2026-11-29">2026-11-29</h2>' in page
     assert "<li>Image and video workloads, with <code>frontier.json</code>.</li>" in page
     assert '<a href="./#2026-11-29">its changelog entry</a>' in page
     assert '<a href="../changelog/#2026-11-29">its changelog entry</a>' in html(out, "models")
