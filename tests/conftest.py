@@ -34,11 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from builder.cli import main
-
-REPO = Path(__file__).resolve().parent.parent
+from helpers import REPO, copy_package, invoke
 
 
 def _loopback_only(real_connect):
@@ -75,16 +72,6 @@ def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run from the repository root, as the CLI expects."""
     monkeypatch.chdir(REPO)
     return REPO
-
-
-def copy_package(root: Path) -> Path:
-    """A scratch copy of the inputs and committed outputs at `root`."""
-    root.mkdir()
-    for name in ("upstream", "data", "schemas"):
-        shutil.copytree(REPO / name, root / name)
-    for name in ("metadata.toml", "datapackage.json"):
-        shutil.copy2(REPO / name, root / name)
-    return root
 
 
 @pytest.fixture(scope="session")
@@ -174,28 +161,6 @@ def committed_validate(in_repo: Path) -> Callable[[str], Any]:
     return result
 
 
-def invoke(*args: str):
-    """Run the builder CLI in this process; exceptions other than the builder's own propagate."""
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
-
-
 @pytest.fixture
 def cli():
     return invoke
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file below root, by relative path, with its bytes."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def slow_after(cases: list, fast: int = 1) -> list:
-    """The cases of one class as pytest params: the first `fast` in the fast tier, the other variants marked slow."""
-    params = []
-    for i, case in enumerate(cases):
-        if not hasattr(case, "marks"):  # a plain tuple of values
-            case = pytest.param(*case)
-        if i >= fast:
-            case = pytest.param(*case.values, id=case.id, marks=[*case.marks, pytest.mark.slow])
-        params.append(case)
-    return params

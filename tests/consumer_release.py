@@ -19,7 +19,7 @@ import venv
 from dataclasses import dataclass
 from pathlib import Path
 
-from conftest import REPO
+from helpers import REPO
 
 COMMIT_DATE = "2026-10-19T12:00:00+00:00"
 COMMIT_EPOCH = 1792411200  # COMMIT_DATE in seconds

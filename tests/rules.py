@@ -25,7 +25,7 @@ from builder.validate import run
 from builder.validate import tree as tree_module
 from builder.validate.tree import Tree, load_tree
 from builder.verify import provenance
-from conftest import REPO, snapshot
+from helpers import REPO, snapshot
 
 check_every_schema = run.check_schemas
 PER_DOCUMENT = ("check_names", "check_model", "check_physics", "check_dates")  # each (..., doc) -> problems

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
 from edits import edit
+from helpers import REPO
 from rules import rule_problems
 
 DATA = REPO / "data"

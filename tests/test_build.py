@@ -10,8 +10,8 @@ import pytest
 
 import builder.write
 from builder.write import undated
-from conftest import snapshot
 from factory import row, upstream, write_upstream
+from helpers import snapshot
 
 REFERENCE = Path(__file__).resolve().parent / "reference" / "v1"  # the documents as published, vendored
 REFERENCES = ["index.json", "models.json", "models/nvidia-nemotron-nano-9b-v2.json"]

@@ -7,7 +7,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from conftest import REPO
+from helpers import REPO
 
 pytest.importorskip("matplotlib")
 

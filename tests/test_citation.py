@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from builder.citation import citation_files, citation_problems
-from conftest import REPO
+from helpers import REPO
 
 DATA_VERSION = json.loads((REPO / "datapackage.json").read_bytes())["version"]
 

@@ -25,7 +25,7 @@ from builder.release.compat import (
     require_accepted,
     schema_changes,
 )
-from conftest import REPO, slow_after
+from helpers import REPO, slow_after
 from test_release import fresh_template, git, rebuild_with, release, released_repo, released_template  # noqa: F401  (fixtures)
 
 Schemas = dict[str, dict[str, Any]]

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import main
-from conftest import REPO
+from helpers import REPO
 
 BUILDER = Path(sys.executable).parent / "builder"
 

@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from builder.release.rules import Version
-from conftest import REPO
 from consumer_release import Built, built, fresh_venv, offline_pip_env
+from helpers import REPO
 
 README = REPO / "README.md"
 READER_README = REPO / "reader" / "README.md"

@@ -17,7 +17,7 @@ import pytest
 from builder import card
 from builder.release import consumer
 from builder.release.rules import since_seed
-from conftest import REPO
+from helpers import REPO
 
 WORKLOADS = card.load((REPO / "data" / "workloads.json").read_bytes())
 TWO = [

@@ -31,8 +31,8 @@ from pytest_httpserver import HTTPServer
 import builder.build
 import builder.pin
 from builder.write import stages
-from conftest import REPO, copy_package
 from consumer_release import CONSUMER_FILES, GIT_IDENTITY, make_release_repo
+from helpers import REPO, copy_package
 
 pytestmark = pytest.mark.slow  # forked builds killed and signalled, strace
 

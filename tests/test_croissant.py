@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from helpers import REPO
 
 CARD = json.loads((REPO / "croissant.json").read_bytes())
 TABLES = [r for r in json.loads((REPO / "datapackage.json").read_bytes())["resources"] if r["path"].endswith(".csv")]

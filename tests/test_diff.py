@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import copy_package, invoke, snapshot
 from factory import write_upstream
+from helpers import copy_package, invoke, snapshot
 
 
 def changed_build(repo: Path, cli) -> Path:

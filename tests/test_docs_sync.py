@@ -15,7 +15,7 @@ import click
 import pytest
 
 from builder.cli import main
-from conftest import REPO
+from helpers import REPO
 
 DOCS = [
     REPO / "README.md",

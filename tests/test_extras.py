@@ -7,7 +7,7 @@ import tomllib
 import pytest
 
 import builder.cli
-from conftest import REPO
+from helpers import REPO
 from test_workflows import load, steps
 
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]

@@ -15,7 +15,7 @@ from werkzeug import Response
 
 import builder.fetch
 from builder.fetch import Limits, download
-from conftest import snapshot
+from helpers import snapshot
 from netfaults import closed_port_url, raw_server
 
 PATH = "/public/data/tasks/lm-arena-chat.json"

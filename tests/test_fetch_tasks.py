@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from conftest import slow_after
+from helpers import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from netfaults import closed_port_url
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
 from edits import edit
+from helpers import REPO
 from published_before import LLM_DOCUMENTS_SHA256
 from rules import rule_problems
 

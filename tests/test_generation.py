@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
+from helpers import REPO
 from published_before import LLM_DOCUMENTS_SHA256
 
 DATA = REPO / "data"

@@ -14,7 +14,7 @@ from builder.metadata import generation_workloads, load_metadata
 from builder.upstream import parse_generation
 from builder.validate.run import check_built
 from builder.validate.tree import Tree, load_tree
-from conftest import REPO
+from helpers import REPO
 from hostile import run_cli
 
 DATA = REPO / "data"

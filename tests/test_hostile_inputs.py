@@ -29,8 +29,8 @@ from builder.errors import BuilderError, FetchError, InputError, ProblemsError, 
 from builder.fetch import Limits, download
 from builder.metadata import load_metadata
 from builder.upstream import parse_upstream
-from conftest import slow_after
 from factory import row, upstream
+from helpers import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 
 PATH = "/public/data/tasks/lm-arena-chat.json"

@@ -18,7 +18,7 @@ from builder.errors import OutputError
 from builder.guards import check_output
 from builder.layout import is_hidden, place
 from builder.write import publish
-from conftest import slow_after
+from helpers import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 
 Setup = Callable[[Path], str]  # makes the hostile thing below the repo copy; returns the --out argument

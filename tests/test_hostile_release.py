@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from consumer_release import CONSUMER_FILES
 from consumer_release import GIT_IDENTITY as IDENTITY
 from edits import scale_model_upstream
+from helpers import REPO
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 
 FILES = (

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from builder.validate.documents import check_configuration
-from conftest import REPO, slow_after
+from helpers import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from rules import rule_problems
 

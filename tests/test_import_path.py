@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import builder
-from conftest import slow_after
+from helpers import slow_after
 
 BUILDER = str(Path(sys.executable).parent / "builder")
 PYTHON_M = [sys.executable, "-m", "builder"]

@@ -145,7 +145,7 @@ def test_every_model_of_a_task_with_per_model_files_has_one() -> None:
 
 def test_the_published_lengths_hold_upstreams_numbers() -> None:
     """Qwen 3 8B on one B200 at 8 sequences, as the leaderboard's per-model file gives it (and a hand check)."""
-    from conftest import REPO
+    from helpers import REPO
 
     doc = json.loads((REPO / "data" / "output-lengths.json").read_text())
     model = next(m for m in doc["models"] if m["slug"] == "qwen-3-8b")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builder.errors import Problem, Said
-from conftest import REPO
+from helpers import REPO
 from rules import rule_findings
 from test_validate_corpus import CASES
 

@@ -345,7 +345,7 @@ def test_every_workload_is_read_from_its_folder(tmp_path: Path) -> None:
     """Each workload's index, model list, configurations and summary line, against workloads.json."""
     from builder.release.dist import staged_files
     from builder.release.rules import Version
-    from conftest import REPO
+    from helpers import REPO
 
     files = {
         p.relative_to(REPO).as_posix(): p.read_bytes()

@@ -19,7 +19,7 @@ import pytest
 
 from builder.release.dist import staged_files
 from builder.release.rules import Version
-from conftest import REPO
+from helpers import REPO
 from test_consumer_readme import all_examples
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, invoke
 from consumer_release import CONSUMER_FILES
 from consumer_release import GIT_IDENTITY as IDENTITY
 from edits import scale_model_upstream
+from helpers import REPO, invoke
 
 pytestmark = pytest.mark.slow  # git repositories and releases
 

@@ -7,7 +7,7 @@ import tomllib
 import pytest
 
 from builder.repository import Repository, parse, warnings
-from conftest import REPO
+from helpers import REPO
 
 URL = tomllib.loads((REPO / "metadata.toml").read_text())["repository"]
 

@@ -15,7 +15,7 @@ from builder.jsonschemas import validator
 from builder.layout import schema_for
 from builder.validate import run
 from builder.validate.tree import load_tree
-from conftest import REPO
+from helpers import REPO
 
 CORPORA = {  # each corpus's cases, and the folder they edit
     "validate": (test_validate_corpus.CASES, "data"),

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import REPO
+from helpers import REPO
 
 SCHEMAS = {p.name: json.loads(p.read_text()) for p in (REPO / "schemas").glob("*.schema.json")}
 DEFS = SCHEMAS["defs.schema.json"]["$defs"]

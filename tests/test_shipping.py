@@ -16,7 +16,7 @@ from builder.release.dist import shipped, staged_files
 from builder.release.rules import Version, newest_release, read_tag, release_versions
 from builder.release.tags import data_version_of
 from builder.write import date_fault
-from conftest import REPO
+from helpers import REPO
 
 PUBLISHED = [
     "index.json",

@@ -17,7 +17,7 @@ import pytest
 from builder.layout import schema_for
 from builder.site.build import build_site
 from builder.site.load import load_package
-from conftest import snapshot
+from helpers import snapshot
 from sitehelp import (
     BASE,
     REPO,

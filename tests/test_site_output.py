@@ -11,7 +11,7 @@ import builder.write
 from builder.errors import OutputError
 from builder.site import build as output
 from builder.site.build import MARKER, check_target, write_site
-from conftest import snapshot
+from helpers import snapshot
 
 FILES = {"index.html": b"<p>new</p>\n", "a/b.json": b"{}\n"}
 

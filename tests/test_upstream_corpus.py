@@ -12,8 +12,8 @@ import pytest
 
 from builder.errors import UpstreamError
 from builder.upstream import parse_upstream
-from conftest import slow_after, snapshot
 from factory import row, upstream
+from helpers import slow_after, snapshot
 
 PIN = Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json"
 ID = "(test-org/Test-Model-7B, H100, 1 GPU(s), max_num_seqs 64)"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, slow_after
+from helpers import REPO, slow_after
 from rules import rule_problems
 
 BIN = Path(sys.executable).parent

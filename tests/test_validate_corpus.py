@@ -16,8 +16,8 @@ import pytest
 
 from builder.validate import run
 from builder.validate.tree import load_tree
-from conftest import slow_after
 from edits import edit
+from helpers import slow_after
 from rules import rule_problems
 
 Q8 = "models/qwen-3-8b.json"

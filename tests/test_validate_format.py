@@ -82,7 +82,7 @@ def test_json_on_valid_data_is_an_object_too() -> None:
 
 
 def test_a_problem_is_placed_on_its_line_and_column() -> None:
-    from conftest import REPO
+    from helpers import REPO
 
     placed = located(Problem("data/index.json", "/rows/3/gpu", "x"), REPO)
     line = (REPO / "data" / "index.json").read_text().splitlines()[placed.line - 1]  # type: ignore[operator]

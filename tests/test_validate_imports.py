@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import REPO
+from helpers import REPO
 
 UNUSED = ("matplotlib", "jinja2", "httpx")
 PROBE = f"""

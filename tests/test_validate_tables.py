@@ -13,8 +13,8 @@ import pytest
 
 from builder.validate.descriptor import check_package, check_tables
 from builder.validate.tree import load_tree
-from conftest import slow_after
 from edits import edit
+from helpers import slow_after
 
 
 def csv(rel: str, old: str, new: str) -> Callable[[Path], None]:

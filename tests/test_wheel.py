@@ -18,8 +18,8 @@ from builder import card
 from builder.errors import ReleaseError
 from builder.release import rules
 from builder.release.dist import changelog_notes, staged_files
-from conftest import REPO
 from consumer_release import COMMIT_EPOCH, Built, builder, built, git
+from helpers import REPO
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from builder.release.compat import SchemaChange, is_widening, table_changes, verdict
-from conftest import REPO
+from helpers import REPO
 
 NEW_COLUMNS = ["joules_per_response", "wh_per_thousand_responses", "params_b", "active_params_b", "architecture"]
 

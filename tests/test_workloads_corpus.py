@@ -13,7 +13,7 @@ import pytest
 from builder.errors import UpstreamError
 from builder.metadata import load_metadata
 from builder.upstream import parse_all
-from conftest import slow_after
+from helpers import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from rules import rule_problems
 from test_validate_corpus import _descriptor, conf, edit, text

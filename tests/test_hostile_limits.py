@@ -1,4 +1,4 @@
-"""The second hostile corpus, part B: sizes, cycles, caps, tracebacks, fetch (issue 20).
+"""Hostile limits: sizes, cycles, caps, tracebacks and fetch answers that must end in one clear line.
 
 Every CLI case runs one command on one bad input and holds it to every promise (tests/hostile.py):
 the exit code, a one-line message naming the file, row, option or variable, no traceback, and the
@@ -34,8 +34,8 @@ from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
 from builder.upstream import MAX_CONFIGURATIONS_PER_TASK, MAX_GPUS_PER_TASK, MAX_MODELS_PER_TASK, check_caps
 from builder.validate import crossfile
-from conftest import REPO, copy_package, slow_after
 from consumer_release import CONSUMER_FILES, GIT_IDENTITY, git
+from helpers import REPO, copy_package, slow_after
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 from rules import rule_problems
 
@@ -534,7 +534,7 @@ UNEXPECTED_CASES = [
         "builder.build.build",
         ["build"],
         PanicLike("rpds panicked\x1b[31m"),
-        "error: unexpected PanicLike in test_hostile2_sizes.py:",
+        "error: unexpected PanicLike in test_hostile_limits.py:",
         "rpds panicked\\x1b[31m; please report it",
         id="base-exception-build",
     ),
@@ -542,7 +542,7 @@ UNEXPECTED_CASES = [
         "builder.verify.validate_committed",
         ["validate"],
         RecursionError("maximum recursion depth exceeded"),
-        "error: unexpected RecursionError in test_hostile2_sizes.py:",
+        "error: unexpected RecursionError in test_hostile_limits.py:",
         "maximum recursion depth exceeded; please report it",
         id="recursion-validate",
     ),
@@ -550,7 +550,7 @@ UNEXPECTED_CASES = [
         "builder.release.compat.schema_changes",
         ["schema-diff", "schemas", "schemas"],
         KeyError("line\nfake: /: all good"),
-        "error: unexpected KeyError in test_hostile2_sizes.py:",
+        "error: unexpected KeyError in test_hostile_limits.py:",
         "'line\\nfake: /: all good'; please report it",
         id="keyerror-newline-schema-diff",
     ),

@@ -1,4 +1,4 @@
-"""The second hostile corpus, part A: text that could reach a terminal, a spreadsheet or a file system.
+"""Hostile text: what could reach a terminal, a spreadsheet or a file system through a name or a path.
 
 Classes, each a parametrized list of named cases run through the CLI: upstream text holding escape
 sequences and newlines (UPSTREAM_TEXT), option values and paths holding them (PATHS), a package
@@ -29,8 +29,8 @@ from builder.errors import UpstreamError, printable
 from builder.metadata import load_metadata
 from builder.upstream import parse_all, parse_upstream
 from builder.validate.run import check_schema_folder
-from conftest import REPO, slow_after
 from factory import row, upstream
+from helpers import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from rules import rule_problems
 

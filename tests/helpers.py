@@ -1,0 +1,45 @@
+"""What tests share besides fixtures: the repository root, a package copy, the CLI, file snapshots."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builder.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def copy_package(root: Path) -> Path:
+    """A scratch copy of the inputs and committed outputs at `root`."""
+    root.mkdir()
+    for name in ("upstream", "data", "schemas"):
+        shutil.copytree(REPO / name, root / name)
+    for name in ("metadata.toml", "datapackage.json"):
+        shutil.copy2(REPO / name, root / name)
+    return root
+
+
+def invoke(*args: str):
+    """Run the builder CLI in this process; exceptions other than the builder's own propagate."""
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file below root, by relative path, with its bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def slow_after(cases: list, fast: int = 1) -> list:
+    """The cases of one class as pytest params: the first `fast` in the fast tier, the other variants marked slow."""
+    params = []
+    for i, case in enumerate(cases):
+        if not hasattr(case, "marks"):  # a plain tuple of values
+            case = pytest.param(*case)
+        if i >= fast:
+            case = pytest.param(*case.values, id=case.id, marks=[*case.marks, pytest.mark.slow])
+        params.append(case)
+    return params
