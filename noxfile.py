@@ -26,7 +26,8 @@ SHARED = "env-bin"  # in nox's cache folder: the shared environment's bin folder
 
 @nox.session(python=PYTHON, default=False)
 def env(session: nox.Session) -> None:
-    """Create or update the environment every session shares: the package with its test and lint extras."""
+    """Create or update the environment every session shares: the package with its test and lint
+    extras."""
     session.install("-e", ".[test,lint]")
     (session.cache_dir / SHARED).write_text(session.bin, encoding="utf-8")
 
@@ -38,7 +39,9 @@ def run(session: nox.Session, program: str, *args: str) -> None:
         session.error("the shared environment is missing: run `nox -s env` first")
     bin_dir = Path(record.read_text(encoding="utf-8"))
     path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
-    session.run(str(bin_dir / program), *args, env={"PATH": path, "VIRTUAL_ENV": str(bin_dir.parent)})
+    session.run(
+        str(bin_dir / program), *args, env={"PATH": path, "VIRTUAL_ENV": str(bin_dir.parent)}
+    )
 
 
 @nox.session(venv_backend="none", requires=["env"])
@@ -51,13 +54,15 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none", requires=["env"])
 def tests(session: nox.Session) -> None:
-    """The fast tier of the suite (at most 60 s); pytest's exit 5 (no tests collected) fails the session."""
+    """The fast tier of the suite (at most 60 s); pytest's exit 5 (no tests collected) fails the
+    session."""
     run(session, "python", "-m", "pytest", *session.posargs)
 
 
 @nox.session(venv_backend="none", requires=["env"], default=False)
 def slow(session: nox.Session) -> None:
-    """The slow tier: git releases, wheels in fresh venvs, the browser, signals, full site builds (5-8 min)."""
+    """The slow tier: git releases, wheels in fresh venvs, the browser, signals, full site builds
+    (5-8 min)."""
     run(session, "python", "-m", "pytest", "-m", "slow", *session.posargs)
 
 
@@ -95,19 +100,24 @@ def update(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none", requires=["env"], default=False)
 def release(session: nox.Session) -> None:
-    """Cut a data release: validate and drift-check the committed data, then changelog, tag and dist/; never pushes.
+    """Cut a data release: validate and drift-check the committed data, then changelog, tag and
+    dist/; never pushes.
 
-    `builder release` runs both checks itself, on the data as committed; the suite is CI's job, not the release's.
+    `builder release` runs both checks itself, on the data as committed; the suite is CI's job, not
+    the release's.
     """
     run(session, "builder", "release", *session.posargs)
 
 
 @nox.session(venv_backend="none", requires=["env"], default=False)
 def bench(session: nox.Session) -> None:
-    """Time build, validate and --help at 1x/10x/100x against check-jsonschema and json.loads (5-8 min).
+    """Time build, validate and --help at 1x/10x/100x against check-jsonschema and json.loads (5-8
+    min).
 
-    Flags go after `--`: `--scales 1 10 100` (sizes, as multiples of today's upstream) and `--runs 5`
-    (the median of that many runs of each command). Each step is printed as it runs; the table at the end.
+    Flags go after `--`: `--scales 1 10 100` (sizes, as multiples of today's upstream) and `--runs
+    5`
+    (the median of that many runs of each command). Each step is printed as it runs; the table at
+    the end.
     `nox -s bench -- --scales 1 10 --runs 3` takes 40 to 90 s.
     """
     run(session, "python", "benchmarks/bench.py", *session.posargs)

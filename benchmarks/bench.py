@@ -1,4 +1,5 @@
-"""Benchmark `builder build` and `builder validate` at 1x, 10x and 100x today's upstream, against the peers.
+"""Benchmark `builder build` and `builder validate` at 1x, 10x and 100x today's upstream, against
+the peers.
 
 The peers are what a user without the builder runs for the same checks: check-jsonschema over every
 published document (one run per schema), then `frictionless validate datapackage.json`. Commands
@@ -24,12 +25,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 FLOOR = (
-    "import json, pathlib, sys\nfor p in pathlib.Path(sys.argv[1]).rglob('*.json'):\n    json.loads(p.read_bytes())\n"
+    "import json, pathlib, sys\nfor p in pathlib.Path(sys.argv[1]).rglob('*.json'):\n    "
+    "json.loads(p.read_bytes())\n"
 )
 
 
 def synthetic_upstream(task: str, scale: int) -> bytes:
-    """A task's upstream `scale` times under new model names (alike in every task); copy 0 keeps the real ones."""
+    """A task's upstream `scale` times under new model names (alike in every task); copy 0 keeps
+    the real ones."""
     doc = json.loads((REPO / "upstream" / f"{task}.json").read_bytes())
     confs = []
     for copy in range(scale):
@@ -84,7 +87,10 @@ def check_jsonschema(work: Path) -> list[list[str]]:
         schema = schema_for(path.relative_to(work / "data").as_posix())
         if schema is not None:
             groups.setdefault(schema, []).append(str(path.relative_to(work)))
-    return [["./check-data-schema", f"schemas/{schema}", *files] for schema, files in sorted(groups.items())]
+    return [
+        ["./check-data-schema", f"schemas/{schema}", *files]
+        for schema, files in sorted(groups.items())
+    ]
 
 
 PEERS = "check-jsonschema + frictionless"
@@ -121,34 +127,57 @@ RATIOS = [("validate", PEERS), ("validate", "check-jsonschema"), ("build", "chec
 
 def table(results: dict[int, dict[str, float]]) -> str:
     scales = sorted(results)
-    lines = ["| measure | " + " | ".join(f"{s}x (s)" for s in scales) + " |", "|" + " --- |" * (len(scales) + 1)]
+    lines = [
+        "| measure | " + " | ".join(f"{s}x (s)" for s in scales) + " |",
+        "|" + " --- |" * (len(scales) + 1),
+    ]
     for key in results[scales[0]]:
         if key not in ("files", "configurations"):
-            lines.append(f"| {key} | " + " | ".join(f"{results[s][key]:.3f}" for s in scales) + " |")
+            lines.append(
+                f"| {key} | " + " | ".join(f"{results[s][key]:.3f}" for s in scales) + " |"
+            )
     for mine, peer in RATIOS:
         lines.append(
-            f"| {mine} / {peer} | " + " | ".join(f"{results[s][mine] / results[s][peer]:.2f}" for s in scales) + " |"
+            f"| {mine} / {peer} | "
+            + " | ".join(f"{results[s][mine] / results[s][peer]:.2f}" for s in scales)
+            + " |"
         )
     sizes = ", ".join(
-        f"{s}x: {results[s]['files']} JSON files, {results[s]['configurations']} configurations" for s in scales
+        f"{s}x: {results[s]['files']} JSON files, {results[s]['configurations']} configurations"
+        for s in scales
     )
-    return "\n".join(lines) + f"\n\nSizes: {sizes}. Cores: {os.cpu_count()}. Python {sys.version.split()[0]}.\n"
+    return (
+        "\n".join(lines)
+        + f"\n\nSizes: {sizes}. Cores: {os.cpu_count()}. Python {sys.version.split()[0]}.\n"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
-        "--scales", type=int, nargs="+", default=[1, 10, 100], metavar="N",
+        "--scales",
+        type=int,
+        nargs="+",
+        default=[1, 10, 100],
+        metavar="N",
         help="sizes to measure, as multiples of today's upstream (default: 1 10 100)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--runs", type=int, default=5, metavar="N",
+        "--runs",
+        type=int,
+        default=5,
+        metavar="N",
         help="rounds, of which the median is kept; at 100x max(1, N // 3) (default: 5)",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="leadgreen-bench-") as root:
-        results = {s: bench(s, Path(root), args.runs if s < 100 else max(1, args.runs // 3)) for s in args.scales}
+        results = {
+            s: bench(s, Path(root), args.runs if s < 100 else max(1, args.runs // 3))
+            for s in args.scales
+        }
     progress(f"done in {time.perf_counter() - started:.0f} s")
     print(table(results))
 

@@ -17,8 +17,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-FLAGS = ("--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--no-default-browser-check",
-         "--disable-extensions", "--no-proxy-server", "--hide-scrollbars", "--remote-debugging-pipe")  # fmt: skip
+FLAGS = (
+    "--headless",
+    "--disable-gpu",
+    "--no-sandbox",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-extensions",
+    "--no-proxy-server",
+    "--hide-scrollbars",
+    "--remote-debugging-pipe",
+)
 ERROR_LEVELS = {"error", "assert"}
 
 
@@ -29,15 +38,21 @@ class Browser:
         self._in, from_child = os.pipe()
 
         def child_fds() -> None:  # fds 3 and 4 in the child, whatever numbers the pipes got here
-            r, w = fcntl.fcntl(to_child, fcntl.F_DUPFD, 100), fcntl.fcntl(from_child, fcntl.F_DUPFD, 100)
+            r, w = (
+                fcntl.fcntl(to_child, fcntl.F_DUPFD, 100),
+                fcntl.fcntl(from_child, fcntl.F_DUPFD, 100),
+            )
             os.dup2(r, 3)
             os.dup2(w, 4)
 
         self.proc = subprocess.Popen(
             [executable, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4), preexec_fn=child_fds,
-        )  # fmt: skip
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(3, 4),
+            preexec_fn=child_fds,
+        )
         os.close(to_child)
         os.close(from_child)
         self._buffer = b""
@@ -67,7 +82,9 @@ class Browser:
         message, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(message)
 
-    def send(self, method: str, params: dict | None = None, session: str | None = None) -> dict[str, Any]:
+    def send(
+        self, method: str, params: dict | None = None, session: str | None = None
+    ) -> dict[str, Any]:
         self._next_id += 1
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
         if session:
@@ -97,11 +114,15 @@ class Page:
     def __init__(self, browser: Browser, width: int, height: int) -> None:
         self.browser = browser
         target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
         for method in ("Page.enable", "Runtime.enable", "Log.enable"):
             self.send(method)
-        self.send("Emulation.setDeviceMetricsOverride",
-                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})  # fmt: skip
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
 
     def send(self, method: str, params: dict | None = None) -> dict[str, Any]:
         return self.browser.send(method, params, self.session)
@@ -120,7 +141,9 @@ class Page:
     def screenshot(self, path: Path) -> Path:
         size = self.send("Page.getLayoutMetrics")["cssContentSize"]
         clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
-        data = self.send("Page.captureScreenshot", {"format": "png", "clip": clip, "captureBeyondViewport": True})
+        data = self.send(
+            "Page.captureScreenshot", {"format": "png", "clip": clip, "captureBeyondViewport": True}
+        )
         path.write_bytes(base64.b64decode(data["data"]))
         return path
 
@@ -133,10 +156,23 @@ class Page:
             params = event.get("params", {})
             if event.get("method") == "Runtime.exceptionThrown":
                 details = params.get("exceptionDetails", {})
-                found.append(f"{details.get('text')} {details.get('exception', {}).get('description', '')}".strip())
-            elif event.get("method") == "Runtime.consoleAPICalled" and params.get("type") in ERROR_LEVELS:
-                found.append(" ".join(str(a.get("value", a.get("description"))) for a in params.get("args", [])))
-            elif event.get("method") == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+                found.append(
+                    f"{details.get('text')} "
+                    f"{details.get('exception', {}).get('description', '')}".strip()
+                )
+            elif (
+                event.get("method") == "Runtime.consoleAPICalled"
+                and params.get("type") in ERROR_LEVELS
+            ):
+                found.append(
+                    " ".join(
+                        str(a.get("value", a.get("description"))) for a in params.get("args", [])
+                    )
+                )
+            elif (
+                event.get("method") == "Log.entryAdded"
+                and params.get("entry", {}).get("level") == "error"
+            ):
                 entry = params["entry"]
                 found.append(f"{entry.get('text')} {entry.get('url', '')}".strip())
         return found

@@ -1,6 +1,7 @@
 """Shared fixtures: the repo root as working directory, a CLI runner, and no network but loopback.
 
-The fast tier (plain `pytest`) holds every unit case; every variant of each hostile class through the
+The fast tier (plain `pytest`) holds every unit case; every variant of each hostile class through
+the
 pure rule that words its message (the upstream parser, validate's checks on an edited copy with
 jsonschema on the edited documents alone: tests/rules.py, the diff loader, the guard or check that
 decides); a small fixed set of whole-command smoke cases that exercise each command's wiring once
@@ -16,7 +17,8 @@ process, a full site build, or an outside tool. Every class of each hostile corp
 in one tier or the other.
 
 What cases share, to keep the fast tier near a minute: the by-rule cases edit one package copy a
-worker, put back as committed after each case (`reused_copy`), and tests/rules.py parses the committed
+worker, put back as committed after each case (`reused_copy`), and tests/rules.py parses the
+committed
 documents once; the cases that only read the committed package's `builder validate` share one run a
 format (`committed_validate`).
 """
@@ -60,7 +62,8 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _shared_documents_stay_as_parsed() -> Iterator[None]:
-    """The documents tests/rules.py shares between cases are read only: checked once the session ends."""
+    """The documents tests/rules.py shares between cases are read only: checked once the session
+    ends."""
     yield
     rules = sys.modules.get("rules")
     changed = rules.changed_shared_documents() if rules else []
@@ -76,7 +79,8 @@ def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="session")
 def built_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`builder build --date 2026-09-27` of the pinned upstream into a scratch folder, once a session.
+    """`builder build --date 2026-09-27` of the pinned upstream into a scratch folder, once a
+    session.
 
     Tests only read it, or copy it (`shutil.copytree`) before they change anything.
     """
@@ -97,11 +101,15 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _entries(root: Path) -> dict[str, tuple[int, bytes | None]]:
-    """Every entry below root by relative path: its lstat mode, and its bytes if it is a regular file."""
+    """Every entry below root by relative path: its lstat mode, and its bytes if it is a regular
+    file."""
     found = {}
     for path in sorted(root.rglob("*")):
         mode = path.lstat().st_mode
-        found[str(path.relative_to(root))] = (mode, path.read_bytes() if stat.S_ISREG(mode) else None)
+        found[str(path.relative_to(root))] = (
+            mode,
+            path.read_bytes() if stat.S_ISREG(mode) else None,
+        )
     return found
 
 
@@ -113,7 +121,8 @@ def _reused_copy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 @pytest.fixture
 def reused_copy(_reused_copy: tuple[Path, dict], monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """repo_copy for cases that only edit files: one copy a worker, put back as committed after each case.
+    """repo_copy for cases that only edit files: one copy a worker, put back as committed after each
+    case.
 
     Regular files a case rewrote, added, removed or chmodded are put back; after any other change (a
     folder, a link) the copy is made afresh.
@@ -122,7 +131,9 @@ def reused_copy(_reused_copy: tuple[Path, dict], monkeypatch: pytest.MonkeyPatch
     monkeypatch.chdir(root)
     yield root
     now = _entries(root)
-    changed = [rel for rel in sorted(pristine.keys() | now.keys()) if now.get(rel) != pristine.get(rel)]
+    changed = [
+        rel for rel in sorted(pristine.keys() | now.keys()) if now.get(rel) != pristine.get(rel)
+    ]
     if not all(_regular(now.get(rel)) and _regular(pristine.get(rel)) for rel in changed):
         shutil.rmtree(root)
         copy_package(root)
@@ -148,7 +159,8 @@ _VALIDATED: dict[str, Any] = {}
 
 @pytest.fixture
 def committed_validate(in_repo: Path) -> Callable[[str], Any]:
-    """`builder validate --format FORMAT` on the committed package, run once a worker for each format.
+    """`builder validate --format FORMAT` on the committed package, run once a worker for each
+    format.
 
     The cases that use it only read its result (validate writes nothing).
     """

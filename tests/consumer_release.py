@@ -31,7 +31,8 @@ GIT_IDENTITY = {  # who commits in a test repository, and no user or system git 
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
 }
-# What a consumer reads beside the data, which `builder release` checks against workloads.json (release.consumer).
+# What a consumer reads beside the data, which `builder release` checks against workloads.json
+# (release.consumer).
 CONSUMER_FILES = ("README.md", "docs", "CITATION.cff", ".zenodo.json", "croissant.json")
 GIT_ENV = {**GIT_IDENTITY, "GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE}
 
@@ -62,18 +63,25 @@ def env(**extra: str) -> dict[str, str]:
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, env=env(), check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=repo, env=env(), check=True, capture_output=True, text=True
+    ).stdout
 
 
 def builder(repo: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
     """`builder ARGS` as its own process in `repo`, as CI runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "builder", *args], cwd=repo, env=env(**extra), capture_output=True, text=True
+        [sys.executable, "-m", "builder", *args],
+        cwd=repo,
+        env=env(**extra),
+        capture_output=True,
+        text=True,
     )
 
 
 def make_release_repo(dest: Path) -> tuple[str, str]:
-    """The working tree's files in a new repository, with a changelog entry, committed and tagged."""
+    """The working tree's files in a new repository, with a changelog entry, committed and
+    tagged."""
     from builder.release.rules import Version, changelog_entry, insert_entry
 
     listed = git(REPO, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
@@ -108,7 +116,8 @@ def built() -> Built:
 
 
 def fresh_venv(where: Path, with_pip: bool = True) -> Path:
-    """A new virtual environment (pip, when asked, comes offline from Python's own copy); its python."""
+    """A new virtual environment (pip, when asked, comes offline from Python's own copy); its
+    python."""
     venv.EnvBuilder(with_pip=with_pip, clear=True).create(where)
     return where / "bin" / "python"
 
@@ -116,4 +125,9 @@ def fresh_venv(where: Path, with_pip: bool = True) -> Path:
 def offline_pip_env() -> dict[str, str]:
     """The environment for pip with no index, no find-links and no configuration files."""
     keep = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
-    return {**keep, "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    return {
+        **keep,
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_NO_INDEX": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }

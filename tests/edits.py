@@ -24,7 +24,9 @@ def edit(rel: str, change: Callable[[Any], Any]) -> Callable[[Path], None]:
 ENERGY_FIELDS = ("energy_per_token_joules", "energy_per_request_joules", "avg_power_watts")
 
 
-def scale_model_upstream(repo: Path, model_id: str, factor: float, retrieved: str, task: str = "lm-arena-chat") -> None:
+def scale_model_upstream(
+    repo: Path, model_id: str, factor: float, retrieved: str, task: str = "lm-arena-chat"
+) -> None:
     """Scale one model's energy and power by `factor` in its task file and in its per-model file
     alike (upstream keeps them equal), and re-pin both in upstream/lock.json."""
     upstream = repo / "upstream"
@@ -39,6 +41,10 @@ def scale_model_upstream(repo: Path, model_id: str, factor: float, retrieved: st
                     conf[field] *= factor
         path.write_text(json.dumps(doc, indent=1))
         data = path.read_bytes()
-        pinned = entry if entry is not None else next(e for e in lock["models"].values() if e["file"] == rel)
+        pinned = (
+            entry
+            if entry is not None
+            else next(e for e in lock["models"].values() if e["file"] == rel)
+        )
         pinned.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data), retrieved=retrieved)
     (upstream / "lock.json").write_text(json.dumps(lock, indent=2) + "\n")

@@ -33,7 +33,8 @@ def row(**overrides: Any) -> dict[str, Any]:
         "p99_itl_ms": 50.0,
     }
     base.update(overrides)
-    derived = {  # upstream's relations (builder.relations) kept, unless a case sets the value itself
+    # upstream's relations (builder.relations) kept, unless a case sets the value itself
+    derived = {
         "energy_per_request_joules": ("energy_per_token_joules", "avg_output_len"),
         "avg_power_watts": ("energy_per_token_joules", "output_throughput_tokens_per_sec"),
     }
@@ -48,7 +49,11 @@ def _number(value: Any) -> bool:
 
 
 def upstream(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"task": "lm-arena-chat", "task_display_name": "LLM Chat (LM Arena)", "configurations": rows}
+    return {
+        "task": "lm-arena-chat",
+        "task_display_name": "LLM Chat (LM Arena)",
+        "configurations": rows,
+    }
 
 
 def write_upstream(path: Path, doc: Any) -> Path:

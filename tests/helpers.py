@@ -1,4 +1,5 @@
-"""What tests share besides fixtures: the repository root, a package copy, the CLI, file snapshots."""
+"""What tests share besides fixtures: the repository root, a package copy, the CLI, file
+snapshots."""
 
 from __future__ import annotations
 
@@ -30,11 +31,14 @@ def invoke(*args: str):
 
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file below root, by relative path, with its bytes."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def slow_after(cases: list, fast: int = 1) -> list:
-    """The cases of one class as pytest params: the first `fast` in the fast tier, the other variants marked slow."""
+    """The cases of one class as pytest params: the first `fast` in the fast tier, the other
+    variants marked slow."""
     params = []
     for i, case in enumerate(cases):
         if not hasattr(case, "marks"):  # a plain tuple of values

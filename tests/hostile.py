@@ -21,13 +21,17 @@ from click.testing import CliRunner
 from builder.cli import main
 
 IGNORED = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
-GIT_NOISE = frozenset({".git/objects", ".git/logs", ".git/index", ".git/ORIG_HEAD", ".git/COMMIT_EDITMSG"})
+GIT_NOISE = frozenset(
+    {".git/objects", ".git/logs", ".git/index", ".git/ORIG_HEAD", ".git/COMMIT_EDITMSG"}
+)
 
 
 def tree_digest(root: Path) -> dict[str, str]:
-    """Every entry below root (files, links, FIFOs, folders), by relative path, with what identifies it.
+    """Every entry below root (files, links, FIFOs, folders), by relative path, with what identifies
+    it.
 
-    Regular files by the sha256 of their bytes; anything else by its kind (and a link by its target),
+    Regular files by the sha256 of their bytes; anything else by its kind (and a link by its
+    target),
     so that nothing here reads a FIFO or a device. Of `.git`, the refs, HEAD and config count; its
     object store, logs and index (rewritten by any `git add`) do not: release tests check
     `git status` and the refs for those.
@@ -85,14 +89,22 @@ def run_cli(
     result = CliRunner().invoke(main, list(args), catch_exceptions=True)
     output = result.output
     if result.exception is not None and not isinstance(result.exception, SystemExit):
-        output += f"\nTraceback (most recent call last): uncaught {type(result.exception).__name__}: {result.exception}"
+        output += (
+            f"\nTraceback (most recent call last): uncaught "
+            f"{type(result.exception).__name__}: {result.exception}"
+        )
     return Outcome(result.exit_code, output)
 
 
 def assert_refused(
-    outcome: Outcome, code: int, names: str | tuple[str, ...], before: dict[str, str], after: dict[str, str]
+    outcome: Outcome,
+    code: int,
+    names: str | tuple[str, ...],
+    before: dict[str, str],
+    after: dict[str, str],
 ) -> None:
-    """Exit code, a message naming the culprit, no traceback, no raw control character, nothing changed or
+    """Exit code, a message naming the culprit, no traceback, no raw control character, nothing
+    changed or
     lost, nothing left behind."""
     assert "Traceback" not in outcome.output, outcome.output
     assert_escaped(outcome.output)
@@ -106,6 +118,9 @@ def assert_refused(
 
 
 def assert_escaped(output: str) -> None:
-    """No control (Cc) or format (Cf) character in the output but the newline that ends each line."""
-    raw = sorted({f"U+{ord(c):04X}" for c in output if c != "\n" and unicodedata.category(c) in ("Cc", "Cf")})
+    """No control (Cc) or format (Cf) character in the output but the newline that ends each
+    line."""
+    raw = sorted(
+        {f"U+{ord(c):04X}" for c in output if c != "\n" and unicodedata.category(c) in ("Cc", "Cf")}
+    )
     assert not raw, f"raw control or format characters {raw} in the output: {output!r}"

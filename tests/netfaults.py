@@ -1,4 +1,5 @@
-"""Misbehaving HTTP peers on 127.0.0.1, built on plain sockets (pytest-httpserver answers too well)."""
+"""Misbehaving HTTP peers on 127.0.0.1, built on plain sockets (pytest-httpserver answers too
+well)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""sha256 of every LLM document as committed before issue 21 (the frontier, the generation workloads):
+"""sha256 of every LLM document as committed before issue 21 (the frontier, the generation
+workloads):
 each stays byte for byte the same; workloads.json, datapackage.json and the shared CSV change."""
 
 LLM_DOCUMENTS_SHA256 = {

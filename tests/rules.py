@@ -3,7 +3,8 @@
 What the cases share: a file whose bytes are the committed file's is parsed once a worker, and every
 case gets that parsed document (same bytes, same document; the rules only read it, which the end of
 the session checks). A document byte for byte as committed passes jsonschema and every per-document
-rule (test_validate.py proves the committed package valid), so those run on the edited documents alone.
+rule (test_validate.py proves the committed package valid), so those run on the edited documents
+alone.
 Everything else (reading the files, every rule across documents and files) runs in full, as
 `builder validate` runs it.
 """
@@ -28,7 +29,13 @@ from builder.verify import provenance
 from helpers import REPO, snapshot
 
 check_every_schema = run.check_schemas
-PER_DOCUMENT = ("check_names", "check_model", "check_physics", "check_dates")  # each (..., doc) -> problems
+# each (..., doc) -> problems
+PER_DOCUMENT = (
+    "check_names",
+    "check_model",
+    "check_physics",
+    "check_dates",
+)
 _unchanged: set[int] = set()  # the ids of the documents under check that are as committed
 
 
@@ -46,7 +53,8 @@ def _parsed() -> dict[bytes, Any]:
 
 
 def changed_shared_documents() -> list[bytes]:
-    """The start of each shared document that no longer equals what its bytes parse to (conftest asks at the end)."""
+    """The start of each shared document that no longer equals what its bytes parse to (conftest
+    asks at the end)."""
     if not _parsed.cache_info().currsize:
         return []
     return [data[:60] for data, doc in _parsed().items() if strictjson.parse_json(data) != doc]
@@ -55,10 +63,16 @@ def changed_shared_documents() -> list[bytes]:
 def _edited_schemas(tree: Tree) -> tuple[list, set[str]]:
     """check_schemas on the documents that differ from the committed ones; the others pass."""
     committed = _committed()
-    same = {rel for rel in tree.docs if rel in committed and tree.raw.get(rel) == committed[rel] and schema_for(rel)}
+    same = {
+        rel
+        for rel in tree.docs
+        if rel in committed and tree.raw.get(rel) == committed[rel] and schema_for(rel)
+    }
     _unchanged.clear()
     _unchanged.update(id(tree.docs[rel]) for rel in same)
-    edited = dataclasses.replace(tree, docs={rel: doc for rel, doc in tree.docs.items() if rel not in same})
+    edited = dataclasses.replace(
+        tree, docs={rel: doc for rel, doc in tree.docs.items() if rel not in same}
+    )
     problems, passed = check_every_schema(edited)
     return problems, passed | same
 
@@ -69,15 +83,19 @@ def _edited_only(check: Callable[..., list]) -> Callable[..., list]:
 
 
 def rule_problems(data: Path, *, with_tables: bool = False) -> list[str]:
-    """What `builder validate` finds in `data`, one line a problem (frictionless's table checks only `with_tables`)."""
+    """What `builder validate` finds in `data`, one line a problem (frictionless's table checks
+    only `with_tables`)."""
     return [str(p) for p in rule_findings(data, with_tables=with_tables)]
 
 
 def rule_findings(data: Path, *, with_tables: bool = False) -> list[Problem]:
-    """What `builder validate` finds in `data`, as Problems (frictionless's table checks only `with_tables`)."""
+    """What `builder validate` finds in `data`, as Problems (frictionless's table checks only
+    `with_tables`)."""
     committed = _parsed()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tree_module, "parse_json", lambda raw: committed.get(raw) or strictjson.parse_json(raw))
+        patch.setattr(
+            tree_module, "parse_json", lambda raw: committed.get(raw) or strictjson.parse_json(raw)
+        )
         found = load_tree(data)
     curated, base_url = provenance(data.parent, found.descriptor)
     with pytest.MonkeyPatch.context() as patch:

@@ -1,4 +1,5 @@
-"""Helpers of the site tests: a package copy with a second workload, a local server, links of a built site."""
+"""Helpers of the site tests: a package copy with a second workload, a local server, links of a
+built site."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def _dump(path: Path, doc: Any) -> None:
 
 
 def add_workload(root: Path) -> Path:
-    """A second workload as the workloads change will publish it: data/workloads.json and data/workloads/<id>/."""
+    """A second workload as the workloads change will publish it: data/workloads.json and
+    data/workloads/<id>/."""
     data, folder = root / "data", root / "data" / "workloads" / WORKLOAD
     api = f"{BASE}/api/v1/workloads/{WORKLOAD}"
     index = json.loads((data / "index.json").read_text(encoding="utf-8"))
@@ -48,14 +50,21 @@ def add_workload(root: Path) -> Path:
         _dump(folder / "models" / f"{slug}.json", {**doc, "name": f"{doc['name']} (long context)"})
     index["workload"] = WORKLOAD
     index["rows"] = [
-        {**r, "model": f"{r['model']} (long context)"} for r in index["rows"] if r["slug"] in WORKLOAD_MODELS
+        {**r, "model": f"{r['model']} (long context)"}
+        for r in index["rows"]
+        if r["slug"] in WORKLOAD_MODELS
     ]
     index["reference_row"] = {k: index["rows"][0][k] for k in ("model", "gpu", "num_gpus")}
     models["models"] = [
-        {**m, "name": f"{m['name']} (long context)", "url": f"{api}/models/{m['slug']}.json",
-         "page": f"{BASE}/workloads/{WORKLOAD}/models/{m['slug']}/"}
-        for m in models["models"] if m["slug"] in WORKLOAD_MODELS
-    ]  # fmt: skip
+        {
+            **m,
+            "name": f"{m['name']} (long context)",
+            "url": f"{api}/models/{m['slug']}.json",
+            "page": f"{BASE}/workloads/{WORKLOAD}/models/{m['slug']}/",
+        }
+        for m in models["models"]
+        if m["slug"] in WORKLOAD_MODELS
+    ]
     _dump(folder / "index.json", index)
     _dump(folder / "models.json", models)
     workloads = [
@@ -83,10 +92,13 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 @contextlib.contextmanager
 def serve(folder: Path) -> Iterator[tuple[str, list[str]]]:
-    """Serve folder on 127.0.0.1 (a free port) in a thread; yields the base URL and the paths requested."""
+    """Serve folder on 127.0.0.1 (a free port) in a thread; yields the base URL and the paths
+    requested."""
     requested: list[str] = []
     handler = type("Handler", (_Quiet,), {"requested": requested})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
+    )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

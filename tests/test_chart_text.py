@@ -13,7 +13,8 @@ pytest.importorskip("matplotlib")
 
 from builder.site import charts  # after the skip: matplotlib is the site extra
 
-NESTED = "$" + "{" * 40 + "x" + "}" * 40 + "$"  # a RecursionError in the math-text parser, were it parsed
+# a RecursionError in the math-text parser, were it parsed
+NESTED = "$" + "{" * 40 + "x" + "}" * 40 + "$"
 
 
 def test_the_chart_style_turns_math_text_and_tex_off() -> None:
@@ -21,7 +22,9 @@ def test_the_chart_style_turns_math_text_and_tex_off() -> None:
     assert charts.STYLE["text.usetex"] is False
 
 
-@pytest.mark.parametrize("name", [NESTED, "$\\frac{a}{b}$ 7B", "a $ b $ c"], ids=["nested-braces", "frac", "dollars"])
+@pytest.mark.parametrize(
+    "name", [NESTED, "$\\frac{a}{b}$ 7B", "a $ b $ c"], ids=["nested-braces", "frac", "dollars"]
+)
 def test_a_name_with_dollars_is_drawn_as_plain_text(name: str) -> None:
     doc = json.loads(next((REPO / "data" / "models").glob("*.json")).read_bytes())
     doc["name"] = name

@@ -1,4 +1,5 @@
-"""CITATION.cff, .zenodo.json and croissant.json: written by build from citation.toml and the data; validate checks."""
+"""CITATION.cff, .zenodo.json and croissant.json: written by build from citation.toml and the
+data; validate checks."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def test_citation_cff_follows_the_data_version_and_cites_both_papers() -> None:
 
 
 def test_no_doi_is_claimed_while_citation_toml_has_none() -> None:
-    """An empty doi: neither file names a DOI (no made-up one), and the message cites the release tag."""
+    """An empty doi: neither file names a DOI (no made-up one), and the message cites the release
+    tag."""
     assert 'doi = ""' in (REPO / "citation.toml").read_text()
     for name in ("CITATION.cff", ".zenodo.json"):
         text = (REPO / name).read_text().lower()
@@ -57,18 +59,27 @@ def test_zenodo_json_has_creators_licence_and_related_identifiers() -> None:
     assert record["upload_type"] == "dataset"
     assert record["creators"] == [{"name": "LeadGreen"}]
     assert record["license"] == "Apache-2.0"
-    assert (record["version"], record["publication_date"]) == (DATA_VERSION.replace("-", "."), DATA_VERSION)
-    assert {"identifier": "arXiv:2601.22076", "relation": "references", "scheme": "arxiv"} in record[
-        "related_identifiers"
-    ]
+    assert (record["version"], record["publication_date"]) == (
+        DATA_VERSION.replace("-", "."),
+        DATA_VERSION,
+    )
+    assert {
+        "identifier": "arXiv:2601.22076",
+        "relation": "references",
+        "scheme": "arxiv",
+    } in record["related_identifiers"]
 
 
 def test_a_doi_fills_the_identifiers_slot(tmp_path: Path) -> None:
-    curated = (REPO / "citation.toml").read_text().replace('doi = ""', 'doi = "10.5281/zenodo.1234567"')
+    curated = (
+        (REPO / "citation.toml").read_text().replace('doi = ""', 'doi = "10.5281/zenodo.1234567"')
+    )
     (tmp_path / "citation.toml").write_text(curated)
     (tmp_path / "data").mkdir()
     shutil.copy2(REPO / "data" / "workloads.json", tmp_path / "data" / "workloads.json")
-    cff = citation_files((REPO / "datapackage.json").read_bytes(), tmp_path / "citation.toml")["CITATION.cff"]
+    cff = citation_files((REPO / "datapackage.json").read_bytes(), tmp_path / "citation.toml")[
+        "CITATION.cff"
+    ]
     assert b'identifiers:\n  - type: "doi"\n    value: "10.5281/zenodo.1234567"\n' in cff
 
 
@@ -105,7 +116,9 @@ def test_an_archives_citation_is_checked_by_its_version(tmp_path: Path) -> None:
     text = (REPO / "CITATION.cff").read_text().replace(DATA_VERSION.replace("-", "."), "2026.10.19")
     (tmp_path / "CITATION.cff").write_text(text)
     problems = [str(problem) for problem in citation_problems(tmp_path)]
-    assert problems == [f'CITATION.cff: /version: expected "{DATA_VERSION.replace("-", ".")}", found "2026.10.19"']
+    assert problems == [
+        f'CITATION.cff: /version: expected "{DATA_VERSION.replace("-", ".")}", found "2026.10.19"'
+    ]
 
 
 @pytest.mark.slow  # a whole validate; test_a_stale_citation_is_one_problem is its rule
@@ -120,14 +133,18 @@ def test_validate_reports_a_stale_citation(with_citation: Path, cli) -> None:
     ) in result.stderr
 
 
-@pytest.mark.slow  # a whole validate; test_an_archives_citation_is_checked_by_its_version is its rule
+# a whole validate; test_an_archives_citation_is_checked_by_its_version is its rule
+@pytest.mark.slow
 def test_validate_checks_an_archives_citation_by_its_version(repo_copy: Path, cli) -> None:
     """A release archive has CITATION.cff but no citation.toml: its version and date are checked."""
     text = (REPO / "CITATION.cff").read_text().replace(DATA_VERSION.replace("-", "."), "2026.10.19")
     (repo_copy / "CITATION.cff").write_text(text)
     result = cli("validate")
     assert result.exit_code == 1
-    assert f'CITATION.cff: /version: expected "{DATA_VERSION.replace("-", ".")}", found "2026.10.19"' in result.stderr
+    assert (
+        f'CITATION.cff: /version: expected "{DATA_VERSION.replace("-", ".")}", found "2026.10.19"'
+        in result.stderr
+    )
 
 
 @pytest.mark.slow  # a whole build; test_the_committed_files_are_what_build_writes checks the bytes

@@ -1,4 +1,5 @@
-"""Schema compatibility between releases: the change list, the cross-validation, the guard and its changelog."""
+"""Schema compatibility between releases: the change list, the cross-validation, the guard and
+its changelog."""
 
 from __future__ import annotations
 
@@ -26,7 +27,14 @@ from builder.release.compat import (
     schema_changes,
 )
 from helpers import REPO, slow_after
-from test_release import fresh_template, git, rebuild_with, release, released_repo, released_template  # noqa: F401  (fixtures)
+from test_release import (  # noqa: F401  (fixtures)
+    fresh_template,
+    git,
+    rebuild_with,
+    release,
+    released_repo,
+    released_template,
+)
 
 Schemas = dict[str, dict[str, Any]]
 Docs = dict[str, Any]
@@ -37,7 +45,9 @@ def current() -> tuple[Schemas, Docs]:
     return load_schema_set(str(REPO)), load_docs(str(REPO / "data"))
 
 
-def test_the_current_schemas_against_themselves_change_nothing(current: tuple[Schemas, Docs]) -> None:
+def test_the_current_schemas_against_themselves_change_nothing(
+    current: tuple[Schemas, Docs],
+) -> None:
     schemas, docs = current
     compat = check_compat(schemas, copy.deepcopy(schemas), docs, copy.deepcopy(docs))
     assert compat == Compat([], [])
@@ -46,7 +56,8 @@ def test_the_current_schemas_against_themselves_change_nothing(current: tuple[Sc
     require_accepted(compat, None, "1", "1")  # does not raise
 
 
-# The corpus: each case changes the schemas (and the documents as a release would), and names what must be seen.
+# The corpus: each case changes the schemas (and the documents as a release would), and names what
+# must be seen.
 
 
 def _defs(schemas: Schemas) -> dict[str, Any]:
@@ -69,7 +80,10 @@ def retype_field(schemas: Schemas, docs: Docs) -> None:
 
 def add_required_field(schemas: Schemas, docs: Docs) -> None:
     model = schemas["model.schema.json"]
-    model["properties"]["energy_source"] = {"type": "string", "description": "Where the energy was measured."}
+    model["properties"]["energy_source"] = {
+        "type": "string",
+        "description": "Where the energy was measured.",
+    }
     model["required"].append("energy_source")
     for rel, doc in docs.items():
         if rel.startswith("models/"):
@@ -93,9 +107,11 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
             "model.schema.json /architecture: field removed: string",
         ],
         {
-            OLD_DOCS_NEW_SCHEMAS: "models/deepseek-v3-1.json: /: expected no properties beyond the schema's, "
+            OLD_DOCS_NEW_SCHEMAS: "models/deepseek-v3-1.json: /: expected no properties beyond "
+            "the schema's, "
             "found 'architecture'",
-            NEW_DOCS_OLD_SCHEMAS: "models/deepseek-v3-1.json: /: expected required property 'architecture', "
+            NEW_DOCS_OLD_SCHEMAS: "models/deepseek-v3-1.json: /: expected required property "
+            "'architecture', "
             "found it missing",
         },
     ),
@@ -103,18 +119,24 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
         "field retyped",
         retype_field,
         [
-            "frontier.schema.json /models[]/across_gpus/best_under/*/max_num_seqs: retyped: integer -> string",
-            "frontier.schema.json /models[]/across_gpus/frontier[]/max_num_seqs: retyped: integer -> string",
-            "frontier.schema.json /models[]/gpus/*/best_under/*/max_num_seqs: retyped: integer -> string",
-            "frontier.schema.json /models[]/gpus/*/frontier[]/max_num_seqs: retyped: integer -> string",
+            "frontier.schema.json /models[]/across_gpus/best_under/*/max_num_seqs: retyped: "
+            "integer -> string",
+            "frontier.schema.json /models[]/across_gpus/frontier[]/max_num_seqs: retyped: integer "
+            "-> string",
+            "frontier.schema.json /models[]/gpus/*/best_under/*/max_num_seqs: retyped: integer -> "
+            "string",
+            "frontier.schema.json /models[]/gpus/*/frontier[]/max_num_seqs: retyped: integer -> "
+            "string",
             "index.schema.json /rows[]/max_num_seqs: retyped: integer -> string",
             "model.schema.json /best/*/max_num_seqs: retyped: integer -> string",
             "model.schema.json /configurations[]/max_num_seqs: retyped: integer -> string",
-            "output-lengths.schema.json /models[]/configurations[]/max_num_seqs: retyped: integer -> string",
+            "output-lengths.schema.json /models[]/configurations[]/max_num_seqs: retyped: integer "
+            "-> string",
         ],
         {
             OLD_DOCS_NEW_SCHEMAS: (
-                'frontier.json: /models/0/across_gpus/best_under/100/max_num_seqs: expected type "string"'
+                "frontier.json: /models/0/across_gpus/best_under/100/max_num_seqs: expected type "
+                '"string"'
             ),
             NEW_DOCS_OLD_SCHEMAS: None,
         },
@@ -122,11 +144,16 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
     (
         "required field added",
         add_required_field,
-        ["model.schema.json /: required added: energy_source", "model.schema.json /energy_source: field added: string"],
+        [
+            "model.schema.json /: required added: energy_source",
+            "model.schema.json /energy_source: field added: string",
+        ],
         {
-            OLD_DOCS_NEW_SCHEMAS: "models/deepseek-v3-1.json: /: expected required property 'energy_source', "
+            OLD_DOCS_NEW_SCHEMAS: "models/deepseek-v3-1.json: /: expected required property "
+            "'energy_source', "
             "found it missing",
-            NEW_DOCS_OLD_SCHEMAS: "models/deepseek-v3-1.json: /: expected no properties beyond the schema's, "
+            NEW_DOCS_OLD_SCHEMAS: "models/deepseek-v3-1.json: /: expected no properties beyond "
+            "the schema's, "
             "found 'energy_source'",
         },
     ),
@@ -156,10 +183,16 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
 ]
 
 
-# Each change cross-validates every document twice (about 1.5 s): one in the fast tier, the other variants slow;
-# every change is listed by schema_changes alone in the fast tier (test_each_change_is_listed_by_schema_changes).
-@pytest.fixture(scope="module", params=slow_after([pytest.param(case, id=case[0]) for case in CORPUS], fast=1))
-def case(request: pytest.FixtureRequest, current: tuple[Schemas, Docs]) -> tuple[Compat, list[str], dict]:
+# Each change cross-validates every document twice (about 1.5 s): one in the fast tier, the other
+# variants slow;
+# every change is listed by schema_changes alone in the fast tier
+# (test_each_change_is_listed_by_schema_changes).
+@pytest.fixture(
+    scope="module", params=slow_after([pytest.param(case, id=case[0]) for case in CORPUS], fast=1)
+)
+def case(
+    request: pytest.FixtureRequest, current: tuple[Schemas, Docs]
+) -> tuple[Compat, list[str], dict]:
     _name, change, expected, failures = request.param
     schemas, docs = current
     new_schemas, new_docs = copy.deepcopy(schemas), copy.deepcopy(docs)
@@ -172,8 +205,12 @@ def test_each_change_is_listed(case: tuple[Compat, list[str], dict]) -> None:
     assert [str(c) for c in compat.changes] == expected
 
 
-@pytest.mark.parametrize(("change", "expected"), [pytest.param(c[1], c[2], id=c[0]) for c in CORPUS])
-def test_each_change_is_listed_by_schema_changes(current: tuple[Schemas, Docs], change, expected: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("change", "expected"), [pytest.param(c[1], c[2], id=c[0]) for c in CORPUS]
+)
+def test_each_change_is_listed_by_schema_changes(
+    current: tuple[Schemas, Docs], change, expected: list[str]
+) -> None:
     schemas, docs = current
     new_schemas = copy.deepcopy(schemas)
     change(new_schemas, copy.deepcopy(docs))
@@ -198,7 +235,8 @@ def test_each_change_is_refused_without_a_reason(case: tuple[Compat, list[str], 
     message = str(refused.value)
     assert message.startswith(f"the schemas changed within API major version 1: {expected[0]}")
     assert message.endswith(
-        'Rerun with --accept-schema-change "REASON", or publish the change as a new API major version'
+        'Rerun with --accept-schema-change "REASON", or publish the change as a new API major '
+        "version"
     )
 
 
@@ -229,8 +267,14 @@ def test_a_new_major_version_needs_no_reason(case: tuple[Compat, list[str], dict
 
 
 def test_const_and_schema_files_added_and_removed() -> None:
-    old = {"a.schema.json": {"$id": "urn:x:a", "properties": {"v": {"const": "1"}}}, "b.schema.json": {}}
-    new = {"a.schema.json": {"$id": "urn:x:a", "properties": {"v": {"const": "2"}}}, "c.schema.json": {}}
+    old = {
+        "a.schema.json": {"$id": "urn:x:a", "properties": {"v": {"const": "1"}}},
+        "b.schema.json": {},
+    }
+    new = {
+        "a.schema.json": {"$id": "urn:x:a", "properties": {"v": {"const": "2"}}},
+        "c.schema.json": {},
+    }
     assert schema_changes(old, new) == [
         SchemaChange("a.schema.json", "/v", "const changed", '"1" -> "2"'),
         SchemaChange("b.schema.json", "", "schema removed"),
@@ -240,20 +284,30 @@ def test_const_and_schema_files_added_and_removed() -> None:
 
 def test_refs_resolve_within_the_set_only() -> None:
     """A $ref to a schema outside the set is reported, never fetched."""
-    schemas = {"index.schema.json": {"$id": "https://example.org/a.json", "$ref": "https://example.org/missing.json"}}
+    schemas = {
+        "index.schema.json": {
+            "$id": "https://example.org/a.json",
+            "$ref": "https://example.org/missing.json",
+        }
+    }
     failures = cross_validate(schemas, {"index.json": {}})
     assert [str(f) for f in failures] == [
         'index.json: /: "https://example.org/a.json": expected every $ref to resolve, '
         'found "https://example.org/missing.json"'
     ]
-    with pytest.raises(InputError, match=r"index\.schema\.json: .* expected every \$ref to resolve, found"):
+    with pytest.raises(
+        InputError, match=r"index\.schema\.json: .* expected every \$ref to resolve, found"
+    ):
         schema_changes(schemas, schemas)
 
 
 def test_a_ref_cycle_is_one_line_in_both_the_diff_and_the_cross_check() -> None:
-    """The one $ref resolver refuses a definition that refers to itself, instead of walking it forever."""
+    """The one $ref resolver refuses a definition that refers to itself, instead of walking it
+    forever."""
     node = {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}
-    schemas = {"index.schema.json": {"$id": "urn:x:a", "$ref": "#/$defs/node", "$defs": {"node": node}}}
+    schemas = {
+        "index.schema.json": {"$id": "urn:x:a", "$ref": "#/$defs/node", "$defs": {"node": node}}
+    }
     cycle = 'urn:x:a": expected \\$refs that end, found a cycle through "#/\\$defs/node"'
     with pytest.raises(InputError, match=cycle):
         schema_changes(schemas, schemas)
@@ -293,11 +347,16 @@ def test_schema_diff_of_a_ref_and_the_working_tree(in_repo: Path, cli) -> None:
 def test_schema_diff_refuses_what_is_neither_folder_nor_ref(in_repo: Path, cli) -> None:
     result = cli("schema-diff", "no-such-ref-or-folder", ".")
     assert result.exit_code == 1
-    assert result.output == "error: no-such-ref-or-folder: expected a folder or a git ref, found neither\n"
+    assert (
+        result.output
+        == "error: no-such-ref-or-folder: expected a folder or a git ref, found neither\n"
+    )
 
 
 @pytest.mark.parametrize("with_data", [True, False], ids=["empty-data-folder", "no-data-folder"])
-def test_schema_diff_documents_refuses_a_side_without_documents(tmp_path: Path, cli, with_data: bool) -> None:
+def test_schema_diff_documents_refuses_a_side_without_documents(
+    tmp_path: Path, cli, with_data: bool
+) -> None:
     old = tmp_path / "old\nfake: valid"
     shutil.copytree(REPO / "schemas", old / "schemas")
     if with_data:
@@ -306,7 +365,10 @@ def test_schema_diff_documents_refuses_a_side_without_documents(tmp_path: Path, 
     assert result.exit_code == 1
     given = f"{tmp_path}/old\\nfake: valid"
     searched = f"{given}/data/" if with_data else f"{given}/"
-    expected = f"{given}: expected a data folder or a git ref holding data/, found no documents in {searched}"
+    expected = (
+        f"{given}: expected a data folder or a git ref holding data/, found no documents "
+        f"in {searched}"
+    )
     assert result.output == f"error: {expected}\n"
 
 
@@ -314,13 +376,17 @@ def test_schema_diff_documents_refuses_a_side_without_documents(tmp_path: Path, 
 
 
 @pytest.mark.slow
-def test_release_refuses_a_schema_change_then_records_it_with_the_reason(released_repo: Path, cli) -> None:  # noqa: F811
+def test_release_refuses_a_schema_change_then_records_it_with_the_reason(
+    released_repo: Path,  # noqa: F811
+    cli,
+) -> None:
     repo = released_repo  # released once as v2026.11.29 (test_release.released_template asserts it)
     defs_path = repo / "schemas" / "defs.schema.json"
     defs = json.loads(defs_path.read_text())
     defs["$defs"]["precision"]["enum"].append("FP4")
     defs_path.write_text(json.dumps(defs, indent=2) + "\n")
-    rebuild_with(repo, cli, 1.05, "2026-12-02")  # rebuilds datapackage.json (its enums follow the schemas), commits
+    # rebuilds datapackage.json (its enums follow the schemas), commits
+    rebuild_with(repo, cli, 1.05, "2026-12-02")
     head = git(repo, "rev-parse", "HEAD")
     refused = release(cli)
     assert refused.exit_code == 1

@@ -1,4 +1,5 @@
-"""The README's and the wheel README's code, run as written, offline, on a release built from the working tree.
+"""The README's and the wheel README's code, run as written, offline, on a release built from the
+working tree.
 
 Every ```sh and ```python block of README.md's consumer part ("Use the data") and of
 reader/README.md is followed by a ```text block: what it prints. The blocks run in order in one
@@ -38,8 +39,13 @@ FENCE = re.compile(r"^```(?P<lang>[a-z]*)\n(?P<body>.*?)^```$", re.M | re.S)
 RUNNABLE = ("sh", "python")
 # The contributor blocks outside the consumer part: the two commands (CI runs the test command
 # verbatim, from .ci/run) and illustrations (the validate output, the layout).
-TEST_COMMAND = "python3.11 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest"
-SLOW_COMMAND = ".venv/bin/python -m pytest -m slow"  # the slow tier, which CI runs after the test command
+TEST_COMMAND = (
+    "python3.11 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && "
+    ".venv/bin/python -m pytest"
+)
+SLOW_COMMAND = (
+    ".venv/bin/python -m pytest -m slow"  # the slow tier, which CI runs after the test command
+)
 
 
 @dataclass(frozen=True)
@@ -60,17 +66,22 @@ def consumer_part(text: str) -> str:
 
 
 def examples(text: str, where: str) -> list[Example]:
-    """Each runnable block with the text block after it; a block in any other arrangement is an error."""
+    """Each runnable block with the text block after it; a block in any other arrangement is an
+    error."""
     found, blocks = [], fences(text)
     for i in range(0, len(blocks), 2):
         (lang, code), after = blocks[i], blocks[i + 1] if i + 1 < len(blocks) else ("", "")
-        assert (lang, after[0]) in {(run, "text") for run in RUNNABLE}, f"{where}: expected code then text: {code}"
+        assert (lang, after[0]) in {(run, "text") for run in RUNNABLE}, (
+            f"{where}: expected code then text: {code}"
+        )
         found.append(Example(f"{where} #{len(found) + 1}", lang, code, after[1]))
     return found
 
 
 def all_examples() -> list[Example]:
-    return examples(consumer_part(README.read_text()), "README") + examples(READER_README.read_text(), "reader")
+    return examples(consumer_part(README.read_text()), "README") + examples(
+        READER_README.read_text(), "reader"
+    )
 
 
 def current_version() -> str:
@@ -82,12 +93,20 @@ def current_version() -> str:
 
 
 def test_every_consumer_block_is_code_then_its_output() -> None:
-    assert [e.where for e in all_examples()] == [*(f"README #{i}" for i in range(1, 8)), "reader #1", "reader #2"]
+    assert [e.where for e in all_examples()] == [
+        *(f"README #{i}" for i in range(1, 8)),
+        "reader #1",
+        "reader #2",
+    ]
 
 
 def test_the_consumer_part_comes_first() -> None:
     text = README.read_text()
-    assert text.index("## Use the data") < text.index("## For contributors") < text.index("## Contributing")
+    assert (
+        text.index("## Use the data")
+        < text.index("## For contributors")
+        < text.index("## Contributing")
+    )
     assert text.index("pip install --quiet leadgreen-data==") < 1200  # on the first screen
 
 
@@ -105,9 +124,14 @@ def test_the_blocks_outside_the_consumer_part_are_the_two_commands_and_illustrat
 
 def test_the_test_command_leaves_the_slow_tier_to_its_own_step() -> None:
     """Plain pytest deselects the slow cases; `-m slow` (CI, `nox -s slow`) selects only them."""
-    options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"][
+        "addopts"
+    ]
     assert options[options.index("-m") + 1] == "not slow"
-    assert 'run(session, "python", "-m", "pytest", "-m", "slow", *session.posargs)' in (REPO / "noxfile.py").read_text()
+    assert (
+        'run(session, "python", "-m", "pytest", "-m", "slow", *session.posargs)'
+        in (REPO / "noxfile.py").read_text()
+    )
 
 
 @pytest.mark.parametrize("path", [README, READER_README], ids=["README", "reader"])
@@ -122,11 +146,16 @@ def test_examples_name_the_current_version(path: Path) -> None:
 
 @pytest.mark.parametrize("path", [README, READER_README], ids=["README", "reader"])
 def test_comparisons_select_one_workload(path: Path) -> None:
-    """Every call that returns numbers of many models names its workload, or relies on the one default."""
-    for example in examples(consumer_part(path.read_text()) if path == README else path.read_text(), path.name):
+    """Every call that returns numbers of many models names its workload, or relies on the one
+    default."""
+    for example in examples(
+        consumer_part(path.read_text()) if path == README else path.read_text(), path.name
+    ):
         assert "configurations()" not in example.code, example.where
         if "groupby" in example.code or "sort_values" in example.code:
-            assert re.search(r'configurations\("[a-z-]+"\)|workload == "', example.code), example.where
+            assert re.search(r'configurations\("[a-z-]+"\)|workload == "', example.code), (
+                example.where
+            )
 
 
 # Slow: the blocks run
@@ -158,7 +187,9 @@ def ran(release: Built) -> dict[str, Ran]:
     folder.mkdir()
     for item in release.dist.iterdir():
         shutil.copy2(item, folder / item.name)
-    subprocess.run(["git", "clone", "--quiet", str(release.repo), str(folder / "leadgreen-data")], check=True)
+    subprocess.run(
+        ["git", "clone", "--quiet", str(release.repo), str(folder / "leadgreen-data")], check=True
+    )
     python = fresh_venv(release.root / "readme-venv")
     site = sysconfig.get_path("purelib", vars={"base": str(python.parent.parent)})
     tools = Path(sys.executable).parent
@@ -176,9 +207,14 @@ def ran(release: Built) -> dict[str, Ran]:
         else:
             cmd, extra = [sys.executable, "-c", example.code], {"PYTHONPATH": site}
         run = subprocess.run(
-            [*_no_network_prefix(), *cmd], cwd=folder, env={**env, **extra}, capture_output=True, text=True
+            [*_no_network_prefix(), *cmd],
+            cwd=folder,
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
         )
-        shown = run.stdout.replace(str(python.parent.parent), ".venv")  # the venv's path, as a user's .venv
+        # the venv's path, as a user's .venv
+        shown = run.stdout.replace(str(python.parent.parent), ".venv")
         results[example.where] = Ran(run.returncode, shown, run.stderr)
     return results
 
@@ -188,7 +224,9 @@ def ran(release: Built) -> dict[str, Ran]:
 def test_example_prints_what_the_readme_shows(example: Example, ran: dict[str, Ran]) -> None:
     done = ran[example.where]
     assert done.code == 0, f"{example.code}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
-    assert done.stdout.rstrip("\n") == example.output.rstrip("\n"), f"{example.where} printed:\n{done.stdout}"
+    assert done.stdout.rstrip("\n") == example.output.rstrip("\n"), (
+        f"{example.where} printed:\n{done.stdout}"
+    )
 
 
 # The data dictionary
@@ -208,7 +246,8 @@ def _schema_fields() -> set[str]:
 
     for path in (REPO / "schemas").glob("*.schema.json"):
         if path.name == "datapackage.schema.json":
-            continue  # the descriptor's keys are the Data Package standard's, not fields of the data
+            # the descriptor's keys are the Data Package standard's, not fields of the data
+            continue
         walk(json.loads(path.read_bytes()))
         found.update(json.loads(path.read_bytes()).get("$defs", {}))
     return found - {"date", "configuration"}  # definitions that are not fields

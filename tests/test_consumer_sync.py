@@ -1,4 +1,5 @@
-"""Every text a consumer reads names every workload, its unit and their count: the rules `builder release` refuses by.
+"""Every text a consumer reads names every workload, its unit and their count: the rules `builder
+release` refuses by.
 
 The texts (README's opening, the wheel's README, the data dictionary's workload list, CITATION.cff,
 .zenodo.json, the wheel's summary, the archive's README) are checked by builder.release.consumer,
@@ -21,7 +22,9 @@ from helpers import REPO
 
 WORKLOADS = card.load((REPO / "data" / "workloads.json").read_bytes())
 TWO = [
-    card.Workload("text-conversation", "Text Conversation", "Wh per million output tokens", 18, 328),
+    card.Workload(
+        "text-conversation", "Text Conversation", "Wh per million output tokens", 18, 328
+    ),
     card.Workload("text-to-image", "Text to Image", "Wh per 1,000 images", 7, 638),
 ]
 
@@ -36,7 +39,8 @@ def test_every_committed_consumer_text_covers_every_workload() -> None:
 
 def test_the_summary_names_each_workload_by_unit_and_their_count() -> None:
     assert card.summary(TWO) == (
-        "GPU energy of AI models per model and GPU, two workloads from the ML.ENERGY Leaderboard v3.0: "
+        "GPU energy of AI models per model and GPU, two workloads from the ML.ENERGY Leaderboard "
+        "v3.0: "
         "Text Conversation in Wh per million output tokens; Text to Image in Wh per 1,000 images"
     )
 
@@ -44,14 +48,41 @@ def test_the_summary_names_each_workload_by_unit_and_their_count() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        pytest.param("two workloads: Text Conversation (Wh per million output tokens), Text to\nImage (Wh per 1,000 images)", [], id="a-name-wraps"),
-        pytest.param("two workloads: text conversation (Wh per million output tokens), TEXT TO IMAGE (Wh per 1,000 images)", [], id="any-case"),
-        pytest.param("two workloads: Text Conversation (Wh per million output tokens)", ["workload Text to Image", "unit Wh per 1,000 images"], id="a-workload-missing"),
-        pytest.param("2 workloads: Text Conversation, Text to Image, in Wh per million output tokens", ["unit Wh per 1,000 images"], id="a-unit-missing"),
-        pytest.param("Text Conversation (Wh per million output tokens), Text to Image (Wh per 1,000 images)", ["the count 'two workloads'"], id="the-count-missing"),
-        pytest.param("three workloads: Text Conversation (Wh per million output tokens), Text to Image (Wh per 1,000 images)", ["the count 'two workloads'"], id="a-wrong-count"),
+        pytest.param(
+            "two workloads: Text Conversation (Wh per million output tokens), Text to\nImage (Wh "
+            "per 1,000 images)",
+            [],
+            id="a-name-wraps",
+        ),
+        pytest.param(
+            "two workloads: text conversation (Wh per million output tokens), TEXT TO IMAGE (Wh "
+            "per 1,000 images)",
+            [],
+            id="any-case",
+        ),
+        pytest.param(
+            "two workloads: Text Conversation (Wh per million output tokens)",
+            ["workload Text to Image", "unit Wh per 1,000 images"],
+            id="a-workload-missing",
+        ),
+        pytest.param(
+            "2 workloads: Text Conversation, Text to Image, in Wh per million output tokens",
+            ["unit Wh per 1,000 images"],
+            id="a-unit-missing",
+        ),
+        pytest.param(
+            "Text Conversation (Wh per million output tokens), Text to Image (Wh per 1,000 images)",
+            ["the count 'two workloads'"],
+            id="the-count-missing",
+        ),
+        pytest.param(
+            "three workloads: Text Conversation (Wh per million output tokens), Text to Image (Wh "
+            "per 1,000 images)",
+            ["the count 'two workloads'"],
+            id="a-wrong-count",
+        ),
     ],
-)  # fmt: skip
+)
 def test_what_a_text_leaves_out(text: str, expected: list[str]) -> None:
     assert card.missing(text, TWO) == expected
 
@@ -65,27 +96,81 @@ def _without(name: str, old: str, new: str) -> dict[str, bytes]:
 @pytest.mark.parametrize(
     ("name", "old", "new", "expected"),
     [
-        pytest.param("README.md", "Text to\nVideo", "Text2Video", "README.md (its opening): expected every workload, unit and their count, found no workload Text to Video", id="readme"),
-        pytest.param("reader/README.md", "Wh per 1,000\nimages", "Wh/kimg", "reader/README.md (the wheel's README, its opening): expected every workload, unit and their count, found no unit Wh per 1,000 images", id="wheel-readme"),
-        pytest.param("docs/data-dictionary.md", "| `problem-solving` | Problem Solving |", "| `problem-solving` | Problems |", "docs/data-dictionary.md (its ## Workloads section): expected every workload, unit and their count, found no workload Problem Solving", id="dictionary"),
-        pytest.param("CITATION.cff", "seven workloads", "some workloads", "CITATION.cff: expected every workload, unit and their count, found no the count 'seven workloads'", id="citation"),
-        pytest.param(".zenodo.json", "Image Chat and Video Chat", "Image Chat", ".zenodo.json (description): expected every workload, unit and their count, found no workload Video Chat", id="zenodo"),
-        pytest.param("metadata.toml", 'repository = "https://github.com/leadgreen/leadgreen-data"', 'repository = ""', "metadata.toml: repository: expected the repository URL, found none", id="empty-url"),
-        pytest.param("metadata.toml", 'repository = "https://github.com/leadgreen/leadgreen-data"', "# PLACEHOLDER\nrepository = \"https://x.org/r\"", "metadata.toml: repository: expected a decided URL, found https://x.org/r marked PLACEHOLDER", id="placeholder-url"),
+        pytest.param(
+            "README.md",
+            "Text to\nVideo",
+            "Text2Video",
+            "README.md (its opening): expected every workload, unit and their count, found no "
+            "workload Text to Video",
+            id="readme",
+        ),
+        pytest.param(
+            "reader/README.md",
+            "Wh per 1,000\nimages",
+            "Wh/kimg",
+            "reader/README.md (the wheel's README, its opening): expected every workload, unit "
+            "and their count, found no unit Wh per 1,000 images",
+            id="wheel-readme",
+        ),
+        pytest.param(
+            "docs/data-dictionary.md",
+            "| `problem-solving` | Problem Solving |",
+            "| `problem-solving` | Problems |",
+            "docs/data-dictionary.md (its ## Workloads section): expected every workload, unit "
+            "and their count, found no workload Problem Solving",
+            id="dictionary",
+        ),
+        pytest.param(
+            "CITATION.cff",
+            "seven workloads",
+            "some workloads",
+            "CITATION.cff: expected every workload, unit and their count, found no the count "
+            "'seven workloads'",
+            id="citation",
+        ),
+        pytest.param(
+            ".zenodo.json",
+            "Image Chat and Video Chat",
+            "Image Chat",
+            ".zenodo.json (description): expected every workload, unit and their count, found no "
+            "workload Video Chat",
+            id="zenodo",
+        ),
+        pytest.param(
+            "metadata.toml",
+            'repository = "https://github.com/leadgreen/leadgreen-data"',
+            'repository = ""',
+            "metadata.toml: repository: expected the repository URL, found none",
+            id="empty-url",
+        ),
+        pytest.param(
+            "metadata.toml",
+            'repository = "https://github.com/leadgreen/leadgreen-data"',
+            '# PLACEHOLDER\nrepository = "https://x.org/r"',
+            "metadata.toml: repository: expected a decided URL, found https://x.org/r marked "
+            "PLACEHOLDER",
+            id="placeholder-url",
+        ),
     ],
-)  # fmt: skip
-def test_a_text_that_misses_a_workload_is_one_problem(name: str, old: str, new: str, expected: str) -> None:
+)
+def test_a_text_that_misses_a_workload_is_one_problem(
+    name: str, old: str, new: str, expected: str
+) -> None:
     assert consumer.problems(_without(name, old, new)) == [expected]
 
 
 def test_a_readme_past_12_kib_is_one_problem() -> None:
     files = committed()
     files["README.md"] += b"x" * (12 * 1024)
-    assert consumer.problems(files) == [f"README.md: expected at most 12288 bytes, found {len(files['README.md'])}"]
+    assert consumer.problems(files) == [
+        f"README.md: expected at most 12288 bytes, found {len(files['README.md'])}"
+    ]
 
 
 def test_the_archive_readme_covers_every_workload_with_its_counts() -> None:
-    text = card.archive_readme(WORKLOADS, "v2026.11.29", "2026-11-29", "https://github.com/leadgreen/leadgreen-data")
+    text = card.archive_readme(
+        WORKLOADS, "v2026.11.29", "2026-11-29", "https://github.com/leadgreen/leadgreen-data"
+    )
     assert card.missing(text, WORKLOADS) == []
     assert "| `text-to-image` | Text to Image | Wh per 1,000 images | 7 | 638 |" in text
     for w in WORKLOADS:
@@ -99,9 +184,11 @@ def test_the_first_changelog_entry_lists_what_the_seed_lacked() -> None:
     assert "\n".join(since_seed(paths, TWO)) == (
         "Added since the v1 seed documents (text conversation's `index.json`, `models.json` and "
         "`models/<slug>.json`, data version 2026-09-27):\n\nWorkloads:\n\n"
-        "- `text-to-image` (Text to Image): 7 models, 638 configurations, in Wh per 1,000 images\n\n"
+        "- `text-to-image` (Text to Image): 7 models, 638 configurations, in Wh per 1,000 "
+        "images\n\n"
         "Documents (in `data/`):\n\n- `configurations.csv`\n- `workloads.json`\n"
-        "- `workloads/text-to-image/`: `configurations.csv`, `index.json`, `models/<slug>.json` (2)\n"
+        "- `workloads/text-to-image/`: `configurations.csv`, `index.json`, `models/<slug>.json` "
+        "(2)\n"
     )
 
 
@@ -116,35 +203,48 @@ NAMED = {
 
 
 def test_the_pre_commit_schema_hook_takes_every_documents_schema_from_the_descriptor() -> None:
-    """One hook, no schema of its own, and its files pattern selects every document the descriptor names."""
+    """One hook, no schema of its own, and its files pattern selects every document the
+    descriptor names."""
     entries = re.findall(r"entry: (.*)", HOOKS)
     assert [e for e in entries if "check-data-schema" in e] == ["scripts/check-data-schema"]
     assert ".schema.json" not in HOOKS
     pattern = re.search(r"entry: scripts/check-data-schema\n\s+files: (.*)", HOOKS)
     assert pattern is not None
     assert sorted(p for p in NAMED if not re.search(pattern[1], p)) == []
-    assert len(NAMED) == len(list((REPO / "data").rglob("*.json")))  # every JSON file of data/ is named
+    # every JSON file of data/ is named
+    assert len(NAMED) == len(list((REPO / "data").rglob("*.json")))
 
 
 def test_the_readmes_verify_commands_take_each_schema_from_the_descriptor() -> None:
     readme = (REPO / "README.md").read_text()
     block = readme[readme.index("### Verify a download") : readme.index("### Raw files at a tag")]
     assert '"jsonSchema"' in block
-    assert re.findall(r"--schemafile (\S+)", block) == ['"$schema"', "schemas/datapackage.schema.json"]
+    assert re.findall(r"--schemafile (\S+)", block) == [
+        '"$schema"',
+        "schemas/datapackage.schema.json",
+    ]
 
 
 @pytest.mark.slow  # check-jsonschema, an outside tool, over every document
-def test_the_pre_commit_schema_hook_passes_on_todays_data_and_names_a_stray_file(tmp_path: Path) -> None:
+def test_the_pre_commit_schema_hook_passes_on_todays_data_and_names_a_stray_file(
+    tmp_path: Path,
+) -> None:
     import subprocess
     import sys
 
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
     script = [str(REPO / "scripts" / "check-data-schema")]
-    run = subprocess.run([*script, *sorted(NAMED)], cwd=REPO, capture_output=True, text=True, env=env)
+    run = subprocess.run(
+        [*script, *sorted(NAMED)], cwd=REPO, capture_output=True, text=True, env=env
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count("ok -- validation done") == len(set(NAMED.values()))
-    stray = subprocess.run([*script, "data/stray.json"], cwd=REPO, capture_output=True, text=True, env=env)
+    stray = subprocess.run(
+        [*script, "data/stray.json"], cwd=REPO, capture_output=True, text=True, env=env
+    )
     assert stray.returncode == 1
     assert (
-        stray.stderr == "data/stray.json: expected a document datapackage.json names with its jsonSchema, found none\n"
+        stray.stderr
+        == "data/stray.json: expected a document datapackage.json names with its jsonSchema, "
+        "found none\n"
     )

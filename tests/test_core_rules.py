@@ -1,4 +1,5 @@
-"""Pure rules of the core modules: where a path belongs, what strict JSON refuses, the one safe read."""
+"""Pure rules of the core modules: where a path belongs, what strict JSON refuses, the one safe
+read."""
 
 from __future__ import annotations
 
@@ -25,16 +26,24 @@ from builder.write import dumps, publish
         pytest.param("workloads/gpqa/frontier.json", Place("frontier", "gpqa"), id="frontier"),
         pytest.param("workloads/gpqa/models/b.json", Place("model", "gpqa", "b"), id="model"),
         pytest.param(
-            "workloads/text-to-image/models.json", Place("generation-model-list", "text-to-image"), id="gen-list"
+            "workloads/text-to-image/models.json",
+            Place("generation-model-list", "text-to-image"),
+            id="gen-list",
         ),
         pytest.param(
-            "workloads/text-to-video/configurations.csv", Place("generation-csv", "text-to-video"), id="gen-csv"
+            "workloads/text-to-video/configurations.csv",
+            Place("generation-csv", "text-to-video"),
+            id="gen-csv",
         ),
         pytest.param(
-            "workloads/text-to-image/models/c.json", Place("generation-model", "text-to-image", "c"), id="gen-model"
+            "workloads/text-to-image/models/c.json",
+            Place("generation-model", "text-to-image", "c"),
+            id="gen-model",
         ),
         pytest.param(
-            "workloads/text-to-image/frontier.json", Place("generation-frontier", "text-to-image"), id="gen-frontier"
+            "workloads/text-to-image/frontier.json",
+            Place("generation-frontier", "text-to-image"),
+            id="gen-frontier",
         ),
         pytest.param("workloads/gpqa/configurations.csv", None, id="no-llm-csv"),
         pytest.param("workloads/text-conversation/index.json", None, id="root-by-id"),
@@ -60,7 +69,12 @@ NONE, X = frozenset(), frozenset({"x"})  # keys to drop: none, and "x" at every 
             id="repeated-key",
         ),
         pytest.param(b"[1, NaN]", NONE, [("/1", "expected a finite number, found NaN")], id="nan"),
-        pytest.param(b'{"x": [1e999]}', NONE, [("/x/0", "expected a finite number, found 1e999")], id="infinite"),
+        pytest.param(
+            b'{"x": [1e999]}',
+            NONE,
+            [("/x/0", "expected a finite number, found 1e999")],
+            id="infinite",
+        ),
         pytest.param(
             b"9007199254740993",
             NONE,
@@ -80,8 +94,15 @@ NONE, X = frozenset(), frozenset({"x"})  # keys to drop: none, and "x" at every 
             id="lone-low",
         ),
         pytest.param(b'"\\ud83d\\ude00"', NONE, "\U0001f600", id="paired-surrogates"),
-        pytest.param(b'{"a": {"x": [1, 2], "y": 3}, "x": 4}', X, {"a": {"y": 3}}, id="dropped-at-every-depth"),
-        pytest.param(b'{"a": {"x": [NaN]}}', X, [("/a/x/0", "expected a finite number, found NaN")], id="nan-dropped"),
+        pytest.param(
+            b'{"a": {"x": [1, 2], "y": 3}, "x": 4}', X, {"a": {"y": 3}}, id="dropped-at-every-depth"
+        ),
+        pytest.param(
+            b'{"a": {"x": [NaN]}}',
+            X,
+            [("/a/x/0", "expected a finite number, found NaN")],
+            id="nan-dropped",
+        ),
         pytest.param(
             b'{"x": {"k": 1, "k": 2}}',
             X,
@@ -97,7 +118,8 @@ NONE, X = frozenset(), frozenset({"x"})  # keys to drop: none, and "x" at every 
     ],
 )
 def test_strict_json(data: bytes, drop: frozenset[str], faults: Any) -> None:
-    """Every fault by pointer, or the value (a str or dict here); what `drop` leaves out is still read strictly."""
+    """Every fault by pointer, or the value (a str or dict here); what `drop` leaves out is still
+    read strictly."""
     if not isinstance(faults, list):
         assert parse_json(data, drop) == faults
         return
@@ -134,11 +156,15 @@ def test_publish_makes_files_0644_and_folders_0755_whatever_the_umask(tmp_path: 
         publish(tmp_path / "out", {"a/b/c.json": b"{}\n"})
     finally:
         os.umask(old)
-    modes = {p.relative_to(tmp_path).as_posix(): p.stat().st_mode & 0o777 for p in tmp_path.rglob("*")}
+    modes = {
+        p.relative_to(tmp_path).as_posix(): p.stat().st_mode & 0o777 for p in tmp_path.rglob("*")
+    }
     assert modes == {"out": 0o755, "out/a": 0o755, "out/a/b": 0o755, "out/a/b/c.json": 0o644}
 
 
-def test_version_reads_the_descriptor_safely(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_version_reads_the_descriptor_safely(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A FIFO named datapackage.json is not opened (a plain open would wait on it forever)."""
     from click.testing import CliRunner
 
@@ -149,5 +175,6 @@ def test_version_reads_the_descriptor_safely(tmp_path: Path, monkeypatch: pytest
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0
     assert result.output.endswith(
-        ", data version unknown (no datapackage.json of leadgreen-data here; run from the repository root)\n"
+        ", data version unknown (no datapackage.json of leadgreen-data here; run from the "
+        "repository root)\n"
     )

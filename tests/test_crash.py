@@ -55,7 +55,8 @@ EXIT = {signal.SIGINT: 1, signal.SIGTERM: 143, signal.SIGHUP: 129}  # Ctrl-C: cl
 
 
 def digest(*paths: Path) -> str:
-    """Every entry below each path (a folder's entries, or one file's bytes), as one digest; stages left out."""
+    """Every entry below each path (a folder's entries, or one file's bytes), as one digest;
+    stages left out."""
     sha = hashlib.sha256()
     for top in paths:
         sha.update(b"\1")
@@ -63,7 +64,8 @@ def digest(*paths: Path) -> str:
             sha.update(top.read_bytes())
         for path in sorted(top.rglob("*")) if top.is_dir() else []:
             if not path.name.startswith("."):
-                sha.update(f"{path.relative_to(top)}\0{path.read_bytes().hex() if path.is_file() else '/'}\0".encode())
+                content = path.read_bytes().hex() if path.is_file() else "/"
+                sha.update(f"{path.relative_to(top)}\0{content}\0".encode())
         if not top.exists():
             sha.update(b"<none>")
     return sha.hexdigest()
@@ -81,7 +83,8 @@ def leftovers(*targets: Path) -> list[str]:
 
 
 def arm(target: str, n: int, signum: int) -> None:
-    """Send `signum` to this process just before the n-th call of `target` ("os.rename", or "module:function";
+    """Send `signum` to this process just before the n-th call of `target` ("os.rename", or
+    "module:function";
     "os" alone counts every call in FS_CALLS)."""
     module, _, name = target.partition(":") if ":" in target else target.partition(".")
     names = FS_CALLS if target == "os" else (name,)
@@ -102,9 +105,12 @@ def arm(target: str, n: int, signum: int) -> None:
 
 
 def run(
-    args: list[str] | Callable[[], object], at: tuple[str, int] | None = None, signum: int = signal.SIGKILL
+    args: list[str] | Callable[[], object],
+    at: tuple[str, int] | None = None,
+    signum: int = signal.SIGKILL,
 ) -> tuple[int, str]:
-    """`builder ARGS` in a forked child, signalled at `at`; its exit code (-signal if killed) and stderr."""
+    """`builder ARGS` in a forked child, signalled at `at`; its exit code (-signal if killed) and
+    stderr."""
     err = Path(tempfile.gettempdir()) / f"builder-child-{os.getpid()}.err"
     pid = os.fork()
     if pid == 0:
@@ -165,9 +171,11 @@ def scaled(raw: dict, factor: float) -> bytes:
     return json.dumps(raw).encode()
 
 
-# A task file given in the pin's place leaves its per-model files out, by design: one warning, no output lengths.
+# A task file given in the pin's place leaves its per-model files out, by design: one warning, no
+# output lengths.
 UNPINNED = (
-    "warning: lm-arena-chat: per-model files not used: they were pinned with the task file given in its place;"
+    "warning: lm-arena-chat: per-model files not used: they were pinned with the task file given "
+    "in its place;"
     " no output lengths\n"
 )
 
@@ -197,7 +205,8 @@ def lane(reference, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "lane"
     shutil.copytree(reference[0], root, symlinks=True)
     monkeypatch.chdir(root)
-    monkeypatch.setattr(os, "fsync", lambda fd: None)  # a kill keeps the page cache: no fsync is needed here
+    # a kill keeps the page cache: no fsync is needed here
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
     return root
 
 
@@ -205,7 +214,9 @@ def lane(reference, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def cached_renders(reference, lane: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The two packages' digests, by upstream file; a build renders from the cache."""
     renders = reference[1]
-    monkeypatch.setattr(builder.build, "render", lambda out, up, date: renders[up["lm-arena-chat"].name])
+    monkeypatch.setattr(
+        builder.build, "render", lambda out, up, date: renders[up["lm-arena-chat"].name]
+    )
     return reference[2]
 
 
@@ -237,12 +248,15 @@ def count_calls(fn: Callable[[], object]) -> int:
     return calls[0]
 
 
-def test_build_killed_at_60_seeded_points_leaves_old_or_new(lane: Path, cached_renders: dict[str, str]) -> None:
+def test_build_killed_at_60_seeded_points_leaves_old_or_new(
+    lane: Path, cached_renders: dict[str, str]
+) -> None:
     total = count_calls(lambda: rebuild("b.json"))
     assert total > 200
     rebuild("a.json")
     seen, current = Counter(), "a.json"
-    for n in sorted(random.Random(19).sample(range(1, total + 20), 60)):  # a few past the end: never killed
+    # a few past the end: never killed
+    for n in sorted(random.Random(19).sample(range(1, total + 20), 60)):
         target = "b.json" if current == "a.json" else "a.json"
         old, new = cached_renders[current], cached_renders[target]
         code, err = run(lambda target=target: rebuild(target), ("os", n), signal.SIGKILL)
@@ -252,14 +266,17 @@ def test_build_killed_at_60_seeded_points_leaves_old_or_new(lane: Path, cached_r
             seen["finished"] += 1
         elif not (lane / "data").exists():  # killed between the swap's two renames
             (stage,) = stages(lane / "data")
-            assert digest(stage / "old", lane / "datapackage.json") == old  # the old package, moved aside whole
+            # the old package, moved aside whole
+            assert digest(stage / "old", lane / "datapackage.json") == old
             seen["old, moved aside"] += 1
             code, err = run(["validate"])
             assert (code, err.count("\n")) == (1, 1), err
             assert "run `builder build`" in err
         else:
             assert code == -signal.SIGKILL, err
-            assert after in (old, new), f"killed before call {n}: neither the old package nor the new"
+            assert after in (old, new), (
+                f"killed before call {n}: neither the old package nor the new"
+            )
             seen["old" if after == old else "new"] += 1
         rebuild(target)  # the next build
         assert package(lane) == new
@@ -270,8 +287,11 @@ def test_build_killed_at_60_seeded_points_leaves_old_or_new(lane: Path, cached_r
     assert seen["new"] >= 1
 
 
-def test_a_build_killed_between_the_two_renames_is_reported_then_repaired(lane: Path, cached_renders) -> None:
-    """The one instant with no data folder: the old one sits whole in the stage until the next build."""
+def test_a_build_killed_between_the_two_renames_is_reported_then_repaired(
+    lane: Path, cached_renders
+) -> None:
+    """The one instant with no data folder: the old one sits whole in the stage until the next
+    build."""
     code, _ = run(build_args("b.json"), ("os.rename", 2), signal.SIGKILL)
     assert code == -signal.SIGKILL
     assert not (lane / "data").exists()
@@ -287,7 +307,8 @@ def test_a_build_killed_between_the_two_renames_is_reported_then_repaired(lane: 
 
 
 def test_only_marked_stages_are_removed(lane: Path, cached_renders) -> None:
-    """A folder, file or link named like a stage but without the mark stays, reported; an empty one (a run killed
+    """A folder, file or link named like a stage but without the mark stays, reported; an empty one
+    (a run killed
     before it marked its stage) goes."""
     user = lane / ".data.stage-abcdefgh"
     (user / "old").mkdir(parents=True)
@@ -310,7 +331,8 @@ def test_only_marked_stages_are_removed(lane: Path, cached_renders) -> None:
     assert not (lane / ".data.stage-empty000").exists()
     assert package(lane) == cached_renders["b.json"]
     assert stages(lane / "data") == []
-    assert "half-published" not in run(["validate"])[1]  # it fails on the unpinned upstream b.json alone
+    # it fails on the unpinned upstream b.json alone
+    assert "half-published" not in run(["validate"])[1]
 
 
 # SIGINT, SIGTERM and SIGHUP in every command that writes.
@@ -322,8 +344,11 @@ BUILD_POINTS = [
 ]
 
 
-def check_signalled(code: int, err: str, signum: int, after: str, old: str, again: Callable[[], str], targets) -> None:
-    """Stopped as the signal says, old or new on disk; the same command again: new, and no stage left."""
+def check_signalled(
+    code: int, err: str, signum: int, after: str, old: str, again: Callable[[], str], targets
+) -> None:
+    """Stopped as the signal says, old or new on disk; the same command again: new, and no stage
+    left."""
     assert_stopped(code, err, signum)
     new = again()
     assert after in (old, new)
@@ -344,7 +369,8 @@ def test_build_signalled(lane: Path, cached_renders, signum: int, at: tuple[str,
 
 
 def fake_site(monkeypatch: pytest.MonkeyPatch, version: list[str]) -> None:
-    """`builder site` with a small plan per version (the real plan is pure and tested in test_site)."""
+    """`builder site` with a small plan per version (the real plan is pure and tested in
+    test_site)."""
     import builder.site.build as site
     import builder.site.plan
 
@@ -363,7 +389,9 @@ def fake_site(monkeypatch: pytest.MonkeyPatch, version: list[str]) -> None:
         pytest.param(signal.SIGHUP, ("os.rename", 2), id="SIGHUP-between-the-renames"),
     ],
 )
-def test_site_signalled(lane: Path, monkeypatch: pytest.MonkeyPatch, signum: int, at: tuple[str, int]) -> None:
+def test_site_signalled(
+    lane: Path, monkeypatch: pytest.MonkeyPatch, signum: int, at: tuple[str, int]
+) -> None:
     version = ["old"]
     fake_site(monkeypatch, version)
     assert run(["site"]) == (0, "")
@@ -396,7 +424,9 @@ def git_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ],
 )
 @pytest.mark.usefixtures("git_env")
-def test_dist_signalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int, at: tuple[str, int]) -> None:
+def test_dist_signalled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int, at: tuple[str, int]
+) -> None:
     import builder.release.dist as dist
 
     repo = tmp_path / "repo"
@@ -432,7 +462,9 @@ def pin(root: Path) -> str:
 
 
 @pytest.mark.parametrize(("signum", "at"), FETCH_POINTS)
-def test_fetch_signalled(lane: Path, httpserver: HTTPServer, signum: int, at: tuple[str, int]) -> None:
+def test_fetch_signalled(
+    lane: Path, httpserver: HTTPServer, signum: int, at: tuple[str, int]
+) -> None:
     httpserver.expect_request(TASK_PATH).respond_with_data((lane / "b.json").read_bytes())
     args = [
         "fetch",
@@ -458,8 +490,11 @@ def test_fetch_signalled(lane: Path, httpserver: HTTPServer, signum: int, at: tu
     assert (lane / "upstream" / "lm-arena-chat.json").read_bytes() == (lane / "b.json").read_bytes()
 
 
-def test_fetch_killed_between_snapshot_and_lock_is_detected(lane: Path, httpserver: HTTPServer) -> None:
-    """The lock is renamed last: a snapshot it does not name is refused by the next build; fetch again repairs."""
+def test_fetch_killed_between_snapshot_and_lock_is_detected(
+    lane: Path, httpserver: HTTPServer
+) -> None:
+    """The lock is renamed last: a snapshot it does not name is refused by the next build; fetch
+    again repairs."""
     httpserver.expect_request(TASK_PATH).respond_with_data((lane / "b.json").read_bytes())
     args = [
         "fetch",
@@ -485,17 +520,33 @@ def test_fetch_killed_between_snapshot_and_lock_is_detected(lane: Path, httpserv
 
 def release_repo(root: Path) -> Path:
     root.mkdir()
-    for name in ("data", "schemas", "upstream", "reader", "metadata.toml", "datapackage.json", "LICENSE",
-                 "DATA-LICENCE.md", ".gitignore", *CONSUMER_FILES):  # fmt: skip
+    for name in (
+        "data",
+        "schemas",
+        "upstream",
+        "reader",
+        "metadata.toml",
+        "datapackage.json",
+        "LICENSE",
+        "DATA-LICENCE.md",
+        ".gitignore",
+        *CONSUMER_FILES,
+    ):
         (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, root / name)
-    for args in (["init", "--quiet", "--initial-branch", "main"], ["add", "-A"], ["commit", "--quiet", "-m", "data"]):
+    for args in (
+        ["init", "--quiet", "--initial-branch", "main"],
+        ["add", "-A"],
+        ["commit", "--quiet", "-m", "data"],
+    ):
         subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
     return root
 
 
 def git_state(repo: Path) -> str:
-    out = [subprocess.run(["git", *a], cwd=repo, capture_output=True, text=True).stdout for a in
-           (["rev-parse", "HEAD"], ["tag"], ["status", "--porcelain"])]  # fmt: skip
+    out = [
+        subprocess.run(["git", *a], cwd=repo, capture_output=True, text=True).stdout
+        for a in (["rev-parse", "HEAD"], ["tag"], ["status", "--porcelain"])
+    ]
     return "\n".join(out)
 
 
@@ -503,19 +554,26 @@ def git_state(repo: Path) -> str:
     ("signum", "at"),
     [
         pytest.param(signal.SIGINT, ("builder.git:commit", 1), id="SIGINT-before-the-commit"),
-        pytest.param(signal.SIGTERM, ("builder.git:create_annotated_tag", 1), id="SIGTERM-before-the-tag"),
+        pytest.param(
+            signal.SIGTERM, ("builder.git:create_annotated_tag", 1), id="SIGTERM-before-the-tag"
+        ),
         pytest.param(signal.SIGHUP, ("os.rename", 1), id="SIGHUP-after-the-tag-making-dist"),
     ],
 )
 @pytest.mark.usefixtures("git_env")
-def test_release_signalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int, at: tuple[str, int]) -> None:
+def test_release_signalled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int, at: tuple[str, int]
+) -> None:
     import builder.release.dist as dist
     import builder.release.flow as flow
 
     repo = release_repo(tmp_path / "repo")
     monkeypatch.chdir(repo)
-    monkeypatch.setattr(flow, "check_committed", lambda data, date: None)  # validate and drift: tested elsewhere
-    monkeypatch.setattr(dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.version.tag}\n".encode()})
+    # validate and drift: tested elsewhere
+    monkeypatch.setattr(flow, "check_committed", lambda data, date: None)
+    monkeypatch.setattr(
+        dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.version.tag}\n".encode()}
+    )
     old = git_state(repo), (repo / "CHANGELOG.md").exists()
     code, err = run(["release"], at, signum)
     assert_stopped(code, err, signum)
@@ -532,9 +590,12 @@ def test_release_signalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sign
     assert leftovers(repo / "dist", repo / "CHANGELOG.md") == []
 
 
-# A signal while git runs inside `release`: sent by git's own child (a hook or a filter) to git's parent.
+# A signal while git runs inside `release`: sent by git's own child (a hook or a filter) to git's
+# parent.
 
-SIGNAL_BUILDER = "kill -TERM $(cut -d' ' -f4 /proc/$PPID/stat)"  # $PPID is git; field 4 of its stat, the builder
+SIGNAL_BUILDER = (
+    "kill -TERM $(cut -d' ' -f4 /proc/$PPID/stat)"  # $PPID is git; field 4 of its stat, the builder
+)
 
 
 def slow_pre_commit_hook(repo: Path) -> Callable[[], None]:
@@ -548,7 +609,9 @@ def clean_filter_during_git_add(repo: Path) -> Callable[[], None]:
     (repo / ".git" / "info").mkdir(exist_ok=True)
     attributes = repo / ".git" / "info" / "attributes"
     attributes.write_text("CHANGELOG.md filter=signal\n")
-    subprocess.run(["git", "config", "filter.signal.clean", f"{SIGNAL_BUILDER}; cat"], cwd=repo, check=True)
+    subprocess.run(
+        ["git", "config", "filter.signal.clean", f"{SIGNAL_BUILDER}; cat"], cwd=repo, check=True
+    )
     return attributes.unlink
 
 
@@ -562,13 +625,20 @@ def test_release_signalled_while_git_runs_rolls_back(
 
     repo = release_repo(tmp_path / "repo")
     monkeypatch.chdir(repo)
-    monkeypatch.setattr(flow, "check_committed", lambda data, date: None)  # validate and drift: tested elsewhere
-    monkeypatch.setattr(dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.version.tag}\n".encode()})
+    # validate and drift: tested elsewhere
+    monkeypatch.setattr(flow, "check_committed", lambda data, date: None)
+    monkeypatch.setattr(
+        dist, "dist_files", lambda release: {"SHA256SUMS": f"{release.version.tag}\n".encode()}
+    )
     old = git_state(repo), (repo / "CHANGELOG.md").exists()
     remove = plant(repo)
     code, err = run(["release"])
     assert_stopped(code, err, signal.SIGTERM)
-    assert (git_state(repo), (repo / "CHANGELOG.md").exists()) == old  # no commit, nothing staged, no CHANGELOG
+    # no commit, nothing staged, no CHANGELOG
+    assert (
+        git_state(repo),
+        (repo / "CHANGELOG.md").exists(),
+    ) == old
     assert not (repo / ".git" / "index.lock").exists()
     remove()
     code, err = run(["release"])
@@ -594,14 +664,46 @@ def test_validate_only_reads(tmp_path: Path, planted: bool) -> None:
     before = {p: p.read_bytes() if p.is_file() else None for p in sorted(lane.rglob("*"))}
     trace = lane.parent / "trace"
     done = subprocess.run(
-        ["strace", "-f", "-qq", "-e", "trace=%file", "-o", str(trace), sys.executable, "-m", "builder", "validate"],
-        cwd=lane, capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=300,
-    )  # fmt: skip
+        [
+            "strace",
+            "-f",
+            "-qq",
+            "-e",
+            "trace=%file",
+            "-o",
+            str(trace),
+            sys.executable,
+            "-m",
+            "builder",
+            "validate",
+        ],
+        cwd=lane,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=300,
+    )
     calls = trace.read_text().splitlines()
     writes = [c for c in calls if any(flag in c for flag in ("O_WRONLY", "O_RDWR", "O_CREAT"))]
-    changes = [c for c in calls if c.split("(")[0].split()[-1] in
-               {"rename", "renameat", "renameat2", "unlink", "unlinkat", "mkdir", "mkdirat", "rmdir", "symlink",
-                "symlinkat", "link", "linkat"}]  # fmt: skip
+    changes = [
+        c
+        for c in calls
+        if c.split("(")[0].split()[-1]
+        in {
+            "rename",
+            "renameat",
+            "renameat2",
+            "unlink",
+            "unlinkat",
+            "mkdir",
+            "mkdirat",
+            "rmdir",
+            "symlink",
+            "symlinkat",
+            "link",
+            "linkat",
+        }
+    ]
     assert writes + changes == []
     assert {p: p.read_bytes() if p.is_file() else None for p in sorted(lane.rglob("*"))} == before
     if planted:

@@ -1,4 +1,5 @@
-"""croissant.json: the MLCommons Croissant 1.0 card of every CSV, shipped in the archive and the wheel.
+"""croissant.json: the MLCommons Croissant 1.0 card of every CSV, shipped in the archive and the
+wheel.
 
 Validation alone reads no file, so it passes a column that does not exist: the slow case loads
 every record set with mlcroissant out of a release archive's own files and compares the records
@@ -19,7 +20,11 @@ import pytest
 from helpers import REPO
 
 CARD = json.loads((REPO / "croissant.json").read_bytes())
-TABLES = [r for r in json.loads((REPO / "datapackage.json").read_bytes())["resources"] if r["path"].endswith(".csv")]
+TABLES = [
+    r
+    for r in json.loads((REPO / "datapackage.json").read_bytes())["resources"]
+    if r["path"].endswith(".csv")
+]
 
 
 def test_every_csv_and_every_column_has_its_record_set_and_field() -> None:
@@ -63,7 +68,8 @@ def _typed(text: str, data_type: str) -> object:
 
 
 @pytest.mark.slow  # mlcroissant, a heavy outside library, reading every file
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # rdflib's, inside mlcroissant: not ours to fix
+# rdflib's, inside mlcroissant: not ours to fix
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_mlcroissant_validates_and_loads_every_record_set_from_the_archive(tmp_path: Path) -> None:
     import mlcroissant as mlc
 
@@ -77,14 +83,26 @@ def test_mlcroissant_validates_and_loads_every_record_set_from_the_archive(tmp_p
     assert dataset.metadata.issues.errors == set()
     for record_set in CARD["recordSet"]:
         types = {f["name"]: f["dataType"] for f in record_set["field"]}
-        path = next(f["contentUrl"] for f in CARD["distribution"] if f["@id"] == f"{record_set['@id']}.csv")
+        path = next(
+            f["contentUrl"] for f in CARD["distribution"] if f["@id"] == f"{record_set['@id']}.csv"
+        )
         with (root / path).open(newline="") as handle:
-            rows = [{k: _typed(v, types[k]) for k, v in row.items()} for row in csv.DictReader(handle)]
+            rows = [
+                {k: _typed(v, types[k]) for k, v in row.items()} for row in csv.DictReader(handle)
+            ]
         loaded = [
-            {key.split("/", 1)[1]: value.decode() if isinstance(value, bytes) else value for key, value in rec.items()}
+            {
+                key.split("/", 1)[1]: value.decode() if isinstance(value, bytes) else value
+                for key, value in rec.items()
+            }
             for rec in dataset.records(record_set=record_set["@id"])
         ]
         assert loaded == rows, record_set["@id"]
-    with zipfile.ZipFile(release.wheel) as wheel:  # the wheel ships the same card beside the same files
+    # the wheel ships the same card beside the same files
+    with zipfile.ZipFile(release.wheel) as wheel:
         assert wheel.read("leadgreen_data/croissant.json") == (root / "croissant.json").read_bytes()
-        assert io.BytesIO(wheel.read("leadgreen_data/docs/data-dictionary.md")).read().startswith(b"# Data dictionary")
+        assert (
+            io.BytesIO(wheel.read("leadgreen_data/docs/data-dictionary.md"))
+            .read()
+            .startswith(b"# Data dictionary")
+        )

@@ -27,9 +27,21 @@ def test_missing_or_unreadable_old_file_counts_as_changed() -> None:
 @pytest.mark.parametrize(
     ("docs", "newest"),
     [
-        pytest.param([{"data_version": "2026-09-27"}, {"data_version": "2026-12-01"}], "2026-12-01", id="latest"),
-        pytest.param([{"data_version": "2026-12-01"}, {"updated": "2027-01-01"}], "2026-12-01", id="updated-alone"),
-        pytest.param([{"data_version": "2026-12-01"}, {"data_version": 2027}, []], "2026-12-01", id="not-text"),
+        pytest.param(
+            [{"data_version": "2026-09-27"}, {"data_version": "2026-12-01"}],
+            "2026-12-01",
+            id="latest",
+        ),
+        pytest.param(
+            [{"data_version": "2026-12-01"}, {"updated": "2027-01-01"}],
+            "2026-12-01",
+            id="updated-alone",
+        ),
+        pytest.param(
+            [{"data_version": "2026-12-01"}, {"data_version": 2027}, []],
+            "2026-12-01",
+            id="not-text",
+        ),
         pytest.param([{"version": "1"}], None, id="none-dated"),
         pytest.param([], None, id="no-documents"),
     ],

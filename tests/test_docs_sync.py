@@ -25,11 +25,48 @@ DOCS = [
 ]
 DESCRIPTOR = json.loads((REPO / "datapackage.json").read_bytes())
 WORKLOADS = json.loads((REPO / "data" / "workloads.json").read_bytes())["workloads"]
-WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
-# Options of the other tools the docs show: python -m leadgreen_data, pip, check-jsonschema, git, mypy.
-OUTSIDE = {"--workload", "--json", "--help", "--quiet", "--base-uri", "--schemafile", "--tags", "--unshallow"}
+WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
+# Options of the other tools the docs show: python -m leadgreen_data, pip, check-jsonschema, git,
+# mypy.
+OUTSIDE = {
+    "--workload",
+    "--json",
+    "--help",
+    "--quiet",
+    "--base-uri",
+    "--schemafile",
+    "--tags",
+    "--unshallow",
+}
 OUTSIDE |= {"--depth", "--branch", "--strict", "--atomic", "--ff-only"}  # git's
-ACRONYMS = {"JSON", "CSV", "URL", "HTTP", "GPU", "OLD", "NEW", "SOURCE_DATE_EPOCH", "SHA256SUMS", "API", "ITL", "HEAD"}
+ACRONYMS = {
+    "JSON",
+    "CSV",
+    "URL",
+    "HTTP",
+    "GPU",
+    "OLD",
+    "NEW",
+    "SOURCE_DATE_EPOCH",
+    "SHA256SUMS",
+    "API",
+    "ITL",
+    "HEAD",
+}
 
 
 def builder_options() -> set[str]:
@@ -43,7 +80,11 @@ def builder_options() -> set[str]:
 
 def test_every_option_the_docs_name_exists() -> None:
     known = builder_options() | OUTSIDE
-    named = {(path.name, opt) for path in DOCS for opt in re.findall(r"(?<![\w-])--[a-z][a-z-]*", path.read_text())}
+    named = {
+        (path.name, opt)
+        for path in DOCS
+        for opt in re.findall(r"(?<![\w-])--[a-z][a-z-]*", path.read_text())
+    }
     assert sorted((name, opt) for name, opt in named if opt not in known) == []
 
 
@@ -59,7 +100,8 @@ def test_every_commands_help_gives_its_exit_codes(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(main.commands))
 def test_help_names_no_folder_by_a_placeholder(name: str) -> None:
-    """A folder given by an option is called by the option (`--out`), not OUT, which reads as an argument."""
+    """A folder given by an option is called by the option (`--out`), not OUT, which reads as an
+    argument."""
     command = main.commands[name]
     arguments = {p.name.upper() for p in command.params if isinstance(p, click.Argument) and p.name}
     words = set(re.findall(r"\b[A-Z][A-Z_0-9]{2,}\b", command.help or ""))
@@ -79,8 +121,13 @@ def test_the_counts_in_the_docs_are_the_packages() -> None:
     assert f"One entry per upstream task file, {len(DESCRIPTOR['sources'])} in all" in dictionary
     readme = (REPO / "README.md").read_text()
     assert f"for {WORDS[len(WORKLOADS)]} workloads from" in readme
-    assert f"today's {WORDS[len(DESCRIPTOR['sources'])]} task files" in (REPO / "CONTRIBUTING.md").read_text()
-    rows = re.findall(r"^\| `([a-z-]+)` \| [^|]+ \| `[a-z-]+` \| \d+ \| \d+ \|$", readme, re.MULTILINE)
+    assert (
+        f"today's {WORDS[len(DESCRIPTOR['sources'])]} task files"
+        in (REPO / "CONTRIBUTING.md").read_text()
+    )
+    rows = re.findall(
+        r"^\| `([a-z-]+)` \| [^|]+ \| `[a-z-]+` \| \d+ \| \d+ \|$", readme, re.MULTILINE
+    )
     assert rows == [w["id"] for w in WORKLOADS]
     documents = (REPO / "docs" / "v1-documents.md").read_text()
     assert f"Our workloads are {WORDS[len(WORKLOADS)]} of its" in documents

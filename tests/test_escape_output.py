@@ -1,4 +1,5 @@
-"""Untrusted text in the diff, the changelog and the reporters: escaped, on its own line, inside its block."""
+"""Untrusted text in the diff, the changelog and the reporters: escaped, on its own line, inside
+its block."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ def hostile_diff() -> Diff:
     diff = Diff(data_version=("2026-01-01", "2026-01-02"))
     diff.models_added = [f"evil\n{FAKE}"]
     diff.best_changed = [Change("m\x1b[31m H100", "name", "a", "b\u202e")]
-    diff.headers_changed = [Change("index.json", "caveat", "x", "```\n@maintainers ![x](https://evil.example/x.png)")]
+    diff.headers_changed = [
+        Change("index.json", "caveat", "x", "```\n@maintainers ![x](https://evil.example/x.png)")
+    ]
     return diff
 
 
@@ -30,7 +33,9 @@ def test_the_diff_text_keeps_each_change_on_its_line() -> None:
 
 
 def test_the_changelog_fence_cannot_be_closed_by_a_value() -> None:
-    entry = changelog_entry(Version("2026-01-02"), "1", Version("2026-01-01"), hostile_diff(), None, "")
+    entry = changelog_entry(
+        Version("2026-01-02"), "1", Version("2026-01-01"), hostile_diff(), None, ""
+    )
     lines = entry.splitlines()
     fences = [i for i, line in enumerate(lines) if line.startswith("```")]
     assert len(fences) == 2, lines

@@ -1,4 +1,5 @@
-"""Lighter installs: `pip install -e .` builds and validates; site and release dependencies are extras."""
+"""Lighter installs: `pip install -e .` builds and validates; site and release dependencies are
+extras."""
 
 from __future__ import annotations
 
@@ -14,11 +15,16 @@ PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 
 
 def _names(requirements: list[str]) -> set[str]:
-    return {req.split("[")[0].split(">")[0].split("=")[0].split("<")[0].strip().lower() for req in requirements}
+    return {
+        req.split("[")[0].split(">")[0].split("=")[0].split("<")[0].strip().lower()
+        for req in requirements
+    }
 
 
 def test_the_core_install_has_no_site_or_release_dependency() -> None:
-    assert _names(PROJECT["dependencies"]).isdisjoint({"jinja2", "matplotlib", "flit_core", "pyproject_hooks"})
+    assert _names(PROJECT["dependencies"]).isdisjoint(
+        {"jinja2", "matplotlib", "flit_core", "pyproject_hooks"}
+    )
     extras = PROJECT["optional-dependencies"]
     assert _names(extras["site"]) == {"jinja2", "matplotlib"}
     assert _names(extras["release"]) == {"flit_core", "pyproject_hooks"}

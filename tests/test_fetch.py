@@ -53,18 +53,27 @@ def upstream_bytes(repo: Path, factor: float = 1.0) -> bytes:
     return json.dumps(doc, indent=1).encode()
 
 
-@pytest.mark.slow  # fetch, build and validate; test_503_then_good_answer_is_retried_and_pinned is the fetch smoke case
-def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
+# fetch, build and validate; test_503_then_good_answer_is_retried_and_pinned is the fetch smoke case
+@pytest.mark.slow
+def test_good_answer_is_pinned_and_built(
+    repo_copy: Path, cli, httpserver: HTTPServer, pauses
+) -> None:
     body = upstream_bytes(repo_copy, 1.1)
     httpserver.expect_request(PATH).respond_with_data(body, content_type="application/json")
     result = cli(
-        "fetch", "--url", httpserver.url_for(PATH), "--commit", "abc1230000000000000000000000000000000000", *FAST
+        "fetch",
+        "--url",
+        httpserver.url_for(PATH),
+        "--commit",
+        "abc1230000000000000000000000000000000000",
+        *FAST,
     )
     assert result.exit_code == 0, result.output
     assert pauses == []
     assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
     lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())["tasks"]["lm-arena-chat"]
-    assert lock["url"] == UPSTREAM_URL  # the server is a mirror: recorded beside upstream's URL, never instead
+    # the server is a mirror: recorded beside upstream's URL, never instead
+    assert lock["url"] == UPSTREAM_URL
     assert lock["mirror"] == httpserver.url_for(PATH)
     assert lock["commit"] == "abc1230000000000000000000000000000000000"
     assert lock["size"] == len(body)
@@ -72,11 +81,16 @@ def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPS
     old = json.loads((repo_copy / "data" / "models" / "qwen-3-8b.json").read_text())
     assert cli("build").exit_code == 0
     new = json.loads((repo_copy / "data" / "models" / "qwen-3-8b.json").read_text())
-    ratio = new["best"]["H100"]["joules_per_output_token"] / old["best"]["H100"]["joules_per_output_token"]
+    ratio = (
+        new["best"]["H100"]["joules_per_output_token"]
+        / old["best"]["H100"]["joules_per_output_token"]
+    )
     assert ratio == pytest.approx(1.1, rel=1e-5)
     assert cli("validate").exit_code == 0
     (source,) = (
-        s for s in json.loads((repo_copy / "datapackage.json").read_text())["sources"] if s["path"] == UPSTREAM_URL
+        s
+        for s in json.loads((repo_copy / "datapackage.json").read_text())["sources"]
+        if s["path"] == UPSTREAM_URL
     )
     assert (source["mirror"], source["version"]) == (
         httpserver.url_for(PATH),
@@ -84,7 +98,9 @@ def test_good_answer_is_pinned_and_built(repo_copy: Path, cli, httpserver: HTTPS
     )
 
 
-def test_503_then_good_answer_is_retried_and_pinned(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
+def test_503_then_good_answer_is_retried_and_pinned(
+    repo_copy: Path, cli, httpserver: HTTPServer, pauses
+) -> None:
     body = upstream_bytes(repo_copy, 0.9)
     httpserver.expect_oneshot_request(PATH).respond_with_data("busy", status=503)
     httpserver.expect_request(PATH).respond_with_data(body)
@@ -92,7 +108,8 @@ def test_503_then_good_answer_is_retried_and_pinned(repo_copy: Path, cli, httpse
     assert result.exit_code == 0, result.output
     assert len(httpserver.log) == 2
     assert pauses == [1.0]
-    assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body  # built: the case above (slow)
+    # built: the case above (slow)
+    assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
 
 
 def refused(repo: Path, cli, *args: str) -> str:
@@ -115,7 +132,9 @@ def test_404_is_refused_without_retry(repo_copy: Path, cli, httpserver: HTTPServ
     assert pauses == []
 
 
-def test_persistent_5xx_is_refused_after_bounded_retries(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:
+def test_persistent_5xx_is_refused_after_bounded_retries(
+    repo_copy: Path, cli, httpserver: HTTPServer, pauses
+) -> None:
     httpserver.expect_request(PATH).respond_with_data("down", status=502)
     out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), *FAST)
     assert "no usable answer after 2 attempt(s); last: HTTP 502" in out
@@ -128,13 +147,15 @@ def test_persistent_5xx_is_refused_after_bounded_retries(repo_copy: Path, cli, h
     [
         pytest.param("2", "20", [1.0, 2.0], id="two-retries"),
         pytest.param("3", "20", [1.0, 2.0, 4.0], id="three-retries-double-each-time"),
-        pytest.param("3", "6.5", [1.0, 2.0], id="no-pause-past-the-deadline"),  # a third, 4 s, ends at 7 s
+        # a third, 4 s, ends at 7 s
+        pytest.param("3", "6.5", [1.0, 2.0], id="no-pause-past-the-deadline"),
     ],
 )
 def test_backoff_doubles_and_stops_at_the_deadline(
     repo_copy: Path, cli, httpserver: HTTPServer, pauses, retries, deadline, wanted, monkeypatch
 ) -> None:
-    """fetch's clock counts the pauses alone (each answer takes no time), so the load cannot move the deadline."""
+    """fetch's clock counts the pauses alone (each answer takes no time), so the load cannot move
+    the deadline."""
     monkeypatch.setattr(builder.fetch, "time", SimpleNamespace(monotonic=lambda: sum(pauses)))
     httpserver.expect_request(PATH).respond_with_data("down", status=503)
     args = ["--timeout", "0.5", "--retries", retries, "--deadline", deadline]
@@ -158,12 +179,15 @@ def test_defective_upstream_is_refused(repo_copy: Path, cli, httpserver: HTTPSer
     doc["configurations"][3]["expert_parallel"] = 0
     httpserver.expect_request(PATH).respond_with_json(doc)
     out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), *FAST)
-    assert "/configurations/3/expert_parallel (Qwen/Qwen3-14B, B200, 1 GPU(s), max_num_seqs 64)" in out
+    assert (
+        "/configurations/3/expert_parallel (Qwen/Qwen3-14B, B200, 1 GPU(s), max_num_seqs 64)" in out
+    )
 
 
 def test_truncated_body_is_refused(repo_copy: Path, cli, pauses) -> None:
     reply = (
-        b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nContent-Type: application/json\r\n\r\n" + b'{"configurations": ['
+        b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nContent-Type: application/json\r\n\r\n"
+        + b'{"configurations": ['
     )
     with raw_server(reply) as url:
         out = refused(repo_copy, cli, "--url", url, *FAST)
@@ -194,7 +218,9 @@ def endless(total: int):
         yield chunk
 
 
-def test_body_of_several_gib_is_refused_with_bounded_memory(repo_copy: Path, httpserver: HTTPServer) -> None:
+def test_body_of_several_gib_is_refused_with_bounded_memory(
+    repo_copy: Path, httpserver: HTTPServer
+) -> None:
     httpserver.expect_request(PATH).respond_with_handler(lambda request: Response(endless(4 * GiB)))
     cap = 8 * 1024 * 1024
     tracemalloc.start()
@@ -207,10 +233,14 @@ def test_body_of_several_gib_is_refused_with_bounded_memory(repo_copy: Path, htt
     assert peak < 4 * cap  # bounded by the cap, not by the 4 GiB the server offers
 
 
-def test_declared_size_over_the_cap_is_refused_before_reading(repo_copy: Path, cli, httpserver: HTTPServer) -> None:
+def test_declared_size_over_the_cap_is_refused_before_reading(
+    repo_copy: Path, cli, httpserver: HTTPServer
+) -> None:
     big = Response(endless(64 * 1024 * 1024), headers={"Content-Length": str(5 * GiB)})
     httpserver.expect_request(PATH).respond_with_handler(lambda request: big)
-    out = refused(repo_copy, cli, "--url", httpserver.url_for(PATH), "--max-bytes", "1000000", *FAST)
+    out = refused(
+        repo_copy, cli, "--url", httpserver.url_for(PATH), "--max-bytes", "1000000", *FAST
+    )
     assert f"expected at most 1000000 bytes, found Content-Length {5 * GiB}; not downloaded" in out
 
 

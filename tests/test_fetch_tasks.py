@@ -1,4 +1,5 @@
-"""`builder fetch` and `builder check-upstream` over the seven task files: every task, one task, all or nothing."""
+"""`builder fetch` and `builder check-upstream` over the seven task files: every task, one task,
+all or nothing."""
 
 from __future__ import annotations
 
@@ -12,12 +13,23 @@ from helpers import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from netfaults import closed_port_url
 
-TASKS = ("lm-arena-chat", "gpqa", "sourcegraph-fim", "image-chat", "video-chat", "text-to-image", "text-to-video")
+TASKS = (
+    "lm-arena-chat",
+    "gpqa",
+    "sourcegraph-fim",
+    "image-chat",
+    "video-chat",
+    "text-to-image",
+    "text-to-video",
+)
 FAST = ["--timeout", "0.5", "--retries", "0", "--deadline", "20"]
 
 
-def serve_pins(repo: Path, server: HTTPServer, changed: dict[str, bytes] | None = None) -> dict[str, str]:
-    """Serve each pinned task and per-model file (or its replacement) on the test server, and record those URLs
+def serve_pins(
+    repo: Path, server: HTTPServer, changed: dict[str, bytes] | None = None
+) -> dict[str, str]:
+    """Serve each pinned task and per-model file (or its replacement) on the test server, and record
+    those URLs
     in the lock."""
     lock_path = repo / "upstream" / "lock.json"
     lock = json.loads(lock_path.read_text())
@@ -37,7 +49,8 @@ def serve_pins(repo: Path, server: HTTPServer, changed: dict[str, bytes] | None 
 
 
 def scaled(repo: Path, task: str, factor: float) -> bytes:
-    """A task's (or per-model file's, `models/<name>`) pinned file with every configuration's energy and power
+    """A task's (or per-model file's, `models/<name>`) pinned file with every configuration's energy
+    and power
     scaled (so energy stays power x latency)."""
     doc = json.loads((repo / "upstream" / f"{task}.json").read_bytes())
     for conf in doc["configurations"]:
@@ -58,7 +71,9 @@ def lock_entries(repo: Path) -> dict[str, dict]:
 
 
 @pytest.mark.slow  # a whole fetch; test_fetch.py's retried fetch is the fetch smoke case
-def test_fetch_without_options_fetches_every_task_from_its_recorded_url(repo_copy, httpserver: HTTPServer) -> None:
+def test_fetch_without_options_fetches_every_task_from_its_recorded_url(
+    repo_copy, httpserver: HTTPServer
+) -> None:
     models = sorted(p.stem for p in (repo_copy / "upstream" / "models").glob("*.json"))
     bodies = {task: scaled(repo_copy, task, 1.1) for task in TASKS}
     bodies |= {name: scaled(repo_copy, f"models/{name}", 1.1) for name in models}
@@ -66,7 +81,8 @@ def test_fetch_without_options_fetches_every_task_from_its_recorded_url(repo_cop
     outcome = run_cli("fetch", "--commit", "abababababababababababababababababababab", *FAST)
     assert outcome.exit_code == 0, outcome.output
     assert sorted(request.path for request, _ in httpserver.log) == sorted(
-        [f"/public/data/tasks/{t}.json" for t in TASKS] + [f"/public/data/models/{name}.json" for name in models]
+        [f"/public/data/tasks/{t}.json" for t in TASKS]
+        + [f"/public/data/models/{name}.json" for name in models]
     )
     assert f"pinned {len(models)} per-model files ({len(models)} moved)" in outcome.output
     for name in models:
@@ -98,8 +114,11 @@ def test_fetch_one_task_leaves_the_others_alone(repo_copy, httpserver: HTTPServe
     assert {t: (repo_copy / "upstream" / f"{t}.json").read_bytes() for t in others} == others
 
 
-@pytest.mark.slow  # a whole fetch; test_fetch.py's retried fetch also pins the text conversation task
-def test_fetch_with_url_alone_means_the_text_conversation_task(repo_copy, httpserver: HTTPServer) -> None:
+# a whole fetch; test_fetch.py's retried fetch also pins the text conversation task
+@pytest.mark.slow
+def test_fetch_with_url_alone_means_the_text_conversation_task(
+    repo_copy, httpserver: HTTPServer
+) -> None:
     body = scaled(repo_copy, "lm-arena-chat", 1.05)
     httpserver.expect_request("/x.json").respond_with_data(body)
     outcome = run_cli("fetch", "--url", httpserver.url_for("/x.json"), "--commit", "cd" * 20, *FAST)
@@ -107,8 +126,11 @@ def test_fetch_with_url_alone_means_the_text_conversation_task(repo_copy, httpse
     assert (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes() == body
 
 
-@pytest.mark.parametrize("task", slow_after([pytest.param(t, id=t) for t in TASKS]))  # each a fetch of every task
-def test_one_bad_task_file_refuses_the_whole_refresh(repo_copy, httpserver: HTTPServer, task: str) -> None:
+# each a fetch of every task
+@pytest.mark.parametrize("task", slow_after([pytest.param(t, id=t) for t in TASKS]))
+def test_one_bad_task_file_refuses_the_whole_refresh(
+    repo_copy, httpserver: HTTPServer, task: str
+) -> None:
     doc = json.loads((repo_copy / "upstream" / f"{task}.json").read_bytes())
     doc["configurations"][2]["avg_power_watts"] = float("nan")
     bodies = {t: scaled(repo_copy, t, 1.1) for t in TASKS} | {task: json.dumps(doc).encode()}
@@ -124,8 +146,11 @@ def test_one_bad_task_file_refuses_the_whole_refresh(repo_copy, httpserver: HTTP
     )
 
 
-@pytest.mark.parametrize("task", slow_after([pytest.param(t, id=t) for t in TASKS]))  # each a fetch of every task
-def test_one_unreachable_task_refuses_the_whole_refresh(repo_copy, httpserver: HTTPServer, task: str) -> None:
+# each a fetch of every task
+@pytest.mark.parametrize("task", slow_after([pytest.param(t, id=t) for t in TASKS]))
+def test_one_unreachable_task_refuses_the_whole_refresh(
+    repo_copy, httpserver: HTTPServer, task: str
+) -> None:
     serve_pins(repo_copy, httpserver, {t: scaled(repo_copy, t, 1.1) for t in TASKS})
     lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())
     lock["tasks"][task]["url"] = closed_port_url()
@@ -136,7 +161,9 @@ def test_one_unreachable_task_refuses_the_whole_refresh(repo_copy, httpserver: H
 
 
 @pytest.mark.slow  # a whole fetch; test_workloads_corpus.py's by-rule cases word the disagreement
-def test_a_fetched_model_that_disagrees_with_another_task_is_refused(repo_copy, httpserver: HTTPServer) -> None:
+def test_a_fetched_model_that_disagrees_with_another_task_is_refused(
+    repo_copy, httpserver: HTTPServer
+) -> None:
     doc = json.loads((repo_copy / "upstream" / "gpqa.json").read_bytes())
     for conf in doc["configurations"]:
         if conf["model_id"] == "Qwen/Qwen3-14B":
@@ -154,12 +181,18 @@ def test_a_fetched_model_that_disagrees_with_another_task_is_refused(repo_copy, 
 
 @pytest.mark.slow  # a whole fetch of a refused upstream
 def test_a_task_file_of_another_task_is_refused(repo_copy, httpserver: HTTPServer) -> None:
-    httpserver.expect_request("/gpqa.json").respond_with_data((repo_copy / "upstream" / "video-chat.json").read_bytes())
+    httpserver.expect_request("/gpqa.json").respond_with_data(
+        (repo_copy / "upstream" / "video-chat.json").read_bytes()
+    )
     url = httpserver.url_for("/gpqa.json")
     before = tree_digest(repo_copy)
     outcome = run_cli("fetch", "--task", "gpqa", "--url", url, *FAST)
     assert_refused(
-        outcome, 1, f'{url}: /task: expected the task file of gpqa, found "video-chat"', before, tree_digest(repo_copy)
+        outcome,
+        1,
+        f'{url}: /task: expected the task file of gpqa, found "video-chat"',
+        before,
+        tree_digest(repo_copy),
     )
 
 
@@ -170,7 +203,8 @@ def test_unknown_task_is_a_usage_error(repo_copy) -> None:
         assert_refused(
             outcome,
             2,
-            "expected one of lm-arena-chat, gpqa, sourcegraph-fim, image-chat, video-chat, text-to-image, "
+            "expected one of lm-arena-chat, gpqa, sourcegraph-fim, image-chat, video-chat, "
+            "text-to-image, "
             "text-to-video",
             before,
             tree_digest(repo_copy),
@@ -184,13 +218,17 @@ def test_check_upstream_reports_every_task(repo_copy, httpserver: HTTPServer) ->
     assert moved.exit_code == 4, moved.output
     states = sorted(line.split(": ")[:2] for line in moved.output.splitlines())
     models = [["unchanged", p.stem] for p in (repo_copy / "upstream" / "models").glob("*.json")]
-    assert states == sorted([["moved", "image-chat"]] + [["unchanged", t] for t in TASKS if t != "image-chat"] + models)
+    assert states == sorted(
+        [["moved", "image-chat"]] + [["unchanged", t] for t in TASKS if t != "image-chat"] + models
+    )
     one = run_cli("check-upstream", "--task", "gpqa", *FAST)
     assert (one.exit_code, one.output.split(": ")[:2]) == (0, ["unchanged", "gpqa"])
     assert tree_digest(repo_copy) == before
 
 
-def test_check_upstream_exits_3_when_any_task_is_unreachable(repo_copy, httpserver: HTTPServer) -> None:
+def test_check_upstream_exits_3_when_any_task_is_unreachable(
+    repo_copy, httpserver: HTTPServer
+) -> None:
     serve_pins(repo_copy, httpserver, {"image-chat": scaled(repo_copy, "image-chat", 1.2)})
     lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())
     lock["tasks"]["video-chat"]["url"] = closed_port_url()

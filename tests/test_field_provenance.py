@@ -1,4 +1,5 @@
-"""docs/data-dictionary.md gives every published field its origin and its checks, and lists every relation checked."""
+"""docs/data-dictionary.md gives every published field its origin and its checks, and lists every
+relation checked."""
 
 from __future__ import annotations
 
@@ -23,13 +24,18 @@ def section(heading: str) -> str:
 def table_rows(text: str) -> list[list[str]]:
     """The cells of each body row of the Markdown tables in `text`."""
     rows = [
-        [cell.strip() for cell in line.strip("|").split(" | ")] for line in text.splitlines() if line.startswith("| ")
+        [cell.strip() for cell in line.strip("|").split(" | ")]
+        for line in text.splitlines()
+        if line.startswith("| ")
     ]
-    return [row for row in rows if not set(row[0]) <= {"-", " "} and row[0] not in ("field", "relation")]
+    return [
+        row for row in rows if not set(row[0]) <= {"-", " "} and row[0] not in ("field", "relation")
+    ]
 
 
 def published_fields() -> set[str]:
-    """Every property of every data document's schema, and every column of every CSV table in datapackage.json."""
+    """Every property of every data document's schema, and every column of every CSV table in
+    datapackage.json."""
     found: set[str] = set()
 
     def walk(node: object) -> None:
@@ -42,7 +48,8 @@ def published_fields() -> set[str]:
                 walk(value)
 
     for path in (REPO / "schemas").glob("*.schema.json"):
-        if path.name != "datapackage.schema.json":  # the descriptor's keys are the Data Package standard's
+        # the descriptor's keys are the Data Package standard's
+        if path.name != "datapackage.schema.json":
             walk(json.loads(path.read_bytes()))
     descriptor = json.loads((REPO / "datapackage.json").read_bytes())
     for resource in descriptor["resources"]:
@@ -53,7 +60,9 @@ def published_fields() -> set[str]:
 
 def test_every_published_field_has_an_origin_and_its_checks() -> None:
     entries: dict[str, tuple[str, str]] = {}
-    for field, origin, checks in table_rows(section("Where each value comes from, and what checks it")):
+    for field, origin, checks in table_rows(
+        section("Where each value comes from, and what checks it")
+    ):
         for name in re.findall(r"`([^`]+)`", field):
             entries[name] = (origin, checks)
     fields = published_fields()
@@ -68,7 +77,8 @@ def test_every_published_field_has_an_origin_and_its_checks() -> None:
 
 
 def test_every_relation_checked_is_listed() -> None:
-    """Each relation and order the upstream check applies names its fields in the relations table, upstream side."""
+    """Each relation and order the upstream check applies names its fields in the relations
+    table, upstream side."""
     upstream = " ".join(row[1] for row in table_rows(section("Relations between the numbers")))
     names = [(r.target, *r.inputs) for r in LLM_RELATIONS] + [
         (o.low, o.high) for o in (*LLM_ORDERS, *GENERATION_ORDERS)

@@ -1,4 +1,5 @@
-"""Issue 21, items 1 and 2: energy per response and the model's size in the CSV, and the energy-latency frontier.
+"""Issue 21, items 1 and 2: energy per response and the model's size in the CSV, and the
+energy-latency frontier.
 
 Expectations are recomputed here from the upstream task files with plain json (not the builder's
 code), or are literals; the negative corpus names each fault `builder validate` must report.
@@ -37,12 +38,18 @@ BEFORE = LLM_DOCUMENTS_SHA256  # every document published before the frontier
 
 def test_every_earlier_document_is_byte_identical() -> None:
     data = REPO / "data"
-    found = {p.relative_to(data).as_posix() for p in data.rglob("*.json") if p.name != "frontier.json"}
-    found -= {p.relative_to(data).as_posix() for p in data.rglob("output-lengths.json")}  # tests/test_output_lengths.py
-    generation = {rel for rel in found if rel.startswith(("workloads/text-to-image/", "workloads/text-to-video/"))}
-    assert found - generation - {"workloads.json", "units.json"} == set(
-        BEFORE
-    )  # the new workloads: tests/test_generation.py
+    found = {
+        p.relative_to(data).as_posix() for p in data.rglob("*.json") if p.name != "frontier.json"
+    }
+    # tests/test_output_lengths.py
+    found -= {p.relative_to(data).as_posix() for p in data.rglob("output-lengths.json")}
+    generation = {
+        rel
+        for rel in found
+        if rel.startswith(("workloads/text-to-image/", "workloads/text-to-video/"))
+    }
+    # the new workloads: tests/test_generation.py
+    assert found - generation - {"workloads.json", "units.json"} == set(BEFORE)
     for rel, digest in BEFORE.items():
         assert hashlib.sha256((data / rel).read_bytes()).hexdigest() == digest, rel
 
@@ -55,7 +62,8 @@ def slug(name: str) -> str:
 
 
 def upstream_rows(task: str) -> dict[tuple[str, int], dict[str, Any]]:
-    """Every upstream row by (row_id, repeat): <slug>/<gpu>/<num_gpus>/<max_num_seqs>, repeats in file order."""
+    """Every upstream row by (row_id, repeat): <slug>/<gpu>/<num_gpus>/<max_num_seqs>, repeats in
+    file order."""
     rows = json.loads((REPO / "upstream" / f"{task}.json").read_text())["configurations"]
     seen: Counter[str] = Counter()
     keyed = {}
@@ -67,7 +75,8 @@ def upstream_rows(task: str) -> dict[tuple[str, int], dict[str, Any]]:
 
 
 def histograms(task: str) -> dict[tuple[Any, ...], dict[str, list[float]]]:
-    """Each configuration's output-length histogram in upstream/models/*__<task>.json, by model and setup, repeats
+    """Each configuration's output-length histogram in upstream/models/*__<task>.json, by model and
+    setup, repeats
     in file order."""
     found: dict[tuple[Any, ...], dict[str, list[float]]] = {}
     for path in sorted((REPO / "upstream" / "models").glob(f"*__{task}.json")):
@@ -95,7 +104,9 @@ HISTOGRAMS: dict[tuple[Any, ...], dict[str, list[float]]] = {}  # of the task be
 
 
 def entry(rid: str, rep: int, row: dict[str, Any]) -> dict[str, Any]:
-    hist = HISTOGRAMS.get((row["model_id"], row["gpu_model"], row["num_gpus"], row["max_num_seqs"], rep))
+    hist = HISTOGRAMS.get(
+        (row["model_id"], row["gpu_model"], row["num_gpus"], row["max_num_seqs"], rep)
+    )
     per_token = row["energy_per_token_joules"]
     median, p90 = (None, None) if hist is None else (estimate(hist, 0.5), estimate(hist, 0.9))
     return {
@@ -114,8 +125,12 @@ def entry(rid: str, rep: int, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def part(confs: list, strict: bool) -> dict[str, Any]:
-    """A frontier (weak dominance, or strict: the leaderboard's) and best_under, over (row_id, repeat, row) triples."""
-    point = {(rid, rep): (row["energy_per_token_joules"], row["median_itl_ms"]) for rid, rep, row in confs}
+    """A frontier (weak dominance, or strict: the leaderboard's) and best_under, over (row_id,
+    repeat, row) triples."""
+    point = {
+        (rid, rep): (row["energy_per_token_joules"], row["median_itl_ms"])
+        for rid, rep, row in confs
+    }
 
     def beaten(key: tuple[str, int]) -> bool:
         e, t = point[key]
@@ -125,11 +140,19 @@ def part(confs: list, strict: bool) -> dict[str, Any]:
 
     front = [c for c in confs if not beaten((c[0], c[1]))]
     order = ("gpu_model", "num_gpus", "max_num_seqs")
-    front.sort(key=lambda c: (c[2]["median_itl_ms"], c[2]["energy_per_token_joules"], *(c[2][k] for k in order), c[1]))
+    front.sort(
+        key=lambda c: (
+            c[2]["median_itl_ms"],
+            c[2]["energy_per_token_joules"],
+            *(c[2][k] for k in order),
+            c[1],
+        )
+    )
     best_under = {}
     for target in TARGETS:
         fast = [c for c in confs if c[2]["median_itl_ms"] <= target]
-        best = min(fast, key=lambda c: round(c[2]["energy_per_token_joules"], 7), default=None)  # first on a tie
+        # first on a tie
+        best = min(fast, key=lambda c: round(c[2]["energy_per_token_joules"], 7), default=None)
         best_under[str(target)] = entry(*best) if best else None
     return {"frontier": [entry(*c) for c in front], "best_under": best_under}
 
@@ -142,7 +165,10 @@ def expected_frontier(task: str) -> dict[str, Any]:
         by_model[rid.split("/")[0]].append((rid, repeat, row))
     models = []
     for name in sorted(by_model):
-        confs = sorted(by_model[name], key=lambda c: (c[2]["gpu_model"], c[2]["num_gpus"], c[2]["max_num_seqs"]))
+        confs = sorted(
+            by_model[name],
+            key=lambda c: (c[2]["gpu_model"], c[2]["num_gpus"], c[2]["max_num_seqs"]),
+        )
         gpus = {
             gpu: part([c for c in confs if c[2]["gpu_model"] == gpu], False)
             for gpu in sorted({c[2]["gpu_model"] for c in confs})
@@ -155,11 +181,30 @@ def expected_frontier(task: str) -> dict[str, Any]:
 def test_frontier_equals_a_recomputation_from_upstream(workload: str) -> None:
     task, folder = TASKS[workload]
     doc = json.loads((REPO / "data" / folder / "frontier.json").read_text())
-    head = ["version", "workload", "data_version", "unit", "latency_metric", "definition", "itl_targets_ms", "models"]
+    head = [
+        "version",
+        "workload",
+        "data_version",
+        "unit",
+        "latency_metric",
+        "definition",
+        "itl_targets_ms",
+        "models",
+    ]
     assert list(doc) == head
-    assert (doc["version"], doc["workload"], doc["latency_metric"]) == ("1", workload, "median_itl_ms")
+    assert (doc["version"], doc["workload"], doc["latency_metric"]) == (
+        "1",
+        workload,
+        "median_itl_ms",
+    )
     assert doc["unit"] == "Wh per million output tokens"
-    definitions = ["gpus", "across_gpus", "best_under", "joules_per_response", "joules_per_response_quantiles"]
+    definitions = [
+        "gpus",
+        "across_gpus",
+        "best_under",
+        "joules_per_response",
+        "joules_per_response_quantiles",
+    ]
     assert list(doc["definition"]) == definitions
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", doc["data_version"])
     assert {k: doc[k] for k in ("itl_targets_ms", "models")} == expected_frontier(task)
@@ -180,30 +225,46 @@ def test_llama_70b_under_100_ms_on_b200_is_two_gpus_at_512_sequences() -> None:
         "gpu": "B200",
         "mean_output_tokens": 351.67,
         "joules_per_response": 95.2279,
-        "joules_per_response_median": 77.4172,  # 0.2707841 J per token x 285.9 tokens (output-lengths.json)
+        # 0.2707841 J per token x 285.9 tokens (output-lengths.json)
+        "joules_per_response_median": 77.4172,
         "joules_per_response_p90": 198.0244,  # x 731.3 tokens
     }
-    assert llama["across_gpus"]["best_under"]["100"] == llama["gpus"]["B200"]["best_under"]["100"]  # H100's costs more
+    # H100's costs more
+    assert llama["across_gpus"]["best_under"]["100"] == llama["gpus"]["B200"]["best_under"]["100"]
 
 
 def test_one_chat_response_under_100_ms_on_h100_costs_the_same_for_qwen_32b_and_llama_70b() -> None:
-    """Issue 37's case: per token they differ by nearly 2x, per response by 2 %, because Qwen answers longer."""
+    """Issue 37's case: per token they differ by nearly 2x, per response by 2 %, because Qwen
+    answers longer."""
     doc = json.loads((REPO / "data" / "frontier.json").read_text())
-    best = {m["slug"]: m["gpus"]["H100"]["best_under"]["100"] for m in doc["models"] if "H100" in m["gpus"]}
+    best = {
+        m["slug"]: m["gpus"]["H100"]["best_under"]["100"]
+        for m in doc["models"]
+        if "H100" in m["gpus"]
+    }
     qwen, llama = best["qwen-3-32b"], best["llama-3-1-70b-instruct"]
-    assert (qwen["wh_per_million_output_tokens"], llama["wh_per_million_output_tokens"]) == (63.47, 116.95)
+    assert (qwen["wh_per_million_output_tokens"], llama["wh_per_million_output_tokens"]) == (
+        63.47,
+        116.95,
+    )
     assert (qwen["joules_per_response"], llama["joules_per_response"]) == (144.9609, 147.411)
     assert (qwen["mean_output_tokens"], llama["mean_output_tokens"]) == (634.46, 350.14)
 
 
 def test_frontier_sizes() -> None:
-    """Entries, models and GPU types per workload, and the best_under that are null (no configuration that fast)."""
+    """Entries, models and GPU types per workload, and the best_under that are null (no
+    configuration that fast)."""
     sizes = {}
     for workload, (_, folder) in TASKS.items():
         doc = json.loads((REPO / "data" / folder / "frontier.json").read_text())
         held = [g for m in doc["models"] for g in m["gpus"].values()]
         nulls = sum(v is None for g in held for v in g["best_under"].values())
-        sizes[workload] = (sum(len(g["frontier"]) for g in held), len(doc["models"]), len(held), nulls)
+        sizes[workload] = (
+            sum(len(g["frontier"]) for g in held),
+            len(doc["models"]),
+            len(held),
+            nulls,
+        )
     assert sizes == {
         "text-conversation": (282, 18, 32, 0),
         "problem-solving": (149, 12, 22, 0),
@@ -228,8 +289,12 @@ def test_csv_new_columns_equal_a_recomputation_from_upstream() -> None:
     assert len(rows) == sum(len(k) for k in keyed.values()) == 838
     for line in rows:
         up = keyed[line["workload"]][(line["row_id"], int(line["repeat"]))]
-        assert float(line["joules_per_response"]) == round(up["energy_per_request_joules"], 4), line["row_id"]
-        assert float(line["wh_per_thousand_responses"]) == round(up["energy_per_request_joules"] / 3.6, 2)
+        assert float(line["joules_per_response"]) == round(up["energy_per_request_joules"], 4), (
+            line["row_id"]
+        )
+        assert float(line["wh_per_thousand_responses"]) == round(
+            up["energy_per_request_joules"] / 3.6, 2
+        )
         assert float(line["params_b"]) == up["total_params_billions"]
         assert float(line["active_params_b"]) == up["activated_params_billions"]
         assert line["architecture"] == up["architecture"]
@@ -239,8 +304,13 @@ def test_workload_list_gives_each_frontier_url() -> None:
     entries = json.loads((REPO / "data" / "workloads.json").read_text())["workloads"]
     llm = [e for e in entries if e["kind"] == "llm"]
     base = "https://leadgreen.ai/api/v1/"
-    assert [e["frontier_url"] for e in llm] == [f"{base}{TASKS[e['id']][1]}frontier.json" for e in llm]
-    assert [e["id"] for e in entries if "frontier_url" not in e] == ["text-to-image", "text-to-video"]
+    assert [e["frontier_url"] for e in llm] == [
+        f"{base}{TASKS[e['id']][1]}frontier.json" for e in llm
+    ]
+    assert [e["id"] for e in entries if "frontier_url" not in e] == [
+        "text-to-image",
+        "text-to-video",
+    ]
 
 
 @pytest.mark.slow  # the fast tier runs both commands on the committed package in test_validate.py
@@ -253,38 +323,60 @@ def test_built_package_validates_and_does_not_drift(in_repo, cli) -> None:
 
 
 def test_equal_points_both_stay_and_best_under_takes_the_first_on_a_tie() -> None:
-    """Dominance is on the unrounded points; best_under on the published energy, the first on a tie."""
+    """Dominance is on the unrounded points; best_under on the published energy, the first on a
+    tie."""
     from builder.frontier import LLM_AXES, frontier, undominated
 
     points = {8: (0.2, 10.0), 16: (0.1, 20.0), 32: (0.1, 30.0)}  # 32 is as costly as 16, and slower
     confs = [
-        {"gpu": "H100", "row_id": f"m/H100/1/{seqs}", "repeat": repeat, "num_gpus": 1, "max_num_seqs": seqs,
-         "median_itl_ms": points[seqs][1], "wh_per_million_output_tokens": 0.0, "joules_per_output_token": points[seqs][0]}
+        {
+            "gpu": "H100",
+            "row_id": f"m/H100/1/{seqs}",
+            "repeat": repeat,
+            "num_gpus": 1,
+            "max_num_seqs": seqs,
+            "median_itl_ms": points[seqs][1],
+            "wh_per_million_output_tokens": 0.0,
+            "joules_per_output_token": points[seqs][0],
+        }
         for seqs, repeat in ((8, 1), (16, 1), (16, 2), (32, 1))
-    ]  # fmt: skip
+    ]
     keyed = {(c["row_id"], c["repeat"]): points[c["max_num_seqs"]] for c in confs}
     found = frontier(confs, keyed, LLM_AXES, [15, 25, 5], lambda _: {}, undominated)
-    assert [(e["max_num_seqs"], e["repeat"]) for e in found["frontier"]] == [(8, 1), (16, 1), (16, 2)]
+    assert [(e["max_num_seqs"], e["repeat"]) for e in found["frontier"]] == [
+        (8, 1),
+        (16, 1),
+        (16, 2),
+    ]
     assert found["best_under"]["15"]["max_num_seqs"] == 8
-    assert (found["best_under"]["25"]["max_num_seqs"], found["best_under"]["25"]["repeat"]) == (16, 1)
+    assert (found["best_under"]["25"]["max_num_seqs"], found["best_under"]["25"]["repeat"]) == (
+        16,
+        1,
+    )
     assert found["best_under"]["5"] is None
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_undominated_is_the_definition_on_points_with_ties(seed: int) -> None:
-    """No other point of another value lower or equal on both: the sweep against the definition, pair by pair."""
+    """No other point of another value lower or equal on both: the sweep against the definition,
+    pair by pair."""
     from builder.frontier import undominated
 
     rng = random.Random(seed)
     for _ in range(200):
-        points = [(float(rng.randint(0, 3)), float(rng.randint(0, 3))) for _ in range(rng.randint(0, 9))]
-        expected = [not any(q[0] <= p[0] and q[1] <= p[1] and q != p for q in points) for p in points]
+        points = [
+            (float(rng.randint(0, 3)), float(rng.randint(0, 3))) for _ in range(rng.randint(0, 9))
+        ]
+        expected = [
+            not any(q[0] <= p[0] and q[1] <= p[1] and q != p for q in points) for p in points
+        ]
         assert undominated(points) == expected, points
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_validate_finds_dominated_and_missing_entries_as_defined(seed: int) -> None:
-    """validate's frontier check (sorted once) against the definitions, on random configurations with ties."""
+    """validate's frontier check (sorted once) against the definitions, on random configurations
+    with ties."""
     from builder.frontier import LLM_AXES
     from builder.validate.frontiers import Part
 
@@ -292,23 +384,53 @@ def test_validate_finds_dominated_and_missing_entries_as_defined(seed: int) -> N
 
     rng, keys = (
         random.Random(seed),
-        ("row_id", "repeat", "gpu", "num_gpus", "max_num_seqs", ITL, "wh_per_million_output_tokens"),
+        (
+            "row_id",
+            "repeat",
+            "gpu",
+            "num_gpus",
+            "max_num_seqs",
+            ITL,
+            "wh_per_million_output_tokens",
+        ),
     )
     for _ in range(200):
-        confs = [{"row_id": f"m/B200/1/{i}", "repeat": 1, "gpu": "B200", "num_gpus": 1, "max_num_seqs": i, ITL: float(rng.randint(0, 3)),
-                  J: float(rng.randint(0, 3)), "wh_per_million_output_tokens": 1.0} for i in range(rng.randint(1, 8))]  # fmt: skip
+        confs = [
+            {
+                "row_id": f"m/B200/1/{i}",
+                "repeat": 1,
+                "gpu": "B200",
+                "num_gpus": 1,
+                "max_num_seqs": i,
+                ITL: float(rng.randint(0, 3)),
+                J: float(rng.randint(0, 3)),
+                "wh_per_million_output_tokens": 1.0,
+            }
+            for i in range(rng.randint(1, 8))
+        ]
         listed = rng.sample(confs, rng.randint(0, len(confs)))
         listed.sort(key=lambda c: c[ITL])
         held = {"frontier": [{k: c[k] for k in keys} for c in listed], "best_under": {}}
-        found = [p.message for p in Part("f", "s", LLM_AXES, ([], "itl_targets_ms"), None).check("/m", held, confs, "")]
+        found = [
+            p.message
+            for p in Part("f", "s", LLM_AXES, ([], "itl_targets_ms"), None).check(
+                "/m", held, confs, ""
+            )
+        ]
         dominated = [c for c in listed if any(o[J] < c[J] and o[ITL] < c[ITL] for o in confs)]
-        alone = [c for c in confs if not any(o is not c and o[J] <= c[J] and o[ITL] <= c[ITL] for o in confs)]
+        alone = [
+            c
+            for c in confs
+            if not any(o is not c and o[J] <= c[J] and o[ITL] <= c[ITL] for o in confs)
+        ]
         missing = [c for c in alone if c not in listed]
         assert [m.split(" dominated by ")[0] for m in found if "dominated by" in m] == [
-            f"expected a configuration no other dominates, found {c['row_id']} repeat 1" for c in dominated
+            f"expected a configuration no other dominates, found {c['row_id']} repeat 1"
+            for c in dominated
         ]
         assert [m for m in found if "missing" in m] == [
-            f"expected every undominated configuration, found {c['row_id']} repeat 1 (s) missing" for c in missing
+            f"expected every undominated configuration, found {c['row_id']} repeat 1 (s) missing"
+            for c in missing
         ]
 
 
@@ -349,26 +471,97 @@ def csv_cell(column: str, value: str) -> Callable[[Path], None]:
 
 
 CORPUS = [
-    ("dominated-entry", edit(F, at(Q8, lambda g: g["frontier"].insert(3, entry_of(64)))), f"data/frontier.json: {Q8}/frontier/3: expected a configuration no other dominates, found qwen-3-8b/B200/1/64 repeat 1 dominated by qwen-3-8b/B200/1/128 repeat 1"),
-    ("undominated-missing", edit(F, at(Q8, lambda g: g["frontier"].pop(0))), f"data/frontier.json: {Q8}/frontier: expected every undominated configuration, found qwen-3-8b/B200/1/8 repeat 1 (models/qwen-3-8b.json) missing"),
-    ("best-under-not-lowest", edit(F, at(Q8, lambda g: g["best_under"].update({"50": entry_of(256)}))), f"data/frontier.json: {Q8}/best_under/50: expected qwen-3-8b/B200/1/512 repeat 1 (the lowest energy under 50 ms), found qwen-3-8b/B200/1/256 repeat 1"),
-    ("best-under-null", edit(F, at(Q8, lambda g: g["best_under"].update({"50": None}))), f"data/frontier.json: {Q8}/best_under/50: expected qwen-3-8b/B200/1/512 repeat 1 (the lowest energy under 50 ms), found null"),
-    ("best-under-too-slow", edit(F, at(Q8, lambda g: g["best_under"].update({"50": entry_of(1024)}))), f"data/frontier.json: {Q8}/best_under/50: expected a configuration with median_itl_ms <= 50, found qwen-3-8b/B200/1/1024 repeat 1 at 79.6"),
-    ("best-under-target-missing", edit(F, at(Q8, lambda g: g["best_under"].pop("200"))), f"data/frontier.json: {Q8}/best_under: expected best_under keys ['50', '100', '200'] (itl_targets_ms), found ['50', '100']"),
-    ("entry-value-differs", edit(F, at(f"{Q8}/frontier/0", lambda e: e.update(wh_per_million_output_tokens=100.0))), f"data/frontier.json: {Q8}/frontier/0/wh_per_million_output_tokens: expected 119.55 as in models/qwen-3-8b.json qwen-3-8b/B200/1/8 repeat 1, found 100.0"),
-    ("entry-not-a-configuration", edit(F, at(f"{Q8}/frontier/0", lambda e: e.update(repeat=2))), f"data/frontier.json: {Q8}/frontier/0: expected a configuration of models/qwen-3-8b.json on this GPU, found no qwen-3-8b/B200/1/8 repeat 2"),
-    ("gpu-missing", edit(F, at("/models/17/gpus", lambda g: g.pop("H100"))), "data/frontier.json: /models/17/gpus: expected the GPUs of models/qwen-3-8b.json ['B200', 'H100'], found ['B200']"),
-    ("extra-field", edit(F, at(f"{Q8}/frontier/0", lambda e: e.update(note="x"))), f"data/frontier.json: {Q8}/frontier/0: expected no properties beyond the schema's, found 'note'"),
-    ("entry-twice", edit(F, at(Q8, lambda g: g["frontier"].insert(1, dict(g["frontier"][0])))), f"data/frontier.json: {Q8}/frontier/1: expected each configuration once, found qwen-3-8b/B200/1/8 repeat 1 again"),
-    ("out-of-order", edit(F, at(Q8, lambda g: g["frontier"].insert(0, g["frontier"].pop(1)))), f"data/frontier.json: {Q8}/frontier/1: expected median_itl_ms ascending, found 5.0 after 5.8"),
-    ("file-missing", lambda data: (data / "workloads" / "problem-solving" / F).unlink(), "data/workloads/problem-solving/frontier.json: /: expected this file, found it missing"),
-    ("csv-wh-not-joules-over-3-6", csv_cell("wh_per_thousand_responses", "2000.0"), "data/configurations.csv: line 2, column wh_per_thousand_responses: expected joules_per_response / 3.6 = 2013.82 (deepseek-v3-1/B200/8/8 repeat 1 of text-conversation), found 2000.0"),
-]  # fmt: skip
+    (
+        "dominated-entry",
+        edit(F, at(Q8, lambda g: g["frontier"].insert(3, entry_of(64)))),
+        f"data/frontier.json: {Q8}/frontier/3: expected a configuration no other dominates, found "
+        f"qwen-3-8b/B200/1/64 repeat 1 dominated by qwen-3-8b/B200/1/128 repeat 1",
+    ),
+    (
+        "undominated-missing",
+        edit(F, at(Q8, lambda g: g["frontier"].pop(0))),
+        f"data/frontier.json: {Q8}/frontier: expected every undominated configuration, found "
+        f"qwen-3-8b/B200/1/8 repeat 1 (models/qwen-3-8b.json) missing",
+    ),
+    (
+        "best-under-not-lowest",
+        edit(F, at(Q8, lambda g: g["best_under"].update({"50": entry_of(256)}))),
+        f"data/frontier.json: {Q8}/best_under/50: expected qwen-3-8b/B200/1/512 repeat 1 (the "
+        f"lowest energy under 50 ms), found qwen-3-8b/B200/1/256 repeat 1",
+    ),
+    (
+        "best-under-null",
+        edit(F, at(Q8, lambda g: g["best_under"].update({"50": None}))),
+        f"data/frontier.json: {Q8}/best_under/50: expected qwen-3-8b/B200/1/512 repeat 1 (the "
+        f"lowest energy under 50 ms), found null",
+    ),
+    (
+        "best-under-too-slow",
+        edit(F, at(Q8, lambda g: g["best_under"].update({"50": entry_of(1024)}))),
+        f"data/frontier.json: {Q8}/best_under/50: expected a configuration with median_itl_ms <= "
+        f"50, found qwen-3-8b/B200/1/1024 repeat 1 at 79.6",
+    ),
+    (
+        "best-under-target-missing",
+        edit(F, at(Q8, lambda g: g["best_under"].pop("200"))),
+        f"data/frontier.json: {Q8}/best_under: expected best_under keys ['50', '100', '200'] "
+        f"(itl_targets_ms), found ['50', '100']",
+    ),
+    (
+        "entry-value-differs",
+        edit(F, at(f"{Q8}/frontier/0", lambda e: e.update(wh_per_million_output_tokens=100.0))),
+        f"data/frontier.json: {Q8}/frontier/0/wh_per_million_output_tokens: expected 119.55 as in "
+        f"models/qwen-3-8b.json qwen-3-8b/B200/1/8 repeat 1, found 100.0",
+    ),
+    (
+        "entry-not-a-configuration",
+        edit(F, at(f"{Q8}/frontier/0", lambda e: e.update(repeat=2))),
+        f"data/frontier.json: {Q8}/frontier/0: expected a configuration of models/qwen-3-8b.json "
+        f"on this GPU, found no qwen-3-8b/B200/1/8 repeat 2",
+    ),
+    (
+        "gpu-missing",
+        edit(F, at("/models/17/gpus", lambda g: g.pop("H100"))),
+        "data/frontier.json: /models/17/gpus: expected the GPUs of models/qwen-3-8b.json ['B200', "
+        "'H100'], found ['B200']",
+    ),
+    (
+        "extra-field",
+        edit(F, at(f"{Q8}/frontier/0", lambda e: e.update(note="x"))),
+        f"data/frontier.json: {Q8}/frontier/0: expected no properties beyond the schema's, found "
+        f"'note'",
+    ),
+    (
+        "entry-twice",
+        edit(F, at(Q8, lambda g: g["frontier"].insert(1, dict(g["frontier"][0])))),
+        f"data/frontier.json: {Q8}/frontier/1: expected each configuration once, found "
+        f"qwen-3-8b/B200/1/8 repeat 1 again",
+    ),
+    (
+        "out-of-order",
+        edit(F, at(Q8, lambda g: g["frontier"].insert(0, g["frontier"].pop(1)))),
+        f"data/frontier.json: {Q8}/frontier/1: expected median_itl_ms ascending, found 5.0 after "
+        f"5.8",
+    ),
+    (
+        "file-missing",
+        lambda data: (data / "workloads" / "problem-solving" / F).unlink(),
+        "data/workloads/problem-solving/frontier.json: /: expected this file, found it missing",
+    ),
+    (
+        "csv-wh-not-joules-over-3-6",
+        csv_cell("wh_per_thousand_responses", "2000.0"),
+        "data/configurations.csv: line 2, column wh_per_thousand_responses: expected "
+        "joules_per_response / 3.6 = 2013.82 (deepseek-v3-1/B200/8/8 repeat 1 of "
+        "text-conversation), found 2000.0",
+    ),
+]
 
 
 @pytest.mark.parametrize(("apply", "expected"), [pytest.param(a, e, id=n) for n, a, e in CORPUS])
 def test_the_checks_refuse_a_planted_fault(reused_copy, apply, expected) -> None:
-    """Each fault through validate's checks (tests/rules.py; frictionless aside: these faults are in JSON documents)."""
+    """Each fault through validate's checks (tests/rules.py; frictionless aside: these faults are
+    in JSON documents)."""
     apply(reused_copy / "data")
     found = rule_problems(reused_copy / "data")
     assert expected in found, found

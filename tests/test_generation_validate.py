@@ -1,5 +1,7 @@
-"""`builder validate` refuses planted errors in the generation workloads' documents and CSVs, and accepts the
-committed ones; the upstream parser refuses unsound generation rows and accepts every letter in a name."""
+"""`builder validate` refuses planted errors in the generation workloads' documents and CSVs, and
+accepts the
+committed ones; the upstream parser refuses unsound generation rows and accepts every letter in a
+name."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from helpers import REPO
 from hostile import run_cli
 
 DATA = REPO / "data"
-WORK = {work.kind: work for work in generation_workloads(load_metadata(REPO / "metadata.toml"))}  # by kind
+# by kind
+WORK = {work.kind: work for work in generation_workloads(load_metadata(REPO / "metadata.toml"))}
 BASE_URL = "https://leadgreen.ai"
 IMAGE = "workloads/text-to-image"
 VIDEO = "workloads/text-to-video"
@@ -33,7 +36,8 @@ def committed() -> Tree:
 
 
 def problems_after(committed: Tree, edit: Callable[[Tree], None]) -> list[str]:
-    """The build's own checks (schemas, documents, physics, cross-file) on the committed tree after `edit`."""
+    """The build's own checks (schemas, documents, physics, cross-file) on the committed tree
+    after `edit`."""
     tree = Tree(root=committed.root, data_dir=committed.data_dir, raw=dict(committed.raw))
     tree.docs = copy.deepcopy(committed.docs)
     tree.descriptor = committed.descriptor
@@ -49,14 +53,19 @@ def test_the_committed_package_passes(committed: Tree) -> None:
     assert problems_after(committed, lambda tree: None) == []
 
 
-def test_an_image_energy_that_disagrees_with_power_times_latency_is_refused(committed: Tree) -> None:
+def test_an_image_energy_that_disagrees_with_power_times_latency_is_refused(
+    committed: Tree,
+) -> None:
     def edit(tree: Tree) -> None:
         i, conf = conf_at(tree, SD, lambda c: c["batch_size"] == 4)
         conf["joules_per_image"] = round(conf["joules_per_image"] * 1.01, 4)
         edit.at = i
 
     found = problems_after(committed, edit)
-    want = f"data/{SD}: /configurations/{edit.at}/joules_per_image: expected gpu_power_watts_total x batch_latency_s"
+    want = (
+        f"data/{SD}: /configurations/{edit.at}/joules_per_image: expected "
+        f"gpu_power_watts_total x batch_latency_s"
+    )
     assert any(p.startswith(want) for p in found), found
 
 
@@ -67,8 +76,12 @@ def test_a_video_energy_that_disagrees_is_refused_and_so_is_its_wh(committed: Tr
         conf["wh_per_video"] = conf["wh_per_video"] + 1
 
     found = problems_after(committed, edit)
-    assert any(p.startswith(f"data/{WAN}: /configurations/0/joules_per_video: expected") for p in found), found
-    assert any(p.startswith(f"data/{WAN}: /configurations/0/wh_per_video: expected") for p in found), found
+    assert any(
+        p.startswith(f"data/{WAN}: /configurations/0/joules_per_video: expected") for p in found
+    ), found
+    assert any(
+        p.startswith(f"data/{WAN}: /configurations/0/wh_per_video: expected") for p in found
+    ), found
 
 
 def test_a_wrong_throughput_is_refused(committed: Tree) -> None:
@@ -77,10 +90,14 @@ def test_a_wrong_throughput_is_refused(committed: Tree) -> None:
         conf["images_per_second"] = round(conf["images_per_second"] * 1.05, 3)
 
     found = problems_after(committed, edit)
-    assert any(p.startswith(f"data/{SD}: /configurations/0/images_per_second: expected") for p in found), found
+    assert any(
+        p.startswith(f"data/{SD}: /configurations/0/images_per_second: expected") for p in found
+    ), found
 
 
-@pytest.mark.parametrize(("rel", "over"), [(SD, False), (WAN, True)], ids=["image-under", "video-over"])
+@pytest.mark.parametrize(
+    ("rel", "over"), [(SD, False), (WAN, True)], ids=["image-under", "video-over"]
+)
 def test_a_wrong_under_latency_limit_is_refused(committed: Tree, rel: str, over: bool) -> None:
     limit = committed.docs[rel]["latency_limit_s"]
 
@@ -99,12 +116,18 @@ def test_a_wrong_best_is_refused(committed: Tree, rel: str) -> None:
     def edit(tree: Tree) -> None:
         doc = tree.docs[rel]
         gpu, best = next(iter(doc["best"].items()))
-        other = next(c for c in doc["configurations"] if c["gpu"] == gpu and c["under_latency_limit"] and c != best)
+        other = next(
+            c
+            for c in doc["configurations"]
+            if c["gpu"] == gpu and c["under_latency_limit"] and c != best
+        )
         doc["best"][gpu] = dict(other)
         edit.gpu = gpu
 
     found = problems_after(committed, edit)
-    want = f"data/{rel}: /best/{edit.gpu}: expected the lowest-energy configuration under the deadline"
+    want = (
+        f"data/{rel}: /best/{edit.gpu}: expected the lowest-energy configuration under the deadline"
+    )
     assert any(p.startswith(want) for p in found), found
 
 
@@ -125,7 +148,10 @@ def test_an_index_row_that_is_not_the_best_is_refused(committed: Tree) -> None:
         tree.docs[f"{IMAGE}/index.json"]["rows"][0]["wh_per_thousand_images"] += 1
 
     found = problems_after(committed, edit)
-    want = f"data/{IMAGE}/index.json: /rows/0/wh_per_thousand_images: expected 93.87 as in {IMAGE}/models/"
+    want = (
+        f"data/{IMAGE}/index.json: /rows/0/wh_per_thousand_images: expected 93.87 as in "
+        f"{IMAGE}/models/"
+    )
     assert any(p.startswith(want) and p.endswith(", found 94.87") for p in found), found
 
 
@@ -139,7 +165,9 @@ def test_a_model_list_entry_that_disagrees_is_refused(committed: Tree) -> None:
 
 
 @pytest.mark.parametrize("workload", [IMAGE, VIDEO])
-def test_a_csv_cell_that_disagrees_with_the_documents_is_refused(committed: Tree, workload: str) -> None:
+def test_a_csv_cell_that_disagrees_with_the_documents_is_refused(
+    committed: Tree, workload: str
+) -> None:
     rel = f"{workload}/configurations.csv"
 
     def edit(tree: Tree) -> None:
@@ -172,7 +200,8 @@ def test_a_name_with_a_format_character_is_refused_by_the_schema(committed: Tree
     assert any(p.startswith(f"data/{SD}: /name:") for p in found), found
 
 
-@pytest.mark.slow  # a whole `builder validate`; test_a_video_energy_that_disagrees_... runs its checks
+# a whole `builder validate`; test_a_video_energy_that_disagrees_... runs its checks
+@pytest.mark.slow
 def test_validate_refuses_a_planted_energy_in_a_package_copy(repo_copy) -> None:
     path = repo_copy / "data" / WAN
     doc = json.loads(path.read_text(encoding="utf-8"))
@@ -194,7 +223,9 @@ def _task(kind: str) -> dict:
 
 
 def test_the_parser_accepts_every_letter_in_a_name() -> None:
-    rows, warnings = parse_generation((REPO / "upstream" / "text-to-image.json").read_bytes(), "x", WORK["image"])
+    rows, warnings = parse_generation(
+        (REPO / "upstream" / "text-to-image.json").read_bytes(), "x", WORK["image"]
+    )
     assert len(rows) == 638
     assert warnings == []
     assert "PixArt-\u03a3" in {r.nickname for r in rows}
@@ -206,13 +237,15 @@ def test_the_parser_accepts_every_letter_in_a_name() -> None:
         pytest.param(
             "image",
             {"energy_per_image_joules": 1.0},
-            "B200, 1 GPU(s), batch_size 1): expected avg_power_watts x batch_latency_s / batch_size = 341.98237500339746, found 1.0",
+            "B200, 1 GPU(s), batch_size 1): expected avg_power_watts x batch_latency_s / "
+            "batch_size = 341.98237500339746, found 1.0",
             id="energy",
         ),
         pytest.param(
             "video",
             {"throughput_videos_per_sec": 9.0},
-            "B200, 1 GPU(s), batch_size 1): expected batch_size / batch_latency_s = 0.013509188750235488, found 9.0",
+            "B200, 1 GPU(s), batch_size 1): expected batch_size / batch_latency_s = "
+            "0.013509188750235488, found 9.0",
             id="throughput",
         ),
         pytest.param(
@@ -221,7 +254,12 @@ def test_the_parser_accepts_every_letter_in_a_name() -> None:
             "B200, 3 GPU(s), batch_size 1): expected ulysses_degree x ring_degree = 1, found 3",
             id="layout",
         ),
-        pytest.param("image", {"nickname": "SANA\u202e 1.5"}, "/configurations/0/nickname", id="format-character"),
+        pytest.param(
+            "image",
+            {"nickname": "SANA\u202e 1.5"},
+            "/configurations/0/nickname",
+            id="format-character",
+        ),
         pytest.param("video", {"fps": float("nan")}, "/configurations/0/fps", id="nan"),
         pytest.param("image", {"batch_size": 0}, "/configurations/0/batch_size", id="zero-batch"),
     ],
@@ -246,26 +284,56 @@ def test_diff_and_the_release_guard_see_a_generation_change(repo_copy, tmp_path)
     changed = tmp_path / "t2v.json"
     changed.write_text(json.dumps(doc), encoding="utf-8")
     out = tmp_path / "new" / "data"
-    built = run_cli("build", "--upstream", f"text-to-video={changed}", "--out", str(out), "--date", "2026-12-02")
+    built = run_cli(
+        "build", "--upstream", f"text-to-video={changed}", "--out", str(out), "--date", "2026-12-02"
+    )
     assert built.exit_code == 0, built.output
     shown = run_cli("diff", "data", str(out))
-    assert "best changed: text-to-video:wan-2-1-14b B200 wh_per_video: " in shown.output, shown.output
+    assert "best changed: text-to-video:wan-2-1-14b B200 wh_per_video: " in shown.output, (
+        shown.output
+    )
     large = diff_trees(load_docs("data"), load_docs(str(out))).large_changes(10.0)
-    assert any(line.startswith("text-to-video:wan-2-1-14b H100 joules_per_video: ") for line in large), large
+    assert any(
+        line.startswith("text-to-video:wan-2-1-14b H100 joules_per_video: ") for line in large
+    ), large
 
 
 METADATA_CASES = [  # (what metadata.toml says, what it says instead, the message)
-    ('unit = "Wh per video"\nlatency_limit_s = 300', 'unit = "Wh per 1,000 images"\nlatency_limit_s = 300',
-     'metadata.toml: /workload/6/unit: expected const "Wh per video", found "Wh per 1,000 images"', "unit-of-another-kind"),
-    ("latency_limit_s = 30 ", "latency_limit_s = 0 ",
-     "metadata.toml: /workload/5/latency_limit_s: expected a number of seconds > 0, the batch-latency limit", "limit-zero"),
-    ('task = "gpqa"\nkind = "llm"', 'task = "gpqa"\nkind = "image"', "metadata.toml: /workload/1: expected required property 'unit', found it missing", "llm-table-as-image"),
-    ('task = "gpqa"\nkind = "llm"\n', 'task = "gpqa"\n', "metadata.toml: /workload/1: expected required property 'kind', found it missing", "kind-missing"),
-]  # fmt: skip
+    (
+        'unit = "Wh per video"\nlatency_limit_s = 300',
+        'unit = "Wh per 1,000 images"\nlatency_limit_s = 300',
+        'metadata.toml: /workload/6/unit: expected const "Wh per video", found "Wh per 1,000 '
+        'images"',
+        "unit-of-another-kind",
+    ),
+    (
+        "latency_limit_s = 30 ",
+        "latency_limit_s = 0 ",
+        "metadata.toml: /workload/5/latency_limit_s: expected a number of seconds > 0, the "
+        "batch-latency limit",
+        "limit-zero",
+    ),
+    (
+        'task = "gpqa"\nkind = "llm"',
+        'task = "gpqa"\nkind = "image"',
+        "metadata.toml: /workload/1: expected required property 'unit', found it missing",
+        "llm-table-as-image",
+    ),
+    (
+        'task = "gpqa"\nkind = "llm"\n',
+        'task = "gpqa"\n',
+        "metadata.toml: /workload/1: expected required property 'kind', found it missing",
+        "kind-missing",
+    ),
+]
 
 
-@pytest.mark.parametrize(("old", "new", "message"), [pytest.param(*case[:3], id=case[3]) for case in METADATA_CASES])
-def test_a_wrong_generation_table_in_the_metadata_is_refused(repo_copy, old: str, new: str, message: str) -> None:
+@pytest.mark.parametrize(
+    ("old", "new", "message"), [pytest.param(*case[:3], id=case[3]) for case in METADATA_CASES]
+)
+def test_a_wrong_generation_table_in_the_metadata_is_refused(
+    repo_copy, old: str, new: str, message: str
+) -> None:
     text = (repo_copy / "metadata.toml").read_text(encoding="utf-8")
     assert old in text
     (repo_copy / "metadata.toml").write_text(text.replace(old, new, 1), encoding="utf-8")
@@ -280,7 +348,10 @@ def test_a_model_listed_twice_is_refused(committed: Tree) -> None:
         models.insert(1, copy.deepcopy(models[0]))
 
     found = problems_after(committed, edit)
-    want = f'data/{VIDEO}/models.json: /models/1/slug: expected each model once, found "cogvideox-1-5-5b" again'
+    want = (
+        f"data/{VIDEO}/models.json: /models/1/slug: expected each model once, found "
+        f'"cogvideox-1-5-5b" again'
+    )
     assert want in found, found
 
 
@@ -289,7 +360,9 @@ def test_a_layout_that_is_not_ulysses_times_ring_is_refused(committed: Tree) -> 
         tree.docs[SD]["configurations"][0]["num_gpus"] = 3
 
     found = problems_after(committed, edit)
-    want = f"data/{SD}: /configurations/0/num_gpus: expected ulysses_degree x ring_degree = 1, found 3"
+    want = (
+        f"data/{SD}: /configurations/0/num_gpus: expected ulysses_degree x ring_degree = 1, found 3"
+    )
     assert want in found, found
 
 
@@ -299,7 +372,8 @@ def test_a_document_of_the_other_kind_is_refused(committed: Tree) -> None:
 
     found = problems_after(committed, edit)
     assert f'data/{STRAY}: /kind: expected "image", found "video"' in found, found
-    assert not any("/kind: expected" in p and " as in " in p for p in found), found  # reported once, not as a header
+    # reported once, not as a header
+    assert not any("/kind: expected" in p and " as in " in p for p in found), found
 
 
 def test_a_latency_limit_that_differs_within_a_workload_is_refused(committed: Tree) -> None:
@@ -307,4 +381,6 @@ def test_a_latency_limit_that_differs_within_a_workload_is_refused(committed: Tr
         tree.docs[SD]["latency_limit_s"] = 60
 
     found = problems_after(committed, edit)
-    assert f"data/{SD}: /latency_limit_s: expected 30 as in data/{IMAGE}/index.json, found 60" in found, found
+    assert (
+        f"data/{SD}: /latency_limit_s: expected 30 as in data/{IMAGE}/index.json, found 60" in found
+    ), found

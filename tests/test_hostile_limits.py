@@ -1,4 +1,5 @@
-"""Hostile limits: sizes, cycles, caps, tracebacks and fetch answers that must end in one clear line.
+"""Hostile limits: sizes, cycles, caps, tracebacks and fetch answers that must end in one clear
+line.
 
 Every CLI case runs one command on one bad input and holds it to every promise (tests/hostile.py):
 the exit code, a one-line message naming the file, row, option or variable, no traceback, and the
@@ -32,7 +33,12 @@ from builder import jsonschemas
 from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
-from builder.upstream import MAX_CONFIGURATIONS_PER_TASK, MAX_GPUS_PER_TASK, MAX_MODELS_PER_TASK, check_caps
+from builder.upstream import (
+    MAX_CONFIGURATIONS_PER_TASK,
+    MAX_GPUS_PER_TASK,
+    MAX_MODELS_PER_TASK,
+    check_caps,
+)
 from builder.validate import crossfile
 from consumer_release import CONSUMER_FILES, GIT_IDENTITY, git
 from helpers import REPO, copy_package, slow_after
@@ -97,11 +103,18 @@ def appended(make: Callable[[int], dict[str, Any]]) -> Callable[[dict[str, Any]]
 DESCRIPTORS = [
     pytest.param(
         appended(lambda i: {"name": f"extra-{i}", "path": f"https://evil.example/{i}.csv"}),
-        f'/resources/{{last}}: expected only the resources the builder writes, found one named "extra-{MANY - 1}"',
+        f"/resources/{{last}}: expected only the resources the builder writes, found one named "
+        f'"extra-{MANY - 1}"',
         id="url-paths",
     ),
     pytest.param(
-        appended(lambda i: {"name": f"extra-{i}", "path": "data/index.json", "schema": "https://evil.example/s.json"}),
+        appended(
+            lambda i: {
+                "name": f"extra-{i}",
+                "path": "data/index.json",
+                "schema": "https://evil.example/s.json",
+            }
+        ),
         "/resources/{last}: expected only the resources the builder writes",
         id="remote-schemas",
     ),
@@ -124,11 +137,15 @@ def edit_descriptor(root: Path, edit: Callable[[dict[str, Any]], None]) -> int:
 
 
 @pytest.mark.parametrize(("edit", "named"), DESCRIPTORS)
-def test_many_appended_resources_are_each_reported_by_rule(reused_copy: Path, edit, named: str) -> None:
+def test_many_appended_resources_are_each_reported_by_rule(
+    reused_copy: Path, edit, named: str
+) -> None:
     """validate's checks (tests/rules.py) on the edited descriptor, one line a problem."""
     last = edit_descriptor(reused_copy, edit)
     found = rule_problems(reused_copy / "data")
-    assert any(line.startswith("datapackage.json") and named.format(last=last) in line for line in found), found[-3:]
+    assert any(
+        line.startswith("datapackage.json") and named.format(last=last) in line for line in found
+    ), found[-3:]
     assert sum(line.count("datapackage.json: /resources/") for line in found) >= MANY
 
 
@@ -141,7 +158,8 @@ def test_many_appended_resources_are_each_reported(repo_copy: Path, edit, named:
 
 
 # ---------------------------------------------------------------------------------------------
-# 2. Schemas with cycles, $refs to nowhere and $refs that explode: one line from validate, build, schema-diff.
+# 2. Schemas with cycles, $refs to nowhere and $refs that explode: one line from validate, build,
+# schema-diff.
 
 
 def defs_with(edit: Callable[[dict[str, Any]], None]) -> Callable[[Path], None]:
@@ -159,7 +177,10 @@ def self_through_properties(defs: dict[str, Any]) -> None:
 
 
 def self_through_items(defs: dict[str, Any]) -> None:
-    defs["configuration"]["properties"]["alike"] = {"type": "array", "items": {"$ref": "#/$defs/configuration"}}
+    defs["configuration"]["properties"]["alike"] = {
+        "type": "array",
+        "items": {"$ref": "#/$defs/configuration"},
+    }
 
 
 def two_in_a_loop(defs: dict[str, Any]) -> None:
@@ -171,7 +192,9 @@ def two_in_a_loop(defs: dict[str, Any]) -> None:
 def doubling(defs: dict[str, Any]) -> None:
     """40 definitions, each naming the next twice: 2^40 places once expanded, no cycle."""
     for i in range(40):
-        defs[f"d{i}"] = {"properties": {"p": {"$ref": f"#/$defs/d{i + 1}"}, "q": {"$ref": f"#/$defs/d{i + 1}"}}}
+        defs[f"d{i}"] = {
+            "properties": {"p": {"$ref": f"#/$defs/d{i + 1}"}, "q": {"$ref": f"#/$defs/d{i + 1}"}}
+        }
     defs["d40"] = {"type": "string"}
     defs["configuration"]["properties"]["next"] = {"$ref": "#/$defs/d0"}
 
@@ -190,7 +213,10 @@ SCHEMAS = [
         id="self-properties-validate",
     ),
     pytest.param(
-        self_through_items, ["build"], ("defs.schema.json", CYCLE, "#/$defs/configuration"), id="self-items-build"
+        self_through_items,
+        ["build"],
+        ("defs.schema.json", CYCLE, "#/$defs/configuration"),
+        id="self-items-build",
     ),
     pytest.param(
         two_in_a_loop,
@@ -201,7 +227,10 @@ SCHEMAS = [
     pytest.param(doubling, ["validate"], ("defs.schema.json", EXPLODES), id="doubling-validate"),
     pytest.param(doubling, ["build"], ("defs.schema.json", EXPLODES), id="doubling-build"),
     pytest.param(
-        doubling, ["schema-diff", "{before}", "schemas"], ("model.schema.json", EXPLODES), id="doubling-schema-diff"
+        doubling,
+        ["schema-diff", "{before}", "schemas"],
+        ("model.schema.json", EXPLODES),
+        id="doubling-schema-diff",
     ),
     pytest.param(
         nowhere,
@@ -225,10 +254,18 @@ FAST_SCHEMAS = ("self-properties-validate", "doubling-build", "nowhere-schema-di
 
 @pytest.mark.parametrize(
     ("edit", "args", "names"),
-    [p if p.id in FAST_SCHEMAS else pytest.param(*p.values, id=p.id, marks=pytest.mark.slow) for p in SCHEMAS],
+    [
+        p if p.id in FAST_SCHEMAS else pytest.param(*p.values, id=p.id, marks=pytest.mark.slow)
+        for p in SCHEMAS
+    ],
 )
 def test_a_schema_that_loops_or_explodes_is_one_line(
-    repo_copy: Path, tmp_path: Path, fresh_schemas: None, edit, args: list[str], names: tuple[str, ...]
+    repo_copy: Path,
+    tmp_path: Path,
+    fresh_schemas: None,
+    edit,
+    args: list[str],
+    names: tuple[str, ...],
 ) -> None:
     before = tmp_path / "before"
     (before / "schemas").mkdir(parents=True)
@@ -239,7 +276,8 @@ def test_a_schema_that_loops_or_explodes_is_one_line(
 
 
 def in_model_schema(edit: Callable[[dict[str, Any]], None]) -> Callable[[Path], None]:
-    """`edit` on $defs of schemas/model.schema.json holding one empty configuration, which each configuration is."""
+    """`edit` on $defs of schemas/model.schema.json holding one empty configuration, which each
+    configuration is."""
 
     def apply(root: Path) -> None:
         path = root / "schemas" / "model.schema.json"
@@ -257,15 +295,32 @@ MODEL_ID = '"https://leadgreen.ai/schemas/v1/model.schema.json"'
 MODEL_CYCLE = f'{CYCLE} "#/$defs/configuration"'
 DOCUMENTS_DIFF = ["schema-diff", "--documents", "{before}", "."]
 MODEL_SCHEMAS = [
-    pytest.param(MODEL_SELF, ["validate"], f"schemas/model.schema.json: /: {MODEL_CYCLE}", id="self-validate"),
-    pytest.param(MODEL_DOUBLING, ["build"], f"schemas/model.schema.json: /: {EXPLODES}", id="doubling-build"),
     pytest.param(
-        MODEL_SELF, DOCUMENTS_DIFF, f"error: model.schema.json: {MODEL_ID}: {MODEL_CYCLE}", id="self-documents"
+        MODEL_SELF, ["validate"], f"schemas/model.schema.json: /: {MODEL_CYCLE}", id="self-validate"
     ),
-    pytest.param(MODEL_SELF, ["build"], f"schemas/model.schema.json: /: {MODEL_CYCLE}", id="self-build"),
-    pytest.param(MODEL_DOUBLING, ["validate"], f"schemas/model.schema.json: /: {EXPLODES}", id="doubling-validate"),
     pytest.param(
-        MODEL_DOUBLING, DOCUMENTS_DIFF, f"error: model.schema.json: {MODEL_ID}: {EXPLODES}", id="doubling-documents"
+        MODEL_DOUBLING, ["build"], f"schemas/model.schema.json: /: {EXPLODES}", id="doubling-build"
+    ),
+    pytest.param(
+        MODEL_SELF,
+        DOCUMENTS_DIFF,
+        f"error: model.schema.json: {MODEL_ID}: {MODEL_CYCLE}",
+        id="self-documents",
+    ),
+    pytest.param(
+        MODEL_SELF, ["build"], f"schemas/model.schema.json: /: {MODEL_CYCLE}", id="self-build"
+    ),
+    pytest.param(
+        MODEL_DOUBLING,
+        ["validate"],
+        f"schemas/model.schema.json: /: {EXPLODES}",
+        id="doubling-validate",
+    ),
+    pytest.param(
+        MODEL_DOUBLING,
+        DOCUMENTS_DIFF,
+        f"error: model.schema.json: {MODEL_ID}: {EXPLODES}",
+        id="doubling-documents",
     ),
 ]
 
@@ -274,7 +329,8 @@ MODEL_SCHEMAS = [
 def test_a_document_schema_that_loops_or_explodes_is_one_clean_line(
     repo_copy: Path, tmp_path: Path, fresh_schemas: None, edit, args: list[str], line: str
 ) -> None:
-    """The schema file and place once, the fault as resolved() words it: no class name, no quotes escaped twice."""
+    """The schema file and place once, the fault as resolved() words it: no class name, no quotes
+    escaped twice."""
     before = tmp_path / "before"
     before.mkdir()
     for name in ("data", "schemas"):
@@ -303,12 +359,14 @@ def test_an_input_schema_with_a_cycle_is_one_line(
 def test_a_ref_to_nowhere_is_one_line_at_200_documents_and_more(
     tmp_path: Path, fresh_schemas: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 20: with 200 documents or more a $ref to nowhere was a referencing.exceptions.Unresolvable traceback."""
+    """Issue 20: with 200 documents or more a $ref to nowhere was a
+    referencing.exceptions.Unresolvable traceback."""
     monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
     from bench import workspace
 
     work = workspace(4, tmp_path)  # today's upstream four times over under new model names
-    built = run_cli("build", subprocess_=True, cwd=work)  # a process of its own: no schema cached here
+    # a process of its own: no schema cached here
+    built = run_cli("build", subprocess_=True, cwd=work)
     assert built.exit_code == 0, built.output
     assert len(list((work / "data").rglob("*.json"))) >= 200
     path = work / "schemas" / "model.schema.json"
@@ -317,7 +375,10 @@ def test_a_ref_to_nowhere_is_one_line_at_200_documents_and_more(
     path.write_text(json.dumps(schema, indent=2))
     monkeypatch.chdir(work)
     outcome = refused(work, ["validate"], 1, "error: data: 1 problem(s)")
-    line = 'schemas/model.schema.json: /: expected every $ref to resolve, found "#/$defs/no-such-definition"'
+    line = (
+        "schemas/model.schema.json: /: expected every $ref to resolve, found "
+        '"#/$defs/no-such-definition"'
+    )
     assert line in outcome.output.splitlines(), outcome.output
 
 
@@ -328,14 +389,18 @@ def test_resolved_is_bounded_at_any_depth_and_width() -> None:
     def check(schema: dict[str, Any]) -> str:
         schema = {"$id": "urn:test", **schema}
         with pytest.raises(InputError) as caught:
-            resolved(schema, Registry().with_resource("urn:test", Resource.from_contents(schema, DRAFT202012)))
+            resolved(
+                schema,
+                Registry().with_resource("urn:test", Resource.from_contents(schema, DRAFT202012)),
+            )
         return str(caught.value)
 
     assert CYCLE in check({"$ref": "#"})
     assert CYCLE in check({"properties": {"a": {"$ref": "#"}}})
     deep: dict[str, Any] = {"type": "string"}
     for _ in range(5000):
-        deep = {"items": deep}  # deeper than the recursion limit: built in memory, never parsed from JSON
+        # deeper than the recursion limit: built in memory, never parsed from JSON
+        deep = {"items": deep}
     assert "nested" in check(deep)
     wide = {
         "$defs": {"leaf": {"type": "string"}},
@@ -349,9 +414,12 @@ def test_resolved_is_bounded_at_any_depth_and_width() -> None:
 
 
 def llm_upstream(models: int, per_model: int = 1, gpus: int = 0) -> bytes:
-    """The pinned lm-arena-chat rows, each model's first row repeated under `models` model names (on `gpus`
+    """The pinned lm-arena-chat rows, each model's first row repeated under `models` model names (on
+    `gpus`
     GPU types, one a model in turn, when given)."""
-    doc = json.loads((Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json").read_bytes())
+    doc = json.loads(
+        (Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json").read_bytes()
+    )
     first = doc["configurations"][0]
     confs = []
     for m in range(models):
@@ -369,7 +437,9 @@ def llm_upstream(models: int, per_model: int = 1, gpus: int = 0) -> bytes:
 
 
 def image_upstream(copies: int) -> bytes:
-    doc = json.loads((Path(__file__).resolve().parent.parent / "upstream" / "text-to-image.json").read_bytes())
+    doc = json.loads(
+        (Path(__file__).resolve().parent.parent / "upstream" / "text-to-image.json").read_bytes()
+    )
     return json.dumps({**doc, "configurations": doc["configurations"] * copies}).encode()
 
 
@@ -428,13 +498,17 @@ def test_a_task_past_a_cap_is_refused_by_check_caps(
     assert [str(p) for p in caught.value.problems] == [f"{task}.json: /configurations: {message}"]
 
 
-# A whole command each: one per command in the fast tier, the other variants slow (every one runs by rule above).
+# A whole command each: one per command in the fast tier, the other variants slow (every one runs by
+# rule above).
 FAST_CAPS = ("build-models", "fetch-models")
 
 
 @pytest.mark.parametrize(
     ("command", "task", "body", "message"),
-    [p if p.id in FAST_CAPS else pytest.param(*p.values, id=p.id, marks=pytest.mark.slow) for p in CAPS],
+    [
+        p if p.id in FAST_CAPS else pytest.param(*p.values, id=p.id, marks=pytest.mark.slow)
+        for p in CAPS
+    ],
 )
 def test_a_task_past_a_cap_is_refused(
     repo_copy: Path,
@@ -459,26 +533,40 @@ def test_a_task_past_a_cap_is_refused(
     refused(tmp_path, args, 1, named)
 
 
-def test_build_refuses_a_file_past_the_size_validate_reads(repo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Within the caps on a task a frontier or the CSV of all language models can still pass the file cap."""
+def test_build_refuses_a_file_past_the_size_validate_reads(
+    repo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within the caps on a task a frontier or the CSV of all language models can still pass the
+    file cap."""
     for module in (builder.files, builder.validate.run):
-        monkeypatch.setattr(module, "MAX_FILE_BYTES", 128 * 1024)  # the CSV of all language models is 207 KiB
+        # the CSV of all language models is 207 KiB
+        monkeypatch.setattr(module, "MAX_FILE_BYTES", 128 * 1024)
     message = "data/configurations.csv: /: expected a file of at most 0.125 MiB, found 212445 bytes"
     refused(repo_copy, ["build"], 1, message)
 
 
-def test_validate_refuses_a_workload_past_a_cap(repo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(builder.validate.crossfile, "MAX_GPUS_PER_TASK", 1)  # the package measures B200 and H100
+def test_validate_refuses_a_workload_past_a_cap(
+    repo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the package measures B200 and H100
+    monkeypatch.setattr(builder.validate.crossfile, "MAX_GPUS_PER_TASK", 1)
     message = "data/models.json: /models: expected at most 1 GPU types in a workload, found 2"
     refused(repo_copy, ["validate"], 1, message)
 
 
 def test_validate_holds_each_workload_to_the_caps_of_a_task() -> None:
     def models(confs: int, gpus: int) -> dict[str, Any]:
-        return {"models/a.json": {"configurations": [{"gpu": f"G{i % gpus}"} for i in range(confs)]}}
+        return {
+            "models/a.json": {"configurations": [{"gpu": f"G{i % gpus}"} for i in range(confs)]}
+        }
 
-    assert crossfile.check_caps("m.json", MAX_MODELS_PER_TASK, models(MAX_CONFIGURATIONS_PER_TASK, 32)) == []
-    found = crossfile.check_caps("m.json", MAX_MODELS_PER_TASK + 1, models(MAX_CONFIGURATIONS_PER_TASK + 1, 33))
+    assert (
+        crossfile.check_caps("m.json", MAX_MODELS_PER_TASK, models(MAX_CONFIGURATIONS_PER_TASK, 32))
+        == []
+    )
+    found = crossfile.check_caps(
+        "m.json", MAX_MODELS_PER_TASK + 1, models(MAX_CONFIGURATIONS_PER_TASK + 1, 33)
+    )
     assert [str(p) for p in found] == [
         "m.json: /models: expected at most 2,000 models in a workload, found 2,001",
         "m.json: /models: expected at most 100,000 configurations in a workload, found 100,001",
@@ -489,10 +577,14 @@ def test_validate_holds_each_workload_to_the_caps_of_a_task() -> None:
 def test_the_caps_hold_at_their_real_values() -> None:
     def doc(confs: int, models: int, gpus: int = 1) -> dict[str, Any]:
         return {
-            "configurations": [{"model_id": f"org/m{i % models}", "gpu_model": f"G{i % gpus}"} for i in range(confs)]
+            "configurations": [
+                {"model_id": f"org/m{i % models}", "gpu_model": f"G{i % gpus}"}
+                for i in range(confs)
+            ]
         }
 
-    check_caps(doc(MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK, MAX_GPUS_PER_TASK), "x.json")  # at the caps
+    # at the caps
+    check_caps(doc(MAX_CONFIGURATIONS_PER_TASK, MAX_MODELS_PER_TASK, MAX_GPUS_PER_TASK), "x.json")
     with pytest.raises(UpstreamError) as caught:
         check_caps(doc(MAX_CONFIGURATIONS_PER_TASK + 1, 1), "x.json")
     assert [str(p) for p in caught.value.problems] == [
@@ -509,7 +601,8 @@ def test_the_caps_hold_at_their_real_values() -> None:
         "x.json: /configurations: expected at most 32 GPU types (gpu_model) in a task, found 33"
     ]
     at_cap = doc(MAX_GPUS_PER_TASK, 1, MAX_GPUS_PER_TASK)["configurations"]
-    check_caps({"configurations": [*at_cap, {"model_id": "org/m0", "gpu_model": "g0"}]}, "x.json")  # a case fault
+    # a case fault
+    check_caps({"configurations": [*at_cap, {"model_id": "org/m0", "gpu_model": "g0"}]}, "x.json")
     check_caps({"configurations": "not a list"}, "x.json")  # left to the schema
     check_caps([], "x.json")
 
@@ -593,11 +686,14 @@ def test_ctrl_c_still_ends_as_ctrl_c(repo_copy: Path, monkeypatch: pytest.Monkey
 
 
 # ---------------------------------------------------------------------------------------------
-# 5. fetch pins only what build accepts: the relations of a row (builder.relations) refuse it before anything is pinned.
+# 5. fetch pins only what build accepts: the relations of a row (builder.relations) refuse it before
+# anything is pinned.
 
 
 def llm_with(edit: Callable[[dict[str, Any]], None]) -> bytes:
-    doc = json.loads((Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json").read_bytes())
+    doc = json.loads(
+        (Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json").read_bytes()
+    )
     edit(doc["configurations"][0])
     return json.dumps(doc, indent=1).encode()
 
@@ -614,11 +710,19 @@ def more_in_flight_than_seqs(conf: dict[str, Any]) -> None:
     conf["avg_batch_size"] = conf["max_num_seqs"] + 1.5
 
 
-ROW0 = "/configurations/0/{} (Qwen/Qwen3-14B, B200, 1 GPU(s), max_num_seqs 8): expected at most {} = "
+ROW0 = (
+    "/configurations/0/{} (Qwen/Qwen3-14B, B200, 1 GPU(s), max_num_seqs 8): expected at most {} = "
+)
 PHYSICS = [
-    pytest.param(p90_below_median, ROW0.format("median_itl_ms", "p90_itl_ms"), id="p90-below-median"),
+    pytest.param(
+        p90_below_median, ROW0.format("median_itl_ms", "p90_itl_ms"), id="p90-below-median"
+    ),
     pytest.param(p99_below_p95, ROW0.format("p95_itl_ms", "p99_itl_ms"), id="p99-below-p95"),
-    pytest.param(more_in_flight_than_seqs, ROW0.format("avg_batch_size", "max_num_seqs") + "8, found 9.5", id="seqs"),
+    pytest.param(
+        more_in_flight_than_seqs,
+        ROW0.format("avg_batch_size", "max_num_seqs") + "8, found 9.5",
+        id="seqs",
+    ),
 ]
 
 
@@ -626,10 +730,14 @@ PHYSICS = [
 def test_fetch_refuses_what_build_would_refuse(
     repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, no_pause: None, edit, message: str
 ) -> None:
-    httpserver.expect_request(LLM_PATH).respond_with_data(llm_with(edit), content_type="application/json")
+    httpserver.expect_request(LLM_PATH).respond_with_data(
+        llm_with(edit), content_type="application/json"
+    )
     url = httpserver.url_for(LLM_PATH)
     args = ["fetch", "--url", url, "--commit", SHA, *FAST]
-    outcome = refused(tmp_path, args, 1, (f"{url}: {message}", "1 problem(s) in upstream; nothing was written"))
+    outcome = refused(
+        tmp_path, args, 1, (f"{url}: {message}", "1 problem(s) in upstream; nothing was written")
+    )
     assert str(tmp_path) not in outcome.output.replace(str(repo_copy), "")  # no scratch path shown
 
 
@@ -640,7 +748,8 @@ def test_fetch_refuses_what_build_would_refuse(
 def tmpdir_a_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     plain = tmp_path / "plain-file"
     plain.write_text("not a folder\n")
-    monkeypatch.setattr(tempfile, "tempdir", str(plain))  # what TMPDIR says, once gettempdir() has read it
+    # what TMPDIR says, once gettempdir() has read it
+    monkeypatch.setattr(tempfile, "tempdir", str(plain))
 
 
 def mkdtemp_fails(code: int) -> Callable[[pytest.MonkeyPatch, Path], None]:
@@ -679,10 +788,16 @@ def full_without_a_name(monkeypatch: pytest.MonkeyPatch, _tmp_path: Path) -> Non
 
 TMPDIRS = [
     pytest.param(tmpdir_a_file, ["drift"], "Not a directory", id="a-file-drift"),
-    pytest.param(mkdtemp_fails(errno.EACCES), ["drift"], "Permission denied", id="unwritable-drift"),
-    pytest.param(mkdtemp_fails(errno.EROFS), ["drift"], "Read-only file system", id="read-only-drift"),
+    pytest.param(
+        mkdtemp_fails(errno.EACCES), ["drift"], "Permission denied", id="unwritable-drift"
+    ),
+    pytest.param(
+        mkdtemp_fails(errno.EROFS), ["drift"], "Read-only file system", id="read-only-drift"
+    ),
     pytest.param(full_when_copying, ["drift"], "No space left on device", id="full-drift"),
-    pytest.param(full_without_a_name, ["drift"], "No space left on device", id="full-drift-no-file-name"),
+    pytest.param(
+        full_without_a_name, ["drift"], "No space left on device", id="full-drift-no-file-name"
+    ),
 ]
 
 
@@ -705,7 +820,12 @@ def test_a_tmpdir_that_cannot_hold_the_copy_is_refused_by_scratch_folder(
 
 @pytest.mark.parametrize(("make_bad", "args", "reason"), TMPDIRS)
 def test_a_tmpdir_that_cannot_hold_the_copy_is_one_line(
-    repo_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad, args: list[str], reason: str
+    repo_copy: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    make_bad,
+    args: list[str],
+    reason: str,
 ) -> None:
     make_bad(monkeypatch, tmp_path)
     before = tree_digest(tmp_path)
@@ -722,7 +842,8 @@ def test_a_tmpdir_that_cannot_hold_the_copy_is_one_line(
 
 @pytest.fixture(scope="module")
 def committed_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The package committed in a new git repository, never released: made once, copied per release case."""
+    """The package committed in a new git repository, never released: made once, copied per
+    release case."""
     root = copy_package(tmp_path_factory.mktemp("committed") / "pkg")
     for name in ("LICENSE", "DATA-LICENCE.md", ".gitignore", "reader", *CONSUMER_FILES):
         (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, root / name)
@@ -743,7 +864,8 @@ RELEASE_TMPDIRS = [
 def test_a_tmpdir_that_cannot_hold_the_release_copy_is_one_line(
     committed_package: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad, reason: str
 ) -> None:
-    """release copies the committed data to TMPDIR to check it: refused before it commits or tags anything."""
+    """release copies the committed data to TMPDIR to check it: refused before it commits or tags
+    anything."""
     root = shutil.copytree(committed_package, tmp_path / "pkg", symlinks=True)
     for key, value in GIT_IDENTITY.items():
         monkeypatch.setenv(key, value)
@@ -764,7 +886,8 @@ def test_a_tmpdir_that_cannot_hold_the_release_copy_is_one_line(
 
 
 def sqlite_fails(statement: str, message: str) -> Callable[[pytest.MonkeyPatch], None]:
-    """SQLite answering `message` to every statement that begins with `statement`, as it does when the file
+    """SQLite answering `message` to every statement that begins with `statement`, as it does when
+    the file
     system under its temporary folder is full or failing."""
 
     def apply(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -787,14 +910,18 @@ def sqlite_fails(statement: str, message: str) -> Callable[[pytest.MonkeyPatch],
             def __getattr__(self, name: str) -> Any:
                 return getattr(self.db, name)
 
-        monkeypatch.setattr(sqlite3, "connect", lambda *args, **kwargs: Failing(real(*args, **kwargs)))
+        monkeypatch.setattr(
+            sqlite3, "connect", lambda *args, **kwargs: Failing(real(*args, **kwargs))
+        )
 
     return apply
 
 
 SITE_TMPDIRS = [
     pytest.param(sqlite_fails("INSERT", "database or disk is full"), id="full-at-the-load"),
-    pytest.param(sqlite_fails("UPDATE", "database or disk is full"), id="full-after-the-first-page"),
+    pytest.param(
+        sqlite_fails("UPDATE", "database or disk is full"), id="full-after-the-first-page"
+    ),
     pytest.param(sqlite_fails("SELECT", "disk I/O error"), id="failing-reads"),
 ]
 
@@ -803,7 +930,8 @@ SITE_TMPDIRS = [
 def test_a_tmpdir_that_cannot_hold_the_site_store_is_one_line(
     repo_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad
 ) -> None:
-    """builder site keeps what pages need of the package and of each other in a temporary database in TMPDIR."""
+    """builder site keeps what pages need of the package and of each other in a temporary
+    database in TMPDIR."""
     scratch = tmp_path / "tmpdir"
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))
@@ -811,16 +939,28 @@ def test_a_tmpdir_that_cannot_hold_the_site_store_is_one_line(
     make_bad(monkeypatch)
     before = tree_digest(tmp_path)
     outcome = run_cli("site", "--out", str(tmp_path / "site"))
-    names = (f"error: TMPDIR ({scratch})", "expected a writable folder with free space", "set TMPDIR")
-    assert_refused(outcome, 1, names, before, tree_digest(tmp_path))  # nothing left in TMPDIR, no site written
+    names = (
+        f"error: TMPDIR ({scratch})",
+        "expected a writable folder with free space",
+        "set TMPDIR",
+    )
+    # nothing left in TMPDIR, no site written
+    assert_refused(outcome, 1, names, before, tree_digest(tmp_path))
     one_line(outcome)
 
 
 def test_fetch_checks_its_files_without_a_scratch_copy(
-    repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, no_pause: None, monkeypatch: pytest.MonkeyPatch
+    repo_copy: Path,
+    tmp_path: Path,
+    httpserver: HTTPServer,
+    no_pause: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """fetch checks the downloaded bytes in memory: a TMPDIR that is a plain file does not stop it."""
-    httpserver.expect_request(LLM_PATH).respond_with_data(llm_with(lambda _conf: None), content_type="application/json")
+    """fetch checks the downloaded bytes in memory: a TMPDIR that is a plain file does not stop
+    it."""
+    httpserver.expect_request(LLM_PATH).respond_with_data(
+        llm_with(lambda _conf: None), content_type="application/json"
+    )
     tmpdir_a_file(monkeypatch, tmp_path)
     outcome = run_cli("fetch", "--url", httpserver.url_for(LLM_PATH), "--commit", SHA, *FAST)
     assert outcome.exit_code == 0, outcome.output
@@ -841,7 +981,9 @@ def flip_a_byte(path: Path) -> None:
 
 def the_next_snapshot(path: Path) -> None:
     """What a fetch stopped between its two renames leaves: the new snapshot, the old lock."""
-    path.write_bytes(llm_with(lambda conf: conf.update(avg_power_watts=conf["avg_power_watts"] + 1)))
+    path.write_bytes(
+        llm_with(lambda conf: conf.update(avg_power_watts=conf["avg_power_watts"] + 1))
+    )
 
 
 def appended_byte(path: Path) -> None:
@@ -860,4 +1002,9 @@ def test_a_snapshot_unlike_its_lock_names_the_repair(
     repo_copy: Path, tmp_path: Path, edit, args: list[str], found: str
 ) -> None:
     edit(repo_copy / "upstream" / "lm-arena-chat.json")
-    refused(tmp_path, args, 1, ("upstream/lm-arena-chat.json: ", found, "(from upstream/lock.json)", REPAIR))
+    refused(
+        tmp_path,
+        args,
+        1,
+        ("upstream/lm-arena-chat.json: ", found, "(from upstream/lock.json)", REPAIR),
+    )

@@ -21,11 +21,13 @@ from builder.write import publish
 from helpers import slow_after
 from hostile import assert_refused, run_cli, tree_digest
 
-Setup = Callable[[Path], str]  # makes the hostile thing below the repo copy; returns the --out argument
+# makes the hostile thing below the repo copy; returns the --out argument
+Setup = Callable[[Path], str]
 
 
 def folder_with(*entries: str, data: bool = False) -> Setup:
-    """A folder `out` holding the given entries (a trailing / makes a folder), and a build's files if `data`."""
+    """A folder `out` holding the given entries (a trailing / makes a folder), and a build's
+    files if `data`."""
 
     def make(root: Path) -> str:
         out = root / "out"
@@ -54,7 +56,8 @@ def copy_data(source: Path, target: Path) -> None:
 
 
 def with_entry(at: str, create: Callable[[Path], None], data: bool = True) -> Setup:
-    """A data folder `out` whose entry at `at` (relative to out) is made by `create`, replacing any file there."""
+    """A data folder `out` whose entry at `at` (relative to out) is made by `create`, replacing
+    any file there."""
 
     def make(root: Path) -> str:
         folder_with(data=data)(root)
@@ -119,7 +122,12 @@ CASES: list[tuple[str, Setup, int, tuple[str, ...]]] = [
     ("ancestor-dotdot", given(".."), 1, ("contains the current folder",)),
     ("ancestor-two-up", given("../.."), 1, ("contains the current folder",)),
     ("ancestor-filesystem-root", given("/"), 1, ("contains the current folder",)),
-    ("ancestor-absolute", given(lambda root: str(root.parent)), 1, ("contains the current folder",)),
+    (
+        "ancestor-absolute",
+        given(lambda root: str(root.parent)),
+        1,
+        ("contains the current folder",),
+    ),
     ("ancestor-via-symlink", link_to("..", "up"), 1, ("up",)),
     # the pinned upstream
     ("upstream", given("upstream"), 1, ("upstream/ folder", "refusing")),
@@ -136,16 +144,51 @@ CASES: list[tuple[str, Setup, int, tuple[str, ...]]] = [
     # a folder with a stray file
     ("stray-readme", folder_with("README.md"), 1, ("found README.md", "refusing to replace it")),
     ("stray-beside-a-build", folder_with("notes.txt", data=True), 1, ("found notes.txt",)),
-    ("stray-backup-of-a-published-file", folder_with("index.json.bak", data=True), 1, ("index.json.bak",)),
-    ("stray-datapackage-inside", folder_with("datapackage.json", data=True), 1, ("found datapackage.json",)),
-    ("stray-many", folder_with(*(f"f{i}.txt" for i in range(9))), 1, ("f0.txt, f1.txt, f2.txt, f3.txt, f4.txt ...",)),
+    (
+        "stray-backup-of-a-published-file",
+        folder_with("index.json.bak", data=True),
+        1,
+        ("index.json.bak",),
+    ),
+    (
+        "stray-datapackage-inside",
+        folder_with("datapackage.json", data=True),
+        1,
+        ("found datapackage.json",),
+    ),
+    (
+        "stray-many",
+        folder_with(*(f"f{i}.txt" for i in range(9))),
+        1,
+        ("f0.txt, f1.txt, f2.txt, f3.txt, f4.txt ...",),
+    ),
     # a folder with a nested entry a build does not publish
-    ("nested-readme-in-models", folder_with("models/README.md", data=True), 1, ("found models/README.md",)),
-    ("nested-folder-in-models", folder_with("models/old/a.json", data=True), 1, ("found models/old/",)),
+    (
+        "nested-readme-in-models",
+        folder_with("models/README.md", data=True),
+        1,
+        ("found models/README.md",),
+    ),
+    (
+        "nested-folder-in-models",
+        folder_with("models/old/a.json", data=True),
+        1,
+        ("found models/old/",),
+    ),
     ("nested-json-in-other-folder", folder_with("v1/index.json"), 1, ("found v1/",)),
-    ("nested-src-folder", folder_with("src/", "pyproject.toml"), 1, ("found pyproject.toml, src/",)),
+    (
+        "nested-src-folder",
+        folder_with("src/", "pyproject.toml"),
+        1,
+        ("found pyproject.toml, src/",),
+    ),
     ("nested-models-is-a-file", folder_with("models"), 1, ("found models",)),
-    ("nested-hidden-folder", folder_with("models/.cache/x", data=True), 1, ("found models/.cache/",)),
+    (
+        "nested-hidden-folder",
+        folder_with("models/.cache/x", data=True),
+        1,
+        ("found models/.cache/",),
+    ),
     ("nested-inside-the-committed-data", given("data/v2"), 1, ("inside the data/ folder",)),
     # a symbolic link as the output folder
     ("link-to-data", link_to("data"), 1, ("link: expected a folder, found a symbolic link",)),
@@ -153,10 +196,30 @@ CASES: list[tuple[str, Setup, int, tuple[str, ...]]] = [
     ("link-to-outside", link_to("/tmp"), 1, ("found a symbolic link",)),
     ("link-dangling", link_to("nowhere"), 1, ("found a symbolic link",)),
     # a folder holding a symbolic link
-    ("holds-link-as-index", with_link("index.json", "../metadata.toml"), 1, ("index.json (a symbolic link)",)),
-    ("holds-link-as-model", with_link("models/a.json", "/etc/hostname"), 1, ("models/a.json (a symbolic link)",)),
-    ("holds-link-as-models", with_link("models", "../schemas", data=False), 1, ("models (a symbolic link)",)),
-    ("holds-hidden-link", with_link(".gitkeep", "../metadata.toml"), 1, (".gitkeep (a symbolic link)",)),
+    (
+        "holds-link-as-index",
+        with_link("index.json", "../metadata.toml"),
+        1,
+        ("index.json (a symbolic link)",),
+    ),
+    (
+        "holds-link-as-model",
+        with_link("models/a.json", "/etc/hostname"),
+        1,
+        ("models/a.json (a symbolic link)",),
+    ),
+    (
+        "holds-link-as-models",
+        with_link("models", "../schemas", data=False),
+        1,
+        ("models (a symbolic link)",),
+    ),
+    (
+        "holds-hidden-link",
+        with_link(".gitkeep", "../metadata.toml"),
+        1,
+        (".gitkeep (a symbolic link)",),
+    ),
     # FIFOs: refused without ever being opened (a read would hang)
     ("fifo-as-index", with_fifo("index.json"), 1, ("index.json (a FIFO)",)),
     ("fifo-as-model", with_fifo("models/qwen-3-8b.json"), 1, ("models/qwen-3-8b.json (a FIFO)",)),
@@ -165,23 +228,50 @@ CASES: list[tuple[str, Setup, int, tuple[str, ...]]] = [
     # a file where the folder should be
     ("file-metadata", given("metadata.toml"), 2, ("--out", "'metadata.toml' is a file")),
     ("file-new", new_file("blocker", "blocker"), 2, ("--out", "'blocker' is a file")),
-    ("file-as-parent", new_file("blocker", "blocker/data"), 1, ("cannot write beside the output folder",)),
+    (
+        "file-as-parent",
+        new_file("blocker", "blocker/data"),
+        1,
+        ("cannot write beside the output folder",),
+    ),
     ("file-link-to-file", link_to("metadata.toml", "meta"), 2, ("--out", "'meta' is a file")),
     # a folder holding .git (a checkout or worktree)
     ("git-folder-in-data", folder_with(".git/HEAD", data=True), 1, ("found .git/",)),
-    ("git-folder-and-project", folder_with(".git/config", "README.md", "src/"), 1, ("found .git/, README.md, src/",)),
+    (
+        "git-folder-and-project",
+        folder_with(".git/config", "README.md", "src/"),
+        1,
+        ("found .git/, README.md, src/",),
+    ),
     ("git-file-worktree", folder_with(".git", data=True), 1, ("found .git",)),
     ("git-empty-folder", folder_with(".git/"), 1, ("found .git/",)),
     ("git-inside-the-repositorys", given(".git/out"), 1, ("inside the .git/ folder",)),
     # a home folder
-    ("home-dotfiles-and-notes", home_like(".bashrc", ".profile", "notes.txt"), 1, ("found notes.txt",)),
-    ("home-ssh-and-config", home_like(".bashrc", ".ssh/id_ed25519", ".config/x"), 1, ("found .config/, .ssh/",)),
-    ("home-documents", home_like(".bash_history", "Documents/cv.pdf", "Downloads/"), 1, ("Documents/, Downloads/",)),
+    (
+        "home-dotfiles-and-notes",
+        home_like(".bashrc", ".profile", "notes.txt"),
+        1,
+        ("found notes.txt",),
+    ),
+    (
+        "home-ssh-and-config",
+        home_like(".bashrc", ".ssh/id_ed25519", ".config/x"),
+        1,
+        ("found .config/, .ssh/",),
+    ),
+    (
+        "home-documents",
+        home_like(".bash_history", "Documents/cv.pdf", "Downloads/"),
+        1,
+        ("Documents/, Downloads/",),
+    ),
 ]
 
 
-# Slow: file-as-parent, a whole build (the refusal comes once everything is rendered), and all FIFOs but one (a
-# real process each: were a FIFO opened, the run would hang); their rules run below, in the fast tier.
+# Slow: file-as-parent, a whole build (the refusal comes once everything is rendered), and all FIFOs
+# but one (a
+# real process each: were a FIFO opened, the run would hang); their rules run below, in the fast
+# tier.
 SLOW = {"file-as-parent", "fifo-as-index", "fifo-hidden", "fifo-as-output"}
 
 
@@ -189,13 +279,18 @@ SLOW = {"file-as-parent", "fifo-as-index", "fifo-hidden", "fifo-as-output"}
     ("setup", "code", "names"),
     [pytest.param(s, c, n, id=i, marks=[pytest.mark.slow] * (i in SLOW)) for i, s, c, n in CASES],
 )
-def test_hostile_output_is_refused_and_nothing_changes(repo_copy: Path, setup: Setup, code: int, names) -> None:
+def test_hostile_output_is_refused_and_nothing_changes(
+    repo_copy: Path, setup: Setup, code: int, names
+) -> None:
     (repo_copy / "empty").mkdir()
     out = setup(repo_copy)
     scratch = repo_copy.parent  # the repo copy and what holds it: ".." and "../.." cases
     before = tree_digest(scratch)
-    fifo = "special" in before.values()  # a real process: were a FIFO ever opened, the run would time out, not hang
-    outcome = run_cli("build", "--out", out, "--date", "2026-12-01", subprocess_=fifo, cwd=repo_copy, timeout=60)
+    # a real process: were a FIFO ever opened, the run would time out, not hang
+    fifo = "special" in before.values()
+    outcome = run_cli(
+        "build", "--out", out, "--date", "2026-12-01", subprocess_=fifo, cwd=repo_copy, timeout=60
+    )
     after = tree_digest(scratch)
     assert_refused(outcome, code, (str(Path(out)), *names), before, after)  # as click hands it over
     if code == 1:
@@ -206,8 +301,11 @@ FIFOS = [pytest.param(setup, names, id=i) for i, setup, _, names in CASES if i.s
 
 
 @pytest.mark.parametrize(("setup", "names"), FIFOS)
-def test_a_fifo_in_or_as_the_output_is_refused_by_check_output(repo_copy: Path, setup: Setup, names) -> None:
-    """The rule the FIFO cases run through: check_output names the FIFO by its lstat, never opening it."""
+def test_a_fifo_in_or_as_the_output_is_refused_by_check_output(
+    repo_copy: Path, setup: Setup, names
+) -> None:
+    """The rule the FIFO cases run through: check_output names the FIFO by its lstat, never
+    opening it."""
     out = setup(repo_copy)
     before = tree_digest(repo_copy.parent)
     with pytest.raises(OutputError) as refused:
@@ -217,7 +315,8 @@ def test_a_fifo_in_or_as_the_output_is_refused_by_check_output(repo_copy: Path, 
 
 
 def test_a_file_where_the_output_folders_parent_goes_is_refused_by_publish(tmp_path: Path) -> None:
-    """The rule file-as-parent runs through: publish cannot make the folder that holds the output folder."""
+    """The rule file-as-parent runs through: publish cannot make the folder that holds the output
+    folder."""
     (tmp_path / "blocker").write_text("a file, not a folder\n")
     out = tmp_path / "blocker" / "data"
     with pytest.raises(OutputError) as refused:
@@ -255,7 +354,8 @@ ALLOWED = [
 
 @pytest.mark.parametrize("make", ALLOWED)
 def test_allowed_output_passes_the_guard_and_is_published(repo_copy: Path, make) -> None:
-    """What decides: check_output lets the folder through, and publish makes it hold exactly the files."""
+    """What decides: check_output lets the folder through, and publish makes it hold exactly the
+    files."""
     out = make(repo_copy)
     if out.name == "empty":
         out.mkdir(parents=True)
@@ -266,7 +366,8 @@ def test_allowed_output_passes_the_guard_and_is_published(repo_copy: Path, make)
     no_leftovers(out.parent, out.name)
 
 
-@pytest.mark.parametrize("make", slow_after(ALLOWED, fast=0))  # each a whole build; the guard and publish run above
+# each a whole build; the guard and publish run above
+@pytest.mark.parametrize("make", slow_after(ALLOWED, fast=0))
 def test_allowed_output_is_built(repo_copy: Path, make) -> None:
     out = make(repo_copy)
     if out.name == "empty":
@@ -274,10 +375,13 @@ def test_allowed_output_is_built(repo_copy: Path, make) -> None:
     outcome = run_cli("build", "--out", str(out), "--date", "2026-12-01")
     assert outcome.exit_code == 0, outcome.output
     files = published(out)
-    # five LLM workloads, the list, the CSV and units.json: 68; their output lengths: 5; two generation ones: 20
+    # five LLM workloads, the list, the CSV and units.json: 68; their output lengths: 5; two
+    # generation ones: 20
     assert len(files) == 68 + 5 + 20
     assert all(place(rel) is not None for rel in files)
-    assert json.loads((out.parent / "datapackage.json").read_text())["resources"][0]["path"].startswith(out.name)
+    assert json.loads((out.parent / "datapackage.json").read_text())["resources"][0][
+        "path"
+    ].startswith(out.name)
     no_leftovers(out.parent, out.name)
 
 
@@ -295,7 +399,9 @@ def test_hidden_files_are_kept_across_the_swap(repo_copy: Path) -> None:
     raw = json.loads((repo_copy / "upstream" / "lm-arena-chat.json").read_text())
     raw["configurations"] = [c for c in raw["configurations"] if c["model_id"] != "Qwen/Qwen3-8B"]
     (repo_copy / "smaller.json").write_text(json.dumps(raw))
-    outcome = run_cli("build", "--upstream", "smaller.json", "--out", str(out), "--date", "2026-12-02")
+    outcome = run_cli(
+        "build", "--upstream", "smaller.json", "--out", str(out), "--date", "2026-12-02"
+    )
     assert outcome.exit_code == 0, outcome.output
     assert "removed: site/models/qwen-3-8b.json" in outcome.output
     assert ".gitkeep" not in outcome.output
@@ -311,19 +417,31 @@ def test_a_descriptor_beside_that_is_not_a_regular_file_is_refused(repo_copy: Pa
     os.mkfifo(scratch / "datapackage.json")
     before = tree_digest(repo_copy)
     outcome = run_cli("build", "--out", "scratch/data", subprocess_=True, cwd=repo_copy, timeout=60)
-    assert_refused(outcome, 1, ("scratch/datapackage.json", "found a FIFO"), before, tree_digest(repo_copy))
+    assert_refused(
+        outcome, 1, ("scratch/datapackage.json", "found a FIFO"), before, tree_digest(repo_copy)
+    )
 
 
 def test_another_packages_descriptor_beside_is_refused(repo_copy: Path) -> None:
     scratch = repo_copy / "scratch"
     scratch.mkdir()
-    (scratch / "datapackage.json").write_text(json.dumps({"name": "someone-elses-data", "resources": []}))
+    (scratch / "datapackage.json").write_text(
+        json.dumps({"name": "someone-elses-data", "resources": []})
+    )
     before = tree_digest(repo_copy)
     outcome = run_cli("build", "--out", "scratch/data")
-    assert_refused(outcome, 1, ("scratch/datapackage.json", "'someone-elses-data'"), before, tree_digest(repo_copy))
+    assert_refused(
+        outcome,
+        1,
+        ("scratch/datapackage.json", "'someone-elses-data'"),
+        before,
+        tree_digest(repo_copy),
+    )
 
 
 def test_a_failed_build_into_a_new_folder_leaves_no_folder_behind(repo_copy: Path) -> None:
     before = tree_digest(repo_copy)
     outcome = run_cli("build", "--upstream", "nowhere.json", "--out", "new/deeper/data")
-    assert_refused(outcome, 1, ("nowhere.json: cannot read upstream",), before, tree_digest(repo_copy))
+    assert_refused(
+        outcome, 1, ("nowhere.json: cannot read upstream",), before, tree_digest(repo_copy)
+    )

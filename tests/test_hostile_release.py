@@ -39,14 +39,28 @@ FILES = (
     ".gitignore",
     *CONSUMER_FILES,
 )
-INCLUDED = ("data", "schemas", "datapackage.json", "CHANGELOG.md", "LICENSE", "DATA-LICENCE.md", "CITATION.cff")
-INCLUDED += ("croissant.json", "docs/data-dictionary.md")  # and README.md, written from data/workloads.json
+INCLUDED = (
+    "data",
+    "schemas",
+    "datapackage.json",
+    "CHANGELOG.md",
+    "LICENSE",
+    "DATA-LICENCE.md",
+    "CITATION.cff",
+)
+# and README.md, written from data/workloads.json
+INCLUDED += (
+    "croissant.json",
+    "docs/data-dictionary.md",
+)
 FIRST = "v2026.11.29"
 RELEASED_NOTHING = "Nothing was released"
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def new_repo(root: Path) -> Path:
@@ -82,7 +96,9 @@ def released(outcome: Outcome, tag: str) -> None:
     assert git(repo, "cat-file", "-t", tag) == "tag"
     assert git(repo, "rev-parse", f"{tag}^{{commit}}") == git(repo, "rev-parse", "HEAD")
     assert git(repo, "status", "--porcelain") == ""
-    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=repo / "dist", capture_output=True, text=True)
+    check = subprocess.run(
+        ["sha256sum", "-c", "SHA256SUMS"], cwd=repo / "dist", capture_output=True, text=True
+    )
     assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -100,7 +116,9 @@ def state(repo: Path) -> State:
     return State(tree_digest(repo), refs, head, git(repo, "status", "--porcelain"))
 
 
-def assert_nothing_changed(outcome: Outcome, names: tuple[str, ...], before: State, after: State) -> None:
+def assert_nothing_changed(
+    outcome: Outcome, names: tuple[str, ...], before: State, after: State
+) -> None:
     assert_refused(outcome, 1, names, before.digest, after.digest)
     assert after.refs == before.refs
     assert after.head == before.head
@@ -109,7 +127,8 @@ def assert_nothing_changed(outcome: Outcome, names: tuple[str, ...], before: Sta
 
 @pytest.fixture(scope="module")
 def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Made once, copied per case: "fresh" (the data committed, never released) and "second" (released
+    """Made once, copied per case: "fresh" (the data committed, never released) and "second"
+    (released
     as v2026.11.29, with CHANGELOG.md and dist/, then an unreleased change dated 2026-12-02)."""
     base = tmp_path_factory.mktemp("templates")
     with pytest.MonkeyPatch.context() as mp:
@@ -126,8 +145,11 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture
-def make_repo(templates: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], Path]:
-    """A private copy of a template as the working directory, with a git identity and an empty HOME."""
+def make_repo(
+    templates: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[[str], Path]:
+    """A private copy of a template as the working directory, with a git identity and an empty
+    HOME."""
 
     def make(kind: str) -> Path:
         for key, value in IDENTITY.items():
@@ -171,7 +193,11 @@ def listing(repo: Path, tag: str) -> dict[str, bytes]:
     data = (repo / "dist" / f"leadgreen-data-{tag}.tar.gz").read_bytes()
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         top = f"leadgreen-data-{tag}/"
-        return {m.name.removeprefix(top): tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+        return {
+            m.name.removeprefix(top): tar.extractfile(m).read()
+            for m in tar.getmembers()
+            if m.isfile()
+        }
 
 
 # --- Incomplete clones: a shallow clone, or a full one without the tags CHANGELOG.md names ---
@@ -179,7 +205,8 @@ def listing(repo: Path, tag: str) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A repo with releases v2026.11.29 and v2026.11.29.2, then an unreleased change dated 2026-12-02."""
+    """A repo with releases v2026.11.29 and v2026.11.29.2, then an unreleased change dated
+    2026-12-02."""
     base = tmp_path_factory.mktemp("origin")
     with pytest.MonkeyPatch.context() as mp:
         for key, value in IDENTITY.items():
@@ -211,12 +238,30 @@ CLONES = [
     pytest.param(("--depth", "1", "--no-tags"), None, UNSHALLOW, id="depth-1-no-tags"),
     pytest.param(("--depth", "1"), None, UNSHALLOW, id="depth-1-with-tags"),
     pytest.param(("--depth", "3", "--no-tags"), None, UNSHALLOW, id="depth-3-no-tags"),
-    pytest.param(("--shallow-exclude", FIRST), None, ("shallow", "--unshallow"), id="shallow-exclude-first-tag"),
     pytest.param(
-        ("--no-tags",), None, ("CHANGELOG.md", "v2026.11.29.2, v2026.11.29", "git fetch --tags"), id="full-no-tags"
+        ("--shallow-exclude", FIRST),
+        None,
+        ("shallow", "--unshallow"),
+        id="shallow-exclude-first-tag",
     ),
-    pytest.param((), (f"{FIRST}.2",), ("CHANGELOG.md", f"{FIRST}.2 ", "git fetch --tags"), id="newest-tag-deleted"),
-    pytest.param((), (FIRST,), ("CHANGELOG.md", f"{FIRST} (not in", "git fetch --tags"), id="oldest-tag-deleted"),
+    pytest.param(
+        ("--no-tags",),
+        None,
+        ("CHANGELOG.md", "v2026.11.29.2, v2026.11.29", "git fetch --tags"),
+        id="full-no-tags",
+    ),
+    pytest.param(
+        (),
+        (f"{FIRST}.2",),
+        ("CHANGELOG.md", f"{FIRST}.2 ", "git fetch --tags"),
+        id="newest-tag-deleted",
+    ),
+    pytest.param(
+        (),
+        (FIRST,),
+        ("CHANGELOG.md", f"{FIRST} (not in", "git fetch --tags"),
+        id="oldest-tag-deleted",
+    ),
 ]
 
 
@@ -255,19 +300,34 @@ def test_incomplete_clone_is_refused_until_fetched(
 LINT_FAILS = "echo 'pre-commit: lint failed' >&2; exit 1"
 COMMIT_FAILURES = [
     pytest.param(
-        "pre-commit", "echo 'pre-commit: lint failed' >&2; exit 1", False, "lint failed", id="pre-commit-first"
-    ),
-    pytest.param(
-        "pre-commit", "echo 'pre-commit: lint failed' >&2; exit 1", True, "lint failed", id="pre-commit-second"
+        "pre-commit",
+        "echo 'pre-commit: lint failed' >&2; exit 1",
+        False,
+        "lint failed",
+        id="pre-commit-first",
     ),
     pytest.param(
         "pre-commit",
-        "echo scribble >> CHANGELOG.md; git add CHANGELOG.md; echo 'pre-commit: edited and failed' >&2; exit 1",
+        "echo 'pre-commit: lint failed' >&2; exit 1",
+        True,
+        "lint failed",
+        id="pre-commit-second",
+    ),
+    pytest.param(
+        "pre-commit",
+        "echo scribble >> CHANGELOG.md; git add CHANGELOG.md; echo 'pre-commit: edited and "
+        "failed' >&2; exit 1",
         True,
         "edited and failed",
         id="pre-commit-edits-changelog",
     ),
-    pytest.param("commit-msg", "echo 'commit-msg: no ticket' >&2; exit 1", False, "no ticket", id="commit-msg"),
+    pytest.param(
+        "commit-msg",
+        "echo 'commit-msg: no ticket' >&2; exit 1",
+        False,
+        "no ticket",
+        id="commit-msg",
+    ),
     pytest.param(
         "reference-transaction",
         'if [ "$1" = prepared ]; then echo "ref-tx: frozen" >&2; exit 1; fi',
@@ -280,12 +340,15 @@ COMMIT_FAILURES = [
 
 @pytest.mark.slow
 def test_held_index_lock_fails_the_staging_and_rolls_back(repo: Path) -> None:
-    """`git add` cannot take .git/index.lock (another git process holds it): CHANGELOG.md goes, nothing else moved."""
+    """`git add` cannot take .git/index.lock (another git process holds it): CHANGELOG.md goes,
+    nothing else moved."""
     lock = repo / ".git" / "index.lock"
     lock.write_bytes(b"")
     before = state(repo)
     outcome = release()
-    assert_nothing_changed(outcome, ("git add", "index.lock", RELEASED_NOTHING), before, state(repo))
+    assert_nothing_changed(
+        outcome, ("git add", "index.lock", RELEASED_NOTHING), before, state(repo)
+    )
     lock.unlink()
     released(release(), FIRST)
 
@@ -314,12 +377,19 @@ def bare_env(home: Path, config_only: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k != "EMAIL"}
     env |= {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(home)}
     if config_only:  # as on a host whose name gives git no usable e-mail address: no guessing
-        env |= {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.useConfigOnly", "GIT_CONFIG_VALUE_0": "true"}
+        env |= {
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "user.useConfigOnly",
+            "GIT_CONFIG_VALUE_0": "true",
+        }
     return env
 
 
 def _guesses_identity(env: dict[str, str]) -> bool:
-    return subprocess.run(["git", "var", "GIT_AUTHOR_IDENT"], env=env, capture_output=True).returncode == 0
+    return (
+        subprocess.run(["git", "var", "GIT_AUTHOR_IDENT"], env=env, capture_output=True).returncode
+        == 0
+    )
 
 
 IDENTITIES = [
@@ -347,10 +417,13 @@ def test_no_identity_is_refused(
         git(repo, "config", key, value)
     before = state(repo)
     outcome = run_cli("release", subprocess_=True, cwd=repo, env=env)
-    assert_nothing_changed(outcome, ("no git identity", "git config user.email"), before, state(repo))
+    assert_nothing_changed(
+        outcome, ("no git identity", "git config user.email"), before, state(repo)
+    )
     git(repo, "config", "user.name", "Ada")
     git(repo, "config", "user.email", "ada@example.org")
-    with pytest.MonkeyPatch.context() as mp:  # the rerun in-process (faster), in the same environment
+    # the rerun in-process (faster), in the same environment
+    with pytest.MonkeyPatch.context() as mp:
         for key in os.environ.keys() - env.keys():
             mp.delenv(key)
         for key, value in env.items():
@@ -362,12 +435,15 @@ def test_no_identity_is_refused(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("second", [pytest.param(False, id="first"), pytest.param(True, id="second")])
+@pytest.mark.parametrize(
+    "second", [pytest.param(False, id="first"), pytest.param(True, id="second")]
+)
 @pytest.mark.usefixtures("trusted_data")
 def test_commit_without_identity_past_the_check_rolls_back(
     make_repo: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch, second: bool
 ) -> None:
-    """Should the identity check pass and `git commit` still find none, the commit step's rollback runs."""
+    """Should the identity check pass and `git commit` still find none, the commit step's
+    rollback runs."""
     repo = make_repo("second" if second else "fresh")
     from builder import git as builder_git
 
@@ -402,7 +478,8 @@ def refuse_tags(repo: Path) -> Callable[[], None]:
     script = hook(
         repo,
         "reference-transaction",
-        'if [ "$1" = prepared ] && grep -q " refs/tags/"; then echo "ref-tx: tags are frozen" >&2; exit 1; fi',
+        'if [ "$1" = prepared ] && grep -q " refs/tags/"; then echo "ref-tx: tags are frozen" '
+        ">&2; exit 1; fi",
     )
     return script.unlink
 
@@ -421,10 +498,19 @@ def folder_in_the_way(tag: str) -> Callable[[Path], Callable[[], None]]:
 
 TAG_FAILURES = [
     pytest.param(lock_file(FIRST), False, (FIRST, ".lock"), id="ref-lock-file"),
-    pytest.param(refuse_tags, False, (FIRST, "tags are frozen"), id="reference-transaction-refuses-tags"),
+    pytest.param(
+        refuse_tags, False, (FIRST, "tags are frozen"), id="reference-transaction-refuses-tags"
+    ),
     pytest.param(folder_in_the_way(FIRST), False, (FIRST, "git tag"), id="ref-folder-in-the-way"),
-    pytest.param(lock_file("v2026.12.02"), True, ("v2026.12.02", ".lock"), id="ref-lock-file-second-release"),
-    pytest.param(refuse_tags, True, ("v2026.12.02", "tags are frozen"), id="reference-transaction-second-release"),
+    pytest.param(
+        lock_file("v2026.12.02"), True, ("v2026.12.02", ".lock"), id="ref-lock-file-second-release"
+    ),
+    pytest.param(
+        refuse_tags,
+        True,
+        ("v2026.12.02", "tags are frozen"),
+        id="reference-transaction-second-release",
+    ),
 ]
 
 
@@ -432,7 +518,10 @@ TAG_FAILURES = [
 @pytest.mark.parametrize(("setup", "second", "names"), TAG_FAILURES)
 @pytest.mark.usefixtures("trusted_data")
 def test_failed_tag_rolls_back_the_commit(
-    make_repo: Callable[[str], Path], setup: Callable[[Path], Callable[[], None]], second: bool, names: tuple[str, ...]
+    make_repo: Callable[[str], Path],
+    setup: Callable[[Path], Callable[[], None]],
+    second: bool,
+    names: tuple[str, ...],
 ) -> None:
     repo = make_repo("second" if second else "fresh")
     fix = setup(repo)
@@ -447,7 +536,8 @@ def test_failed_tag_rolls_back_the_commit(
 
 
 def dist_file(ignored: bool) -> Callable[[Path], Callable[[], None]]:
-    """dist is a file; .gitignore's `dist/` matches folders only, so unless ignored it makes the tree dirty."""
+    """dist is a file; .gitignore's `dist/` matches folders only, so unless ignored it makes the
+    tree dirty."""
 
     def setup(repo: Path) -> Callable[[], None]:
         if ignored:
@@ -465,7 +555,8 @@ def dist_dangling_link(repo: Path) -> Callable[[], None]:
 
 
 def folder_at(name: str, stale: bool) -> Callable[[Path], Callable[[], None]]:
-    """dist/ holds a file of someone's, a folder where a release file goes, and maybe a stale archive."""
+    """dist/ holds a file of someone's, a folder where a release file goes, and maybe a stale
+    archive."""
 
     def setup(repo: Path) -> Callable[[], None]:
         dist = repo / "dist"
@@ -473,7 +564,9 @@ def folder_at(name: str, stale: bool) -> Callable[[Path], Callable[[], None]]:
         (dist / name / "inside").write_bytes(b"keep\n")
         (dist / "notes.txt").write_bytes(b"someone's notes\n")
         if stale:
-            (dist / f"leadgreen-data-{FIRST}.tar.gz").write_bytes(b"a stale archive, not this release's\n")
+            (dist / f"leadgreen-data-{FIRST}.tar.gz").write_bytes(
+                b"a stale archive, not this release's\n"
+            )
         return lambda: shutil.rmtree(dist / name)
 
     return setup
@@ -492,7 +585,10 @@ def immutable_dist(repo: Path) -> Callable[[], None]:
     dist = repo / "dist"
     dist.mkdir()
     (dist / "notes.txt").write_bytes(b"someone's notes\n")
-    if not shutil.which("chattr") or subprocess.run(["chattr", "+i", dist], capture_output=True).returncode:
+    if (
+        not shutil.which("chattr")
+        or subprocess.run(["chattr", "+i", dist], capture_output=True).returncode
+    ):
         pytest.skip("this file system or user cannot mark a folder immutable")
     return lambda: subprocess.run(["chattr", "-i", dist], check=True) and None
 
@@ -502,9 +598,17 @@ NOT_A_FOLDER = "dist: expected a folder, found"
 FOREIGN = "dist: expected an empty folder or a folder of release files, found"
 DIST_FAILURES = [
     pytest.param(dist_file(False), ("the working tree is dirty (dist)",), id="dist-is-a-file"),
-    pytest.param(dist_file(True), (f"{NOT_A_FOLDER} a regular file",), id="dist-is-an-ignored-file"),
-    pytest.param(dist_dangling_link, (f"{NOT_A_FOLDER} a symbolic link",), id="dist-is-a-dangling-link"),
-    pytest.param(folder_at("SHA256SUMS", False), (f"{FOREIGN} SHA256SUMS/, notes.txt",), id="sums-name-is-a-folder"),
+    pytest.param(
+        dist_file(True), (f"{NOT_A_FOLDER} a regular file",), id="dist-is-an-ignored-file"
+    ),
+    pytest.param(
+        dist_dangling_link, (f"{NOT_A_FOLDER} a symbolic link",), id="dist-is-a-dangling-link"
+    ),
+    pytest.param(
+        folder_at("SHA256SUMS", False),
+        (f"{FOREIGN} SHA256SUMS/, notes.txt",),
+        id="sums-name-is-a-folder",
+    ),
     pytest.param(
         folder_at(f"leadgreen-data-{FIRST}.manifest.json", True),
         (f"{FOREIGN} leadgreen-data-{FIRST}.manifest.json/, notes.txt",),
@@ -566,7 +670,8 @@ def stray_json_in_data(repo: Path) -> None:
 
 
 def hidden_edit(flag: str, rel: str) -> Callable[[Path], None]:
-    """An edit git status does not show (skip-worktree or assume-unchanged): the archive has HEAD's bytes."""
+    """An edit git status does not show (skip-worktree or assume-unchanged): the archive has
+    HEAD's bytes."""
 
     def setup(repo: Path) -> None:
         git(repo, "update-index", flag, rel)
@@ -580,8 +685,14 @@ ARCHIVES = [
     pytest.param(stray_pyc, id="ignored-pycache-in-schemas"),
     pytest.param(stray_notes, id="excluded-notes-in-schemas-and-data"),
     pytest.param(stray_json_in_data, id="excluded-json-in-data"),
-    pytest.param(hidden_edit("--skip-worktree", "data/models/qwen-3-8b.json"), id="skip-worktree-edit-in-data"),
-    pytest.param(hidden_edit("--assume-unchanged", "schemas/model.schema.json"), id="assume-unchanged-in-schemas"),
+    pytest.param(
+        hidden_edit("--skip-worktree", "data/models/qwen-3-8b.json"),
+        id="skip-worktree-edit-in-data",
+    ),
+    pytest.param(
+        hidden_edit("--assume-unchanged", "schemas/model.schema.json"),
+        id="assume-unchanged-in-schemas",
+    ),
 ]
 
 
@@ -590,11 +701,17 @@ ARCHIVES = [
 def test_archive_holds_only_the_committed_tree(repo: Path, setup: Callable[[Path], None]) -> None:
     setup(repo)
     assert git(repo, "status", "--porcelain") == ""
-    strays = {rel: digest for rel, digest in tree_digest(repo).items() if rel.split("/")[0] in ("data", "schemas")}
+    strays = {
+        rel: digest
+        for rel, digest in tree_digest(repo).items()
+        if rel.split("/")[0] in ("data", "schemas")
+    }
     released(release(), FIRST)
     members = listing(repo, FIRST)
     tree = git(repo, "ls-tree", "-r", "--name-only", "HEAD", "--", *INCLUDED).splitlines()
-    assert sorted(members) == sorted(["README.md", *(rel for rel in tree if not rel.startswith("schemas/inputs/"))])
+    assert sorted(members) == sorted(
+        ["README.md", *(rel for rel in tree if not rel.startswith("schemas/inputs/"))]
+    )
     for rel, data in members.items():
         if rel == "README.md":
             continue  # written by builder dist from the committed data/workloads.json
@@ -605,7 +722,8 @@ def test_archive_holds_only_the_committed_tree(repo: Path, setup: Callable[[Path
     manifest = json.loads((repo / "dist" / f"leadgreen-data-{FIRST}.manifest.json").read_text())
     assert [f["path"] for f in manifest["files"]] == sorted(members)
     after = tree_digest(repo)
-    assert {rel: after.get(rel) for rel in strays} == strays  # the stray files are still there, untouched
+    # the stray files are still there, untouched
+    assert {rel: after.get(rel) for rel in strays} == strays
 
 
 @pytest.mark.slow
@@ -613,7 +731,9 @@ def test_untracked_file_in_data_is_refused_as_dirty(repo: Path) -> None:
     (repo / "data" / "draft.json").write_text("{}\n")
     before = state(repo)
     outcome = release()
-    assert_nothing_changed(outcome, ("the working tree is dirty", "data/draft.json"), before, state(repo))
+    assert_nothing_changed(
+        outcome, ("the working tree is dirty", "data/draft.json"), before, state(repo)
+    )
     (repo / "data" / "draft.json").unlink()
     released(release(), FIRST)
     assert "data/draft.json" not in listing(repo, FIRST)
@@ -625,13 +745,16 @@ def test_changelog_hidden_from_git_status_is_refused(make_repo: Callable[[str], 
     hidden_edit("--skip-worktree", "CHANGELOG.md")(repo)
     before = state(repo)
     outcome = release()
-    assert_nothing_changed(outcome, ("CHANGELOG.md: expected the committed file", "skip-worktree"), before, state(repo))
+    assert_nothing_changed(
+        outcome, ("CHANGELOG.md: expected the committed file", "skip-worktree"), before, state(repo)
+    )
     git(repo, "update-index", "--no-skip-worktree", "CHANGELOG.md")
     git(repo, "checkout", "--", "CHANGELOG.md")
     released(release(), "v2026.12.02")
 
 
-# --- Interrupted (Ctrl-C) at each step after the first write: the same rollback, then click's "Aborted!" ---
+# --- Interrupted (Ctrl-C) at each step after the first write: the same rollback, then click's
+# "Aborted!" ---
 
 
 def interrupt_at_tag(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -698,7 +821,9 @@ def test_interrupt_after_the_tag_keeps_the_release_and_dist_is_rebuilt(
     assert git(repo, "rev-parse", f"{FIRST}^{{commit}}") == git(repo, "rev-parse", "HEAD")
     assert not (repo / "dist").exists()
     assert run_cli("dist").exit_code == 0
-    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=repo / "dist", capture_output=True, text=True)
+    check = subprocess.run(
+        ["sha256sum", "-c", "SHA256SUMS"], cwd=repo / "dist", capture_output=True, text=True
+    )
     assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -709,9 +834,17 @@ def test_interrupt_after_the_tag_keeps_the_release_and_dist_is_rebuilt(
     ("text", "tags"),
     [
         pytest.param("# Changelog\n\n## v2026.10.19 — data version\n", ["v2026.10.19"], id="one"),
-        pytest.param("## v2026.10.19.2 — x\n\n## v2026.10.19 — y\n", ["v2026.10.19.2", "v2026.10.19"], id="serial"),
+        pytest.param(
+            "## v2026.10.19.2 — x\n\n## v2026.10.19 — y\n",
+            ["v2026.10.19.2", "v2026.10.19"],
+            id="serial",
+        ),
         pytest.param("### v2026.10.19\n## v2026.10.19x\n ## v2026.10.19\n", [], id="not-headings"),
-        pytest.param("## v2026.10.19 — a\r\n## v2026.10.19 — again\r\n", ["v2026.10.19"], id="crlf-and-repeat"),
+        pytest.param(
+            "## v2026.10.19 — a\r\n## v2026.10.19 — again\r\n",
+            ["v2026.10.19"],
+            id="crlf-and-repeat",
+        ),
     ],
 )
 def test_changelog_tags(text: str, tags: list[str]) -> None:
@@ -722,8 +855,11 @@ def test_changelog_tags(text: str, tags: list[str]) -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_during_the_pre_commit_hook_rolls_back(make_repo: Callable[[str], Path], tmp_path: Path) -> None:
-    """A real Ctrl-C: SIGINT to the whole process group (builder, git, the hook) while the hook runs."""
+def test_ctrl_c_during_the_pre_commit_hook_rolls_back(
+    make_repo: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """A real Ctrl-C: SIGINT to the whole process group (builder, git, the hook) while the hook
+    runs."""
     import signal
     import sys
     import time
@@ -754,8 +890,11 @@ def test_ctrl_c_during_the_pre_commit_hook_rolls_back(make_repo: Callable[[str],
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("trusted_data")
-def test_rollback_git_refuses_is_reported_not_hidden(make_repo: Callable[[str], Path], tmp_path: Path) -> None:
-    """The tag is refused, and so is moving main back: the message says the rollback is incomplete and
+def test_rollback_git_refuses_is_reported_not_hidden(
+    make_repo: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """The tag is refused, and so is moving main back: the message says the rollback is incomplete
+    and
     what is left; dist/ is still restored and no tag exists."""
     repo = make_repo("second")
     mark = tmp_path / "main-moved-once"
@@ -774,9 +913,15 @@ esac""",
     outcome = release()
     assert "Traceback" not in outcome.output, outcome.output
     assert outcome.exit_code == 1
-    for said in ("tags are frozen", "Rollback incomplete; fix by hand", "main is frozen", "CHANGELOG.md left as"):
+    for said in (
+        "tags are frozen",
+        "Rollback incomplete; fix by hand",
+        "main is frozen",
+        "CHANGELOG.md left as",
+    ):
         assert said in outcome.output, outcome.output
     assert f"git reset --keep {start[:12]}" in outcome.output
-    assert git(repo, "rev-parse", "HEAD^") == start  # the release commit stays, and the message says so
+    # the release commit stays, and the message says so
+    assert git(repo, "rev-parse", "HEAD^") == start
     assert git(repo, "tag", "--list", "v2026.12.02") == ""
     assert {k: v for k, v in tree_digest(repo).items() if k.startswith("dist")} == dist_before

@@ -1,8 +1,11 @@
-"""Hostile corpus of what ships and when: a file under data/ that is not published, a tag or a date that lies,
+"""Hostile corpus of what ships and when: a file under data/ that is not published, a tag or a date
+that lies,
 and a push that could half-happen.
 
-One case per class. Every refused case holds the command to tests/hostile.py: its exit code, one escaped
-line naming the culprit, no traceback, and every pre-existing file (refs, HEAD and config too) unchanged.
+One case per class. Every refused case holds the command to tests/hostile.py: its exit code, one
+escaped
+line naming the culprit, no traceback, and every pre-existing file (refs, HEAD and config too)
+unchanged.
 """
 
 from __future__ import annotations
@@ -13,7 +16,15 @@ from pathlib import Path
 import pytest
 
 from hostile import assert_refused, run_cli, tree_digest
-from test_hostile_release import IDENTITY, assert_nothing_changed, git, new_repo, released, state, trust_data
+from test_hostile_release import (
+    IDENTITY,
+    assert_nothing_changed,
+    git,
+    new_repo,
+    released,
+    state,
+    trust_data,
+)
 
 
 def problem_lines(output: str, name: str) -> list[str]:
@@ -35,7 +46,11 @@ def test_a_dotfile_under_data_is_refused_by_validate(repo_copy: Path) -> None:
 
 DATES = [
     pytest.param("9999-12-31", "expected a date no later than ", id="far-future"),
-    pytest.param("1970-01-01", "expected a date no earlier than 2026-09-26 (when upstream was retrieved", id="too-old"),
+    pytest.param(
+        "1970-01-01",
+        "expected a date no earlier than 2026-09-26 (when upstream was retrieved",
+        id="too-old",
+    ),
 ]
 
 
@@ -47,12 +62,14 @@ def test_a_build_date_that_cannot_be_is_refused(repo_copy: Path, date: str, said
     assert outcome.output.count("\n") == 1, outcome.output  # one line
 
 
-# --- Tags: one that names other data, a day no calendar has, a bogus future tag; main behind its remote ---
+# --- Tags: one that names other data, a day no calendar has, a bogus future tag; main behind its
+# remote ---
 
 
 @pytest.fixture(scope="module")
 def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The package committed on main in a repository of its own (data version 2026-11-29), never released."""
+    """The package committed on main in a repository of its own (data version 2026-11-29), never
+    released."""
     base = tmp_path_factory.mktemp("shipping")
     with pytest.MonkeyPatch.context() as mp:
         for key, value in IDENTITY.items():
@@ -85,7 +102,12 @@ DIST_REFUSED = [
         "tag v2028.01.01: expected the data version of the data committed at it (",
         id="tag-names-other-data",
     ),
-    pytest.param(None, "v2026.02.30", "tag v2026.02.30: expected a real date, found 2026-02-30", id="impossible-date"),
+    pytest.param(
+        None,
+        "v2026.02.30",
+        "tag v2026.02.30: expected a real date, found 2026-02-30",
+        id="impossible-date",
+    ),
     pytest.param(
         dotfile_commit,
         "v2026.11.29",
@@ -98,7 +120,8 @@ DIST_REFUSED = [
 @pytest.mark.slow
 @pytest.mark.parametrize(("setup", "tag", "said"), DIST_REFUSED)
 def test_dist_refuses_a_tag_that_lies(repo: Path, setup, tag: str, said: str) -> None:
-    """As the release workflow runs it: `builder dist --tag <the pushed tag>` on a checkout of the tag."""
+    """As the release workflow runs it: `builder dist --tag <the pushed tag>` on a checkout of
+    the tag."""
     if setup is not None:
         setup(repo)
     git(repo, "tag", "--annotate", tag, "-m", "pushed")
@@ -110,13 +133,18 @@ def test_dist_refuses_a_tag_that_lies(repo: Path, setup, tag: str, said: str) ->
 
 
 @pytest.mark.slow
-def test_a_bogus_future_tag_is_never_the_newest_release(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A tag two years ahead of the data, on the data's own commit: dist refuses it, and release releases past it."""
+def test_a_bogus_future_tag_is_never_the_newest_release(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tag two years ahead of the data, on the data's own commit: dist refuses it, and release
+    releases past it."""
     trust_data(monkeypatch)
     git(repo, "tag", "--annotate", "v2028.12.01", "-m", "from the future")
     before = state(repo)
     outcome = run_cli("dist", "--tag", "v2028.12.01")
-    assert_nothing_changed(outcome, ("tag v2028.12.01: expected the data version", "2026-11-29"), before, state(repo))
+    assert_nothing_changed(
+        outcome, ("tag v2028.12.01: expected the data version", "2026-11-29"), before, state(repo)
+    )
     released(run_cli("release"), "v2026.11.29")
     assert "First release." in (repo / "CHANGELOG.md").read_text()
 
@@ -125,7 +153,8 @@ def test_a_bogus_future_tag_is_never_the_newest_release(repo: Path, monkeypatch:
 def test_release_refuses_when_main_is_behind_its_remote(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A local bare remote that has a commit main lacks, as last fetched: release refuses; after a pull it releases."""
+    """A local bare remote that has a commit main lacks, as last fetched: release refuses; after
+    a pull it releases."""
     trust_data(monkeypatch)
     remote = tmp_path / "remote.git"
     git(repo, "clone", "--quiet", "--bare", str(repo), str(remote))
@@ -142,7 +171,10 @@ def test_release_refuses_when_main_is_behind_its_remote(
     before = state(repo)
     outcome = run_cli("release")
     assert_nothing_changed(
-        outcome, ("main is behind origin/main by 1 commit(s)", "git pull --ff-only"), before, state(repo)
+        outcome,
+        ("main is behind origin/main by 1 commit(s)", "git pull --ff-only"),
+        before,
+        state(repo),
     )
     assert outcome.output.count("\n") == 1, outcome.output
     git(repo, "pull", "--quiet", "--ff-only")

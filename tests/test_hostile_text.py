@@ -1,4 +1,5 @@
-"""Hostile text: what could reach a terminal, a spreadsheet or a file system through a name or a path.
+"""Hostile text: what could reach a terminal, a spreadsheet or a file system through a name or a
+path.
 
 Classes, each a parametrized list of named cases run through the CLI: upstream text holding escape
 sequences and newlines (UPSTREAM_TEXT), option values and paths holding them (PATHS), a package
@@ -39,7 +40,8 @@ Q8 = "data/models/qwen-3-8b.json"
 
 
 def refused(root: Path, args: list[str], code: int, names: tuple[str, ...]) -> str:
-    """Run the command; it must be refused as promised, print no raw control character, change nothing."""
+    """Run the command; it must be refused as promised, print no raw control character, change
+    nothing."""
     before = tree_digest(root)
     outcome = run_cli(*args)
     assert_refused(outcome, code, names, before, tree_digest(root))
@@ -48,11 +50,17 @@ def refused(root: Path, args: list[str], code: int, names: tuple[str, ...]) -> s
 
 
 def parsed(rows: list[dict[str, Any]], name: str = "bad.json") -> str:
-    """What `builder build --upstream` prints for these rows, from the parser alone: problems, then the error."""
+    """What `builder build --upstream` prints for these rows, from the parser alone: problems,
+    then the error."""
     with pytest.raises(UpstreamError) as caught:
-        parse_upstream(json.dumps(upstream(rows), ensure_ascii=False).encode(), name, "lm-arena-chat")
-    lines = [printable(str(problem)) for problem in caught.value.problems] + [f"error: {caught.value}"]
-    return "\n".join(lines)  # as `say` prints them; the whole-command cases check the printing itself
+        parse_upstream(
+            json.dumps(upstream(rows), ensure_ascii=False).encode(), name, "lm-arena-chat"
+        )
+    lines = [printable(str(problem)) for problem in caught.value.problems] + [
+        f"error: {caught.value}"
+    ]
+    # as `say` prints them; the whole-command cases check the printing itself
+    return "\n".join(lines)
 
 
 def upstream_file(tmp_path: Path, rows: list[dict[str, Any]], name: str = "bad.json") -> Path:
@@ -66,11 +74,15 @@ def upstream_file(tmp_path: Path, rows: list[dict[str, Any]], name: str = "bad.j
 
 ROW0 = "/configurations/0"
 UPSTREAM_TEXT = [
-    pytest.param({"model_id": "evil/\x1b]0;pwned\x07Model"}, f"{ROW0}/model_id", id="model-id-sets-title"),
+    pytest.param(
+        {"model_id": "evil/\x1b]0;pwned\x07Model"}, f"{ROW0}/model_id", id="model-id-sets-title"
+    ),
     pytest.param({"model_id": f"test-org/M\n{FAKE}"}, f"{ROW0}/model_id", id="model-id-fake-line"),
     pytest.param({"gpu_model": "\x1b[31mH100"}, f"{ROW0}/gpu_model", id="gpu-colours-output"),
     pytest.param({"nickname": "Model \u202e7B"}, f"{ROW0}/nickname", id="nickname-rtl-override"),
-    pytest.param({"architecture": f"MoE\r\n{FAKE}"}, f"{ROW0}/architecture", id="architecture-crlf"),
+    pytest.param(
+        {"architecture": f"MoE\r\n{FAKE}"}, f"{ROW0}/architecture", id="architecture-crlf"
+    ),
 ]
 
 
@@ -79,16 +91,25 @@ def test_upstream_text_is_escaped_by_the_parser(fields: dict, where: str) -> Non
     assert f"bad.json: {where}" in parsed([row(**fields)])
 
 
-@pytest.mark.parametrize(("fields", "where"), slow_after(UPSTREAM_TEXT, fast=0))  # each a whole build
-def test_upstream_text_is_escaped_in_every_message(repo_copy: Path, tmp_path: Path, fields: dict, where: str) -> None:
+# each a whole build
+@pytest.mark.parametrize(("fields", "where"), slow_after(UPSTREAM_TEXT, fast=0))
+def test_upstream_text_is_escaped_in_every_message(
+    repo_copy: Path, tmp_path: Path, fields: dict, where: str
+) -> None:
     bad = upstream_file(tmp_path, [row(**fields)])
     refused(tmp_path, ["build", "--upstream", str(bad)], 1, (f"{bad}: {where}",))
 
 
-def test_an_upstream_key_holding_a_fence_and_a_fake_line_is_escaped(repo_copy: Path, tmp_path: Path) -> None:
+def test_an_upstream_key_holding_a_fence_and_a_fake_line_is_escaped(
+    repo_copy: Path, tmp_path: Path
+) -> None:
     key = f"x\n```\n{FAKE}\x1b[2J"
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(upstream([row()])).replace('"median_itl_ms"', json.dumps(key) + ': NaN, "median_itl_ms"'))
+    bad.write_text(
+        json.dumps(upstream([row()])).replace(
+            '"median_itl_ms"', json.dumps(key) + ': NaN, "median_itl_ms"'
+        )
+    )
     shown = f"{bad}: {ROW0}/x\\n```\\nfake: ~1: all good\\x1b[2J"  # a / in a key is ~1 in a pointer
     out = refused(tmp_path, ["build", "--upstream", str(bad)], 1, (shown,))
     assert "\n```" not in out
@@ -99,8 +120,15 @@ def test_an_upstream_key_holding_a_fence_and_a_fake_line_is_escaped(repo_copy: P
 
 PATHS = [
     pytest.param(["validate", "--data", f"no\n{FAKE}"], 2, "--data", id="validate-data-newline"),
-    pytest.param(["validate", "--data", "d\x1b]0;pwned\x07"], 2, "--data", id="validate-data-title"),
-    pytest.param(["build", "--upstream", "up\u202estream.json"], 1, "up\\u202estream.json", id="build-upstream-rtl"),
+    pytest.param(
+        ["validate", "--data", "d\x1b]0;pwned\x07"], 2, "--data", id="validate-data-title"
+    ),
+    pytest.param(
+        ["build", "--upstream", "up\u202estream.json"],
+        1,
+        "up\\u202estream.json",
+        id="build-upstream-rtl",
+    ),
     pytest.param(["diff", f"old\n{FAKE}", "data"], 1, "old\\n", id="diff-old-newline"),
     pytest.param(["schema-diff", "a\x1b[31m", "."], 1, "a\\x1b[31m", id="schema-diff-colour"),
 ]
@@ -123,14 +151,18 @@ def rename(root: Path, name: str) -> None:
     for path in (root / "data").rglob("*.json"):
         text = path.read_text(encoding="utf-8")
         if old in text:
-            path.write_text(text.replace(old, json.dumps(name, ensure_ascii=False)), encoding="utf-8")
+            path.write_text(
+                text.replace(old, json.dumps(name, ensure_ascii=False)), encoding="utf-8"
+            )
     desc = json.loads((root / "datapackage.json").read_bytes())
     for res in desc["resources"]:
         target = root / res["path"]
         if "hash" in res and target.is_file():
             data = target.read_bytes()
             res["bytes"], res["hash"] = len(data), f"sha256:{hashlib.sha256(data).hexdigest()}"
-    (root / "datapackage.json").write_text(json.dumps(desc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (root / "datapackage.json").write_text(
+        json.dumps(desc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 PACKAGE_NAMES = [
@@ -150,8 +182,11 @@ def test_the_checks_refuse_a_name_build_never_makes(reused_copy: Path, name: str
     assert any(line.startswith(f"{Q8}: /name: ") for line in found), found
 
 
-@pytest.mark.parametrize("name", slow_after(PACKAGE_NAMES, fast=0))  # each a whole `builder validate`
-def test_validate_refuses_a_name_build_never_makes(repo_copy: Path, tmp_path: Path, name: str) -> None:
+# each a whole `builder validate`
+@pytest.mark.parametrize("name", slow_after(PACKAGE_NAMES, fast=0))
+def test_validate_refuses_a_name_build_never_makes(
+    repo_copy: Path, tmp_path: Path, name: str
+) -> None:
     rename(repo_copy, name)
     refused(tmp_path, ["validate"], 1, (f"{Q8}: /name: ",))
 
@@ -172,17 +207,22 @@ SPREADSHEET = [
 
 
 def spreadsheet_message(fields: dict, field: str, reading: str) -> str:
-    return f"expected a name a spreadsheet keeps as text, found {fields[field]!r}, read as {reading}"
+    return (
+        f"expected a name a spreadsheet keeps as text, found {fields[field]!r}, read as {reading}"
+    )
 
 
 @pytest.mark.parametrize(("fields", "field", "reading"), SPREADSHEET)
-def test_names_a_spreadsheet_misreads_are_refused_by_the_parser(fields: dict, field: str, reading: str) -> None:
+def test_names_a_spreadsheet_misreads_are_refused_by_the_parser(
+    fields: dict, field: str, reading: str
+) -> None:
     found = parsed([row(**fields)])
     assert f"bad.json: {ROW0}/{field} (" in found, found
     assert spreadsheet_message(fields, field, reading) in found, found
 
 
-@pytest.mark.parametrize(("fields", "field", "reading"), slow_after(SPREADSHEET, fast=0))  # each a whole build
+# each a whole build
+@pytest.mark.parametrize(("fields", "field", "reading"), slow_after(SPREADSHEET, fast=0))
 def test_names_a_spreadsheet_misreads_are_refused(
     repo_copy: Path, tmp_path: Path, fields: dict, field: str, reading: str
 ) -> None:
@@ -212,7 +252,9 @@ def test_windows_reserved_slugs_are_refused_by_the_parser(nickname: str, slug: s
 
 
 @pytest.mark.parametrize(("nickname", "slug"), slow_after(RESERVED, fast=0))  # each a whole build
-def test_windows_reserved_slugs_are_refused(repo_copy: Path, tmp_path: Path, nickname: str, slug: str) -> None:
+def test_windows_reserved_slugs_are_refused(
+    repo_copy: Path, tmp_path: Path, nickname: str, slug: str
+) -> None:
     bad = upstream_file(tmp_path, [row(nickname=nickname)])
     message = f"expected a slug Windows allows as a file name, found {slug!r}"
     refused(tmp_path, ["build", "--upstream", str(bad)], 1, (f"{bad}: {ROW0}/nickname (", message))
@@ -234,7 +276,9 @@ GPU_CASE = [
 
 
 @pytest.mark.parametrize(("first", "second"), GPU_CASE)
-def test_gpu_names_differing_only_by_case_are_refused_by_the_parser(first: str, second: str) -> None:
+def test_gpu_names_differing_only_by_case_are_refused_by_the_parser(
+    first: str, second: str
+) -> None:
     message = f"GPU {second}: expected one spelling per GPU, found {first!r} and {second!r}"
     given = {"lm-arena-chat": (json.dumps(upstream(two_gpus(first, second))).encode(), "bad.json")}
     with pytest.raises(UpstreamError) as caught:
@@ -243,13 +287,17 @@ def test_gpu_names_differing_only_by_case_are_refused_by_the_parser(first: str, 
 
 
 @pytest.mark.parametrize(("first", "second"), slow_after(GPU_CASE, fast=0))  # each a whole build
-def test_gpu_names_differing_only_by_case_are_refused(repo_copy: Path, tmp_path: Path, first: str, second: str) -> None:
+def test_gpu_names_differing_only_by_case_are_refused(
+    repo_copy: Path, tmp_path: Path, first: str, second: str
+) -> None:
     bad = upstream_file(tmp_path, two_gpus(first, second))
     message = f"GPU {second}: expected one spelling per GPU, found {first!r} and {second!r}"
     refused(tmp_path, ["build", "--upstream", str(bad)], 1, (f"{bad}: {message}",))
 
 
-def test_gpu_names_differing_only_by_case_across_task_files_are_refused(repo_copy: Path, tmp_path: Path) -> None:
+def test_gpu_names_differing_only_by_case_across_task_files_are_refused(
+    repo_copy: Path, tmp_path: Path
+) -> None:
     chat = upstream_file(tmp_path, [row(gpu_model="H100")], "chat.json")
     gpqa = tmp_path / "gpqa.json"
     gpqa.write_text(json.dumps({**upstream([row(gpu_model="h100")]), "task": "gpqa"}))
@@ -268,9 +316,13 @@ def test_gpu_names_differing_only_by_case_across_task_files_are_refused(repo_cop
 METADATA_TEXT = [
     pytest.param("caveat = ", '"GPU energy \\u001b[31monly"', "/header/caveat", id="caveat-escape"),
     pytest.param("caveat = ", f'"Floor.\\n{FAKE}"', "/header/caveat", id="caveat-newline"),
-    pytest.param("selection = ", '"best \\u202e configuration"', "/index/selection", id="selection-rtl"),
+    pytest.param(
+        "selection = ", '"best \\u202e configuration"', "/index/selection", id="selection-rtl"
+    ),
     pytest.param("caveat = ", '"zero\\u200bwidth"', "/header/caveat", id="caveat-zero-width-space"),
-    pytest.param("caveat = ", '"' + "a" * 200_000 + '"', "/header/caveat", id="caveat-200000-characters"),
+    pytest.param(
+        "caveat = ", '"' + "a" * 200_000 + '"', "/header/caveat", id="caveat-200000-characters"
+    ),
 ]
 
 
@@ -283,12 +335,16 @@ def test_metadata_text_with_control_characters_is_refused(
     at = next(i for i, line in enumerate(lines) if line.startswith(prefix))
     lines[at] = f"{prefix}{value}\n"
     meta.write_text("".join(lines), encoding="utf-8")
-    message = f"metadata.toml: {where}: expected a non-empty string of at most 2,000 characters, without control"
+    message = (
+        f"metadata.toml: {where}: expected a non-empty string of at most 2,000 characters, "
+        f"without control"
+    )
     refused(tmp_path, ["build"], 1, (message,))
 
 
 # ---------------------------------------------------------------------------------------------
-# 8. An unpacked release archive whose schemas/ were loosened: validate holds it to the builder's own
+# 8. An unpacked release archive whose schemas/ were loosened: validate holds it to the builder's
+# own
 
 
 def loosen_name(schemas: Path) -> None:
@@ -306,12 +362,14 @@ def widen_gpu(schemas: Path) -> None:
 LOOSENED = [
     pytest.param(
         loosen_name,
-        "schemas/defs.schema.json: /$defs/name/pattern: expected the builder's own schema, found another",
+        "schemas/defs.schema.json: /$defs/name/pattern: expected the builder's own schema, found "
+        "another",
         id="name-pattern-removed",
     ),
     pytest.param(
         widen_gpu,
-        "schemas/generation-defs.schema.json: /$defs/gpu/maxLength: expected the builder's own schema, found another",
+        "schemas/generation-defs.schema.json: /$defs/gpu/maxLength: expected the builder's own "
+        "schema, found another",
         id="gpu-max-length-raised",
     ),
     pytest.param(
@@ -321,7 +379,8 @@ LOOSENED = [
     ),
     pytest.param(
         lambda s: (s / "extra.schema.json").write_text("{}"),
-        "schemas/extra.schema.json: /: expected the builder's own schema, found one the builder does not have",
+        "schemas/extra.schema.json: /: expected the builder's own schema, found one the builder "
+        "does not have",
         id="schema-added",
     ),
 ]
@@ -331,7 +390,8 @@ LOOSENED = [
 def test_a_loosened_schema_in_an_archive_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loosen, message
 ) -> None:
-    """The archive's schemas/ against the builder's own (validate's check_schema_folder), data aside."""
+    """The archive's schemas/ against the builder's own (validate's check_schema_folder), data
+    aside."""
     archive = tmp_path / "leadgreen-data-v2026.10.19"
     shutil.copytree(REPO / "schemas", archive / "schemas")
     loosen(archive / "schemas")
@@ -339,7 +399,8 @@ def test_a_loosened_schema_in_an_archive_is_found(
     assert [str(problem) for problem in check_schema_folder(archive)] == [message]
 
 
-@pytest.mark.parametrize(("loosen", "message"), slow_after(LOOSENED, fast=0))  # each a whole `builder validate`
+# each a whole `builder validate`
+@pytest.mark.parametrize(("loosen", "message"), slow_after(LOOSENED, fast=0))
 def test_a_loosened_schema_in_an_archive_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loosen, message: str
 ) -> None:
@@ -353,10 +414,15 @@ def test_a_loosened_schema_in_an_archive_is_reported(
     refused(tmp_path, ["validate"], 1, (message,))
 
 
-def test_a_gpu_spelled_otherwise_in_a_generation_task_file_is_refused(repo_copy: Path, tmp_path: Path) -> None:
-    """The generation tasks are parsed apart from the LLM ones; the build's own check compares every model."""
+def test_a_gpu_spelled_otherwise_in_a_generation_task_file_is_refused(
+    repo_copy: Path, tmp_path: Path
+) -> None:
+    """The generation tasks are parsed apart from the LLM ones; the build's own check compares
+    every model."""
     image = tmp_path / "t2i.json"
-    image.write_bytes((repo_copy / "upstream" / "text-to-image.json").read_bytes().replace(b'"H100"', b'"h100"'))
+    image.write_bytes(
+        (repo_copy / "upstream" / "text-to-image.json").read_bytes().replace(b'"H100"', b'"h100"')
+    )
     message = f"{image}: GPU h100: expected one spelling per GPU, found 'H100' in upstream/"
     refused(tmp_path, ["build", "--upstream", f"text-to-image={image}"], 1, (message,))
 
@@ -365,7 +431,8 @@ SLUG_OF_ANOTHER = f'{Q8}: /slug: expected the slug of its name, "totally-differe
 
 
 def test_the_checks_refuse_a_name_whose_slug_is_another(reused_copy: Path) -> None:
-    """Renamed everywhere with every hash restamped, but the slug kept: build would never write that pair."""
+    """Renamed everywhere with every hash restamped, but the slug kept: build would never write
+    that pair."""
     rename(reused_copy, "Totally Different")
     found = rule_problems(reused_copy / "data")
     assert any(SLUG_OF_ANOTHER in line for line in found), found

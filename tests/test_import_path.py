@@ -1,4 +1,5 @@
-"""No module in the current folder is ever imported by the builder, whatever the import path says."""
+"""No module in the current folder is ever imported by the builder, whatever the import path
+says."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ PYTHON_M = [sys.executable, "-m", "builder"]
 
 @pytest.mark.parametrize(
     ("entry", "pythonpath"),
-    slow_after(  # each a process running validate, about 2 s; every form of the entry runs by rule below
+    # each a process running validate, about 2 s; every form of the entry runs by rule below
+    slow_after(
         [
             pytest.param([BUILDER], ".", id="builder, PYTHONPATH=."),
             pytest.param([BUILDER], ":/opt/lib", id="builder, PYTHONPATH with an empty first part"),
@@ -33,14 +35,17 @@ def test_a_planted_plugin_in_the_current_folder_never_runs(
     repo_copy: Path, entry: list[str], pythonpath: str | None
 ) -> None:
     """Frictionless imports every `frictionless_*` module on the path as a plugin; one planted in an
-    unpacked archive's root would run under `builder validate` if the current folder were on the path."""
+    unpacked archive's root would run under `builder validate` if the current folder were on the
+    path."""
     marker = repo_copy.parent / "ran"
     (repo_copy / "frictionless_planted.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     (repo_copy / "click.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
-    run = subprocess.run([*entry, "validate"], cwd=repo_copy, env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [*entry, "validate"], cwd=repo_copy, env=env, capture_output=True, text=True, timeout=120
+    )
     assert (run.returncode, run.stdout) == (0, "data: valid\n")
     assert run.stderr == "", run.stderr
     assert not marker.exists()
@@ -59,7 +64,8 @@ def test_a_planted_plugin_in_the_current_folder_never_runs(
 def test_every_form_of_the_current_folder_leaves_the_import_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str
 ) -> None:
-    """The rule the planted-plugin cases run through: what importing the builder drops from sys.path."""
+    """The rule the planted-plugin cases run through: what importing the builder drops from
+    sys.path."""
     here = tmp_path / "archive"
     here.mkdir()
     (tmp_path / "link").symlink_to(here)

@@ -1,5 +1,7 @@
-"""upstream/lock.json: every field variant against the lock's schema and rules (unit), and each class of
-bad lock once through `build`, `fetch` and `check-upstream`, refused before use and changing nothing."""
+"""upstream/lock.json: every field variant against the lock's schema and rules (unit), and each
+class of
+bad lock once through `build`, `fetch` and `check-upstream`, refused before use and changing
+nothing."""
 
 from __future__ import annotations
 
@@ -27,7 +29,10 @@ LK = f"{LOCK}: /tasks/lm-arena-chat/"
 PATH = "/public/data/tasks/lm-arena-chat.json"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
 
-FILE = "expected a plain file name inside the lock's folder other than lock.json (no '/', no '..', no leading dot)"
+FILE = (
+    "expected a plain file name inside the lock's folder other than lock.json (no '/', no "
+    "'..', no leading dot)"
+)
 URL = "expected an http(s) URL with a host and no credentials"
 COMMIT = "expected a 40-character lowercase hex commit sha, or null"
 DATE = 'expected a date as a string "YYYY-MM-DD"'
@@ -43,8 +48,18 @@ FIELDS = [
     ("file", 3, f"{LK}file: {FILE}, found 3", "file-int"),
     ("file", "x.json\n", f"{LK}file: {FILE}", "file-trailing-newline"),
     ("file", "lock.json", f'{LK}file: {FILE}, found "lock.json"', "file-the-lock"),
-    ("file", "gpqa.json", f"{LOCK}: /tasks: expected one file per task, found gpqa.json named by several tasks", "two-tasks-one-file"),
-    ("url", "ftp://example.org/x.json", f'{LK}url: {URL}, found "ftp://example.org/x.json"', "url-ftp"),
+    (
+        "file",
+        "gpqa.json",
+        f"{LOCK}: /tasks: expected one file per task, found gpqa.json named by several tasks",
+        "two-tasks-one-file",
+    ),
+    (
+        "url",
+        "ftp://example.org/x.json",
+        f'{LK}url: {URL}, found "ftp://example.org/x.json"',
+        "url-ftp",
+    ),
     ("url", "http://user:pw@example.org/x", f"{LK}url: {URL}", "url-credentials"),
     ("url", "file:///etc/passwd", f"{LK}url: {URL}", "url-file"),
     ("url", "http:///x.json", f"{LK}url: {URL}", "url-no-host"),
@@ -56,18 +71,33 @@ FIELDS = [
     ("commit", SHA.upper(), f"{LK}commit: {COMMIT}", "commit-uppercase"),
     ("commit", "-" + SHA[1:], f"{LK}commit: {COMMIT}", "commit-option-like"),
     ("commit", 7, f"{LK}commit: {COMMIT}, found 7", "commit-a-number"),
-    ("sha256", "24e25d46", f'{LK}sha256: expected 64 lowercase hex characters, found "24e25d46"', "sha256-short"),
+    (
+        "sha256",
+        "24e25d46",
+        f'{LK}sha256: expected 64 lowercase hex characters, found "24e25d46"',
+        "sha256-short",
+    ),
     ("sha256", "z" * 64, f"{LK}sha256: expected 64 lowercase hex characters", "sha256-not-hex"),
-    ("sha256", "24E25D46CDD6A9D9D58F8DE63928D6F42601F9966D22E4D7A478E5F11F89A7EC", f"{LK}sha256: expected 64 lowercase hex characters", "sha256-upper-case"),
+    (
+        "sha256",
+        "24E25D46CDD6A9D9D58F8DE63928D6F42601F9966D22E4D7A478E5F11F89A7EC",
+        f"{LK}sha256: expected 64 lowercase hex characters",
+        "sha256-upper-case",
+    ),
     ("size", -1, f"{LK}size: {SIZE}, found -1", "size-negative"),
     ("size", "286127", f'{LK}size: {SIZE}, found "286127"', "size-string"),
     ("size", True, f"{LK}size: {SIZE}, found true", "size-boolean"),
     ("size", 286127.0, f"{LK}size: {SIZE}, found 286127.0", "size-float"),
     ("size", CAP + 1, f"{LK}size: {SIZE}, found {CAP + 1}", "size-over-cap"),
     ("retrieved", "26/09/2026", f'{LK}retrieved: {DATE}, found "26/09/2026"', "retrieved-not-iso"),
-    ("retrieved", "2026-02-30", f'{LK}retrieved: {DATE}, found "2026-02-30"', "retrieved-impossible"),
+    (
+        "retrieved",
+        "2026-02-30",
+        f'{LK}retrieved: {DATE}, found "2026-02-30"',
+        "retrieved-impossible",
+    ),
     ("retrieved", 20260926, f"{LK}retrieved: {DATE}, found 20260926", "retrieved-int"),
-]  # fmt: skip
+]
 
 
 def flat(text: str) -> str:
@@ -80,17 +110,53 @@ def renamed(task: str) -> Callable[[str], str]:
 
 
 TEXT = [
-    (lambda t: t.replace('"size"', '"size": 1, "size"', 1), f"{LOCK}: /tasks/lm-arena-chat: expected each key once, found \"size\" again", "duplicate-key"),
-    (lambda t: re.sub(r'"size": \d+', '"size": NaN', t, count=1), f"{LOCK}: /tasks/lm-arena-chat/size: expected a finite number, found NaN", "size-NaN"),
-    (lambda t: re.sub(r'"size": \d+', '"size": 1' + "0" * 5000, t, count=1), f"{LOCK}: /tasks/lm-arena-chat/size: expected an integer within +/-2^53", "size-5001-digits"),
-    (lambda t: t.replace('"retrieved"', '"extra": 1, "retrieved"', 1), f"{LOCK}: /tasks/lm-arena-chat: expected no properties beyond the schema's, found 'extra'", "unknown-key"),
-    (lambda t: t.replace('      "commit": "0cd52dab897c5d91a45f4d413038f3b8b4251b0f",\n', "", 1), f"{LOCK}: /tasks/lm-arena-chat: expected required property 'commit', found it missing", "key-missing"),
-    (lambda t: "[]", f"{LOCK}: /: expected {{\"tasks\": {{TASK: entry, ...}}}} with at least one task, found []", "not-an-object"),
-    (flat, f"{LOCK}: /: expected required property 'tasks', found it missing", "flat-single-task-lock"),
-    (lambda t: '{"tasks": {}}', f"{LOCK}: /tasks: expected at least one task, each named by a slug, found {{}}", "no-tasks"),
-    (renamed("../gpqa"), f'{LOCK}: /tasks: expected a slug: [a-z0-9] words joined by single \'-\', found "../gpqa"', "task-name-with-a-slash"),
+    (
+        lambda t: t.replace('"size"', '"size": 1, "size"', 1),
+        f'{LOCK}: /tasks/lm-arena-chat: expected each key once, found "size" again',
+        "duplicate-key",
+    ),
+    (
+        lambda t: re.sub(r'"size": \d+', '"size": NaN', t, count=1),
+        f"{LOCK}: /tasks/lm-arena-chat/size: expected a finite number, found NaN",
+        "size-NaN",
+    ),
+    (
+        lambda t: re.sub(r'"size": \d+', '"size": 1' + "0" * 5000, t, count=1),
+        f"{LOCK}: /tasks/lm-arena-chat/size: expected an integer within +/-2^53",
+        "size-5001-digits",
+    ),
+    (
+        lambda t: t.replace('"retrieved"', '"extra": 1, "retrieved"', 1),
+        f"{LOCK}: /tasks/lm-arena-chat: expected no properties beyond the schema's, found 'extra'",
+        "unknown-key",
+    ),
+    (
+        lambda t: t.replace('      "commit": "0cd52dab897c5d91a45f4d413038f3b8b4251b0f",\n', "", 1),
+        f"{LOCK}: /tasks/lm-arena-chat: expected required property 'commit', found it missing",
+        "key-missing",
+    ),
+    (
+        lambda t: "[]",
+        f'{LOCK}: /: expected {{"tasks": {{TASK: entry, ...}}}} with at least one task, found []',
+        "not-an-object",
+    ),
+    (
+        flat,
+        f"{LOCK}: /: expected required property 'tasks', found it missing",
+        "flat-single-task-lock",
+    ),
+    (
+        lambda t: '{"tasks": {}}',
+        f"{LOCK}: /tasks: expected at least one task, each named by a slug, found {{}}",
+        "no-tasks",
+    ),
+    (
+        renamed("../gpqa"),
+        f"{LOCK}: /tasks: expected a slug: [a-z0-9] words joined by single '-', found \"../gpqa\"",
+        "task-name-with-a-slash",
+    ),
     (lambda t: t[:100], f"{LOCK}: line 5 column 14: expected valid JSON", "truncated"),
-]  # fmt: skip
+]
 
 
 def set_field(key: str, value: Any) -> Callable[[str], str]:
@@ -109,7 +175,9 @@ def refusal(text: str) -> str:
     return "\n".join([str(caught.value), *map(str, getattr(caught.value, "problems", []))])
 
 
-@pytest.mark.parametrize(("key", "value", "message"), [pytest.param(k, v, m, id=n) for k, v, m, n in FIELDS])
+@pytest.mark.parametrize(
+    ("key", "value", "message"), [pytest.param(k, v, m, id=n) for k, v, m, n in FIELDS]
+)
 def test_bad_lock_field_is_refused(key: str, value: Any, message: str) -> None:
     assert message in refusal(set_field(key, value)(GOOD))
 
@@ -123,7 +191,10 @@ def test_a_refreshed_lock_is_checked_as_a_read_one() -> None:
     """fetch checks the lock it is about to write with parse_lock, as every later read will."""
     locks = parse_lock(GOOD.encode(), LOCK)
     assert parse_lock(dump_lock(locks), LOCK) == locks
-    for field, value, message in (("file", "lock.json", FIELDS[8][2]), ("url", "ftp://x", f"{LK}url: {URL}")):
+    for field, value, message in (
+        ("file", "lock.json", FIELDS[8][2]),
+        ("url", "ftp://x", f"{LK}url: {URL}"),
+    ):
         bad = {**locks, "lm-arena-chat": replace(locks["lm-arena-chat"], **{field: value})}
         assert message in refusal(dump_lock(bad).decode())
 
@@ -136,12 +207,17 @@ BUILD, FETCH, CHECK = (
 )
 CLASSES = [
     pytest.param(
-        set_field("file", "../../x"), f'{LK}file: {FILE}, found "../../x"', FETCH, id="field-path-escape-fetch"
+        set_field("file", "../../x"),
+        f'{LK}file: {FILE}, found "../../x"',
+        FETCH,
+        id="field-path-escape-fetch",
     ),
     pytest.param(TEXT[0][0], TEXT[0][1], BUILD, id="duplicate-key-build"),
     pytest.param(TEXT[1][0], TEXT[1][1], CHECK, id="non-finite-number-check-upstream"),
     pytest.param(TEXT[5][0], TEXT[5][1], FETCH, id="wrong-shape-fetch"),
-    pytest.param(set_field("file", "gpqa.json"), FIELDS[9][2], BUILD, id="two-tasks-one-file-build"),
+    pytest.param(
+        set_field("file", "gpqa.json"), FIELDS[9][2], BUILD, id="two-tasks-one-file-build"
+    ),
 ]
 
 
@@ -149,7 +225,9 @@ CLASSES = [
 def test_bad_lock_is_refused_before_use_and_changes_nothing(
     repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, command: list[str], edit, message: str
 ) -> None:
-    httpserver.expect_request(PATH).respond_with_data((repo_copy / "upstream" / "lm-arena-chat.json").read_bytes())
+    httpserver.expect_request(PATH).respond_with_data(
+        (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes()
+    )
     lock = repo_copy / LOCK
     lock.write_text(edit(lock.read_text()))
     before = tree_digest(tmp_path)
@@ -171,11 +249,39 @@ def test_the_lock_pins_the_seven_task_files_in_workload_order() -> None:
         "text-to-video",
     ]
     assert {t: (e["file"], e["sha256"], e["size"]) for t, e in tasks.items()} == {
-        "lm-arena-chat": ("lm-arena-chat.json", "24e25d46cdd6a9d9d58f8de63928d6f42601f9966d22e4d7a478e5f11f89a7ec", 286127),
-        "gpqa": ("gpqa.json", "792582efd1473e9cbc41200deac4d420a106c9207c68928cc7e712e3b55132dc", 161530),
-        "sourcegraph-fim": ("sourcegraph-fim.json", "e74db077b9cdff916d9a60f482dc5cc1d0be220fc701c7ce0d6408c6c6cf7034", 43583),
-        "image-chat": ("image-chat.json", "aeccaca7330c06f6305a6b78a2b633a1f65513eb0fd2cc17d67bbcd6820336ce", 151142),
-        "video-chat": ("video-chat.json", "9932b4e57fb59e6a1e021f6f7e5def5c60682af6600eb70ebd0268bdaefaabb0", 87322),
-        "text-to-image": ("text-to-image.json", "0e893ef2590fb2750b40b215a122e7b85cb1d8c1b87af1e60e025a1f887940fa", 401622),
-        "text-to-video": ("text-to-video.json", "296807e77ac432a113c0f53d63a4d21fb45998b32633f6fc914dfb29f8c48eb1", 249741),
-    }  # fmt: skip
+        "lm-arena-chat": (
+            "lm-arena-chat.json",
+            "24e25d46cdd6a9d9d58f8de63928d6f42601f9966d22e4d7a478e5f11f89a7ec",
+            286127,
+        ),
+        "gpqa": (
+            "gpqa.json",
+            "792582efd1473e9cbc41200deac4d420a106c9207c68928cc7e712e3b55132dc",
+            161530,
+        ),
+        "sourcegraph-fim": (
+            "sourcegraph-fim.json",
+            "e74db077b9cdff916d9a60f482dc5cc1d0be220fc701c7ce0d6408c6c6cf7034",
+            43583,
+        ),
+        "image-chat": (
+            "image-chat.json",
+            "aeccaca7330c06f6305a6b78a2b633a1f65513eb0fd2cc17d67bbcd6820336ce",
+            151142,
+        ),
+        "video-chat": (
+            "video-chat.json",
+            "9932b4e57fb59e6a1e021f6f7e5def5c60682af6600eb70ebd0268bdaefaabb0",
+            87322,
+        ),
+        "text-to-image": (
+            "text-to-image.json",
+            "0e893ef2590fb2750b40b215a122e7b85cb1d8c1b87af1e60e025a1f887940fa",
+            401622,
+        ),
+        "text-to-video": (
+            "text-to-video.json",
+            "296807e77ac432a113c0f53d63a4d21fb45998b32633f6fc914dfb29f8c48eb1",
+            249741,
+        ),
+    }

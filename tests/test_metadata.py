@@ -1,4 +1,5 @@
-"""metadata.toml: which schema checks which [[workload]] table, and the rules across tables (unit)."""
+"""metadata.toml: which schema checks which [[workload]] table, and the rules across tables
+(unit)."""
 
 from __future__ import annotations
 
@@ -25,14 +26,21 @@ def refusal(tmp_path: Path, text: str) -> str:
 
 
 def test_image_and_video_tables_are_left_to_their_own_schema() -> None:
-    """The LLM table schema would refuse an image table's keys (unit, latency_limit_s); it is not applied."""
+    """The LLM table schema would refuse an image table's keys (unit, latency_limit_s); it is not
+    applied."""
     assert len(GENERATION) == 2
-    assert [table["kind"] for table in load_metadata(REPO / "metadata.toml")["workload"]][-2:] == ["image", "video"]
+    assert [table["kind"] for table in load_metadata(REPO / "metadata.toml")["workload"]][-2:] == [
+        "image",
+        "video",
+    ]
 
 
 def test_only_generation_tables_is_refused(tmp_path: Path) -> None:
     text = HEAD + "".join(f"[[workload]]{table}" for table in GENERATION)
-    expected = "metadata.toml: /workload/0/id: expected text-conversation, found only image and video workloads"
+    expected = (
+        "metadata.toml: /workload/0/id: expected text-conversation, found only image and "
+        "video workloads"
+    )
     assert refusal(tmp_path, text) == expected
 
 
@@ -42,7 +50,14 @@ def test_a_table_of_no_known_kind_is_checked_as_an_llm_table(tmp_path: Path) -> 
 
 
 def test_a_rule_names_its_table_by_its_place_among_every_kind(tmp_path: Path) -> None:
-    llm = [table.replace('id = "problem-solving"', 'id = "problems"') for table in TABLES if table not in GENERATION]
+    llm = [
+        table.replace('id = "problem-solving"', 'id = "problems"')
+        for table in TABLES
+        if table not in GENERATION
+    ]
     text = HEAD + "".join(f"[[workload]]{table}" for table in [GENERATION[0], *llm, GENERATION[1]])
-    expected = "metadata.toml: /workload/2/id: expected 'problem-solving' (the slug of its name), found 'problems'"
+    expected = (
+        "metadata.toml: /workload/2/id: expected 'problem-solving' (the slug of its name), "
+        "found 'problems'"
+    )
     assert refusal(tmp_path, text) == expected

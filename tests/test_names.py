@@ -61,7 +61,10 @@ TEXT = [
 
 @pytest.mark.parametrize(("name", "reading"), MISREAD, ids=[name for name, _ in MISREAD])
 def test_a_spreadsheet_misreads(name: str, reading: str) -> None:
-    assert name_fault(name) == f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
+    assert (
+        name_fault(name)
+        == f"expected a name a spreadsheet keeps as text, found {name!r}, read as {reading}"
+    )
 
 
 @pytest.mark.parametrize("name", TEXT)
@@ -69,18 +72,28 @@ def test_a_spreadsheet_keeps_as_text(name: str) -> None:
     assert name_fault(name) is None
 
 
-@pytest.mark.parametrize("slug", ["con", "prn", "aux", "nul", "NUL", "Con", "com1", "COM9", "lpt1", "lpt9"])
+@pytest.mark.parametrize(
+    "slug", ["con", "prn", "aux", "nul", "NUL", "Con", "com1", "COM9", "lpt1", "lpt9"]
+)
 def test_windows_reserves(slug: str) -> None:
     assert is_reserved_slug(slug)
 
 
-@pytest.mark.parametrize("slug", ["com", "com0", "com10", "lpt0", "console", "null", "nul-7b", "auxiliary"])
+@pytest.mark.parametrize(
+    "slug", ["com", "com0", "com10", "lpt0", "console", "null", "nul-7b", "auxiliary"]
+)
 def test_windows_allows(slug: str) -> None:
     assert not is_reserved_slug(slug)
 
 
 def test_gpu_names_that_differ_only_by_case_are_one_fault_each() -> None:
-    pairs = [("a.json", "B200"), ("a.json", "H100"), ("b.json", "b200"), ("b.json", "B200"), ("a.json", "h100")]
+    pairs = [
+        ("a.json", "B200"),
+        ("a.json", "H100"),
+        ("b.json", "b200"),
+        ("b.json", "B200"),
+        ("a.json", "h100"),
+    ]
     assert gpu_spelling_faults(pairs) == [
         ("a.json", "h100", "expected one spelling per GPU, found 'H100' and 'h100'"),
         ("b.json", "b200", "expected one spelling per GPU, found 'B200' in a.json and 'b200'"),
@@ -88,12 +101,18 @@ def test_gpu_names_that_differ_only_by_case_are_one_fault_each() -> None:
 
 
 @pytest.mark.parametrize(
-    ("first", "second"), [("H100-SXM", "H100_SXM"), ("H100.SXM", "h100-sxm"), ("A100-", "A100"), ("B200", "B_200")]
+    ("first", "second"),
+    [("H100-SXM", "H100_SXM"), ("H100.SXM", "h100-sxm"), ("A100-", "A100"), ("B200", "B_200")],
 )
 def test_gpu_names_that_differ_by_punctuation_are_one_fault(first: str, second: str) -> None:
-    """Names that differ by punctuation are one GPU spelt two ways, and most map to one page and file name."""
+    """Names that differ by punctuation are one GPU spelt two ways, and most map to one page and
+    file name."""
     assert gpu_spelling_faults([("a.json", first), ("b.json", second)]) == [
-        ("b.json", second, f"expected one spelling per GPU, found {first!r} in a.json and {second!r}")
+        (
+            "b.json",
+            second,
+            f"expected one spelling per GPU, found {first!r} in a.json and {second!r}",
+        )
     ]
 
 
@@ -120,7 +139,9 @@ def test_printable_lines_keeps_the_line_breaks_only() -> None:
     assert printable_lines("one\x1b[2J\ntwo\r\n") == "one\\x1b[2J\ntwo\\r\n"
 
 
-@pytest.mark.parametrize(("text", "found"), [("plain", "```"), ("a ``` b", "````"), ("``````", "```````")])
+@pytest.mark.parametrize(
+    ("text", "found"), [("plain", "```"), ("a ``` b", "````"), ("``````", "```````")]
+)
 def test_a_fence_is_longer_than_any_run_of_backticks(text: str, found: str) -> None:
     assert fence(text) == found
 
@@ -128,7 +149,13 @@ def test_a_fence_is_longer_than_any_run_of_backticks(text: str, found: str) -> N
 def test_validate_applies_the_name_rules_to_a_model_document() -> None:
     from builder.validate.documents import check_gpu_spellings, check_names
 
-    doc = {"name": "=1+1", "model_id": "10/12", "architecture": "Jan 5", "gpus": ["B200", "1E5", "Aux"], "slug": "nul"}
+    doc = {
+        "name": "=1+1",
+        "model_id": "10/12",
+        "architecture": "Jan 5",
+        "gpus": ["B200", "1E5", "Aux"],
+        "slug": "nul",
+    }
     assert [(p.where, p.message.split(",")[0]) for p in check_names("m.json", doc)] == [
         ("/name", "expected a name a spreadsheet keeps as text"),
         ("/model_id", "expected a name a spreadsheet keeps as text"),
@@ -146,7 +173,13 @@ def test_validate_applies_the_name_rules_to_a_model_document() -> None:
         "slug": "pixart-sigma",
     }
     assert check_names("m.json", pixart) == []
-    dated = {"name": "1 . 2", "model_id": "o/m", "architecture": "MoE", "gpus": ["B200"], "slug": "1-2"}
+    dated = {
+        "name": "1 . 2",
+        "model_id": "o/m",
+        "architecture": "MoE",
+        "gpus": ["B200"],
+        "slug": "1-2",
+    }
     assert [str(p) for p in check_names("m.json", dated)] == [
         "m.json: /slug: expected a slug a spreadsheet keeps as text, found '1-2', read as a date"
     ]
@@ -157,6 +190,11 @@ def test_validate_applies_the_name_rules_to_a_model_document() -> None:
     ]
 
 
-@pytest.mark.parametrize(("name", "code"), [("Sana\u2028fake: all good", "2028"), ("Model\u2029B", "2029")])
+@pytest.mark.parametrize(
+    ("name", "code"), [("Sana\u2028fake: all good", "2028"), ("Model\u2029B", "2029")]
+)
 def test_a_name_holds_no_line_or_paragraph_separator(name: str, code: str) -> None:
-    assert name_fault(name) == f"expected a name on one line, found U+{code} (a line or paragraph separator)"
+    assert (
+        name_fault(name)
+        == f"expected a name on one line, found U+{code} (a line or paragraph separator)"
+    )

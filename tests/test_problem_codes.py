@@ -1,4 +1,5 @@
-"""Every problem names its rule by a stable code, and an `expected ..., found ...` one carries both sides."""
+"""Every problem names its rule by a stable code, and an `expected ..., found ...` one carries
+both sides."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ SOURCES = REPO / "src" / "builder"
 
 
 def uncoded(tree: ast.AST) -> list[int]:
-    """The lines of each `Problem(...)` call in `tree` that passes no code (4th argument or code=)."""
+    """The lines of each `Problem(...)` call in `tree` that passes no code (4th argument or
+    code=)."""
     return [
         node.lineno
         for node in ast.walk(tree)
@@ -39,7 +41,9 @@ def test_every_problem_made_in_the_builder_names_a_code() -> None:
 
 
 def test_the_scan_finds_a_problem_without_a_code() -> None:
-    source = 'Problem(p, "/", "x")\nProblem(p, "/", "x", "rule.a")\nProblem(p, "/", "x", code="rule.b")'
+    source = (
+        'Problem(p, "/", "x")\nProblem(p, "/", "x", "rule.a")\nProblem(p, "/", "x", code="rule.b")'
+    )
     assert uncoded(ast.parse(source)) == [1]
 
 

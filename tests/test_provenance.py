@@ -1,4 +1,5 @@
-"""Provenance never degrades: the lock's rule for a fetch (same bytes, new bytes, a mirror), the sources of
+"""Provenance never degrades: the lock's rule for a fetch (same bytes, new bytes, a mirror), the
+sources of
 datapackage.json, and `nox -s update`'s own steps against a server on 127.0.0.1."""
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ OLD = Lock("gpqa.json", "https://example.org/gpqa.json", "a" * 40, sha256(b"old"
 MIRROR = "http://127.0.0.1:9/gpqa.json"
 TODAY = "2026-12-04"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
-TASKS = ("lm-arena-chat", "gpqa", "sourcegraph-fim", "image-chat", "video-chat", "text-to-image", "text-to-video")
+TASKS = (
+    "lm-arena-chat",
+    "gpqa",
+    "sourcegraph-fim",
+    "image-chat",
+    "video-chat",
+    "text-to-image",
+    "text-to-video",
+)
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +71,9 @@ def test_new_bytes_from_a_mirror_keep_upstream_url_and_record_the_mirror_beside_
 
 
 def test_the_lock_names_a_mirror_only_when_there_is_one() -> None:
-    text = dump_lock({"gpqa": OLD, "lm-arena-chat": replace(OLD, file="x.json", mirror=MIRROR)}).decode()
+    text = dump_lock(
+        {"gpqa": OLD, "lm-arena-chat": replace(OLD, file="x.json", mirror=MIRROR)}
+    ).decode()
     assert text.count('"mirror"') == 1
     assert parse_lock(text.encode(), "lock.json") == {
         "gpqa": OLD,
@@ -87,12 +98,17 @@ def test_a_source_without_a_version_is_one_finding() -> None:
         pytest.param("", "", 'found ""', id="empty"),
         pytest.param(None, "", "found null", id="null"),
         pytest.param("abc", "", 'found "abc"', id="short"),
-        pytest.param("", "upstream/lock.json", "found none in upstream/lock.json", id="null-in-the-lock"),
+        pytest.param(
+            "", "upstream/lock.json", "found none in upstream/lock.json", id="null-in-the-lock"
+        ),
     ],
 )
 def test_a_source_without_a_commit_is_one_finding(version: Any, lock: str, found: str) -> None:
     sources = [{"path": OLD.url, "version": "a" * 40}, {"path": OLD.url, "version": version}]
-    expected = f'expected upstream\'s commit of "{OLD.url}", 40 lowercase hex digits (`builder fetch --commit SHA`)'
+    expected = (
+        f'expected upstream\'s commit of "{OLD.url}", 40 lowercase hex digits (`builder '
+        f"fetch --commit SHA`)"
+    )
     assert source_findings(sources, lock) == [("/sources/1/version", f"{expected}, {found}")]
 
 
@@ -101,7 +117,8 @@ def test_a_source_without_a_commit_is_one_finding(version: Any, lock: str, found
 
 
 class Session:
-    """What noxfile.update asks of a nox session: posargs, the shared environment's record, run and error."""
+    """What noxfile.update asks of a nox session: posargs, the shared environment's record, run
+    and error."""
 
     def __init__(self, cache: Path, posargs: list[str]) -> None:
         self.posargs, self.cache_dir, self.output = posargs, cache, ""
@@ -119,10 +136,13 @@ class Session:
 
 
 def noxfile(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    """noxfile.py, loaded with a stand-in for nox (only its decorators and options run at import)."""
+    """noxfile.py, loaded with a stand-in for nox (only its decorators and options run at
+    import)."""
     nox = types.ModuleType("nox")
     nox.options = types.SimpleNamespace()  # type: ignore[attr-defined]
-    nox.project = types.SimpleNamespace(load_toml=lambda path: {}, python_versions=lambda *a, **k: ["3.11"])  # type: ignore[attr-defined]
+    nox.project = types.SimpleNamespace(
+        load_toml=lambda path: {}, python_versions=lambda *a, **k: ["3.11"]
+    )  # type: ignore[attr-defined]
     nox.session = lambda *args, **kwargs: lambda function: function  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "nox", nox)
     spec = importlib.util.spec_from_file_location("noxfile_under_test", REPO / "noxfile.py")
@@ -134,7 +154,8 @@ def noxfile(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 
 
 def serve(repo: Path, server: HTTPServer, bodies: dict[str, bytes]) -> None:
-    """Every task's and per-model file at the server, the lock's URLs pointing there; a file not in `bodies`
+    """Every task's and per-model file at the server, the lock's URLs pointing there; a file not in
+    `bodies`
     (by task, or by per-model name) as pinned."""
     lock = json.loads((repo / "upstream" / "lock.json").read_text())
     for section in ("tasks", "models"):
@@ -146,11 +167,14 @@ def serve(repo: Path, server: HTTPServer, bodies: dict[str, bytes]) -> None:
 
 
 def scaled(repo: Path, task: str, factor: float) -> dict[str, bytes]:
-    """The task's pinned file and its per-model files (by name) with every row's energy and power scaled alike:
+    """The task's pinned file and its per-model files (by name) with every row's energy and power
+    scaled alike:
     the same physics, other values."""
     lock = json.loads((repo / "upstream" / "lock.json").read_text())
     files = {task: lock["tasks"][task]["file"]}
-    files |= {name: entry["file"] for name, entry in lock["models"].items() if name.endswith(f"__{task}")}
+    files |= {
+        name: entry["file"] for name, entry in lock["models"].items() if name.endswith(f"__{task}")
+    }
     bodies = {}
     for name, file in files.items():
         doc = json.loads((repo / "upstream" / file).read_bytes())
@@ -163,7 +187,11 @@ def scaled(repo: Path, task: str, factor: float) -> dict[str, bytes]:
 
 
 def mtimes(root: Path) -> dict[str, int]:
-    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.stat().st_mtime_ns
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.mark.slow  # fetch, build, validate and diff of the whole package, twice
@@ -185,13 +213,17 @@ def test_the_update_session_pins_new_bytes_with_their_commit_then_changes_nothin
         False,
     )
     sources = json.loads((repo_copy / "datapackage.json").read_text())["sources"]
-    assert [(s["version"], s["mirror"]) for s in sources] == [(lock[t]["commit"], None) for t in TASKS]
+    assert [(s["version"], s["mirror"]) for s in sources] == [
+        (lock[t]["commit"], None) for t in TASKS
+    ]
     assert "pinned gpqa: " in session.output
     assert "(moved)" in session.output
-    assert "problem-solving" in session.output.split("data: valid", 1)[1]  # diff --summary names the workload
+    # diff --summary names the workload
+    assert "problem-solving" in session.output.split("data: valid", 1)[1]
 
     digest, times = tree_digest(repo_copy), mtimes(repo_copy)
-    again = Session(tmp_path, list(FAST))  # no --commit: none is needed for the bytes already pinned
+    # no --commit: none is needed for the bytes already pinned
+    again = Session(tmp_path, list(FAST))
     update(again)
     assert again.output.count("(unchanged)") == len(TASKS)
     assert tree_digest(repo_copy) == digest

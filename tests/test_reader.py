@@ -103,10 +103,21 @@ def release() -> Built:
 
 @pytest.fixture(scope="module")
 def python(release: Built) -> Path:
-    """A fresh venv with only the wheel installed, offline (by this pip, pointed at the venv's python)."""
+    """A fresh venv with only the wheel installed, offline (by this pip, pointed at the venv's
+    python)."""
     python = fresh_venv(release.root / "reader-venv", with_pip=False)
     run = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", str(release.wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-deps",
+            str(release.wheel),
+        ],
         env=offline_pip_env(),
         capture_output=True,
         text=True,
@@ -117,7 +128,9 @@ def python(release: Built) -> Path:
 
 def probe(python: Path, cwd: Path, *prefix: str, **env: str) -> dict[str, Any]:
     code = f"HEAVY = {HEAVY!r}\n{PROBE}"
-    run = subprocess.run([str(python), *prefix, "-c", code], cwd=cwd, capture_output=True, text=True, env=env or None)
+    run = subprocess.run(
+        [str(python), *prefix, "-c", code], cwd=cwd, capture_output=True, text=True, env=env or None
+    )
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 
@@ -133,14 +146,19 @@ def repo_json(release: Built, rel: str) -> Any:
     return json.loads((release.repo / rel).read_bytes())
 
 
-def test_the_reader_is_the_installed_one_with_the_release_version(seen: dict, python: Path, release: Built) -> None:
+def test_the_reader_is_the_installed_one_with_the_release_version(
+    seen: dict, python: Path, release: Built
+) -> None:
     venv = python.parent.parent
     assert Path(seen["file"]).is_relative_to(venv)
     assert Path(seen["path"]) == Path(seen["file"]).parent
     assert (Path(seen["path"]) / "datapackage.json").is_file()
     assert seen["version"] == release.version
     assert seen["tag"] == release.tag
-    docs = [repo_json(release, p.relative_to(release.repo).as_posix()) for p in (release.repo / "data").rglob("*.json")]
+    docs = [
+        repo_json(release, p.relative_to(release.repo).as_posix())
+        for p in (release.repo / "data").rglob("*.json")
+    ]
     assert seen["data_version"] == max(d["data_version"] for d in docs if "data_version" in d)
 
 
@@ -171,51 +189,79 @@ def test_frontier_is_the_file_at_the_tag_for_every_workload(seen: dict, release:
     assert seen["kinds"] == {w: generation.get(w, "llm") for w in KNOWN_IN_ORDER}
     for workload in seen["kinds"]:
         folder = "data" if workload == DEFAULT else f"data/workloads/{workload}"
-        assert seen["frontiers"][workload] == repo_json(release, f"{folder}/frontier.json"), workload
+        assert seen["frontiers"][workload] == repo_json(release, f"{folder}/frontier.json"), (
+            workload
+        )
 
 
 def test_output_lengths_are_the_file_at_the_tag_for_an_llm_workload_and_a_lookup_error_otherwise(
     seen: dict, release: Built
 ) -> None:
-    """An llm workload's output-lengths.json; an image or video workload has none, and output_lengths() says so."""
+    """An llm workload's output-lengths.json; an image or video workload has none, and
+    output_lengths() says so."""
     for workload, kind in seen["kinds"].items():
         folder = "data" if workload == DEFAULT else f"data/workloads/{workload}"
         if kind == "llm":
-            assert seen["lengths"][workload] == repo_json(release, f"{folder}/output-lengths.json"), workload
+            assert seen["lengths"][workload] == repo_json(
+                release, f"{folder}/output-lengths.json"
+            ), workload
         else:
             assert not (release.repo / folder / "output-lengths.json").exists(), workload
-            assert seen["lengths"][workload] == f"no output lengths for workload {workload} in this release"
+            assert (
+                seen["lengths"][workload]
+                == f"no output lengths for workload {workload} in this release"
+            )
 
 
 def test_workloads_are_the_entries_of_the_workload_list(seen: dict, release: Built) -> None:
-    assert seen["workloads"] == json.loads((release.repo / "data" / "workloads.json").read_bytes())["workloads"]
+    assert (
+        seen["workloads"]
+        == json.loads((release.repo / "data" / "workloads.json").read_bytes())["workloads"]
+    )
 
 
 def test_unknown_model_names_it_and_suggests_close_matches(seen: dict) -> None:
     message = seen["errors"]["model"]
-    assert message.startswith("unknown model 'qwen-3-9b' in workload text-conversation; did you mean ")
+    assert message.startswith(
+        "unknown model 'qwen-3-9b' in workload text-conversation; did you mean "
+    )
     assert "qwen-3-8b" in message.split("did you mean ")[1]
-    assert seen["errors"]["model_path"].startswith("unknown model '../index' in workload text-conversation")
+    assert seen["errors"]["model_path"].startswith(
+        "unknown model '../index' in workload text-conversation"
+    )
 
 
-KNOWN = "text-conversation, problem-solving, code-completion, image-chat, video-chat, text-to-image, text-to-video"
+KNOWN = (
+    "text-conversation, problem-solving, code-completion, image-chat, video-chat, "
+    "text-to-image, text-to-video"
+)
 
 
 TASKS = " (or their upstream tasks: lm-arena-chat, gpqa, sourcegraph-fim)"
 
 
 def test_unknown_workload_names_it_and_lists_the_known_ones(seen: dict) -> None:
-    assert seen["errors"]["workload"] == "unknown workload 'image-generation'; known workloads: " + KNOWN + TASKS
-    assert seen["errors"]["workload_path"] == "unknown workload '../data'; known workloads: " + KNOWN + TASKS
+    assert (
+        seen["errors"]["workload"]
+        == "unknown workload 'image-generation'; known workloads: " + KNOWN + TASKS
+    )
+    assert (
+        seen["errors"]["workload_path"]
+        == "unknown workload '../data'; known workloads: " + KNOWN + TASKS
+    )
     assert seen["errors"]["configurations"] == seen["errors"]["workload"]
     assert seen["errors"]["frontier"] == seen["errors"]["workload"]
 
 
 def test_a_misspelt_workload_gets_the_workload_id_suggested(seen: dict) -> None:
     assert seen["errors"]["underscore"] == (
-        "unknown workload 'image_chat' (did you mean image-chat?); known workloads: " + KNOWN + TASKS
+        "unknown workload 'image_chat' (did you mean image-chat?); known workloads: "
+        + KNOWN
+        + TASKS
     )
-    assert seen["errors"]["typo"].startswith("unknown workload 'gqpa' (did you mean problem-solving?); ")
+    assert seen["errors"]["typo"].startswith(
+        "unknown workload 'gqpa' (did you mean problem-solving?); "
+    )
 
 
 def test_upstream_task_names_are_aliases_of_their_workloads(seen: dict) -> None:
@@ -223,7 +269,8 @@ def test_upstream_task_names_are_aliases_of_their_workloads(seen: dict) -> None:
 
 
 def test_none_is_no_workload_anywhere(seen: dict) -> None:
-    """None means the same everywhere: no workload; every function refuses it and says what to do instead."""
+    """None means the same everywhere: no workload; every function refuses it and says what to do
+    instead."""
     expected = (
         "unknown workload None (name one: numbers compare within one workload; "
         "all_configurations() has every LLM workload's rows); known workloads: " + KNOWN + TASKS
@@ -241,8 +288,10 @@ def test_a_model_of_another_workload_is_found_there(seen: dict) -> None:
 def test_unknown_schema_kind_lists_the_kinds(seen: dict) -> None:
     assert (
         seen["errors"]["schema"]
-        == "unknown schema kind 'nope'; known kinds: datapackage, defs, frontier, generation-configuration, "
-        "generation-defs, generation-frontier, generation-index, generation-model, generation-model-list, index, "
+        == "unknown schema kind 'nope'; known kinds: datapackage, defs, frontier, "
+        "generation-configuration, "
+        "generation-defs, generation-frontier, generation-index, generation-model, "
+        "generation-model-list, index, "
         "model, model-list, output-lengths, units, workload-list"
     )
 
@@ -255,7 +304,9 @@ def test_configurations_are_typed_by_the_packages_table_schema(seen: dict, relea
     assert seen["types"] == expected
     with (release.repo / "data" / "configurations.csv").open(newline="") as handle:
         assert len(seen["configurations"]) == sum(1 for _ in csv.DictReader(handle))
-    assert seen["by_workload"] == sum(row.get("workload", DEFAULT) == DEFAULT for row in seen["configurations"])
+    assert seen["by_workload"] == sum(
+        row.get("workload", DEFAULT) == DEFAULT for row in seen["configurations"]
+    )
 
 
 def test_configurations_equal_the_model_documents(seen: dict) -> None:
@@ -273,11 +324,24 @@ def test_configurations_equal_the_model_documents(seen: dict) -> None:
                 assert type(value) is type(conf[key]), (row["row_id"], key)
 
 
-def test_no_heavy_module_is_imported_even_where_installed(python: Path, release: Built, tmp_path: Path) -> None:
-    """In the builder's own environment, where jsonschema, frictionless, httpx and click are importable."""
+def test_no_heavy_module_is_imported_even_where_installed(
+    python: Path, release: Built, tmp_path: Path
+) -> None:
+    """In the builder's own environment, where jsonschema, frictionless, httpx and click are
+    importable."""
     target = tmp_path / "site"
     run = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(release.wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(release.wheel),
+        ],
         env=offline_pip_env(),
         capture_output=True,
         text=True,
@@ -294,34 +358,55 @@ def test_no_heavy_module_in_the_fresh_venv(seen: dict) -> None:
 
 
 def test_python_m_prints_version_source_and_counts(python: Path, release: Built) -> None:
-    run = subprocess.run([str(python), "-I", "-m", "leadgreen_data"], cwd=release.root, capture_output=True, text=True)
+    run = subprocess.run(
+        [str(python), "-I", "-m", "leadgreen_data"],
+        cwd=release.root,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr
     index = repo_json(release, "data/index.json")
     models = repo_json(release, "data/models.json")
     with (release.repo / "data" / "configurations.csv").open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     lines = run.stdout.splitlines()
-    assert lines[0] == f"leadgreen-data {release.version} (tag {release.tag}), data version {release.data_version}"
+    assert (
+        lines[0] == f"leadgreen-data {release.version} (tag {release.tag}), data version "
+        f"{release.data_version}"
+    )
     assert lines[1] == f"source: {index['source']['name']} ({index['source']['url']})"
     assert lines[2].startswith("files: ")
     assert lines[2].endswith("site-packages/leadgreen_data")
     assert lines[3] == (
         f"workload {DEFAULT}: {len(models['models'])} models, {len(index['rows'])} index rows, "
-        f"{sum(1 for row in rows if row.get('workload', DEFAULT) == DEFAULT)} configurations, in {index['unit']}"
+        f"{sum(1 for row in rows if row.get('workload', DEFAULT) == DEFAULT)} configurations, in "
+        f"{index['unit']}"
     )
 
 
 @pytest.mark.parametrize(
     ("args", "first", "last"),
     [
-        pytest.param(["--help"], "usage: python -m leadgreen_data [-h] [--workload ID] [--json]", "Exits 0", id="help"),
         pytest.param(
-            ["--workload", "gpqa"], "leadgreen-data ", "workload problem-solving: 12 models, 22 index rows", id="one"
+            ["--help"],
+            "usage: python -m leadgreen_data [-h] [--workload ID] [--json]",
+            "Exits 0",
+            id="help",
+        ),
+        pytest.param(
+            ["--workload", "gpqa"],
+            "leadgreen-data ",
+            "workload problem-solving: 12 models, 22 index rows",
+            id="one",
         ),
     ],
 )
-def test_python_m_options(python: Path, release: Built, args: list[str], first: str, last: str) -> None:
-    run = subprocess.run([str(python), "-I", "-m", "leadgreen_data", *args], capture_output=True, text=True)
+def test_python_m_options(
+    python: Path, release: Built, args: list[str], first: str, last: str
+) -> None:
+    run = subprocess.run(
+        [str(python), "-I", "-m", "leadgreen_data", *args], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0].startswith(first)
@@ -329,31 +414,52 @@ def test_python_m_options(python: Path, release: Built, args: list[str], first: 
 
 
 def test_python_m_json_and_a_wrong_workload(python: Path, release: Built) -> None:
-    run = subprocess.run([str(python), "-I", "-m", "leadgreen_data", "--json"], capture_output=True, text=True)
+    run = subprocess.run(
+        [str(python), "-I", "-m", "leadgreen_data", "--json"], capture_output=True, text=True
+    )
     found = json.loads(run.stdout)
     assert (found["version"], found["tag"]) == (release.version, release.tag)
     assert [w["id"] for w in found["workloads"]] == KNOWN_IN_ORDER
-    expected = {"id": "problem-solving", "unit": "Wh per million output tokens", "models": 12, "index_rows": 22}
+    expected = {
+        "id": "problem-solving",
+        "unit": "Wh per million output tokens",
+        "models": 12,
+        "index_rows": 22,
+    }
     assert found["workloads"][1] == expected | {"configurations": 187}
-    wrong = subprocess.run([str(python), "-I", "-m", "leadgreen_data", "--workload", "x"], capture_output=True)
+    wrong = subprocess.run(
+        [str(python), "-I", "-m", "leadgreen_data", "--workload", "x"], capture_output=True
+    )
     wrong_text = wrong.stderr.decode()
     assert wrong.returncode == 2
     assert "python -m leadgreen_data: error: unknown workload 'x'; known workloads: " in wrong_text
 
 
 def test_every_workload_is_read_from_its_folder(tmp_path: Path) -> None:
-    """Each workload's index, model list, configurations and summary line, against workloads.json."""
+    """Each workload's index, model list, configurations and summary line, against
+    workloads.json."""
     from builder.release.dist import staged_files
     from builder.release.rules import Version
     from helpers import REPO
 
     files = {
         p.relative_to(REPO).as_posix(): p.read_bytes()
-        for name in ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md", "docs/data-dictionary.md")
+        for name in (
+            "data",
+            "schemas",
+            "datapackage.json",
+            "LICENSE",
+            "DATA-LICENCE.md",
+            "docs/data-dictionary.md",
+        )
         for p in ([REPO / name] if (REPO / name).is_file() else sorted((REPO / name).rglob("*")))
         if p.is_file()
     }
-    reader = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "reader").rglob("*") if p.is_file()}
+    reader = {
+        p.relative_to(REPO).as_posix(): p.read_bytes()
+        for p in (REPO / "reader").rglob("*")
+        if p.is_file()
+    }
     for rel, data in staged_files(files, reader, Version("2026-11-29")).items():
         (tmp_path / "site" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "site" / rel).write_bytes(data)
@@ -374,7 +480,9 @@ print(json.dumps({{
     "dictionary": lg.dictionary().splitlines()[0],
 }}))
 """
-    run = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
     seen = json.loads(run.stdout)
     listed = json.loads(files["data/workloads.json"])["workloads"]
@@ -387,7 +495,8 @@ print(json.dumps({{
         assert f"workload {w['id']}: {w['model_count']} models" in seen["summary"]
         assert seen["one"][w["id"]].endswith(f", in {w['unit']}")
         assert seen["one_json"][w["id"]] == w["unit"]
-    assert seen["one_json"]["text-to-image"] == "Wh per 1,000 images"  # literal: the case issue 38 found
+    # literal: the case issue 38 found
+    assert seen["one_json"]["text-to-image"] == "Wh per 1,000 images"
     assert seen["dictionary"] == (REPO / "docs" / "data-dictionary.md").read_text().splitlines()[0]
 
 

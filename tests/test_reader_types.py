@@ -1,4 +1,5 @@
-"""The reader's types: generated from the schemas, equal to the documents' keys, and enough for `mypy --strict`.
+"""The reader's types: generated from the schemas, equal to the documents' keys, and enough for
+`mypy --strict`.
 
 reader/leadgreen_data/types.py is written by scripts/reader_types.py; the test fails when it
 differs from a fresh generation (a schema, the CSV's columns or the workloads changed: run the
@@ -43,8 +44,10 @@ def _keys(kind: Any) -> set[str]:
 
 
 def test_every_document_has_the_keys_of_its_type() -> None:
-    """An llm workload's documents have the keys of IndexDocument, ModelListDocument, ModelDocument and
-    FrontierDocument; an image or video workload's those of the Image* or Video* types (rows, configurations and
+    """An llm workload's documents have the keys of IndexDocument, ModelListDocument, ModelDocument
+    and
+    FrontierDocument; an image or video workload's those of the Image* or Video* types (rows,
+    configurations and
     CSV rows too) and of GenerationModelListDocument (and no frontier)."""
     types = _module(REPO / "reader" / "leadgreen_data" / "types.py", "leadgreen_types")
     data = REPO / "data"
@@ -59,10 +62,14 @@ def test_every_document_has_the_keys_of_its_type() -> None:
         row = types.IndexRow if kind == "llm" else getattr(types, prefix + "IndexRow")
         assert all(set(r) == _keys(row) for r in index["rows"]), folder
         listing = "ModelListDocument" if kind == "llm" else "GenerationModelListDocument"
-        assert set(json.loads((folder / "models.json").read_bytes())) == _keys(getattr(types, listing)), folder
+        assert set(json.loads((folder / "models.json").read_bytes())) == _keys(
+            getattr(types, listing)
+        ), folder
         paths = sorted((folder / "models").glob("*.json"))
         assert paths, folder
-        configuration = types.Configuration if kind == "llm" else getattr(types, prefix + "Configuration")
+        configuration = (
+            types.Configuration if kind == "llm" else getattr(types, prefix + "Configuration")
+        )
         for path in paths:
             doc = json.loads(path.read_bytes())
             assert set(doc) == _keys(getattr(types, prefix + "ModelDocument")), path
@@ -84,7 +91,9 @@ def test_every_document_has_the_keys_of_its_type() -> None:
                     assert all(set(e) == own for e in entries), folder
     assert set(workloads) == _keys(types.WorkloadListDocument)
     for entry in workloads["workloads"]:  # frontier_url, optional, is an llm workload's only
-        expected = _keys(types.WorkloadListWorkload) - (set() if entry["kind"] == "llm" else {"frontier_url"})
+        expected = _keys(types.WorkloadListWorkload) - (
+            set() if entry["kind"] == "llm" else {"frontier_url"}
+        )
         assert set(entry) == expected, entry["id"]
     assert types.WorkloadListWorkload.__optional_keys__ == {"frontier_url"}
     header = (data / "configurations.csv").read_text().splitlines()[0].split(",")
@@ -110,22 +119,36 @@ print(lg.configurations("text-to-image")[0]["batch_latency"])
 print(lg.configurations("text-to-video")[0]["num_frame"])
 print(lg.frontier("gpqa")["models"][0]["gpus"]["H100"]["best_undr"])
 print(lg.index("text-to-image")["itl_deadline_ms"])
-print(lg.index("text-to-image")["latency_limit_s"], lg.index("text-to-video")["rows"][0]["wh_per_video"])
-print(lg.configurations("text-to-image")[0]["wh_per_thousand_images"], lg.frontier()["itl_targets_ms"])
+print(lg.index("text-to-image")["latency_limit_s"])
+print(lg.index("text-to-video")["rows"][0]["wh_per_video"])
+print(lg.configurations("text-to-image")[0]["wh_per_thousand_images"])
+print(lg.frontier()["itl_targets_ms"])
 """
 
 
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The reader as the wheel holds it (with its generated _release.py), in a folder for MYPYPATH."""
-    names = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md", "docs/data-dictionary.md")
+    """The reader as the wheel holds it (with its generated _release.py), in a folder for
+    MYPYPATH."""
+    names = (
+        "data",
+        "schemas",
+        "datapackage.json",
+        "LICENSE",
+        "DATA-LICENCE.md",
+        "docs/data-dictionary.md",
+    )
     files = {
         p.relative_to(REPO).as_posix(): p.read_bytes()
         for name in names
         for p in ([REPO / name] if (REPO / name).is_file() else sorted((REPO / name).rglob("*")))
         if p.is_file()
     }
-    reader = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "reader").rglob("*") if p.is_file()}
+    reader = {
+        p.relative_to(REPO).as_posix(): p.read_bytes()
+        for p in (REPO / "reader").rglob("*")
+        if p.is_file()
+    }
     root = tmp_path_factory.mktemp("staged")
     for rel, data in staged_files(files, reader, Version("2026-11-29")).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -136,7 +159,16 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def mypy(staged: Path, code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     (tmp_path / "consumer.py").write_text(code)
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", "/dev/null", "consumer.py"],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            "/dev/null",
+            "consumer.py",
+        ],
         cwd=tmp_path,
         env={"MYPYPATH": str(staged), "PATH": ""},
         capture_output=True,
@@ -149,16 +181,29 @@ def test_mypy_strict_rejects_a_misspelt_key_and_workload(staged: Path, tmp_path:
     run = mypy(staged, MISSPELT, tmp_path)
     assert run.returncode == 1
     assert 'consumer.py:3: error: TypedDict "ModelDocument" has no key "bset"' in run.stdout
-    assert 'consumer.py:4: error: No overload variant of "index" matches argument type "str"' in run.stdout
-    assert 'consumer.py:5: error: No overload variant of "configurations" matches argument type "None"' in run.stdout
-    assert 'consumer.py:6: error: TypedDict "ConfigurationRow" has no key "wh_per_million_output_token"' in run.stdout
+    assert (
+        'consumer.py:4: error: No overload variant of "index" matches argument type "str"'
+        in run.stdout
+    )
+    assert (
+        'consumer.py:5: error: No overload variant of "configurations" matches argument type "None"'
+        in run.stdout
+    )
+    assert (
+        'consumer.py:6: error: TypedDict "ConfigurationRow" has no key '
+        '"wh_per_million_output_token"' in run.stdout
+    )
     assert "Found 4 errors in 1 file" in run.stdout  # none in the reader itself
 
 
 @pytest.mark.slow
-def test_mypy_strict_types_a_generation_workload_by_its_own_documents(staged: Path, tmp_path: Path) -> None:
-    """A misspelt key in each typed part: index rows, configurations, best, CSV rows, the frontier; and an image
-    workload's index has a batch-latency limit, not an inter-token deadline. The last two lines are right."""
+def test_mypy_strict_types_a_generation_workload_by_its_own_documents(
+    staged: Path, tmp_path: Path
+) -> None:
+    """A misspelt key in each typed part: index rows, configurations, best, CSV rows, the frontier;
+    and an image
+    workload's index has a batch-latency limit, not an inter-token deadline. The last two lines
+    are right."""
     run = mypy(staged, GENERATION, tmp_path)
     for line, kind, key in [
         (3, "ImageIndexRow", "wh_per_thousand_image"),
@@ -170,14 +215,19 @@ def test_mypy_strict_types_a_generation_workload_by_its_own_documents(staged: Pa
         (9, "GpuFrontier", "best_undr"),
         (10, "ImageIndexDocument", "itl_deadline_ms"),
     ]:
-        assert f'consumer.py:{line}: error: TypedDict "{kind}" has no key "{key}"' in run.stdout, run.stdout
+        assert f'consumer.py:{line}: error: TypedDict "{kind}" has no key "{key}"' in run.stdout, (
+            run.stdout
+        )
     assert "Found 8 errors in 1 file" in run.stdout, run.stdout
 
 
 @pytest.mark.slow
 def test_mypy_strict_accepts_the_readmes_python(staged: Path, tmp_path: Path) -> None:
-    """Every python block of both READMEs but the pandas one (pandas ships no types without pandas-stubs)."""
-    blocks = [e.code for e in all_examples() if e.lang == "python" and "import pandas" not in e.code]
+    """Every python block of both READMEs but the pandas one (pandas ships no types without
+    pandas-stubs)."""
+    blocks = [
+        e.code for e in all_examples() if e.lang == "python" and "import pandas" not in e.code
+    ]
     assert len(blocks) == 4
     for code in blocks:
         run = mypy(staged, code, tmp_path)

@@ -1,4 +1,5 @@
-"""`builder release` in temporary git repositories: tags, artifacts, changelog, and every refusal."""
+"""`builder release` in temporary git repositories: tags, artifacts, changelog, and every
+refusal."""
 
 from __future__ import annotations
 
@@ -34,7 +35,9 @@ FILES = (
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def with_identity(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
@@ -45,7 +48,8 @@ def with_identity(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
 
 @pytest.fixture(scope="module")
 def fresh_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The package's files committed in a new repository, never released: made once, copied per test."""
+    """The package's files committed in a new repository, never released: made once, copied per
+    test."""
     root = tmp_path_factory.mktemp("release-template") / "pkg"
     root.mkdir()
     for name in FILES:
@@ -61,8 +65,10 @@ def fresh_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def released_template(fresh_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """fresh_template after a first `builder release` (v2026.11.29), which must succeed: made once, copied per test.
-    test_happy_path_tags_builds_dist_and_writes_changelog checks that release in full, in its own copy."""
+    """fresh_template after a first `builder release` (v2026.11.29), which must succeed: made once,
+    copied per test.
+    test_happy_path_tags_builds_dist_and_writes_changelog checks that release in full, in its own
+    copy."""
     root = tmp_path_factory.mktemp("released-template") / "pkg"
     shutil.copytree(fresh_template, root, symlinks=True)
     with pytest.MonkeyPatch.context() as mp:
@@ -99,7 +105,8 @@ def release(cli, *args: str):
 
 
 def rebuild_with(repo: Path, cli, factor: float, date: str) -> None:
-    """Scale Qwen 3 8B's energy and power upstream, re-pin, rebuild and commit, as `nox -s update` would."""
+    """Scale Qwen 3 8B's energy and power upstream, re-pin, rebuild and commit, as `nox -s
+    update` would."""
     scale_model_upstream(repo, "Qwen/Qwen3-8B", factor, date)
     assert cli("build", "--date", date).exit_code == 0
     git(repo, "add", "-A")
@@ -116,15 +123,29 @@ def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> No
     changelog = (repo / "CHANGELOG.md").read_text()
     assert "## v2026.11.29 — data version 2026-11-29, API v1" in changelog
     assert "First release." in changelog
-    assert "Added since the v1 seed documents" in changelog  # every workload and document since the seed
-    assert "- `text-to-video` (Text to Video): 5 models, 382 configurations, in Wh per video" in changelog
-    assert "- `workloads/problem-solving/`: `frontier.json`, `index.json`, `models.json`" in changelog
-    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=repo / "dist", capture_output=True, text=True)
+    # every workload and document since the seed
+    assert "Added since the v1 seed documents" in changelog
+    assert (
+        "- `text-to-video` (Text to Video): 5 models, 382 configurations, in Wh per video"
+        in changelog
+    )
+    assert (
+        "- `workloads/problem-solving/`: `frontier.json`, `index.json`, `models.json`" in changelog
+    )
+    check = subprocess.run(
+        ["sha256sum", "-c", "SHA256SUMS"], cwd=repo / "dist", capture_output=True, text=True
+    )
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.count(": OK") == 4  # the archive, the manifest, the wheel and the sdist
     manifest = json.loads((repo / "dist" / "leadgreen-data-v2026.11.29.manifest.json").read_text())
     paths = {f["path"] for f in manifest["files"]}
-    assert {"data/index.json", "schemas/model.schema.json", "datapackage.json", "CHANGELOG.md", "LICENSE"} <= paths
+    assert {
+        "data/index.json",
+        "schemas/model.schema.json",
+        "datapackage.json",
+        "CHANGELOG.md",
+        "LICENSE",
+    } <= paths
     assert {"README.md", "croissant.json", "docs/data-dictionary.md", "CITATION.cff"} <= paths
     assert manifest["upstream"]["tasks"]["lm-arena-chat"]["sha256"].startswith("24e25d46")
     assert list(manifest["upstream"]["tasks"]) == [
@@ -136,7 +157,9 @@ def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> No
         "text-to-image",
         "text-to-video",
     ]
-    listing = subprocess.run(["tar", "-tzf", "dist/leadgreen-data-v2026.11.29.tar.gz"], capture_output=True, text=True)
+    listing = subprocess.run(
+        ["tar", "-tzf", "dist/leadgreen-data-v2026.11.29.tar.gz"], capture_output=True, text=True
+    )
     assert "leadgreen-data-v2026.11.29/data/models/qwen-3-8b.json" in listing.stdout.split()
 
 
@@ -144,7 +167,8 @@ RELEASE_EPOCH = 1795910400  # 2026-11-29T00:00:00Z, the release date of v2026.11
 
 
 def test_archive_is_reproducible(repo: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The archive's bytes depend on its files, its name and the release date, never on the clock."""
+    """The archive's bytes depend on its files, its name and the release date, never on the
+    clock."""
     assert release(cli).exit_code == 0
     archive = (repo / "dist" / "leadgreen-data-v2026.11.29.tar.gz").read_bytes()
     assert archive[:2] == b"\x1f\x8b"
@@ -187,7 +211,9 @@ def test_commit_that_breaks_the_data_refuses(repo: Path, cli) -> None:
     git(repo, "commit", "--quiet", "-am", "hand edit")
     result = release(cli)
     assert result.exit_code == 1
-    assert "data/models/qwen-3-8b.json: /best/H100: expected a copy of configuration" in result.output
+    assert (
+        "data/models/qwen-3-8b.json: /best/H100: expected a copy of configuration" in result.output
+    )
     assert git(repo, "tag") == ""
     assert not (repo / "CHANGELOG.md").exists()
 
@@ -202,8 +228,10 @@ def test_a_placeholder_url_or_a_stale_consumer_text_refuses_in_one_line(repo: Pa
     result = release(cli)
     assert result.exit_code == 1
     assert result.stderr == (
-        "error: refusing to tag what a consumer would read as true: CITATION.cff: expected every workload, unit "
-        "and their count, found no workload Text to Video; metadata.toml: repository: expected a decided URL, "
+        "error: refusing to tag what a consumer would read as true: CITATION.cff: expected every "
+        "workload, unit "
+        "and their count, found no workload Text to Video; metadata.toml: repository: expected a "
+        "decided URL, "
         "found https://github.com/leadgreen/leadgreen-data marked PLACEHOLDER\n"
     )
     assert git(repo, "tag") == ""
@@ -211,7 +239,8 @@ def test_a_placeholder_url_or_a_stale_consumer_text_refuses_in_one_line(repo: Pa
 
 
 def test_data_older_than_the_newest_tag_refuses(released_repo: Path, cli) -> None:
-    """v2026.12.01 names the data committed at it (a commit whose data is dated later); main's data is older."""
+    """v2026.12.01 names the data committed at it (a commit whose data is dated later); main's
+    data is older."""
     repo = released_repo
     git(repo, "checkout", "--quiet", "-b", "later")
     rebuild_with(repo, cli, 1.05, "2026-12-01")
@@ -223,14 +252,17 @@ def test_data_older_than_the_newest_tag_refuses(released_repo: Path, cli) -> Non
     assert git(repo, "tag") == "v2026.11.29\nv2026.12.01"
 
 
-def test_large_change_refuses_without_acceptance_then_releases_with_reason(released_repo: Path, cli) -> None:
+def test_large_change_refuses_without_acceptance_then_releases_with_reason(
+    released_repo: Path, cli
+) -> None:
     repo = released_repo
     rebuild_with(repo, cli, 1.3, "2026-12-01")
     head = git(repo, "rev-parse", "HEAD")
     refused = release(cli)
     assert refused.exit_code == 1
     assert (
-        "large changes since v2026.11.29: qwen-3-8b B200 wh_per_million_output_tokens: 14.74 -> 19.16" in refused.output
+        "large changes since v2026.11.29: qwen-3-8b B200 wh_per_million_output_tokens: 14.74 -> "
+        "19.16" in refused.output
     )
     assert "--accept-large-changes REASON" in refused.output
     assert git(repo, "rev-parse", "HEAD") == head

@@ -1,4 +1,5 @@
-"""The repository URL: metadata.toml's `repository`, named from there everywhere; a PLACEHOLDER mark is warned about."""
+"""The repository URL: metadata.toml's `repository`, named from there everywhere; a PLACEHOLDER
+mark is warned about."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ URL = tomllib.loads((REPO / "metadata.toml").read_text())["repository"]
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        pytest.param('repository = "https://x.org/r"\n', Repository("https://x.org/r", False), id="real"),
+        pytest.param(
+            'repository = "https://x.org/r"\n', Repository("https://x.org/r", False), id="real"
+        ),
         pytest.param(
             'repository = "https://x.org/r"  # PLACEHOLDER until it exists\n',
             Repository("https://x.org/r", True),
@@ -27,7 +30,8 @@ URL = tomllib.loads((REPO / "metadata.toml").read_text())["repository"]
             id="marked-above",
         ),
         pytest.param(
-            '# PLACEHOLDER: of another key\nbase_url = "https://x.org"\nrepository = "https://x.org/r"\n',
+            '# PLACEHOLDER: of another key\nbase_url = "https://x.org"\nrepository = '
+            '"https://x.org/r"\n',
             Repository("https://x.org/r", False),
             id="a-mark-above-another-key",
         ),
@@ -55,12 +59,16 @@ def test_the_readme_and_the_citation_name_the_curated_url() -> None:
 
 def test_the_placeholder_warning_is_worded_for_validate(tmp_path) -> None:
     (tmp_path / "metadata.toml").write_text('# PLACEHOLDER\nrepository = "https://x.org/r"\n')
-    warning = "metadata.toml: repository: https://x.org/r is marked PLACEHOLDER; set the real URL before a release"
+    warning = (
+        "metadata.toml: repository: https://x.org/r is marked PLACEHOLDER; set the real URL "
+        "before a release"
+    )
     assert warnings(tmp_path / "metadata.toml") == [warning]
     assert warnings(REPO / "metadata.toml") == []
 
 
-@pytest.mark.slow  # whole validates; test_the_placeholder_warning_is_worded_for_validate is its rule
+# whole validates; test_the_placeholder_warning_is_worded_for_validate is its rule
+@pytest.mark.slow
 def test_validate_passes_without_a_warning(committed_validate) -> None:
     text = committed_validate("text")
     assert (text.exit_code, text.stdout, text.stderr) == (0, "data: valid\n", "")

@@ -1,4 +1,5 @@
-"""The fast schema engine (jsonschema-rs) gives jsonschema's verdict: on every planted error, and on its two traps."""
+"""The fast schema engine (jsonschema-rs) gives jsonschema's verdict: on every planted error, and
+on its two traps."""
 
 from __future__ import annotations
 
@@ -30,11 +31,17 @@ EVERY_CASE = [
 
 
 def edited_documents(data: Path, committed: dict[str, bytes]) -> dict[str, Any]:
-    """The documents a case changed that parse and have a schema, by path relative to the data folder."""
+    """The documents a case changed that parse and have a schema, by path relative to the data
+    folder."""
     found = {}
     for path in data.rglob("*.json"):
         rel = path.relative_to(data).as_posix()
-        if path.is_file() and not path.is_symlink() and schema_for(rel) and path.read_bytes() != committed.get(rel):
+        if (
+            path.is_file()
+            and not path.is_symlink()
+            and schema_for(rel)
+            and path.read_bytes() != committed.get(rel)
+        ):
             try:
                 found[rel] = strictjson.parse_json(path.read_bytes())
             except strictjson.StrictJSONError:
@@ -54,7 +61,8 @@ def test_the_fast_engine_agrees_with_jsonschema(reused_copy: Path, apply: Any, f
 
 
 def test_a_float_where_an_integer_belongs_is_refused_by_both() -> None:
-    """jsonschema-rs counts 2.0 as an integer; the project's rule (and jsonschema's, as configured) does not."""
+    """jsonschema-rs counts 2.0 as an integer; the project's rule (and jsonschema's, as
+    configured) does not."""
     doc = strictjson.parse_json((REPO / "data/models/qwen-3-8b.json").read_bytes())
     doc["configurations"][0]["num_gpus"] = 1.0
     assert validator("model.schema.json").is_valid(doc) is False
@@ -70,9 +78,12 @@ def test_an_integral_number_where_a_number_belongs_passes_both() -> None:
 
 
 def test_a_pattern_rust_accepts_but_python_rejects_is_a_broken_schema(repo_copy: Path) -> None:
-    r"""`\p{L}` compiles in Rust's dialect, not in Python's re: the schema is reported broken, once."""
+    r"""`\p{L}` compiles in Rust's dialect, not in Python's re: the schema is reported broken,
+    once."""
     path = repo_copy / "schemas" / "defs.schema.json"
-    path.write_text(path.read_text().replace('"pattern": "^[a-z0-9]', '"pattern": "^\\\\p{L}*[a-z0-9]', 1))
+    path.write_text(
+        path.read_text().replace('"pattern": "^[a-z0-9]', '"pattern": "^\\\\p{L}*[a-z0-9]', 1)
+    )
     caches = (jsonschemas.load_schemas, jsonschemas.validator, jsonschemas.fast_validator)
     for cached in caches:
         cached.cache_clear()
@@ -81,15 +92,22 @@ def test_a_pattern_rust_accepts_but_python_rejects_is_a_broken_schema(repo_copy:
     finally:
         for cached in caches:
             cached.cache_clear()
-    broken = {p.path.removeprefix("schemas/"): p.message for p in problems if p.path.startswith("schemas/")}
+    broken = {
+        p.path.removeprefix("schemas/"): p.message
+        for p in problems
+        if p.path.startswith("schemas/")
+    }
     assert broken
-    assert all(m.startswith("expected a usable JSON Schema, found error: ") for m in broken.values())
+    assert all(
+        m.startswith("expected a usable JSON Schema, found error: ") for m in broken.values()
+    )
     assert all("bad escape" in m for m in broken.values())
     assert not any(schema_for(rel) in broken for rel in passed)
 
 
 def test_a_value_the_fast_engine_cannot_take_is_judged_by_jsonschema() -> None:
-    """A TOML date (metadata.toml unquoted) is no JSON value: the fast check says no, and jsonschema words it."""
+    """A TOML date (metadata.toml unquoted) is no JSON value: the fast check says no, and
+    jsonschema words it."""
     import datetime
 
     from builder.fastschema import compile_fast

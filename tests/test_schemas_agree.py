@@ -22,19 +22,27 @@ def resolve(node: dict) -> dict:
     if not ref:
         return node
     defs = GEN_DEFS if ref.startswith("generation-defs.schema.json") else DEFS
-    if (target := defs.get(ref.split("/")[-1])) is None:  # a document schema's own: described where it is used
+    # a document schema's own: described where it is used
+    if (target := defs.get(ref.split("/")[-1])) is None:
         return node
     return {**resolve(target), **{k: v for k, v in node.items() if k not in ("$ref", "allOf")}}
 
 
 def json_fields(table: str) -> tuple[list[str], dict]:
-    """The JSON Schema fields a table views: the CSV of the LLM workloads, or a generation workload's own."""
+    """The JSON Schema fields a table views: the CSV of the LLM workloads, or a generation
+    workload's own."""
     generation = next((w for w in GENERATION if table.endswith(f"-{w}")), None)
     if generation is not None:
         items = GEN_DEFS[f"{generation.removeprefix('text-to-')}CsvRow"]
     else:
         conf, model = DEFS["configuration"], ("workload", "slug", "name", "model_id")
-        appended = ("joules_per_response", "wh_per_thousand_responses", "params_b", "active_params_b", "architecture")
+        appended = (
+            "joules_per_response",
+            "wh_per_thousand_responses",
+            "params_b",
+            "active_params_b",
+            "architecture",
+        )
         columns = [*model, *conf["required"], *appended]
         return columns, {**{k: DEFS[k] for k in (*model, *appended)}, **conf["properties"]}
     return list(items["properties"]), items["properties"]
@@ -53,10 +61,17 @@ def test_table_schema_agrees_with_json_schema(table: str) -> None:
         assert c["required"] is True, field["name"]
         assert c.get("minimum") == node.get("minimum"), field["name"]
         assert c.get("exclusiveMinimum") == node.get("exclusiveMinimum"), field["name"]
-        assert c.get("enum") == node.get("enum", [node["const"]] if "const" in node else None), field["name"]
+        assert c.get("enum") == node.get("enum", [node["const"]] if "const" in node else None), (
+            field["name"]
+        )
         assert c.get("maxLength") == node.get("maxLength"), field["name"]
-        pattern = node.get("pattern")  # a Table Schema pattern is anchored at both ends by its reader
-        anchored = pattern.removeprefix("^").removesuffix("$(?!\\n)").removesuffix("$") if pattern else None
+        # a Table Schema pattern is anchored at both ends by its reader
+        pattern = node.get("pattern")
+        anchored = (
+            pattern.removeprefix("^").removesuffix("$(?!\\n)").removesuffix("$")
+            if pattern
+            else None
+        )
         assert c.get("pattern") == anchored, field["name"]
 
 
@@ -82,8 +97,11 @@ def test_schemas_are_strict() -> None:
         if isinstance(node, dict):
             if node.get("type") == "object" and "properties" in node:
                 assert node.get("additionalProperties") is False, where
-                conditional = node.get("then", {}).get("required", [])  # required when the `if` holds
-                assert sorted([*node["required"], *conditional]) == sorted(node["properties"]), where
+                # required when the `if` holds
+                conditional = node.get("then", {}).get("required", [])
+                assert sorted([*node["required"], *conditional]) == sorted(node["properties"]), (
+                    where
+                )
             for key, value in node.items():
                 walk(value, f"{where}/{key}")
 
@@ -92,7 +110,8 @@ def test_schemas_are_strict() -> None:
 
 
 def test_the_input_schemas_are_never_published(monkeypatch: pytest.MonkeyPatch) -> None:
-    """schemas/inputs/ is the builder's own: not in the descriptor, the schema set, the site or a release."""
+    """schemas/inputs/ is the builder's own: not in the descriptor, the schema set, the site or a
+    release."""
     from builder.jsonschemas import load_schemas
     from builder.release import dist
 
@@ -109,12 +128,16 @@ def test_the_input_schemas_are_never_published(monkeypatch: pytest.MonkeyPatch) 
     assert "schemas/inputs" not in json.dumps(DESCRIPTOR)
     monkeypatch.chdir(REPO)
     assert not set(load_schemas()) & set(inputs)
-    committed = {f"schemas/inputs/{name}": b"{}" for name in inputs} | {"schemas/model.schema.json": b"{}"}
+    committed = {f"schemas/inputs/{name}": b"{}" for name in inputs} | {
+        "schemas/model.schema.json": b"{}"
+    }
     monkeypatch.setattr(dist.git, "tree_files", lambda commit, paths: (committed, []))
     assert list(dist.files_at("0" * 40)) == ["schemas/model.schema.json"]
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (REPO / "schemas" / "inputs").glob("*.schema.json")))
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in (REPO / "schemas" / "inputs").glob("*.schema.json"))
+)
 def test_each_input_schema_is_a_valid_draft_2020_12_schema(name: str) -> None:
     from jsonschema import Draft202012Validator
 
@@ -124,7 +147,8 @@ def test_each_input_schema_is_a_valid_draft_2020_12_schema(name: str) -> None:
 
 
 def test_the_name_rule_of_every_script_refuses_control_and_format_characters_and_formulas() -> None:
-    """schemas/inputs/upstream-task.schema.json's safe-text: letters of any script pass; Unicode Cc and Cf
+    """schemas/inputs/upstream-task.schema.json's safe-text: letters of any script pass; Unicode Cc
+    and Cf
     anywhere, a leading =, +, - or @, and a trailing newline do not."""
     import re
     import sys
@@ -136,7 +160,9 @@ def test_the_name_rule_of_every_script_refuses_control_and_format_characters_and
         assert safe.search(name), name
     for name in ("", "=HYPERLINK(1)", "+1", "-x", "@x", "x\n", "\x1b[31mx"):
         assert not safe.search(name), name
-    hidden = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Cc", "Cf")]
+    hidden = [
+        chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Cc", "Cf")
+    ]
     assert len(hidden) > 200
     assert not [c for c in hidden if safe.search(f"a{c}b") or safe.search(f"{c}ab")]
     letters = [chr(c) for c in range(0x10000) if unicodedata.category(chr(c)).startswith("L")]

@@ -1,4 +1,5 @@
-"""What ships: one rule (layout.is_published) for what validate checks and what a release holds; the reader's slugs."""
+"""What ships: one rule (layout.is_published) for what validate checks and what a release holds;
+the reader's slugs."""
 
 from __future__ import annotations
 
@@ -61,13 +62,16 @@ def test_anything_else_is_not_published(rel: str) -> None:
 
 
 def test_every_committed_data_file_is_published() -> None:
-    rels = [p.relative_to(REPO / "data").as_posix() for p in (REPO / "data").rglob("*") if p.is_file()]
+    rels = [
+        p.relative_to(REPO / "data").as_posix() for p in (REPO / "data").rglob("*") if p.is_file()
+    ]
     assert rels
     assert all(layout.is_published(rel) for rel in rels)
 
 
 def test_the_reader_knows_a_slug_as_the_builder_does() -> None:
-    """The reader imports nothing of the builder: its slug pattern is a copy of layout's, held equal here."""
+    """The reader imports nothing of the builder: its slug pattern is a copy of layout's, held
+    equal here."""
     source = (REPO / "reader" / "leadgreen_data" / "__init__.py").read_text("utf-8")
     found = re.search(r'^_SLUG = re\.compile\(r"([^"]+)"\)', source, re.MULTILINE)
     assert found is not None
@@ -77,11 +81,17 @@ def test_the_reader_knows_a_slug_as_the_builder_does() -> None:
 
 
 def test_a_release_with_a_file_that_is_not_published_is_refused() -> None:
-    files = {"data/index.json": b"{}", "data/models/.qwen-3-8b.json": b"{}", "data/models/a.json~": b"", "LICENSE": b""}
+    files = {
+        "data/index.json": b"{}",
+        "data/models/.qwen-3-8b.json": b"{}",
+        "data/models/a.json~": b"",
+        "LICENSE": b"",
+    }
     with pytest.raises(ReleaseError) as caught:
         shipped(files, "0123456789abcdef" * 2 + "01234567")
     assert str(caught.value) == (
-        "expected only published files under data/ at 0123456789ab, found data/models/.qwen-3-8b.json, "
+        "expected only published files under data/ at 0123456789ab, found "
+        "data/models/.qwen-3-8b.json, "
         "data/models/a.json~ (refused by `builder validate`); remove them and release a new commit"
     )
     clean = {"data/index.json": b"{}", "schemas/.x": b"", "LICENSE": b""}
@@ -103,7 +113,8 @@ for name in sys.argv[2:]:
 
 @pytest.fixture(scope="module")
 def reader_with_a_dotfile(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The reader as the wheel stages it, with data/models/.qwen-3-8b.json beside the real documents."""
+    """The reader as the wheel stages it, with data/models/.qwen-3-8b.json beside the real
+    documents."""
     names = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
     files = {
         p.relative_to(REPO).as_posix(): p.read_bytes()
@@ -112,7 +123,11 @@ def reader_with_a_dotfile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if p.is_file()
     }
     files["data/models/.qwen-3-8b.json"] = files["data/models/qwen-3-8b.json"]
-    reader = {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "reader").rglob("*") if p.is_file()}
+    reader = {
+        p.relative_to(REPO).as_posix(): p.read_bytes()
+        for p in (REPO / "reader").rglob("*")
+        if p.is_file()
+    }
     root = tmp_path_factory.mktemp("reader")
     for rel, data in staged_files(files, reader, Version("2026-11-29")).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -123,17 +138,25 @@ def reader_with_a_dotfile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_reader_refuses_a_name_that_is_not_a_slug(reader_with_a_dotfile: Path) -> None:
     names = [".qwen-3-8b", "../index", "Qwen 3 8B", "qwen-3-8", "qwen-3-8b"]
     run = subprocess.run(
-        [sys.executable, "-I", "-c", PROBE, str(reader_with_a_dotfile), *names], capture_output=True, text=True
+        [sys.executable, "-I", "-c", PROBE, str(reader_with_a_dotfile), *names],
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     slug_rule = "expected a slug, lowercase letters and digits joined by single hyphens"
-    assert lines[0].startswith(f"unknown model '.qwen-3-8b' in workload text-conversation: {slug_rule}; did you mean ")
+    assert lines[0].startswith(
+        f"unknown model '.qwen-3-8b' in workload text-conversation: {slug_rule}; did you mean "
+    )
     assert lines[1] == f"unknown model '../index' in workload text-conversation: {slug_rule}"
-    assert lines[2].startswith(f"unknown model 'Qwen 3 8B' in workload text-conversation: {slug_rule}; did you mean ")
+    assert lines[2].startswith(
+        f"unknown model 'Qwen 3 8B' in workload text-conversation: {slug_rule}; did you mean "
+    )
     assert "qwen-3-8b" in lines[0]
     assert "qwen-3-8b" in lines[2]
-    assert lines[3].startswith("unknown model 'qwen-3-8' in workload text-conversation; did you mean qwen-3-8b")
+    assert lines[3].startswith(
+        "unknown model 'qwen-3-8' in workload text-conversation; did you mean qwen-3-8b"
+    )
     assert ".qwen" not in lines[3]
     assert lines[4] == "served qwen-3-8b"
 
@@ -145,14 +168,36 @@ TAGS = [
 ]
 NOT_TAGS = [
     pytest.param(
-        "v2026.02.30", "tag v2026.02.30: expected a real date, found 2026-02-30, a day no calendar has", id="feb-30"
+        "v2026.02.30",
+        "tag v2026.02.30: expected a real date, found 2026-02-30, a day no calendar has",
+        id="feb-30",
     ),
-    pytest.param("v2025.02.29", "tag v2025.02.29: expected a real date, found 2025-02-29", id="not-a-leap-year"),
-    pytest.param("v2026.13.01", "tag v2026.13.01: expected a real date, found 2026-13-01", id="month-13"),
-    pytest.param("v2026.11.29.1", "expected a serial of 2 or more without a leading zero, found .1", id="serial-1"),
-    pytest.param("v2026.11.29.02", "expected a serial of 2 or more without a leading zero, found .02", id="serial-02"),
-    pytest.param("v2026-11-29", "tag v2026-11-29: expected a release tag, vYYYY.MM.DD or vYYYY.MM.DD.N", id="dashes"),
-    pytest.param("v2026.11.29\x1b[2J", "tag v2026.11.29\\x1b[2J: expected a release tag", id="escape-escaped"),
+    pytest.param(
+        "v2025.02.29",
+        "tag v2025.02.29: expected a real date, found 2025-02-29",
+        id="not-a-leap-year",
+    ),
+    pytest.param(
+        "v2026.13.01", "tag v2026.13.01: expected a real date, found 2026-13-01", id="month-13"
+    ),
+    pytest.param(
+        "v2026.11.29.1",
+        "expected a serial of 2 or more without a leading zero, found .1",
+        id="serial-1",
+    ),
+    pytest.param(
+        "v2026.11.29.02",
+        "expected a serial of 2 or more without a leading zero, found .02",
+        id="serial-02",
+    ),
+    pytest.param(
+        "v2026-11-29",
+        "tag v2026-11-29: expected a release tag, vYYYY.MM.DD or vYYYY.MM.DD.N",
+        id="dashes",
+    ),
+    pytest.param(
+        "v2026.11.29\x1b[2J", "tag v2026.11.29\\x1b[2J: expected a release tag", id="escape-escaped"
+    ),
 ]
 
 
@@ -171,18 +216,22 @@ def test_any_other_tag_is_no_release(tag: str, said: str) -> None:
 
 
 def test_the_newest_release_by_name_is_the_newest_real_one() -> None:
-    assert newest_release(["v2026.02.30", "v2026.11.29", "v2026.11.29.2", "v2026.10.01", "vfoo"]) == Version(
-        "2026-11-29", 2
-    )
+    assert newest_release(
+        ["v2026.02.30", "v2026.11.29", "v2026.11.29.2", "v2026.10.01", "vfoo"]
+    ) == Version("2026-11-29", 2)
 
 
 DATES = [
     pytest.param("2026-12-04", None, id="today"),
     pytest.param("2026-12-05", None, id="tomorrow-a-time-zone-ahead"),
-    pytest.param("2026-12-06", "expected a date no later than 2026-12-05 (today in UTC", id="after-tomorrow"),
+    pytest.param(
+        "2026-12-06", "expected a date no later than 2026-12-05 (today in UTC", id="after-tomorrow"
+    ),
     pytest.param("9999-12-31", "expected a date no later than 2026-12-05", id="far-future"),
     pytest.param("2026-09-26", None, id="the-retrieval-day"),
-    pytest.param("2026-09-25", "expected a date no earlier than 2026-09-26", id="before-the-retrieval"),
+    pytest.param(
+        "2026-09-25", "expected a date no earlier than 2026-09-26", id="before-the-retrieval"
+    ),
     pytest.param("1970-01-01", "expected a date no earlier than 2026-09-26", id="epoch"),
 ]
 
@@ -199,7 +248,8 @@ def test_the_data_version_of_a_commit_is_its_newest_published_documents() -> Non
     files = {
         "data/index.json": b'{"data_version": "2026-11-29"}',
         "data/models/qwen-3-8b.json": b'{"data_version": "2026-09-27"}',
-        "data/models/.qwen-3-8b.json": b'{"data_version": "2028-01-01"}',  # not published: not counted
+        # not published: not counted
+        "data/models/.qwen-3-8b.json": b'{"data_version": "2028-01-01"}',
         "schemas/x.json": b'{"data_version": "2029-01-01"}',
         "data/models/broken.json": b"{",
     }

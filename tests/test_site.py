@@ -1,4 +1,5 @@
-"""builder site: every published URL resolves in the site; pages show the data, escaped; builds repeat byte for byte."""
+"""builder site: every published URL resolves in the site; pages show the data, escaped; builds
+repeat byte for byte."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ from sitehelp import (
 )
 
 TREES = ("today", "two-workloads")
-SCRIPTS = [  # every script element of an LLM page: its Dataset markup, the latency control's data and its code
+# every script element of an LLM page: its Dataset markup, the latency control's data and its code
+SCRIPTS = [
     '<script type="application/ld+json">',
     '<script type="application/json" id="latency-data">',
     '<script src="latency.js" defer>',
@@ -46,10 +48,18 @@ def scripts(html: str) -> list[str]:
     return [re.sub(r'src="[./]*', 'src="', tag) for tag in re.findall(r"<script[^>]*>", html)]
 
 
-SHARED = {  # what base.html needs beyond a page's own values (plan.shared makes it for the real site)
-    "base_url": BASE, "commits": [], "papers": (), "changelog_page": "changelog/index.html", "changelog_entry": "",
-    "download_page": "download/index.html", "download": "download/", "api_page": "api/v1/index.html", "dataset": {},
-}  # fmt: skip
+# what base.html needs beyond a page's own values (plan.shared makes it for the real site)
+SHARED = {
+    "base_url": BASE,
+    "commits": [],
+    "papers": (),
+    "changelog_page": "changelog/index.html",
+    "changelog_entry": "",
+    "download_page": "download/index.html",
+    "download": "download/",
+    "api_page": "api/v1/index.html",
+    "dataset": {},
+}
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +98,8 @@ def test_every_url_in_every_published_document_resolves_in_the_site(sites, tree)
                     missing.append(f"{path.relative_to(site)}: {key}: {value}")
     assert missing == []
     pages = sum(len(json.loads(p.read_bytes())["models"]) for p in model_lists(sites[tree][0]))
-    assert checked > 3 * pages  # urls, pages, $ids and $refs of several documents were really checked
+    # urls, pages, $ids and $refs of several documents were really checked
+    assert checked > 3 * pages
 
 
 @pytest.mark.slow
@@ -101,7 +112,11 @@ def test_every_link_of_every_page_resolves_and_only_the_source_is_elsewhere(site
     data_urls = [w["data_url"] for w in meta["workload"]]
     allowed = {urlsplit(url).hostname for url in (source["url"], *data_urls, source["cite_url"])}
     allowed |= {urlsplit(item["path"]).hostname for item in licences}
-    allowed |= {"github.com", urlsplit(BASE).hostname}  # upstream's files at their commit; each page's canonical URL
+    # upstream's files at their commit; each page's canonical URL
+    allowed |= {
+        "github.com",
+        urlsplit(BASE).hostname,
+    }
     hosts, missing, pages = set(), [], sorted(site.rglob("*.html"))
     for page in pages:
         links = parse_html(page)
@@ -112,19 +127,35 @@ def test_every_link_of_every_page_resolves_and_only_the_source_is_elsewhere(site
                 hosts.add(parts.hostname)
             elif value.startswith("#"):
                 if value[1:] not in links.ids:
-                    missing.append(f"{page.relative_to(site)}: <{tag} {attribute}={value}>: no such id")
+                    missing.append(
+                        f"{page.relative_to(site)}: <{tag} {attribute}={value}>: no such id"
+                    )
             elif not page_link_target(site, page, value).is_file():
                 missing.append(f"{page.relative_to(site)}: <{tag} {attribute}={value}>")
     assert missing == []
     assert hosts == allowed
-    expected = {url_to_file(site, m["page"]) for p in model_lists(root) for m in json.loads(p.read_bytes())["models"]}
-    workloads = [w["id"] for w in json.loads((root / "data" / "workloads.json").read_bytes())["workloads"]]
+    expected = {
+        url_to_file(site, m["page"])
+        for p in model_lists(root)
+        for m in json.loads(p.read_bytes())["models"]
+    }
+    workloads = [
+        w["id"] for w in json.loads((root / "data" / "workloads.json").read_bytes())["workloads"]
+    ]
     expected |= {site / "workloads" / w / "index.html" for w in workloads}
-    expected |= {site / f for f in ("index.html", "404.html", "models/index.html", "glossary/index.html")}
-    expected |= {site / f / "index.html" for f in ("api/v1", "schemas/v1", "gpus", "gpus/b200", "gpus/h100")}
-    expected |= {site / "api/v1/workloads" / w / "index.html" for w in workloads if w != "text-conversation"}
+    expected |= {
+        site / f for f in ("index.html", "404.html", "models/index.html", "glossary/index.html")
+    }
+    expected |= {
+        site / f / "index.html" for f in ("api/v1", "schemas/v1", "gpus", "gpus/b200", "gpus/h100")
+    }
+    expected |= {
+        site / "api/v1/workloads" / w / "index.html" for w in workloads if w != "text-conversation"
+    }
     assert expected <= set(pages)
-    linked = {page_link_target(site, page, v) for page in pages for _, _, v in parse_html(page).links}
+    linked = {
+        page_link_target(site, page, v) for page in pages for _, _, v in parse_html(page).links
+    }
     assert set(pages) - linked <= {site / "404.html"}  # every page is reached by a link
 
 
@@ -138,14 +169,19 @@ def test_every_model_page_shows_its_document(sites) -> None:
         assert doc["name"] in html
         assert doc["model_id"] in html
         assert doc["architecture"] in html
-        body = html.split('<table class="configurations">', 1)[1].split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+        body = (
+            html.split('<table class="configurations">', 1)[1]
+            .split("<tbody>", 1)[1]
+            .split("</tbody>", 1)[0]
+        )
         assert body.count("<tr") == len(doc["configurations"])
         assert body.count('<tr class="best">') == len(doc["best"])
         assert f'href="../../api/v1/models/{doc["slug"]}.json"' in html
         assert 'href="../../schemas/v1/model.schema.json"' in html
         assert '<img src="energy-latency.svg" alt="Dot chart' in html
         assert f"<title>{doc['name']} — Text Conversation · LeadGreen</title>" in html
-        assert '<li><a href="../../workloads/text-conversation/">Text Conversation</a></li>' in html  # breadcrumb
+        # breadcrumb
+        assert '<li><a href="../../workloads/text-conversation/">Text Conversation</a></li>' in html
         assert "lm-arena-chat.json</a>" in html
         assert "<figcaption>" in html
         for text in (doc["caveat"], doc["source"]["cite"], doc["source"]["licence"]):
@@ -161,8 +197,13 @@ def test_lowest_configuration_per_gpu_leads_each_model_page(sites) -> None:
         row = html.split('<tr id="target-any">', 1)[1].split("</tr>", 1)[0]
         for gpu, best in doc["best"].items():
             cell = row.split(f'<td data-gpu="{gpu}">', 1)[1].split("</td>", 1)[0]
-            assert f"<strong>{best['wh_per_million_output_tokens']:,.2f}</strong>" in cell, path.name
-            assert f"{best['num_gpus']} \N{MULTIPLICATION SIGN} {gpu}, {best['max_num_seqs']:,} seqs" in cell
+            assert f"<strong>{best['wh_per_million_output_tokens']:,.2f}</strong>" in cell, (
+                path.name
+            )
+            assert (
+                f"{best['num_gpus']} \N{MULTIPLICATION SIGN} {gpu}, {best['max_num_seqs']:,} seqs"
+                in cell
+            )
 
 
 @pytest.mark.slow
@@ -170,7 +211,9 @@ def test_workload_page_has_the_index_in_energy_order_with_links(sites) -> None:
     root, site = sites["today"]
     index = json.loads((root / "data" / "index.json").read_bytes())
     html = (site / "workloads" / "text-conversation" / "index.html").read_text(encoding="utf-8")
-    body = bare(html.split('<table class="index">', 1)[1].split("<tbody>", 1)[1].split("</tbody>", 1)[0])
+    body = bare(
+        html.split('<table class="index">', 1)[1].split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    )
     rows = body.split("<tr>")[1:]
     assert len(rows) == len(index["rows"])
     for html_row, row in zip(rows, index["rows"], strict=True):  # in the index's (energy) order
@@ -178,7 +221,8 @@ def test_workload_page_has_the_index_in_energy_order_with_links(sites) -> None:
         assert f'<a href="../../models/{row["slug"]}/">{row["model"]}</a>' in html
         assert f"{row['num_gpus']} \N{MULTIPLICATION SIGN} {row['gpu']}" in html_row
         assert f"<td>{row['wh_per_million_output_tokens']:,.2f}</td>" in html_row
-        assert "J per response" not in html_row  # the column heads say the units; the cells hold numbers
+        # the column heads say the units; the cells hold numbers
+        assert "J per response" not in html_row
     assert '<img src="energy-by-model.svg"' in html
 
 
@@ -186,7 +230,9 @@ def test_workload_page_has_the_index_in_energy_order_with_links(sites) -> None:
 def test_home_page_is_an_overview_with_data_pin_cite_and_download(sites) -> None:
     root, site = sites["today"]
     html = (site / "index.html").read_text(encoding="utf-8")
-    version = max(json.loads(p.read_bytes())["data_version"] for p in (root / "data").rglob("*.json"))
+    version = max(
+        json.loads(p.read_bytes())["data_version"] for p in (root / "data").rglob("*.json")
+    )
     assert f"Data version <strong>{version}</strong>" in html
     assert f"<code>v{version.replace('-', '.')}</code>" in html
     assert "git clone --branch v" in html
@@ -194,16 +240,26 @@ def test_home_page_is_an_overview_with_data_pin_cite_and_download(sites) -> None
     for download in ("data/configurations.csv", "datapackage.json", "CITATION.cff"):
         assert f'href="download/{download}"' in html
     assert html.count("Chung et al.") == 1  # one citation
-    assert html.split("<title>", 1)[1].split("</title>", 1)[0].count("LeadGreen") == 1  # one brand in the title
+    # one brand in the title
+    assert html.split("<title>", 1)[1].split("</title>", 1)[0].count("LeadGreen") == 1
     assert html.split("<body>", 1)[1].count("LeadGreen") == 1  # the brand link
-    for workload in ("text-conversation", "problem-solving", "code-completion", "image-chat", "video-chat"):
+    for workload in (
+        "text-conversation",
+        "problem-solving",
+        "code-completion",
+        "image-chat",
+        "video-chat",
+    ):
         assert f'href="workloads/{workload}/"' in html
-    assert (site / "download" / "datapackage.json").read_bytes() == (root / "datapackage.json").read_bytes()
+    assert (site / "download" / "datapackage.json").read_bytes() == (
+        root / "datapackage.json"
+    ).read_bytes()
 
 
 @pytest.mark.slow
 def test_the_downloaded_descriptor_finds_every_file_it_names(sites) -> None:
-    """download/ is the package as datapackage.json lays it out: every path it names is there, byte for byte."""
+    """download/ is the package as datapackage.json lays it out: every path it names is there,
+    byte for byte."""
     root, site = sites["today"]
     descriptor = json.loads((site / "download" / "datapackage.json").read_bytes())
     named = {r["path"] for r in descriptor["resources"]} | {
@@ -219,7 +275,9 @@ def test_published_files_are_copied_byte_for_byte(sites) -> None:
     root, site = sites["today"]
     for path in sorted((root / "data").rglob("*")):
         if path.is_file():
-            assert (site / "api" / "v1" / path.relative_to(root / "data")).read_bytes() == path.read_bytes()
+            assert (
+                site / "api" / "v1" / path.relative_to(root / "data")
+            ).read_bytes() == path.read_bytes()
     for path in sorted((root / "schemas").glob("*.schema.json")):
         schema_id = json.loads(path.read_bytes())["$id"]
         assert url_to_file(site, schema_id).read_bytes() == path.read_bytes()
@@ -247,11 +305,15 @@ def test_a_second_workload_gets_its_pages_without_code(sites) -> None:
 def test_every_document_has_a_schema(sites) -> None:
     pkg = load_package(REPO, lambda _rel, _parts: None)
     names = list(pkg.schemas)
-    assert [rel for rel in pkg.files if rel.endswith(".json") and schema_for(rel) not in names] == []
+    assert [
+        rel for rel in pkg.files if rel.endswith(".json") and schema_for(rel) not in names
+    ] == []
 
 
 @pytest.mark.slow
-def test_check_jsonschema_validates_every_document_against_the_served_schemas(sites, tmp_path) -> None:
+def test_check_jsonschema_validates_every_document_against_the_served_schemas(
+    sites, tmp_path
+) -> None:
     _, site = sites["today"]
     pkg = load_package(REPO, lambda _rel, _parts: None)
     by_schema: dict[str, list[str]] = {}
@@ -267,7 +329,15 @@ def test_check_jsonschema_validates_every_document_against_the_served_schemas(si
         schemas = f"{url}schemas/v1/"
 
         def check(schema: str, files: list[str]) -> subprocess.CompletedProcess:
-            args = [checker, "--no-cache", "--base-uri", schemas, "--schemafile", schemas + schema, *files]
+            args = [
+                checker,
+                "--no-cache",
+                "--base-uri",
+                schemas,
+                "--schemafile",
+                schemas + schema,
+                *files,
+            ]
             return subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
 
         for schema, files in sorted(by_schema.items()):
@@ -277,7 +347,9 @@ def test_check_jsonschema_validates_every_document_against_the_served_schemas(si
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "num_gpus" in refused.stdout + refused.stderr
     assert {f"/schemas/v1/{name}" for name in (*by_schema, "defs.schema.json")} <= set(requested)
-    assert sum(len(files) for files in by_schema.values()) == sum(rel.endswith(".json") for rel in pkg.files)
+    assert sum(len(files) for files in by_schema.values()) == sum(
+        rel.endswith(".json") for rel in pkg.files
+    )
 
 
 @pytest.mark.slow
@@ -285,7 +357,9 @@ def test_two_builds_give_the_same_bytes(sites, tmp_path) -> None:
     _, first = sites["today"]
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     builder = Path(sys.executable).with_name("builder")
-    run = subprocess.run([builder, "site", "--out", str(tmp_path / "again")], cwd=REPO, env=env, capture_output=True)
+    run = subprocess.run(
+        [builder, "site", "--out", str(tmp_path / "again")], cwd=REPO, env=env, capture_output=True
+    )
     assert run.returncode == 0, run.stderr
     assert snapshot(tmp_path / "again") == snapshot(first)
     build_site(tmp_path / "again", REPO)  # over the previous build: the same again
@@ -296,7 +370,8 @@ def test_help_imports_neither_matplotlib_nor_jinja2() -> None:
     code = (
         "import sys\nfrom click.testing import CliRunner\nfrom builder.cli import main\n"
         "assert CliRunner().invoke(main, ['--help']).exit_code == 0\n"
-        "print(sorted(m for m in ('matplotlib', 'jinja2', 'builder.site.plan') if m in sys.modules))"
+        "print(sorted(m for m in ('matplotlib', 'jinja2', 'builder.site.plan') if m in "
+        "sys.modules))"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"
@@ -309,9 +384,16 @@ def test_cli_builds_the_site_into_site_by_default(repo_copy, cli) -> None:
     site = repo_copy / "site"
     files = [p for p in site.rglob("*") if p.is_file()]
     pages = [p for p in files if p.suffix == ".html"]
-    version = max(json.loads(p.read_bytes())["data_version"] for p in (repo_copy / "data").rglob("*.json"))
-    assert result.output == f"site: {len(files)} files, {len(pages)} pages, data version {version}\n"
-    lists = [repo_copy / "data" / "models.json", *(repo_copy / "data" / "workloads").glob("*/models.json")]
+    version = max(
+        json.loads(p.read_bytes())["data_version"] for p in (repo_copy / "data").rglob("*.json")
+    )
+    assert (
+        result.output == f"site: {len(files)} files, {len(pages)} pages, data version {version}\n"
+    )
+    lists = [
+        repo_copy / "data" / "models.json",
+        *(repo_copy / "data" / "workloads").glob("*/models.json"),
+    ]
     assert len(lists) == 7  # five LLM workloads, text to image and text to video
     models = sum(len(json.loads(p.read_bytes())["models"]) for p in lists)
     assert models < len(pages) < models + 60  # model, workload, GPU, listing and site pages
@@ -323,7 +405,8 @@ MARKUP = "<script>alert(1)</script>"
 
 
 def _hostile_doc() -> dict:
-    """A model document whose upstream strings carry markup; built directly, past every upstream check."""
+    """A model document whose upstream strings carry markup; built directly, past every upstream
+    check."""
     doc = json.loads((REPO / "data" / "models" / "qwen-3-8b.json").read_bytes())
     doc["name"] = f"Evil {MARKUP} & Co"
     doc["architecture"] = '"><img src=x onerror=alert(2)>'
@@ -340,8 +423,14 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     svg = chart.svg.decode("utf-8")
     assert "<script" not in svg
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co" in svg
-    links = {"page": "models/evil/index.html", "doc": "api/v1/models/evil.json", "schema": "schemas/v1/m.json"}
-    work = catalog.Workload(MARKUP, MARKUP, MARKUP, "llm", "i.json", None, None, doc["source"], MARKUP, "w/index.html")
+    links = {
+        "page": "models/evil/index.html",
+        "doc": "api/v1/models/evil.json",
+        "schema": "schemas/v1/m.json",
+    }
+    work = catalog.Workload(
+        MARKUP, MARKUP, MARKUP, "llm", "i.json", None, None, doc["source"], MARKUP, "w/index.html"
+    )
     common = {
         **SHARED,
         "source": views.source_view(doc["source"]),
@@ -349,7 +438,9 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
         "workload": work,
         "licences": [],
     }
-    view = views.model_view(doc, links, {"src": "c.svg", "alt": chart.alt}, {**common, "others": [(MARKUP, "x")]})
+    view = views.model_view(
+        doc, links, {"src": "c.svg", "alt": chart.alt}, {**common, "others": [(MARKUP, "x")]}
+    )
     view["doc"]["best"]["B200"]["gpu"] = MARKUP  # shown by the pick macro
     html = b"".join(plan.render("model.html", view)).decode("utf-8")
     assert scripts(html) == SCRIPTS  # the page's own, no other
@@ -358,7 +449,11 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     assert "Evil &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co" in html
     assert "&#34;&gt;&lt;img src=x onerror=alert(2)&gt;" in html
     row = {**json.loads((REPO / "data" / "index.json").read_bytes())["rows"][0], "model": MARKUP}
-    index = {**json.loads((REPO / "data" / "index.json").read_bytes()), "rows": [row], "workload": "x"}
+    index = {
+        **json.loads((REPO / "data" / "index.json").read_bytes()),
+        "rows": [row],
+        "workload": "x",
+    }
     models = [catalog.Model(row["slug"], MARKUP, "m.json", "api/m.json", "m/index.html")]
     context = {**common, "source": views.source_view(doc["source"], work), "json": []}
     sums = {"m.json": targets.summarize(doc, targets.best_under(doc, None))}
@@ -379,7 +474,10 @@ def test_templates_never_turn_autoescaping_off() -> None:
 @pytest.mark.slow
 def test_charts_are_svg_with_a_title_and_a_description(sites) -> None:
     _, site = sites["today"]
-    for path in [*site.glob("workloads/*/energy-by-model.svg"), *sorted(site.glob("models/*/energy-latency.svg"))]:
+    for path in [
+        *site.glob("workloads/*/energy-by-model.svg"),
+        *sorted(site.glob("models/*/energy-latency.svg")),
+    ]:
         head = path.read_text(encoding="utf-8")[:3000]
         for present in ("<svg ", 'viewBox="', "\n <title>", "\n <desc>"):
             assert present in head, (path, present)
@@ -394,8 +492,11 @@ def test_pages_workflow_pins_every_action_and_keeps_least_privilege() -> None:
     text = path.read_text(encoding="utf-8")
     uses = re.findall(r"^\s*(?:- )?uses: (\S+)(.*)$", text, re.MULTILINE)
     assert {action.split("@")[0] for action, _ in uses} == {
-        "actions/checkout", "actions/setup-python", "actions/upload-pages-artifact", "actions/deploy-pages"
-    }  # fmt: skip
+        "actions/checkout",
+        "actions/setup-python",
+        "actions/upload-pages-artifact",
+        "actions/deploy-pages",
+    }
     for action, comment in uses:
         assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", action), action
         assert re.fullmatch(r" # v\d+(\.\d+)*", comment), (action, comment)
@@ -408,7 +509,8 @@ def test_pages_workflow_pins_every_action_and_keeps_least_privilege() -> None:
     assert "contents:" not in deploy
     assert "builder site --out _site" in build
     assert "rm -f _site/.leadgreen-site" in build  # the file list is not published
-    assert 'python-version: "3.11"' in build  # the schema check: test_workflows.py (slow, an outside tool)
+    # the schema check: test_workflows.py (slow, an outside tool)
+    assert 'python-version: "3.11"' in build
 
 
 def _edit(path: Path, change) -> None:
@@ -419,74 +521,180 @@ def _edit(path: Path, change) -> None:
 
 UNSOUND = "data: expected a sound package (run builder validate), found "
 BROKEN = [
-    ("no data folder", lambda root: shutil.rmtree(root / "data"),
-     "data: expected the package's folder, found none"),
-    ("a page elsewhere", lambda root: _edit(root / "data" / "models.json",
-     lambda d: d["models"][0].update(page="https://example.org/x/")),
-     "data/models.json: /models/0/page: expected a URL under https://leadgreen.ai/, found 'https://example.org/x/'"),
-    ("a url to nothing", lambda root: _edit(root / "data" / "models.json",
-     lambda d: d["models"][0].update(url="https://leadgreen.ai/api/v1/models/nothing.json")),
-     "data/models.json: /models/0/url: expected a published document at https://leadgreen.ai/api/v1/models/"),
-    ("a workload list url to nothing", lambda root: _edit(root / "data" / "workloads.json",
-     lambda d: d["workloads"][0].update(index_url="https://leadgreen.ai/api/v1/nothing.json")),
-     "data/workloads.json: /workloads/0/index_url: expected a published document at "
-     "https://leadgreen.ai/api/v1/nothing.json, found none"),
-    ("a model list url naming the frontier", lambda root: _edit(root / "data" / "workloads.json",
-     lambda d: d["workloads"][0].update(models_url=d["workloads"][0]["frontier_url"])),
-     "data/workloads.json: /workloads/0/models_url: expected the URL of a models.json, found "
-     "https://leadgreen.ai/api/v1/frontier.json"),
-    ("a frontier entry without a slug", lambda root: _edit(root / "data" / "frontier.json",
-     lambda d: d["models"][1].pop("slug")),
-     f"{UNSOUND}data/frontier.json: /models/1/slug: expected a string, found null"),
-    ("a document without a name", lambda root: _edit(root / "data" / "models" / "deepseek-v3-1.json",
-     lambda d: d.pop("name")),
-     "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "
-     "found KeyError: 'name'"),
-    ("a frontier entry no configuration matches", lambda root: _edit(root / "data" / "frontier.json",
-     lambda d: d["models"][0]["gpus"]["B200"]["best_under"]["100"].update(row_id="nothing")),
-     'data/frontier.json: /models/0/gpus/B200/best_under/100: expected a configuration of "deepseek-v3-1" on this '
-     'GPU, found no "nothing" repeat 1 (run builder validate)'),
-    ("a fault among a frontier's points, which no page reads", lambda root: _edit(root / "data" / "frontier.json",
-     lambda d: d["models"][0]["gpus"]["B200"]["frontier"][0].update(median_itl_ms=float("nan"))),
-     f"{UNSOUND}data/frontier.json: /models/0/gpus/B200/frontier/0/median_itl_ms: expected a finite number, found NaN"),
-    ("an escape among a frontier's points, which no page reads", lambda root: _edit(root / "data" / "frontier.json",
-     lambda d: d["models"][0]["gpus"]["B200"]["frontier"][0].update(row_id="x\x1b]0;pwned\x07")),
-     f"{UNSOUND}data/frontier.json: /models/0/gpus/B200/frontier/0/row_id: expected no control or format characters, "
-     "found ['U+001B', 'U+0007']"),
-    ("a format character in the descriptor's file list", lambda root: _edit(root / "datapackage.json",
-     lambda d: d["resources"][0].update(name="index\u202erows")),
-     "datapackage.json: /resources/0/name: expected no control or format characters, found ['U+202E']"),
-    ("a GPU a model lists with no configuration on it", lambda root: _edit(root / "data" / "models" / "qwen-3-8b.json",
-     lambda d: d.update(gpus=[*d["gpus"], "X1"])),
-     "data/: expected a valid v1 document (`builder validate` says what is wrong), found UndefinedError: "),
-    ("an unknown kind", lambda root: _edit(root / "data" / "workloads.json",
-     lambda d: d["workloads"][0].update(kind="audio")),
-     "data/workloads.json: /workloads/0/kind: expected one of llm, image, video, found 'audio'"),
-    ("two pages at one path", lambda root: _edit(root / "data" / "models.json",
-     lambda d: d["models"][1].update(page=d["models"][0]["page"])),
-     "site: two files would be written at models/deepseek-v3-1/"),
-    ("a page at a document's API path", lambda root: _edit(root / "data" / "models.json",
-     lambda d: d["models"][0].update(page="https://leadgreen.ai/api/v1/models/qwen-3-8b.json")),
-     "site: two files would be written at api/v1/models/qwen-3-8b.json"),
-    ("a list where a model's slug belongs", lambda root: _edit(root / "data" / "models" / "deepseek-v3-1.json",
-     lambda d: d.update(slug=["x"])),
-     "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says what is wrong), "
-     "found TypeError: "),
-    ("an escape in a name", lambda root: _edit(root / "data" / "models" / "deepseek-v3-1.json",
-     lambda d: d.update(name="DeepSeek\x1b]0;pwned\x07 V3.1")),
-     f"{UNSOUND}data/models/deepseek-v3-1.json: /name: expected no control or format characters, "
-     "found ['U+001B', 'U+0007']"),
-    ("a format character in a small document", lambda root: _edit(root / "data" / "models.json",
-     lambda d: d["models"][0].update(name="Deep\u202eSeek")),
-     f"{UNSOUND}data/models.json: /models/0/name: expected no control or format characters, found ['U+202E']"),
-    ("not JSON", lambda root: (root / "data" / "index.json").write_text("{"),
-     f"{UNSOUND}data/index.json: line 1 column 2: expected valid JSON"),
-    ("a link in data/", lambda root: (root / "data" / "models" / "leak.json").symlink_to("/etc/hostname"),
-     f"{UNSOUND}data/models/leak.json: /: expected a regular file, found a symbolic link"),
-]  # fmt: skip
+    (
+        "no data folder",
+        lambda root: shutil.rmtree(root / "data"),
+        "data: expected the package's folder, found none",
+    ),
+    (
+        "a page elsewhere",
+        lambda root: _edit(
+            root / "data" / "models.json",
+            lambda d: d["models"][0].update(page="https://example.org/x/"),
+        ),
+        "data/models.json: /models/0/page: expected a URL under https://leadgreen.ai/, found "
+        "'https://example.org/x/'",
+    ),
+    (
+        "a url to nothing",
+        lambda root: _edit(
+            root / "data" / "models.json",
+            lambda d: d["models"][0].update(url="https://leadgreen.ai/api/v1/models/nothing.json"),
+        ),
+        "data/models.json: /models/0/url: expected a published document at "
+        "https://leadgreen.ai/api/v1/models/",
+    ),
+    (
+        "a workload list url to nothing",
+        lambda root: _edit(
+            root / "data" / "workloads.json",
+            lambda d: d["workloads"][0].update(
+                index_url="https://leadgreen.ai/api/v1/nothing.json"
+            ),
+        ),
+        "data/workloads.json: /workloads/0/index_url: expected a published document at "
+        "https://leadgreen.ai/api/v1/nothing.json, found none",
+    ),
+    (
+        "a model list url naming the frontier",
+        lambda root: _edit(
+            root / "data" / "workloads.json",
+            lambda d: d["workloads"][0].update(models_url=d["workloads"][0]["frontier_url"]),
+        ),
+        "data/workloads.json: /workloads/0/models_url: expected the URL of a models.json, found "
+        "https://leadgreen.ai/api/v1/frontier.json",
+    ),
+    (
+        "a frontier entry without a slug",
+        lambda root: _edit(root / "data" / "frontier.json", lambda d: d["models"][1].pop("slug")),
+        f"{UNSOUND}data/frontier.json: /models/1/slug: expected a string, found null",
+    ),
+    (
+        "a document without a name",
+        lambda root: _edit(
+            root / "data" / "models" / "deepseek-v3-1.json", lambda d: d.pop("name")
+        ),
+        "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says "
+        "what is wrong), "
+        "found KeyError: 'name'",
+    ),
+    (
+        "a frontier entry no configuration matches",
+        lambda root: _edit(
+            root / "data" / "frontier.json",
+            lambda d: d["models"][0]["gpus"]["B200"]["best_under"]["100"].update(row_id="nothing"),
+        ),
+        "data/frontier.json: /models/0/gpus/B200/best_under/100: expected a configuration of "
+        '"deepseek-v3-1" on this '
+        'GPU, found no "nothing" repeat 1 (run builder validate)',
+    ),
+    (
+        "a fault among a frontier's points, which no page reads",
+        lambda root: _edit(
+            root / "data" / "frontier.json",
+            lambda d: d["models"][0]["gpus"]["B200"]["frontier"][0].update(
+                median_itl_ms=float("nan")
+            ),
+        ),
+        f"{UNSOUND}data/frontier.json: /models/0/gpus/B200/frontier/0/median_itl_ms: expected a "
+        f"finite number, found NaN",
+    ),
+    (
+        "an escape among a frontier's points, which no page reads",
+        lambda root: _edit(
+            root / "data" / "frontier.json",
+            lambda d: d["models"][0]["gpus"]["B200"]["frontier"][0].update(
+                row_id="x\x1b]0;pwned\x07"
+            ),
+        ),
+        f"{UNSOUND}data/frontier.json: /models/0/gpus/B200/frontier/0/row_id: expected no control "
+        f"or format characters, "
+        "found ['U+001B', 'U+0007']",
+    ),
+    (
+        "a format character in the descriptor's file list",
+        lambda root: _edit(
+            root / "datapackage.json", lambda d: d["resources"][0].update(name="index\u202erows")
+        ),
+        "datapackage.json: /resources/0/name: expected no control or format characters, found "
+        "['U+202E']",
+    ),
+    (
+        "a GPU a model lists with no configuration on it",
+        lambda root: _edit(
+            root / "data" / "models" / "qwen-3-8b.json", lambda d: d.update(gpus=[*d["gpus"], "X1"])
+        ),
+        "data/: expected a valid v1 document (`builder validate` says what is wrong), found "
+        "UndefinedError: ",
+    ),
+    (
+        "an unknown kind",
+        lambda root: _edit(
+            root / "data" / "workloads.json", lambda d: d["workloads"][0].update(kind="audio")
+        ),
+        "data/workloads.json: /workloads/0/kind: expected one of llm, image, video, found 'audio'",
+    ),
+    (
+        "two pages at one path",
+        lambda root: _edit(
+            root / "data" / "models.json",
+            lambda d: d["models"][1].update(page=d["models"][0]["page"]),
+        ),
+        "site: two files would be written at models/deepseek-v3-1/",
+    ),
+    (
+        "a page at a document's API path",
+        lambda root: _edit(
+            root / "data" / "models.json",
+            lambda d: d["models"][0].update(
+                page="https://leadgreen.ai/api/v1/models/qwen-3-8b.json"
+            ),
+        ),
+        "site: two files would be written at api/v1/models/qwen-3-8b.json",
+    ),
+    (
+        "a list where a model's slug belongs",
+        lambda root: _edit(
+            root / "data" / "models" / "deepseek-v3-1.json", lambda d: d.update(slug=["x"])
+        ),
+        "data/models/deepseek-v3-1.json: expected a valid v1 document (`builder validate` says "
+        "what is wrong), "
+        "found TypeError: ",
+    ),
+    (
+        "an escape in a name",
+        lambda root: _edit(
+            root / "data" / "models" / "deepseek-v3-1.json",
+            lambda d: d.update(name="DeepSeek\x1b]0;pwned\x07 V3.1"),
+        ),
+        f"{UNSOUND}data/models/deepseek-v3-1.json: /name: expected no control or format "
+        f"characters, "
+        "found ['U+001B', 'U+0007']",
+    ),
+    (
+        "a format character in a small document",
+        lambda root: _edit(
+            root / "data" / "models.json", lambda d: d["models"][0].update(name="Deep\u202eSeek")
+        ),
+        f"{UNSOUND}data/models.json: /models/0/name: expected no control or format characters, "
+        f"found ['U+202E']",
+    ),
+    (
+        "not JSON",
+        lambda root: (root / "data" / "index.json").write_text("{"),
+        f"{UNSOUND}data/index.json: line 1 column 2: expected valid JSON",
+    ),
+    (
+        "a link in data/",
+        lambda root: (root / "data" / "models" / "leak.json").symlink_to("/etc/hostname"),
+        f"{UNSOUND}data/models/leak.json: /: expected a regular file, found a symbolic link",
+    ),
+]
 
 
-@pytest.mark.parametrize(("change", "message"), [case[1:] for case in BROKEN], ids=[case[0] for case in BROKEN])
+@pytest.mark.parametrize(
+    ("change", "message"), [case[1:] for case in BROKEN], ids=[case[0] for case in BROKEN]
+)
 def test_a_broken_package_is_one_clear_error_and_no_site(repo_copy, cli, change, message) -> None:
     change(repo_copy)
     result = cli("site")
@@ -496,8 +704,11 @@ def test_a_broken_package_is_one_clear_error_and_no_site(repo_copy, cli, change,
     assert not (repo_copy / "site").exists()
 
 
-def test_a_package_file_gone_before_its_copy_is_one_input_error(repo_copy, cli, monkeypatch) -> None:
-    """The data files are copied from the package as the pages are written: one that is gone by then is named."""
+def test_a_package_file_gone_before_its_copy_is_one_input_error(
+    repo_copy, cli, monkeypatch
+) -> None:
+    """The data files are copied from the package as the pages are written: one that is gone by
+    then is named."""
     from builder.site import build
 
     real = build.load_package
@@ -511,6 +722,7 @@ def test_a_package_file_gone_before_its_copy_is_one_input_error(repo_copy, cli, 
     result = cli("site")
     assert result.exit_code == 1
     assert result.output == (
-        "error: data/configurations.csv: expected a readable file, found an error (No such file or directory)\n"
+        "error: data/configurations.csv: expected a readable file, found an error (No such file "
+        "or directory)\n"
     )
     assert not (repo_copy / "site").exists()

@@ -1,10 +1,10 @@
 """The built site in a real headless browser (Debian's chromium, driven over the DevTools pipe).
 
-Every page kind, at a phone's width and a laptop's: no sideways scroll, no element wider than its box,
-every table column visible, text and chart text large enough, no console error, and axe-core (installed
-from the npm registry into a cache folder, never vendored) finds nothing; no chart text outside its SVG;
-the latency control answers any target, and without JavaScript the pages still answer at 50, 100 and
-200 ms. Screenshots are saved in tests/.artifacts/ (git-ignored).
+Every page kind, at a phone's width and a laptop's: no sideways scroll, no element wider than its
+box, every table column visible, text and chart text large enough, no console error, and axe-core
+(installed from the npm registry into a cache folder, never vendored) finds nothing; no chart text
+outside its SVG; the latency control answers any target, and without JavaScript the pages still
+answer at 50, 100 and 200 ms. Screenshots are saved in tests/.artifacts/ (git-ignored).
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ AXE_RUN = (
     "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map("
     "v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')))"
 )
-# Every <text> of an SVG opened on its own, measured against the SVG's own box (its viewBox, scaled).
+# Every <text> of an SVG opened on its own, measured against the SVG's own box (its viewBox,
+# scaled).
 TEXT_OUTSIDE = """(() => {
   const box = document.documentElement.getBoundingClientRect();
   return [...document.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()])
@@ -66,14 +67,16 @@ TEXT_OUTSIDE = """(() => {
     .map(([text]) => text);
 })()"""
 
-# Every element (but inline ones, and the table heads hidden on narrow windows) whose content is wider than its box.
+# Every element (but inline ones, and the table heads hidden on narrow windows) whose content is
+# wider than its box.
 OVERFLOWING = """(() => [...document.querySelectorAll('body *')].filter(e => {
   const s = getComputedStyle(e);
   if (s.display === 'inline' || s.display === 'none' || s.clipPath !== 'none' || e.closest('thead')) return false;
   return e.scrollWidth > e.clientWidth + 1;
 }).map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className ? '.' + e.className : '') + ': '
   + e.scrollWidth + ' > ' + e.clientWidth))()"""
-# Every table cell that is not fully in view, or whose column's heading is neither shown above it nor beside it.
+# Every table cell that is not fully in view, or whose column's heading is neither shown above it
+# nor beside it.
 HIDDEN_CELLS = """(() => {
   const found = [];
   for (const table of document.querySelectorAll('main table')) {
@@ -95,13 +98,15 @@ HIDDEN_CELLS = """(() => {
   }
   return found;
 })()"""
-# Every visible element with text of its own and its font size in CSS px; paragraphs of prose must be 16 px.
+# Every visible element with text of its own and its font size in CSS px; paragraphs of prose must
+# be 16 px.
 SMALL_TEXT = """(() => [...document.querySelectorAll('body *')].filter(e =>
   [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) && e.getBoundingClientRect().width > 0
   && !e.closest('thead') && parseFloat(getComputedStyle(e).fontSize) < (e.matches('main > p, main > ul > li, .lede')
   ? 16 : 13)).map(e => e.tagName.toLowerCase() + ' ' + getComputedStyle(e).fontSize + ': '
   + e.textContent.trim().slice(0, 40)))()"""
-# The smallest chart text of each chart image as drawn: its font size in the SVG, scaled as the image is.
+# The smallest chart text of each chart image as drawn: its font size in the SVG, scaled as the
+# image is.
 CHART_TEXT = """Promise.all([...document.querySelectorAll('figure.chart img')].map(img => fetch(img.src)
   .then(r => r.text()).then(text => {
     const svg = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
@@ -113,14 +118,24 @@ CHART_TEXT = """Promise.all([...document.querySelectorAll('figure.chart img')].m
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"),
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"
+    ),
 ]
 
 
 def axe_source() -> str | None:
-    """axe-core's script, installed with npm into AXE_HOME on first use; None when that cannot be done."""
+    """axe-core's script, installed with npm into AXE_HOME on first use; None when it cannot be."""
     if not AXE.is_file() and shutil.which("npm"):
-        args = ["npm", "install", "--prefix", str(AXE_HOME), "--no-audit", "--no-fund", f"axe-core@{AXE_VERSION}"]
+        args = [
+            "npm",
+            "install",
+            "--prefix",
+            str(AXE_HOME),
+            "--no-audit",
+            "--no-fund",
+            f"axe-core@{AXE_VERSION}",
+        ]
         subprocess.run(args, capture_output=True, timeout=300, check=False)
     return AXE.read_text(encoding="utf-8") if AXE.is_file() else None
 
@@ -150,17 +165,25 @@ def test_every_page_kind_fits_the_window_and_loads_its_charts(browsed, width, he
         assert page.evaluate(HIDDEN_CELLS) == [], f"{kind} ({path}) at {width} px"
         assert page.evaluate(SMALL_TEXT) == [], f"{kind} ({path}) at {width} px"
         for chart, smallest in page.evaluate(CHART_TEXT):
-            assert smallest >= 11, f"{kind} ({path}) at {width} px: {chart} text at {smallest:.1f} px"
+            assert smallest >= 11, (
+                f"{kind} ({path}) at {width} px: {chart} text at {smallest:.1f} px"
+            )
         charts = page.evaluate(IMAGES)
-        assert all(done and w > 0 and h > 0 and shown > 0 for done, w, h, shown in charts), (kind, charts)
+        assert all(done and w > 0 and h > 0 and shown > 0 for done, w, h, shown in charts), (
+            kind,
+            charts,
+        )
         if kind in ("home", "workload", "model", "gpu", "generation-model"):
             page.screenshot(ARTIFACTS / f"{kind}-{width}.png")
     page.load(url + PAGES["model"])
     doc = json.loads((REPO / "data" / "models" / f"{MODEL}.json").read_bytes())
-    assert page.evaluate("document.querySelectorAll('table.configurations tbody tr').length") == len(
-        doc["configurations"]
+    assert page.evaluate(
+        "document.querySelectorAll('table.configurations tbody tr').length"
+    ) == len(doc["configurations"])
+    assert (
+        page.evaluate("document.querySelector('h1').textContent")
+        == f"{doc['name']} in Text Conversation"
     )
-    assert page.evaluate("document.querySelector('h1').textContent") == f"{doc['name']} in Text Conversation"
     assert page.evaluate("document.querySelectorAll('img').length") == 1
     assert page.errors() == []
 
@@ -182,7 +205,9 @@ def test_axe_core_finds_no_violation_on_any_page_kind(browsed) -> None:
     assert found == {}
     page.load(url + PAGES["listing"])
     page.evaluate(source + "\n;1")
-    page.evaluate("document.querySelector('main').insertAdjacentHTML('beforeend', '<img src=\"x.svg\">'); 1")
+    page.evaluate(
+        "document.querySelector('main').insertAdjacentHTML('beforeend', '<img src=\"x.svg\">'); 1"
+    )
     assert any(v.startswith("image-alt: ") for v in page.evaluate(AXE_RUN))  # the check can fail
 
 
@@ -215,7 +240,8 @@ def cells(page: Page, table: str) -> dict[str, dict[str, str]]:
 
 
 LLAMA = "models/llama-3-1-70b-instruct/"
-AT_75 = {  # Llama 3.1 70B under 75 ms: the lowest J per output token of the configurations at most that slow
+# Llama 3.1 70B under 75 ms: the lowest J per output token of the configurations at most that slow
+AT_75 = {
     "B200": f"75.2295.23 J per response, 26.45 Wh per 1,0002 {TIMES} B200, 512 seqs, 63.7 ms",
     "H100": f"116.95147.4 J per response, 40.95 Wh per 1,0004 {TIMES} H100, 512 seqs, 73.9 ms",
 }
@@ -228,10 +254,13 @@ def test_the_latency_control_answers_75_ms_for_llama_3_1_70b(browsed, width, hei
     page.load(url + LLAMA)
     assert page.evaluate("document.getElementById('latency').hidden") is False
     assert page.evaluate("document.getElementById('latency-target').value") == "100"
-    assert page.evaluate("[document.getElementById('latency-target').min, document.getElementById('latency-target')"
-                         ".max]") == ["16.4", "140.5"]  # fmt: skip  # the smallest and largest measured latency
-    page.evaluate("const t = document.getElementById('latency-target'); t.value = '75';"
-                  "t.dispatchEvent(new Event('input')); 1")  # fmt: skip
+    # the smallest and largest measured latency
+    target = "document.getElementById('latency-target')"
+    assert page.evaluate(f"[{target}.min, {target}.max]") == ["16.4", "140.5"]
+    page.evaluate(
+        "const t = document.getElementById('latency-target'); t.value = '75';"
+        "t.dispatchEvent(new Event('input')); 1"
+    )
     found = cells(page, "#latency-table")["Llama 3.1 70B Instruct"]
     assert found == {"Lowest on any GPU type": AT_75["B200"], **AT_75}
     assert page.evaluate("location.search") == "?target=75"
@@ -243,19 +272,34 @@ def test_the_latency_control_answers_75_ms_for_llama_3_1_70b(browsed, width, hei
 def test_the_workload_page_compares_two_models_at_75_ms_ranked_as_asked(browsed) -> None:
     url, browser = browsed
     page = Page(browser, 1366, 900)
-    page.load(url + "workloads/text-conversation/?target=75&models=llama-3-1-70b-instruct,qwen-3-32b")
+    page.load(
+        url + "workloads/text-conversation/?target=75&models=llama-3-1-70b-instruct,qwen-3-32b"
+    )
     found = cells(page, "#latency-table")
-    assert list(found) == ["Qwen 3 32B", "Llama 3.1 70B Instruct"]  # lower energy per response first
+    # lower energy per response first
+    assert list(found) == [
+        "Qwen 3 32B",
+        "Llama 3.1 70B Instruct",
+    ]
     assert found["Llama 3.1 70B Instruct"]["B200"] == AT_75["B200"]
     assert found["Qwen 3 32B"]["Lowest on any GPU type"].startswith("39.05")
-    assert page.evaluate("[...document.querySelectorAll('#latency-models input:checked')].map(b => b.value)") == [
-        "llama-3-1-70b-instruct", "qwen-3-32b"]  # fmt: skip
-    page.evaluate("const b = document.querySelector('#latency-models input[value=\"qwen-3-8b\"]'); b.click(); 1")
-    assert "models=llama-3-1-70b-instruct%2Cqwen-3-32b%2Cqwen-3-8b" in page.evaluate("location.search")
+    assert page.evaluate(
+        "[...document.querySelectorAll('#latency-models input:checked')].map(b => b.value)"
+    ) == ["llama-3-1-70b-instruct", "qwen-3-32b"]
+    page.evaluate(
+        "const b = document.querySelector('#latency-models input[value=\"qwen-3-8b\"]'); b.click(); 1"
+    )
+    assert "models=llama-3-1-70b-instruct%2Cqwen-3-32b%2Cqwen-3-8b" in page.evaluate(
+        "location.search"
+    )
     for slug in ("gemma-3-12b", "gemma-3-27b"):
-        page.evaluate(f"document.querySelector('#latency-models input[value=\"{slug}\"]').click(); 1")
+        page.evaluate(
+            f"document.querySelector('#latency-models input[value=\"{slug}\"]').click(); 1"
+        )
     assert len(cells(page, "#latency-table")) == 4  # at most four: the fifth box is disabled
-    assert page.evaluate("document.querySelector('#latency-models input[value=\"gemma-3-27b\"]').disabled")
+    assert page.evaluate(
+        "document.querySelector('#latency-models input[value=\"gemma-3-27b\"]').disabled"
+    )
     assert page.errors() == []
 
 
@@ -264,16 +308,25 @@ def test_without_javascript_every_page_still_answers_at_50_100_and_200_ms(browse
     page = Page(browser, 390, 844)
     page.send("Emulation.setScriptExecutionDisabled", {"value": True})
     page.load(url + LLAMA)
-    assert page.evaluate("document.getElementById('latency').hidden") is True  # the control needs its script
-    targets = page.evaluate("[...document.querySelectorAll('table.targets tbody th')].map(th => th.textContent)")
+    # the control needs its script
+    assert page.evaluate("document.getElementById('latency').hidden") is True
+    targets = page.evaluate(
+        "[...document.querySelectorAll('table.targets tbody th')].map(th => th.textContent)"
+    )
     assert targets == ["Under 50 ms", "Under 100 ms", "Under 200 ms", "Any latency"]
-    assert page.evaluate("document.querySelector('#target-100 td[data-gpu=B200]').textContent").startswith("75.22")
+    assert page.evaluate(
+        "document.querySelector('#target-100 td[data-gpu=B200]').textContent"
+    ).startswith("75.22")
     page.load(url + "workloads/text-conversation/")
-    heads = page.evaluate("[...document.querySelectorAll('#compare-table thead th')].map(th => th.textContent)")
+    heads = page.evaluate(
+        "[...document.querySelectorAll('#compare-table thead th')].map(th => th.textContent)"
+    )
     assert heads == ["Model", "Under 50 ms", "Under 100 ms", "Under 200 ms"]
     page.load(url + "gpus/h100/")
     assert "Under 200 ms" in page.evaluate("document.querySelector('table.gpu thead').textContent")
     for path in (LLAMA, "workloads/text-conversation/", "gpus/h100/", "models/"):
         page.load(url + path)
-        links = page.evaluate("[...document.querySelectorAll('footer a')].map(a => a.getAttribute('href'))")
+        links = page.evaluate(
+            "[...document.querySelectorAll('footer a')].map(a => a.getAttribute('href'))"
+        )
         assert any(link.endswith("download/") for link in links), path  # the data, from every page

@@ -1,4 +1,5 @@
-"""builder site --out: never writes into a folder it does not own; a failure leaves the old site whole."""
+"""builder site --out: never writes into a folder it does not own; a failure leaves the old site
+whole."""
 
 from __future__ import annotations
 
@@ -27,7 +28,9 @@ FILES = {"index.html": b"<p>new</p>\n", "a/b.json": b"{}\n"}
         ("schemas", "is the schemas/ folder"),
     ],
 )
-def test_refuses_the_repository_its_parents_and_the_package_folders(repo_copy, cli, out, message) -> None:
+def test_refuses_the_repository_its_parents_and_the_package_folders(
+    repo_copy, cli, out, message
+) -> None:
     before = snapshot(repo_copy)
     result = cli("site", "--out", out)
     assert result.exit_code == 1
@@ -61,7 +64,8 @@ def test_a_previous_site_is_replaced_and_its_stale_files_go(tmp_path) -> None:
     write_site(out, {**FILES, "old/gone.html": b"old\n"}.items())
     write_site(out, FILES.items())
     assert snapshot(out) == {**FILES, MARKER: output.marker(list(FILES))}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging or backup folder left
+    # no staging or backup folder left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
 def test_a_file_someone_added_to_the_site_is_never_removed(tmp_path) -> None:

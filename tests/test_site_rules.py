@@ -1,4 +1,5 @@
-"""The site's pure rules: energy per response from the CSV, pinned upstream links, the papers, the changelog page,
+"""The site's pure rules: energy per response from the CSV, pinned upstream links, the papers, the
+changelog page,
 warnings on mixed output sizes, and the latency control's size and reach."""
 
 from __future__ import annotations
@@ -24,9 +25,18 @@ X = "\N{MULTIPLICATION SIGN}"
 
 def test_energy_per_response_is_the_csv_row_of_the_same_workload_row_and_repeat() -> None:
     found = responses.read(CSV, "data/configurations.csv")
-    confs = [{"row_id": "a/B200/1/8"}, {"row_id": "a/B200/1/8", "repeat": 2}, {"row_id": "b/H100/1/8"}, None]
+    confs = [
+        {"row_id": "a/B200/1/8"},
+        {"row_id": "a/B200/1/8", "repeat": 2},
+        {"row_id": "b/H100/1/8"},
+        None,
+    ]
     responses.add(confs, "text-conversation", found)
-    assert confs[0] == {"row_id": "a/B200/1/8", "joules_per_response": 95.2279, "wh_per_thousand_responses": 26.45}
+    assert confs[0] == {
+        "row_id": "a/B200/1/8",
+        "joules_per_response": 95.2279,
+        "wh_per_thousand_responses": 26.45,
+    }
     assert confs[1]["joules_per_response"] == 96.0
     assert confs[2] == {"row_id": "b/H100/1/8"}  # not in the CSV: no figure made up
     other = [{"row_id": "a/B200/1/8"}]
@@ -38,8 +48,10 @@ def test_a_csv_row_without_its_energy_per_response_is_one_line() -> None:
     with pytest.raises(InputError) as caught:
         responses.read(CSV.replace(b"95.2279", b"lots"), "data/configurations.csv")
     assert str(caught.value) == (
-        "data/configurations.csv: line 2: expected a workload, row_id, repeat, joules_per_response and "
-        "wh_per_thousand_responses, found ValueError: could not convert string to float: 'lots' (run builder validate)"
+        "data/configurations.csv: line 2: expected a workload, row_id, repeat, "
+        "joules_per_response and "
+        "wh_per_thousand_responses, found ValueError: could not convert string to float: 'lots' "
+        "(run builder validate)"
     )
 
 
@@ -47,9 +59,15 @@ def test_an_upstream_file_is_linked_at_its_pinned_commit_never_its_branch() -> N
     assert provenance.pinned(RAW, COMMIT) == (
         f"https://raw.githubusercontent.com/ml-energy/leaderboard/{COMMIT}/public/data/tasks/gpqa.json"
     )
-    assert provenance.tree(RAW, COMMIT) == f"https://github.com/ml-energy/leaderboard/tree/{COMMIT}/public/data/tasks"
+    assert (
+        provenance.tree(RAW, COMMIT)
+        == f"https://github.com/ml-energy/leaderboard/tree/{COMMIT}/public/data/tasks"
+    )
     assert provenance.pinned(RAW, "") == RAW  # no commit known: the URL as published
-    assert provenance.pinned("https://example.org/a/b/c/d.json", COMMIT) == "https://example.org/a/b/c/d.json"
+    assert (
+        provenance.pinned("https://example.org/a/b/c/d.json", COMMIT)
+        == "https://example.org/a/b/c/d.json"
+    )
 
 
 def test_the_papers_are_the_two_citation_toml_names() -> None:
@@ -67,14 +85,27 @@ def test_the_papers_are_the_two_citation_toml_names() -> None:
 
 def test_the_changelog_becomes_headings_items_and_paragraphs_with_no_html_passed_through() -> None:
     text = (
-        "# Changelog\n\n## 2026-11-29\n\n- Added `frontier.json` for [gpqa](https://ml.energy/x)\n  and more\n"
-        "- <script>alert(1)</script> [bad](javascript:alert(1))\n\nA paragraph\nin two lines.\n\n## 2026-09-27\n"
+        "# Changelog\n\n## 2026-11-29\n\n- Added `frontier.json` for "
+        "[gpqa](https://ml.energy/x)\n  and more\n"
+        "- <script>alert(1)</script> [bad](javascript:alert(1))\n\nA paragraph\nin two "
+        "lines.\n\n## 2026-09-27\n"
     )
     found = changelog.blocks(text)
     assert [(b.kind, b.id) for b in found] == [
-        ("h2", "changelog"), ("h3", "2026-11-29"), ("li", ""), ("li", ""), ("p", ""), ("h3", "2026-09-27")]  # fmt: skip
-    assert found[2].spans == [("text", "Added ", ""), ("code", "frontier.json", ""), ("text", " for ", ""),
-                              ("link", "gpqa", "https://ml.energy/x"), ("text", " and more", "")]  # fmt: skip
+        ("h2", "changelog"),
+        ("h3", "2026-11-29"),
+        ("li", ""),
+        ("li", ""),
+        ("p", ""),
+        ("h3", "2026-09-27"),
+    ]
+    assert found[2].spans == [
+        ("text", "Added ", ""),
+        ("code", "frontier.json", ""),
+        ("text", " for ", ""),
+        ("link", "gpqa", "https://ml.energy/x"),
+        ("text", " and more", ""),
+    ]
     assert all(kind == "text" for kind, _, _ in found[3].spans)  # only https links become links
     assert found[4].spans == [("text", "A paragraph in two lines.", "")]
     assert changelog.entry(found, "2026-09-27") == "2026-09-27"
@@ -98,14 +129,16 @@ def test_the_changelog_becomes_headings_items_and_paragraphs_with_no_html_passed
         pytest.param(
             [(1280, 720, 129, 24, 50), (720, 480, 49, 8, 50)],
             "video",
-            f"These rows mix video sizes (720 {X} 480 px, 49 frames; 1280 {X} 720 px, 129 frames): energy per "
+            f"These rows mix video sizes (720 {X} 480 px, 49 frames; 1280 {X} 720 px, 129 "
+            f"frames): energy per "
             "video compares only videos of one size.",
             id="videos",
         ),
         pytest.param(
             [(1024, 1024, None, None, 50), (1024, 1024, None, None, 28)],
             "image",
-            f"These rows mix image sizes or denoising steps (1024 {X} 1024 px, 28 steps; 1024 {X} 1024 px, "
+            f"These rows mix image sizes or denoising steps (1024 {X} 1024 px, 28 steps; 1024 {X} "
+            f"1024 px, "
             "50 steps): energy per image depends on both.",
             id="image-steps",
         ),
@@ -137,11 +170,17 @@ def test_the_latency_control_is_small_and_asks_nothing_of_any_other_site() -> No
 
 
 def test_the_croissant_card_at_the_site_root_names_where_the_site_serves_each_file() -> None:
-    card = b'{"distribution": [{"contentUrl": "data/configurations.csv"}, {"contentUrl": "https://x.org/a.csv"}],' \
-           b' "name": "d\xc3\xa9"}'  # fmt: skip
+    card = (
+        b'{"distribution": [{"contentUrl": "data/configurations.csv"}, {"contentUrl": '
+        b'"https://x.org/a.csv"}],'
+        b' "name": "d\xc3\xa9"}'
+    )
     served = json.loads(provenance.served(card, "download/"))
     assert served == {
-        "distribution": [{"contentUrl": "download/data/configurations.csv"}, {"contentUrl": "https://x.org/a.csv"}],
+        "distribution": [
+            {"contentUrl": "download/data/configurations.csv"},
+            {"contentUrl": "https://x.org/a.csv"},
+        ],
         "name": "d\N{LATIN SMALL LETTER E WITH ACUTE}",
     }
     with pytest.raises(InputError):

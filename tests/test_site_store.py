@@ -1,4 +1,5 @@
-"""The site's scratch store hands later pages what earlier ones left, in the order the pages show it."""
+"""The site's scratch store hands later pages what earlier ones left, in the order the pages show
+it."""
 
 from __future__ import annotations
 
@@ -30,9 +31,21 @@ def model(slug: str, name: str, work: str = "w") -> Model:
 
 
 def summary(gpus: list[str], energy: float = 1.5) -> Summary:
-    pick = {"gpu": gpus[0], "num_gpus": 1, "max_num_seqs": 8, "median_itl_ms": 20.25, "energy": energy}
+    pick = {
+        "gpu": gpus[0],
+        "num_gpus": 1,
+        "max_num_seqs": 8,
+        "median_itl_ms": 20.25,
+        "energy": energy,
+    }
     return Summary(
-        gpus, 3, "8B", "Dense", dict.fromkeys(gpus, pick), (50, 100), {g: {"50": None, "100": pick} for g in gpus}
+        gpus,
+        3,
+        "8B",
+        "Dense",
+        dict.fromkeys(gpus, pick),
+        (50, 100),
+        {g: {"50": None, "100": pick} for g in gpus},
     )
 
 
@@ -52,7 +65,8 @@ def test_models_by_name_as_python_orders_them_first_listing_of_each_slug(store: 
         "e": "Éclair",
         "z": "zeta",
         "p": "PixArt-Σ",
-        "p2": "pixart-\N{GREEK SMALL LETTER ALPHA}",  # capital sigma sorts before alpha, small sigma after
+        # capital sigma sorts before alpha, small sigma after
+        "p2": "pixart-\N{GREEK SMALL LETTER ALPHA}",
         "u": "Ünïcode",
     }
     first = [model(slug, name) for slug, name in names.items()]
@@ -62,7 +76,10 @@ def test_models_by_name_as_python_orders_them_first_listing_of_each_slug(store: 
     for m in first + second:
         store.add_summary(m.doc_rel, summary(["B200"]))
     found = [(m.slug, m.name) for m, _ in store.by_name()]
-    expected = sorted({m.slug: m for m in reversed(first + second)}.values(), key=lambda m: (m.name.lower(), m.slug))
+    expected = sorted(
+        {m.slug: m for m in reversed(first + second)}.values(),
+        key=lambda m: (m.name.lower(), m.slug),
+    )
     assert found == [(m.slug, m.name) for m in expected]
     assert ("a", "Alpha") in found  # the first listing of the slug, not the second workload's
     assert store.slug_count() == 8
@@ -73,8 +90,11 @@ def test_models_by_name_as_python_orders_them_first_listing_of_each_slug(store: 
 def test_gpu_pages_read_each_workload_in_list_order(store: Store) -> None:
     store.add_models(0, [model("x", "X"), model("y", "Y")])
     store.add_models(1, [model("y", "Y", "v")])
-    for rel, gpus in {"workloads/w/models/x.json": ["H100"], "workloads/w/models/y.json": ["B200", "H100"],
-                      "workloads/v/models/y.json": ["H100"]}.items():  # fmt: skip
+    for rel, gpus in {
+        "workloads/w/models/x.json": ["H100"],
+        "workloads/w/models/y.json": ["B200", "H100"],
+        "workloads/v/models/y.json": ["H100"],
+    }.items():
         store.add_summary(rel, summary(gpus))
     assert store.gpus() == [("B200", 1), ("H100", 2)]  # models by slug
     assert store.on_gpu("H100") == [(0, 2), (1, 1)]
@@ -83,11 +103,19 @@ def test_gpu_pages_read_each_workload_in_list_order(store: Store) -> None:
 
 
 def test_files_in_path_order_and_each_folders_listing(store: Store) -> None:
-    for path in ("a[1]/x.json", "a1/y.json", "a*/z.json", "a[1]/sub/w.json", "top.html", "a[1]/b.json"):
+    for path in (
+        "a[1]/x.json",
+        "a1/y.json",
+        "a*/z.json",
+        "a[1]/sub/w.json",
+        "top.html",
+        "a[1]/b.json",
+    ):
         assert store.add_file(path, len(path), "copied.json" if path == "top.html" else None)
     assert not store.add_file("a1/y.json", 0)  # one file a path
-    assert [p for p, _ in store.files()] == sorted(["a[1]/x.json", "a1/y.json", "a*/z.json", "a[1]/sub/w.json",
-                                                   "top.html", "a[1]/b.json"])  # fmt: skip
+    assert [p for p, _ in store.files()] == sorted(
+        ["a[1]/x.json", "a1/y.json", "a*/z.json", "a[1]/sub/w.json", "top.html", "a[1]/b.json"]
+    )
     assert store.add_file("a[1]/index.html", 0)  # the folder's own listing page, not listed in it
     store.set_size("a[1]/index.html", 5)
     assert list(store.in_folder("a[1]/")) == [
@@ -110,20 +138,26 @@ from builder.site.store import Store
 with Store() as store:
     store.add_parts("index.json", (("", json.dumps("x" * 1000)) for _ in range(5000)))  # 5 MB
     links = [os.readlink(fd) for fd in Path("/proc/self/fd").iterdir() if fd.is_symlink()]
-    print(json.dumps({"links": links, "left": os.listdir(sys.argv[1]), "rows": len(store.parts("index.json"))}))
+    rows = len(store.parts("index.json"))
+    print(json.dumps({"links": links, "left": os.listdir(sys.argv[1]), "rows": rows}))
 """
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads the open files from /proc")
 def test_the_store_spills_past_its_cache_into_a_deleted_file_in_tmpdir(tmp_path) -> None:
-    """What SQLite cannot keep in its 2 MB of cache goes to a file in TMPDIR that no one else can see or leave
+    """What SQLite cannot keep in its 2 MB of cache goes to a file in TMPDIR that no one else can
+    see or leave
     behind. SQLite reads TMPDIR once a process: a process of its own."""
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     env.pop("SQLITE_TMPDIR", None)
-    run = subprocess.run([sys.executable, "-c", SPILL, str(tmp_path)], env=env, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-c", SPILL, str(tmp_path)], env=env, capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
     seen = json.loads(run.stdout)
-    assert any(link.startswith(f"{tmp_path}/") and link.endswith(" (deleted)") for link in seen["links"]), seen
+    assert any(
+        link.startswith(f"{tmp_path}/") and link.endswith(" (deleted)") for link in seen["links"]
+    ), seen
     assert seen["left"] == []
     assert seen["rows"] == 5000
     assert list(tmp_path.iterdir()) == []
@@ -167,14 +201,17 @@ class Failing:
         lambda s: list(s.in_folder("a/")),
     ],
 )
-def test_every_call_on_a_failing_store_is_one_line_naming_tmpdir(store: Store, monkeypatch, call) -> None:
+def test_every_call_on_a_failing_store_is_one_line_naming_tmpdir(
+    store: Store, monkeypatch, call
+) -> None:
     monkeypatch.setenv("TMPDIR", "/tmp")
     monkeypatch.delenv("SQLITE_TMPDIR", raising=False)
     store.db = Failing()  # type: ignore[assignment]
     with pytest.raises(OutputError) as caught:
         call(store)
     assert str(caught.value) == (
-        "TMPDIR (/tmp): expected a writable folder with free space for the site's temporary database, "
+        "TMPDIR (/tmp): expected a writable folder with free space for the site's temporary "
+        "database, "
         "found database or disk is full; set TMPDIR to another folder"
     )
 

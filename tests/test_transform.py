@@ -21,7 +21,8 @@ def rows(*raw: dict) -> list:
 def test_rounding_of_every_field() -> None:
     raw = row(
         avg_batch_size=63.45678,
-        energy_per_token_joules=600.5 / 4864.04,  # avg_power_watts / output_throughput_tokens_per_sec
+        energy_per_token_joules=600.5
+        / 4864.04,  # avg_power_watts / output_throughput_tokens_per_sec
         energy_per_request_joules=600.5 / 4864.04 * 512.51,  # x avg_output_len
         median_itl_ms=20.04999,
         p90_itl_ms=30.15,
@@ -59,7 +60,8 @@ def test_rounding_of_every_field() -> None:
     assert isinstance(conf["avg_output_tokens"], int)
 
 
-# nvidia/NVIDIA-Nemotron-Nano-9B-v2 on one H100 at max_num_seqs 256, as in upstream/lm-arena-chat.json
+# nvidia/NVIDIA-Nemotron-Nano-9B-v2 on one H100 at max_num_seqs 256, as in
+# upstream/lm-arena-chat.json
 NEMOTRON_H100_ROW = {
     "activated_params_billions": 9.0,
     "architecture": "Mamba-Transformer Hybrid",
@@ -87,7 +89,8 @@ NEMOTRON_H100_ROW = {
 
 
 def test_a_real_row_becomes_the_published_configuration() -> None:
-    """Expected: best["H100"] of tests/reference/v1/models/nvidia-nemotron-nano-9b-v2.json, copied (less repeat)."""
+    """Expected: best["H100"] of tests/reference/v1/models/nvidia-nemotron-nano-9b-v2.json,
+    copied (less repeat)."""
     published = {
         "gpu": "H100",
         "num_gpus": 1,
@@ -117,7 +120,9 @@ def test_a_real_row_becomes_the_published_configuration() -> None:
 
 def test_rounding_matches_every_published_value() -> None:
     data = (REPO / "upstream" / "lm-arena-chat.json").read_bytes()
-    docs = build_documents(parse_upstream(data, "pin", "lm-arena-chat")[0], META, "2026-09-27", CHAT)
+    docs = build_documents(
+        parse_upstream(data, "pin", "lm-arena-chat")[0], META, "2026-09-27", CHAT
+    )
     published = json.loads((REPO / "data" / "models" / "qwen-3-14b.json").read_text())
     assert docs["models/qwen-3-14b.json"]["configurations"] == published["configurations"]
 
@@ -137,10 +142,15 @@ def test_mxfp4_precision_is_published_as_mxfp4() -> None:
 
 def test_repeat_numbers_real_duplicate_runs() -> None:
     data = (REPO / "upstream" / "lm-arena-chat.json").read_bytes()
-    docs = build_documents(parse_upstream(data, "pin", "lm-arena-chat")[0], META, "2026-09-27", CHAT)
+    docs = build_documents(
+        parse_upstream(data, "pin", "lm-arena-chat")[0], META, "2026-09-27", CHAT
+    )
     confs = docs["models/qwen-3-30b-a3b-instruct.json"]["configurations"]
     repeated = sorted((c["row_id"], c["repeat"]) for c in confs if c["repeat"] > 1)
-    assert repeated == [("qwen-3-30b-a3b-instruct/H100/2/256", 2), ("qwen-3-30b-a3b-instruct/H100/2/512", 2)]
+    assert repeated == [
+        ("qwen-3-30b-a3b-instruct/H100/2/256", 2),
+        ("qwen-3-30b-a3b-instruct/H100/2/512", 2),
+    ]
     keys = [(c["row_id"], c["repeat"]) for c in confs]
     assert len(keys) == len(set(keys))
 
@@ -152,8 +162,12 @@ def test_repeats_keep_upstream_order_and_configurations_sort() -> None:
         row(gpu_model="H100", max_num_seqs=64, energy_per_token_joules=0.25),
         row(gpu_model="H100", max_num_seqs=64, energy_per_token_joules=0.21),
     ]
-    confs = build_documents(rows(*raw), META, "2026-01-01", CHAT)["models/test-model-7b.json"]["configurations"]
-    assert [(c["gpu"], c["max_num_seqs"], c["repeat"], c["joules_per_output_token"]) for c in confs] == [
+    confs = build_documents(rows(*raw), META, "2026-01-01", CHAT)["models/test-model-7b.json"][
+        "configurations"
+    ]
+    assert [
+        (c["gpu"], c["max_num_seqs"], c["repeat"], c["joules_per_output_token"]) for c in confs
+    ] == [
         ("B200", 64, 1, 0.2),
         ("H100", 64, 1, 0.25),
         ("H100", 64, 2, 0.21),
@@ -175,7 +189,9 @@ def test_gpu_with_nothing_under_the_deadline_gets_no_best_and_no_index_row() -> 
     # 500.04 rounds to 500.0 but the deadline applies to the unrounded median
     assert model["configurations"][0]["median_itl_ms"] == 500.0
     assert model["configurations"][0]["under_itl_deadline"] is False
-    assert [(r["slug"], r["gpu"]) for r in docs["index.json"]["rows"]] == [("test-model-7b", "H100")]
+    assert [(r["slug"], r["gpu"]) for r in docs["index.json"]["rows"]] == [
+        ("test-model-7b", "H100")
+    ]
 
 
 def test_best_takes_the_first_on_a_tie() -> None:
@@ -195,8 +211,16 @@ def test_model_without_any_best_has_no_index_rows_but_keeps_its_document() -> No
 def test_key_orders_follow_the_spec() -> None:
     docs = build_documents(rows(row()), META, "2026-01-01", CHAT)
     assert list(docs["models/test-model-7b.json"])[:9] == [
-        "version", "updated", "data_version", "unit", "itl_deadline_ms", "source", "caveat", "boundary", "slug",
-    ]  # fmt: skip
+        "version",
+        "updated",
+        "data_version",
+        "unit",
+        "itl_deadline_ms",
+        "source",
+        "caveat",
+        "boundary",
+        "slug",
+    ]
     assert list(docs["index.json"])[-2:] == ["boundary", "rows"]
     assert list(docs["index.json"]["rows"][0])[:3] == ["model", "slug", "model_id"]
     assert list(docs["models.json"]) == ["version", "updated", "data_version", "source", "models"]

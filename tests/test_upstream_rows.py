@@ -23,16 +23,20 @@ def test_a_bad_nickname_on_every_row_of_a_model_is_one_line() -> None:
     seqs = (64, 128, 256)
     other = row(model_id="other/Model-9B", nickname="Model 9B")
     assert problems(*(row(nickname="1-2", max_num_seqs=s) for s in seqs), other) == [
-        "bad.json: /configurations/0/nickname (test-org/Test-Model-7B, H100, 1 GPU(s), max_num_seqs 64, "
+        "bad.json: /configurations/0/nickname (test-org/Test-Model-7B, H100, 1 GPU(s), "
+        "max_num_seqs 64, "
         f"and 2 more rows of this model): {SPREADSHEET_DATE}"
     ]
 
 
 def test_one_more_row_is_singular_and_a_schema_fault_is_grouped_too() -> None:
     bad = "expected a finite number > 0 and <= 1e12, found -7.0"
-    found = problems(row(total_params_billions=-7.0), row(total_params_billions=-7.0, max_num_seqs=128))
+    found = problems(
+        row(total_params_billions=-7.0), row(total_params_billions=-7.0, max_num_seqs=128)
+    )
     assert found == [
-        "bad.json: /configurations/0/total_params_billions (test-org/Test-Model-7B, H100, 1 GPU(s), "
+        "bad.json: /configurations/0/total_params_billions (test-org/Test-Model-7B, H100, 1 "
+        "GPU(s), "
         f"max_num_seqs 64, and 1 more row of this model): {bad}"
     ]
 
@@ -56,14 +60,16 @@ def test_a_fault_of_a_configuration_field_stays_one_line_per_row() -> None:
 def test_a_model_id_a_spreadsheet_misreads_is_one_line_per_model() -> None:
     found = problems(row(model_id="10/12"), row(model_id="10/12", max_num_seqs=128))
     assert found == [
-        "bad.json: /configurations/0/model_id (10/12, H100, 1 GPU(s), max_num_seqs 64, and 1 more row of this "
+        "bad.json: /configurations/0/model_id (10/12, H100, 1 GPU(s), max_num_seqs 64, and 1 more "
+        "row of this "
         "model): expected a name a spreadsheet keeps as text, found '10/12', read as a date"
     ]
 
 
 def test_a_slug_a_spreadsheet_misreads_is_refused_at_its_nickname() -> None:
     assert problems(row(nickname="1 . 2")) == [
-        "bad.json: /configurations/0/nickname (test-org/Test-Model-7B, H100, 1 GPU(s), max_num_seqs 64): "
+        "bad.json: /configurations/0/nickname (test-org/Test-Model-7B, H100, 1 GPU(s), "
+        "max_num_seqs 64): "
         "expected a slug a spreadsheet keeps as text, found '1-2', read as a date"
     ]
 
@@ -76,6 +82,7 @@ def test_two_gpu_names_of_one_page_are_one_line_naming_both() -> None:
 
 def test_a_gpu_name_windows_reserves_is_refused() -> None:
     assert problems(row(gpu_model="COM1")) == [
-        "bad.json: /configurations/0/gpu_model (test-org/Test-Model-7B, COM1, 1 GPU(s), max_num_seqs 64): "
+        "bad.json: /configurations/0/gpu_model (test-org/Test-Model-7B, COM1, 1 GPU(s), "
+        "max_num_seqs 64): "
         "expected a GPU name Windows allows as a folder name, found 'COM1'"
     ]

@@ -39,7 +39,8 @@ def test_every_problem_is_found_not_just_the_first(reused_copy) -> None:
     plant_two_faults(reused_copy)
     found = "\n".join(rule_problems(reused_copy / "data"))
     assert all(fault in found for fault in TWO_FAULTS), found
-    assert len(found.splitlines()) == 2, found  # two schema faults (the stale hash is frictionless's: below)
+    # two schema faults (the stale hash is frictionless's: below)
+    assert len(found.splitlines()) == 2, found
 
 
 @pytest.mark.slow  # a whole `builder validate`; the case above runs its checks
@@ -53,7 +54,10 @@ def test_every_problem_is_reported_not_just_the_first(repo_copy, cli) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [pytest.param(["--data", "no-such-folder"], id="missing-folder"), pytest.param(["--bogus"], id="unknown-option")],
+    [
+        pytest.param(["--data", "no-such-folder"], id="missing-folder"),
+        pytest.param(["--bogus"], id="unknown-option"),
+    ],
 )
 def test_usage_errors_exit_2(in_repo, cli, args) -> None:
     assert cli("validate", *args).exit_code == 2
@@ -61,8 +65,11 @@ def test_usage_errors_exit_2(in_repo, cli, args) -> None:
 
 @pytest.mark.parametrize("command", ["validate", "drift"])
 @pytest.mark.parametrize("where", ["root", "empty"])
-def test_a_folder_that_is_no_data_folder_is_refused_in_one_line(in_repo, cli, tmp_path, command, where) -> None:
-    """`--data /` (or a home folder, or an empty one): one line, before anything below it is walked."""
+def test_a_folder_that_is_no_data_folder_is_refused_in_one_line(
+    in_repo, cli, tmp_path, command, where
+) -> None:
+    """`--data /` (or a home folder, or an empty one): one line, before anything below it is
+    walked."""
     folder = "/" if where == "root" else str(tmp_path)
     result = cli(command, "--data", folder)
     assert result.exit_code == 1
@@ -79,9 +86,12 @@ def test_a_folder_that_is_no_data_folder_is_refused_in_one_line(in_repo, cli, tm
         ("drift", 1, "aaa: expected a data folder, found an error (File name too long)"),
     ],
 )
-def test_a_data_path_that_cannot_be_looked_up_is_refused_without_a_traceback(in_repo, cli, command, code, said):
+def test_a_data_path_that_cannot_be_looked_up_is_refused_without_a_traceback(
+    in_repo, cli, command, code, said
+):
     result = cli(command, "--data", "a" * 300)
-    assert isinstance(result.exception, SystemExit), result.exception  # an error of ours, not a crash
+    # an error of ours, not a crash
+    assert isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == code
     assert said in result.output
 
@@ -89,9 +99,14 @@ def test_a_data_path_that_cannot_be_looked_up_is_refused_without_a_traceback(in_
 def test_a_removed_current_folder_is_one_line(tmp_path) -> None:
     gone = tmp_path / "gone"
     gone.mkdir()
-    script = f"import os, sys; os.chdir({str(gone)!r}); os.rmdir({str(gone)!r}); sys.argv = ['builder', 'validate']; "
+    script = (
+        f"import os, sys; os.chdir({str(gone)!r}); os.rmdir({str(gone)!r}); sys.argv = "
+        f"['builder', 'validate']; "
+    )
     run = subprocess.run(
-        [sys.executable, "-c", script + "from builder.cli import run; run()"], capture_output=True, text=True
+        [sys.executable, "-c", script + "from builder.cli import run; run()"],
+        capture_output=True,
+        text=True,
     )
     assert (run.returncode, run.stdout) == (1, "")
     assert run.stderr == (
@@ -129,7 +144,8 @@ GENERATION = ("workloads/text-to-image/", "workloads/text-to-video/")  # their o
 
 
 def published(*patterns: str) -> list[str]:
-    """Committed documents of every workload: the text-conversation ones at the top, the others below workloads/;
+    """Committed documents of every workload: the text-conversation ones at the top, the others
+    below workloads/;
     those of the generation workloads only for patterns below their folders."""
     return sorted(
         str(p.relative_to(REPO))
@@ -161,7 +177,11 @@ def test_check_jsonschema_accepts_the_data_with_our_schemas(schema: str, files: 
     assert len(files) == (counts | {"generation-model.schema.json": 12}).get(schema, 1)
     env = {"PATH": f"{BIN}:/usr/bin:/bin"}
     run = subprocess.run(
-        ["scripts/check-data-schema", f"schemas/{schema}", *files], cwd=REPO, capture_output=True, text=True, env=env
+        ["scripts/check-data-schema", f"schemas/{schema}", *files],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert run.returncode == 0, run.stdout + run.stderr
 
@@ -174,7 +194,10 @@ def test_check_jsonschema_rejects_a_broken_file(tmp_path: Path) -> None:
     bad.write_text(json.dumps(doc))
     env = {"PATH": f"{BIN}:/usr/bin:/bin"}
     run = subprocess.run(
-        ["scripts/check-data-schema", "schemas/index.schema.json", str(bad)], cwd=REPO, capture_output=True, env=env
+        ["scripts/check-data-schema", "schemas/index.schema.json", str(bad)],
+        cwd=REPO,
+        capture_output=True,
+        env=env,
     )
     assert run.returncode == 1
 
@@ -199,7 +222,9 @@ def test_drift_is_clean_on_the_committed_data(in_repo, cli) -> None:
 @pytest.mark.slow  # a whole drift build
 def test_drift_fails_with_a_readable_diff(repo_copy, cli) -> None:
     path = repo_copy / "data" / "models" / "qwen-3-8b.json"
-    path.write_text(path.read_text().replace('"architecture": "Dense Transformer"', '"architecture": "Dense"'))
+    path.write_text(
+        path.read_text().replace('"architecture": "Dense Transformer"', '"architecture": "Dense"')
+    )
     result = cli("drift")
     assert result.exit_code == 1
     assert "--- committed/data/models/qwen-3-8b.json" in result.output

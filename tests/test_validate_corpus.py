@@ -52,18 +52,32 @@ def index_wh(doc: dict) -> None:
 
 
 def drop_resource(rel: str) -> Callable[[Any], None]:
-    return lambda desc: desc.update(resources=[r for r in desc["resources"] if r["path"] != f"data/{rel}"])
+    return lambda desc: desc.update(
+        resources=[r for r in desc["resources"] if r["path"] != f"data/{rel}"]
+    )
 
 
 SCHEMA = [
-    ("missing-field", edit(Q8, lambda d: d.pop("architecture")), "/: expected required property 'architecture'"),
+    (
+        "missing-field",
+        edit(Q8, lambda d: d.pop("architecture")),
+        "/: expected required property 'architecture'",
+    ),
     (
         "extra-field",
         edit(Q8, lambda d: d.update(notes="x")),
         "/: expected no properties beyond the schema's, found 'notes'",
     ),
-    ("string-for-number", edit(Q8, conf(0, num_gpus="1")), '/configurations/0/num_gpus: expected type "integer"'),
-    ("float-for-integer", edit(Q8, conf(0, num_gpus=1.0)), '/configurations/0/num_gpus: expected type "integer"'),
+    (
+        "string-for-number",
+        edit(Q8, conf(0, num_gpus="1")),
+        '/configurations/0/num_gpus: expected type "integer"',
+    ),
+    (
+        "float-for-integer",
+        edit(Q8, conf(0, num_gpus=1.0)),
+        '/configurations/0/num_gpus: expected type "integer"',
+    ),
     (
         "zero-energy",
         edit(Q8, conf(0, joules_per_output_token=0)),
@@ -80,15 +94,31 @@ SCHEMA = [
         '/configurations/0/precision: expected enum ["BF16", "FP8", "MXFP4"]',
     ),
     ("bad-slug", edit(Q8, lambda d: d.update(slug="Qwen 3 8B")), "/slug: expected pattern"),
-    ("bad-row-id", edit(Q8, conf(0, row_id="qwen-3-8b/B200/1")), "/configurations/0/row_id: expected pattern"),
+    (
+        "bad-row-id",
+        edit(Q8, conf(0, row_id="qwen-3-8b/B200/1")),
+        "/configurations/0/row_id: expected pattern",
+    ),
     (
         "impossible-date",
         edit(Q8, lambda d: d.update(updated="2026-02-30", data_version="2026-02-30")),
         "/updated: expected format date",
     ),
-    ("bad-url", edit("models.json", lambda d: d["models"][0].update(url="ftp://x")), "/models/0/url: expected pattern"),
-    ("wrong-version", edit("index.json", lambda d: d.update(version="2")), '/version: expected const "1"'),
-    ("nan", text(Q8, lambda t: re.sub(r'"p99_itl_ms": [0-9.]+', '"p99_itl_ms": NaN', t, count=1)), "found NaN"),
+    (
+        "bad-url",
+        edit("models.json", lambda d: d["models"][0].update(url="ftp://x")),
+        "/models/0/url: expected pattern",
+    ),
+    (
+        "wrong-version",
+        edit("index.json", lambda d: d.update(version="2")),
+        '/version: expected const "1"',
+    ),
+    (
+        "nan",
+        text(Q8, lambda t: re.sub(r'"p99_itl_ms": [0-9.]+', '"p99_itl_ms": NaN', t, count=1)),
+        "found NaN",
+    ),
     ("truncated-file", text(Q8, lambda t: t[: len(t) // 2]), "expected valid JSON"),
 ]
 
@@ -96,7 +126,8 @@ CONSISTENCY = [
     (
         "index-row-of-no-model",
         edit("index.json", lambda d: d["rows"][0].update(slug="no-such-model")),
-        "data/index.json: /rows/0: expected a best configuration for ('no-such-model', 'B200'), found none",
+        "data/index.json: /rows/0: expected a best configuration for ('no-such-model', 'B200'), "
+        "found none",
     ),
     (
         "index-row-differs-from-best",
@@ -128,7 +159,11 @@ CONSISTENCY = [
         edit("models.json", lambda d: d["models"].pop(0)),
         "data/models.json: /models: expected an entry for models/deepseek-v3-1.json",
     ),
-    ("model-file-deleted", lambda data: (data / Q8).unlink(), "expected a file models/qwen-3-8b.json, found none"),
+    (
+        "model-file-deleted",
+        lambda data: (data / Q8).unlink(),
+        "expected a file models/qwen-3-8b.json, found none",
+    ),
     (
         "file-name-is-not-slug",
         rename(Q8, "models/qwen3-8b.json"),
@@ -137,7 +172,8 @@ CONSISTENCY = [
     (
         "model-list-name-differs",
         edit("models.json", lambda d: d["models"][0].update(name="DeepSeek")),
-        '/models/0/name: expected "DeepSeek V3.1" as in models/deepseek-v3-1.json, found "DeepSeek"',
+        '/models/0/name: expected "DeepSeek V3.1" as in models/deepseek-v3-1.json, found '
+        '"DeepSeek"',
     ),
     (
         "model-list-gpus-differ",
@@ -146,12 +182,18 @@ CONSISTENCY = [
     ),
     (
         "model-list-url-not-from-slug",
-        edit("models.json", lambda d: d["models"][0].update(url="https://leadgreen.ai/api/v1/models/other.json")),
+        edit(
+            "models.json",
+            lambda d: d["models"][0].update(url="https://leadgreen.ai/api/v1/models/other.json"),
+        ),
         '/models/0/url: expected "https://leadgreen.ai/api/v1/models/deepseek-v3-1.json"',
     ),
     (
         "model-list-page-not-from-slug",
-        edit("models.json", lambda d: d["models"][0].update(page="https://leadgreen.ai/models/other/")),
+        edit(
+            "models.json",
+            lambda d: d["models"][0].update(page="https://leadgreen.ai/models/other/"),
+        ),
         '/models/0/page: expected "https://leadgreen.ai/models/deepseek-v3-1/"',
     ),
     (
@@ -162,12 +204,16 @@ CONSISTENCY = [
     (
         "shared-header-differs",
         edit(Q8, lambda d: d.update(caveat="Different.")),
-        'data/models/qwen-3-8b.json: /caveat: expected "GPU energy only, measured at steady state on a busy server (the most energy-efficient configuration under a latency limit). Host, network, cooling and idle time are not counted. Every figure is a ... as in data/index.json, found "Different."',
+        'data/models/qwen-3-8b.json: /caveat: expected "GPU energy only, measured at steady state '
+        "on a busy server (the most energy-efficient configuration under a latency limit). Host, "
+        "network, cooling and idle time are not counted. Every figure is a ... as in "
+        'data/index.json, found "Different."',
     ),
     (
         "source-differs",
         edit("models.json", lambda d: d["source"].update(retrieved="2026-01-01")),
-        'data/models.json: /source/retrieved: expected "2026-09-26" as in data/index.json, found "2026-01-01"',
+        'data/models.json: /source/retrieved: expected "2026-09-26" as in data/index.json, found '
+        '"2026-01-01"',
     ),
     (
         "updated-not-data-version",
@@ -182,13 +228,19 @@ CONSISTENCY = [
     (
         "best-not-lowest",
         edit(Q8, best_becomes(0)),
-        "/best/B200: expected the lowest-energy configuration under the deadline, qwen-3-8b/B200/1/1536",
+        "/best/B200: expected the lowest-energy configuration under the deadline, "
+        "qwen-3-8b/B200/1/1536",
     ),
-    ("best-gpu-missing", edit(Q8, lambda d: d["best"].pop("H100")), "/best: expected GPUs ['B200', 'H100']"),
+    (
+        "best-gpu-missing",
+        edit(Q8, lambda d: d["best"].pop("H100")),
+        "/best: expected GPUs ['B200', 'H100']",
+    ),
     (
         "best-copy-differs",
         edit(Q8, lambda d: d["best"]["B200"].update(p99_itl_ms=999.0)),
-        "/best/B200: expected a copy of configuration qwen-3-8b/B200/1/1536 repeat 1, found p99_itl_ms differing",
+        "/best/B200: expected a copy of configuration qwen-3-8b/B200/1/1536 repeat 1, found "
+        "p99_itl_ms differing",
     ),
     (
         "row-id-disagrees",
@@ -236,7 +288,8 @@ CONSISTENCY = [
     (
         "editor-backup-and-swap-file",
         lambda data: [
-            (data / "models" / name).write_text("{}\n") for name in ("qwen-3-8b.json~", ".qwen-3-8b.json.swp")
+            (data / "models" / name).write_text("{}\n")
+            for name in ("qwen-3-8b.json~", ".qwen-3-8b.json.swp")
         ],
         "data/models/qwen-3-8b.json~: /: expected only published files, found a stray file",
     ),
@@ -248,25 +301,80 @@ CONSISTENCY = [
 ]
 
 PHYSICS = [
-    ("wh-not-from-joules", edit(Q8, conf(3, wh_per_million_output_tokens=99.0)), "/configurations/3/wh_per_million_output_tokens: expected J x 10^6 / 3600"),
-    ("joules-not-power-over-rate", edit(Q8, conf(3, gpu_power_watts_total=900)), "/configurations/3/joules_per_output_token: expected power / tokens per second"),
-    ("percentiles-out-of-order", edit(Q8, conf(3, p95_itl_ms=1.0)), "/configurations/3/p90_itl_ms: expected median <= p90 <= p95 <= p99"),
-    ("more-in-flight-than-seqs", edit(Q8, conf(0, avg_requests_in_flight=9.0, avg_running_batch=9.0)), "/configurations/0/avg_requests_in_flight: expected at most max_num_seqs = 8"),
-    ("deadline-flag-wrong", edit(Q8, conf(0, under_itl_deadline=False)), "/configurations/0/under_itl_deadline: expected true"),
-    ("num-gpus-not-layout", edit(Q8, conf(0, num_gpus=2, row_id="qwen-3-8b/B200/2/8")), "/configurations/0/num_gpus: expected max(tensor_parallel x data_parallel, expert_parallel) = 1"),
-]  # fmt: skip
+    (
+        "wh-not-from-joules",
+        edit(Q8, conf(3, wh_per_million_output_tokens=99.0)),
+        "/configurations/3/wh_per_million_output_tokens: expected J x 10^6 / 3600",
+    ),
+    (
+        "joules-not-power-over-rate",
+        edit(Q8, conf(3, gpu_power_watts_total=900)),
+        "/configurations/3/joules_per_output_token: expected power / tokens per second",
+    ),
+    (
+        "percentiles-out-of-order",
+        edit(Q8, conf(3, p95_itl_ms=1.0)),
+        "/configurations/3/p90_itl_ms: expected median <= p90 <= p95 <= p99",
+    ),
+    (
+        "more-in-flight-than-seqs",
+        edit(Q8, conf(0, avg_requests_in_flight=9.0, avg_running_batch=9.0)),
+        "/configurations/0/avg_requests_in_flight: expected at most max_num_seqs = 8",
+    ),
+    (
+        "deadline-flag-wrong",
+        edit(Q8, conf(0, under_itl_deadline=False)),
+        "/configurations/0/under_itl_deadline: expected true",
+    ),
+    (
+        "num-gpus-not-layout",
+        edit(Q8, conf(0, num_gpus=2, row_id="qwen-3-8b/B200/2/8")),
+        "/configurations/0/num_gpus: expected max(tensor_parallel x data_parallel, "
+        "expert_parallel) = 1",
+    ),
+]
 
 DESCRIPTOR = [
-    ("descriptor-lists-a-missing-file", lambda data: _descriptor(data, lambda d: d["resources"].append({**d["resources"][-1], "name": "gone", "path": "data/models/gone.json"})), "datapackage.json: /resources/"),
-    ("descriptor-misses-a-file", lambda data: _descriptor(data, drop_resource(Q8)), 'datapackage.json: /resources: expected a resource "model-qwen-3-8b" for data/models/qwen-3-8b.json, found none'),
-    ("descriptor-document-as-table", lambda data: _descriptor(data, lambda d: d["resources"][2].update(type="table")), 'datapackage.json: /resources/2/type: expected no such key, found "table"'),
-]  # fmt: skip
+    (
+        "descriptor-lists-a-missing-file",
+        lambda data: _descriptor(
+            data,
+            lambda d: d["resources"].append(
+                {**d["resources"][-1], "name": "gone", "path": "data/models/gone.json"}
+            ),
+        ),
+        "datapackage.json: /resources/",
+    ),
+    (
+        "descriptor-misses-a-file",
+        lambda data: _descriptor(data, drop_resource(Q8)),
+        'datapackage.json: /resources: expected a resource "model-qwen-3-8b" for '
+        "data/models/qwen-3-8b.json, found none",
+    ),
+    (
+        "descriptor-document-as-table",
+        lambda data: _descriptor(data, lambda d: d["resources"][2].update(type="table")),
+        'datapackage.json: /resources/2/type: expected no such key, found "table"',
+    ),
+]
 
 TABLES = [
-    ("hash-stale", text(Q8, lambda t: json.dumps(json.loads(t), indent=4) + "\n"), "/hash: expected sha256:"),
-    ("csv-duplicate-key", text("configurations.csv", lambda t: t + t.splitlines()[1] + "\n"), "data/configurations.csv: row 840: primary-key"),
-    ("csv-not-a-number", text("configurations.csv", lambda t: t.replace(",3854,", ",lots,", 1)), "data/configurations.csv: row 2, column gpu_power_watts_total: type-error"),
-]  # fmt: skip
+    (
+        "hash-stale",
+        text(Q8, lambda t: json.dumps(json.loads(t), indent=4) + "\n"),
+        "/hash: expected sha256:",
+    ),
+    (
+        "csv-duplicate-key",
+        text("configurations.csv", lambda t: t + t.splitlines()[1] + "\n"),
+        "data/configurations.csv: row 840: primary-key",
+    ),
+    (
+        "csv-not-a-number",
+        text("configurations.csv", lambda t: t.replace(",3854,", ",lots,", 1)),
+        "data/configurations.csv: row 2, column gpu_power_watts_total: type-error",
+    ),
+]
 
 
 def _descriptor(data: Path, change: Callable[[Any], Any]) -> None:
@@ -284,10 +392,14 @@ CLASSES = (
     ("tables", TABLES),
 )
 CASES = [
-    pytest.param(apply, expected, id=f"{group}-{name}") for group, cases in CLASSES for name, apply, expected in cases
+    pytest.param(apply, expected, id=f"{group}-{name}")
+    for group, cases in CLASSES
+    for name, apply, expected in cases
 ]
-# Every case by rule in the fast tier (jsonschema on the edited documents alone: tests/rules.py), but the
-# table cases, which run frictionless over the whole package (about 1.5 s): the first fast, the others slow.
+# Every case by rule in the fast tier (jsonschema on the edited documents alone: tests/rules.py),
+# but the
+# table cases, which run frictionless over the whole package (about 1.5 s): the first fast, the
+# others slow.
 RULE_CASES = [c for c in CASES if not c.id.startswith("tables-")] + slow_after(
     [c for c in CASES if c.id.startswith("tables-")]
 )
@@ -295,11 +407,16 @@ RULE_CASES = [c for c in CASES if not c.id.startswith("tables-")] + slow_after(
 
 @pytest.mark.parametrize(("apply", "expected"), RULE_CASES)
 def test_hand_edit_is_rejected_by_rule(request, reused_copy, apply, expected) -> None:
-    """Each case through the checks themselves (frictionless for the table cases alone), one line a problem."""
+    """Each case through the checks themselves (frictionless for the table cases alone), one line
+    a problem."""
     apply(reused_copy / "data")
-    found = rule_problems(reused_copy / "data", with_tables=request.node.callspec.id.startswith("tables-"))
+    found = rule_problems(
+        reused_copy / "data", with_tables=request.node.callspec.id.startswith("tables-")
+    )
     assert any(expected in line for line in found), found
-    assert all(line.startswith(("data/", "datapackage.json")) and "\n" not in line for line in found), found
+    assert all(
+        line.startswith(("data/", "datapackage.json")) and "\n" not in line for line in found
+    ), found
 
 
 # One case per class through `builder validate` (about 2 s each), all slow: every variant of the
@@ -331,7 +448,13 @@ def test_schema_problems_keep_the_documents_order(repo_copy) -> None:
     last = sorted((data / "models").glob("*.json"))[-1].relative_to(data).as_posix()
     edit(last, conf(0, tensor_parallel=0))(data)
     tree = load_tree(data)
-    kept = ("index.json", "models.json", Q30, last)  # jsonschema on four documents, in the tree's order
+    # jsonschema on four documents, in the tree's order
+    kept = (
+        "index.json",
+        "models.json",
+        Q30,
+        last,
+    )
     tree.docs = {rel: doc for rel, doc in tree.docs.items() if rel in kept}
     problems, passed = run.check_schemas(tree)
     assert [p.path for p in problems] == ["data/index.json", f"data/{last}"]

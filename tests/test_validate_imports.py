@@ -1,4 +1,5 @@
-"""`builder validate` imports only what it uses: never the site's (matplotlib, jinja2) or the fetch's (httpx)."""
+"""`builder validate` imports only what it uses: never the site's (matplotlib, jinja2) or the
+fetch's (httpx)."""
 
 from __future__ import annotations
 
@@ -20,5 +21,7 @@ except SystemExit as exit:
 
 
 def test_validate_never_imports_the_site_or_the_network() -> None:
-    run = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert run.stdout.splitlines()[-1] == "0 []", run.stdout + run.stderr

@@ -1,4 +1,5 @@
-"""Pure rules that the LLM and generation checks share: the reference row, and what a workload list entry
+"""Pure rules that the LLM and generation checks share: the reference row, and what a workload list
+entry
 must state. Literal expectations; the corpora cover the same rules end to end."""
 
 from __future__ import annotations
@@ -22,12 +23,18 @@ def index(rows: list[dict[str, Any]]) -> dict[str, Any]:
         pytest.param([ROW, {**ROW, "gpu": "B200"}], [], id="one-match"),
         pytest.param(
             [{**ROW, "num_gpus": 4}],
-            ["i.json: /reference_row: expected exactly one row with model 'Qwen 3 32B', gpu H100, num_gpus 2, found 0"],
+            [
+                "i.json: /reference_row: expected exactly one row with model 'Qwen 3 32B', gpu "
+                "H100, num_gpus 2, found 0"
+            ],
             id="llm-none",
         ),
         pytest.param(
             [ROW, ROW],
-            ["i.json: /reference_row: expected exactly one row with model 'Qwen 3 32B', gpu H100, num_gpus 2, found 2"],
+            [
+                "i.json: /reference_row: expected exactly one row with model 'Qwen 3 32B', gpu "
+                "H100, num_gpus 2, found 2"
+            ],
             id="two",
         ),
     ],
@@ -44,7 +51,11 @@ URLS = {
 
 
 def test_llm_entry_states_kind_metric_unit_deadline_counts_and_urls() -> None:
-    index = {"unit": "J/token", "itl_deadline_ms": 250, "source": {"data_url": "https://d.test/t.json"}}
+    index = {
+        "unit": "J/token",
+        "itl_deadline_ms": 250,
+        "source": {"data_url": "https://d.test/t.json"},
+    }
     docs = {"workloads/code-completion/index.json": index}
     assert entry_facts("code-completion", docs, set(), "https://x.test", "1") == {
         "kind": "llm",
@@ -58,7 +69,9 @@ def test_llm_entry_states_kind_metric_unit_deadline_counts_and_urls() -> None:
     }
 
 
-def test_llm_entry_without_a_passing_index_or_model_states_no_unit_nor_configuration_count() -> None:
+def test_llm_entry_without_a_passing_index_or_model_states_no_unit_nor_configuration_count() -> (
+    None
+):
     assert entry_facts("code-completion", {}, {"a"}, "https://x.test", "1") == {
         "kind": "llm",
         "latency_metric": "median_itl_ms",
@@ -72,17 +85,24 @@ def test_generation_entry_counts_only_complete_workloads() -> None:
     docs = {"workloads/text-to-image/models/a.json": model}
     complete = entry_facts("text-to-image", docs, {"a"}, "https://x.test", "1")
     partial = entry_facts("text-to-image", docs, {"a", "b"}, "https://x.test", "1")
-    assert (complete["kind"], complete["model_count"], complete["configuration_count"]) == ("image", 1, 3)
+    assert (complete["kind"], complete["model_count"], complete["configuration_count"]) == (
+        "image",
+        1,
+        3,
+    )
     assert complete["index_url"] == "https://x.test/api/v1/workloads/text-to-image/index.json"
     assert (partial["model_count"], "configuration_count" in partial) == (2, False)
     assert "frontier_url" not in complete
 
 
 def test_a_key_an_entry_lacks_differs_from_its_source() -> None:
-    """A model-list entry, index row or frontier entry without a key its source holds is reported, not skipped."""
+    """A model-list entry, index row or frontier entry without a key its source holds is
+    reported, not skipped."""
     from builder.validate.crossfile import differing
 
-    found = differing("data/models.json", "/models/0", {"model_id": "m/x", "name": "X"}, {"name": "X"}, "m.json")
+    found = differing(
+        "data/models.json", "/models/0", {"model_id": "m/x", "name": "X"}, {"name": "X"}, "m.json"
+    )
     assert [str(p) for p in found] == [
         'data/models.json: /models/0/model_id: expected "m/x" as in m.json, found it missing'
     ]

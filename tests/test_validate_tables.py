@@ -1,6 +1,7 @@
-# ruff: noqa: E501  (tables of cases, one per line: name, edit, expected line)
-"""Frictionless in process on the descriptor, every file's size and hash, and the CSV tables: each fault at
-its place in the descriptor or a CSV row, in one line, and only once the resources are the generated ones."""
+"""Frictionless in process on the descriptor, every file's size and hash, and the CSV tables: each
+fault at
+its place in the descriptor or a CSV row, in one line, and only once the resources are the
+generated ones."""
 
 from __future__ import annotations
 
@@ -27,23 +28,40 @@ def table_problems(root: Path) -> list[str]:
     tree = load_tree(root / "data")
     descriptor_problems, package = check_package(tree, {}, None)
     assert descriptor_problems == []
-    assert len(package["resources"]) == len(tree.raw)  # every file: frictionless checks each one's size and hash
+    # every file: frictionless checks each one's size and hash
+    assert len(package["resources"]) == len(tree.raw)
     return [str(p) for p in check_tables(tree, package)]
 
 
 CONF = "configurations.csv"
 T2I = "workloads/text-to-image/configurations.csv"
 FAULTS = [
-    ("csv-not-a-number", csv(CONF, ",3854,", ",lots,"), f"data/{CONF}: row 2, column gpu_power_watts_total: type-error"),
+    (
+        "csv-not-a-number",
+        csv(CONF, ",3854,", ",lots,"),
+        f"data/{CONF}: row 2, column gpu_power_watts_total: type-error",
+    ),
     ("csv-bad-enum", csv(CONF, ",BF16,", ",FP3,"), f"data/{CONF}: row "),
-    ("csv-duplicate-key", lambda data: (data / CONF).write_text((data / CONF).read_text() + (data / CONF).read_text().splitlines()[1] + "\n"), f"data/{CONF}: row 840: primary-key"),
+    (
+        "csv-duplicate-key",
+        lambda data: (data / CONF).write_text(
+            (data / CONF).read_text() + (data / CONF).read_text().splitlines()[1] + "\n"
+        ),
+        f"data/{CONF}: row 840: primary-key",
+    ),
     ("generation-csv-negative", csv(T2I, ",1,", ",-1,"), f"data/{T2I}: row "),
-    ("document-edited", edit("models/qwen-3-8b.json", lambda doc: doc.update(params_b=9)), "datapackage.json: /resources/"),
-]  # fmt: skip
+    (
+        "document-edited",
+        edit("models/qwen-3-8b.json", lambda doc: doc.update(params_b=9)),
+        "datapackage.json: /resources/",
+    ),
+]
 
 
 # Each case runs frictionless over the package: one in the fast tier, the other variants slow.
-@pytest.mark.parametrize(("apply", "expected"), slow_after([pytest.param(a, e, id=n) for n, a, e in FAULTS]))
+@pytest.mark.parametrize(
+    ("apply", "expected"), slow_after([pytest.param(a, e, id=n) for n, a, e in FAULTS])
+)
 def test_a_table_fault_is_one_line_naming_file_place_and_rule(repo_copy, apply, expected) -> None:
     apply(repo_copy / "data")
     found = table_problems(repo_copy)
@@ -51,15 +69,19 @@ def test_a_table_fault_is_one_line_naming_file_place_and_rule(repo_copy, apply, 
     assert all(line.count("\n") == 0 for line in found)
 
 
-@pytest.mark.slow  # test_validate.py's committed validate runs the same table checks in the fast tier
+# test_validate.py's committed validate runs the same table checks in the fast tier
+@pytest.mark.slow
 def test_the_committed_tables_are_valid(repo_copy) -> None:
     assert table_problems(repo_copy) == []
 
 
 def test_a_stale_size_and_hash_are_frictionless_finds_said_at_their_place(repo_copy) -> None:
-    """A document rewritten since the build: frictionless finds its size and hash stale, the builder says which."""
+    """A document rewritten since the build: frictionless finds its size and hash stale, the
+    builder says which."""
     rel = "models/qwen-3-8b.json"
-    (repo_copy / "data" / rel).write_text(json.dumps(json.loads((repo_copy / "data" / rel).read_text()), indent=4))
+    (repo_copy / "data" / rel).write_text(
+        json.dumps(json.loads((repo_copy / "data" / rel).read_text()), indent=4)
+    )
     found = table_problems(repo_copy)
     place = next(
         i
@@ -71,13 +93,14 @@ def test_a_stale_size_and_hash_are_frictionless_finds_said_at_their_place(repo_c
         f"datapackage.json: /resources/{place}/hash",
     ], found
     assert (
-        f"/resources/{place}/bytes: expected {len((repo_copy / 'data' / rel).read_bytes())} for data/{rel}, found"
-        in "\n".join(found)
+        f"/resources/{place}/bytes: expected {len((repo_copy / 'data' / rel).read_bytes())} for "
+        f"data/{rel}, found" in "\n".join(found)
     )
 
 
 def test_no_json_document_is_read_as_a_table(repo_copy) -> None:
-    """frictionless v5 takes a JSON resource without a type as a whole file (bytes and hash), never as rows."""
+    """frictionless v5 takes a JSON resource without a type as a whole file (bytes and hash),
+    never as rows."""
     from frictionless import Package, system
     from frictionless.resources import TableResource
 
@@ -87,7 +110,8 @@ def test_no_json_document_is_read_as_a_table(repo_copy) -> None:
         opened = Package(package, basepath=str(repo_copy))
     tables = sorted(r.path for r in opened.resources if isinstance(r, TableResource))
     assert tables == sorted(r["path"] for r in package["resources"] if r["format"] == "csv")
-    assert all("jsonSchema" in r for r in package["resources"] if r["format"] == "json")  # JSON Schema checks these
+    # JSON Schema checks these
+    assert all("jsonSchema" in r for r in package["resources"] if r["format"] == "json")
 
 
 def descriptor(root: Path, change: Callable[[dict[str, Any]], None]) -> None:
@@ -102,18 +126,50 @@ def table(name: str, change: Callable[[dict[str, Any]], None]) -> Callable[[dict
 
 
 HAND_EDITS = [
-    ("dialect-added", table("index-document", lambda r: r.update(dialect={"json": {"property": "rows"}})), "/resources/2/dialect"),
-    ("type-table", table("model-list-document", lambda r: r.update(type="table")), "/resources/3/type"),
-    ("format-csv", table("model-list-document", lambda r: r.update(format="csv")), "/resources/3/format"),
-    ("format-gsheets", table("configurations", lambda r: r.update(format="gsheets")), "/resources/0/format"),
-    ("field-type", table("configurations", lambda r: r["schema"]["fields"][0].update(type="integer")), "/resources/0/schema/fields/0/type"),
-    ("hash-not-sha256", table("configurations", lambda r: r.update(hash="md5:00")), "/resources/0/hash"),
-    ("path-outside", table("configurations", lambda r: r.update(path="../outside.csv")), "/resources/0/path"),
-]  # fmt: skip
+    (
+        "dialect-added",
+        table("index-document", lambda r: r.update(dialect={"json": {"property": "rows"}})),
+        "/resources/2/dialect",
+    ),
+    (
+        "type-table",
+        table("model-list-document", lambda r: r.update(type="table")),
+        "/resources/3/type",
+    ),
+    (
+        "format-csv",
+        table("model-list-document", lambda r: r.update(format="csv")),
+        "/resources/3/format",
+    ),
+    (
+        "format-gsheets",
+        table("configurations", lambda r: r.update(format="gsheets")),
+        "/resources/0/format",
+    ),
+    (
+        "field-type",
+        table("configurations", lambda r: r["schema"]["fields"][0].update(type="integer")),
+        "/resources/0/schema/fields/0/type",
+    ),
+    (
+        "hash-not-sha256",
+        table("configurations", lambda r: r.update(hash="md5:00")),
+        "/resources/0/hash",
+    ),
+    (
+        "path-outside",
+        table("configurations", lambda r: r.update(path="../outside.csv")),
+        "/resources/0/path",
+    ),
+]
 
 
-@pytest.mark.parametrize(("change", "where"), slow_after([pytest.param(c, w, id=n) for n, c, w in HAND_EDITS], fast=2))
-def test_a_hand_edited_resource_is_reported_and_nothing_reaches_frictionless(repo_copy, change, where) -> None:
+@pytest.mark.parametrize(
+    ("change", "where"), slow_after([pytest.param(c, w, id=n) for n, c, w in HAND_EDITS], fast=2)
+)
+def test_a_hand_edited_resource_is_reported_and_nothing_reaches_frictionless(
+    repo_copy, change, where
+) -> None:
     descriptor(repo_copy, change)
     problems, package = check_package(load_tree(repo_copy / "data"), {}, None)
     assert where in [p.where for p in problems], [str(p) for p in problems]

@@ -1,4 +1,5 @@
-"""`builder dist` and the data wheel: contents, version rules, refusals, and byte-for-byte reproducibility."""
+"""`builder dist` and the data wheel: contents, version rules, refusals, and byte-for-byte
+reproducibility."""
 
 from __future__ import annotations
 
@@ -40,7 +41,9 @@ def test_dist_holds_archive_manifest_wheel_and_checksums(release: Built) -> None
             f"leadgreen_data-{release.version}.tar.gz",
         ]
     )
-    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=release.dist, capture_output=True, text=True)
+    check = subprocess.run(
+        ["sha256sum", "-c", "SHA256SUMS"], cwd=release.dist, capture_output=True, text=True
+    )
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.count(": OK") == 4
 
@@ -50,7 +53,8 @@ def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None
     published = {
         rel: (release.repo / rel).read_bytes()
         for rel in git(release.repo, "ls-files", "data", "schemas", "datapackage.json").split()
-        if not rel.startswith("schemas/inputs/")  # the builder's own input schemas are never published
+        # the builder's own input schemas are never published
+        if not rel.startswith("schemas/inputs/")
     }
     with zipfile.ZipFile(release.wheel) as whl:
         names = whl.namelist()
@@ -59,16 +63,30 @@ def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None
         metadata = whl.read(f"leadgreen_data-{release.version}.dist-info/METADATA").decode()
         generated = whl.read("leadgreen_data/_release.py").decode()
     module = {"leadgreen_data/__init__.py", "leadgreen_data/__main__.py", "leadgreen_data/py.typed"}
-    module |= {"leadgreen_data/_release.py", "leadgreen_data/types.py", "leadgreen_data/CITATION.cff"}
-    module |= {"leadgreen_data/README.md", "leadgreen_data/croissant.json", "leadgreen_data/docs/data-dictionary.md"}
+    module |= {
+        "leadgreen_data/_release.py",
+        "leadgreen_data/types.py",
+        "leadgreen_data/CITATION.cff",
+    }
+    module |= {
+        "leadgreen_data/README.md",
+        "leadgreen_data/croissant.json",
+        "leadgreen_data/docs/data-dictionary.md",
+    }
     info = f"leadgreen_data-{release.version}.dist-info/"
-    meta = {info + name for name in ("METADATA", "WHEEL", "RECORD", "licenses/LICENSE", "licenses/DATA-LICENCE.md")}
+    meta = {
+        info + name
+        for name in ("METADATA", "WHEEL", "RECORD", "licenses/LICENSE", "licenses/DATA-LICENCE.md")
+    }
     assert set(names) == {f"leadgreen_data/{rel}" for rel in published} | module | meta
     assert "Name: leadgreen-data\n" in metadata
     assert f"Version: {release.version}\n" in metadata
     assert "Requires-Dist" not in metadata  # no dependencies
     summary = next(line for line in metadata.splitlines() if line.startswith("Summary: "))
-    assert card.missing(summary, card.load((release.repo / "data" / "workloads.json").read_bytes())) == []
+    assert (
+        card.missing(summary, card.load((release.repo / "data" / "workloads.json").read_bytes()))
+        == []
+    )
     assert f'DATA_VERSION = "{release.data_version}"' in generated
     assert f'TAG = "{release.tag}"' in generated
 
@@ -85,8 +103,11 @@ def test_wheel_timestamps_are_the_commit_date_and_modes_normalised(release: Buil
 
 
 @pytest.mark.slow
-def test_a_second_clone_at_another_time_builds_the_same_bytes(release: Built, tmp_path: Path) -> None:
-    """Another clone, checked out at the tag, other file times, another clock, another TZ, a stray epoch."""
+def test_a_second_clone_at_another_time_builds_the_same_bytes(
+    release: Built, tmp_path: Path
+) -> None:
+    """Another clone, checked out at the tag, other file times, another clock, another TZ, a
+    stray epoch."""
     first = {p.name: p.read_bytes() for p in release.dist.iterdir()}
     other = tmp_path / "other"
     subprocess.run(["git", "clone", "--quiet", str(release.repo), str(other)], check=True)
@@ -100,7 +121,9 @@ def test_a_second_clone_at_another_time_builds_the_same_bytes(release: Built, tm
     second = {p.name: p.read_bytes() for p in (other / "dist").iterdir()}
     assert second.keys() == first.keys()
     for name in first:
-        assert hashlib.sha256(second[name]).hexdigest() == hashlib.sha256(first[name]).hexdigest(), name
+        assert (
+            hashlib.sha256(second[name]).hexdigest() == hashlib.sha256(first[name]).hexdigest()
+        ), name
     assert f"SOURCE_DATE_EPOCH={COMMIT_EPOCH}" in done.stdout
 
 
@@ -112,8 +135,14 @@ def test_dist_writes_the_tags_changelog_entry_as_release_notes(release: Built) -
 
 
 def test_changelog_notes_stop_at_the_next_entry() -> None:
-    log = "# Changelog\n\n## v2026.12.01 — data version 2026-12-01, API v1\n\nNew.\n\n## v2026.10.19 — x\n\nOld.\n"
-    assert changelog_notes(log, "v2026.12.01") == "## v2026.12.01 — data version 2026-12-01, API v1\n\nNew.\n"
+    log = (
+        "# Changelog\n\n## v2026.12.01 — data version 2026-12-01, API v1\n\nNew.\n\n## "
+        "v2026.10.19 — x\n\nOld.\n"
+    )
+    assert (
+        changelog_notes(log, "v2026.12.01")
+        == "## v2026.12.01 — data version 2026-12-01, API v1\n\nNew.\n"
+    )
     assert changelog_notes(log, "v2026.10.19") == "## v2026.10.19 — x\n\nOld.\n"
     with pytest.raises(ReleaseError, match=r"CHANGELOG.md has no entry for v2026.10.1$"):
         changelog_notes(log, "v2026.10.1")
@@ -148,7 +177,10 @@ def test_dist_refuses_a_dirty_tree(scratch_clone: Path, cli) -> None:
     index.write_text(index.read_text() + " ")
     result = cli("dist")
     assert result.exit_code == 1
-    assert "error: the working tree is dirty (data/index.json); dist/ is built from a clean checkout" in result.output
+    assert (
+        "error: the working tree is dirty (data/index.json); dist/ is built from a clean checkout"
+        in result.output
+    )
     assert not (scratch_clone / "dist").exists()
 
 
@@ -160,7 +192,9 @@ def test_dist_refuses_a_dirty_tree(scratch_clone: Path, cli) -> None:
         (rules.Version("2026-01-05"), "2026.1.5"),
     ],
 )
-def test_dist_version_is_the_tag_without_v_in_pep440_form(release: rules.Version, version: str) -> None:
+def test_dist_version_is_the_tag_without_v_in_pep440_form(
+    release: rules.Version, version: str
+) -> None:
     assert release.number == version
     assert str(Version(version)) == version
     assert Version(release.tag[1:]) == Version(version)  # pip matches either spelling
@@ -178,12 +212,19 @@ def _release_files() -> dict[str, bytes]:
 
 
 def _reader_files() -> dict[str, bytes]:
-    return {p.relative_to(REPO).as_posix(): p.read_bytes() for p in (REPO / "reader").rglob("*") if p.is_file()}
+    return {
+        p.relative_to(REPO).as_posix(): p.read_bytes()
+        for p in (REPO / "reader").rglob("*")
+        if p.is_file()
+    }
 
 
 def test_the_wheel_takes_every_file_under_data_so_new_workloads_come_along() -> None:
     files = _release_files()
-    doc = json.loads(files["data/index.json"]) | {"data_version": "2027-01-02", "workload": "image-generation"}
+    doc = json.loads(files["data/index.json"]) | {
+        "data_version": "2027-01-02",
+        "workload": "image-generation",
+    }
     files["data/workloads/image-generation/index.json"] = json.dumps(doc).encode()
     staged = staged_files(files, _reader_files(), rules.Version("2027-01-02"))
     assert "leadgreen_data/data/workloads/image-generation/index.json" in staged
@@ -196,7 +237,10 @@ def test_the_wheel_takes_every_file_under_data_so_new_workloads_come_along() -> 
 
 def test_the_reader_may_not_shadow_a_published_file() -> None:
     reader = _reader_files() | {"reader/leadgreen_data/datapackage.json": b"{}"}
-    with pytest.raises(ReleaseError, match=r"reader/leadgreen_data/datapackage\.json would shadow the published file"):
+    with pytest.raises(
+        ReleaseError,
+        match=r"reader/leadgreen_data/datapackage\.json would shadow the published file",
+    ):
         staged_files(_release_files(), reader, rules.Version("2026-10-19"))
 
 
@@ -212,7 +256,9 @@ def test_wheel_module_is_a_stdlib_only_reader() -> None:
                 names.append(node.module)
             for name in names:
                 top = name.split(".")[0]
-                assert top in _sys.stdlib_module_names or top == "leadgreen_data", f"{path.name}: imports {name}"
+                assert top in _sys.stdlib_module_names or top == "leadgreen_data", (
+                    f"{path.name}: imports {name}"
+                )
 
 
 @pytest.mark.slow

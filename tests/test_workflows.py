@@ -1,4 +1,5 @@
-"""The GitHub workflows: valid, every action pinned by commit, least privilege, and the release and upstream flows."""
+"""The GitHub workflows: valid, every action pinned by commit, least privilege, and the release
+and upstream flows."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from ruamel.yaml import YAML
 from helpers import REPO
 
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
-PINNED = re.compile(r"^\s*(?:-\s+)?uses:\s*(?P<action>[\w.-]+/[\w./-]+)@(?P<ref>[0-9a-f]{40})\s+#\s+v\d+(\.\d+)*\s*$")
+PINNED = re.compile(
+    r"^\s*(?:-\s+)?uses:\s*(?P<action>[\w.-]+/[\w./-]+)@(?P<ref>[0-9a-f]{40})\s+#\s+v\d+(\.\d+)*\s*$"
+)
 
 
 def load(name: str) -> dict[str, Any]:
@@ -80,11 +83,17 @@ def test_release_runs_on_release_tags_and_rebuilds_dist_from_the_tag() -> None:
     assert (
         runs.index("builder validate")
         < runs.index("builder drift")
-        < runs.index('builder dist --tag "$GITHUB_REF_NAME" --notes "$RUNNER_TEMP/release-notes.md"')
+        < runs.index(
+            'builder dist --tag "$GITHUB_REF_NAME" --notes "$RUNNER_TEMP/release-notes.md"'
+        )
     )
     assert "cd dist && sha256sum -c SHA256SUMS" in runs
-    packages = 'mkdir "$RUNNER_TEMP/packages" && cp dist/*.whl dist/leadgreen_data-*.tar.gz "$RUNNER_TEMP/packages/"'
-    assert packages in runs  # the wheel and the sdist; the archive (leadgreen-data-<tag>.tar.gz) is not a package
+    packages = (
+        'mkdir "$RUNNER_TEMP/packages" && cp dist/*.whl dist/leadgreen_data-*.tar.gz '
+        '"$RUNNER_TEMP/packages/"'
+    )
+    # the wheel and the sdist; the archive (leadgreen-data-<tag>.tar.gz) is not a package
+    assert packages in runs
 
 
 def test_release_jobs_have_least_privilege() -> None:
@@ -127,7 +136,9 @@ def test_upstream_does_nothing_while_a_refresh_pull_request_is_open() -> None:
     assert "--state open" in first["run"]
     assert 'startswith("upstream-")' in first["run"]
     assert all(step["if"] == "steps.open.outputs.open == '0'" for step in steps(jobs["check"])[1:])
-    assert jobs["refresh"]["if"] == "needs.check.outputs.open == '0' && needs.check.outputs.rc == '4'"
+    assert (
+        jobs["refresh"]["if"] == "needs.check.outputs.open == '0' && needs.check.outputs.rc == '4'"
+    )
     assert 'git switch -c "$branch"' in steps(jobs["refresh"])[5]["run"]
     assert 'branch="upstream-' in steps(jobs["refresh"])[5]["run"]
 
@@ -135,7 +146,11 @@ def test_upstream_does_nothing_while_a_refresh_pull_request_is_open() -> None:
 def test_upstream_jobs_have_least_privilege() -> None:
     jobs = load("upstream.yml")["jobs"]
     assert jobs["check"]["permissions"] == {"contents": "read", "pull-requests": "read"}
-    assert jobs["refresh"]["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write"}
+    assert jobs["refresh"]["permissions"] == {
+        "contents": "write",
+        "pull-requests": "write",
+        "issues": "write",
+    }
 
 
 def test_ci_turns_validate_problems_into_notes_on_the_files() -> None:
@@ -146,8 +161,11 @@ def test_ci_turns_validate_problems_into_notes_on_the_files() -> None:
 
 
 def _log_steps() -> tuple[str, list[str]]:
-    """The upstream workflow's step that fences update.log, and every step script that reads the log."""
-    scripts = [step.get("run", "") for job in load("upstream.yml")["jobs"].values() for step in steps(job)]
+    """The upstream workflow's step that fences update.log, and every step script that reads the
+    log."""
+    scripts = [
+        step.get("run", "") for job in load("upstream.yml")["jobs"].values() for step in steps(job)
+    ]
     fencing = [run for run in scripts if "update.log" in run and "log.md" in run]
     assert len(fencing) == 1, "expected one step that fences update.log into log.md"
     return fencing[0], [run for run in scripts if "log" in run and "body" in run]

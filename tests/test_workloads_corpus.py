@@ -1,5 +1,7 @@
-"""The negative corpus of the workloads: one named hand edit per rule, inside the new workloads' documents,
-the workload list, the CSV and across workloads; each must fail `builder validate`, naming the file."""
+"""The negative corpus of the workloads: one named hand edit per rule, inside the new workloads'
+documents,
+the workload list, the CSV and across workloads; each must fail `builder validate`, naming the
+file."""
 
 from __future__ import annotations
 
@@ -26,12 +28,15 @@ GEMMA_IC = f"{IC}/models/gemma-3-12b.json"
 
 
 def every_document(workload: str, change: Callable[[Any], Any]) -> Callable[[Path], None]:
-    """The same hand edit in every JSON document of one workload but its frontier and output lengths, which have no
+    """The same hand edit in every JSON document of one workload but its frontier and output
+    lengths, which have no
     header (so its own documents still agree)."""
 
     def apply(data: Path) -> None:
         for path in sorted(
-            p for p in (data / workload).rglob("*.json") if p.name not in ("frontier.json", "output-lengths.json")
+            p
+            for p in (data / workload).rglob("*.json")
+            if p.name not in ("frontier.json", "output-lengths.json")
         ):
             edit(path.relative_to(data).as_posix(), change)(data)
 
@@ -63,57 +68,301 @@ def csv_line(workload: str, change: Callable[[str], str]) -> Callable[[str], str
 
 
 INDEX = [
-    ("row-of-no-model", edit(f"{IC}/index.json", lambda d: d["rows"][0].update(slug="no-such-model")), "data/workloads/image-chat/index.json: /rows/0: expected a best configuration for ('no-such-model', 'B200'), found none"),
-    ("index-row-differs-from-best", edit(f"{IC}/index.json", lambda d: d["rows"][0].update(wh_per_million_output_tokens=30.2)), "data/workloads/image-chat/index.json: /rows/0/wh_per_million_output_tokens: expected 29.2 as in workloads/image-chat/models/qwen-3-vl-30b-a3b-instruct.json best[B200], found 30.2"),
-    ("index-row-missing", edit(f"{PS}/index.json", lambda d: d["rows"].pop(0)), "data/workloads/problem-solving/index.json: /rows: expected a row for workloads/problem-solving/models/gpt-oss-20b.json best[B200], found none"),
-    ("index-row-of-a-model-of-another-workload", edit(f"{CC}/index.json", lambda d: d["rows"][0].update(slug="qwen-3-8b")), "data/workloads/code-completion/index.json: /rows/0: expected a best configuration for ('qwen-3-8b', 'B200'), found none"),
-    ("best-not-lowest", edit(f"{VC}/models/qwen-3-vl-32b-instruct.json", lambda d: d["best"].__setitem__("B200", dict(d["configurations"][0]))), "data/workloads/video-chat/models/qwen-3-vl-32b-instruct.json: /best/B200: expected the lowest-energy configuration under the deadline"),
-    ("reference-row-names-none", edit(f"{VC}/index.json", lambda d: d["reference_row"].update(num_gpus=4)), "data/workloads/video-chat/index.json: /reference_row: expected exactly one row with model 'Qwen 3 VL 32B Instruct', gpu H100, num_gpus 4, found 0"),
-    ("index-names-another-workload", edit(f"{VC}/index.json", lambda d: d.update(workload="image-chat")), "data/workloads/video-chat/index.json: /workload: expected 'video-chat' (its folder), found 'image-chat'"),
-    ("repeat-gap", edit(f"{PS}/models/gpt-oss-20b.json", lambda d: next(c for c in d["configurations"] if c["repeat"] == 2).update(repeat=3)), "data/workloads/problem-solving/models/gpt-oss-20b.json: /configurations/"),
-    ("unknown-precision", edit(f"{PS}/models/gpt-oss-20b.json", conf(0, precision="MXFP8")), 'data/workloads/problem-solving/models/gpt-oss-20b.json: /configurations/0/precision: expected enum ["BF16", "FP8", "MXFP4"], found "MXFP8"'),
-]  # fmt: skip
+    (
+        "row-of-no-model",
+        edit(f"{IC}/index.json", lambda d: d["rows"][0].update(slug="no-such-model")),
+        "data/workloads/image-chat/index.json: /rows/0: expected a best configuration for "
+        "('no-such-model', 'B200'), found none",
+    ),
+    (
+        "index-row-differs-from-best",
+        edit(f"{IC}/index.json", lambda d: d["rows"][0].update(wh_per_million_output_tokens=30.2)),
+        "data/workloads/image-chat/index.json: /rows/0/wh_per_million_output_tokens: expected "
+        "29.2 as in workloads/image-chat/models/qwen-3-vl-30b-a3b-instruct.json best[B200], found "
+        "30.2",
+    ),
+    (
+        "index-row-missing",
+        edit(f"{PS}/index.json", lambda d: d["rows"].pop(0)),
+        "data/workloads/problem-solving/index.json: /rows: expected a row for "
+        "workloads/problem-solving/models/gpt-oss-20b.json best[B200], found none",
+    ),
+    (
+        "index-row-of-a-model-of-another-workload",
+        edit(f"{CC}/index.json", lambda d: d["rows"][0].update(slug="qwen-3-8b")),
+        "data/workloads/code-completion/index.json: /rows/0: expected a best configuration for "
+        "('qwen-3-8b', 'B200'), found none",
+    ),
+    (
+        "best-not-lowest",
+        edit(
+            f"{VC}/models/qwen-3-vl-32b-instruct.json",
+            lambda d: d["best"].__setitem__("B200", dict(d["configurations"][0])),
+        ),
+        "data/workloads/video-chat/models/qwen-3-vl-32b-instruct.json: /best/B200: expected the "
+        "lowest-energy configuration under the deadline",
+    ),
+    (
+        "reference-row-names-none",
+        edit(f"{VC}/index.json", lambda d: d["reference_row"].update(num_gpus=4)),
+        "data/workloads/video-chat/index.json: /reference_row: expected exactly one row with "
+        "model 'Qwen 3 VL 32B Instruct', gpu H100, num_gpus 4, found 0",
+    ),
+    (
+        "index-names-another-workload",
+        edit(f"{VC}/index.json", lambda d: d.update(workload="image-chat")),
+        "data/workloads/video-chat/index.json: /workload: expected 'video-chat' (its folder), "
+        "found 'image-chat'",
+    ),
+    (
+        "repeat-gap",
+        edit(
+            f"{PS}/models/gpt-oss-20b.json",
+            lambda d: next(c for c in d["configurations"] if c["repeat"] == 2).update(repeat=3),
+        ),
+        "data/workloads/problem-solving/models/gpt-oss-20b.json: /configurations/",
+    ),
+    (
+        "unknown-precision",
+        edit(f"{PS}/models/gpt-oss-20b.json", conf(0, precision="MXFP8")),
+        "data/workloads/problem-solving/models/gpt-oss-20b.json: /configurations/0/precision: "
+        'expected enum ["BF16", "FP8", "MXFP4"], found "MXFP8"',
+    ),
+]
 
 MODEL_LIST = [
-    ("model-list-entry-missing", edit(f"{IC}/models.json", lambda d: d["models"].pop(0)), "data/workloads/image-chat/models.json: /models: expected an entry for workloads/image-chat/models/gemma-3-12b.json, found none"),
-    ("model-file-deleted", lambda data: (data / GEMMA_IC).unlink(), "data/workloads/image-chat/models.json: /models/0/slug: expected a file workloads/image-chat/models/gemma-3-12b.json, found none"),
-    ("model-list-url-of-text-conversation", edit(f"{IC}/models.json", model_entry("gemma-3-12b", url="https://leadgreen.ai/api/v1/models/gemma-3-12b.json")), "data/workloads/image-chat/models.json: /models/0/url: expected \"https://leadgreen.ai/api/v1/workloads/image-chat/models/gemma-3-12b.json\", found \"https://leadgreen.ai/api/v1/models/gemma-3-12b.json\""),
-    ("model-list-page-of-text-conversation", edit(f"{IC}/models.json", model_entry("gemma-3-12b", page="https://leadgreen.ai/models/gemma-3-12b/")), "data/workloads/image-chat/models.json: /models/0/page: expected \"https://leadgreen.ai/workloads/image-chat/models/gemma-3-12b/\""),
-    ("model-file-moved-to-another-workload", lambda data: (data / GEMMA_IC).rename(data / VC / "models" / "gemma-3-12b.json"), "data/workloads/video-chat/models.json: /models: expected an entry for workloads/video-chat/models/gemma-3-12b.json, found none"),
-    ("source-of-another-workload", edit(GEMMA_IC, lambda d: d.update(source=json.loads((Path(__file__).parent.parent / "data" / "index.json").read_text())["source"])), 'data/workloads/image-chat/models/gemma-3-12b.json: /source/workload: expected "Image Chat (image-chat)" as in data/workloads/image-chat/index.json, found "Text Conversation (lm-arena-chat)"'),
-]  # fmt: skip
+    (
+        "model-list-entry-missing",
+        edit(f"{IC}/models.json", lambda d: d["models"].pop(0)),
+        "data/workloads/image-chat/models.json: /models: expected an entry for "
+        "workloads/image-chat/models/gemma-3-12b.json, found none",
+    ),
+    (
+        "model-file-deleted",
+        lambda data: (data / GEMMA_IC).unlink(),
+        "data/workloads/image-chat/models.json: /models/0/slug: expected a file "
+        "workloads/image-chat/models/gemma-3-12b.json, found none",
+    ),
+    (
+        "model-list-url-of-text-conversation",
+        edit(
+            f"{IC}/models.json",
+            model_entry("gemma-3-12b", url="https://leadgreen.ai/api/v1/models/gemma-3-12b.json"),
+        ),
+        "data/workloads/image-chat/models.json: /models/0/url: expected "
+        '"https://leadgreen.ai/api/v1/workloads/image-chat/models/gemma-3-12b.json", found '
+        '"https://leadgreen.ai/api/v1/models/gemma-3-12b.json"',
+    ),
+    (
+        "model-list-page-of-text-conversation",
+        edit(
+            f"{IC}/models.json",
+            model_entry("gemma-3-12b", page="https://leadgreen.ai/models/gemma-3-12b/"),
+        ),
+        "data/workloads/image-chat/models.json: /models/0/page: expected "
+        '"https://leadgreen.ai/workloads/image-chat/models/gemma-3-12b/"',
+    ),
+    (
+        "model-file-moved-to-another-workload",
+        lambda data: (data / GEMMA_IC).rename(data / VC / "models" / "gemma-3-12b.json"),
+        "data/workloads/video-chat/models.json: /models: expected an entry for "
+        "workloads/video-chat/models/gemma-3-12b.json, found none",
+    ),
+    (
+        "source-of-another-workload",
+        edit(
+            GEMMA_IC,
+            lambda d: d.update(
+                source=json.loads(
+                    (Path(__file__).parent.parent / "data" / "index.json").read_text()
+                )["source"]
+            ),
+        ),
+        'data/workloads/image-chat/models/gemma-3-12b.json: /source/workload: expected "Image '
+        'Chat (image-chat)" as in data/workloads/image-chat/index.json, found "Text Conversation '
+        '(lm-arena-chat)"',
+    ),
+]
 
 ACROSS = [
-    ("parameters-disagree-across-workloads", edit(GEMMA_IC, lambda d: d.update(params_b=13.0)), "data/workloads/image-chat/models/gemma-3-12b.json: /params_b: expected 12.0 as in data/models/gemma-3-12b.json (the same model in another workload), found 13.0"),
-    ("architecture-disagrees-across-workloads", edit(f"{VC}/models/qwen-3-vl-8b-instruct.json", lambda d: d.update(architecture="Dense")), "data/workloads/video-chat/models/qwen-3-vl-8b-instruct.json: /architecture: expected \"Dense Transformer\" as in data/workloads/image-chat/models/qwen-3-vl-8b-instruct.json (the same model in another workload), found \"Dense\""),
-    ("model-id-disagrees-across-workloads", edit(f"{PS}/models/qwen-3-8b.json", lambda d: d.update(model_id="Qwen/Qwen3-8B-Thinking")), "data/workloads/problem-solving/models/qwen-3-8b.json: /model_id: expected \"Qwen/Qwen3-8B\" as in data/models/qwen-3-8b.json (the same model in another workload)"),
-    ("one-model-id-two-slugs", edit(f"{CC}/models/qwen-3-coder-30b-a3b.json", lambda d: d.update(model_id="Qwen/Qwen3-Coder-480B-A35B-Instruct")), "data/workloads/code-completion/models/qwen-3-coder-480b-a35b.json: /model_id: expected one slug per model_id, found Qwen/Qwen3-Coder-480B-A35B-Instruct also as qwen-3-coder-30b-a3b in data/workloads/code-completion/models/qwen-3-coder-30b-a3b.json"),
-    ("caveat-differs-across-workloads", every_document(VC, lambda d: d.update(caveat="Different.")), 'data/workloads/video-chat/index.json: /caveat: expected "GPU energy only, measured at steady state on a busy server (the most energy-efficient configuration under a latency limit). Host, network, cooling and idle time are not counted. Every figure is a ... as in data/index.json, found "Different."'),
-    ("shared-source-differs-across-workloads", every_document(CC, lambda d: d["source"].update(licence="MIT")), 'data/workloads/code-completion/index.json: /source/licence: expected "Apache-2.0 per the ml-energy/benchmark-v3 data'),
-    ("stray-workload-folder", lambda data: (data / "workloads" / "text-to-audio").mkdir() or (data / "workloads" / "text-to-audio" / "index.json").write_text((data / IC / "index.json").read_text()), "data/workloads.json: /workloads: expected an entry for the workload of data/workloads/text-to-audio/index.json, found none"),
-    ("text-conversation-below-workloads", lambda data: (data / "workloads" / "text-conversation").mkdir() or (data / "workloads" / "text-conversation" / "index.json").write_text("{}\n"), "data/workloads/text-conversation/index.json: /: expected only published files, found a stray file"),
-    ("workload-index-deleted", lambda data: (data / CC / "index.json").unlink(), "data/workloads/code-completion/index.json: /: expected this file, found it missing"),
-]  # fmt: skip
+    (
+        "parameters-disagree-across-workloads",
+        edit(GEMMA_IC, lambda d: d.update(params_b=13.0)),
+        "data/workloads/image-chat/models/gemma-3-12b.json: /params_b: expected 12.0 as in "
+        "data/models/gemma-3-12b.json (the same model in another workload), found 13.0",
+    ),
+    (
+        "architecture-disagrees-across-workloads",
+        edit(f"{VC}/models/qwen-3-vl-8b-instruct.json", lambda d: d.update(architecture="Dense")),
+        "data/workloads/video-chat/models/qwen-3-vl-8b-instruct.json: /architecture: expected "
+        '"Dense Transformer" as in data/workloads/image-chat/models/qwen-3-vl-8b-instruct.json '
+        '(the same model in another workload), found "Dense"',
+    ),
+    (
+        "model-id-disagrees-across-workloads",
+        edit(f"{PS}/models/qwen-3-8b.json", lambda d: d.update(model_id="Qwen/Qwen3-8B-Thinking")),
+        "data/workloads/problem-solving/models/qwen-3-8b.json: /model_id: expected "
+        '"Qwen/Qwen3-8B" as in data/models/qwen-3-8b.json (the same model in another workload)',
+    ),
+    (
+        "one-model-id-two-slugs",
+        edit(
+            f"{CC}/models/qwen-3-coder-30b-a3b.json",
+            lambda d: d.update(model_id="Qwen/Qwen3-Coder-480B-A35B-Instruct"),
+        ),
+        "data/workloads/code-completion/models/qwen-3-coder-480b-a35b.json: /model_id: expected "
+        "one slug per model_id, found Qwen/Qwen3-Coder-480B-A35B-Instruct also as "
+        "qwen-3-coder-30b-a3b in data/workloads/code-completion/models/qwen-3-coder-30b-a3b.json",
+    ),
+    (
+        "caveat-differs-across-workloads",
+        every_document(VC, lambda d: d.update(caveat="Different.")),
+        'data/workloads/video-chat/index.json: /caveat: expected "GPU energy only, measured at '
+        "steady state on a busy server (the most energy-efficient configuration under a latency "
+        "limit). Host, network, cooling and idle time are not counted. Every figure is a ... as "
+        'in data/index.json, found "Different."',
+    ),
+    (
+        "shared-source-differs-across-workloads",
+        every_document(CC, lambda d: d["source"].update(licence="MIT")),
+        'data/workloads/code-completion/index.json: /source/licence: expected "Apache-2.0 per the '
+        "ml-energy/benchmark-v3 data",
+    ),
+    (
+        "stray-workload-folder",
+        lambda data: (
+            (data / "workloads" / "text-to-audio").mkdir()
+            or (data / "workloads" / "text-to-audio" / "index.json").write_text(
+                (data / IC / "index.json").read_text()
+            )
+        ),
+        "data/workloads.json: /workloads: expected an entry for the workload of "
+        "data/workloads/text-to-audio/index.json, found none",
+    ),
+    (
+        "text-conversation-below-workloads",
+        lambda data: (
+            (data / "workloads" / "text-conversation").mkdir()
+            or (data / "workloads" / "text-conversation" / "index.json").write_text("{}\n")
+        ),
+        "data/workloads/text-conversation/index.json: /: expected only published files, found a "
+        "stray file",
+    ),
+    (
+        "workload-index-deleted",
+        lambda data: (data / CC / "index.json").unlink(),
+        "data/workloads/code-completion/index.json: /: expected this file, found it missing",
+    ),
+]
 
 WORKLOAD_LIST = [
-    ("model-count-wrong", edit("workloads.json", entry(3, model_count=12)), "data/workloads.json: /workloads/3/model_count: expected 11, found 12"),
-    ("configuration-count-wrong", edit("workloads.json", entry(1, configuration_count=186)), "data/workloads.json: /workloads/1/configuration_count: expected 187, found 186"),
-    ("index-url-wrong", edit("workloads.json", entry(4, index_url="https://leadgreen.ai/api/v1/index.json")), "data/workloads.json: /workloads/4/index_url: expected \"https://leadgreen.ai/api/v1/workloads/video-chat/index.json\", found \"https://leadgreen.ai/api/v1/index.json\""),
-    ("models-url-wrong", edit("workloads.json", entry(0, models_url="https://leadgreen.ai/api/v1/workloads/text-conversation/models.json")), "data/workloads.json: /workloads/0/models_url: expected \"https://leadgreen.ai/api/v1/models.json\", found \"https://leadgreen.ai/api/v1/workloads/text-conversation/models.json\""),
-    ("data-url-wrong", edit("workloads.json", entry(2, data_url="https://example.org/fim.json")), "data/workloads.json: /workloads/2/data_url: expected \"https://raw.githubusercontent.com/ml-energy/leaderboard/master/public/data/tasks/sourcegraph-fim.json\", found \"https://example.org/fim.json\""),
-    ("task-wrong", edit("workloads.json", entry(2, task="fim")), "data/workloads.json: /workloads/2: expected name and task as in source.workload 'Code Completion (sourcegraph-fim)', found 'Code Completion (fim)'"),
-    ("entry-missing", edit("workloads.json", lambda d: d["workloads"].pop(3)), "data/workloads.json: /workloads: expected an entry for the workload of data/workloads/image-chat/index.json, found none"),
-    ("entry-twice", edit("workloads.json", lambda d: d["workloads"].append(d["workloads"][1])), "data/workloads.json: /workloads/7/id: expected each workload once, found problem-solving again"),
-    ("entry-without-documents", edit("workloads.json", lambda d: d["workloads"].append({**d["workloads"][1], "id": "text-to-audio"})), "data/workloads.json: /workloads/7/id: expected a file data/workloads/text-to-audio/index.json, found none"),
-    ("text-conversation-not-first", edit("workloads.json", swap_first_two), "data/workloads.json: /workloads/0/id: expected text-conversation first, found problem-solving"),
-    ("workload-list-deleted", lambda data: (data / "workloads.json").unlink(), "data/workloads.json: /: expected this file, found it missing"),
-]  # fmt: skip
+    (
+        "model-count-wrong",
+        edit("workloads.json", entry(3, model_count=12)),
+        "data/workloads.json: /workloads/3/model_count: expected 11, found 12",
+    ),
+    (
+        "configuration-count-wrong",
+        edit("workloads.json", entry(1, configuration_count=186)),
+        "data/workloads.json: /workloads/1/configuration_count: expected 187, found 186",
+    ),
+    (
+        "index-url-wrong",
+        edit("workloads.json", entry(4, index_url="https://leadgreen.ai/api/v1/index.json")),
+        "data/workloads.json: /workloads/4/index_url: expected "
+        '"https://leadgreen.ai/api/v1/workloads/video-chat/index.json", found '
+        '"https://leadgreen.ai/api/v1/index.json"',
+    ),
+    (
+        "models-url-wrong",
+        edit(
+            "workloads.json",
+            entry(
+                0, models_url="https://leadgreen.ai/api/v1/workloads/text-conversation/models.json"
+            ),
+        ),
+        "data/workloads.json: /workloads/0/models_url: expected "
+        '"https://leadgreen.ai/api/v1/models.json", found '
+        '"https://leadgreen.ai/api/v1/workloads/text-conversation/models.json"',
+    ),
+    (
+        "data-url-wrong",
+        edit("workloads.json", entry(2, data_url="https://example.org/fim.json")),
+        "data/workloads.json: /workloads/2/data_url: expected "
+        '"https://raw.githubusercontent.com/ml-energy/leaderboard/master/public/data/tasks/sourcegraph-fim.json", found "https://example.org/fim.json"',
+    ),
+    (
+        "task-wrong",
+        edit("workloads.json", entry(2, task="fim")),
+        "data/workloads.json: /workloads/2: expected name and task as in source.workload 'Code "
+        "Completion (sourcegraph-fim)', found 'Code Completion (fim)'",
+    ),
+    (
+        "entry-missing",
+        edit("workloads.json", lambda d: d["workloads"].pop(3)),
+        "data/workloads.json: /workloads: expected an entry for the workload of "
+        "data/workloads/image-chat/index.json, found none",
+    ),
+    (
+        "entry-twice",
+        edit("workloads.json", lambda d: d["workloads"].append(d["workloads"][1])),
+        "data/workloads.json: /workloads/7/id: expected each workload once, found problem-solving "
+        "again",
+    ),
+    (
+        "entry-without-documents",
+        edit(
+            "workloads.json",
+            lambda d: d["workloads"].append({**d["workloads"][1], "id": "text-to-audio"}),
+        ),
+        "data/workloads.json: /workloads/7/id: expected a file "
+        "data/workloads/text-to-audio/index.json, found none",
+    ),
+    (
+        "text-conversation-not-first",
+        edit("workloads.json", swap_first_two),
+        "data/workloads.json: /workloads/0/id: expected text-conversation first, found "
+        "problem-solving",
+    ),
+    (
+        "workload-list-deleted",
+        lambda data: (data / "workloads.json").unlink(),
+        "data/workloads.json: /: expected this file, found it missing",
+    ),
+]
 
 TABLES = [
-    ("csv-workload-column-wrong", text("configurations.csv", csv_line("image-chat", lambda line: "video-chat" + line[len("image-chat"):])), "data/configurations.csv: line 567: expected"),
-    ("csv-name-differs", text("configurations.csv", csv_line("code-completion", lambda line: line.replace("Qwen 3 Coder 30B A3B", "Qwen3 Coder", 1))), "data/configurations.csv: line 517: expected"),
-    ("descriptor-misses-a-workload-document", lambda data: _descriptor(data, lambda d: d.update(resources=[r for r in d["resources"] if r["path"] != f"data/{GEMMA_IC}"])), 'datapackage.json: /resources: expected a resource "model-image-chat.gemma-3-12b" for data/workloads/image-chat/models/gemma-3-12b.json, found none'),
-]  # fmt: skip
+    (
+        "csv-workload-column-wrong",
+        text(
+            "configurations.csv",
+            csv_line("image-chat", lambda line: "video-chat" + line[len("image-chat") :]),
+        ),
+        "data/configurations.csv: line 567: expected",
+    ),
+    (
+        "csv-name-differs",
+        text(
+            "configurations.csv",
+            csv_line(
+                "code-completion",
+                lambda line: line.replace("Qwen 3 Coder 30B A3B", "Qwen3 Coder", 1),
+            ),
+        ),
+        "data/configurations.csv: line 517: expected",
+    ),
+    (
+        "descriptor-misses-a-workload-document",
+        lambda data: _descriptor(
+            data,
+            lambda d: d.update(
+                resources=[r for r in d["resources"] if r["path"] != f"data/{GEMMA_IC}"]
+            ),
+        ),
+        'datapackage.json: /resources: expected a resource "model-image-chat.gemma-3-12b" for '
+        "data/workloads/image-chat/models/gemma-3-12b.json, found none",
+    ),
+]
 
 
 CLASSES = (
@@ -124,7 +373,9 @@ CLASSES = (
     ("tables", TABLES),
 )
 CASES = [
-    pytest.param(apply, expected, id=f"{group}-{name}") for group, cases in CLASSES for name, apply, expected in cases
+    pytest.param(apply, expected, id=f"{group}-{name}")
+    for group, cases in CLASSES
+    for name, apply, expected in cases
 ]
 # Every case by rule in the fast tier (jsonschema on the edited documents alone: tests/rules.py).
 
@@ -135,7 +386,9 @@ def test_hand_edit_in_a_workload_is_rejected_by_rule(reused_copy, apply, expecte
     apply(reused_copy / "data")
     found = rule_problems(reused_copy / "data")
     assert any(expected in line for line in found), found
-    assert all(line.startswith(("data/", "datapackage.json")) and "\n" not in line for line in found), found
+    assert all(
+        line.startswith(("data/", "datapackage.json")) and "\n" not in line for line in found
+    ), found
 
 
 # One case per class through `builder validate` (about 2 s each), all slow: every variant of the
@@ -160,7 +413,8 @@ def test_hand_edit_in_a_workload_is_rejected_naming_the_file(repo_copy, apply, e
     assert any(expected in line for line in lines), outcome.output
 
 
-# Bad upstream files for any task: `builder build --upstream TASK=FILE` refuses each, naming the file,
+# Bad upstream files for any task: `builder build --upstream TASK=FILE` refuses each, naming the
+# file,
 # and the pin and every output stay as they were.
 
 TASKS = ("lm-arena-chat", "gpqa", "sourcegraph-fim", "image-chat", "video-chat")
@@ -195,23 +449,49 @@ def rename_first_model(nickname: str) -> Callable[[dict], None]:
 
 
 UPSTREAM = [
-    ("truncated", lambda task: (PIN / f"{task}.json").read_bytes()[:5000], "expected valid JSON, found"),
-    ("nan-power", lambda task: pinned(task, first_row(avg_power_watts=float("nan"))), "/configurations/0/avg_power_watts"),
-    ("unknown-precision", lambda task: pinned(task, first_row(weight_precision="int4")), 'expected one of bfloat16, fp8, mxfp4, found "int4"'),
-    ("another-task-file", lambda task: (PIN / f"{TASKS[(TASKS.index(task) + 1) % 5]}.json").read_bytes(), "/task: expected the task file of"),
-    ("slug-of-another-model", lambda task: pinned(task, rename_first_model("Gemma 3 27B")), "expected one model per slug"),
-]  # fmt: skip
+    (
+        "truncated",
+        lambda task: (PIN / f"{task}.json").read_bytes()[:5000],
+        "expected valid JSON, found",
+    ),
+    (
+        "nan-power",
+        lambda task: pinned(task, first_row(avg_power_watts=float("nan"))),
+        "/configurations/0/avg_power_watts",
+    ),
+    (
+        "unknown-precision",
+        lambda task: pinned(task, first_row(weight_precision="int4")),
+        'expected one of bfloat16, fp8, mxfp4, found "int4"',
+    ),
+    (
+        "another-task-file",
+        lambda task: (PIN / f"{TASKS[(TASKS.index(task) + 1) % 5]}.json").read_bytes(),
+        "/task: expected the task file of",
+    ),
+    (
+        "slug-of-another-model",
+        lambda task: pinned(task, rename_first_model("Gemma 3 27B")),
+        "expected one model per slug",
+    ),
+]
 
 
 # Every defect for the first task in the fast tier; for the other tasks, the variants are slow.
-ANY_TASK = [case for n, m, e in UPSTREAM for case in slow_after([pytest.param(m, e, t, id=f"{n}-{t}") for t in TASKS])]
+ANY_TASK = [
+    case
+    for n, m, e in UPSTREAM
+    for case in slow_after([pytest.param(m, e, t, id=f"{n}-{t}") for t in TASKS])
+]
 
 
 @pytest.mark.parametrize(("make", "expected", "task"), ANY_TASK)
 def test_bad_upstream_for_any_task_is_refused(task, make, expected) -> None:
     inputs = {t: ((PIN / f"{t}.json").read_bytes(), f"upstream/{t}.json") for t in TASKS}
     with pytest.raises(UpstreamError) as caught:
-        parse_all({**inputs, task: (make(task), "bad.json")}, load_metadata(PIN.parent / "metadata.toml"))
+        parse_all(
+            {**inputs, task: (make(task), "bad.json")}, load_metadata(PIN.parent / "metadata.toml")
+        )
     lines = [str(problem) for problem in caught.value.problems]
     assert any(line.startswith("bad.json: ") and expected in line for line in lines), lines
 
@@ -220,18 +500,26 @@ def test_bad_upstream_for_any_task_is_refused(task, make, expected) -> None:
 # has every defect by the parser).
 @pytest.mark.parametrize(
     ("make", "expected", "task"),
-    slow_after([pytest.param(m, e, TASKS[i % 5], id=n) for i, (n, m, e) in enumerate(UPSTREAM)], fast=0),
+    slow_after(
+        [pytest.param(m, e, TASKS[i % 5], id=n) for i, (n, m, e) in enumerate(UPSTREAM)], fast=0
+    ),
 )
-def test_bad_upstream_through_build_is_refused_and_changes_nothing(repo_copy, task, make, expected) -> None:
-    """The repo copy holds the pin and a full build of it (data/, datapackage.json): none of it may change."""
+def test_bad_upstream_through_build_is_refused_and_changes_nothing(
+    repo_copy, task, make, expected
+) -> None:
+    """The repo copy holds the pin and a full build of it (data/, datapackage.json): none of it
+    may change."""
     bad = repo_copy / f"bad-{task}.json"
     bad.write_bytes(make(task))
     before = tree_digest(repo_copy)
     outcome = run_cli("build", "--upstream", f"{task}={bad}", "--date", "2026-12-01")
-    assert_refused(outcome, 1, (f"{bad}: ", expected, "nothing was written"), before, tree_digest(repo_copy))
+    assert_refused(
+        outcome, 1, (f"{bad}: ", expected, "nothing was written"), before, tree_digest(repo_copy)
+    )
 
 
-@pytest.mark.parametrize("task", slow_after([pytest.param(t, id=t) for t in sorted(SHARED_MODEL)]))  # each a build
+# each a build
+@pytest.mark.parametrize("task", slow_after([pytest.param(t, id=t) for t in sorted(SHARED_MODEL)]))
 def test_a_model_whose_parameters_disagree_with_another_task_is_refused(repo_copy, task) -> None:
     model, other = SHARED_MODEL[task]
 

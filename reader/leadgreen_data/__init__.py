@@ -10,8 +10,8 @@ only. `all_configurations()` gives every LLM workload's rows at once. The return
 ``leadgreen_data.types``, generated from the package's schemas, so a type checker catches a
 misspelt key.
 
->>> import leadgreen_data
->>> leadgreen_data.model("qwen-3-8b")["best"]["H100"]["wh_per_million_output_tokens"]  # doctest: +SKIP
+>>> import leadgreen_data as lg
+>>> lg.model("qwen-3-8b")["best"]["H100"]["wh_per_million_output_tokens"]  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ _CSV = "data/configurations.csv"
 _SCHEMA_SUFFIX = ".schema.json"
 _TRUE = ("true", "True", "TRUE", "1")  # the Table Schema defaults
 _FALSE = ("false", "False", "FALSE", "0")
-_SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # a model slug or workload id: the builder's layout.SLUG_PATTERN
+# a model slug or workload id: the builder's layout.SLUG_PATTERN
+_SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
 def _node(rel: str) -> Any:
@@ -95,11 +96,16 @@ def _json(rel: str) -> Any:
 
 
 def _names(rel: str, suffix: str = "") -> list[str]:
-    """Sorted slug-shaped names in a packaged folder (without the suffix), or [] when it is absent; never a dotfile."""
+    """Sorted slug-shaped names in a packaged folder (without the suffix), or [] when it is
+    absent; never a dotfile."""
     folder = _node(rel)
     if not folder.is_dir():
         return []
-    stems = (entry.name[: len(entry.name) - len(suffix)] for entry in folder.iterdir() if entry.name.endswith(suffix))
+    stems = (
+        entry.name[: len(entry.name) - len(suffix)]
+        for entry in folder.iterdir()
+        if entry.name.endswith(suffix)
+    )
     return sorted(stem for stem in stems if _SLUG.fullmatch(stem))
 
 
@@ -119,18 +125,34 @@ def _workload_id(workload: object) -> str:
     Raises LookupError, suggesting workload ids, for anything else (None included).
     """
     entries = workloads()
-    names = {entry["id"]: entry["id"] for entry in entries} | {entry["task"]: entry["id"] for entry in entries}
+    names = {entry["id"]: entry["id"] for entry in entries} | {
+        entry["task"]: entry["id"] for entry in entries
+    }
     if isinstance(workload, str) and workload in names:
         return names[workload]
     ids = ", ".join(entry["id"] for entry in entries)
     tasks = ", ".join(entry["task"] for entry in entries if entry["task"] not in names.values())
     if workload is None:
-        hint = " (name one: numbers compare within one workload; all_configurations() has every LLM workload's rows)"
+        hint = (
+            " (name one: numbers compare within one workload; all_configurations() has every "
+            "LLM workload's rows)"
+        )
     else:
         guess = str(workload).strip().lower().replace("_", "-").replace(" ", "-")
-        close = [guess] if guess in names else difflib.get_close_matches(guess, list(names), n=2, cutoff=0.75)
-        hint = f" (did you mean {' or '.join(dict.fromkeys(names[name] for name in close))}?)" if close else ""
-    raise LookupError(f"unknown workload {workload!r}{hint}; known workloads: {ids} (or their upstream tasks: {tasks})")
+        close = (
+            [guess]
+            if guess in names
+            else difflib.get_close_matches(guess, list(names), n=2, cutoff=0.75)
+        )
+        hint = (
+            f" (did you mean {' or '.join(dict.fromkeys(names[name] for name in close))}?)"
+            if close
+            else ""
+        )
+    raise LookupError(
+        f"unknown workload {workload!r}{hint}; known workloads: {ids} (or their upstream tasks: "
+        f"{tasks})"
+    )
 
 
 def _folder(workload: object) -> str:
@@ -145,7 +167,9 @@ def index(workload: LLMWorkload = ...) -> IndexDocument: ...
 def index(workload: ImageWorkload) -> ImageIndexDocument: ...
 @overload
 def index(workload: VideoWorkload) -> VideoIndexDocument: ...
-def index(workload: Workload = DEFAULT_WORKLOAD) -> IndexDocument | ImageIndexDocument | VideoIndexDocument:
+def index(
+    workload: Workload = DEFAULT_WORKLOAD,
+) -> IndexDocument | ImageIndexDocument | VideoIndexDocument:
     """The index document: the best configuration of every model on every GPU, in energy order."""
     return cast(IndexDocument, _json(f"{_folder(workload)}/index.json"))
 
@@ -154,7 +178,9 @@ def index(workload: Workload = DEFAULT_WORKLOAD) -> IndexDocument | ImageIndexDo
 def models(workload: LLMWorkload = ...) -> ModelListDocument: ...
 @overload
 def models(workload: GenerationWorkload) -> GenerationModelListDocument: ...
-def models(workload: Workload = DEFAULT_WORKLOAD) -> ModelListDocument | GenerationModelListDocument:
+def models(
+    workload: Workload = DEFAULT_WORKLOAD,
+) -> ModelListDocument | GenerationModelListDocument:
     """The model list document."""
     return cast(ModelListDocument, _json(f"{_folder(workload)}/models.json"))
 
@@ -163,9 +189,13 @@ def models(workload: Workload = DEFAULT_WORKLOAD) -> ModelListDocument | Generat
 def frontier(workload: LLMWorkload = ...) -> FrontierDocument: ...
 @overload
 def frontier(workload: GenerationWorkload) -> GenerationFrontierDocument: ...
-def frontier(workload: Workload = DEFAULT_WORKLOAD) -> FrontierDocument | GenerationFrontierDocument:
-    """The energy-latency frontier document of a workload: per model, per GPU type and across them, the
-    configurations no other beats on both energy and latency, and the best under each latency target (an LLM
+def frontier(
+    workload: Workload = DEFAULT_WORKLOAD,
+) -> FrontierDocument | GenerationFrontierDocument:
+    """The energy-latency frontier document of a workload: per model, per GPU type and across them,
+    the
+    configurations no other beats on both energy and latency, and the best under each latency target
+    (an LLM
     workload's entries with the energy of one response).
 
     Raises LookupError for an unknown workload, or one (of an older release) that has no frontier.
@@ -177,15 +207,20 @@ def frontier(workload: Workload = DEFAULT_WORKLOAD) -> FrontierDocument | Genera
 
 
 def output_lengths(workload: Workload = DEFAULT_WORKLOAD) -> OutputLengthsDocument:
-    """The output-length distributions of an LLM workload: per model and configuration, how many output tokens
-    its responses had (upstream's binned histogram, the exact mean, the estimated median and 90th percentile).
+    """The output-length distributions of an LLM workload: per model and configuration, how many
+    output tokens
+    its responses had (upstream's binned histogram, the exact mean, the estimated median and 90th
+    percentile).
 
-    Raises LookupError for an unknown workload, or one (an image or video workload, or an older release)
+    Raises LookupError for an unknown workload, or one (an image or video workload, or an older
+    release)
     that has none.
     """
     rel = f"{_folder(workload)}/output-lengths.json"
     if not _node(rel).is_file():
-        raise LookupError(f"no output lengths for workload {_workload_id(workload)} in this release")
+        raise LookupError(
+            f"no output lengths for workload {_workload_id(workload)} in this release"
+        )
     return cast(OutputLengthsDocument, _json(rel))
 
 
@@ -195,7 +230,9 @@ def model(slug: str, workload: LLMWorkload = ...) -> ModelDocument: ...
 def model(slug: str, workload: ImageWorkload) -> ImageModelDocument: ...
 @overload
 def model(slug: str, workload: VideoWorkload) -> VideoModelDocument: ...
-def model(slug: str, workload: Workload = DEFAULT_WORKLOAD) -> ModelDocument | ImageModelDocument | VideoModelDocument:
+def model(
+    slug: str, workload: Workload = DEFAULT_WORKLOAD
+) -> ModelDocument | ImageModelDocument | VideoModelDocument:
     """One model's document: every measured configuration, and the best per GPU.
 
     Raises LookupError for a name that is not a slug (lowercase letters and digits joined by single
@@ -206,22 +243,33 @@ def model(slug: str, workload: Workload = DEFAULT_WORKLOAD) -> ModelDocument | I
     folder = f"{_folder(found)}/models"
     known = _names(folder, ".json")
     if not isinstance(slug, str) or not _SLUG.fullmatch(slug):
-        close = difflib.get_close_matches(str(slug).strip().lower().replace("_", "-").replace(" ", "-"), known, n=3)
+        close = difflib.get_close_matches(
+            str(slug).strip().lower().replace("_", "-").replace(" ", "-"), known, n=3
+        )
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise LookupError(
-            f"unknown model {slug!r} in workload {found}: expected a slug, lowercase letters and digits "
+            f"unknown model {slug!r} in workload {found}: expected a slug, lowercase letters and "
+            f"digits "
             f"joined by single hyphens{hint}"
         )
     if slug not in known:
-        elsewhere = [w for w in _workload_ids() if w != found and slug in _names(f"{_folder(w)}/models", ".json")]
+        elsewhere = [
+            w
+            for w in _workload_ids()
+            if w != found and slug in _names(f"{_folder(w)}/models", ".json")
+        ]
         if elsewhere:
             hint = f"; it is in {', '.join(elsewhere)}: model({slug!r}, workload={elsewhere[0]!r})"
         else:
             wanted = str(slug).lower()
-            close = [name for name in known if wanted and wanted in name][:3] or difflib.get_close_matches(
-                wanted, known, n=3
+            close = [name for name in known if wanted and wanted in name][
+                :3
+            ] or difflib.get_close_matches(wanted, known, n=3)
+            hint = (
+                f"; did you mean {', '.join(close)}?"
+                if close
+                else f"; known models: {', '.join(known)}"
             )
-            hint = f"; did you mean {', '.join(close)}?" if close else f"; known models: {', '.join(known)}"
         raise LookupError(f"unknown model {slug!r} in workload {found}{hint}")
     return cast(ModelDocument, _json(f"{folder}/{slug}.json"))
 
@@ -272,7 +320,8 @@ def _converter(field: dict[str, Any], missing: list[str]) -> Any:
 
 
 def all_configurations() -> list[ConfigurationRow]:
-    """Every row of the shared configurations CSV (every LLM workload's), as a dict typed by the package's
+    """Every row of the shared configurations CSV (every LLM workload's), as a dict typed by the
+    package's
     table schema.
 
     Rows of different workloads do not compare: select one (its `workload` column) before ranking.
@@ -292,7 +341,8 @@ def configurations(
 ) -> list[ConfigurationRow] | list[ImageCsvRow] | list[VideoCsvRow]:
     """One workload's configurations, as dicts typed by the package's table schema.
 
-    An image or video workload (text-to-image, text-to-video) has a CSV of its own, whose columns are
+    An image or video workload (text-to-image, text-to-video) has a CSV of its own, whose columns
+    are
     its own (energy per image or per video): see its table schema in datapackage.json.
     """
     found = _workload_id(workload)
@@ -303,7 +353,8 @@ def configurations(
 
 
 def schema(kind: SchemaKind) -> dict[str, Any]:
-    """A JSON Schema by kind: the file name's stem, such as "index", "model-list", "model" or "defs"."""
+    """A JSON Schema by kind: the file name's stem, such as "index", "model-list", "model" or
+    "defs"."""
     known = _names("schemas", _SCHEMA_SUFFIX)
     if kind not in known:
         raise LookupError(f"unknown schema kind {kind!r}; known kinds: {', '.join(known)}")
@@ -319,7 +370,8 @@ def citation() -> str:
 
 
 def dictionary() -> str:
-    """The data dictionary (docs/data-dictionary.md): every field's meaning, unit and derivation, as Markdown."""
+    """The data dictionary (docs/data-dictionary.md): every field's meaning, unit and derivation,
+    as Markdown."""
     node = _node("docs/data-dictionary.md")
     if not node.is_file():
         raise LookupError("this release has no data dictionary")
@@ -327,14 +379,23 @@ def dictionary() -> str:
 
 
 _extracted: list[Path] = []
-_FILES = ("data", "schemas", "datapackage.json", "docs", "README.md", "croissant.json", "CITATION.cff")
+_FILES = (
+    "data",
+    "schemas",
+    "datapackage.json",
+    "docs",
+    "README.md",
+    "croissant.json",
+    "CITATION.cff",
+)
 
 
 def path() -> Path:
     """The folder holding data/, schemas/, datapackage.json, croissant.json, README.md and
     docs/data-dictionary.md, for tools that read files.
 
-    Its layout is that of the release archive, so datapackage.json's and croissant.json's paths resolve from it.
+    Its layout is that of the release archive, so datapackage.json's and croissant.json's paths
+    resolve from it.
     """
     root = resources.files(__name__)
     if isinstance(root, Path):

@@ -1,4 +1,5 @@
-"""`python -m leadgreen_data`: the version and source of this data release, and each workload's unit and counts."""
+"""`python -m leadgreen_data`: the version and source of this data release, and each workload's
+unit and counts."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import leadgreen_data as lg
 
 
 def facts(workload: str | None = None) -> dict[str, Any]:
-    """The release's version, source and folder, and per workload (every one, or the one named) its unit and counts."""
+    """The release's version, source and folder, and per workload (every one, or the one named)
+    its unit and counts."""
     head = lg.index()
     chosen = lg._workload_ids() if workload is None else [lg._workload_id(workload)]
     units = {entry["id"]: entry["unit"] for entry in lg.workloads()}
@@ -38,12 +40,16 @@ def facts(workload: str | None = None) -> dict[str, Any]:
 def summary(workload: str | None = None) -> str:
     found = facts(workload)
     lines = [
-        f"leadgreen-data {found['version']} (tag {found['tag']}), data version {found['data_version']}",
+        f"leadgreen-data {found['version']} (tag {found['tag']}), data version "
+        f"{found['data_version']}",
         f"source: {found['source']['name']} ({found['source']['url']})",
         f"files: {found['files']}",
     ]
     for w in found["workloads"]:
-        counts = f"{w['models']} models, {w['index_rows']} index rows, {w['configurations']} configurations"
+        counts = (
+            f"{w['models']} models, {w['index_rows']} index rows, {w['configurations']} "
+            f"configurations"
+        )
         lines.append(f"workload {w['id']}: {counts}, in {w['unit']}")
     return "\n".join(lines)
 
@@ -51,10 +57,13 @@ def summary(workload: str | None = None) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m leadgreen_data",
-        description="Print this data release's version, source, folder and, per workload, its unit and counts.",
+        description="Print this data release's version, source, folder and, per workload, its "
+        "unit and counts.",
         epilog="Exits 0, or 2 on a wrong option or an unknown workload.",
     )
-    parser.add_argument("--workload", metavar="ID", help="one workload, by id or upstream task name (e.g. gpqa)")
+    parser.add_argument(
+        "--workload", metavar="ID", help="one workload, by id or upstream task name (e.g. gpqa)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     args = parser.parse_args(argv)
     try:

@@ -1,4 +1,5 @@
-"""The leadgreen-data builder; importing it takes the current folder (maybe an unpacked archive) off the path."""
+"""The leadgreen-data builder; importing it takes the current folder (maybe an unpacked archive)
+off the path."""
 
 import os
 import sys

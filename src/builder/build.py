@@ -35,7 +35,8 @@ from builder.write import (
 class BuildResult:
     files: dict[str, bytes]  # by path relative to the data folder
     descriptor: bytes  # datapackage.json, written beside the data folder
-    written: dict[str, str]  # path as shown to the user -> "new", "changed" or "removed"; unchanged files absent
+    # path as shown to the user -> "new", "changed" or "removed"; unchanged files absent
+    written: dict[str, str]
     warnings: dict[str, list[str]]  # by upstream task; the build's own under ""
 
 
@@ -44,27 +45,37 @@ def upstream_tasks(meta: dict[str, Any]) -> list[str]:
     return [work.task for work in [*workloads(meta), *generation_workloads(meta)]]
 
 
-def render(out: Path, upstream: dict[str, Pinned], date: str, models: dict[str, Pinned] | None = None) -> BuildResult:
-    """Every output file's bytes, checked, from the pins or the task and per-model files given; writes nothing."""
+def render(
+    out: Path, upstream: dict[str, Pinned], date: str, models: dict[str, Pinned] | None = None
+) -> BuildResult:
+    """Every output file's bytes, checked, from the pins or the task and per-model files given;
+    writes nothing."""
     meta = load_metadata(METADATA)
     tasks = upstream_tasks(meta)
     pinned = [task for task in tasks if task not in upstream]
     pins = (read_pinned(LOCK, pinned) if pinned else {}) | upstream
     pins = {task: pins[task] for task in tasks}
-    retrieved = max((pins[task].lock.retrieved for task in pinned), default=None)  # a task file given has no date
+    # a task file given has no date
+    retrieved = max((pins[task].lock.retrieved for task in pinned), default=None)
     if fault := date_fault(date, today_utc(), retrieved):
         raise InputError(f"the build date (--date, or today): {fault}; nothing was written")
     locks = {task: pin.lock for task, pin in pins.items()}
     rows, warnings = parse_all({task: (pin.data, pin.name) for task, pin in pins.items()}, meta)
     per_model = model_pins(upstream, models or {}, warnings)
-    lengths = parse_model_files({name: (pin.data, pin.name) for name, pin in per_model.items()}, rows, str(LOCK))
+    lengths = parse_model_files(
+        {name: (pin.data, pin.name) for name, pin in per_model.items()}, rows, str(LOCK)
+    )
     del pins, per_model  # the task files' bytes: their rows and locks go on
     docs, energies = build_package(rows, meta, date), response_energies(rows, meta)
     docs |= build_output_lengths(rows, lengths, docs, meta, date)
     with_response_quantiles(rows, docs, meta)
-    del rows  # every document and energy is derived: the rows let go before the documents are written
+    # every document and energy is derived: the rows let go before the documents are written
+    del rows
     # The image and video workloads' own CSVs hold no date: made once, before the date rule.
-    own_tables = {csv_rel(work.id): generation_csv(docs, work.id, work.kind) for work in generation_workloads(meta)}
+    own_tables = {
+        csv_rel(work.id): generation_csv(docs, work.id, work.kind)
+        for work in generation_workloads(meta)
+    }
     files: dict[str, bytes] = {}
     states: dict[str, str] = {}  # each file's state against the old one, read once and let go
     for rel in list(docs):
@@ -78,11 +89,18 @@ def render(out: Path, upstream: dict[str, Pinned], date: str, models: dict[str, 
     package = descriptor(files, out.name, version, locks, meta, load_schemas())
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
     if problems := check_built(tree, meta["base_url"]):
-        raise ValidationError(f"{out}: the new build fails its own checks; nothing was written", problems)
+        raise ValidationError(
+            f"{out}: the new build fails its own checks; nothing was written", problems
+        )
     package_bytes = dumps(package)
     written = {f"{out.name}/{rel}": states[rel] for rel in sorted(files)}
-    existing = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} if out.is_dir() else set()
-    existing = {rel for rel in existing if not is_hidden(rel)}  # hidden files are carried over, not removed
+    existing = (
+        {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+        if out.is_dir()
+        else set()
+    )
+    # hidden files are carried over, not removed
+    existing = {rel for rel in existing if not is_hidden(rel)}
     written |= {f"{out.name}/{rel}": "removed" for rel in sorted(existing - files.keys())}
     written[DESCRIPTOR] = _state(read_or_none(out.parent / DESCRIPTOR), package_bytes)
     written = {path: state for path, state in written.items() if state}
@@ -92,29 +110,43 @@ def render(out: Path, upstream: dict[str, Pinned], date: str, models: dict[str, 
 def model_pins(
     upstream: dict[str, Pinned], models: dict[str, Pinned], warnings: dict[str, list[str]]
 ) -> dict[str, Pinned]:
-    """The per-model files to check: the pinned ones, `models` in their place; none of a task `upstream` replaces
-    with other bytes, without its own (a warning says so: they were pinned with the task file it replaces)."""
+    """The per-model files to check: the pinned ones, `models` in their place; none of a task
+    `upstream` replaces
+    with other bytes, without its own (a warning says so: they were pinned with the task file it
+    replaces)."""
     files = read_pinned_models(LOCK) | models
     locks = load_lock(LOCK)
     given = {task_of(name) for name in models}
-    given |= {task for task, pin in upstream.items() if task in locks and pin.lock.sha256 == locks[task].sha256}
+    given |= {
+        task
+        for task, pin in upstream.items()
+        if task in locks and pin.lock.sha256 == locks[task].sha256
+    }
     left = sorted({task_of(name) for name in files} & (upstream.keys() - given))
     for task in left:
-        said = "per-model files not used: they were pinned with the task file given in its place; no output lengths"
+        said = (
+            "per-model files not used: they were pinned with the task file given in its place; "
+            "no output lengths"
+        )
         warnings[task] = [*warnings.get(task, []), f"{task}: {said}"]
     return {name: pin for name, pin in files.items() if task_of(name) not in left}
 
 
 def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult:
-    """Regenerate `out` and the descriptor beside it (see builder.write); on any error both stay as they were."""
+    """Regenerate `out` and the descriptor beside it (see builder.write); on any error both stay
+    as they were."""
     check_output(out)
     try:  # an old folder a killed run moved aside goes back first, so the date rule sees it
         foreign = remove_stages(out)
     except OSError as exc:
-        raise OutputError(f"{exc.filename or out}: cannot remove what a stopped run left ({exc.strerror})") from exc
+        raise OutputError(
+            f"{exc.filename or out}: cannot remove what a stopped run left ({exc.strerror})"
+        ) from exc
     result = render(out, {task: local_pin(path) for task, path in (upstream or {}).items()}, date)
     named = "named like a stage, but the builder did not make it; left in place"
-    result = replace(result, warnings={**result.warnings, "": [f"{path}: {named}" for path in foreign]})
+    result = replace(
+        result, warnings={**result.warnings, "": [f"{path}: {named}" for path in foreign]}
+    )
     publish(out, result.files, {DESCRIPTOR: result.descriptor}, keep_hidden=True)
     write_citation(out.parent, result.descriptor)
     return result

@@ -1,4 +1,5 @@
-"""The cards at the repository root: CITATION.cff and .zenodo.json from citation.toml and the data version, and
+"""The cards at the repository root: CITATION.cff and .zenodo.json from citation.toml and the data
+version, and
 croissant.json from the descriptor; written by `build`, checked by `validate`."""
 
 import json
@@ -31,58 +32,94 @@ def _yaml(value: Any, indent: int) -> list[str]:
                 lines.append(f"{pad}{key}: {json.dumps(item, ensure_ascii=False)}")
     else:
         for item in value:
-            inner = _yaml(item, indent + 2) if isinstance(item, dict | list) else [json.dumps(item, ensure_ascii=False)]
+            inner = (
+                _yaml(item, indent + 2)
+                if isinstance(item, dict | list)
+                else [json.dumps(item, ensure_ascii=False)]
+            )
             lines.append(f"{pad}- {inner[0].lstrip()}")
             lines += inner[1:]
     return lines
 
 
 def _stale(root: Path, descriptor: bytes) -> dict[str, bytes] | None:
-    """The generated files at `root` whose bytes differ from what CURATED makes; None unless `root` is its folder."""
+    """The generated files at `root` whose bytes differ from what CURATED makes; None unless
+    `root` is its folder."""
     if not (CURATED.is_file() and root.resolve() == CURATED.resolve().parent):
-        return None  # not the repository root: a build into another folder, or an archive, has no citation.toml
+        # not the repository root: a build into another folder, or an archive, has no citation.toml
+        return None
     made = citation_files(descriptor)
     return {name: data for name, data in made.items() if read_or_none(root / name) != data}
 
 
 def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, bytes]:
-    """CITATION.cff, .zenodo.json and croissant.json for a descriptor's data version, from one set of fields."""
+    """CITATION.cff, .zenodo.json and croissant.json for a descriptor's data version, from one
+    set of fields."""
     try:
         meta = tomllib.loads(curated.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"{curated}: expected readable TOML, found {type(exc).__name__}: {exc}") from exc
+        raise InputError(
+            f"{curated}: expected readable TOML, found {type(exc).__name__}: {exc}"
+        ) from exc
     if missing := [key for key in ("doi", "cff", "zenodo") if key not in meta]:
         raise InputError(f"{curated}: {missing[0]}: expected a value, found none")
     listed = curated.parent / DATA / WORKLOAD_LIST
     try:
         summary = card.summary(card.load(listed.read_bytes()))
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"{listed}: expected the workload list, found {type(exc).__name__}: {exc}") from exc
+        raise InputError(
+            f"{listed}: expected the workload list, found {type(exc).__name__}: {exc}"
+        ) from exc
     date = json.loads(descriptor)["version"]
-    cff, version = dict(meta["cff"]), date.replace("-", ".")  # the release of data version 2026-11-29 is 2026.11.29
+    # the release of data version 2026-11-29 is 2026.11.29
+    cff, version = (
+        dict(meta["cff"]),
+        date.replace("-", "."),
+    )
     references = cff.pop("references", [])
     found = repository.load(curated.parent / METADATA)  # the one curated place that names it
     url = found.url if found else None
-    abstract = f"{summary}. {meta['zenodo']['note']}"  # the one description: CITATION.cff's and Zenodo's
-    head = {"cff-version": "1.2.0", **cff, "abstract": abstract, "version": version, "date-released": date}
+    abstract = (
+        f"{summary}. {meta['zenodo']['note']}"  # the one description: CITATION.cff's and Zenodo's
+    )
+    head = {
+        "cff-version": "1.2.0",
+        **cff,
+        "abstract": abstract,
+        "version": version,
+        "date-released": date,
+    }
     related = []
     for ref in references:
         ids = [ARXIV.fullmatch(i.get("value", "")) for i in ref.get("identifiers", [])]
         for arxiv in filter(None, ids):
-            related.append({"identifier": f"arXiv:{arxiv['id']}", "relation": "references", "scheme": "arxiv"})
+            related.append(
+                {"identifier": f"arXiv:{arxiv['id']}", "relation": "references", "scheme": "arxiv"}
+            )
         if not any(ids) and ref.get("url"):
             related.append({"identifier": ref["url"], "relation": "isDerivedFrom", "scheme": "url"})
     if url:
         head["repository-code"] = url
         related.append({"identifier": url, "relation": "isSupplementTo", "scheme": "url"})
-    lines = [f"# Written by `builder build` from {CURATED} and the data version: edit {CURATED}, not this file."]
+    lines = [
+        f"# Written by `builder build` from {CURATED} and the data version: edit {CURATED}, not "
+        f"this file."
+    ]
     lines += _yaml(head, 0)
     if meta["doi"]:
-        lines += _yaml({"identifiers": [{"type": "doi", "value": meta["doi"], "description": "Zenodo"}]}, 0)
+        lines += _yaml(
+            {"identifiers": [{"type": "doi", "value": meta["doi"], "description": "Zenodo"}]}, 0
+        )
     else:
-        lines.append(f"# No DOI yet: Zenodo mints one from the first GitHub release; it goes in {CURATED}'s doi.")
+        lines.append(
+            f"# No DOI yet: Zenodo mints one from the first GitHub release; it goes in "
+            f"{CURATED}'s doi."
+        )
     lines += _yaml({"references": references}, 0)
-    names = [a["name"] if "name" in a else f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]]
+    names = [
+        a["name"] if "name" in a else f"{a['family-names']}, {a['given-names']}"
+        for a in cff["authors"]
+    ]
     record = {
         "title": cff["title"],
         "upload_type": meta["zenodo"]["upload_type"],
@@ -101,7 +138,8 @@ def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, byte
 
 
 def citation_problems(root: Path) -> list[Problem]:
-    """CITATION.cff (and .zenodo.json) at `root` against the data version of the descriptor there."""
+    """CITATION.cff (and .zenodo.json) at `root` against the data version of the descriptor
+    there."""
     try:
         descriptor = (root / DESCRIPTOR).read_bytes()
         data_version = json.loads(descriptor)["version"]
@@ -112,7 +150,8 @@ def citation_problems(root: Path) -> list[Problem]:
         code, note = "citation.stale", " (run builder build)"
         return [Problem.mismatch(name, "/", code, wanted, "other bytes", note) for name in stale]
     if (raw := read_or_none(root / CFF)) is None:
-        return []  # a data folder without a citation (an older archive, a bare copy): nothing to check
+        # a data folder without a citation (an older archive, a bare copy): nothing to check
+        return []
     text = raw.decode("utf-8", "replace")
     fields = {"version": data_version.replace("-", "."), "date-released": data_version}
     problems = []
@@ -120,7 +159,9 @@ def citation_problems(root: Path) -> list[Problem]:
         found = re.search(rf"^{key}: (.*)$", text, re.MULTILINE)
         if found is None or found[1] != json.dumps(value):
             shown = printable(found[1]) if found else "none"
-            problems.append(Problem.mismatch(CFF, f"/{key}", f"citation.{key}", json.dumps(value), shown))
+            problems.append(
+                Problem.mismatch(CFF, f"/{key}", f"citation.{key}", json.dumps(value), shown)
+            )
     return problems
 
 

@@ -1,4 +1,5 @@
-"""The `builder` command line: parse options, call one function, map errors to exit codes (imports inside commands)."""
+"""The `builder` command line: parse options, call one function, map errors to exit codes
+(imports inside commands)."""
 
 import datetime as dt
 import functools
@@ -18,7 +19,15 @@ import click
 from builder.cli_upstream import check_upstream, fetch
 from builder.errors import BuilderError, InputError, ProblemsError, printable, printable_lines
 from builder.files import Refused, is_folder, lookup_error, read_file
-from builder.layout import DATA, DESCRIPTOR, DIST, METADATA, PACKAGE_NAME, SCHEMAS, require_repo_root
+from builder.layout import (
+    DATA,
+    DESCRIPTOR,
+    DIST,
+    METADATA,
+    PACKAGE_NAME,
+    SCHEMAS,
+    require_repo_root,
+)
 from builder.report import FORMATS, problems_as, report_json, say, warn
 from builder.strictjson import parse_json
 from builder.write import today_utc
@@ -33,21 +42,27 @@ def _iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -
     raise click.BadParameter(f"expected a date as YYYY-MM-DD, found {value!r}")
 
 
-EXTRAS = {"site": ("jinja2", "matplotlib"), "release": ("flit_core", "pyproject_hooks")}  # optional dependencies
+# optional dependencies
+EXTRAS = {
+    "site": ("jinja2", "matplotlib"),
+    "release": ("flit_core", "pyproject_hooks"),
+}
 
 
 def require_extra(extra: str, command: str) -> None:
     """InputError naming the extra when a module it installs is missing."""
     if missing := [name for name in EXTRAS[extra] if find_spec(name) is None]:
         raise InputError(
-            f"builder {command}: expected {', '.join(missing)} (the {extra} extra), found none installed; "
+            f"builder {command}: expected {', '.join(missing)} (the {extra} extra), found none "
+            f"installed; "
             f"run pip install -e '.[{extra}]'"
         )
 
 
 class Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
-        """Run the command; a BuilderError is printed (its problems first, one a line) and becomes its exit code."""
+        """Run the command; a BuilderError is printed (its problems first, one a line) and
+        becomes its exit code."""
         try:
             return super().invoke(ctx)
         except BuilderError as exc:
@@ -61,7 +76,8 @@ class Group(click.Group):
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    """The installed builder's version and the data version of the descriptor in the current folder."""
+    """The installed builder's version and the data version of the descriptor in the current
+    folder."""
     if not value or ctx.resilient_parsing:
         return
     from importlib.metadata import PackageNotFoundError, version
@@ -71,7 +87,8 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
         code = version("leadgreen-data-builder")
     data = f"unknown (no {DESCRIPTOR} of {PACKAGE_NAME} here; run from the repository root)"
     with suppress(Refused, ValueError, AttributeError):
-        descriptor = parse_json(read_file(Path(DESCRIPTOR)))  # the safe read: a FIFO or a device is not opened
+        # the safe read: a FIFO or a device is not opened
+        descriptor = parse_json(read_file(Path(DESCRIPTOR)))
         if descriptor.get("name") == PACKAGE_NAME and isinstance(descriptor.get("version"), str):
             data = descriptor["version"]
     say(f"builder {code}, data version {data}")
@@ -94,14 +111,20 @@ _data_option = _folder_option(
 
 @click.group(cls=Group, commands=[fetch, check_upstream])
 @click.option(
-    "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
     help="Show the builder's version and the data version, and exit.",
-)  # fmt: skip
+)
 def main() -> None:
     """Build, check and release the LeadGreen v1 data package (run from the repo root).
 
-    Exit codes: 0 done, 1 error, 2 usage error, 70 an unexpected failure (a bug: please report it); stopped by Ctrl-C 1,
-    by SIGHUP 129, by SIGTERM 143 (each writer then leaves its old output or its new one, never a mix)."""
+    Exit codes: 0 done, 1 error, 2 usage error, 70 an unexpected failure (a bug: please report it);
+    stopped by Ctrl-C 1,
+    by SIGHUP 129, by SIGTERM 143 (each writer then leaves its old output or its new one, never a
+    mix)."""
 
 
 @main.command()
@@ -110,13 +133,20 @@ def main() -> None:
     "upstreams",
     multiple=True,
     metavar="[TASK=]FILE",
-    help="Build TASK (e.g. gpqa) from FILE instead of its pin; FILE alone means lm-arena-chat. Repeatable.",
+    help="Build TASK (e.g. gpqa) from FILE instead of its pin; FILE alone means lm-arena-chat. "
+    "Repeatable.",
 )
-@_folder_option("--out", DATA, "Data folder to regenerate; datapackage.json is written beside it, in its parent.")
+@_folder_option(
+    "--out",
+    DATA,
+    "Data folder to regenerate; datapackage.json is written beside it, in its parent.",
+)
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
 def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
-    """Regenerate every document of every workload in the --out folder from the pinned upstream, atomically.
-    Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on usage errors."""
+    """Regenerate every document of every workload in the --out folder from the pinned upstream,
+    atomically.
+    Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on usage
+    errors."""
     from builder.build import build as run_build
     from builder.build import upstream_tasks
     from builder.layout import is_workload_id
@@ -130,12 +160,18 @@ def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
         if not (sep and is_workload_id(task)):
             task, path = tasks[0], value  # a plain FILE is the first task's
         if not path:
-            raise click.BadParameter(f"expected FILE or TASK=FILE, found {value!r}", param_hint="'--upstream'")
+            raise click.BadParameter(
+                f"expected FILE or TASK=FILE, found {value!r}", param_hint="'--upstream'"
+            )
         if task in chosen:
-            raise click.BadParameter(f"expected each task once, found {task} given twice", param_hint="--upstream")
+            raise click.BadParameter(
+                f"expected each task once, found {task} given twice", param_hint="--upstream"
+            )
         chosen[task] = Path(path)
     if unknown := ", ".join(sorted(set(chosen) - set(tasks))):
-        raise click.BadParameter(f"expected tasks among {', '.join(tasks)}, found {unknown}", param_hint="--upstream")
+        raise click.BadParameter(
+            f"expected tasks among {', '.join(tasks)}, found {unknown}", param_hint="--upstream"
+        )
     result = run_build(out, chosen, date or today_utc())
     for warning in (w for found in result.warnings.values() for w in found):
         say(f"warning: {warning}", err=True)
@@ -150,23 +186,36 @@ def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
 
 @main.command()
 @_data_option
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Problems as text lines, one JSON object (valid, summary, problems with code, file, pointer, "
-              "line, col, expected, found, message) or GitHub workflow commands (::error file=...,line=...), one "
-              "per root cause, which annotate a pull request.")  # fmt: skip
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Problems as text lines, one JSON object (valid, summary, problems with code, file, "
+    "pointer, "
+    "line, col, expected, found, message) or GitHub workflow commands (::error "
+    "file=...,line=...), one "
+    "per root cause, which annotate a pull request.",
+)
 def validate(data: Path, fmt: str) -> None:
     """Check every file: JSON Schemas, tables, cross-file consistency and physics.
-    Exits 0 when every file is valid, 1 when any problem is found (all are printed), 2 on usage errors."""
+    Exits 0 when every file is valid, 1 when any problem is found (all are printed), 2 on usage
+    errors."""
     from builder.citation import check_citation
     from builder.repository import warnings as repository_warnings
     from builder.verify import refuse_half_published, validate_committed
 
-    require_repo_root(SCHEMAS, where="the repository root or the top folder of an unpacked release archive")
+    require_repo_root(
+        SCHEMAS, where="the repository root or the top folder of an unpacked release archive"
+    )
     refuse_half_published(data)
     error = lookup_error(data)
     if error is not None or not is_folder(data):
         found = f"an error ({error}) at" if error is not None else "no folder"
-        raise click.BadParameter(f"expected a data folder, found {found} {data}", param_hint="--data")
+        raise click.BadParameter(
+            f"expected a data folder, found {found} {data}", param_hint="--data"
+        )
     with problems_as(fmt):
         validate_committed(data)
         check_citation(data)
@@ -181,8 +230,10 @@ def validate(data: Path, fmt: str) -> None:
 @main.command()
 @_data_option
 def drift(data: Path) -> None:
-    """Rebuild from the pin into a temporary folder; fail, with a diff, if the --data folder differs.
-    Exits 0 when nothing differs, 1 when something does (or the pin cannot be built), 2 on usage errors."""
+    """Rebuild from the pin into a temporary folder; fail, with a diff, if the --data folder
+    differs.
+    Exits 0 when nothing differs, 1 when something does (or the pin cannot be built), 2 on usage
+    errors."""
     from builder.verify import check_drift, drift_error
 
     diffs = check_drift(data, today_utc())
@@ -197,11 +248,18 @@ def drift(data: Path) -> None:
 @click.argument("old")
 @click.argument("new")
 @click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
-@click.option("--summary", is_flag=True, help="Models, best values and counts only, not each configuration.")
-@click.option("--exit-code", is_flag=True, help="Exit 1 when anything differs, as `git diff --exit-code` does.")
+@click.option(
+    "--summary", is_flag=True, help="Models, best values and counts only, not each configuration."
+)
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    help="Exit 1 when anything differs, as `git diff --exit-code` does.",
+)
 def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bool) -> None:
     """Compare two data trees or git refs (OLD, NEW) by natural key.
-    Exits 0 after printing the diff, whatever it holds (with --exit-code: 0 when nothing differs, 1 when something
+    Exits 0 after printing the diff, whatever it holds (with --exit-code: 0 when nothing differs, 1
+    when something
     does); 1 when OLD or NEW cannot be read; 2 on usage errors."""
     import json
 
@@ -209,20 +267,32 @@ def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bo
 
     docs = load_docs(old), load_docs(new)
     result = diff_trees(*docs, (load_tables(old, docs[0]), load_tables(new, docs[1])))
-    text = json.dumps(result.to_json(), indent=2, allow_nan=False) if as_json else render_text(result, summary)
+    text = (
+        json.dumps(result.to_json(), indent=2, allow_nan=False)
+        if as_json
+        else render_text(result, summary)
+    )
     click.echo(printable_lines(text), nl=as_json)  # JSON escapes every non-ASCII character itself
     if exit_code and not result.empty:
         sys.exit(1)
 
 
 @main.command()
-@click.option("--accept-large-changes", "accept", metavar="REASON", help="Release despite large changes; recorded.")
 @click.option(
-    "--accept-schema-change", "accept_schema", metavar="REASON",
+    "--accept-large-changes",
+    "accept",
+    metavar="REASON",
+    help="Release despite large changes; recorded.",
+)
+@click.option(
+    "--accept-schema-change",
+    "accept_schema",
+    metavar="REASON",
     help="Release despite a schema change within the API major version; recorded with the changes.",
-)  # fmt: skip
+)
 def release(accept: str | None, accept_schema: str | None) -> None:
-    """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes; prints an atomic push.
+    """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes; prints an
+    atomic push.
     Exits 0 when tagged, 1 when a check refuses (nothing is left behind), 2 on usage errors."""
     from builder.release.flow import cut_release
 
@@ -236,8 +306,13 @@ def release(accept: str | None, accept_schema: str | None) -> None:
 
 
 @main.command()
-@click.option("--out", type=click.Path(path_type=Path), default=Path("site"), show_default=True,
-              help="Folder to build into: absent, empty, or a site built before.")  # fmt: skip
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("site"),
+    show_default=True,
+    help="Folder to build into: absent, empty, or a site built before.",
+)
 def site(out: Path) -> None:
     """Build the static web site (pages, charts, API files, schemas) from the committed package.
     Exits 0 when built, 1 when the package or the --out folder is refused, 2 on usage errors."""
@@ -255,12 +330,19 @@ def site(out: Path) -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="Also write the tag's CHANGELOG.md entry to this file (release notes).",
 )
-@click.option("--tag", metavar="TAG", help="The release tag to build, which must be at HEAD [default: the one there].")
+@click.option(
+    "--tag",
+    metavar="TAG",
+    help="The release tag to build, which must be at HEAD [default: the one there].",
+)
 def dist_command(out: Path, notes: Path | None, tag: str | None) -> None:
-    """Rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag checked out at HEAD.
-    Refuses unless the working tree is clean and HEAD carries a release tag naming a real, past date that is the data
+    """Rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag checked out at
+    HEAD.
+    Refuses unless the working tree is clean and HEAD carries a release tag naming a real, past date
+    that is the data
     version of the data committed there. Every file comes from the tagged commit;
-    the wheel's timestamps are the tagged commit's date and the archive's the release's data version date, so any clone
+    the wheel's timestamps are the tagged commit's date and the archive's the release's data version
+    date, so any clone
     gives the same bytes. Exits 0 when rebuilt, 1 when refused, 2 on usage errors."""
     from builder.pin import sha256
     from builder.release.dist import build_dist, notes_at
@@ -269,7 +351,10 @@ def dist_command(out: Path, notes: Path | None, tag: str | None) -> None:
     require_repo_root()
     require_extra("release", "dist")
     release, paths = build_dist(out, tag)
-    say(f"{out}: rebuilt from {release.version.tag} ({release.commit[:12]}), SOURCE_DATE_EPOCH={release.epoch}")
+    say(
+        f"{out}: rebuilt from {release.version.tag} ({release.commit[:12]}), "
+        f"SOURCE_DATE_EPOCH={release.epoch}"
+    )
     for path in paths:
         data = path.read_bytes()
         say(f"  {sha256(data)}  {len(data):>9}  {path.name}")
@@ -281,16 +366,26 @@ def dist_command(out: Path, notes: Path | None, tag: str | None) -> None:
 @main.command("schema-diff")
 @click.argument("old")
 @click.argument("new")
-@click.option("--documents", is_flag=True, help="Also validate each side's documents against the other side's schemas.")
-@click.option("--exit-code", is_flag=True, help="Exit 1 when anything changed or failed (as git diff --exit-code).")
+@click.option(
+    "--documents",
+    is_flag=True,
+    help="Also validate each side's documents against the other side's schemas.",
+)
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    help="Exit 1 when anything changed or failed (as git diff --exit-code).",
+)
 def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     """List the schema changes between OLD and NEW (folders holding schemas/, or git refs).
-    Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW cannot be read, 2 on
+    Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW
+    cannot be read, 2 on
     usage errors."""
     from builder.diff import load_docs
     from builder.release.compat import compare, verdict
 
-    docs = (load_docs(old), load_docs(new)) if documents else ({}, {})  # none: no document to cross-validate
+    # none: no document to cross-validate
+    docs = (load_docs(old), load_docs(new)) if documents else ({}, {})
     result = compare(old, new, *docs)
     for change in result.changes:
         say(str(change))
@@ -313,12 +408,14 @@ class Stopped(BaseException):
 def _stop(main_pid: int, signum: int, _frame: object) -> None:
     if os.getpid() == main_pid:
         raise Stopped(signum)
-    signal.signal(signum, signal.SIG_DFL)  # git.run's child before it execs git ends as the signal's default does
+    # git.run's child before it execs git ends as the signal's default does
+    signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 
 
 def run() -> None:
-    """The `builder` command: main(), with SIGTERM and SIGHUP raising Stopped (unless they are ignored)."""
+    """The `builder` command: main(), with SIGTERM and SIGHUP raising Stopped (unless they are
+    ignored)."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) == signal.SIG_DFL:
             signal.signal(signum, functools.partial(_stop, os.getpid()))
@@ -329,13 +426,17 @@ def run() -> None:
         sys.exit(128 + exc.args[0])  # the shell's code for a process ended by that signal
     except (KeyboardInterrupt, SystemExit, GeneratorExit):
         raise
-    except OSError as exc:  # the system refused (disk full, permissions): one line, not a bug to report
+    # the system refused (disk full, permissions): one line, not a bug to report
+    except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
         say(f"error: {exc.strerror or type(exc).__name__}{where}", err=True)
         sys.exit(1)
-    except BaseException as exc:  # a library's own exception, pyo3's PanicException included: one line, no traceback
+    # a library's own exception, pyo3's PanicException included: one line, no traceback
+    except BaseException as exc:
         frames = traceback.extract_tb(exc.__traceback__)
         place = f" in {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
         message = printable(str(exc))[:300] or "no message"
-        click.echo(f"error: unexpected {type(exc).__name__}{place}: {message}; please report it", err=True)
+        click.echo(
+            f"error: unexpected {type(exc).__name__}{place}: {message}; please report it", err=True
+        )
         sys.exit(UNEXPECTED)

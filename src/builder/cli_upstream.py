@@ -1,4 +1,5 @@
-"""The commands that reach upstream: `fetch` (pin new snapshots, all or none) and `check-upstream` (has it moved?)."""
+"""The commands that reach upstream: `fetch` (pin new snapshots, all or none) and
+`check-upstream` (has it moved?)."""
 
 import sys
 from collections.abc import Callable
@@ -19,7 +20,9 @@ def _lockable(_ctx: click.Context, param: click.Parameter, value: str | None) ->
     """The value, if the lock schema's definition the option names allows it, else a usage error."""
     from builder.jsonschemas import LOCK_SCHEMA, input_problems
 
-    if value is not None and (problems := input_problems(LOCK_SCHEMA, value, "", ("$defs", str(param.name)))):
+    if value is not None and (
+        problems := input_problems(LOCK_SCHEMA, value, "", ("$defs", str(param.name)))
+    ):
         raise click.BadParameter(problems[0].message)
     return value
 
@@ -34,26 +37,55 @@ def _fetch_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by fetch and check-upstream; defaults are those of fetch.Limits."""
     d = Limits()
     options = [
-        click.option("--task", help="One upstream task (e.g. gpqa) [default: every task in upstream/lock.json]."),
-        click.option("--url", callback=_lockable,
-                     help="URL, http(s), to fetch the task from [default: the URL its lock entry records]. "
-                     "Without --task, the text-conversation task (lm-arena-chat)."),
-        click.option("--max-bytes", type=click.IntRange(min=1, max=d.max_bytes), default=d.max_bytes,
-                     show_default=True, help="Refuse a body larger than this (at most the default)."),
-        click.option("--timeout", type=click.FloatRange(min=0.01, max=3600), callback=_finite, default=d.timeout,
-                     show_default=True, help="Connect and read timeout, seconds."),
-        click.option("--retries", type=click.IntRange(min=0, max=10), default=d.retries, show_default=True,
-                     help="Retries on connection errors and 5xx (never on 4xx)."),
-        click.option("--deadline", type=click.FloatRange(min=0.1, max=86400), callback=_finite, default=d.deadline,
-                     show_default=True, help="Give up after this many seconds in all (per task)."),
-    ]  # fmt: skip
+        click.option(
+            "--task",
+            help="One upstream task (e.g. gpqa) [default: every task in upstream/lock.json].",
+        ),
+        click.option(
+            "--url",
+            callback=_lockable,
+            help="URL, http(s), to fetch the task from [default: the URL its lock entry records]. "
+            "Without --task, the text-conversation task (lm-arena-chat).",
+        ),
+        click.option(
+            "--max-bytes",
+            type=click.IntRange(min=1, max=d.max_bytes),
+            default=d.max_bytes,
+            show_default=True,
+            help="Refuse a body larger than this (at most the default).",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0.01, max=3600),
+            callback=_finite,
+            default=d.timeout,
+            show_default=True,
+            help="Connect and read timeout, seconds.",
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(min=0, max=10),
+            default=d.retries,
+            show_default=True,
+            help="Retries on connection errors and 5xx (never on 4xx).",
+        ),
+        click.option(
+            "--deadline",
+            type=click.FloatRange(min=0.1, max=86400),
+            callback=_finite,
+            default=d.deadline,
+            show_default=True,
+            help="Give up after this many seconds in all (per task).",
+        ),
+    ]
     for option in reversed(options):
         command = option(command)
     return command
 
 
 def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
-    """Task -> URL to fetch (None: its lock entry's): every task, or the one named (--url alone: the first)."""
+    """Task -> URL to fetch (None: its lock entry's): every task, or the one named (--url alone:
+    the first)."""
     from builder.build import upstream_tasks
     from builder.metadata import load_metadata
 
@@ -63,74 +95,130 @@ def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
         return dict.fromkeys(tasks)
     task = task or tasks[0]
     if task not in tasks:
-        raise click.BadParameter(f"expected one of {', '.join(tasks)}, found {task!r}", param_hint="--task")
+        raise click.BadParameter(
+            f"expected one of {', '.join(tasks)}, found {task!r}", param_hint="--task"
+        )
     return {task: url}
 
 
 @click.command()
 @_fetch_options
-@click.option("--commit", callback=_lockable,
-              help="Upstream commit (40-hex sha) of the files; needed when a file's bytes are new.")  # fmt: skip
+@click.option(
+    "--commit",
+    callback=_lockable,
+    help="Upstream commit (40-hex sha) of the files; needed when a file's bytes are new.",
+)
 def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) -> None:
-    """Fetch upstream (every task and per-model file, or one task), check it in full, then replace the pin and
-    its lock atomically. With --task or --url, a task file that moved unpins its per-model files (a full fetch pins
+    """Fetch upstream (every task and per-model file, or one task), check it in full, then replace
+    the pin and
+    its lock atomically. With --task or --url, a task file that moved unpins its per-model files (a
+    full fetch pins
     them again); the other tasks' stay.
 
     The same bytes change no file. New bytes need --commit; fetched from a --url that is not the
     lock's, that URL is recorded as a mirror beside upstream's own URL and commit.
-    Exits 0 when pinned, 3 when a task file is unreachable, 1 when one is refused, 2 on usage errors.
+    Exits 0 when pinned, 3 when a task file is unreachable, 1 when one is refused, 2 on usage
+    errors.
     """
     from builder.build import render
     from builder.errors import InputError, UpstreamError, ValidationError
     from builder.fetch import download
     from builder.layout import DATA
-    from builder.pin import Pinned, dump_lock, entry, load_lock, load_model_locks, moved, read_pinned_models, refreshed
+    from builder.pin import (
+        Pinned,
+        dump_lock,
+        entry,
+        load_lock,
+        load_model_locks,
+        moved,
+        read_pinned_models,
+        refreshed,
+    )
     from builder.upstream_models import task_of
     from builder.write import remove_stages, replace_files, today_utc
 
     today, old, old_models = today_utc(), load_lock(LOCK), load_model_locks(LOCK)
-    urls = {name: asked or entry(old, name, LOCK).url for name, asked in _fetch_urls(task, url).items()}
+    urls = {
+        name: asked or entry(old, name, LOCK).url for name, asked in _fetch_urls(task, url).items()
+    }
     bodies = {name: download(where, Limits(**limits)) for name, where in urls.items()}
     every = task is None and url is None  # the per-model files too, from their own URLs
-    model_bodies = {name: download(lock.url, Limits(**limits)) for name, lock in old_models.items() if every}
+    model_bodies = {
+        name: download(lock.url, Limits(**limits)) for name, lock in old_models.items() if every
+    }
     new_bytes = [name for name, data in bodies.items() if moved(old[name], data)]
     new_bytes += [name for name, data in model_bodies.items() if moved(old_models[name], data)]
-    new = old | {name: refreshed(old[name], urls[name], commit, data, today) for name, data in bodies.items()}
+    new = old | {
+        name: refreshed(old[name], urls[name], commit, data, today) for name, data in bodies.items()
+    }
     new_models = old_models | {
         name: refreshed(old_models[name], old_models[name].url, commit, data, today)
         for name, data in model_bodies.items()
     }
-    models = {name: Pinned(new_models[name], new_models[name].url, data) for name, data in model_bodies.items()}
-    if not every:  # a task that moved unpins its per-model files; one that did not keeps them, checked again
+    models = {
+        name: Pinned(new_models[name], new_models[name].url, data)
+        for name, data in model_bodies.items()
+    }
+    # a task that moved unpins its per-model files; one that did not keeps them, checked again
+    if not every:
         kept = {name for name in bodies if name not in new_bytes}
-        models = {name: pin for name, pin in read_pinned_models(LOCK).items() if task_of(name) in kept}
-        new_models = {name: lock for name, lock in old_models.items() if task_of(name) not in bodies.keys() - kept}
+        models = {
+            name: pin for name, pin in read_pinned_models(LOCK).items() if task_of(name) in kept
+        }
+        new_models = {
+            name: lock
+            for name, lock in old_models.items()
+            if task_of(name) not in bodies.keys() - kept
+        }
     try:  # messages name the URLs
         pins = {name: Pinned(new[name], urls[name], data) for name, data in bodies.items()}
         result = render(DATA, pins, today, models)
     except ValidationError as exc:
-        summary = f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing was pinned"
+        summary = (
+            f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing "
+            f"was pinned"
+        )
         raise UpstreamError(summary, exc.problems) from None
     if new_bytes and commit is None:
-        said = "expected --commit SHA, upstream's commit of the new bytes (every pin records one), found none"
+        said = (
+            "expected --commit SHA, upstream's commit of the new bytes (every pin records "
+            "one), found none"
+        )
         raise InputError(f"{', '.join(new_bytes)}: {said}; nothing was pinned")
     files = {LOCK.parent / old[name].file: data for name, data in bodies.items()}
     files |= {LOCK.parent / old_models[name].file: data for name, data in model_bodies.items()}
-    for path in [*files, LOCK]:  # what a stopped fetch left beside a file this one may not need to write
+    # what a stopped fetch left beside a file this one may not need to write
+    for path in [
+        *files,
+        LOCK,
+    ]:
         remove_stages(path)
-    files = {path: data for path, data in files.items() if _differs(path, data)}  # an edited pin is repaired
-    if new != old or new_models != old_models:  # the lock last: it names the others' sha256; each field checked
+    # an edited pin is repaired
+    files = {path: data for path, data in files.items() if _differs(path, data)}
+    # the lock last: it names the others' sha256; each field checked
+    if new != old or new_models != old_models:
         files[LOCK] = dump_lock(new, new_models)
     if files:  # the same bytes as pinned: no file is written
         replace_files(files)
-    for warning in (w for name in urls for w in result.warnings.get(name, [])):  # the others' came at their pinning
+    # the others' came at their pinning
+    for warning in (w for name in urls for w in result.warnings.get(name, [])):
         say(f"warning: {warning}", err=True)
     for name in urls:
         state = "moved" if name in new_bytes else "unchanged"
-        via = f"; from the mirror {new[name].mirror}" if name in new_bytes and new[name].mirror else ""
-        say(f"{LOCK}: pinned {name}: {new[name].size} bytes, sha256 {new[name].sha256} ({state}{via})")
+        via = (
+            f"; from the mirror {new[name].mirror}"
+            if name in new_bytes and new[name].mirror
+            else ""
+        )
+        say(
+            f"{LOCK}: pinned {name}: {new[name].size} bytes, sha256 {new[name].sha256} "
+            f"({state}{via})"
+        )
     if unpinned := len(old_models) - len(new_models):
-        say(f"{LOCK}: unpinned {unpinned} per-model files of a task file that moved; `builder fetch` pins them again")
+        say(
+            f"{LOCK}: unpinned {unpinned} per-model files of a task file that moved; `builder "
+            f"fetch` pins them again"
+        )
     if model_bodies:
         count = sum(name in new_bytes for name in model_bodies)
         say(f"{LOCK}: pinned {len(model_bodies)} per-model files ({count} moved)")
@@ -149,11 +237,13 @@ def _differs(path: Path, data: bytes) -> bool:
 @click.command("check-upstream")
 @_fetch_options
 def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
-    """Has upstream moved since the pin? One line per task (and per-model file, without --task or --url); writes
+    """Has upstream moved since the pin? One line per task (and per-model file, without --task or
+    --url); writes
     nothing, tries every one.
 
     A moved file is checked as fetch would check it; its problems are listed, one a line.
-    Exits 0 when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 when a moved
+    Exits 0 when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 when a
+    moved
     file is refused and on other errors, 2 on usage errors.
     """
     from builder.errors import UpstreamError
@@ -164,7 +254,9 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
 
     old, moved, meta = load_lock(LOCK), False, load_metadata(METADATA)
     errors: list[int] = []
-    wanted = {name: (asked, entry(old, name, LOCK)) for name, asked in _fetch_urls(task, url).items()}
+    wanted = {
+        name: (asked, entry(old, name, LOCK)) for name, asked in _fetch_urls(task, url).items()
+    }
     if task is None and url is None:
         wanted |= {name: (None, pin) for name, pin in load_model_locks(LOCK).items()}
     for name, (asked, pin) in wanted.items():
@@ -172,7 +264,10 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
         try:
             data = download(where, Limits(**limits))
         except FetchError as exc:
-            say(f"{'unreachable' if isinstance(exc, UnreachableError) else 'error'}: {name}: {exc}", err=True)
+            say(
+                f"{'unreachable' if isinstance(exc, UnreachableError) else 'error'}: {name}: {exc}",
+                err=True,
+            )
             errors.append(exc.exit_code)
             continue
         if (found := sha256(data)) == pin.sha256:
@@ -180,7 +275,10 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
         else:
             moved = True
             served = f"sha256 {found} ({len(data)} bytes)"
-            say(f"moved: {name}: {where} serves {served}, the pin is {pin.sha256} ({pin.size} bytes)")
+            say(
+                f"moved: {name}: {where} serves {served}, the pin is {pin.sha256} ({pin.size} "
+                f"bytes)"
+            )
             try:  # a per-model file is checked against its task file by fetch
                 if name in old:
                     parse_all({name: (data, where)}, meta)
@@ -190,4 +288,5 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
                 say(f"error: {name}: {exc}", err=True)
                 errors.append(exc.exit_code)
     if errors or moved:
-        sys.exit(max(errors) if errors else UPSTREAM_MOVED)  # an error before a move; unreachable (3) before others (1)
+        # an error before a move; unreachable (3) before others (1)
+        sys.exit(max(errors) if errors else UPSTREAM_MOVED)

@@ -1,6 +1,8 @@
-"""croissant.json, the MLCommons Croissant 1.0 card of the package: every CSV of datapackage.json and its fields.
+"""croissant.json, the MLCommons Croissant 1.0 card of the package: every CSV of datapackage.json
+and its fields.
 
-Pure: made from the descriptor alone (its table schemas, sizes and sha256s), so the same package gives the same bytes.
+Pure: made from the descriptor alone (its table schemas, sizes and sha256s), so the same package
+gives the same bytes.
 """
 
 import json
@@ -46,11 +48,17 @@ CONTEXT = {  # the context Croissant 1.0 documents carry, as the specification g
     "subField": "cr:subField",
     "transform": "cr:transform",
 }
-DATA_TYPES = {"string": "sc:Text", "number": "sc:Float", "integer": "sc:Integer", "boolean": "sc:Boolean"}
+DATA_TYPES = {
+    "string": "sc:Text",
+    "number": "sc:Float",
+    "integer": "sc:Integer",
+    "boolean": "sc:Boolean",
+}
 
 
 def record_set(resource: dict[str, Any]) -> dict[str, Any]:
-    """One CSV's record set: a field per column, read from that column of its file, its description as given."""
+    """One CSV's record set: a field per column, read from that column of its file, its
+    description as given."""
     name = resource["name"]
     fields = [
         {
@@ -63,11 +71,20 @@ def record_set(resource: dict[str, Any]) -> dict[str, Any]:
         }
         for field in resource["schema"]["fields"]
     ]
-    return {"@type": "cr:RecordSet", "@id": name, "name": name, "description": resource["description"], "field": fields}
+    return {
+        "@type": "cr:RecordSet",
+        "@id": name,
+        "name": name,
+        "description": resource["description"],
+        "field": fields,
+    }
 
 
-def croissant(descriptor: dict[str, Any], summary: str, version: str, repository: str | None) -> bytes:
-    """The card's bytes: the dataset, a FileObject and a RecordSet per CSV resource, in the descriptor's order."""
+def croissant(
+    descriptor: dict[str, Any], summary: str, version: str, repository: str | None
+) -> bytes:
+    """The card's bytes: the dataset, a FileObject and a RecordSet per CSV resource, in the
+    descriptor's order."""
     tables = [r for r in descriptor["resources"] if r.get("format") == "csv" and "schema" in r]
     files = [
         {
@@ -94,7 +111,8 @@ def croissant(descriptor: dict[str, Any], summary: str, version: str, repository
         "license": licence.get("path", licence["name"]),
         "version": version,
         "datePublished": descriptor["version"],
-        "citeAs": f"LeadGreen, leadgreen-data {version} (release tag v{version}), {descriptor['homepage']}",
+        "citeAs": f"LeadGreen, leadgreen-data {version} (release tag v{version}), "
+        f"{descriptor['homepage']}",
         "creator": {"@type": "sc:Organization", "name": "LeadGreen", "url": descriptor["homepage"]},
         "keywords": ["energy", "GPU", "inference", "large language models", "diffusion models"],
         "isBasedOn": [source["path"] for source in descriptor.get("sources", [])],

@@ -1,4 +1,5 @@
-"""The flat configurations tables: every configuration of every model of a workload, one CSV row each."""
+"""The flat configurations tables: every configuration of every model of a workload, one CSV row
+each."""
 
 import csv
 import io
@@ -16,20 +17,38 @@ Energy = tuple[float, float]  # (joules_per_response, wh_per_thousand_responses)
 JOULES, WH = "joules_per_response", "wh_per_thousand_responses"
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended
-COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS, JOULES, WH, *MODEL_KEYS)  # energy per response: from upstream rows
+# energy per response: from upstream rows
+COLUMNS = (
+    *MODEL_COLUMNS,
+    *CONFIG_KEYS,
+    JOULES,
+    WH,
+    *MODEL_KEYS,
+)
 
 
 def write_csv(
-    columns: tuple[str, ...], models: Sequence[tuple[Any, Any]], cells: Callable[[str, Any, Any], list[Any]]
+    columns: tuple[str, ...],
+    models: Sequence[tuple[Any, Any]],
+    cells: Callable[[str, Any, Any], list[Any]],
 ) -> bytes:
-    """UTF-8 CSV: a header, then per (workload, model document) a row per configuration (a bool as true or false)."""
+    """UTF-8 CSV: a header, then per (workload, model document) a row per configuration (a bool
+    as true or false)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
     for workload, model in models:
         for conf in model["configurations"]:
-            row = [workload, model["slug"], model["name"], model["model_id"], *cells(workload, model, conf)]
-            writer.writerow([str(value).lower() if isinstance(value, bool) else str(value) for value in row])
+            row = [
+                workload,
+                model["slug"],
+                model["name"],
+                model["model_id"],
+                *cells(workload, model, conf),
+            ]
+            writer.writerow(
+                [str(value).lower() if isinstance(value, bool) else str(value) for value in row]
+            )
     return buf.getvalue().encode("utf-8")
 
 
@@ -39,17 +58,28 @@ def csv_rel(workload: str) -> str:
 
 
 def generation_csv(docs: dict[str, Any], workload: str, kind: str) -> bytes:
-    """The flat table of one image or video workload: its models in slug order, their configurations in order."""
+    """The flat table of one image or video workload: its models in slug order, their
+    configurations in order."""
     keys, folder = config_keys(kind), f"{workload_dir(workload)}{MODELS_DIR}/"
     models = [(workload, doc) for rel, doc in docs.items() if rel.startswith(folder)]
     models.sort(key=lambda item: item[1]["slug"])
-    return write_csv((*MODEL_COLUMNS, *keys), models, lambda _, model, conf: [conf[key] for key in keys])
+    return write_csv(
+        (*MODEL_COLUMNS, *keys), models, lambda _, model, conf: [conf[key] for key in keys]
+    )
 
 
 def configurations_csv(docs: dict[str, Any], responses: Mapping[Key, Energy]) -> bytes:
-    """CSV of the LLM model documents in `docs`: workloads as listed (others after, by id), models by slug."""
-    rank = {entry["id"]: i for i, entry in enumerate(docs[WORKLOAD_LIST]["workloads"] if WORKLOAD_LIST in docs else [])}
-    models = [(found.workload, doc) for rel, doc in docs.items() if (found := place(rel)) and found.kind == "model"]
+    """CSV of the LLM model documents in `docs`: workloads as listed (others after, by id),
+    models by slug."""
+    rank = {
+        entry["id"]: i
+        for i, entry in enumerate(docs[WORKLOAD_LIST]["workloads"] if WORKLOAD_LIST in docs else [])
+    }
+    models = [
+        (found.workload, doc)
+        for rel, doc in docs.items()
+        if (found := place(rel)) and found.kind == "model"
+    ]
     models.sort(key=lambda item: (rank.get(item[0], len(rank)), item[0], item[1]["slug"]))
 
     def cells(workload: str, model: dict[str, Any], conf: dict[str, Any]) -> list[Any]:
@@ -59,17 +89,24 @@ def configurations_csv(docs: dict[str, Any], responses: Mapping[Key, Energy]) ->
     return write_csv(COLUMNS, models, cells)
 
 
-def response_energies(rows_by_task: Mapping[str, Sequence[UpstreamRow]], meta: dict[str, Any]) -> dict[Key, Energy]:
-    """Each configuration's energy per request: J to 4 decimals, and Wh per 1,000 responses (J / 3.6) to 2."""
+def response_energies(
+    rows_by_task: Mapping[str, Sequence[UpstreamRow]], meta: dict[str, Any]
+) -> dict[Key, Energy]:
+    """Each configuration's energy per request: J to 4 decimals, and Wh per 1,000 responses (J /
+    3.6) to 2."""
     return {
-        (work.id, *key): (round(row.energy_per_request_joules, 4), round(row.energy_per_request_joules / 3.6, 2))
+        (work.id, *key): (
+            round(row.energy_per_request_joules, 4),
+            round(row.energy_per_request_joules / 3.6, 2),
+        )
         for work in workloads(meta)
         for key, row in keyed_rows(cast(list[Row], rows_by_task[work.task])).items()
     }
 
 
 def stated_responses(data: bytes) -> Iterator[tuple[int, Key, Energy]]:
-    """(line, key, energy) of each CSV row whose key and values read as finite numbers (check_csv reports the rest)."""
+    """(line, key, energy) of each CSV row whose key and values read as finite numbers (check_csv
+    reports the rest)."""
     try:
         reader = csv.DictReader(io.StringIO(data.decode("utf-8"), newline=""))
         for row in reader:

@@ -17,23 +17,46 @@ from builder.strictjson import parse_input
 from builder.write import DATE_KEYS, newest_data_version
 
 ENERGY: tuple[str, ...] = ("wh_per_million_output_tokens", "joules_per_output_token")
-ENERGY += ("wh_per_thousand_images", "joules_per_image", "wh_per_video", "joules_per_video")  # generation workloads
-BODY_KEYS = {"rows", "models", "configurations", "best", "slug", "name", "model_id", "params_b", "active_params_b"}
+# generation workloads
+ENERGY += (
+    "wh_per_thousand_images",
+    "joules_per_image",
+    "wh_per_video",
+    "joules_per_video",
+)
+BODY_KEYS = {
+    "rows",
+    "models",
+    "configurations",
+    "best",
+    "slug",
+    "name",
+    "model_id",
+    "params_b",
+    "active_params_b",
+}
 BODY_KEYS |= {"architecture", "gpus", "workloads"}
-RESPONSE_ENERGY = ("joules_per_response", "wh_per_thousand_responses")  # held by data/configurations.csv alone
-Table = dict[tuple[str, str, int], dict[str, Any]]  # (workload, row_id, repeat) -> the cells only a CSV holds
+# held by data/configurations.csv alone
+RESPONSE_ENERGY = (
+    "joules_per_response",
+    "wh_per_thousand_responses",
+)
+# (workload, row_id, repeat) -> the cells only a CSV holds
+Table = dict[tuple[str, str, int], dict[str, Any]]
 
 
 @dataclass
 class Change:
-    where: str  # "qwen-3-8b H100" or "qwen-3-8b/H100/1/8 #1" or "index.json"; other workloads: "image-chat:..."
+    # "qwen-3-8b H100" or "qwen-3-8b/H100/1/8 #1" or "index.json"; other workloads: "image-chat:..."
+    where: str
     field: str
     old: Any
     new: Any
 
     @property
     def pct(self) -> float | None:
-        if not self.old or not all(type(v) in (int, float) for v in (self.old, self.new)):  # bool is no number
+        # bool is no number
+        if not self.old or not all(type(v) in (int, float) for v in (self.old, self.new)):
             return None
         with suppress(OverflowError):  # integers too large for a float
             pct = (self.new - self.old) / self.old * 100
@@ -47,7 +70,8 @@ class Diff:
     workloads_added: list[str] = field(default_factory=list)
     workloads_removed: list[str] = field(default_factory=list)
     workloads_changed: list[Change] = field(default_factory=list)  # an entry of workloads.json
-    precisions_added: list[str] = field(default_factory=list)  # precision values no configuration had before
+    # precision values no configuration had before
+    precisions_added: list[str] = field(default_factory=list)
     models_added: list[str] = field(default_factory=list)
     models_removed: list[str] = field(default_factory=list)
     best_added: list[str] = field(default_factory=list)
@@ -63,48 +87,88 @@ class Diff:
         return not any(v for k, v in asdict(self).items() if k != "data_version")
 
     def large_changes(self, threshold_pct: float) -> list[str]:
-        """What the release guard stops on: energy best values moving more than the threshold, losses."""
+        """What the release guard stops on: energy best values moving more than the threshold,
+        losses."""
         found = [f"model removed: {slug}" for slug in self.models_removed]
         found += [f"best removed: {where}" for where in self.best_removed]
-        for c in self.best_changed + [c for c in self.configurations_changed if c.field in RESPONSE_ENERGY]:
-            if c.field in (*ENERGY, *RESPONSE_ENERGY) and c.pct is not None and abs(c.pct) > threshold_pct:
+        for c in self.best_changed + [
+            c for c in self.configurations_changed if c.field in RESPONSE_ENERGY
+        ]:
+            if (
+                c.field in (*ENERGY, *RESPONSE_ENERGY)
+                and c.pct is not None
+                and abs(c.pct) > threshold_pct
+            ):
                 found.append(f"{c.where} {c.field}: {c.old} -> {c.new} ({c.pct:+.1f} %)")
         return found
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
-        for key in ("workloads_changed", "best_changed", "configurations_changed", "headers_changed"):
-            out[key] = [{**asdict(c), "pct": None if c.pct is None else round(c.pct, 2)} for c in getattr(self, key)]
+        for key in (
+            "workloads_changed",
+            "best_changed",
+            "configurations_changed",
+            "headers_changed",
+        ):
+            out[key] = [
+                {**asdict(c), "pct": None if c.pct is None else round(c.pct, 2)}
+                for c in getattr(self, key)
+            ]
         out["data_version"] = {"old": self.data_version[0], "new": self.data_version[1]}
         return out
 
 
 def source_files(
-    spec: str, below: str, suffix: str, what: str, deep: bool = True, expected: str = "a folder or a git ref"
+    spec: str,
+    below: str,
+    suffix: str,
+    what: str,
+    deep: bool = True,
+    expected: str = "a folder or a git ref",
 ) -> tuple[str, dict[str, bytes]]:
-    """A prefix naming the place, and the bytes of files *`suffix` in `below` of folder or git ref `spec`, by path."""
+    """A prefix naming the place, and the bytes of files *`suffix` in `below` of folder or git
+    ref `spec`, by path."""
     folder = Path(spec)
     if folder.is_dir():
         inner = folder / below
-        root, shown = (inner, f"{spec.rstrip('/')}/{below}/") if inner.is_dir() else (folder, f"{spec.rstrip('/')}/")
+        root, shown = (
+            (inner, f"{spec.rstrip('/')}/{below}/")
+            if inner.is_dir()
+            else (folder, f"{spec.rstrip('/')}/")
+        )
         found = root.rglob(f"*{suffix}") if deep else root.glob(f"*{suffix}")
         return shown, {
-            p.relative_to(root).as_posix(): read_regular_file(p, MAX_FILE_BYTES, what) for p in sorted(found)
+            p.relative_to(root).as_posix(): read_regular_file(p, MAX_FILE_BYTES, what)
+            for p in sorted(found)
         }
     if (commit := git.commit_of(spec)) is None:
         raise InputError(f"{spec}: expected {expected}, found neither")
-    files = {rel.removeprefix(f"{below}/"): data for rel, data in git.tree_files(commit, (below,))[0].items()}
-    kept = {rel: data for rel, data in files.items() if rel.endswith(suffix) and (deep or "/" not in rel)}
+    files = {
+        rel.removeprefix(f"{below}/"): data
+        for rel, data in git.tree_files(commit, (below,))[0].items()
+    }
+    kept = {
+        rel: data
+        for rel, data in files.items()
+        if rel.endswith(suffix) and (deep or "/" not in rel)
+    }
     return f"{spec}:{below}/", kept  # in path order, as tree_files gives them
 
 
 def load_docs(spec: str) -> dict[str, Any]:
-    """The JSON documents of a data folder (or its data/) or of data/ at a git ref, in the shape diff needs."""
+    """The JSON documents of a data folder (or its data/) or of data/ at a git ref, in the shape
+    diff needs."""
     expected = f"a data folder or a git ref holding {DATA}/"
     shown, files = source_files(spec, DATA.as_posix(), ".json", "a document", expected=expected)
     docs = {rel: parse_input(data, f"{shown}{rel}") for rel, data in files.items()}
-    for rel, doc in docs.items():  # the shape diff needs, and no more: builder validate checks the rest
-        if faults := input_problems(DIFF_SCHEMA, doc, f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ()):
+    # the shape diff needs, and no more: builder validate checks the rest
+    for (
+        rel,
+        doc,
+    ) in docs.items():
+        if faults := input_problems(
+            DIFF_SCHEMA, doc, f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ()
+        ):
             raise InputError(str(faults[0]))
     if not any(map(place, docs)):
         raise InputError(f"{spec}: expected {expected}, found no documents in {shown}")
@@ -112,8 +176,11 @@ def load_docs(spec: str) -> dict[str, Any]:
 
 
 def load_tables(spec: str, docs: dict[str, Any]) -> Table:
-    """The cells of the CSV tables of a data folder (or of data/ at a git ref) that none of its `docs` holds."""
-    shown, files = source_files(spec, DATA.as_posix(), ".csv", "a table", expected="a data folder or a git ref")
+    """The cells of the CSV tables of a data folder (or of data/ at a git ref) that none of its
+    `docs` holds."""
+    shown, files = source_files(
+        spec, DATA.as_posix(), ".csv", "a table", expected="a data folder or a git ref"
+    )
     models = _models(docs).values()
     held = {"workload", *(key for m in models for key in m)}
     held |= {key for m in models for conf in m["configurations"] for key in conf}
@@ -122,11 +189,18 @@ def load_tables(spec: str, docs: dict[str, Any]) -> Table:
         try:
             lines = list(csv.DictReader(io.StringIO(data.decode("utf-8"), newline="")))
         except (UnicodeDecodeError, csv.Error) as exc:
-            raise InputError(f"{shown}{rel}: expected a UTF-8 CSV table, found {printable(str(exc))}") from None
+            raise InputError(
+                f"{shown}{rel}: expected a UTF-8 CSV table, found {printable(str(exc))}"
+            ) from None
         for line in lines:
-            with suppress(KeyError, TypeError, ValueError):  # a row without its key: builder validate reports it
+            # a row without its key: builder validate reports it
+            with suppress(KeyError, TypeError, ValueError):
                 key = (line["workload"], line["row_id"], int(line["repeat"]))
-                table[key] = {col: _cell(cell) for col, cell in line.items() if col not in held and col is not None}
+                table[key] = {
+                    col: _cell(cell)
+                    for col, cell in line.items()
+                    if col not in held and col is not None
+                }
     return table
 
 
@@ -140,20 +214,30 @@ def _cell(text: Any) -> Any:
     return text
 
 
-def diff_trees(old: dict[str, Any], new: dict[str, Any], tables: tuple[Table, Table] = ({}, {})) -> Diff:
-    """What changed from the documents `old` to `new` (and from the CSV-only cells `tables`), by natural key."""
-    result = Diff(data_version=(newest_data_version(old.values()), newest_data_version(new.values())))
+def diff_trees(
+    old: dict[str, Any], new: dict[str, Any], tables: tuple[Table, Table] = ({}, {})
+) -> Diff:
+    """What changed from the documents `old` to `new` (and from the CSV-only cells `tables`), by
+    natural key."""
+    result = Diff(
+        data_version=(newest_data_version(old.values()), newest_data_version(new.values()))
+    )
     before, after = _workloads(old), _workloads(new)
-    result.workloads_added, result.workloads_removed = sorted(after - before), sorted(before - after)
+    result.workloads_added, result.workloads_removed = (
+        sorted(after - before),
+        sorted(before - after),
+    )
     old_entries, new_entries = (
-        {e["id"]: e for e in docs.get(WORKLOAD_LIST, {}).get("workloads", [])} for docs in (old, new)
+        {e["id"]: e for e in docs.get(WORKLOAD_LIST, {}).get("workloads", [])}
+        for docs in (old, new)
     )
     for workload, entry in new_entries.items():
         if workload in old_entries:
             result.workloads_changed += _changes(workload, old_entries[workload], entry)
     old_models, new_models = _models(old), _models(new)
     before, after = (
-        {c["precision"] for m in ms.values() for c in m["configurations"]} for ms in (old_models, new_models)
+        {c["precision"] for m in ms.values() for c in m["configurations"]}
+        for ms in (old_models, new_models)
     )
     result.precisions_added = sorted(after - before)
     result.models_added = sorted("".join(m) for m in new_models.keys() - old_models.keys())
@@ -166,7 +250,9 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any], tables: tuple[Table, Ta
                 (result.best_added if a is None else result.best_removed).append(f"{key} {gpu}")
             else:
                 result.best_changed += _changes(f"{key} {gpu}", a, b)
-        keyed_old, keyed_new = ({(c["row_id"], c["repeat"]): c for c in m["configurations"]} for m in (was, now))
+        keyed_old, keyed_new = (
+            {(c["row_id"], c["repeat"]): c for c in m["configurations"]} for m in (was, now)
+        )
         names = {k: f"{model[0]}{k[0]} #{k[1]}" for k in keyed_old | keyed_new}
         result.configurations_added += [names[k] for k in keyed_new if k not in keyed_old]
         result.configurations_removed += [names[k] for k in keyed_old if k not in keyed_new]
@@ -180,45 +266,73 @@ def diff_trees(old: dict[str, Any], new: dict[str, Any], tables: tuple[Table, Ta
     for rel in sorted(old.keys() & new.keys()):
         a, b = old[rel], new[rel]
         keys = sorted({*a, *b} - BODY_KEYS - set(DATE_KEYS))
-        result.headers_changed += [Change(rel, key, a.get(key), b.get(key)) for key in keys if a.get(key) != b.get(key)]
+        result.headers_changed += [
+            Change(rel, key, a.get(key), b.get(key)) for key in keys if a.get(key) != b.get(key)
+        ]
     return result
 
 
 def _workloads(docs: dict[str, Any]) -> set[str]:
     """The workloads with an index among the documents."""
-    return {p.workload for p in map(place, docs) if p and p.kind in ("index", "generation-index") and p.workload}
+    return {
+        p.workload
+        for p in map(place, docs)
+        if p and p.kind in ("index", "generation-index") and p.workload
+    }
 
 
 def _models(docs: dict[str, Any]) -> dict[tuple[str, str], Any]:
-    """The model documents by (workload prefix, slug): "image-chat:"; text conversation's keep their v1 names."""
+    """The model documents by (workload prefix, slug): "image-chat:"; text conversation's keep
+    their v1 names."""
     found = {rel: place(rel) for rel in docs}
     prefix = {None: "", ROOT_WORKLOAD: ""}
-    return {(prefix.get(p.workload, f"{p.workload}:"), p.slug): docs[rel] for rel, p in found.items() if p and p.slug}
+    return {
+        (prefix.get(p.workload, f"{p.workload}:"), p.slug): docs[rel]
+        for rel, p in found.items()
+        if p and p.slug
+    }
 
 
 def _changes(where: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
     """The fields of `new` whose value differs in `old`, in `new`'s order."""
-    return [Change(where, key, old.get(key), value) for key, value in new.items() if old.get(key) != value]
+    return [
+        Change(where, key, old.get(key), value)
+        for key, value in new.items()
+        if old.get(key) != value
+    ]
 
 
 def render_text(d: Diff, summary: bool = False) -> str:
-    """The diff for people: one line per change, old -> new with the % change (`summary`: configurations counted)."""
-    lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"] + (["no changes"] if d.empty else [])
-    lines += _listed("workloads added", d.workloads_added) + _listed("workloads removed", d.workloads_removed)
+    """The diff for people: one line per change, old -> new with the % change (`summary`:
+    configurations counted)."""
+    lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"] + (
+        ["no changes"] if d.empty else []
+    )
+    lines += _listed("workloads added", d.workloads_added) + _listed(
+        "workloads removed", d.workloads_removed
+    )
     lines += [f"workload changed: {_change(c)}" for c in d.workloads_changed]
     lines += _listed("precision values added", d.precisions_added)
     lines += _listed("models added", d.models_added) + _listed("models removed", d.models_removed)
-    lines += [f"best added: {item}" for item in d.best_added] + [f"best removed: {item}" for item in d.best_removed]
+    lines += [f"best added: {item}" for item in d.best_added] + [
+        f"best removed: {item}" for item in d.best_removed
+    ]
     lines += [f"best changed: {_change(c)}" for c in d.best_changed]
     changed = {c.where for c in d.configurations_changed}
     counts = (len(d.configurations_added), len(d.configurations_removed), len(changed))
     if any(counts):
         lines.append("configurations: {} added, {} removed, {} changed".format(*counts))
         if not summary:
-            lines += [f"  + {k}" for k in d.configurations_added] + [f"  - {k}" for k in d.configurations_removed]
+            lines += [f"  + {k}" for k in d.configurations_added] + [
+                f"  - {k}" for k in d.configurations_removed
+            ]
             lines += [f"  ~ {_change(c)}" for c in d.configurations_changed]
-    lines += [f"header changed: {c.where} {c.field}: {shown(c.old)} -> {shown(c.new)}" for c in d.headers_changed]
-    return "\n".join(printable(line) for line in lines) + "\n"  # a name holding a newline stays on its line
+    lines += [
+        f"header changed: {c.where} {c.field}: {shown(c.old)} -> {shown(c.new)}"
+        for c in d.headers_changed
+    ]
+    # a name holding a newline stays on its line
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _listed(label: str, items: list[str]) -> list[str]:

@@ -11,7 +11,8 @@ class Problem:
 
     A check that knows more says it as values, never only in the message: `code` names the rule
     (stable across wordings, such as "schema.minimum"), `expected` and `found` the two sides, and
-    `line` and `col` (1-based) the place in the file. Reporters read these fields, never the message.
+    `line` and `col` (1-based) the place in the file. Reporters read these fields, never the
+    message.
     """
 
     path: str
@@ -24,13 +25,17 @@ class Problem:
     col: int | None = None
 
     @classmethod
-    def mismatch(cls, path: str, where: str, code: str, expected: str, found: str, note: str = "") -> "Problem":
-        """A problem whose message is made from its fields: `expected ..., found ...`, then `note` as written."""
+    def mismatch(
+        cls, path: str, where: str, code: str, expected: str, found: str, note: str = ""
+    ) -> "Problem":
+        """A problem whose message is made from its fields: `expected ..., found ...`, then
+        `note` as written."""
         return cls(path, where, f"expected {expected}, found {found}{note}", code, expected, found)
 
     @classmethod
     def of(cls, path: str, where: str, code: str, message: str) -> "Problem":
-        """A problem from a check's message: a Said keeps its expected and found, other text only the code."""
+        """A problem from a check's message: a Said keeps its expected and found, other text only
+        the code."""
         if isinstance(message, Said):
             return cls(path, where, str(message), code, message.expected, message.found)
         return cls(path, where, str(message), code)
@@ -40,7 +45,8 @@ class Problem:
 
 
 class Said(str):
-    """A message `expected ..., found ...` (then `note`) that keeps its two sides as values for Problem.of."""
+    """A message `expected ..., found ...` (then `note`) that keeps its two sides as values for
+    Problem.of."""
 
     expected: str
     found: str
@@ -52,7 +58,8 @@ class Said(str):
 
 
 def shown(value: Any, limit: int = 80) -> str:
-    """A value as a message shows it: JSON (a NaN as Python writes it), escaped, cut to `limit` characters."""
+    """A value as a message shows it: JSON (a NaN as Python writes it), escaped, cut to `limit`
+    characters."""
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
@@ -67,7 +74,8 @@ def pointer(parts: Any) -> str:
 
 
 def printable(text: str) -> str:
-    """Untrusted text safe to print on one line: non-printable characters (newline, ESC, U+202E) as escapes."""
+    """Untrusted text safe to print on one line: non-printable characters (newline, ESC, U+202E)
+    as escapes."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 

@@ -8,13 +8,16 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 FORMATS = ("date", "uri")  # the formats the schemas use, checked by jsonschema's own checkers
-NOT_FLOAT = "x-not-float"  # added to each integer-only place of the compiled copy (never to the files)
+NOT_FLOAT = (
+    "x-not-float"  # added to each integer-only place of the compiled copy (never to the files)
+)
 
 Check = Callable[[Any], bool]
 
 
 class NotFloat:
-    """The keyword behind the project's integer rule: 2.0 is a number, never an integer (jsonschema-rs says it is)."""
+    """The keyword behind the project's integer rule: 2.0 is a number, never an integer
+    (jsonschema-rs says it is)."""
 
     def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
         pass
@@ -33,7 +36,8 @@ def integer_only(node: dict[str, Any]) -> bool:
 
 
 def prepared(node: Any) -> Any:
-    """A copy of a resolved schema: every pattern compiled by Python's re (its error says the schema is broken),
+    """A copy of a resolved schema: every pattern compiled by Python's re (its error says the schema
+    is broken),
     and every integer-only place marked for NotFloat."""
     if isinstance(node, list):
         return [prepared(item) for item in node]
@@ -45,11 +49,16 @@ def prepared(node: Any) -> Any:
             out[key] = value
             continue
         if key == "pattern" and isinstance(value, str):
-            re.compile(value)  # a pattern Rust's dialect accepts but Python's rejects is still broken
+            # a pattern Rust's dialect accepts but Python's rejects is still broken
+            re.compile(value)
         if key == "patternProperties" and isinstance(value, dict):
             for regex in value:
                 re.compile(regex)
-        out[key] = prepared(value) if key not in ("properties", "patternProperties", "$defs") else _each(value)
+        out[key] = (
+            prepared(value)
+            if key not in ("properties", "patternProperties", "$defs")
+            else _each(value)
+        )
     if integer_only(out):
         out[NOT_FLOAT] = True
     return out
@@ -63,12 +72,15 @@ def _each(subschemas: Any) -> Any:
 
 
 def compile_fast(schema: dict[str, Any]) -> Check | None:
-    """A resolved schema compiled by jsonschema-rs (its is_valid), or None where Rust cannot compile it (jsonschema
+    """A resolved schema compiled by jsonschema-rs (its is_valid), or None where Rust cannot compile
+    it (jsonschema
     then judges alone); re.error for a pattern Python's re rejects."""
     import jsonschema_rs
 
     conforms = Draft202012Validator.FORMAT_CHECKER.conforms
-    formats: dict[str, Callable[..., bool]] = {fmt: partial(_conforms, conforms, fmt) for fmt in FORMATS}
+    formats: dict[str, Callable[..., bool]] = {
+        fmt: partial(_conforms, conforms, fmt) for fmt in FORMATS
+    }
     try:
         compiled = jsonschema_rs.validator_for(
             prepared(schema), formats=formats, validate_formats=True, keywords={NOT_FLOAT: NotFloat}
@@ -77,7 +89,8 @@ def compile_fast(schema: dict[str, Any]) -> Check | None:
         return None
 
     def check(value: Any) -> bool:
-        """jsonschema-rs's verdict; False for a value it cannot take (a TOML date): jsonschema then judges."""
+        """jsonschema-rs's verdict; False for a value it cannot take (a TOML date): jsonschema
+        then judges."""
         try:
             return bool(compiled.is_valid(value))
         except (ValueError, TypeError, OverflowError):

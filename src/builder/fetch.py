@@ -1,4 +1,5 @@
-"""HTTP only: GET a URL with timeouts, bounded retries, a size cap and a deadline; bytes in, errors out."""
+"""HTTP only: GET a URL with timeouts, bounded retries, a size cap and a deadline; bytes in,
+errors out."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ class Limits:
     backoff: float = 1.0  # seconds before the first retry; doubles each time
 
 
-sleep: Callable[[float], None] = time.sleep  # the pause before a retry; tests replace it to record pauses
+# the pause before a retry; tests replace it to record pauses
+sleep: Callable[[float], None] = time.sleep
 
 
 class _Retry(Exception):
@@ -39,7 +41,9 @@ def download(url: str, limits: Limits = Limits()) -> bytes:
     start = time.monotonic()
     headers = {"Accept-Encoding": "identity", "User-Agent": "leadgreen-data-builder"}
     failures: list[str] = []  # one message an attempt made
-    client = httpx.Client(timeout=limits.timeout, headers=headers, follow_redirects=True, max_redirects=MAX_REDIRECTS)
+    client = httpx.Client(
+        timeout=limits.timeout, headers=headers, follow_redirects=True, max_redirects=MAX_REDIRECTS
+    )
     with client:
         for attempt in range(limits.retries + 1):
             if attempt:
@@ -51,7 +55,9 @@ def download(url: str, limits: Limits = Limits()) -> bytes:
                 return _within_deadline(url, limits, start, lambda: _attempt(client, url, limits))
             except _Retry as exc:
                 failures.append(str(exc))
-    raise UnreachableError(f"{url}: no usable answer after {len(failures)} attempt(s); last: {failures[-1]}")
+    raise UnreachableError(
+        f"{url}: no usable answer after {len(failures)} attempt(s); last: {failures[-1]}"
+    )
 
 
 def _attempt(client: httpx.Client, url: str, limits: Limits) -> bytes:
@@ -63,7 +69,9 @@ def _attempt(client: httpx.Client, url: str, limits: Limits) -> bytes:
             if status >= 500:
                 raise _Retry(f"HTTP {status} {response.reason_phrase}")
             if status != 200:
-                raise FetchError(f"{url}: expected HTTP 200, found {status} {response.reason_phrase}")
+                raise FetchError(
+                    f"{url}: expected HTTP 200, found {status} {response.reason_phrase}"
+                )
             expected = response.headers.get("Content-Length")
             if expected is not None and not expected.isdigit():
                 raise FetchError(f"{url}: expected a numeric Content-Length, found {expected!r}")
@@ -74,25 +82,47 @@ def _attempt(client: httpx.Client, url: str, limits: Limits) -> bytes:
             for chunk in response.iter_raw():
                 body += chunk
                 if len(body) > limits.max_bytes:
-                    raise FetchError(f"{url}: expected at most {limits.max_bytes} bytes, found more; stopped reading")
+                    raise FetchError(
+                        f"{url}: expected at most {limits.max_bytes} bytes, found more; stopped "
+                        f"reading"
+                    )
     except httpx.TimeoutException as exc:
         raise _Retry(f"timed out ({type(exc).__name__})") from exc
-    except (httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:  # our request is at fault: no retry
+    # our request is at fault: no retry
+    except (
+        httpx.UnsupportedProtocol,
+        httpx.LocalProtocolError,
+    ) as exc:
         raise FetchError(f"{url}: cannot send the request ({type(exc).__name__}: {exc})") from exc
     except httpx.TransportError as exc:  # refused, reset, closed early: h11 flags a short body here
         raise _Retry(f"{type(exc).__name__}: {exc}") from exc
     except httpx.TooManyRedirects as exc:
-        raise FetchError(f"{url}: expected an answer within {MAX_REDIRECTS} redirects, found more ({exc})") from exc
-    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError, ValueError) as exc:  # and from below httpx
-        raise FetchError(f"{url}: expected a usable answer, found {type(exc).__name__}: {exc}") from exc
+        raise FetchError(
+            f"{url}: expected an answer within {MAX_REDIRECTS} redirects, found more ({exc})"
+        ) from exc
+    # and from below httpx
+    except (
+        httpx.HTTPError,
+        httpx.InvalidURL,
+        httpx.StreamError,
+        OSError,
+        ValueError,
+    ) as exc:
+        raise FetchError(
+            f"{url}: expected a usable answer, found {type(exc).__name__}: {exc}"
+        ) from exc
     if expected is not None and len(body) != int(expected):
         raise _Retry(f"body of {len(body)} bytes, shorter than its Content-Length {expected}")
     return bytes(body)
 
 
 def _within_deadline(url: str, limits: Limits, start: float, attempt: Callable[[], bytes]) -> bytes:
-    """One attempt in a daemon thread, abandoned at the deadline (so a hung name lookup or trickled headers are too)."""
-    from concurrent.futures import Future  # imported here so that `builder --help` does not pay for it
+    """One attempt in a daemon thread, abandoned at the deadline (so a hung name lookup or
+    trickled headers are too)."""
+    # imported here so that `builder --help` does not pay for it
+    from concurrent.futures import (
+        Future,
+    )
 
     future: Future[bytes] = Future()
 
@@ -106,4 +136,6 @@ def _within_deadline(url: str, limits: Limits, start: float, attempt: Callable[[
     try:
         return future.result(max(0.0, limits.deadline - (time.monotonic() - start)))
     except TimeoutError:
-        raise UnreachableError(f"{url}: expected an answer within {limits.deadline:g} s, found none in time") from None
+        raise UnreachableError(
+            f"{url}: expected an answer within {limits.deadline:g} s, found none in time"
+        ) from None

@@ -1,4 +1,5 @@
-"""What kind a file system entry is, and the one safe read: a regular file within a size, via a link only if told."""
+"""What kind a file system entry is, and the one safe read: a regular file within a size, via a
+link only if told."""
 
 import os
 import stat
@@ -27,7 +28,8 @@ def kind(mode: int) -> str:
 
 
 def lookup_error(path: Path) -> str | None:
-    """Why `path` cannot be looked up (a name too long, a folder that cannot be searched, a NUL), else None."""
+    """Why `path` cannot be looked up (a name too long, a folder that cannot be searched, a NUL),
+    else None."""
     try:
         os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -46,12 +48,17 @@ def is_folder(path: Path) -> bool:
 
 
 class Refused(Exception):
-    """An entry that was not read, and why: its kind, its size, or the error that stopped the read."""
+    """An entry that was not read, and why: its kind, its size, or the error that stopped the
+    read."""
 
-    def __init__(self, found_kind: str | None = None, size: int | None = None, error: str | None = None) -> None:
+    def __init__(
+        self, found_kind: str | None = None, size: int | None = None, error: str | None = None
+    ) -> None:
         why = f"expected a regular file, found {found_kind}" if found_kind else too_large(size or 0)
         why += " (not read)"
-        super().__init__(f"expected a readable file, found an error ({error})" if error is not None else why)
+        super().__init__(
+            f"expected a readable file, found an error ({error})" if error is not None else why
+        )
         self.found_kind, self.size, self.error = found_kind, size, error
 
 
@@ -66,12 +73,21 @@ def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool
 
 
 def read_parts(
-    path: Path, max_bytes: int = MAX_FILE_BYTES, *, follow_links: bool = False, part: int | None = PART
+    path: Path,
+    max_bytes: int = MAX_FILE_BYTES,
+    *,
+    follow_links: bool = False,
+    part: int | None = PART,
 ) -> Iterator[bytes]:
-    """read_file's bytes `part` at a time (None: the whole file in the first part, never copied by a join)."""
+    """read_file's bytes `part` at a time (None: the whole file in the first part, never copied
+    by a join)."""
     try:
-        _check(os.stat(path, follow_symlinks=follow_links), max_bytes)  # and again once open: swapped or grown
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW))
+        # and again once open: swapped or grown
+        _check(os.stat(path, follow_symlinks=follow_links), max_bytes)
+        fd = os.open(
+            path,
+            os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW),
+        )
     except OSError as exc:
         raise Refused(error=exc.strerror) from exc
     try:
@@ -79,7 +95,8 @@ def read_parts(
         _check(expected, max_bytes)
         size = 0
         while True:
-            ask = part or max(expected.st_size - size, 0) + PART  # None: the rest of the file and a part more, at once
+            # None: the rest of the file and a part more, at once
+            ask = part or max(expected.st_size - size, 0) + PART
             if not (chunk := os.read(fd, min(ask, max_bytes + 1 - size))):
                 return
             size += len(chunk)
@@ -107,5 +124,9 @@ def read_regular_file(path: Path, max_bytes: int, what: str) -> bytes:
         if exc.error is not None:
             raise InputError(f"{path}: cannot read {what} ({exc.error})") from exc
         if exc.found_kind is not None:
-            raise InputError(f"{path}: expected {what} as a regular file, found {exc.found_kind}; not read") from exc
-        raise InputError(f"{path}: expected {what} of at most {max_bytes} bytes, found {exc.size}; not read") from exc
+            raise InputError(
+                f"{path}: expected {what} as a regular file, found {exc.found_kind}; not read"
+            ) from exc
+        raise InputError(
+            f"{path}: expected {what} of at most {max_bytes} bytes, found {exc.size}; not read"
+        ) from exc

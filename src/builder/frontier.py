@@ -1,4 +1,5 @@
-"""Pure: energy-latency frontiers of one model's configurations, per GPU type and across them, and best_under."""
+"""Pure: energy-latency frontiers of one model's configurations, per GPU type and across them,
+and best_under."""
 
 import math
 from collections.abc import Callable
@@ -13,28 +14,37 @@ Key = tuple[str, int]  # a configuration's (row_id, repeat)
 # What a frontier document states about itself: the definitions of its parts, checked by validate.
 DEFINITION = {
     "gpus": (
-        "Per GPU type, every configuration that no other on that GPU type weakly dominates: none has lower or equal "
-        "energy and lower or equal latency with one of them strictly lower (unrounded upstream values)."
+        "Per GPU type, every configuration that no other on that GPU type weakly dominates: none "
+        "has lower or equal "
+        "energy and lower or equal latency with one of them strictly lower (unrounded upstream "
+        "values)."
     ),
     "across_gpus": (
-        "Over all the model's GPU types, every configuration that no other strictly dominates: none has both strictly "
-        "lower energy and strictly lower latency (unrounded upstream values), the ML.ENERGY Leaderboard's own rule."
+        "Over all the model's GPU types, every configuration that no other strictly dominates: "
+        "none has both strictly "
+        "lower energy and strictly lower latency (unrounded upstream values), the ML.ENERGY "
+        "Leaderboard's own rule."
     ),
     "best_under": (
-        "For each target, the lowest-energy configuration whose unrounded latency is at most the target, the first "
+        "For each target, the lowest-energy configuration whose unrounded latency is at most the "
+        "target, the first "
         "in configuration order on a tie; null when none is that fast."
     ),
 }
 LLM_DEFINITION = {
     **DEFINITION,
     "joules_per_response": (
-        "GPU energy of one response in joules: upstream's energy_per_request_joules, which is energy per output token "
+        "GPU energy of one response in joules: upstream's energy_per_request_joules, which is "
+        "energy per output token "
         "times mean_output_tokens (the upstream avg_output_len), to 4 decimals."
     ),
     "joules_per_response_quantiles": (
-        "joules_per_response_median and joules_per_response_p90: estimates, from binned histograms: upstream's energy "
-        "per output token times the configuration's median_output_tokens or p90_output_tokens in output-lengths.json "
-        "(interpolated inside the bin), to 4 decimals; null when the configuration has no histogram there."
+        "joules_per_response_median and joules_per_response_p90: estimates, from binned "
+        "histograms: upstream's energy "
+        "per output token times the configuration's median_output_tokens or p90_output_tokens in "
+        "output-lengths.json "
+        "(interpolated inside the bin), to 4 decimals; null when the configuration has no "
+        "histogram there."
     ),
 }
 
@@ -52,37 +62,78 @@ class Axes:
 LLM_AXES = Axes(
     energy="joules_per_output_token",
     latency="median_itl_ms",
-    entry_keys=("row_id", "repeat", "gpu", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens"),
+    entry_keys=(
+        "row_id",
+        "repeat",
+        "gpu",
+        "num_gpus",
+        "max_num_seqs",
+        "median_itl_ms",
+        "wh_per_million_output_tokens",
+    ),
     order=("gpu", "num_gpus", "max_num_seqs", "repeat"),
 )
-RESPONSE_KEYS = ("mean_output_tokens", "joules_per_response")  # an LLM entry's, after entry_keys, from upstream rows
-QUANTILE_KEYS = {"joules_per_response_median": "median_output_tokens", "joules_per_response_p90": "p90_output_tokens"}
+# an LLM entry's, after entry_keys, from upstream rows
+RESPONSE_KEYS = (
+    "mean_output_tokens",
+    "joules_per_response",
+)
+QUANTILE_KEYS = {
+    "joules_per_response_median": "median_output_tokens",
+    "joules_per_response_p90": "p90_output_tokens",
+}
 GENERATION_ORDER = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", "repeat")
-GENERATION_HEAD = ("row_id", "repeat", "gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree")
+GENERATION_HEAD = (
+    "row_id",
+    "repeat",
+    "gpu",
+    "num_gpus",
+    "batch_size",
+    "ulysses_degree",
+    "ring_degree",
+)
 GENERATION_AXES = {
     "image": Axes(
         energy="joules_per_image",
         latency="batch_latency_s",
-        entry_keys=(*GENERATION_HEAD, "batch_latency_s", "joules_per_image", "wh_per_thousand_images"),
+        entry_keys=(
+            *GENERATION_HEAD,
+            "batch_latency_s",
+            "joules_per_image",
+            "wh_per_thousand_images",
+        ),
         order=GENERATION_ORDER,
     ),
     "video": Axes(
         energy="joules_per_video",
         latency="batch_latency_s",
-        entry_keys=(*GENERATION_HEAD, "batch_latency_s", "joules_per_video", "wh_per_video", "wh_per_video_second"),
+        entry_keys=(
+            *GENERATION_HEAD,
+            "batch_latency_s",
+            "joules_per_video",
+            "wh_per_video",
+            "wh_per_video_second",
+        ),
         order=GENERATION_ORDER,
     ),
 }
 
 
 def model_frontier(
-    confs: list[Doc], points: dict[Key, Point], axes: Axes, targets: list[float], extra: Callable[[Key], Doc]
+    confs: list[Doc],
+    points: dict[Key, Point],
+    axes: Axes,
+    targets: list[float],
+    extra: Callable[[Key], Doc],
 ) -> Doc:
-    """One model's frontier and best_under per GPU type (weak dominance) and across its GPU types (strict)."""
+    """One model's frontier and best_under per GPU type (weak dominance) and across its GPU types
+    (strict)."""
     gpus = sorted({conf["gpu"] for conf in confs})
     own = {gpu: [conf for conf in confs if conf["gpu"] == gpu] for gpu in gpus}
     return {
-        "gpus": {gpu: frontier(own[gpu], points, axes, targets, extra, undominated) for gpu in gpus},
+        "gpus": {
+            gpu: frontier(own[gpu], points, axes, targets, extra, undominated) for gpu in gpus
+        },
         "across_gpus": frontier(confs, points, axes, targets, extra, strictly_undominated),
     }
 
@@ -95,7 +146,8 @@ def frontier(
     extra: Callable[[Key], Doc],
     keep: Callable[[list[Point]], list[bool]],
 ) -> Doc:
-    """The configurations `keep` leaves (latency, then energy, then axes.order ascending) and the best per target."""
+    """The configurations `keep` leaves (latency, then energy, then axes.order ascending) and the
+    best per target."""
     own = [(conf, points[key_of(conf)]) for conf in confs]
     front = [item for item, kept in zip(own, keep([p for _, p in own]), strict=True) if kept]
     front.sort(key=lambda item: (item[1][1], item[1][0], *(item[0][k] for k in axes.order)))
@@ -104,12 +156,15 @@ def frontier(
         return {key: conf[key] for key in axes.entry_keys} | extra(key_of(conf))
 
     bests = (lowest([conf for conf, p in own if p[1] <= t], axes.energy) for t in targets)
-    best_under = {target_key(t): best and entry(best) for t, best in zip(targets, bests, strict=True)}
+    best_under = {
+        target_key(t): best and entry(best) for t, best in zip(targets, bests, strict=True)
+    }
     return {"frontier": [entry(conf) for conf, _ in front], "best_under": best_under}
 
 
 def latency_targets(limit: float) -> list[float]:
-    """A generation workload's targets of best_under: half its latency limit, then the limit (15 s and 30 s)."""
+    """A generation workload's targets of best_under: half its latency limit, then the limit (15
+    s and 30 s)."""
     half = limit / 2
     return [int(half) if half == int(half) else half, limit]
 
@@ -124,15 +179,19 @@ def target_key(target: float) -> str:
 
 
 def lowest(confs: list[Doc], energy: str) -> Doc | None:
-    """The configuration of least published `energy`, the first on a tie; None when there is none."""
+    """The configuration of least published `energy`, the first on a tie; None when there is
+    none."""
     return min(confs, key=lambda conf: conf[energy], default=None)
 
 
 def undominated(points: list[Point]) -> list[bool]:
-    """For each point, whether no other point (of another value) is lower or equal on both; n log n."""
+    """For each point, whether no other point (of another value) is lower or equal on both; n log
+    n."""
     keep = [False] * len(points)
     least = math.inf  # the least energy of every point at a lower latency
-    for _, group in groupby(sorted(range(len(points)), key=lambda i: points[i][::-1]), key=lambda i: points[i][1]):
+    for _, group in groupby(
+        sorted(range(len(points)), key=lambda i: points[i][::-1]), key=lambda i: points[i][1]
+    ):
         at = list(group)  # one latency, least energy first
         for i in at:
             keep[i] = least > points[i][0] and points[at[0]][0] == points[i][0]
@@ -144,7 +203,9 @@ def strictly_undominated(points: list[Point]) -> list[bool]:
     """For each point, whether no other point is strictly lower on both; n log n."""
     keep = [False] * len(points)
     least = math.inf  # the least energy of every point at a strictly lower latency
-    for _, group in groupby(sorted(range(len(points)), key=lambda i: points[i][::-1]), key=lambda i: points[i][1]):
+    for _, group in groupby(
+        sorted(range(len(points)), key=lambda i: points[i][::-1]), key=lambda i: points[i][1]
+    ):
         at = list(group)
         for i in at:
             keep[i] = not least < points[i][0]

@@ -1,4 +1,5 @@
-"""The git operations a release needs, failing as ReleaseError with git's message; no value reaches git as an option."""
+"""The git operations a release needs, failing as ReleaseError with git's message; no value
+reaches git as an option."""
 
 import functools
 import re
@@ -12,20 +13,36 @@ OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
 
 
 def run(*args: str, stdin: bytes | None = None) -> bytes:
-    """git's stdout, or ReleaseError quoting git; signals wait until git is done, so an undo sees all git did."""
-    unblock = functools.partial(signal.pthread_sigmask, signal.SIG_UNBLOCK, HELD)  # git itself still gets signals
+    """git's stdout, or ReleaseError quoting git; signals wait until git is done, so an undo sees
+    all git did."""
+    # git itself still gets signals
+    unblock = functools.partial(signal.pthread_sigmask, signal.SIG_UNBLOCK, HELD)
     try:
         with signals_held():
             if stdin is None:
-                done = subprocess.run(["git", *args], capture_output=True, preexec_fn=unblock, stdin=subprocess.DEVNULL)
+                done = subprocess.run(
+                    ["git", *args],
+                    capture_output=True,
+                    preexec_fn=unblock,
+                    stdin=subprocess.DEVNULL,
+                )
             else:
-                done = subprocess.run(["git", *args], capture_output=True, preexec_fn=unblock, input=stdin)
+                done = subprocess.run(
+                    ["git", *args], capture_output=True, preexec_fn=unblock, input=stdin
+                )
     except OSError as exc:
-        raise ReleaseError(f"cannot run git ({exc.strerror}); is it installed and on PATH?") from None
+        raise ReleaseError(
+            f"cannot run git ({exc.strerror}); is it installed and on PATH?"
+        ) from None
     if done.returncode != 0:
-        said = done.stderr.decode(errors="replace").strip() or done.stdout.decode(errors="replace").strip()
+        said = (
+            done.stderr.decode(errors="replace").strip()
+            or done.stdout.decode(errors="replace").strip()
+        )
         said = " | ".join(line for line in said.splitlines() if line.strip())
-        raise ReleaseError(f"`git {printable(' '.join(args))}` failed: {said or f'exit status {done.returncode}'}")
+        raise ReleaseError(
+            f"`git {printable(' '.join(args))}` failed: {said or f'exit status {done.returncode}'}"
+        )
     return done.stdout
 
 
@@ -41,7 +58,8 @@ def object_id(value: str) -> str:
 
 
 def require_clean(advice: str) -> None:
-    """ReleaseError naming the first changed or untracked paths, unless the working tree is clean."""
+    """ReleaseError naming the first changed or untracked paths, unless the working tree is
+    clean."""
     status = run("status", "--porcelain", "--untracked-files=normal").decode(errors="replace")
     if dirty := [line[3:] for line in status.splitlines()]:
         raise ReleaseError(f"the working tree is dirty ({', '.join(dirty[:5])}); {advice}")
@@ -57,7 +75,8 @@ def commit_of(ref: str) -> str | None:
 
 
 def behind(branch: str) -> tuple[str, int] | None:
-    """The remote-tracking branch `branch` follows (its upstream, else origin's) and how many of its commits `branch`
+    """The remote-tracking branch `branch` follows (its upstream, else origin's) and how many of its
+    commits `branch`
     lacks, as last fetched (no network); None when there is no such branch."""
     if (local := commit_of(branch)) is None:
         return None
@@ -87,7 +106,8 @@ def missing_identity() -> str | None:
 
 
 def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], list[str]]:
-    """The regular files below `paths` in `commit` with their bytes, and the other entries as "path (kind)"."""
+    """The regular files below `paths` in `commit` with their bytes, and the other entries as
+    "path (kind)"."""
     listing = run("ls-tree", "-r", "-z", "--full-tree", object_id(commit), "--", *paths)
     blobs: dict[str, str] = {}
     odd: list[str] = []
@@ -99,7 +119,11 @@ def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], l
             blobs[path] = object_id(oid)
         else:
             odd.append(f"{path} ({'symbolic link' if mode == '120000' else kind})")
-    out = run("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in blobs.values()).encode()) if blobs else b""
+    out = (
+        run("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in blobs.values()).encode())
+        if blobs
+        else b""
+    )
     files: dict[str, bytes] = {}
     at = 0
     for path, oid in blobs.items():
@@ -119,4 +143,12 @@ def commit(message: str, path: str) -> None:
 
 def create_annotated_tag(tag: str, message: str, target: str) -> None:
     """A new annotated tag on `target`; git refuses to move an existing one."""
-    run("tag", "--annotate", "--file=-", "--end-of-options", tag, object_id(target), stdin=message.encode())
+    run(
+        "tag",
+        "--annotate",
+        "--file=-",
+        "--end-of-options",
+        tag,
+        object_id(target),
+        stdin=message.encode(),
+    )

@@ -1,4 +1,5 @@
-"""The JSON Schemas (draft 2020-12), published and input ones: loaded strictly, $refs resolved offline, compiled."""
+"""The JSON Schemas (draft 2020-12), published and input ones: loaded strictly, $refs resolved
+offline, compiled."""
 
 import operator
 import re
@@ -18,17 +19,29 @@ from builder.files import Refused, read_file
 from builder.layout import METADATA, SCHEMAS
 from builder.strictjson import StrictJSONError, json_type, parse_json
 
-OWN_SCHEMAS = Path(__file__).resolve().parents[2] / SCHEMAS  # beside src/ in the builder's own checkout
+# beside src/ in the builder's own checkout
+OWN_SCHEMAS = Path(__file__).resolve().parents[2] / SCHEMAS
 # The input files' (never published): the builder's own, wherever the command runs (a folder of two
-# data trees to diff has none); schemas/inputs/ of the current folder where the builder is installed apart.
+# data trees to diff has none); schemas/inputs/ of the current folder where the builder is installed
+# apart.
 INPUT_SCHEMAS = OWN_SCHEMAS / "inputs" if (OWN_SCHEMAS / "inputs").is_dir() else SCHEMAS / "inputs"
-METADATA_SCHEMA, LOCK_SCHEMA, TASK_SCHEMA = "metadata.schema.json", "lock.schema.json", "upstream-task.schema.json"
-GENERATION_TASK_SCHEMA, GENERATION_WORKLOAD_SCHEMA = "generation-task.schema.json", "generation-workload.schema.json"
-DIFF_SCHEMA = "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
+METADATA_SCHEMA, LOCK_SCHEMA, TASK_SCHEMA = (
+    "metadata.schema.json",
+    "lock.schema.json",
+    "upstream-task.schema.json",
+)
+GENERATION_TASK_SCHEMA, GENERATION_WORKLOAD_SCHEMA = (
+    "generation-task.schema.json",
+    "generation-workload.schema.json",
+)
+DIFF_SCHEMA = (
+    "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
+)
 
 
 def schemas_folder() -> Path:
-    """A repository's schemas/; in a release archive the builder's own (so a loosened copy cannot replace them)."""
+    """A repository's schemas/; in a release archive the builder's own (so a loosened copy cannot
+    replace them)."""
     return SCHEMAS if METADATA.is_file() or not OWN_SCHEMAS.is_dir() else OWN_SCHEMAS
 
 
@@ -39,7 +52,8 @@ def load_schemas() -> dict[str, dict[str, Any]]:
 
 
 def read_schemas(folder: Path) -> dict[str, dict[str, Any]]:
-    """Every *.schema.json of a folder, by file name, read strictly; InputError on the first unusable one."""
+    """Every *.schema.json of a folder, by file name, read strictly; InputError on the first
+    unusable one."""
     found = {}
     for path in sorted(folder.glob("*.schema.json")):
         try:
@@ -53,7 +67,8 @@ def read_schemas(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 class RefError(InputError):
-    """A schema whose $refs lead nowhere, loop or expand too far; `fault` says which, without the schema's $id."""
+    """A schema whose $refs lead nowhere, loop or expand too far; `fault` says which, without the
+    schema's $id."""
 
     def __init__(self, schema_id: str, fault: str) -> None:
         super().__init__(f"{schema_id}: {fault}")
@@ -64,18 +79,24 @@ class UnresolvedRef(RefError):
     """A $ref whose target is not in the registry."""
 
 
-MAX_RESOLVED_NODES = 100_000  # keys, items and values of one schema with its $refs replaced; today's largest: 640
+MAX_RESOLVED_NODES = (
+    100_000  # keys, items and values of one schema with its $refs replaced; today's largest: 640
+)
 
 
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
-    """The schema with every $ref replaced by its target in the registry; RefError for a bad, cyclic or huge $ref."""
+    """The schema with every $ref replaced by its target in the registry; RefError for a bad,
+    cyclic or huge $ref."""
     name = shown(schema["$id"])
     budget = [MAX_RESOLVED_NODES]
 
     def walk(node: Any, resolver: Any, inside: tuple[int, ...]) -> Any:
         budget[0] -= 1
         if budget[0] < 0:
-            raise RefError(name, f"expected $refs that expand to at most {MAX_RESOLVED_NODES:,} nodes, found more")
+            raise RefError(
+                name,
+                f"expected $refs that expand to at most {MAX_RESOLVED_NODES:,} nodes, found more",
+            )
         if isinstance(node, list):
             return [walk(item, resolver, inside) for item in node]
         if not isinstance(node, dict):
@@ -84,9 +105,13 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
             try:
                 found = resolver.lookup(node["$ref"])
             except (Unresolvable, TypeError):
-                raise UnresolvedRef(name, f"expected every $ref to resolve, found {shown(node['$ref'])}") from None
+                raise UnresolvedRef(
+                    name, f"expected every $ref to resolve, found {shown(node['$ref'])}"
+                ) from None
             if id(found.contents) in inside:
-                raise RefError(name, f"expected $refs that end, found a cycle through {shown(node['$ref'])}")
+                raise RefError(
+                    name, f"expected $refs that end, found a cycle through {shown(node['$ref'])}"
+                )
             target = walk(found.contents, found.resolver, (*inside, id(found.contents)))
             rest = {k: walk(v, resolver, inside) for k, v in node.items() if k != "$ref"}
             return {"allOf": [target], **rest} if rest else target
@@ -96,7 +121,9 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
         flat: dict[str, Any] = walk(schema, registry.resolver(base_uri=schema["$id"]), ())
         return flat
     except RecursionError:
-        raise RefError(name, "expected a schema nested a few hundred levels at most, found deeper") from None
+        raise RefError(
+            name, "expected a schema nested a few hundred levels at most, found deeper"
+        ) from None
 
 
 # An integer is an int, never a float such as 2.0, which would reach ids and file names as "2.0".
@@ -111,31 +138,37 @@ def compiled(schema: dict[str, Any]) -> Any:
 
 def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
     """The schemas by their $id: where `resolved` looks a $ref up."""
-    return Registry().with_resources((schema["$id"], Resource.from_contents(schema)) for schema in schemas)
+    return Registry().with_resources(
+        (schema["$id"], Resource.from_contents(schema)) for schema in schemas
+    )
 
 
 @cache
 def validator(name: str) -> Any:
-    """One compiled validator per published schema, its $refs looked up among the others, built once per process."""
+    """One compiled validator per published schema, its $refs looked up among the others, built
+    once per process."""
     return compiled(resolved(load_schemas()[name], registry(load_schemas().values())))
 
 
 @cache
 def fast_validator(name: str) -> Check | None:
-    """The published schema `name` compiled once by jsonschema-rs (None: jsonschema alone judges it)."""
+    """The published schema `name` compiled once by jsonschema-rs (None: jsonschema alone judges
+    it)."""
     return compile_fast(validator(name).schema)
 
 
 @cache
 def input_validator(name: str, part: tuple[str, ...] = ()) -> Any:
-    """The compiled validator of an input schema (or of its subschema at `part`), $refs resolved among the inputs'."""
+    """The compiled validator of an input schema (or of its subschema at `part`), $refs resolved
+    among the inputs'."""
     schemas = {
         key: {**value, "$id": value.get("$id", f"urn:leadgreen-input:{key}")}
         for key, value in read_schemas(INPUT_SCHEMAS).items()
     }
     schema = schemas[name]
     root = reduce(operator.getitem, part, schema)
-    try:  # its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse
+    # its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse
+    try:
         return compiled(resolved({**root, "$id": schema["$id"]}, registry(schemas.values())))
     except InputError as exc:
         raise InputError(f"{INPUT_SCHEMAS / name}: {exc}") from None
@@ -143,15 +176,19 @@ def input_validator(name: str, part: tuple[str, ...] = ()) -> Any:
 
 @cache
 def fast_input_validator(name: str, part: tuple[str, ...] = ()) -> Check | None:
-    """input_validator's schema compiled once by jsonschema-rs (None: jsonschema alone judges it)."""
+    """input_validator's schema compiled once by jsonschema-rs (None: jsonschema alone judges
+    it)."""
     try:
         return compile_fast(input_validator(name, part).schema)
     except re.error as exc:
-        raise InputError(f"{INPUT_SCHEMAS / name}: expected a usable JSON Schema, found error: {exc}") from None
+        raise InputError(
+            f"{INPUT_SCHEMAS / name}: expected a usable JSON Schema, found error: {exc}"
+        ) from None
 
 
 def input_problems(name: str, value: Any, path: str, part: tuple[str, ...] = ()) -> list[Problem]:
-    """Every way `value` breaks the input schema `name` (or its subschema at `part`), one Problem each: the fast
+    """Every way `value` breaks the input schema `name` (or its subschema at `part`), one Problem
+    each: the fast
     engine's verdict first, jsonschema's words (and last word) for a value it refuses."""
     if (fast := fast_input_validator(name, part)) is not None and fast(value):  # the common case
         return []
@@ -159,17 +196,22 @@ def input_problems(name: str, value: Any, path: str, part: tuple[str, ...] = ())
 
 
 def refuse(where: str, problems: list[Problem], of: str) -> None:
-    """Raise one problem as an InputError, several as a ProblemsError (`of`: what they are in); none, nothing."""
+    """Raise one problem as an InputError, several as a ProblemsError (`of`: what they are in);
+    none, nothing."""
     if len(problems) == 1:
         raise InputError(str(problems[0]))
     if problems:
-        raise ProblemsError(f"{where}: {len(problems)} problems in {of}; nothing was written", problems)
+        raise ProblemsError(
+            f"{where}: {len(problems)} problems in {of}; nothing was written", problems
+        )
 
 
 def schema_problems(check: Any, value: Any, path: str, said: bool = False) -> list[Problem]:
-    """Every way `value` breaks `check`'s schema, one Problem each, in document order, worded by explain."""
+    """Every way `value` breaks `check`'s schema, one Problem each, in document order, worded by
+    explain."""
     errors = sorted(check.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
-    found: dict[tuple[str, str], Problem] = {}  # one a place and message, though several keywords say it
+    # one a place and message, though several keywords say it
+    found: dict[tuple[str, str], Problem] = {}
     for error in errors:
         problem = schema_problem(path, error, said)
         found.setdefault((problem.where, problem.message), problem)
@@ -179,7 +221,9 @@ def schema_problems(check: Any, value: Any, path: str, said: bool = False) -> li
 def schema_problem(path: str, error: ValidationError, said: bool = False) -> Problem:
     """A schema error as a Problem coded `schema.<keyword>`, its expected and found from explain."""
     expected, found = explain(error, said)
-    return Problem.mismatch(path, pointer(error.absolute_path), f"schema.{error.validator}", expected, found)
+    return Problem.mismatch(
+        path, pointer(error.absolute_path), f"schema.{error.validator}", expected, found
+    )
 
 
 def describe(error: ValidationError, said: bool = False) -> str:
@@ -189,11 +233,14 @@ def describe(error: ValidationError, said: bool = False) -> str:
 
 
 def explain(error: ValidationError, said: bool = False) -> tuple[str, str]:
-    """What a schema error expected (from its keyword's value) and found (the instance, shown); with `said`, a
+    """What a schema error expected (from its keyword's value) and found (the instance, shown); with
+    `said`, a
     field's description says what it expects."""
     found = shown(error.instance, 60)
     kind, rule = error.validator, error.validator_value
-    description = error.schema.get("description") if said and isinstance(error.schema, dict) else None
+    description = (
+        error.schema.get("description") if said and isinstance(error.schema, dict) else None
+    )
     if description is not None and kind not in ("required", "additionalProperties"):
         return description, found
     if kind == "required":
@@ -205,6 +252,8 @@ def explain(error: ValidationError, said: bool = False) -> tuple[str, str]:
     if kind == "format":
         return f"format {rule}", found
     if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
-        sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[kind]
+        sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[
+            kind
+        ]
         return f"a value {sign} {rule}", found
     return f"{kind} {shown(rule, 10_000)}", found

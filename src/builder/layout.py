@@ -1,4 +1,5 @@
-"""Where everything lives (relative to the repository root), and the rules tying a file, slug, row id and URL."""
+"""Where everything lives (relative to the repository root), and the rules tying a file, slug,
+row id and URL."""
 
 import re
 from dataclasses import dataclass
@@ -15,46 +16,74 @@ DIST = Path("dist")
 CHANGELOG = Path("CHANGELOG.md")
 GIT = Path(".git")
 DESCRIPTOR = "datapackage.json"  # beside the data folder, in its parent
-PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"  # the Data Package standard it follows
-PACKAGE_NAME = "leadgreen-data"  # the descriptor's `name`: how a build knows a descriptor is its own
-MAX_FILE_BYTES = 64 * 1024 * 1024  # per data file; the largest is about 50 KB today, a few MB at 100x
-MAX_MODELS_PER_TASK = 2000  # each cap on an upstream task 100x today's largest, and validate's on a workload
+PROFILE = (
+    "https://datapackage.org/profiles/2.0/datapackage.json"  # the Data Package standard it follows
+)
+PACKAGE_NAME = (
+    "leadgreen-data"  # the descriptor's `name`: how a build knows a descriptor is its own
+)
+# per data file; the largest is about 50 KB today, a few MB at 100x
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_MODELS_PER_TASK = (
+    2000  # each cap on an upstream task 100x today's largest, and validate's on a workload
+)
 MAX_CONFIGURATIONS_PER_TASK = 100_000
 MAX_GPUS_PER_TASK = 32  # 16x today's two: a workload page's comparison has a column per GPU type
 
-# The published files inside the data folder: the root workload's at the top, every other's below workloads/<id>/.
+# The published files inside the data folder: the root workload's at the top, every other's below
+# workloads/<id>/.
 INDEX = "index.json"
 MODEL_LIST = "models.json"
 FRONTIER = "frontier.json"  # a workload's energy-latency frontier, beside its index
-OUTPUT_LENGTHS = "output-lengths.json"  # an LLM workload's output-length distributions, beside its index
+OUTPUT_LENGTHS = (
+    "output-lengths.json"  # an LLM workload's output-length distributions, beside its index
+)
 MODELS_DIR = "models"
 WORKLOAD_LIST = "workloads.json"
-UNITS = "units.json"  # per workload, the units workloads.json (a v1 document) cannot add beside its numbers
+# per workload, the units workloads.json (a v1 document) cannot add beside its numbers
+UNITS = "units.json"
 WORKLOADS_DIR = "workloads"
 CSV = "configurations.csv"
 JSON = ".json"
 ROOT_WORKLOAD = "text-conversation"
-_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # a workload id or a model's slug (defs.schema.json's slug pattern)
-SLUG_PATTERN = _ID.pattern  # the reader repeats it (it imports nothing of the builder); a test holds them equal
+# a workload id or a model's slug (defs.schema.json's slug pattern)
+_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+# the reader repeats it (it imports nothing of the builder); a test holds them equal
+SLUG_PATTERN = _ID.pattern
 
-# The JSON Schemas (file names in SCHEMAS): a published document's is named after its kind (see schema_for).
+# The JSON Schemas (file names in SCHEMAS): a published document's is named after its kind (see
+# schema_for).
 DEFS_SCHEMA = "defs.schema.json"
 INDEX_SCHEMA = "index.schema.json"
 MODEL_LIST_SCHEMA = "model-list.schema.json"
 WORKLOAD_LIST_SCHEMA = "workload-list.schema.json"
-DESCRIPTOR_SCHEMA = "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
-GENERATION_ROW_SCHEMA = "generation-configuration.schema.json"  # one row of an image or video workload's CSV
-_KIND_OF_NAME = {INDEX: "index", MODEL_LIST: "model-list", FRONTIER: "frontier"}  # a workload's own documents
+DESCRIPTOR_SCHEMA = (
+    "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
+)
+GENERATION_ROW_SCHEMA = (
+    "generation-configuration.schema.json"  # one row of an image or video workload's CSV
+)
+# a workload's own documents
+_KIND_OF_NAME = {
+    INDEX: "index",
+    MODEL_LIST: "model-list",
+    FRONTIER: "frontier",
+}
 _KIND_OF_NAME[OUTPUT_LENGTHS] = "output-lengths"
 
 # The generation workloads (text-to-image/video): their own document kinds, and a flat CSV each.
 GENERATION_WORKLOADS = {"text-to-image": "image", "text-to-video": "video"}
-_GENERATION_KIND_OF_NAME = {INDEX: "generation-index", MODEL_LIST: "generation-model-list", CSV: "generation-csv"}
+_GENERATION_KIND_OF_NAME = {
+    INDEX: "generation-index",
+    MODEL_LIST: "generation-model-list",
+    CSV: "generation-csv",
+}
 _GENERATION_KIND_OF_NAME[FRONTIER] = "generation-frontier"
 
 
 def workload_dir(workload: str) -> str:
-    """The folder of a workload's documents inside the data folder, with its trailing '/' ('' for the root)."""
+    """The folder of a workload's documents inside the data folder, with its trailing '/' ('' for
+    the root)."""
     return "" if workload == ROOT_WORKLOAD else f"{WORKLOADS_DIR}/{workload}/"
 
 
@@ -81,7 +110,8 @@ def model_rel(slug: str, workload: str = ROOT_WORKLOAD) -> str:
 
 @dataclass(frozen=True)
 class Place:
-    """What a path inside the data folder holds: its kind (its schema's name, see schema_for), workload and slug."""
+    """What a path inside the data folder holds: its kind (its schema's name, see schema_for),
+    workload and slug."""
 
     kind: str
     workload: str | None = None  # None for workloads.json and the root CSV
@@ -89,7 +119,8 @@ class Place:
 
 
 def place(rel: str) -> Place | None:
-    """What a build publishes (or removes, when its model is gone) at a path inside the data folder, or None."""
+    """What a build publishes (or removes, when its model is gone) at a path inside the data
+    folder, or None."""
     if rel in (WORKLOAD_LIST, CSV, UNITS):
         return Place({WORKLOAD_LIST: "workload-list", CSV: "csv", UNITS: "units"}[rel])
     workload, rest = ROOT_WORKLOAD, rel
@@ -109,9 +140,11 @@ def place(rel: str) -> Place | None:
 
 
 def is_published(rel: str) -> bool:
-    """Whether a path inside the data folder is a published file: the one rule of what validate checks and what ships.
+    """Whether a path inside the data folder is a published file: the one rule of what validate
+    checks and what ships.
 
-    Anything else (a dotfile such as models/.x.json, an editor's foo.json~ or .swp, a stray file) is refused."""
+    Anything else (a dotfile such as models/.x.json, an editor's foo.json~ or .swp, a stray file)
+    is refused."""
     return place(rel) is not None
 
 
@@ -122,23 +155,30 @@ def is_model(rel: str) -> bool:
 
 
 def workload_of(rel: str) -> str | None:
-    """The workload of a published document's path; None for workloads.json, the CSV and any other path."""
+    """The workload of a published document's path; None for workloads.json, the CSV and any
+    other path."""
     found = place(rel)
     return found.workload if found else None
 
 
 def is_published_folder(rel: str) -> bool:
     """Whether a folder inside the data folder is one that published files live in."""
-    return rel == WORKLOADS_DIR or place(f"{rel}/{INDEX}") is not None or place(f"{rel}/x{JSON}") is not None
+    return (
+        rel == WORKLOADS_DIR
+        or place(f"{rel}/{INDEX}") is not None
+        or place(f"{rel}/x{JSON}") is not None
+    )
 
 
 def is_hidden(rel: str) -> bool:
-    """Hidden files (`.gitkeep`, at any level) are not published (validate refuses them); a build keeps them."""
+    """Hidden files (`.gitkeep`, at any level) are not published (validate refuses them); a build
+    keeps them."""
     return any(part.startswith(".") for part in rel.split("/"))
 
 
 def schema_for(rel: str) -> str | None:
-    """The schema file of a published document (`<kind>.schema.json`), or None for the root CSV and any other path."""
+    """The schema file of a published document (`<kind>.schema.json`), or None for the root CSV
+    and any other path."""
     found = place(rel)
     if found is None or found.kind == "csv":
         return None
@@ -150,12 +190,16 @@ def is_workload_id(text: str) -> bool:
 
 
 def below(path: object, folder: str) -> str | None:
-    """A descriptor path relative to `folder` (`data/models/x.json` -> `models/x.json`), or None if not below it."""
-    return path[len(folder) + 1 :] if isinstance(path, str) and path.startswith(f"{folder}/") else None
+    """A descriptor path relative to `folder` (`data/models/x.json` -> `models/x.json`), or None
+    if not below it."""
+    return (
+        path[len(folder) + 1 :] if isinstance(path, str) and path.startswith(f"{folder}/") else None
+    )
 
 
 def row_id(slug: str, gpu: str, *numbers: int) -> str:
-    """The natural key of a configuration: slug/gpu/numbers, with the numbers its kind sorts by after the GPU."""
+    """The natural key of a configuration: slug/gpu/numbers, with the numbers its kind sorts by
+    after the GPU."""
     return "/".join(map(str, (slug, gpu, *numbers)))
 
 
@@ -184,4 +228,6 @@ def require_repo_root(*needed: Path, where: str = "the repository root") -> None
             here = str(Path.cwd())
         except OSError:  # the current folder was removed
             here = "the current folder (removed)"
-        raise InputError(f"{here}: expected {' and '.join(missing)} here, found none; run from {where}")
+        raise InputError(
+            f"{here}: expected {' and '.join(missing)} here, found none; run from {where}"
+        )

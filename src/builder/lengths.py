@@ -1,4 +1,5 @@
-"""Pure: the output-length distributions of the per-model files -> each LLM workload's output-lengths document."""
+"""Pure: the output-length distributions of the per-model files -> each LLM workload's
+output-lengths document."""
 
 from typing import Any
 
@@ -12,21 +13,27 @@ from builder.upstream_models import Histogram, ModelFile
 Doc = dict[str, Any]
 UNIT = "output tokens per response"
 DEFINITION = (
-    "Per model, how long its responses were, as the leaderboard's per-model file gives it: a histogram of output "
-    "lengths in tokens (bins: the edges, counts: the responses in each bin, the last bin closed) over every "
-    "configuration measured, and each configuration's own histogram beside its exact mean. The histograms are binned, "
+    "Per model, how long its responses were, as the leaderboard's per-model file gives it: a "
+    "histogram of output "
+    "lengths in tokens (bins: the edges, counts: the responses in each bin, the last bin closed) "
+    "over every "
+    "configuration measured, and each configuration's own histogram beside its exact mean. The "
+    "histograms are binned, "
     "so a mean taken from them is close to, not equal to, mean_output_tokens."
 )
 QUANTILE_RULE = (
-    "An estimate from the configuration's histogram: the length at which the counts, summed bin by bin and spread "
-    "evenly inside each bin, reach the quantile's share of the responses (linear interpolation inside the bin)."
+    "An estimate from the configuration's histogram: the length at which the counts, summed bin "
+    "by bin and spread "
+    "evenly inside each bin, reach the quantile's share of the responses (linear interpolation "
+    "inside the bin)."
 )
 QUANTILES = {"median_output_tokens": 0.5, "p90_output_tokens": 0.9}
 DIGITS = 1  # the quantiles' decimals: a tenth of a token
 
 
 def quantile(lengths: Histogram, share: float) -> float:
-    """The output length below which `share` of the responses fall, interpolated inside its bin (QUANTILE_RULE)."""
+    """The output length below which `share` of the responses fall, interpolated inside its bin
+    (QUANTILE_RULE)."""
     target, below = share * lengths.total, 0
     for i, count in enumerate(lengths.counts):
         if count and below + count >= target:
@@ -36,35 +43,61 @@ def quantile(lengths: Histogram, share: float) -> float:
     return lengths.bins[-1]
 
 
-def by_row(rows: list[Row], files: dict[str, ModelFile]) -> dict[tuple[str, int], tuple[Row, Histogram]]:
-    """Each row's (row_id, repeat) -> the row and its configuration's histogram (rows of models with one only)."""
+def by_row(
+    rows: list[Row], files: dict[str, ModelFile]
+) -> dict[tuple[str, int], tuple[Row, Histogram]]:
+    """Each row's (row_id, repeat) -> the row and its configuration's histogram (rows of models
+    with one only)."""
     lengths: dict[int, Histogram] = {}
     for found in files.values():
         own = [row for row in rows if row.model_id == found.model_id]
-        lengths |= {id(row): hist for row, hist in zip(own, found.configurations, strict=True) if hist}
-    return {key: (row, lengths[id(row)]) for key, row in keyed_rows(rows).items() if id(row) in lengths}
+        lengths |= {
+            id(row): hist for row, hist in zip(own, found.configurations, strict=True) if hist
+        }
+    return {
+        key: (row, lengths[id(row)]) for key, row in keyed_rows(rows).items() if id(row) in lengths
+    }
 
 
 def configuration(conf: Doc, row: Row, lengths: Histogram) -> Doc:
-    """A configuration's entry: its key, its histogram's counts, its exact mean and its estimated quantiles."""
+    """A configuration's entry: its key, its histogram's counts, its exact mean and its estimated
+    quantiles."""
     found = {key: conf[key] for key in ("row_id", "repeat", "gpu", "num_gpus", "max_num_seqs")}
-    found |= {"responses": lengths.total, "counts": list(lengths.counts), "mean_output_tokens": row.avg_output_len}
-    return found | {key: round(quantile(lengths, share), DIGITS) for key, share in QUANTILES.items()}
+    found |= {
+        "responses": lengths.total,
+        "counts": list(lengths.counts),
+        "mean_output_tokens": row.avg_output_len,
+    }
+    return found | {
+        key: round(quantile(lengths, share), DIGITS) for key, share in QUANTILES.items()
+    }
 
 
-def output_lengths(rows: list[Row], files: dict[str, ModelFile], docs: dict[str, Doc], work_id: str, date: str) -> Doc:
-    """One LLM workload's output-lengths document: its models in model-list order, each configuration in its order."""
+def output_lengths(
+    rows: list[Row], files: dict[str, ModelFile], docs: dict[str, Doc], work_id: str, date: str
+) -> Doc:
+    """One LLM workload's output-lengths document: its models in model-list order, each
+    configuration in its order."""
     keyed, models = by_row(rows, files), []
     owners = {found.model_id: found for found in files.values() if found.lengths}
     for entry in docs[layout.model_list_rel(work_id)]["models"]:
         model = docs[layout.model_rel(entry["slug"], work_id)]
         if (found := owners.get(model["model_id"])) is None or found.lengths is None:
             continue
-        confs = [configuration(c, *keyed[(c["row_id"], c["repeat"])]) for c in model["configurations"]]
+        confs = [
+            configuration(c, *keyed[(c["row_id"], c["repeat"])]) for c in model["configurations"]
+        ]
         lengths = found.lengths
         head = {"slug": entry["slug"], "model_id": model["model_id"], "responses": lengths.total}
-        models.append(head | {"bins": list(lengths.bins), "counts": list(lengths.counts), "configurations": confs})
-    head = {"version": docs[layout.WORKLOAD_LIST]["version"], "data_version": date, "workload": work_id}
+        models.append(
+            head
+            | {"bins": list(lengths.bins), "counts": list(lengths.counts), "configurations": confs}
+        )
+    head = {
+        "version": docs[layout.WORKLOAD_LIST]["version"],
+        "data_version": date,
+        "workload": work_id,
+    }
     head |= {"unit": UNIT, "definition": DEFINITION, "quantile_rule": QUANTILE_RULE}
     return head | {"models": models}
 
@@ -85,12 +118,19 @@ def build_output_lengths(
     return found
 
 
-def with_response_quantiles(rows_by_task: dict[str, list[Any]], docs: dict[str, Doc], meta: Doc) -> None:
-    """Each LLM frontier entry gains its energy per response at the median and p90 output length (QUANTILE_KEYS)."""
+def with_response_quantiles(
+    rows_by_task: dict[str, list[Any]], docs: dict[str, Doc], meta: Doc
+) -> None:
+    """Each LLM frontier entry gains its energy per response at the median and p90 output length
+    (QUANTILE_KEYS)."""
     for work in workloads(meta):
         keyed = keyed_rows(rows_by_task[work.task])
         lengths = docs.get(layout.output_lengths_rel(work.id), {"models": []})
-        own = {(c["row_id"], c["repeat"]): c for model in lengths["models"] for c in model["configurations"]}
+        own = {
+            (c["row_id"], c["repeat"]): c
+            for model in lengths["models"]
+            for c in model["configurations"]
+        }
         for model in docs[layout.frontier_rel(work.id)]["models"]:
             for part in [*model["gpus"].values(), model["across_gpus"]]:
                 for entry in [*part["frontier"], *(e for e in part["best_under"].values() if e)]:

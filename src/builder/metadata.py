@@ -1,4 +1,5 @@
-"""The curated metadata: metadata.toml checked by its input schemas, then by the rules across [[workload]] tables."""
+"""The curated metadata: metadata.toml checked by its input schemas, then by the rules across
+[[workload]] tables."""
 
 import math
 import tomllib
@@ -8,19 +9,31 @@ from typing import Any
 
 from builder.errors import InputError, Problem
 from builder.files import read_regular_file
-from builder.jsonschemas import GENERATION_WORKLOAD_SCHEMA, METADATA_SCHEMA, input_problems, load_schemas, refuse
+from builder.jsonschemas import (
+    GENERATION_WORKLOAD_SCHEMA,
+    METADATA_SCHEMA,
+    input_problems,
+    load_schemas,
+    refuse,
+)
 from builder.layout import DEFS_SCHEMA, GENERATION_WORKLOADS, ROOT_WORKLOAD
 from builder.names import slugify
 
 MAX_BYTES = 1024 * 1024  # the file is a few kilobytes of reviewed text
-WORKLOAD_SOURCE_KEYS = ("data_url", "workload", "configurations")  # a source block's own to each workload
+# a source block's own to each workload
+WORKLOAD_SOURCE_KEYS = (
+    "data_url",
+    "workload",
+    "configurations",
+)
 UNIT_OF_KIND = {"image": "Wh per 1,000 images", "video": "Wh per video"}
 LATENCY_METRIC = "batch_latency_s"  # what the limit of a generation workload applies to
 
 
 @dataclass(frozen=True)
 class Workload:
-    """One published workload: an upstream task file and its curated text (a GenerationWorkload adds its own)."""
+    """One published workload: an upstream task file and its curated text (a GenerationWorkload
+    adds its own)."""
 
     id: str  # the slug of the leaderboard's tab label, `name`
     name: str
@@ -50,12 +63,17 @@ def load_metadata(path: Path) -> dict[str, Any]:
         text = read_regular_file(path, MAX_BYTES, "curated metadata").decode("utf-8")
         meta = tomllib.loads(text, parse_float=_finite)
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: expected UTF-8 text, found an invalid byte at offset {exc.start}") from exc
+        raise InputError(
+            f"{path}: expected UTF-8 text, found an invalid byte at offset {exc.start}"
+        ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: expected TOML, found a syntax error ({exc})") from exc
     except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits
-        raise InputError(f"{path}: expected TOML, found a value Python cannot read ({exc})") from exc
-    problems = input_problems(METADATA_SCHEMA, meta, str(path))  # it leaves image and video tables alone
+        raise InputError(
+            f"{path}: expected TOML, found a value Python cannot read ({exc})"
+        ) from exc
+    # it leaves image and video tables alone
+    problems = input_problems(METADATA_SCHEMA, meta, str(path))
     tables = meta.get("workload")
     for i, table in enumerate(tables if isinstance(tables, list) else []):
         if isinstance(table, dict) and table.get("kind") in GENERATION_WORKLOADS.values():
@@ -70,33 +88,49 @@ def rule_problems(tables: list[dict[str, Any]], path: str) -> list[Problem]:
     """Every way schema-checked [[workload]] tables break the rules across fields and tables."""
     problems = []
     for i, table in enumerate(tables):
-        at, workload, kind, slug = f"/workload/{i}", table["id"], table["kind"], slugify(table["name"])
+        at, workload, kind, slug = (
+            f"/workload/{i}",
+            table["id"],
+            table["kind"],
+            slugify(table["name"]),
+        )
         if workload != slug:
             problems.append(
                 Problem.mismatch(
-                    path, f"{at}/id", "metadata.workload-slug", f"{slug!r} (the slug of its name)", repr(workload)
+                    path,
+                    f"{at}/id",
+                    "metadata.workload-slug",
+                    f"{slug!r} (the slug of its name)",
+                    repr(workload),
                 )
             )
         if kind != "llm" and GENERATION_WORKLOADS.get(workload) != kind:
             known = ", ".join(f"{w} ({k})" for w, k in GENERATION_WORKLOADS.items())
             want = f"a generation workload among {known}"
             problems.append(
-                Problem.mismatch(path, f"{at}/kind", "metadata.workload-kind", want, f"{workload} ({kind})")
+                Problem.mismatch(
+                    path, f"{at}/kind", "metadata.workload-kind", want, f"{workload} ({kind})"
+                )
             )
-    if problems:  # an id that is not its slug is not also reported as a duplicate or the wrong first
+    # an id that is not its slug is not also reported as a duplicate or the wrong first
+    if problems:
         return problems
     for field in ("id", "task"):
         values = [table[field] for table in tables]
         if twice := sorted({v for v in values if values.count(v) > 1}):
             want, note = f"one [[workload]] per {field}", " more than once"
             problems.append(
-                Problem.mismatch(path, "/workload", "metadata.workload-unique", want, ", ".join(twice), note)
+                Problem.mismatch(
+                    path, "/workload", "metadata.workload-unique", want, ", ".join(twice), note
+                )
             )
     first = next((i for i, table in enumerate(tables) if table["kind"] == "llm"), None)
     found = "only image and video workloads" if first is None else tables[first]["id"]
     if found != ROOT_WORKLOAD:
         problems.append(
-            Problem.mismatch(path, f"/workload/{first or 0}/id", "metadata.root-workload", ROOT_WORKLOAD, found)
+            Problem.mismatch(
+                path, f"/workload/{first or 0}/id", "metadata.root-workload", ROOT_WORKLOAD, found
+            )
         )
     return problems
 
@@ -122,14 +156,19 @@ def workloads(meta: dict[str, Any]) -> list[Workload]:
 
 
 def generation_workloads(meta: dict[str, Any]) -> list[GenerationWorkload]:
-    """The image and video workloads of checked metadata, in publishing order (after the LLM workloads)."""
+    """The image and video workloads of checked metadata, in publishing order (after the LLM
+    workloads)."""
     return [GenerationWorkload(**table) for table in meta["workload"] if table["kind"] != "llm"]
 
 
 def source_for(meta: dict[str, Any], work: Workload) -> dict[str, Any]:
-    """The source block of a workload's documents: the shared fields and the workload's own, in the schema's order."""
+    """The source block of a workload's documents: the shared fields and the workload's own, in
+    the schema's order."""
     merged = {**meta["source"], "data_url": work.data_url, "workload": f"{work.name} ({work.task})"}
     merged["configurations"] = work.configurations
-    if isinstance(work, GenerationWorkload):  # an image or video workload has its own method, selection and uses
+    # an image or video workload has its own method, selection and uses
+    if isinstance(work, GenerationWorkload):
         merged |= {"method": work.method, "selection": work.selection, "used_for": work.used_for}
-    return {key: merged[key] for key in load_schemas()[DEFS_SCHEMA]["$defs"]["source"]["properties"]}
+    return {
+        key: merged[key] for key in load_schemas()[DEFS_SCHEMA]["$defs"]["source"]["properties"]
+    }

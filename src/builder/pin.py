@@ -1,4 +1,5 @@
-"""The pinned upstream snapshots (a file per task, per-model files) and their lock (schemas/inputs/lock.schema.json)."""
+"""The pinned upstream snapshots (a file per task, per-model files) and their lock
+(schemas/inputs/lock.schema.json)."""
 
 import hashlib
 import json
@@ -22,7 +23,8 @@ REPAIR = "run `builder fetch` to refetch the pin, or `git checkout {lock.parent}
 class Lock:
     file: str
     url: str  # upstream's own URL of the file; a mirror never replaces it
-    commit: str | None  # upstream's commit of the bytes; null only in a lock written before fetch required one
+    # upstream's commit of the bytes; null only in a lock written before fetch required one
+    commit: str | None
     sha256: str
     size: int
     retrieved: str
@@ -39,14 +41,19 @@ class Pinned:
 
 
 def lock_json(locks: dict[str, Lock], models: dict[str, Lock] | None = None) -> dict[str, Any]:
-    """The lock file's content: every task's entry, then every per-model file's (if any), in the order given."""
+    """The lock file's content: every task's entry, then every per-model file's (if any), in the
+    order given."""
     found: dict[str, Any] = {"tasks": {task: _entry_json(lock) for task, lock in locks.items()}}
-    return found | ({"models": {name: _entry_json(lock) for name, lock in models.items()}} if models else {})
+    return found | (
+        {"models": {name: _entry_json(lock) for name, lock in models.items()}} if models else {}
+    )
 
 
 def _entry_json(lock: Lock) -> dict[str, Any]:
     """A lock entry as the file holds it: `mirror` only when there is one."""
-    return {key: value for key, value in asdict(lock).items() if key != "mirror" or value is not None}
+    return {
+        key: value for key, value in asdict(lock).items() if key != "mirror" or value is not None
+    }
 
 
 def dump_lock(locks: dict[str, Lock], models: dict[str, Lock] | None = None) -> bytes:
@@ -54,7 +61,8 @@ def dump_lock(locks: dict[str, Lock], models: dict[str, Lock] | None = None) -> 
 
 
 def load_lock(path: Path) -> dict[str, Lock]:
-    """Every task's lock entry, in file order; refused unless each entry is sound and files are distinct."""
+    """Every task's lock entry, in file order; refused unless each entry is sound and files are
+    distinct."""
     return parse_lock(read_regular_file(path, LOCK_MAX_BYTES, "the upstream lock"), str(path))
 
 
@@ -64,7 +72,8 @@ def load_model_locks(path: Path) -> dict[str, Lock]:
 
 
 def parse_lock(data: bytes, where: str) -> dict[str, Lock]:
-    """The tasks' entries of the lock file's bytes (`where`: how to name it in a message), checked."""
+    """The tasks' entries of the lock file's bytes (`where`: how to name it in a message),
+    checked."""
     return parse_locks(data, where)[0]
 
 
@@ -78,12 +87,20 @@ def parse_locks(data: bytes, where: str) -> tuple[dict[str, Lock], dict[str, Loc
     files = [entry["file"] for entry in raw["tasks"].values()]
     if twice := sorted({f for f in files if files.count(f) > 1}):
         found = f"found {', '.join(twice)} named by several tasks"
-        raise InputError(str(Problem(where, "/tasks", f"expected one file per task, {found}", "lock.file")))
+        raise InputError(
+            str(Problem(where, "/tasks", f"expected one file per task, {found}", "lock.file"))
+        )
     models = raw.get("models", {})
-    for name, found_entry in models.items():  # the file a name stands for: one each, distinct by construction
+    # the file a name stands for: one each, distinct by construction
+    for (
+        name,
+        found_entry,
+    ) in models.items():
         if found_entry["file"] != f"models/{name}.json":
             message = f"expected models/{name}.json, found {shown(found_entry['file'])}"
-            raise InputError(str(Problem(where, pointer(("models", name, "file")), message, "lock.model-file")))
+            raise InputError(
+                str(Problem(where, pointer(("models", name, "file")), message, "lock.model-file"))
+            )
     tasks = {task: Lock(**entry) for task, entry in raw["tasks"].items()}
     return tasks, {name: Lock(**entry) for name, entry in models.items()}
 
@@ -91,7 +108,10 @@ def parse_locks(data: bytes, where: str) -> tuple[dict[str, Lock], dict[str, Loc
 def entry(locks: dict[str, Lock], task: str, lock_path: Path) -> Lock:
     """The lock entry of `task`, or InputError naming the tasks the lock has."""
     if task not in locks:
-        raise InputError(f"{lock_path}: expected an entry for task {task}, found none (tasks: {', '.join(locks)})")
+        raise InputError(
+            f"{lock_path}: expected an entry for task {task}, found none (tasks: "
+            f"{', '.join(locks)})"
+        )
     return locks[task]
 
 
@@ -102,15 +122,21 @@ def read_pinned(lock_path: Path, tasks: Iterable[str]) -> dict[str, Pinned]:
 
 
 def read_pinned_models(lock_path: Path) -> dict[str, Pinned]:
-    """Every per-model file the lock names, each refused unless its sha256 and size match its entry."""
-    return {name: read_snapshot(lock_path, lock) for name, lock in load_model_locks(lock_path).items()}
+    """Every per-model file the lock names, each refused unless its sha256 and size match its
+    entry."""
+    return {
+        name: read_snapshot(lock_path, lock) for name, lock in load_model_locks(lock_path).items()
+    }
 
 
 def read_snapshot(lock_path: Path, lock: Lock) -> Pinned:
     """The snapshot a lock entry names, refused unless its sha256 and size match the entry."""
     snapshot = lock_path.parent / lock.file
     data = read_regular_file(snapshot, Limits().max_bytes, "the pinned upstream")
-    for what, expected, found in (("sha256", lock.sha256, sha256(data)), ("size", lock.size, len(data))):
+    for what, expected, found in (
+        ("sha256", lock.sha256, sha256(data)),
+        ("size", lock.size, len(data)),
+    ):
         if found != expected:
             said = f"{what} expected {expected} (from {lock_path}), found {found}"
             raise InputError(f"{snapshot}: {said}; {REPAIR.format(lock=lock_path)}")
@@ -118,7 +144,8 @@ def read_snapshot(lock_path: Path, lock: Lock) -> Pinned:
 
 
 def local_pin(path: Path) -> Pinned:
-    """A task file given in place of its pin, read with fetch's cap (no FIFO); its lock has no URL, commit or date."""
+    """A task file given in place of its pin, read with fetch's cap (no FIFO); its lock has no
+    URL, commit or date."""
     data = read_regular_file(path, Limits().max_bytes, "upstream")
     return Pinned(Lock(str(path), "", None, sha256(data), len(data), ""), str(path), data)
 
@@ -129,8 +156,10 @@ def moved(old: Lock, data: bytes) -> bool:
 
 
 def refreshed(old: Lock, fetched_from: str, commit: str | None, data: bytes, today: str) -> Lock:
-    """The lock entry after a fetch of `data`: the same entry for the same bytes (a null commit filled from
-    `commit`); for new bytes, their entry with upstream's URL kept, the mirror beside it, and `commit`."""
+    """The lock entry after a fetch of `data`: the same entry for the same bytes (a null commit
+    filled from
+    `commit`); for new bytes, their entry with upstream's URL kept, the mirror beside it, and
+    `commit`."""
     if not moved(old, data):
         return replace(old, commit=commit) if old.commit is None and commit is not None else old
     mirror = None if fetched_from == old.url else fetched_from

@@ -1,4 +1,5 @@
-"""The relations upstream's numbers obey, pure: checked on upstream rows and again on the published files."""
+"""The relations upstream's numbers obey, pure: checked on upstream rows and again on the
+published files."""
 
 import math
 import operator
@@ -12,7 +13,8 @@ Values = Mapping[str, float]  # a row's numbers by field name
 
 @dataclass(frozen=True)
 class Relation:
-    """A value that others determine: `target` = `compute(*inputs)`, written `formula` in messages."""
+    """A value that others determine: `target` = `compute(*inputs)`, written `formula` in
+    messages."""
 
     target: str
     inputs: tuple[str, ...]
@@ -78,20 +80,28 @@ LLM_ORDERS = (
     Order("avg_batch_size", "max_num_seqs"),
     Order("activated_params_billions", "total_params_billions"),
 )
-ENERGY_PER_ITEM = Relation(  # an image or video row's neutral names: energy_joules is per image or per video
-    "energy_joules",
-    ("avg_power_watts", "batch_latency_s", "batch_size"),
-    "avg_power_watts x batch_latency_s / batch_size",
-    _energy_per_item,
+ENERGY_PER_ITEM = (
+    Relation(  # an image or video row's neutral names: energy_joules is per image or per video
+        "energy_joules",
+        ("avg_power_watts", "batch_latency_s", "batch_size"),
+        "avg_power_watts x batch_latency_s / batch_size",
+        _energy_per_item,
+    )
 )
 ITEMS_PER_SECOND = Relation(
-    "throughput_per_sec", ("batch_size", "batch_latency_s"), "batch_size / batch_latency_s", operator.truediv
+    "throughput_per_sec",
+    ("batch_size", "batch_latency_s"),
+    "batch_size / batch_latency_s",
+    operator.truediv,
 )
 GENERATION_RELATIONS = (ENERGY_PER_ITEM, ITEMS_PER_SECOND)
 GENERATION_ORDERS = (Order("activated_params_billions", "total_params_billions"),)
-UPSTREAM_TOLERANCE = 1e-9  # relative; upstream agrees to float precision (at most 2.5e-16 in the pinned files)
+UPSTREAM_TOLERANCE = (
+    1e-9  # relative; upstream agrees to float precision (at most 2.5e-16 in the pinned files)
+)
 
-# The published CSV's energy per response against its energy per token and average output length: both are
+# The published CSV's energy per response against its energy per token and average output length:
+# both are
 # rounded (7 decimals, whole tokens), which moves the product by up to 0.21 % in the pinned data.
 RESPONSE_NAMES = {
     "energy_per_request_joules": "joules_per_response",
@@ -100,11 +110,14 @@ RESPONSE_NAMES = {
 }
 PUBLISHED_ENERGY_PER_RESPONSE = ENERGY_PER_REQUEST.renamed(RESPONSE_NAMES)
 PUBLISHED_ORDERS = (Order("active_params_b", "params_b"),)  # a model document's, of either kind
-PUBLISHED_TOLERANCE = 0.005  # relative: 2.4 times the largest rounding error, and it refuses a value 1.01 times off
+PUBLISHED_TOLERANCE = (
+    0.005  # relative: 2.4 times the largest rounding error, and it refuses a value 1.01 times off
+)
 
 
 def broken(relation: Relation, values: Values, tolerance: float) -> Fault | None:
-    """The fault when `values` break `relation` by more than `tolerance` (relative), else None; NaN breaks it."""
+    """The fault when `values` break `relation` by more than `tolerance` (relative), else None;
+    NaN breaks it."""
     try:
         expected = relation.compute(*(values[name] for name in relation.inputs))
     except (ZeroDivisionError, OverflowError):
@@ -115,8 +128,11 @@ def broken(relation: Relation, values: Values, tolerance: float) -> Fault | None
     return Fault(relation.target, relation.formula, expected, found)
 
 
-def relation_faults(values: Values, relations: tuple[Relation, ...], orders: tuple[Order, ...] = ()) -> list[Fault]:
-    """Every relation and order `values` break, in the order given (relations within UPSTREAM_TOLERANCE)."""
+def relation_faults(
+    values: Values, relations: tuple[Relation, ...], orders: tuple[Order, ...] = ()
+) -> list[Fault]:
+    """Every relation and order `values` break, in the order given (relations within
+    UPSTREAM_TOLERANCE)."""
     found = [fault for rel in relations if (fault := broken(rel, values, UPSTREAM_TOLERANCE))]
     for order in orders:
         low, high = values[order.low], values[order.high]

@@ -1,4 +1,5 @@
-"""The repository URL: metadata.toml's `repository`, a placeholder while a `PLACEHOLDER` comment marks it."""
+"""The repository URL: metadata.toml's `repository`, a placeholder while a `PLACEHOLDER` comment
+marks it."""
 
 import re
 import tomllib
@@ -22,8 +23,10 @@ def parse(text: str) -> Repository | None:
         return None  # metadata.toml's own check reports it
     if not isinstance(url, str):
         return None
-    line = re.search(r"^(?:[ \t]*#.*\n)*[ \t]*repository[ \t]*=.*", text, re.MULTILINE)  # with the comments above
-    return Repository(url, line is None or MARK in line[0])  # set in a way we cannot see (None): unconfirmed
+    # with the comments above
+    line = re.search(r"^(?:[ \t]*#.*\n)*[ \t]*repository[ \t]*=.*", text, re.MULTILINE)
+    # set in a way we cannot see (None): unconfirmed
+    return Repository(url, line is None or MARK in line[0])
 
 
 def load(path: Path) -> Repository | None:
@@ -40,5 +43,8 @@ def warnings(path: Path) -> list[str]:
     if (found := load(path)) is None:
         return [f"{path.name}: repository: expected the repository URL, found none"]
     if found.placeholder:
-        return [f"{path.name}: repository: {found.url} is marked {MARK}; set the real URL before a release"]
+        return [
+            f"{path.name}: repository: {found.url} is marked {MARK}; set the real URL before a "
+            f"release"
+        ]
     return []

@@ -1,4 +1,5 @@
-"""The scratch folder of drift and release: in TMPDIR, removed afterwards; a full TMPDIR is one line."""
+"""The scratch folder of drift and release: in TMPDIR, removed afterwards; a full TMPDIR is one
+line."""
 
 import errno
 import shutil
@@ -12,7 +13,8 @@ from builder.errors import OutputError, printable
 
 @contextmanager
 def scratch_folder(prefix: str, files: dict[str, bytes] | None = None) -> Iterator[Path]:
-    """A new folder in TMPDIR holding `files` (path: bytes) for the block; an OSError below it is an OutputError."""
+    """A new folder in TMPDIR holding `files` (path: bytes) for the block; an OSError below it is
+    an OutputError."""
     try:
         folder = tempfile.mkdtemp(prefix=prefix)
     except OSError as exc:
@@ -27,8 +29,13 @@ def scratch_folder(prefix: str, files: dict[str, bytes] | None = None) -> Iterat
     except (OSError, OutputError) as exc:
         cause = exc if isinstance(exc, OSError) else exc.__cause__
         below = isinstance(cause, OSError) and str(cause.filename or "").startswith(folder)
-        full = isinstance(cause, OSError) and cause.filename is None and cause.errno in (errno.ENOSPC, errno.EDQUOT)
-        if (below or full) and isinstance(cause, OSError):  # a write that fills the disk names no file
+        full = (
+            isinstance(cause, OSError)
+            and cause.filename is None
+            and cause.errno in (errno.ENOSPC, errno.EDQUOT)
+        )
+        # a write that fills the disk names no file
+        if (below or full) and isinstance(cause, OSError):
             raise tmpdir_error(cause) from None
         raise
     finally:
@@ -36,8 +43,12 @@ def scratch_folder(prefix: str, files: dict[str, bytes] | None = None) -> Iterat
 
 
 def tmpdir_error(exc: OSError) -> OutputError:
-    where, reason = printable(str(exc.filename or tempfile.gettempdir())), exc.strerror or type(exc).__name__
+    where, reason = (
+        printable(str(exc.filename or tempfile.gettempdir())),
+        exc.strerror or type(exc).__name__,
+    )
     return OutputError(
-        f"TMPDIR ({printable(tempfile.gettempdir())}): expected a writable folder with free space for a scratch copy, "
+        f"TMPDIR ({printable(tempfile.gettempdir())}): expected a writable folder with free space "
+        f"for a scratch copy, "
         f"found {reason} at {where}; set TMPDIR to another folder"
     )

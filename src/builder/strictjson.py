@@ -1,4 +1,5 @@
-"""Strict JSON: what Python's json accepts minus what readers disagree on, every fault by JSON pointer."""
+"""Strict JSON: what Python's json accepts minus what readers disagree on, every fault by JSON
+pointer."""
 
 import json
 import math
@@ -24,7 +25,8 @@ class StrictJSONError(ValueError):
 
 
 class _Fault(Said):
-    """What a parse hook returns in place of a value it refuses (its message), found afterwards by pointer."""
+    """What a parse hook returns in place of a value it refuses (its message), found afterwards
+    by pointer."""
 
 
 def _shown(text: str) -> str:
@@ -34,7 +36,9 @@ def _shown(text: str) -> str:
 def decode_json(data: bytes) -> str:
     """JSON bytes as text, or StrictJSONError: UTF-8 without a BOM."""
     if data.startswith(b"\xef\xbb\xbf"):
-        raise StrictJSONError([("byte 0", Said("UTF-8 JSON without a byte order mark", "U+FEFF (a BOM)"))])
+        raise StrictJSONError(
+            [("byte 0", Said("UTF-8 JSON without a byte order mark", "U+FEFF (a BOM)"))]
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -43,10 +47,13 @@ def decode_json(data: bytes) -> str:
 
 
 def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
-    """Strict JSON, or StrictJSONError: UTF-8, no BOM, keys once, finite numbers, ints within 2^53, no lone \\ud800.
-    Keys in `drop` are left out of every object as it is built. data: bytes, or text decode_json gave."""
+    """Strict JSON, or StrictJSONError: UTF-8, no BOM, keys once, finite numbers, ints within 2^53,
+    no lone \\ud800.
+    Keys in `drop` are left out of every object as it is built. data: bytes, or text decode_json
+    gave."""
     text = data if isinstance(data, str) else decode_json(data)
-    faulty: list[object] = []  # refused values, and each object that repeated a key (held, so its id() stays its own)
+    # refused values, and each object that repeated a key (held, so its id() stays its own)
+    faulty: list[object] = []
     repeats: dict[int, list[str]] = {}  # by id() of such an object, the keys it repeated
 
     def refuse(expected: str, found: str) -> _Fault:
@@ -59,7 +66,8 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
 
     def integer(literal: str) -> Any:
         digits = len(literal) - literal.startswith("-")
-        if digits <= 16 and abs(value := int(literal)) <= MAX_SAFE_INTEGER:  # int() of a long string may raise
+        # int() of a long string may raise
+        if digits <= 16 and abs(value := int(literal)) <= MAX_SAFE_INTEGER:
             return value
         return refuse("an integer within +/-2^53", _shown(literal))
 
@@ -78,26 +86,36 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
 
     try:
         value = json.loads(
-            text, parse_constant=constant, parse_float=number, parse_int=integer, object_pairs_hook=pairs
+            text,
+            parse_constant=constant,
+            parse_float=number,
+            parse_int=integer,
+            object_pairs_hook=pairs,
         )
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        raise StrictJSONError([(where, Said("valid JSON", exc.msg, " (truncated or hand-broken?)"))]) from None
+        raise StrictJSONError(
+            [(where, Said("valid JSON", exc.msg, " (truncated or hand-broken?)"))]
+        ) from None
     except RecursionError:
         fault = Said("JSON nested a few levels deep", "it nested too deep to read")
         raise StrictJSONError([("/", fault)]) from None
     if not (faulty or (r"\u" in text and _SURROGATE.search(text))):
         return value
     if drop:
-        return parse_json(text)  # a fault may sit in what was dropped: every fault of the whole document
-    found: list[tuple[str, str]] = []  # every refused value, repeated key and lone surrogate, by JSON pointer
+        # a fault may sit in what was dropped: every fault of the whole document
+        return parse_json(text)
+    # every refused value, repeated key and lone surrogate, by JSON pointer
+    found: list[tuple[str, str]] = []
     pending: list[tuple[list[str], Any]] = [([], value)]
     while pending:
         parts, node = pending.pop()
         if isinstance(node, _Fault):
             found.append((pointer(parts), node))
         elif isinstance(node, str) and _LONE.search(node):
-            found.append((pointer(parts), Said("text", "a lone surrogate", " (an unpaired \\ud800-\\udfff)")))
+            found.append(
+                (pointer(parts), Said("text", "a lone surrogate", " (an unpaired \\ud800-\\udfff)"))
+            )
         elif isinstance(node, dict):
             for key in repeats.get(id(node), ()):
                 key_shown = shown(printable(key), 10_000)
@@ -115,14 +133,16 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
 
 
 def parse_input(data: bytes, shown_as: str) -> Any:
-    """parse_json, or one InputError: the first fault, as a Problem of the file shown as `shown_as`."""
+    """parse_json, or one InputError: the first fault, as a Problem of the file shown as
+    `shown_as`."""
     try:
         return parse_json(data)
     except StrictJSONError as exc:
         raise InputError(str(exc.problems(shown_as)[0])) from None
 
 
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # a surrogate escape (high or low): only paired ones are fine
+# a surrogate escape (high or low): only paired ones are fine
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE = re.compile("[\ud800-\udfff]")  # a surrogate left after parsing: an escape without its pair
 
 

@@ -1,4 +1,5 @@
-"""Pure derivation: checked upstream rows + curated metadata -> every workload's documents, frontiers too (no I/O)."""
+"""Pure derivation: checked upstream rows + curated metadata -> every workload's documents,
+frontiers too (no I/O)."""
 
 from collections import defaultdict
 from collections.abc import Callable
@@ -7,8 +8,22 @@ from functools import partial
 from typing import Any
 
 from builder import layout
-from builder.frontier import DEFINITION, GENERATION_AXES, LLM_AXES, LLM_DEFINITION, latency_targets, model_frontier
-from builder.metadata import LATENCY_METRIC, GenerationWorkload, Workload, generation_workloads, source_for, workloads
+from builder.frontier import (
+    DEFINITION,
+    GENERATION_AXES,
+    LLM_AXES,
+    LLM_DEFINITION,
+    latency_targets,
+    model_frontier,
+)
+from builder.metadata import (
+    LATENCY_METRIC,
+    GenerationWorkload,
+    Workload,
+    generation_workloads,
+    source_for,
+    workloads,
+)
 from builder.names import slugify
 from builder.upstream import PRECISIONS, GenRow, Row
 
@@ -23,12 +38,41 @@ CONFIG_KEYS: tuple[str, ...] = (
     "precision",
     "max_num_seqs",
 )
-CONFIG_KEYS += ("avg_requests_in_flight", "wh_per_million_output_tokens", "joules_per_output_token", "median_itl_ms")
-CONFIG_KEYS += ("p90_itl_ms", "p99_itl_ms", "tokens_per_second", "gpu_power_watts_total", "avg_output_tokens")
-CONFIG_KEYS += ("under_itl_deadline", "avg_running_batch", "p95_itl_ms", "row_id", "repeat")  # an LLM configuration's
+CONFIG_KEYS += (
+    "avg_requests_in_flight",
+    "wh_per_million_output_tokens",
+    "joules_per_output_token",
+    "median_itl_ms",
+)
+CONFIG_KEYS += (
+    "p90_itl_ms",
+    "p99_itl_ms",
+    "tokens_per_second",
+    "gpu_power_watts_total",
+    "avg_output_tokens",
+)
+# an LLM configuration's
+CONFIG_KEYS += (
+    "under_itl_deadline",
+    "avg_running_batch",
+    "p95_itl_ms",
+    "row_id",
+    "repeat",
+)
 MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
-INDEX_ROW_KEYS: tuple[str, ...] = (*MODEL_KEYS_IN_ROW, "precision", "gpu", "num_gpus", "wh_per_million_output_tokens")
-INDEX_ROW_KEYS += ("joules_per_output_token", "median_itl_ms", "avg_requests_in_flight", "gpu_power_watts_total")
+INDEX_ROW_KEYS: tuple[str, ...] = (
+    *MODEL_KEYS_IN_ROW,
+    "precision",
+    "gpu",
+    "num_gpus",
+    "wh_per_million_output_tokens",
+)
+INDEX_ROW_KEYS += (
+    "joules_per_output_token",
+    "median_itl_ms",
+    "avg_requests_in_flight",
+    "gpu_power_watts_total",
+)
 INDEX_ROW_KEYS += ("avg_output_tokens", "avg_running_batch", "max_num_seqs", "row_id")
 WORKLOAD_ENTRY_KEYS: tuple[str, ...] = (
     "id",
@@ -39,15 +83,46 @@ WORKLOAD_ENTRY_KEYS: tuple[str, ...] = (
     "configuration_count",
     "index_url",
 )
-WORKLOAD_ENTRY_KEYS += ("models_url", "data_url", "frontier_url", "kind", "unit", "latency_metric", "latency_limit")
-MODEL_LIST_KEYS = ("slug", "name", "model_id", "params_b", "active_params_b", "gpus", "url", "page")  # every kind's
-SETUP_KEYS = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", "inference_steps", "precision")
+WORKLOAD_ENTRY_KEYS += (
+    "models_url",
+    "data_url",
+    "frontier_url",
+    "kind",
+    "unit",
+    "latency_metric",
+    "latency_limit",
+)
+# every kind's
+MODEL_LIST_KEYS = (
+    "slug",
+    "name",
+    "model_id",
+    "params_b",
+    "active_params_b",
+    "gpus",
+    "url",
+    "page",
+)
+SETUP_KEYS = (
+    "gpu",
+    "num_gpus",
+    "batch_size",
+    "ulysses_degree",
+    "ring_degree",
+    "inference_steps",
+    "precision",
+)
 LLM_ORDER = ("gpu", "num_gpus", "max_num_seqs")  # how configurations sort: the parts of a row id
 GENERATION_ORDER = SETUP_KEYS[:5]
 MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
-PER_SECOND = {"image": (), "video": ("wh_per_video_second",)}  # a video's energy per second of its own length
+# a video's energy per second of its own length
+PER_SECOND = {
+    "image": (),
+    "video": ("wh_per_video_second",),
+}
 WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
-MEASURE_KEYS = {  # (energy in joules, headline energy, throughput) field names of an image or video configuration
+# (energy in joules, headline energy, throughput) field names of an image or video configuration
+MEASURE_KEYS = {
     "image": ("joules_per_image", "wh_per_thousand_images", "images_per_second"),
     "video": ("joules_per_video", "wh_per_video", "videos_per_second"),
 }
@@ -74,7 +149,13 @@ def shape(work: Workload, meta: Doc) -> Shape:
     """The Shape of a workload's documents."""
     if not isinstance(work, GenerationWorkload):
         h, own = meta["header"], source_for(meta, work)
-        return Shape({"unit": h["unit"]}, h["itl_deadline_ms"], meta["index"]["selection"], own, configuration)
+        return Shape(
+            {"unit": h["unit"]},
+            h["itl_deadline_ms"],
+            meta["index"]["selection"],
+            own,
+            configuration,
+        )
     return Shape(
         head={"kind": work.kind, "unit": work.unit},
         limit=work.latency_limit_s,
@@ -91,7 +172,8 @@ def shape(work: Workload, meta: Doc) -> Shape:
 
 
 def build_package(rows_by_task: dict[str, list[Any]], meta: Doc, date: str) -> dict[str, Doc]:
-    """Every document of every workload (LLM first, then image and video) and the workload list, by path."""
+    """Every document of every workload (LLM first, then image and video) and the workload list,
+    by path."""
     docs: dict[str, Doc] = {}
     entries = []  # each workload's keys in order; an image or video workload has no frontier
     for work in [*workloads(meta), *generation_workloads(meta)]:
@@ -103,29 +185,41 @@ def build_package(rows_by_task: dict[str, list[Any]], meta: Doc, date: str) -> d
         if isinstance(work, GenerationWorkload):
             del found["frontier_url"]
         own = shape(work, meta)
-        found |= {"unit": own.head["unit"], "latency_metric": own.latency_metric, "latency_limit": own.limit}
+        found |= {
+            "unit": own.head["unit"],
+            "latency_metric": own.latency_metric,
+            "latency_limit": own.limit,
+        }
         entries.append({key: found[key] for key in WORKLOAD_ENTRY_KEYS if key in found})
     docs[layout.WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
     docs[layout.UNITS] = units_document(entries, meta, date)
     return docs | build_frontiers(rows_by_task, docs, meta, date)
 
 
-LATENCY_UNITS = {"median_itl_ms": "ms", "batch_latency_s": "s"}  # the unit of each latency metric's values
+# the unit of each latency metric's values
+LATENCY_UNITS = {
+    "median_itl_ms": "ms",
+    "batch_latency_s": "s",
+}
 UNITS_DEFINITION = (
-    "Per workload of workloads.json, in its order: its headline energy unit, and the latency metric and limit with "
-    "the limit's unit (ms or s), which workloads.json, a published v1 document, cannot add beside latency_limit; "
+    "Per workload of workloads.json, in its order: its headline energy unit, and the latency "
+    "metric and limit with "
+    "the limit's unit (ms or s), which workloads.json, a published v1 document, cannot add beside "
+    "latency_limit; "
     "and the URL of its frontier, an image or video workload's too."
 )
 
 
 def units_document(entries: list[Doc], meta: Doc, date: str) -> Doc:
-    """units.json: each workload list entry's unit, latency rule with the limit's unit, and frontier URL."""
+    """units.json: each workload list entry's unit, latency rule with the limit's unit, and
+    frontier URL."""
     rows = unit_rows(entries, meta["base_url"], meta["header"]["version"])
     return {**header(meta, date), "definition": UNITS_DEFINITION, "workloads": rows}
 
 
 def unit_rows(entries: list[Doc], base_url: str, version: str) -> list[Doc]:
-    """Per workload list entry: its id, unit and latency rule, the limit's unit, and its frontier's URL."""
+    """Per workload list entry: its id, unit and latency rule, the limit's unit, and its
+    frontier's URL."""
     return [
         {key: entry[key] for key in ("id", "unit", "latency_metric", "latency_limit")}
         | {"latency_unit": LATENCY_UNITS.get(entry["latency_metric"], "")}
@@ -136,7 +230,11 @@ def unit_rows(entries: list[Doc], base_url: str, version: str) -> list[Doc]:
 
 def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
     """The public URLs of a workload's index, model list and frontier."""
-    rels = {"index_url": layout.index_rel, "models_url": layout.model_list_rel, "frontier_url": layout.frontier_rel}
+    rels = {
+        "index_url": layout.index_rel,
+        "models_url": layout.model_list_rel,
+        "frontier_url": layout.frontier_rel,
+    }
     return {key: layout.document_url(base_url, version, rel(workload)) for key, rel in rels.items()}
 
 
@@ -146,8 +244,15 @@ def build_documents(rows: list[Any], meta: Doc, date: str, work: Workload) -> di
     groups: dict[str, list[Any]] = {}
     for row in rows:
         groups.setdefault(row.model_id, []).append(row)
-    models = sorted((model_document(group, meta, date, own) for group in groups.values()), key=lambda m: m["slug"])
-    bests = [index_row(model, best, own.index_keys) for model in models for best in model["best"].values()]
+    models = sorted(
+        (model_document(group, meta, date, own) for group in groups.values()),
+        key=lambda m: m["slug"],
+    )
+    bests = [
+        index_row(model, best, own.index_keys)
+        for model in models
+        for best in model["best"].values()
+    ]
     docs = {layout.model_rel(m["slug"], work.id): m for m in models}
     docs[layout.index_rel(work.id)] = {
         **header(meta, date),
@@ -160,19 +265,30 @@ def build_documents(rows: list[Any], meta: Doc, date: str, work: Workload) -> di
         "rows": sorted(bests, key=lambda row: row[own.joules]),  # stable: ties keep slug order
     }
     base, version = meta["base_url"], meta["header"]["version"]
-    entries = [{key: m[key] for key in MODEL_LIST_KEYS if key in m} for m in models]  # all but the two links
+    # all but the two links
+    entries = [{key: m[key] for key in MODEL_LIST_KEYS if key in m} for m in models]
     for entry in entries:
         entry["url"] = layout.document_url(base, version, layout.model_rel(entry["slug"], work.id))
         entry["page"] = layout.page_url(base, entry["slug"], work.id)
     kind = {"kind": work.kind} if isinstance(work, GenerationWorkload) else {}
-    docs[layout.model_list_rel(work.id)] = {**header(meta, date), **kind, "source": own.source, "models": entries}
+    docs[layout.model_list_rel(work.id)] = {
+        **header(meta, date),
+        **kind,
+        "source": own.source,
+        "models": entries,
+    }
     return docs
 
 
 def model_document(rows: list[Any], meta: Doc, date: str, own: Shape) -> Doc:
     """One model's document from its rows (in upstream order)."""
     first, slug = rows[0], slugify(rows[0].nickname)
-    confs = numbered(sorted((own.make(r, slug, own.limit) for r in rows), key=lambda c: tuple(c[k] for k in own.order)))
+    confs = numbered(
+        sorted(
+            (own.make(r, slug, own.limit) for r in rows),
+            key=lambda c: tuple(c[k] for k in own.order),
+        )
+    )
     return {
         **header(meta, date),
         **own.head,
@@ -183,7 +299,8 @@ def model_document(rows: list[Any], meta: Doc, date: str, own: Shape) -> Doc:
         "model_id": first.model_id,
         "params_b": float(first.total_params_billions),
         "active_params_b": float(first.activated_params_billions),
-        **({} if "kind" in own.head else {"architecture": first.architecture}),  # upstream's task class, not a model's
+        # upstream's task class, not a model's
+        **({} if "kind" in own.head else {"architecture": first.architecture}),
         "gpus": sorted({c["gpu"] for c in confs}),
         "configurations": confs,
         "best": best_by_gpu(confs, own.within, own.joules),
@@ -191,7 +308,8 @@ def model_document(rows: list[Any], meta: Doc, date: str, own: Shape) -> Doc:
 
 
 def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
-    """One upstream row as a published configuration: CONFIG_KEYS but the repeat number, in order."""
+    """One upstream row as a published configuration: CONFIG_KEYS but the repeat number, in
+    order."""
     return {
         "gpu": row.gpu_model,
         "num_gpus": row.num_gpus,
@@ -217,7 +335,8 @@ def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
 
 
 def numbered(confs: list[Doc]) -> list[Doc]:
-    """Each configuration with its repeat number: how many times its row_id has come so far (in upstream order)."""
+    """Each configuration with its repeat number: how many times its row_id has come so far (in
+    upstream order)."""
     seen: dict[str, int] = defaultdict(int)
     for conf in confs:
         seen[conf["row_id"]] += 1
@@ -226,25 +345,33 @@ def numbered(confs: list[Doc]) -> list[Doc]:
 
 
 def keyed_rows(rows: list[Any]) -> dict[tuple[str, int], Any]:
-    """Each upstream row (LLM, image or video) by its configuration's (row_id, repeat), numbered as it is."""
+    """Each upstream row (LLM, image or video) by its configuration's (row_id, repeat), numbered
+    as it is."""
     ids = [layout.row_id(slugify(r.nickname), r.gpu_model, *numbers_of(r)) for r in rows]
     confs = numbered([{"row_id": row_id} for row_id in ids])
     return {(conf["row_id"], conf["repeat"]): row for conf, row in zip(confs, rows, strict=True)}
 
 
 def numbers_of(row: Row | GenRow) -> tuple[int, ...]:
-    """The numbers of a row's id after its GPU: an LLM row's GPU count and max_num_seqs, an image or video row's
+    """The numbers of a row's id after its GPU: an LLM row's GPU count and max_num_seqs, an image or
+    video row's
     GPU count, batch size and parallel degrees."""
     if isinstance(row, GenRow):
         return row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree
     return row.num_gpus, row.max_num_seqs
 
 
-def best_by_gpu(confs: list[Doc], within: str = "under_itl_deadline", joules: str = "joules_per_output_token") -> Doc:
-    """Per GPU, the lowest-energy configuration among those flagged `within` (the first on a tie)."""
+def best_by_gpu(
+    confs: list[Doc], within: str = "under_itl_deadline", joules: str = "joules_per_output_token"
+) -> Doc:
+    """Per GPU, the lowest-energy configuration among those flagged `within` (the first on a
+    tie)."""
     under = [conf for conf in confs if conf[within]]
     gpus = sorted({conf["gpu"] for conf in under})
-    return {gpu: dict(min((c for c in under if c["gpu"] == gpu), key=lambda c: c[joules])) for gpu in gpus}
+    return {
+        gpu: dict(min((c for c in under if c["gpu"] == gpu), key=lambda c: c[joules]))
+        for gpu in gpus
+    }
 
 
 def header(meta: Doc, date: str) -> Doc:
@@ -252,7 +379,11 @@ def header(meta: Doc, date: str) -> Doc:
 
 
 def shared_tail(meta: Doc, source: Doc) -> Doc:
-    return {"source": source, "caveat": meta["header"]["caveat"], "boundary": meta["header"]["boundary"]}
+    return {
+        "source": source,
+        "caveat": meta["header"]["caveat"],
+        "boundary": meta["header"]["boundary"],
+    }
 
 
 def index_row(model: Doc, best: Doc, keys: tuple[str, ...] = ("model", *INDEX_ROW_KEYS)) -> Doc:
@@ -264,7 +395,14 @@ def index_row(model: Doc, best: Doc, keys: tuple[str, ...] = ("model", *INDEX_RO
 def config_keys(kind: str) -> tuple[str, ...]:
     """An image or video configuration's keys, in order (its CSV's columns after the model's)."""
     joules, wh, throughput = MEASURE_KEYS[kind]
-    tail = (joules, wh, "batch_latency_s", throughput, "gpu_power_watts_total", "under_latency_limit")
+    tail = (
+        joules,
+        wh,
+        "batch_latency_s",
+        throughput,
+        "gpu_power_watts_total",
+        "under_latency_limit",
+    )
     return (*SETUP_KEYS, *MEDIA_KEYS[kind], *tail, "row_id", "repeat", *PER_SECOND[kind])
 
 
@@ -281,14 +419,19 @@ def sig4(value: float) -> float:
 
 
 def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) -> Doc:
-    """One image or video upstream row as a published configuration: config_keys(kind) but the repeat, in order."""
+    """One image or video upstream row as a published configuration: config_keys(kind) but the
+    repeat, in order."""
     joules, wh, throughput = MEASURE_KEYS[kind]
     parallel = numbers_of(row)
     conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], parallel, strict=True))}
     conf |= {"inference_steps": row.inference_steps, "precision": PRECISIONS[row.weight_precision]}
     conf |= {key: getattr(row, key) for key in MEDIA_KEYS[kind]}
-    conf |= {joules: round(row.energy_joules, 4), wh: round(row.energy_joules * WH_PER_JOULE[kind], 2)}
-    if kind == "video":  # Wh per second of video: Wh per video over its length, num_frames / fps seconds
+    conf |= {
+        joules: round(row.energy_joules, 4),
+        wh: round(row.energy_joules * WH_PER_JOULE[kind], 2),
+    }
+    # Wh per second of video: Wh per video over its length, num_frames / fps seconds
+    if kind == "video":
         conf["wh_per_video_second"] = round(row.energy_joules / 3600 / video_seconds(row), 4)
     return conf | {
         "batch_latency_s": round(row.batch_latency_s, 3),
@@ -300,14 +443,18 @@ def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) 
 
 
 def video_seconds(row: GenRow) -> float:
-    """A video's length in seconds: num_frames / fps (both present and positive in a checked video row)."""
+    """A video's length in seconds: num_frames / fps (both present and positive in a checked
+    video row)."""
     if row.num_frames is None or row.fps is None:  # upstream.py requires both of every video row
         raise ValueError("a video row without num_frames or fps")
     return row.num_frames / row.fps
 
 
-def build_frontiers(rows_by_task: dict[str, list[Any]], docs: dict[str, Doc], meta: Doc, date: str) -> dict[str, Doc]:
-    """Every workload's frontier document by path: its models in model-list order, each GPU type in key order."""
+def build_frontiers(
+    rows_by_task: dict[str, list[Any]], docs: dict[str, Doc], meta: Doc, date: str
+) -> dict[str, Doc]:
+    """Every workload's frontier document by path: its models in model-list order, each GPU type
+    in key order."""
     found = {}
     for work in [*workloads(meta), *generation_workloads(meta)]:
         own, keyed = shape(work, meta), keyed_rows(rows_by_task[work.task])
@@ -316,18 +463,31 @@ def build_frontiers(rows_by_task: dict[str, list[Any]], docs: dict[str, Doc], me
         if isinstance(work, GenerationWorkload):
             axes, targets = GENERATION_AXES[work.kind], latency_targets(own.limit)
             points = {key: (row.energy_joules, row.batch_latency_s) for key, row in keyed.items()}
-            head = {"kind": work.kind, "unit": work.unit, "latency_metric": LATENCY_METRIC, "definition": DEFINITION}
+            head = {
+                "kind": work.kind,
+                "unit": work.unit,
+                "latency_metric": LATENCY_METRIC,
+                "definition": DEFINITION,
+            }
             head |= {"latency_limit_s": own.limit, "latency_targets_s": targets}
         else:
             axes, targets = LLM_AXES, meta["frontier"]["itl_targets_ms"]
             extra = partial(response_of, keyed)
-            points = {key: (row.energy_per_token_joules, row.median_itl_ms) for key, row in keyed.items()}
-            head = {"unit": own.head["unit"], "latency_metric": own.latency_metric, "definition": LLM_DEFINITION}
+            points = {
+                key: (row.energy_per_token_joules, row.median_itl_ms) for key, row in keyed.items()
+            }
+            head = {
+                "unit": own.head["unit"],
+                "latency_metric": own.latency_metric,
+                "definition": LLM_DEFINITION,
+            }
             head |= {"itl_targets_ms": list(targets)}
         models = []
         for entry in docs[layout.model_list_rel(work.id)]["models"]:
             confs = docs[layout.model_rel(entry["slug"], work.id)]["configurations"]
-            models.append({"slug": entry["slug"], **model_frontier(confs, points, axes, targets, extra)})
+            models.append(
+                {"slug": entry["slug"], **model_frontier(confs, points, axes, targets, extra)}
+            )
         version = {"version": meta["header"]["version"], "workload": work.id, "data_version": date}
         found[layout.frontier_rel(work.id)] = {**version, **head, "models": models}
     return found
@@ -339,7 +499,8 @@ def no_extra(_key: tuple[str, int]) -> Doc:
 
 
 def response_of(keyed: dict[tuple[str, int], Any], key: tuple[str, int]) -> Doc:
-    """An LLM frontier entry's energy per response and the mean output length it rests on, from its upstream row."""
+    """An LLM frontier entry's energy per response and the mean output length it rests on, from
+    its upstream row."""
     row = keyed[key]
     return {
         "mean_output_tokens": round(row.avg_output_len, 2),

@@ -1,4 +1,5 @@
-"""Read and check the upstream task files, LLM, image and video, each and all at once: untrusted input stops here."""
+"""Read and check the upstream task files, LLM, image and video, each and all at once: untrusted
+input stops here."""
 
 import re
 from collections.abc import Mapping
@@ -30,18 +31,36 @@ from builder.strictjson import StrictJSONError, parse_json
 
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
-NAME_FIELDS = ("model_id", "nickname", "gpu_model", "architecture")  # in CSV cells and paths: each must stay text
+# in CSV cells and paths: each must stay text
+NAME_FIELDS = (
+    "model_id",
+    "nickname",
+    "gpu_model",
+    "architecture",
+)
 IDENTITY = ("model_id", "gpu_model", "num_gpus", "max_num_seqs")  # what names a row in a message
 GENERATION_IDENTITY = ("model_id", "gpu_model", "num_gpus", "batch_size")  # an image or video row's
-TASK_FIELDS = ("task", "task_display_name")  # an image or video file's own labels; only the task is held to its pin
-OWN_NAMES = {"energy_joules": "energy_per_{}_joules", "throughput_per_sec": "throughput_{}s_per_sec"}
-OWN_NAMES |= {"width": "{}_width", "height": "{}_height"}  # GenRow field -> upstream field, {} the kind
+# an image or video file's own labels; only the task is held to its pin
+TASK_FIELDS = (
+    "task",
+    "task_display_name",
+)
+OWN_NAMES = {
+    "energy_joules": "energy_per_{}_joules",
+    "throughput_per_sec": "throughput_{}s_per_sec",
+}
+# GenRow field -> upstream field, {} the kind
+OWN_NAMES |= {
+    "width": "{}_width",
+    "height": "{}_height",
+}
 _ROW = re.compile(r"/configurations/([0-9]+)(?=/|$)")
 
 
 @dataclass(frozen=True)
 class UpstreamRow:
-    """What a checked upstream configuration of any kind holds: its model, GPUs and power, upstream names kept."""
+    """What a checked upstream configuration of any kind holds: its model, GPUs and power,
+    upstream names kept."""
 
     nickname: str
     model_id: str
@@ -65,7 +84,9 @@ class Row(UpstreamRow):
     avg_batch_size: float
     avg_output_len: float
     energy_per_token_joules: float
-    energy_per_request_joules: float  # energy_per_token_joules x avg_output_len, as upstream computes it
+    energy_per_request_joules: (
+        float  # energy_per_token_joules x avg_output_len, as upstream computes it
+    )
     output_throughput_tokens_per_sec: float
     median_itl_ms: float
     p90_itl_ms: float
@@ -75,7 +96,8 @@ class Row(UpstreamRow):
 
 @dataclass(frozen=True)
 class GenRow(UpstreamRow):
-    """One checked upstream configuration of an image or video workload, its own fields in neutral names."""
+    """One checked upstream configuration of an image or video workload, its own fields in
+    neutral names."""
 
     batch_size: int
     ulysses_degree: int
@@ -95,7 +117,8 @@ Parsed = tuple[list[UpstreamRow], list[str]]  # the checked rows of a task file,
 
 
 def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
-    """Parse and check the LLM upstream bytes of `task`; raise UpstreamError listing every problem."""
+    """Parse and check the LLM upstream bytes of `task`; raise UpstreamError listing every
+    problem."""
     doc, problems, sound = read_task(data, path, TASK_SCHEMA)
     problems += task_fault(doc, path, task)
     rows = {i: Row(**{f.name: raw[f.name] for f in fields(Row)}) for i, raw in sound.items()}
@@ -104,60 +127,87 @@ def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
         layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
         if row.num_gpus != layout:
             faults.append(("num_gpus", Said(f"{NUM_GPUS_RULE} = {layout}", str(row.num_gpus))))
-        problems += [Problem.of(path, f"/configurations/{i}/{name}", _code(name), msg) for name, msg in faults]
+        problems += [
+            Problem.of(path, f"/configurations/{i}/{name}", _code(name), msg)
+            for name, msg in faults
+        ]
     broken = relation_problems(path, rows, LLM_RELATIONS, LLM_ORDERS, {})
-    return list(rows.values()), finish(problems + list(broken), doc, rows, path, KNOWN, IDENTITY, broken)
+    return list(rows.values()), finish(
+        problems + list(broken), doc, rows, path, KNOWN, IDENTITY, broken
+    )
 
 
 def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed:
     """The checked rows and warnings of the task file of `work`, or UpstreamError."""
-    doc, problems, sound = read_task(data, path, GENERATION_TASK_SCHEMA, ("$defs", f"{work.kind}Task"))
+    doc, problems, sound = read_task(
+        data, path, GENERATION_TASK_SCHEMA, ("$defs", f"{work.kind}Task")
+    )
     architecture = doc.get("architecture")
     if isinstance(architecture, str) and (fault := name_fault(architecture)):
         problems.append(Problem.of(path, "/architecture", "upstream.architecture", fault))
     problems += task_fault(doc, path, work.task)
-    skipped = {"architecture"} if work.kind == "video" else {"architecture", "num_frames", "fps"}  # not fields of a row
-    names = {f.name: OWN_NAMES.get(f.name, f.name).format(work.kind) for f in fields(GenRow) if f.name not in skipped}
+    # not fields of a row
+    skipped = {"architecture"} if work.kind == "video" else {"architecture", "num_frames", "fps"}
+    names = {
+        f.name: OWN_NAMES.get(f.name, f.name).format(work.kind)
+        for f in fields(GenRow)
+        if f.name not in skipped
+    }
     rows = {
-        i: GenRow(architecture=str(architecture), **{f: raw[n] for f, n in names.items()}) for i, raw in sound.items()
+        i: GenRow(architecture=str(architecture), **{f: raw[n] for f, n in names.items()})
+        for i, raw in sound.items()
     }
     for i, row in rows.items():
         faults = name_faults(row, ("model_id", "nickname", "gpu_model"))
         if row.num_gpus != row.ulysses_degree * row.ring_degree:
             layout = f"ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}"
             faults.append(("num_gpus", Said(layout, str(row.num_gpus))))
-        problems += [Problem.of(path, f"/configurations/{i}/{names[name]}", _code(name), m) for name, m in faults]
+        problems += [
+            Problem.of(path, f"/configurations/{i}/{names[name]}", _code(name), m)
+            for name, m in faults
+        ]
     broken = relation_problems(path, rows, GENERATION_RELATIONS, GENERATION_ORDERS, names)
     known = {*names.values(), *TASK_FIELDS, "architecture"}
-    return list(rows.values()), finish(problems + list(broken), doc, rows, path, known, GENERATION_IDENTITY, broken)
+    return list(rows.values()), finish(
+        problems + list(broken), doc, rows, path, known, GENERATION_IDENTITY, broken
+    )
 
 
 def relation_problems(
-    path: str, rows: Mapping[int, UpstreamRow], relations: tuple[Relation, ...], orders: tuple[Order, ...],
+    path: str,
+    rows: Mapping[int, UpstreamRow],
+    relations: tuple[Relation, ...],
+    orders: tuple[Order, ...],
     names: Mapping[str, str],
-) -> dict[Problem, str]:  # fmt: skip
-    """Each row's broken relations and orders (builder.relations) as problems at upstream's `names`, with the rule
+) -> dict[Problem, str]:
+    """Each row's broken relations and orders (builder.relations) as problems at upstream's `names`,
+    with the rule
     each breaks (finish names the rows of one model that break one rule on one line)."""
     found = {}
     for i, row in rows.items():
         for fault in relation_faults(vars(row), relations, orders):
             where = f"/configurations/{i}/{names.get(fault.field, fault.field)}"
             want = f"{fault.rule} = {fault.expected!r}"
-            found[Problem.mismatch(path, where, "upstream.relation", want, repr(fault.found))] = fault.rule
+            found[Problem.mismatch(path, where, "upstream.relation", want, repr(fault.found))] = (
+                fault.rule
+            )
     return found
 
 
 def parse_all(
     inputs: dict[str, tuple[bytes, str]], meta: dict[str, Any]
 ) -> tuple[dict[str, list[UpstreamRow]], dict[str, list[str]]]:
-    """The rows and warnings by task of every task file (task -> bytes, name shown), the rules across files checked."""
+    """The rows and warnings by task of every task file (task -> bytes, name shown), the rules
+    across files checked."""
     works = {work.task: work for work in generation_workloads(meta)}
     parsed: dict[str, Parsed] = {}
     refused: list[UpstreamError] = []
     for task, (data, name) in inputs.items():
         try:
             work = works.get(task)
-            parsed[task] = parse_generation(data, name, work) if work else parse_upstream(data, name, task)
+            parsed[task] = (
+                parse_generation(data, name, work) if work else parse_upstream(data, name, task)
+            )
         except UpstreamError as exc:
             refused.append(exc)
     if len(refused) == 1:
@@ -165,29 +215,47 @@ def parse_all(
     problems = [p for exc in refused for p in exc.problems]
     if not problems:
         every = [(inputs[task][1], row) for task, (rows, _) in parsed.items() for row in rows]
-        llm = [(inputs[task][1], row) for task, (rows, _) in parsed.items() if task not in works for row in rows]
+        llm = [
+            (inputs[task][1], row)
+            for task, (rows, _) in parsed.items()
+            if task not in works
+            for row in rows
+        ]
         problems = sorted({*model_faults(llm), *gpu_faults(every)})
     if problems:
         files = len({p.path for p in problems})
-        raise UpstreamError(f"{len(problems)} problem(s) in {files} upstream file(s); nothing was written", problems)
-    return {task: rows for task, (rows, _) in parsed.items()}, {task: found for task, (_, found) in parsed.items()}
+        raise UpstreamError(
+            f"{len(problems)} problem(s) in {files} upstream file(s); nothing was written", problems
+        )
+    return {task: rows for task, (rows, _) in parsed.items()}, {
+        task: found for task, (_, found) in parsed.items()
+    }
 
 
 def read_task(
     data: bytes, path: str, schema: str, part: tuple[str, ...] = ()
 ) -> tuple[dict[str, Any], list[Problem], dict[int, Any]]:
-    """A task file parsed strictly, every way it breaks `schema` (at `part`), and the rows no problem points into."""
+    """A task file parsed strictly, every way it breaks `schema` (at `part`), and the rows no
+    problem points into."""
     if data.lstrip()[:1] == b"<":
-        problem = Problem.mismatch(path, "/", "upstream.html", "JSON", "what looks like an HTML page")
+        problem = Problem.mismatch(
+            path, "/", "upstream.html", "JSON", "what looks like an HTML page"
+        )
         raise UpstreamError(f"{path}: not JSON; nothing was written", [problem])
     try:
         doc = parse_json(data)
     except StrictJSONError as exc:
         problems = exc.problems(path)
-        raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems) from None
+        raise UpstreamError(
+            f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems
+        ) from None
     check_caps(doc, path)
     problems = input_problems(schema, doc, path, part)
-    if not isinstance(doc, dict) or not isinstance(doc.get("configurations"), list) or not doc["configurations"]:
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("configurations"), list)
+        or not doc["configurations"]
+    ):
         raise UpstreamError(f"{path}: no configurations; nothing was written", problems)
     bad = {int(row[1]) for problem in problems if (row := _ROW.match(problem.where))}
     return doc, problems, {i: raw for i, raw in enumerate(doc["configurations"]) if i not in bad}
@@ -199,7 +267,8 @@ def _code(field: str) -> str:
 
 
 def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, Said]]:
-    """(field, fault) for each of a row's `names` a spreadsheet misreads, and a nickname's slug that is empty,
+    """(field, fault) for each of a row's `names` a spreadsheet misreads, and a nickname's slug that
+    is empty,
     reserved, or misread."""
     faults = [(name, fault) for name in names if (fault := name_fault(getattr(row, name)))]
     slug = slugify(row.nickname)
@@ -208,8 +277,11 @@ def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, Sai
     if is_reserved_slug(slug):
         faults.append(("nickname", Said("a slug Windows allows as a file name", repr(slug))))
     if is_reserved_slug(slugify(row.gpu_model)):  # its page's folder, gpus/<slug>/
-        faults.append(("gpu_model", Said("a GPU name Windows allows as a folder name", repr(row.gpu_model))))
-    said = any(name == "nickname" for name, _ in faults)  # a nickname misread is said once, not again of its slug
+        faults.append(
+            ("gpu_model", Said("a GPU name Windows allows as a folder name", repr(row.gpu_model)))
+        )
+    # a nickname misread is said once, not again of its slug
+    said = any(name == "nickname" for name, _ in faults)
     if slug and not said and (fault := name_fault(slug, "a slug")):
         faults.append(("nickname", fault))
     return faults
@@ -224,16 +296,23 @@ def finish(
     identity: tuple[str, ...],
     rules: Mapping[Problem, str] = MappingProxyType({}),
 ) -> list[str]:
-    """All problems in an UpstreamError, a row's named by its `identity` (once per model, and once per model and
+    """All problems in an UpstreamError, a row's named by its `identity` (once per model, and once
+    per model and
     broken relation, `rules` giving each relation problem's rule); without any, warnings."""
     confs = doc["configurations"]
-    groups: dict[tuple[Any, ...], list[Any]] = {}  # what makes problems one -> [the first, the rows sharing it]
+    # what makes problems one -> [the first, the rows sharing it]
+    groups: dict[tuple[Any, ...], list[Any]] = {}
     for problem in problems:
         row = _ROW.match(problem.where)
         i, place = (int(row[1]), problem.where[row.end() :]) if row else (None, "")
-        per_model = place.lstrip("/") in ("model_id", *MODEL_FIELDS)  # implies a row that is an object
+        # implies a row that is an object
+        per_model = place.lstrip("/") in (
+            "model_id",
+            *MODEL_FIELDS,
+        )
         key = (repr(confs[i].get("model_id")), place, problem.message) if per_model else (problem,)
-        if problem in rules and i is not None:  # one model's rows that break one relation: its first row shown
+        # one model's rows that break one relation: its first row shown
+        if problem in rules and i is not None:
             key = (repr(confs[i].get("model_id")), place, rules[problem])
         groups.setdefault(key, [problem]).extend([] if i is None else [i])
     problems = []
@@ -248,16 +327,26 @@ def finish(
     pairs = [(path, row) for row in rows.values()]
     problems += sorted({*model_faults(pairs), *gpu_faults(pairs)})
     if problems:
-        raise UpstreamError(f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems)
+        raise UpstreamError(
+            f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems
+        )
     unknown = sorted({key for raw in confs for key in raw} - set(known))
-    return [f"{path}: unknown upstream field(s) ignored: {printable(', '.join(unknown))}"] if unknown else []
+    return (
+        [f"{path}: unknown upstream field(s) ignored: {printable(', '.join(unknown))}"]
+        if unknown
+        else []
+    )
 
 
 def task_fault(doc: dict[str, Any], path: str, task: str) -> list[Problem]:
     """The file's `task`, where it names one, against the task it is pinned as."""
     if doc.get("task", task) == task:
         return []
-    return [Problem.mismatch(path, "/task", "upstream.task", f"the task file of {task}", shown(doc["task"]))]
+    return [
+        Problem.mismatch(
+            path, "/task", "upstream.task", f"the task file of {task}", shown(doc["task"])
+        )
+    ]
 
 
 def gpu_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
@@ -267,7 +356,8 @@ def gpu_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
 
 
 def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
-    """One nickname, architecture and parameter counts per model and one model per slug, over (file, row) pairs."""
+    """One nickname, architecture and parameter counts per model and one model per slug, over
+    (file, row) pairs."""
     problems = []
     first: dict[str, tuple[str, UpstreamRow]] = {}
     slug_owner: dict[str, tuple[str, str]] = {}
@@ -276,26 +366,43 @@ def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
         there = "" if seen_in == path else f" in {seen_in}"
         for name in MODEL_FIELDS:
             if getattr(row, name) != getattr(seen, name):
-                want, got = f"one {name} per model ({getattr(seen, name)!r}{there})", repr(getattr(row, name))
-                problems.append(Problem.mismatch(path, f"model {row.model_id}", "upstream.model", want, got))
+                want, got = (
+                    f"one {name} per model ({getattr(seen, name)!r}{there})",
+                    repr(getattr(row, name)),
+                )
+                problems.append(
+                    Problem.mismatch(path, f"model {row.model_id}", "upstream.model", want, got)
+                )
         slug = slugify(row.nickname)
         owned_in, owner = slug_owner.setdefault(slug, (path, row.model_id))
         if owner != row.model_id:
             there = "" if owned_in == path else f" (in {owned_in})"
             both = f"{owner}{there} and {row.model_id} both as {slug!r}"
-            problems.append(Problem.mismatch(path, f"slug {slug}", "upstream.slug", "one model per slug", both))
+            problems.append(
+                Problem.mismatch(path, f"slug {slug}", "upstream.slug", "one model per slug", both)
+            )
     return problems
 
 
 def check_caps(doc: Any, path: str) -> None:
-    """UpstreamError naming `path` when its configurations, or the distinct model_id or gpu_model among them,
+    """UpstreamError naming `path` when its configurations, or the distinct model_id or gpu_model
+    among them,
     pass their cap."""
     confs = doc.get("configurations") if isinstance(doc, dict) else None
     if not isinstance(confs, list):
         return
 
-    def distinct(key: str) -> int:  # GPU names that differ by case alone count once: that fault is a row's own
-        return len({c[key].casefold() for c in confs if isinstance(c, dict) and isinstance(c.get(key), str)})
+    # GPU names that differ by case alone count once: that fault is a row's own
+    def distinct(
+        key: str,
+    ) -> int:
+        return len(
+            {
+                c[key].casefold()
+                for c in confs
+                if isinstance(c, dict) and isinstance(c.get(key), str)
+            }
+        )
 
     counts = (
         (MAX_CONFIGURATIONS_PER_TASK, len(confs), "configurations"),
@@ -304,5 +411,7 @@ def check_caps(doc: Any, path: str) -> None:
     )
     over = [(f"at most {cap:,} {what} in a task", f"{n:,}") for cap, n, what in counts if n > cap]
     if over:
-        found = [Problem.mismatch(path, "/configurations", "upstream.too-large", *pair) for pair in over]
+        found = [
+            Problem.mismatch(path, "/configurations", "upstream.too-large", *pair) for pair in over
+        ]
         raise UpstreamError(f"{path}: too large for one task; nothing was written", found)

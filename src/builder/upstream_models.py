@@ -1,4 +1,5 @@
-"""Read and check the upstream per-model files, alone and against their task file's rows: untrusted input stops here."""
+"""Read and check the upstream per-model files, alone and against their task file's rows:
+untrusted input stops here."""
 
 from dataclasses import dataclass, fields
 from itertools import pairwise
@@ -11,7 +12,13 @@ from builder.upstream import OWN_NAMES, GenRow, Row, UpstreamRow
 
 MODEL_SCHEMA = "upstream-model.schema.json"
 LENGTHS = "output_length_distribution"
-MODEL_LEVEL = ("nickname", "architecture", "weight_precision", "total_params_billions", "activated_params_billions")
+MODEL_LEVEL = (
+    "nickname",
+    "architecture",
+    "weight_precision",
+    "total_params_billions",
+    "activated_params_billions",
+)
 SEPARATOR = "__"  # a file's name: ORG__NAME__TASK, the model id's '/' written as this
 
 
@@ -29,14 +36,16 @@ class Histogram:
 
 @dataclass(frozen=True)
 class ModelFile:
-    """One checked per-model file: its model and task, and its output lengths (None for an image or video model)."""
+    """One checked per-model file: its model and task, and its output lengths (None for an image
+    or video model)."""
 
     name: str  # ORG__NAME__TASK
     shown: str  # as messages name it
     model_id: str
     task: str
     lengths: Histogram | None  # the model's, over every configuration
-    configurations: tuple[Histogram | None, ...]  # each configuration's, in file (= task file) order
+    # each configuration's, in file (= task file) order
+    configurations: tuple[Histogram | None, ...]
 
 
 def task_of(name: str) -> str:
@@ -50,20 +59,28 @@ def file_name(model_id: str, task: str) -> str:
 
 
 def parse_model_file(data: bytes, shown_as: str, name: str, rows: list[UpstreamRow]) -> ModelFile:
-    """A per-model file checked alone and against its task's `rows` (in task order); UpstreamError lists every fault."""
+    """A per-model file checked alone and against its task's `rows` (in task order);
+    UpstreamError lists every fault."""
     try:
         doc = parse_json(data)
     except StrictJSONError as exc:
-        raise UpstreamError(f"{shown_as}: not strict JSON; nothing was written", exc.problems(shown_as)) from None
+        raise UpstreamError(
+            f"{shown_as}: not strict JSON; nothing was written", exc.problems(shown_as)
+        ) from None
     problems = input_problems(MODEL_SCHEMA, doc, shown_as)
-    if not problems and (faults := file_faults(doc, name, rows)):  # one line a file: the first, and how many more
+    # one line a file: the first, and how many more
+    if not problems and (faults := file_faults(doc, name, rows)):
         where, message = faults[0]
         more = f" (and {len(faults) - 1} more fault(s) in this file)" if len(faults) > 1 else ""
         problems = [Problem(shown_as, where, message + more, "upstream.model-file")]
     if problems:
-        raise UpstreamError(f"{shown_as}: {len(problems)} problem(s) in upstream; nothing was written", problems)
+        raise UpstreamError(
+            f"{shown_as}: {len(problems)} problem(s) in upstream; nothing was written", problems
+        )
     confs = tuple(histogram(conf.get(LENGTHS)) for conf in doc["configurations"])
-    return ModelFile(name, shown_as, doc["model_id"], doc["task"], histogram(doc.get(LENGTHS)), confs)
+    return ModelFile(
+        name, shown_as, doc["model_id"], doc["task"], histogram(doc.get(LENGTHS)), confs
+    )
 
 
 def histogram(raw: dict[str, Any] | None) -> Histogram | None:
@@ -71,15 +88,26 @@ def histogram(raw: dict[str, Any] | None) -> Histogram | None:
 
 
 def file_faults(doc: dict[str, Any], name: str, rows: list[UpstreamRow]) -> list[tuple[str, str]]:
-    """(pointer, fault) for each way a schema-sound per-model file disagrees with its name, its task rows or itself."""
+    """(pointer, fault) for each way a schema-sound per-model file disagrees with its name, its
+    task rows or itself."""
     expected = file_name(doc["model_id"], doc["task"])
     if name != expected:
         return [
-            ("/model_id", f"expected the model and task its file name {name} says ({shown(expected)}), found another")
+            (
+                "/model_id",
+                f"expected the model and task its file name {name} says ({shown(expected)}), "
+                f"found another",
+            )
         ]
     own = [row for row in rows if row.model_id == doc["model_id"]]
     if not own:
-        return [("/model_id", f"expected a model of the task file, found {shown(doc['model_id'])}, which it lacks")]
+        return [
+            (
+                "/model_id",
+                f"expected a model of the task file, found {shown(doc['model_id'])}, which it "
+                f"lacks",
+            )
+        ]
     confs = doc["configurations"]
     if len(own) != len(confs):
         said = f"expected {len(own)} configuration(s), as in the task file, found {len(confs)}"
@@ -88,46 +116,79 @@ def file_faults(doc: dict[str, Any], name: str, rows: list[UpstreamRow]) -> list
     for key in MODEL_LEVEL:
         if key in doc and doc[key] != getattr(own[0], key):
             faults.append(
-                (f"/{key}", f"expected {shown(getattr(own[0], key))}, as in the task file, found {shown(doc[key])}")
+                (
+                    f"/{key}",
+                    f"expected {shown(getattr(own[0], key))}, as in the task file, found "
+                    f"{shown(doc[key])}",
+                )
             )
     for i, (conf, row) in enumerate(zip(confs, own, strict=True)):
-        faults += [(pointer(("configurations", i, *at)), fault) for at, fault in row_faults(conf, row)]
+        faults += [
+            (pointer(("configurations", i, *at)), fault) for at, fault in row_faults(conf, row)
+        ]
     return faults + length_faults(doc)
 
 
 def row_faults(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, ...], str]]:
-    """(where, fault) for each value of a configuration that differs from its task row's (notes aside)."""
-    flat = {key: ((key,), value) for key, value in conf.items() if key not in ("parallelization", LENGTHS)}
-    flat |= {key: (("parallelization", key), value) for key, value in conf["parallelization"].items() if key != "notes"}
+    """(where, fault) for each value of a configuration that differs from its task row's (notes
+    aside)."""
+    flat = {
+        key: ((key,), value)
+        for key, value in conf.items()
+        if key not in ("parallelization", LENGTHS)
+    }
+    flat |= {
+        key: (("parallelization", key), value)
+        for key, value in conf["parallelization"].items()
+        if key != "notes"
+    }
     kind = "image" if "energy_per_image_joules" in conf else "video"
     names = {
-        OWN_NAMES.get(f.name, f.name).format(kind): f.name for f in fields(GenRow if isinstance(row, GenRow) else Row)
+        OWN_NAMES.get(f.name, f.name).format(kind): f.name
+        for f in fields(GenRow if isinstance(row, GenRow) else Row)
     }
     model_level = {"model_id", *MODEL_LEVEL}
-    wanted = {key for key, name in names.items() if name not in model_level and getattr(row, name) is not None}
+    wanted = {
+        key
+        for key, name in names.items()
+        if name not in model_level and getattr(row, name) is not None
+    }
     missing = "expected the field the task file's row has, found none"
-    faults: list[tuple[tuple[str, ...], str]] = [((key,), missing) for key in sorted(wanted - flat.keys())]
+    faults: list[tuple[tuple[str, ...], str]] = [
+        ((key,), missing) for key in sorted(wanted - flat.keys())
+    ]
     for key, (at, value) in flat.items():
         if key not in names:
-            faults.append((at, "expected a field of the task file's rows, found one it does not have"))
+            faults.append(
+                (at, "expected a field of the task file's rows, found one it does not have")
+            )
         elif (want := getattr(row, names[key])) != value or type(want) is not type(value):
-            faults.append((at, f"expected {shown(want)}, as in the task file, found {shown(value)}"))
+            faults.append(
+                (at, f"expected {shown(want)}, as in the task file, found {shown(value)}")
+            )
     return faults
 
 
 def length_faults(doc: dict[str, Any]) -> list[tuple[str, str]]:
-    """Where a language model's distributions break their own rules: see the data dictionary's list."""
+    """Where a language model's distributions break their own rules: see the data dictionary's
+    list."""
     confs = doc["configurations"]
     has = [LENGTHS in conf for conf in confs]
     if LENGTHS not in doc and not any(has):
         return []
     if LENGTHS not in doc or not all(has):
         return [
-            ("/" + LENGTHS, "expected a distribution for the model and for each configuration, or none, found some")
+            (
+                "/" + LENGTHS,
+                "expected a distribution for the model and for each configuration, or none, found "
+                "some",
+            )
         ]
     model = doc[LENGTHS]
     faults = [(f"/{LENGTHS}", fault) for fault in shape_faults(model)]
-    summed = [sum(column) for column in zip(*(conf[LENGTHS]["counts"] for conf in confs), strict=False)]
+    summed = [
+        sum(column) for column in zip(*(conf[LENGTHS]["counts"] for conf in confs), strict=False)
+    ]
     for i, conf in enumerate(confs):
         at = pointer(("configurations", i, LENGTHS))
         if conf[LENGTHS]["bins"] != model["bins"]:
@@ -138,11 +199,16 @@ def length_faults(doc: dict[str, Any]) -> list[tuple[str, str]]:
             faults.append((f"{at}/counts", "expected at least one response, found every count 0"))
         elif not isinstance(mean := conf.get("avg_output_len"), float | int):
             continue  # row_faults named it
-        elif fault := mean_fault(Histogram(tuple(model["bins"]), tuple(conf[LENGTHS]["counts"])), mean):
+        elif fault := mean_fault(
+            Histogram(tuple(model["bins"]), tuple(conf[LENGTHS]["counts"])), mean
+        ):
             faults.append((pointer(("configurations", i, "avg_output_len")), fault))
     if not faults and summed != model["counts"]:
         faults.append(
-            (f"/{LENGTHS}/counts", "expected the sum of the configurations' counts, bin by bin, found another")
+            (
+                f"/{LENGTHS}/counts",
+                "expected the sum of the configurations' counts, bin by bin, found another",
+            )
         )
     return faults
 
@@ -158,11 +224,15 @@ def shape_faults(raw: dict[str, Any]) -> list[str]:
 
 
 def mean_fault(lengths: Histogram, mean: float) -> str | None:
-    """Binned lengths' exact mean lies between their bins' lower-edge mean and upper-edge mean; else the fault."""
+    """Binned lengths' exact mean lies between their bins' lower-edge mean and upper-edge mean;
+    else the fault."""
     low, high = edge_means(lengths)
     if low <= mean <= high:
         return None
-    return f"expected the average of the binned lengths, between {low!r} and {high!r} tokens, found {mean!r}"
+    return (
+        f"expected the average of the binned lengths, between {low!r} and {high!r} tokens, "
+        f"found {mean!r}"
+    )
 
 
 def edge_means(lengths: Histogram) -> tuple[float, float]:
@@ -176,7 +246,8 @@ def edge_means(lengths: Histogram) -> tuple[float, float]:
 def parse_model_files(
     files: dict[str, tuple[bytes, str]], rows_by_task: dict[str, list[UpstreamRow]], lock: str
 ) -> dict[str, dict[str, ModelFile]]:
-    """The checked per-model files (name -> bytes, name shown) by task, then name; every model of a task with
+    """The checked per-model files (name -> bytes, name shown) by task, then name; every model of a
+    task with
     any file needs one. UpstreamError lists every problem of every file."""
     found: dict[str, dict[str, ModelFile]] = {}
     problems: list[Problem] = []
@@ -193,18 +264,26 @@ def parse_model_files(
             )
             continue
         try:
-            found.setdefault(task, {})[name] = parse_model_file(data, shown_as, name, rows_by_task[task])
+            found.setdefault(task, {})[name] = parse_model_file(
+                data, shown_as, name, rows_by_task[task]
+            )
         except UpstreamError as exc:
             problems += exc.problems
-    for task, own in found.items() if not problems else ():  # a refused file's model is not known to be missing
+    # a refused file's model is not known to be missing
+    for task, own in found.items() if not problems else ():
         have = {model.model_id for model in own.values()}
         for model_id in dict.fromkeys(row.model_id for row in rows_by_task[task]):
             if model_id not in have:
-                said = f"expected a per-model file {file_name(model_id, task)} (a model of {task}), found none"
+                said = (
+                    f"expected a per-model file {file_name(model_id, task)} (a model of "
+                    f"{task}), found none"
+                )
                 problems.append(Problem(lock, "/models", said, "lock.models"))
     if problems:
         count = len({p.path for p in problems})
         raise UpstreamError(
-            f"{len(problems)} problem(s) in {count} per-model upstream file(s); nothing was written", problems
+            f"{len(problems)} problem(s) in {count} per-model upstream file(s); nothing was "
+            f"written",
+            problems,
         )
     return found

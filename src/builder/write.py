@@ -1,4 +1,5 @@
-"""Canonical JSON, the date rule, and the one publish step of every writer: stage beside, sync, swap, remove."""
+"""Canonical JSON, the date rule, and the one publish step of every writer: stage beside, sync,
+swap, remove."""
 
 import datetime as dt
 import fcntl
@@ -20,21 +21,31 @@ from builder.files import Refused, is_folder, read_parts
 from builder.layout import LOCK, is_hidden
 
 DATE_KEYS = ("updated", "data_version")
-STAGE_MARK = ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
+STAGE_MARK = (
+    ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
+)
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while a swap runs
-Content = bytes | bytearray | Path | Iterator[bytes]  # a Path: a regular file of the package, copied part by part
+# a Path: a regular file of the package, copied part by part
+Content = bytes | bytearray | Path | Iterator[bytes]
 # (never held whole); an iterator: a file's parts as they are made
-Files = Mapping[str, Content] | Iterable[tuple[str, Content]]  # path -> content, or pairs made as they are written
+# path -> content, or pairs made as they are written
+Files = Mapping[str, Content] | Iterable[tuple[str, Content]]
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def dumps(doc: Any) -> bytes:
-    """UTF-8, 2-space indent, keys in insertion order, one trailing newline; NaN and Infinity refused."""
+    """UTF-8, 2-space indent, keys in insertion order, one trailing newline; NaN and Infinity
+    refused."""
     try:
-        return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+        return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode(
+            "utf-8"
+        )
     except ValueError as exc:
         where = f" at {found}" if (found := _non_finite(doc, ())) else ""
-        msg = f"expected strict JSON, found a value it cannot hold{where} ({exc}); nothing was written"
+        msg = (
+            f"expected strict JSON, found a value it cannot hold{where} ({exc}); nothing was "
+            f"written"
+        )
         raise OutputError(msg) from exc
 
 
@@ -42,7 +53,13 @@ def _non_finite(value: Any, parts: tuple[Any, ...]) -> str | None:
     """The pointer and value of the first number in `value` that JSON cannot carry, or None."""
     if isinstance(value, float) and not math.isfinite(value):
         return f"{pointer(parts)} ({value!r})"
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list | tuple)
+        else ()
+    )
     for key, item in items:
         if found := _non_finite(item, (*parts, key)):
             return found
@@ -51,7 +68,11 @@ def _non_finite(value: Any, parts: tuple[Any, ...]) -> str | None:
 
 def newest_data_version(docs: Iterable[Any]) -> str | None:
     """The newest `data_version` among documents (every workload's), or None when none has one."""
-    dated = (d["data_version"] for d in docs if isinstance(d, dict) and isinstance(d.get("data_version"), str))
+    dated = (
+        d["data_version"]
+        for d in docs
+        if isinstance(d, dict) and isinstance(d.get("data_version"), str)
+    )
     return max(dated, default=None)
 
 
@@ -62,13 +83,18 @@ def undated(doc: dict[str, Any]) -> dict[str, Any]:
 def keep_dates(new: dict[str, Any], old: Any) -> dict[str, Any]:
     """New content keeps the old dates when nothing else changed; otherwise it keeps its own."""
     keys = [k for k in DATE_KEYS if k in new]  # a frontier has data_version alone
-    if not isinstance(old, dict) or not all(isinstance(old.get(k), str) for k in keys) or undated(old) != undated(new):
+    if (
+        not isinstance(old, dict)
+        or not all(isinstance(old.get(k), str) for k in keys)
+        or undated(old) != undated(new)
+    ):
         return new
     return {**new, **{k: old[k] for k in keys}}  # existing keys keep their position
 
 
 def parse_or_none(data: bytes | None) -> Any:
-    """A previous output file's content, or None when absent or unparseable (then it counts as changed)."""
+    """A previous output file's content, or None when absent or unparseable (then it counts as
+    changed)."""
     try:
         return json.loads(data) if data is not None else None
     except (ValueError, RecursionError):
@@ -81,12 +107,20 @@ def today_utc() -> str:
 
 
 def date_fault(date: str, today: str, upstream: str | None = None) -> str | None:
-    """Why `date` cannot date data (after tomorrow in UTC, or before the upstream was retrieved), or None."""
-    latest = (dt.date.fromisoformat(today) + dt.timedelta(days=1)).isoformat()  # a day ahead: time zones
+    """Why `date` cannot date data (after tomorrow in UTC, or before the upstream was retrieved),
+    or None."""
+    # a day ahead: time zones
+    latest = (dt.date.fromisoformat(today) + dt.timedelta(days=1)).isoformat()
     if date > latest:
-        return f"expected a date no later than {latest} (today in UTC, and a day for time zones), found {date}"
+        return (
+            f"expected a date no later than {latest} (today in UTC, and a day for time zones), "
+            f"found {date}"
+        )
     if upstream and date < upstream:
-        return f"expected a date no earlier than {upstream} (when upstream was retrieved, in {LOCK}), found {date}"
+        return (
+            f"expected a date no earlier than {upstream} (when upstream was retrieved, in "
+            f"{LOCK}), found {date}"
+        )
     return None
 
 
@@ -100,9 +134,12 @@ def _named_like_stages(target: Path) -> list[Path]:
 
 
 def _is_stage(path: Path) -> bool:
-    """A folder (not a link to one) that holds the stage mark as a regular file; looked up, never opened."""
+    """A folder (not a link to one) that holds the stage mark as a regular file; looked up, never
+    opened."""
     try:
-        return stat.S_ISDIR(path.lstat().st_mode) and stat.S_ISREG((path / STAGE_MARK).lstat().st_mode)
+        return stat.S_ISDIR(path.lstat().st_mode) and stat.S_ISREG(
+            (path / STAGE_MARK).lstat().st_mode
+        )
     except OSError:
         return False
 
@@ -113,13 +150,15 @@ def stages(target: Path) -> list[Path]:
 
 
 def remove_stages(target: Path) -> list[Path]:
-    """Remove the stages beside `target` (an old folder one moved away goes back first) and empty folders named
+    """Remove the stages beside `target` (an old folder one moved away goes back first) and empty
+    folders named
     like one; the other entries named like a stage stay, and are returned."""
     foreign = []
     for path in _named_like_stages(target):
         if _is_stage(path):
             if not os.path.lexists(target) and is_folder(path / "old"):
-                os.rename(path / "old", target)  # killed between its two renames: the old folder goes back
+                # killed between its two renames: the old folder goes back
+                os.rename(path / "old", target)
             _remove_stage(path)
             continue
         try:
@@ -133,7 +172,9 @@ def _remove_stage(stage: Path) -> None:
     """Remove a stage, its mark last: a removal cut short leaves a stage still known as one."""
     for entry in os.scandir(stage):
         if entry.name != STAGE_MARK:
-            shutil.rmtree(entry.path) if entry.is_dir(follow_symlinks=False) else os.unlink(entry.path)
+            shutil.rmtree(entry.path) if entry.is_dir(follow_symlinks=False) else os.unlink(
+                entry.path
+            )
     os.unlink(stage / STAGE_MARK)
     os.rmdir(stage)
 
@@ -147,7 +188,8 @@ def _new_stage(target: Path) -> Path:
 
 @contextmanager
 def signals_held() -> Iterator[None]:
-    """Hold SIGINT, SIGTERM and SIGHUP back until the block ends: the renames inside are never split."""
+    """Hold SIGINT, SIGTERM and SIGHUP back until the block ends: the renames inside are never
+    split."""
     old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
     try:
         yield
@@ -166,8 +208,11 @@ def _locked(folder: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def publish(out: Path, files: Files, beside: dict[str, bytes] | None = None, keep_hidden: bool = False) -> None:
-    """Make `out` hold exactly `files` (and its old hidden files if `keep_hidden`), and put `beside` next to it;
+def publish(
+    out: Path, files: Files, beside: dict[str, bytes] | None = None, keep_hidden: bool = False
+) -> None:
+    """Make `out` hold exactly `files` (and its old hidden files if `keep_hidden`), and put `beside`
+    next to it;
     on an error or a signal, all stay as they were."""
     out, beside = Path(out), beside or {}
     try:
@@ -199,10 +244,14 @@ def publish(out: Path, files: Files, beside: dict[str, bytes] | None = None, kee
                     with suppress(OSError):
                         _remove_stage(stage)
     except OSError as exc:
-        raise OutputError(f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged") from exc
+        raise OutputError(
+            f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged"
+        ) from exc
 
 
-def _stage(stage: Path, out: Path, files: Files, beside: dict[str, bytes], keep_hidden: bool) -> None:
+def _stage(
+    stage: Path, out: Path, files: Files, beside: dict[str, bytes], keep_hidden: bool
+) -> None:
     """Write the new folder as `stage/new` and the files beside it in `stage`, all synced."""
     new = stage / "new"
     _mkdirs(new)
@@ -211,7 +260,8 @@ def _stage(stage: Path, out: Path, files: Files, beside: dict[str, bytes], keep_
         _write(new / rel, data)
     if keep_hidden and is_folder(out):  # copy the old folder's hidden regular files
         for folder, dirs, names in os.walk(out):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]  # hidden folders: refused by check_output
+            # hidden folders: refused by check_output
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
             for rel in (Path(folder, name).relative_to(out) for name in names):
                 if is_hidden(rel.as_posix()) and stat.S_ISREG((out / rel).lstat().st_mode):
                     _mkdirs((new / rel).parent)
@@ -223,8 +273,10 @@ def _stage(stage: Path, out: Path, files: Files, beside: dict[str, bytes], keep_
 
 
 def replace_files(files: dict[Path, bytes]) -> None:
-    """Replace files that cannot travel in one folder: stage each beside its target and sync it, then
-    rename them in order with signals held, the last one last (the lock, which names the others' sha256)."""
+    """Replace files that cannot travel in one folder: stage each beside its target and sync it,
+    then
+    rename them in order with signals held, the last one last (the lock, which names the others'
+    sha256)."""
     staged: list[Path] = []
     done: list[str] = []
     try:
@@ -240,8 +292,14 @@ def replace_files(files: dict[Path, bytes]) -> None:
             for parent in {final.parent for final in files}:
                 _fsync(parent)
     except OSError as exc:
-        left = f"only {', '.join(done)} replaced; run the command again" if done else "nothing was changed"
-        raise OutputError(f"{exc.filename or 'output'}: cannot write ({exc.strerror}); {left}") from exc
+        left = (
+            f"only {', '.join(done)} replaced; run the command again"
+            if done
+            else "nothing was changed"
+        )
+        raise OutputError(
+            f"{exc.filename or 'output'}: cannot write ({exc.strerror}); {left}"
+        ) from exc
     finally:
         for stage in staged:
             with suppress(OSError):

@@ -1,4 +1,5 @@
-"""Schema compatibility of two releases: the schema and table changes, and each side's documents cross-validated."""
+"""Schema compatibility of two releases: the schema and table changes, and each side's documents
+cross-validated."""
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Set
@@ -27,12 +28,15 @@ Docs = dict[str, Any]
 @dataclass(frozen=True, order=True)
 class SchemaChange:
     schema: str  # file name, e.g. model.schema.json
-    path: str  # where in the documents, e.g. /configurations[]/precision ([] an array item, * a map value)
+    # where in the documents, e.g. /configurations[]/precision ([] an array item, * a map value)
+    path: str
     kind: str  # field added, field removed, retyped, required added, ..., schema added
     detail: str = ""
 
     def __str__(self) -> str:
-        return f"{self.schema} {self.path or '/'}: {self.kind}" + (f": {self.detail}" if self.detail else "")
+        return f"{self.schema} {self.path or '/'}: {self.kind}" + (
+            f": {self.detail}" if self.detail else ""
+        )
 
 
 class Compat(NamedTuple):
@@ -44,7 +48,9 @@ class Compat(NamedTuple):
         return not self.changes and not self.failures
 
 
-def check_compat(old_schemas: Schemas, new_schemas: Schemas, old_docs: Docs, new_docs: Docs) -> Compat:
+def check_compat(
+    old_schemas: Schemas, new_schemas: Schemas, old_docs: Docs, new_docs: Docs
+) -> Compat:
     """Cross-validate both document sets and list the schema changes."""
     failures = [(OLD_DOCS_NEW_SCHEMAS, p) for p in cross_validate(new_schemas, old_docs)]
     failures += [(NEW_DOCS_OLD_SCHEMAS, p) for p in cross_validate(old_schemas, new_docs)]
@@ -52,28 +58,41 @@ def check_compat(old_schemas: Schemas, new_schemas: Schemas, old_docs: Docs, new
 
 
 def _resolved(schemas: Schemas) -> Callable[[str], dict[str, Any]]:
-    """A function giving each schema of the set by name with its $refs replaced, resolved within the set."""
-    ids = {n: s["$id"] if isinstance(s.get("$id"), str) else f"urn:leadgreen-schema:{n}" for n, s in schemas.items()}
-    resources = [(ids[n], Resource.from_contents(s, default_specification=DRAFT202012)) for n, s in schemas.items()]
+    """A function giving each schema of the set by name with its $refs replaced, resolved within
+    the set."""
+    ids = {
+        n: s["$id"] if isinstance(s.get("$id"), str) else f"urn:leadgreen-schema:{n}"
+        for n, s in schemas.items()
+    }
+    resources = [
+        (ids[n], Resource.from_contents(s, default_specification=DRAFT202012))
+        for n, s in schemas.items()
+    ]
     registry = Registry().with_resources(resources)
     return lambda name: resolved({"$id": ids[name], **schemas[name]}, registry)
 
 
 def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
-    """Each document against its schema in `schemas` (layout.schema_for names it), every problem found."""
+    """Each document against its schema in `schemas` (layout.schema_for names it), every problem
+    found."""
     schema_of = _resolved(schemas)
     check = cache(lambda name: compiled(schema_of(name)))
     failures: list[Problem] = []
     for rel, doc in sorted(docs.items()):
         name = schema_for(rel)
         if name is not None and name not in schemas:
-            failures.append(Problem.mismatch(rel, "/", "compat.schema-missing", f"schema {name} in the set", "none"))
+            failures.append(
+                Problem.mismatch(
+                    rel, "/", "compat.schema-missing", f"schema {name} in the set", "none"
+                )
+            )
         elif name is not None:
             try:
                 failures += schema_problems(check(name), doc, rel)
             except UnresolvedRef as exc:  # a $ref to a schema of the other release
                 failures.append(Problem(rel, "/", str(exc), "compat.unresolved-ref"))
-            except RefError as exc:  # a cycle or an explosion: the schema is unusable, named as in schema_changes
+            # a cycle or an explosion: the schema is unusable, named as in schema_changes
+            except RefError as exc:
                 raise InputError(f"{name}: {exc}") from None
     return failures
 
@@ -94,7 +113,9 @@ class _Node:
         for sub in schema.get("allOf", []):
             self.merge(sub)
         if "type" in schema:
-            kinds = frozenset(schema["type"] if isinstance(schema["type"], list) else [schema["type"]])
+            kinds = frozenset(
+                schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+            )
             self.types = kinds if self.types is None else self.types & kinds
         if "enum" in schema:
             self.enum = list(schema["enum"])
@@ -136,25 +157,48 @@ def schema_changes(old: Schemas, new: Schemas) -> list[SchemaChange]:
     return sorted(changes)
 
 
-def _compare(name: str, before: dict[str, _Node], after: dict[str, _Node]) -> Iterator[SchemaChange]:
+def _compare(
+    name: str, before: dict[str, _Node], after: dict[str, _Node]
+) -> Iterator[SchemaChange]:
     def under(path: str, roots: Set[str]) -> bool:
-        return any(path.startswith(root) and path[len(root) : len(root) + 1] in ("/", "[") for root in roots)
+        return any(
+            path.startswith(root) and path[len(root) : len(root) + 1] in ("/", "[")
+            for root in roots
+        )
 
     added, removed = after.keys() - before.keys(), before.keys() - after.keys()
-    yield from (SchemaChange(name, p, "field added", after[p].type_name) for p in added if not under(p, added))
-    yield from (SchemaChange(name, p, "field removed", before[p].type_name) for p in removed if not under(p, removed))
+    yield from (
+        SchemaChange(name, p, "field added", after[p].type_name)
+        for p in added
+        if not under(p, added)
+    )
+    yield from (
+        SchemaChange(name, p, "field removed", before[p].type_name)
+        for p in removed
+        if not under(p, removed)
+    )
     for path in before.keys() & after.keys():
         old, new = before[path], after[path]
         if old.types != new.types:
             yield SchemaChange(name, path, "retyped", f"{old.type_name} -> {new.type_name}")
-        yield from (SchemaChange(name, path, "required added", item) for item in new.required - old.required)
-        yield from (SchemaChange(name, path, "required removed", item) for item in old.required - new.required)
+        yield from (
+            SchemaChange(name, path, "required added", item) for item in new.required - old.required
+        )
+        yield from (
+            SchemaChange(name, path, "required removed", item)
+            for item in old.required - new.required
+        )
         if old.enum is None and new.enum is not None:
             yield SchemaChange(name, path, "enum narrowed", f"now only {_listed(new.enum)}")
         elif new.enum is None and old.enum is not None:
-            yield SchemaChange(name, path, "enum widened", f"no longer limited to {_listed(old.enum)}")
+            yield SchemaChange(
+                name, path, "enum widened", f"no longer limited to {_listed(old.enum)}"
+            )
         elif old.enum != new.enum and old.enum is not None and new.enum is not None:
-            gained, lost = [v for v in new.enum if v not in old.enum], [v for v in old.enum if v not in new.enum]
+            gained, lost = (
+                [v for v in new.enum if v not in old.enum],
+                [v for v in old.enum if v not in new.enum],
+            )
             if gained:
                 yield SchemaChange(name, path, "enum widened", f"added {_listed(gained)}")
             if lost:
@@ -162,7 +206,9 @@ def _compare(name: str, before: dict[str, _Node], after: dict[str, _Node]) -> It
         for key in RULES:
             if (key in old.rules, old.rules.get(key)) != (key in new.rules, new.rules.get(key)):
                 limit = 10_000 if key == "const" else 80
-                rules = [shown(n.rules[key], limit) if key in n.rules else "none" for n in (old, new)]
+                rules = [
+                    shown(n.rules[key], limit) if key in n.rules else "none" for n in (old, new)
+                ]
                 yield SchemaChange(name, path, f"{key} changed", " -> ".join(rules))
 
 
@@ -170,14 +216,19 @@ def _listed(values: list[Any]) -> str:
     return ", ".join(shown(v, 10_000) for v in values)
 
 
-WIDENING = frozenset({"schema added", "field added", "enum widened", "resource added", "column appended"})
+WIDENING = frozenset(
+    {"schema added", "field added", "enum widened", "resource added", "column appended"}
+)
 
 
 def is_widening(change: SchemaChange, changes: list[SchemaChange]) -> bool:
     """A change that only adds; `required added` is one when the field it names is added too."""
     if change.kind == "required added":
         added = f"{change.path}/{change.detail}"
-        return any(c.kind == "field added" and c.schema == change.schema and c.path == added for c in changes)
+        return any(
+            c.kind == "field added" and c.schema == change.schema and c.path == added
+            for c in changes
+        )
     return change.kind in WIDENING
 
 
@@ -185,41 +236,67 @@ def verdict(changes: list[SchemaChange]) -> str:
     """One line that says whether the (non-empty) changes widen or narrow the contract."""
     narrowing = [str(c) for c in changes if not is_widening(c, changes)]
     if not narrowing:
-        return "Widening: every change adds (a schema, a field, an enum value, a resource or a column)."
-    return f"Narrowing: {len(narrowing)} change(s) remove or restrict what readers relied on: {'; '.join(narrowing)}"
+        return (
+            "Widening: every change adds (a schema, a field, an enum value, a resource or a "
+            "column)."
+        )
+    return (
+        f"Narrowing: {len(narrowing)} change(s) remove or restrict what readers relied on: "
+        f"{'; '.join(narrowing)}"
+    )
 
 
 def load_schema_set(spec: str) -> Schemas:
-    """The schemas of a folder (its schemas/ folder, or the folder itself) or of schemas/ at a git ref."""
+    """The schemas of a folder (its schemas/ folder, or the folder itself) or of schemas/ at a
+    git ref."""
     _, files = source_files(spec, "schemas", SCHEMA_SUFFIX, "a JSON Schema", deep=False)
     if not files:
-        raise InputError(f"{spec}: expected *{SCHEMA_SUFFIX} files in a folder or at a git ref, found none")
+        raise InputError(
+            f"{spec}: expected *{SCHEMA_SUFFIX} files in a folder or at a git ref, found none"
+        )
     return {name: parse_input(data, f"{spec}: {name}") for name, data in files.items()}
 
 
 def major(docs: Docs) -> str | None:
     """The documents' API major version (their `version` field), when they agree on one."""
-    found = {doc.get("version") for doc in docs.values() if isinstance(doc, dict) and "version" in doc}
+    found = {
+        doc.get("version") for doc in docs.values() if isinstance(doc, dict) and "version" in doc
+    }
     return found.pop() if len(found) == 1 else None
 
 
-def require_accepted(compat: Compat, accepted: str | None, old_major: str | None, new_major: str | None) -> None:
-    """Refuse a schema change unless it is accepted with a reason, or the API major version changed."""
-    if compat.clean or accepted or (old_major is not None and new_major is not None and old_major != new_major):
+def require_accepted(
+    compat: Compat, accepted: str | None, old_major: str | None, new_major: str | None
+) -> None:
+    """Refuse a schema change unless it is accepted with a reason, or the API major version
+    changed."""
+    if (
+        compat.clean
+        or accepted
+        or (old_major is not None and new_major is not None and old_major != new_major)
+    ):
         return
     listed = "; ".join(map(str, compat.changes[:SHOWN_FAILURES]))
-    broken = ", ".join(f"{n} problem(s) with {a}" for a, n in Counter(side for side, _ in compat.failures).items())
+    broken = ", ".join(
+        f"{n} problem(s) with {a}" for a, n in Counter(side for side, _ in compat.failures).items()
+    )
     raise ReleaseError(
         "the schemas changed within API major version "
         f"{new_major}: {listed or 'no listed change'}{'; ' + broken if broken else ''}. "
-        'Rerun with --accept-schema-change "REASON", or publish the change as a new API major version'
+        'Rerun with --accept-schema-change "REASON", or publish the change as a new API major '
+        "version"
     )
 
 
 def changelog_section(
-    compat: Compat, accepted: str | None, previous: str, old_major: str | None, new_major: str | None
+    compat: Compat,
+    accepted: str | None,
+    previous: str,
+    old_major: str | None,
+    new_major: str | None,
 ) -> str:
-    """The changelog's schema section for a release ('' when nothing changed): why, what, and who breaks."""
+    """The changelog's schema section for a release ('' when nothing changed): why, what, and who
+    breaks."""
     if compat.clean:
         return ""
     lines = ["### Schema changes", ""]
@@ -228,7 +305,9 @@ def changelog_section(
     if accepted:
         lines += [f"Schema change accepted: {accepted}", ""]
     lines += [f"Compared with the schemas of {previous}:", ""]
-    lines += [f"- {change}" for change in compat.changes] or ["- (no change in the schemas themselves)"]
+    lines += [f"- {change}" for change in compat.changes] or [
+        "- (no change in the schemas themselves)"
+    ]
     lines += ["", verdict(compat.changes), ""] if compat.changes else [""]
     for against, title in (
         (OLD_DOCS_NEW_SCHEMAS, f"The documents of {previous} against the new schemas"),
@@ -238,12 +317,15 @@ def changelog_section(
         count = len(found)
         if count > SHOWN_FAILURES:
             found[SHOWN_FAILURES:] = [f"- ... and {count - SHOWN_FAILURES} more"]
-        lines += [f"{title}: {count} problem(s).", "", *found, ""] if found else [f"{title}: valid.", ""]
+        lines += (
+            [f"{title}: {count} problem(s).", "", *found, ""] if found else [f"{title}: valid.", ""]
+        )
     return "\n".join(lines)
 
 
 def table_changes(old: bytes, new: bytes) -> list[SchemaChange]:
-    """Resources added or removed, and columns appended, removed, reordered or retyped, between two descriptors."""
+    """Resources added or removed, and columns appended, removed, reordered or retyped, between
+    two descriptors."""
 
     def change(at: str, kind: str, detail: str = "") -> SchemaChange:
         return SchemaChange(DESCRIPTOR, f"/resources/{at}", kind, detail)
@@ -260,15 +342,22 @@ def table_changes(old: bytes, new: bytes) -> list[SchemaChange]:
                 changes.append(change(name, "columns reordered", ", ".join(now)))
             continue
         changes += [change(f"{name}/{c}", "column appended", now[c]) for c in list(now)[len(was) :]]
-        changes += [change(f"{name}/{c}", "column retyped", f"{was[c]} -> {now[c]}") for c in was if was[c] != now[c]]
+        changes += [
+            change(f"{name}/{c}", "column retyped", f"{was[c]} -> {now[c]}")
+            for c in was
+            if was[c] != now[c]
+        ]
     return changes
 
 
 def compare(old: str, new: str, old_docs: Docs, new_docs: Docs) -> Compat:
-    """check_compat of two folders' or refs' schemas, plus their descriptors' table changes (none when one lacks it)."""
+    """check_compat of two folders' or refs' schemas, plus their descriptors' table changes (none
+    when one lacks it)."""
     compat = check_compat(load_schema_set(old), load_schema_set(new), old_docs, new_docs)
     before, after = (
-        source_files(spec, DESCRIPTOR, DESCRIPTOR, "a data package descriptor", deep=False)[1].get(DESCRIPTOR)
+        source_files(spec, DESCRIPTOR, DESCRIPTOR, "a data package descriptor", deep=False)[1].get(
+            DESCRIPTOR
+        )
         for spec in (old, new)
     )
     if before is None or after is None:
@@ -277,7 +366,8 @@ def compare(old: str, new: str, old_docs: Docs, new_docs: Docs) -> Compat:
 
 
 def _tables(data: bytes) -> dict[str, dict[str, str]]:
-    """Each resource's columns (name: type, in order) by resource name, from a descriptor's bytes; {} if unreadable."""
+    """Each resource's columns (name: type, in order) by resource name, from a descriptor's
+    bytes; {} if unreadable."""
     try:
         desc = parse_json(data)
     except ValueError:
@@ -294,8 +384,11 @@ def _tables(data: bytes) -> dict[str, dict[str, str]]:
     return found
 
 
-def guard_release(previous: str, current: str, old_docs: Docs, new_docs: Docs, accepted: str | None) -> str:
-    """Compare the commit `current` with the previous tag: refuse an unaccepted change, else the changelog section."""
+def guard_release(
+    previous: str, current: str, old_docs: Docs, new_docs: Docs, accepted: str | None
+) -> str:
+    """Compare the commit `current` with the previous tag: refuse an unaccepted change, else the
+    changelog section."""
     compat = compare(previous, current, old_docs, new_docs)
     old_major, new_major = major(old_docs), major(new_docs)
     require_accepted(compat, accepted, old_major, new_major)

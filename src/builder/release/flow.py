@@ -1,4 +1,5 @@
-"""`builder release`: checks, the changelog commit and the annotated tag (undone on a failure before the tag), dist/."""
+"""`builder release`: checks, the changelog commit and the annotated tag (undone on a failure
+before the tag), dist/."""
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +30,11 @@ class Plan:
     changelog: bytes  # CHANGELOG.md as it will be committed
 
 
-def cut_release(today: str, accept: str | None, accept_schema: str | None = None) -> tuple[Plan, list[Path]]:
-    """Check, commit CHANGELOG.md and tag it (undone on failure), then rebuild dist/: the plan and the dist/ files."""
+def cut_release(
+    today: str, accept: str | None, accept_schema: str | None = None
+) -> tuple[Plan, list[Path]]:
+    """Check, commit CHANGELOG.md and tag it (undone on failure), then rebuild dist/: the plan
+    and the dist/ files."""
     plan = plan_release(today, accept, accept_schema)
     check_dist_output(DIST)  # rebuilt once the tag exists: refused now if that would damage it
     before, committing, made = _read(CHANGELOG), False, None
@@ -41,16 +45,24 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
         git.commit(f"Release {plan.version.tag}\n\n{plan.summary}", CHANGELOG.as_posix())
         made = git.head()
         if made == plan.start or git.parents(made) != [plan.start]:
-            raise ReleaseError(f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}")
+            raise ReleaseError(
+                f"expected HEAD to be the release commit on {plan.start[:12]}, found {made[:12]}"
+            )
         git.create_annotated_tag(plan.version.tag, plan.summary, made)
     except BaseException as exc:
         if made is not None and git.commit_of(f"refs/tags/{plan.version.tag}") == made:
-            raise  # the tag is on this run's commit: the release is made, and `builder dist` makes dist/ from it
+            # the tag is on this run's commit: the release is made, and `builder dist` makes dist/
+            # from it
+            raise
         with signals_held():  # a second signal waits until the rollback is done
             left = _roll_back(plan.start, before, committing)
         if not isinstance(exc, BuilderError | OSError):
             raise  # a bug or an interrupt: rolled back, and shown as it is
-        cause = (f"{exc.filename or exc}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)).rstrip(". ")
+        cause = (
+            f"{exc.filename or exc}: {exc.strerror or exc}"
+            if isinstance(exc, OSError)
+            else str(exc)
+        ).rstrip(". ")
         note = f"Nothing was released: {CHANGELOG}, HEAD, the tags and {DIST}/ are as they were"
         if left:
             note = "Rollback incomplete; fix by hand: " + "; ".join(left)
@@ -65,10 +77,12 @@ def cut_release(today: str, accept: str | None, accept_schema: str | None = None
 
 
 def plan_release(today: str, accept: str | None, accept_schema: str | None = None) -> Plan:
-    """Check the clone (complete, clean, on main, with an identity) and the committed package; writes nothing."""
+    """Check the clone (complete, clean, on main, with an identity) and the committed package;
+    writes nothing."""
     if git.git("rev-parse", "--is-shallow-repository") == "true":
         raise ReleaseError(
-            "this clone is shallow (git rev-parse --is-shallow-repository: true), so earlier release tags and "
+            "this clone is shallow (git rev-parse --is-shallow-repository: true), so earlier "
+            "release tags and "
             "history may be missing; run `git fetch --tags --unshallow` first"
         )
     git.require_clean("commit or stash first")
@@ -87,15 +101,21 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     start = git.head()
     committed = files_at(start, required=REQUIRED)
     if untrue := consumer.problems(committed | files_at(start, consumer.TEXTS)):
-        raise ReleaseError(f"refusing to tag what a consumer would read as true: {'; '.join(untrue)}")
+        raise ReleaseError(
+            f"refusing to tag what a consumer would read as true: {'; '.join(untrue)}"
+        )
     try:
         changelog_text = committed.get(CHANGELOG.as_posix(), b"").decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ReleaseError(f"{CHANGELOG}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
+        raise ReleaseError(
+            f"{CHANGELOG}: expected UTF-8 text, found undecodable bytes ({exc.reason})"
+        ) from None
     if _read(CHANGELOG) != committed.get(CHANGELOG.as_posix()):
         raise ReleaseError(
-            f"{CHANGELOG}: expected the committed file in the working folder, found other bytes although git status "
-            "shows no change (skip-worktree, assume-unchanged or git-ignored?); restore it from HEAD first"
+            f"{CHANGELOG}: expected the committed file in the working folder, found other bytes "
+            f"although git status "
+            "shows no change (skip-worktree, assume-unchanged or git-ignored?); restore it from "
+            "HEAD first"
         )
     existing = git.git("tag", "--list").split()
     if absent := rules.missing_tags(changelog_text, existing):
@@ -103,8 +123,13 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
             f"{CHANGELOG} names release tag(s) this clone does not have: {', '.join(absent)} "
             "(not in `git tag --list`); run `git fetch --tags` first"
         )
-    package = {rel: data for rel, data in committed.items() if rel == DESCRIPTOR or rel.startswith(f"{DATA}/")}
-    with scratch_folder("builder-release-", package) as root:  # the data as committed, away from git-ignored files
+    package = {
+        rel: data
+        for rel, data in committed.items()
+        if rel == DESCRIPTOR or rel.startswith(f"{DATA}/")
+    }
+    # the data as committed, away from git-ignored files
+    with scratch_folder("builder-release-", package) as root:
         try:
             check_committed(root / DATA, today)
         except ValidationError as exc:
@@ -117,11 +142,14 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     if fault := date_fault(data_version, today, retrieved):
         raise ReleaseError(f"data version {data_version} as committed in {start[:12]}: {fault}")
     api = docs["index.json"]["version"]
-    previous = newest_matching(existing)  # a tag that does not name its data's version is no release
+    # a tag that does not name its data's version is no release
+    previous = newest_matching(existing)
     old_docs = load_docs(previous.tag) if previous else {}
     old_table = load_tables(previous.tag, old_docs) if previous else {}
     diff = diff_trees(old_docs, docs, (old_table, table)) if previous else None
-    version = rules.next_version(data_version, previous, changed=diff is not None and not diff.empty)
+    version = rules.next_version(
+        data_version, previous, changed=diff is not None and not diff.empty
+    )
     if version.tag in existing:
         raise ReleaseError(
             f"tag {version.tag} already exists and does not name the data committed at it; "
@@ -130,19 +158,36 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     large = diff.large_changes(rules.LARGE_CHANGE_PCT) if diff else []
     if large and not accept and previous:
         listed = "; ".join(large)
-        raise ReleaseError(f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes REASON")
+        raise ReleaseError(
+            f"large changes since {previous.tag}: {listed}. Rerun with --accept-large-changes "
+            f"REASON"
+        )
     schemas = guard_release(previous.tag, start, old_docs, docs, accept_schema) if previous else ""
     upstream = "".join(
-        f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved {lock.retrieved}"
-        + (f" from the mirror {lock.mirror}" if lock.mirror else "")
+        f"\n- {task}: {lock.url} at commit {lock.commit}, sha256 {lock.sha256}, retrieved "
+        f"{lock.retrieved}" + (f" from the mirror {lock.mirror}" if lock.mirror else "")
         for task, lock in load_lock(LOCK).items()
     )
-    accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))  # one line each
-    added = None if previous else rules.since_seed(list(docs_paths(package)), card.load(package[LISTED]))
-    entry = printable_lines(rules.changelog_entry(version, api, previous, diff, accept, upstream, added) + schemas)
-    message = rules.summary(version, previous, diff) + (f"\nLarge changes accepted: {accept}\n" if large else "")
+    # one line each
+    accept, accept_schema = (None if r is None else printable(r) for r in (accept, accept_schema))
+    added = (
+        None
+        if previous
+        else rules.since_seed(list(docs_paths(package)), card.load(package[LISTED]))
+    )
+    entry = printable_lines(
+        rules.changelog_entry(version, api, previous, diff, accept, upstream, added) + schemas
+    )
+    message = rules.summary(version, previous, diff) + (
+        f"\nLarge changes accepted: {accept}\n" if large else ""
+    )
     message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
-    return Plan(start, version, printable_lines(message), rules.insert_entry(changelog_text, entry).encode("utf-8"))
+    return Plan(
+        start,
+        version,
+        printable_lines(message),
+        rules.insert_entry(changelog_text, entry).encode("utf-8"),
+    )
 
 
 def docs_paths(package: dict[str, bytes]) -> list[str]:
@@ -151,31 +196,48 @@ def docs_paths(package: dict[str, bytes]) -> list[str]:
 
 
 def _roll_back(start: str, before: bytes | None, committing: bool) -> list[str]:
-    """Undo the commit (if `committing`), then CHANGELOG.md staged and written; what could not be, one phrase each."""
+    """Undo the commit (if `committing`), then CHANGELOG.md staged and written; what could not
+    be, one phrase each."""
     left: list[str] = []
 
     def head() -> None:
         now = git.head()
         if now != start and committing and git.parents(now) == [start]:
             try:
-                git.run("update-ref", "-m", "builder release: roll back the release commit", "--end-of-options",
-                        "HEAD", start, git.object_id(now))  # fmt: skip
+                git.run(
+                    "update-ref",
+                    "-m",
+                    "builder release: roll back the release commit",
+                    "--end-of-options",
+                    "HEAD",
+                    start,
+                    git.object_id(now),
+                )
             except ReleaseError as exc:
-                left.append(f"HEAD is still the release commit {now[:12]} ({exc}); "
-                            f"undo it with `git reset --keep {start[:12]}`")  # fmt: skip
+                left.append(
+                    f"HEAD is still the release commit {now[:12]} ({exc}); "
+                    f"undo it with `git reset --keep {start[:12]}`"
+                )
         elif now != start:
-            left.append(f"HEAD moved to {now[:12]} during the release, left there (was {start[:12]})")
+            left.append(
+                f"HEAD moved to {now[:12]} during the release, left there (was {start[:12]})"
+            )
 
     def index() -> None:
         path = CHANGELOG.as_posix()
-        if git.head() == start and git.run("diff-index", "--cached", "--name-only", start, "--", path).strip():
-            git.run("reset", "--quiet", start, "--", path)  # only when staged: diff-index takes no index lock
+        if (
+            git.head() == start
+            and git.run("diff-index", "--cached", "--name-only", start, "--", path).strip()
+        ):
+            # only when staged: diff-index takes no index lock
+            git.run("reset", "--quiet", start, "--", path)
 
     def changelog() -> None:
         if git.head() != start:
             left.append(f"{CHANGELOG} left as committed, since HEAD is not back at {start[:12]}")
         elif before is None:
-            CHANGELOG.unlink(missing_ok=True)  # this run created it (a hook may have edited it since)
+            # this run created it (a hook may have edited it since)
+            CHANGELOG.unlink(missing_ok=True)
         elif _read(CHANGELOG) != before:
             replace_files({CHANGELOG: before})
 

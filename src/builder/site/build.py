@@ -1,4 +1,5 @@
-"""`builder site`: load the package, plan the site, write it page by page into a folder that is ours to replace."""
+"""`builder site`: load the package, plan the site, write it page by page into a folder that is
+ours to replace."""
 
 import os
 from collections.abc import Iterable, Iterator
@@ -24,12 +25,17 @@ class SiteResult:
 
 
 def build_site(out: Path, root: Path = Path(".")) -> SiteResult:
-    """Build the site of the package at root into out; the old site stays whole if anything fails."""
+    """Build the site of the package at root into out; the old site stays whole if anything
+    fails."""
     check_target(out)  # refuse before spending time on charts
     with Store() as store:
         pkg = load_package(root, store.add_parts)
-        quiet.matplotlib_home()  # before matplotlib is imported: no warning about an unwritable HOME
-        from builder.site.plan import plan_site  # matplotlib after the load: its memory is given back before
+        # before matplotlib is imported: no warning about an unwritable HOME
+        quiet.matplotlib_home()
+        # matplotlib after the load: its memory is given back before
+        from builder.site.plan import (
+            plan_site,
+        )
 
         written = write_site(out, plan_site(pkg, store))
     pages = sum(1 for path in written if path.endswith(".html"))
@@ -41,19 +47,32 @@ def marker(paths: list[str]) -> bytes:
 
 
 def check_target(out: Path) -> None:
-    """Refuse a target that is not ours to replace: the repository, a package folder, or other files."""
+    """Refuse a target that is not ours to replace: the repository, a package folder, or other
+    files."""
     try:
         lines = read_file(out / MARKER).decode("utf-8").splitlines()
     except (Refused, UnicodeDecodeError):
         lines = []
-    owned = set(lines[1:]) if lines[:1] == [HEADER] else set()  # the files the marker of an earlier site lists
-    folders = {str(folder) for path in owned for folder in PurePosixPath(path).parents if str(folder) != "."}
-    check_output(out, owned=lambda rel: rel == MARKER or rel in owned, owned_folder=folders.__contains__,
-                 what=f"a site `builder site` built (its file list {MARKER} names every file)", data=False)  # fmt: skip
+    # the files the marker of an earlier site lists
+    owned = set(lines[1:]) if lines[:1] == [HEADER] else set()
+    folders = {
+        str(folder)
+        for path in owned
+        for folder in PurePosixPath(path).parents
+        if str(folder) != "."
+    }
+    check_output(
+        out,
+        owned=lambda rel: rel == MARKER or rel in owned,
+        owned_folder=folders.__contains__,
+        what=f"a site `builder site` built (its file list {MARKER} names every file)",
+        data=False,
+    )
 
 
 def write_site(out: Path, files: Iterable[tuple[str, Content]]) -> list[str]:
-    """Replace out with the files (plus MARKER), written as they come, or leave it as it was; the paths."""
+    """Replace out with the files (plus MARKER), written as they come, or leave it as it was; the
+    paths."""
     out = Path(os.path.abspath(out))
     check_target(out)
     written: list[str] = []

@@ -1,4 +1,5 @@
-"""The workloads as the site sees them (listed, then any unlisted index), their pages and links (pure)."""
+"""The workloads as the site sees them (listed, then any unlisted index), their pages and links
+(pure)."""
 
 import posixpath
 import re
@@ -14,11 +15,17 @@ from builder.site.load import Package
 API_PREFIX = "api/v1/"
 LLM = "llm"
 KINDS = (LLM, "image", "video")
-URL_KEYS = {"index_url": INDEX, "models_url": MODEL_LIST, "frontier_url": FRONTIER}  # of a workload list entry
+# of a workload list entry
+URL_KEYS = {
+    "index_url": INDEX,
+    "models_url": MODEL_LIST,
+    "frontier_url": FRONTIER,
+}
 
 
 def require_path(url: object, base_url: str, where: str) -> str:
-    """The site path a public URL names (`<base>/models/x/` -> `models/x/index.html`), or an InputError naming where."""
+    """The site path a public URL names (`<base>/models/x/` -> `models/x/index.html`), or an
+    InputError naming where."""
     rest = None
     if url == base_url:
         rest = "index.html"
@@ -68,7 +75,8 @@ class Workload:
 
 
 def data_rel(url: object, pkg: Package, where: str, published: Any, name: str = "") -> str:
-    """The file of data/ (one of published, called name if given) a public API URL names, or an InputError naming
+    """The file of data/ (one of published, called name if given) a public API URL names, or an
+    InputError naming
     where the URL is."""
     path = require_path(url, pkg.base_url, where)
     rel = path.removeprefix(API_PREFIX)
@@ -80,9 +88,12 @@ def data_rel(url: object, pkg: Package, where: str, published: Any, name: str = 
 
 
 def workloads(
-    pkg: Package, list_entries: Callable[[str], Iterable[Any]], keep: Callable[[int, list[Model]], None]
+    pkg: Package,
+    list_entries: Callable[[str], Iterable[Any]],
+    keep: Callable[[int, list[Model]], None],
 ) -> list[Workload]:
-    """Every workload, in the list's order; list_entries gives a model list's entries, and each workload's models,
+    """Every workload, in the list's order; list_entries gives a model list's entries, and each
+    workload's models,
     in their list's order, are handed to keep with the workload's place."""
     sources = pkg.descriptor_doc.get("sources")
     pinned = {  # upstream file URL -> the commit it was pinned at
@@ -97,7 +108,13 @@ def workloads(
         folder = posixpath.dirname(rel)
         if api + rel not in named:
             wid = str(pkg.heads[rel].get("workload") or folder.rsplit("/", 1)[-1] or ROOT_WORKLOAD)
-            entries.append({"id": wid, "index_url": api + rel, "models_url": api + posixpath.join(folder, MODEL_LIST)})
+            entries.append(
+                {
+                    "id": wid,
+                    "index_url": api + rel,
+                    "models_url": api + posixpath.join(folder, MODEL_LIST),
+                }
+            )
     found: list[Workload] = []
     seen: set[str] = set()
     published = set(pkg.files)
@@ -129,7 +146,9 @@ def workloads(
             unit=str(entry.get("unit") or head.get("unit") or ""),
         )
         if work.kind not in KINDS:
-            raise InputError(f"{where}/kind: expected one of {', '.join(KINDS)}, found {work.kind!r}")
+            raise InputError(
+                f"{where}/kind: expected one of {', '.join(KINDS)}, found {work.kind!r}"
+            )
         models = []
         for j, item in enumerate(list_entries(work.list_rel) if work.list_rel else ()):
             at = f"data/{work.list_rel}: /models/{j}"
@@ -137,7 +156,15 @@ def workloads(
                 raise InputError(f"{at}: expected an object, found {item!r}")
             page = require_path(item.get("page"), pkg.base_url, f"{at}/page")
             rel = data_rel(item.get("url"), pkg, f"{at}/url", published)
-            models.append(Model(str(item.get("slug", "")), str(item.get("name", "")), rel, API_PREFIX + rel, page))
+            models.append(
+                Model(
+                    str(item.get("slug", "")),
+                    str(item.get("name", "")),
+                    rel,
+                    API_PREFIX + rel,
+                    page,
+                )
+            )
         work.count = len(models)
         keep(len(found), models)
         found.append(work)

@@ -1,4 +1,5 @@
-"""CHANGELOG.md as blocks a template shows: headings with ids, list items and paragraphs, each a list of spans
+"""CHANGELOG.md as blocks a template shows: headings with ids, list items and paragraphs, each a
+list of spans
 (text, code or an https link); no HTML from the file is ever passed through (pure)."""
 
 import re
@@ -33,12 +34,14 @@ def spans(text: str) -> list[Span]:
 
 
 def anchor(text: str) -> str:
-    """A heading's id: its words in lower case joined by hyphens (`## 2026-11-29` -> `2026-11-29`)."""
+    """A heading's id: its words in lower case joined by hyphens (`## 2026-11-29` ->
+    `2026-11-29`)."""
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-") or "section"
 
 
 def blocks(text: str) -> list[Block]:
-    """The file's headings (one level down: # is h2), list items and paragraphs, in order; ids made unique."""
+    """The file's headings (one level down: # is h2), list items and paragraphs, in order; ids
+    made unique."""
     found: list[Block] = []
     seen: set[str] = set()
     para: list[str] = []
@@ -74,14 +77,24 @@ def blocks(text: str) -> list[Block]:
 
 def entry(found: list[Block], version: str) -> str:
     """The id of the first heading that names the data version, or "" when none does."""
-    return next((b.id for b in found if b.kind.startswith("h") and any(version in s[1] for s in b.spans)), "")
+    return next(
+        (b.id for b in found if b.kind.startswith("h") and any(version in s[1] for s in b.spans)),
+        "",
+    )
 
 
 def body(found: list[Block]) -> list[Block]:
-    """The blocks a page shows under its own h1: a first heading that only says "Changelog" left out,
+    """The blocks a page shows under its own h1: a first heading that only says "Changelog" left
+    out,
     and the headings moved up so the highest is h2 (no heading level skipped)."""
-    if found and found[0].kind == "h2" and "".join(text for _, text, _ in found[0].spans).strip() == "Changelog":
+    if (
+        found
+        and found[0].kind == "h2"
+        and "".join(text for _, text, _ in found[0].spans).strip() == "Changelog"
+    ):
         found = found[1:]
     levels = [int(b.kind[1]) for b in found if b.kind.startswith("h")]
     up = min(levels, default=2) - 2
-    return [replace(b, kind=f"h{int(b.kind[1]) - up}") if b.kind.startswith("h") else b for b in found]
+    return [
+        replace(b, kind=f"h{int(b.kind[1]) - up}") if b.kind.startswith("h") else b for b in found
+    ]

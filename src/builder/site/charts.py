@@ -1,4 +1,5 @@
-"""SVG charts drawn by matplotlib (SVG backend, no pyplot), byte for byte the same for the same data."""
+"""SVG charts drawn by matplotlib (SVG backend, no pyplot), byte for byte the same for the same
+data."""
 
 import io
 from dataclasses import dataclass
@@ -12,12 +13,14 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from builder.site import quiet, words
 
-# Okabe-Ito hues darkened where needed: each at least 3:1 against white (WCAG 1.4.11); markers differ too.
+# Okabe-Ito hues darkened where needed: each at least 3:1 against white (WCAG 1.4.11); markers
+# differ too.
 COLOURS = ("#0072B2", "#B85400", "#007A5A", "#A3407A", "#6B4C9A", "#806600", "#000000")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 LINESTYLES = ("-", "--", ":", "-.")
 STYLE: dict[str, Any] = {
-    "svg.hashsalt": "leadgreen-site",  # clip-path and marker ids from a fixed salt, not a random one
+    # clip-path and marker ids from a fixed salt, not a random one
+    "svg.hashsalt": "leadgreen-site",
     "svg.fonttype": "none",  # text stays text: searchable, readable by screen readers, escaped
     "svg.id": "chart",
     "text.usetex": False,
@@ -37,28 +40,33 @@ class Chart:
 
 
 COUNTS = [1, 2, 4, 8]
-DOT_ROWS = 40  # the dot chart's rows at most: its memory and height stay flat however many models there are
+# the dot chart's rows at most: its memory and height stay flat however many models there are
+DOT_ROWS = 40
 
 
 def _rank(gpu: str, gpu_order: list[str]) -> int:
-    """A GPU type's place in gpu_order (an unknown one last): its colour and line style on every chart."""
+    """A GPU type's place in gpu_order (an unknown one last): its colour and line style on every
+    chart."""
     return gpu_order.index(gpu) if gpu in gpu_order else len(gpu_order)
 
 
 def look(i: int) -> tuple[str, str]:
-    """The colour and marker of a chart's i-th GPU setup: no two setups of a chart share both (up to 49)."""
+    """The colour and marker of a chart's i-th GPU setup: no two setups of a chart share both (up
+    to 49)."""
     return COLOURS[i % len(COLOURS)], MARKERS[(i + i // len(COLOURS)) % len(MARKERS)]
 
 
 def _log_axis(axis: Any, subs: tuple[float, ...] = (1.0, 2.0, 5.0)) -> None:
-    """Ticks at subs times each power of ten, labelled plainly; no minor ticks (they cost most of the time)."""
+    """Ticks at subs times each power of ten, labelled plainly; no minor ticks (they cost most of
+    the time)."""
     axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
     axis.set_minor_locator(NullLocator())
 
 
 def _chart(fig: Figure, title: str, alt: str) -> Chart:
-    """The figure as SVG, cropped to its drawing, with <title> and <desc> as the first children of <svg>."""
+    """The figure as SVG, cropped to its drawing, with <title> and <desc> as the first children
+    of <svg>."""
     title = " ".join(title.split())
     buf = io.BytesIO()
     with quiet.glyphs_unsaid():
@@ -71,7 +79,8 @@ def _chart(fig: Figure, title: str, alt: str) -> Chart:
 
 @dataclass(frozen=True)
 class Axes:
-    """What a model's chart plots: energy per output (vertical) against latency, a line in batch order."""
+    """What a model's chart plots: energy per output (vertical) against latency, a line in batch
+    order."""
 
     energy: str  # the field of energy per output
     latency: str  # the field of latency
@@ -79,7 +88,12 @@ class Axes:
     batch: str  # the field the line follows, smallest first
 
 
-TOKENS = Axes("wh_per_million_output_tokens", "median_itl_ms", "median inter-token latency (ms)", "max_num_seqs")
+TOKENS = Axes(
+    "wh_per_million_output_tokens",
+    "median_itl_ms",
+    "median inter-token latency (ms)",
+    "max_num_seqs",
+)
 AXES = {  # by workload kind
     "llm": TOKENS,
     "image": Axes("wh_per_thousand_images", "batch_latency_s", "batch latency (s)", "batch_size"),
@@ -88,9 +102,14 @@ AXES = {  # by workload kind
 Series = tuple[str, int, list[dict[str, Any]], list[dict[str, Any]]]
 
 
-def series(configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOKENS) -> list[Series]:
-    """(GPU type, GPU count, line, dots) in GPU order: the line joins each batch's lowest energy (first on a tie)."""
-    keys = sorted({(c["gpu"], c["num_gpus"]) for c in configs}, key=lambda k: (_rank(k[0], gpu_order), k))
+def series(
+    configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOKENS
+) -> list[Series]:
+    """(GPU type, GPU count, line, dots) in GPU order: the line joins each batch's lowest energy
+    (first on a tie)."""
+    keys = sorted(
+        {(c["gpu"], c["num_gpus"]) for c in configs}, key=lambda k: (_rank(k[0], gpu_order), k)
+    )
     found = []
     for gpu, n in keys:
         line: dict[Any, dict[str, Any]] = {}
@@ -107,9 +126,13 @@ def series(configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOK
 
 
 def energy_latency(
-    doc: dict[str, Any], gpu_order: list[str], axes: Axes = TOKENS, marks: tuple[tuple[float, str], ...] = ()
+    doc: dict[str, Any],
+    gpu_order: list[str],
+    axes: Axes = TOKENS,
+    marks: tuple[tuple[float, str], ...] = (),
 ) -> Chart:
-    """Energy per output against latency: a line per GPU setup, in batch order (see series); marks: a dashed vertical
+    """Energy per output against latency: a line per GPU setup, in batch order (see series); marks:
+    a dashed vertical
     line at each (latency, words), for the latency targets or the latency limit."""
     unit, configs = doc["unit"], doc["configurations"]
     title = f"{doc['name']}: energy against latency"
@@ -122,34 +145,75 @@ def energy_latency(
         for i, ((gpu, _, line, rest), label) in enumerate(zip(groups, labels, strict=True)):
             (colour, marker), style = look(i), LINESTYLES[_rank(gpu, gpu_order) % len(LINESTYLES)]
             xs, ys = [c[axes.latency] for c in line], [c[axes.energy] for c in line]
-            ax.plot(xs, ys, color=colour, linestyle=style, linewidth=1.4, marker=marker, markersize=6,
-                    markerfacecolor="white", markeredgewidth=1.5, label=label)  # fmt: skip
+            ax.plot(
+                xs,
+                ys,
+                color=colour,
+                linestyle=style,
+                linewidth=1.4,
+                marker=marker,
+                markersize=6,
+                markerfacecolor="white",
+                markeredgewidth=1.5,
+                label=label,
+            )
             if rest:
                 xs, ys = [c[axes.latency] for c in rest], [c[axes.energy] for c in rest]
-                ax.plot(xs, ys, color=colour, linestyle="", marker=marker, markersize=4, markerfacecolor="white",
-                        markeredgewidth=1.0, label="_")  # fmt: skip
+                ax.plot(
+                    xs,
+                    ys,
+                    color=colour,
+                    linestyle="",
+                    marker=marker,
+                    markersize=4,
+                    markerfacecolor="white",
+                    markeredgewidth=1.0,
+                    label="_",
+                )
         ax.set(xscale="log", yscale="log")
-        # matplotlib's wrapping measures a title holding $ as math text, whatever text.parse_math says
+        # matplotlib's wrapping measures a title holding $ as math text, whatever text.parse_math
+        # says
         ax.set_title(title, loc="left", wrap="$" not in title)
         ax.set_xlabel(axes.latency_words.replace(")", ", log scale)"))
         ax.set_ylabel(f"{unit} (log scale)")
         latencies, energies = [c[axes.latency] for c in configs], [c[axes.energy] for c in configs]
         lines = [x for x, _ in marks]
-        ax.set_xlim(min(latencies + lines) / 1.25, max(latencies + lines) * 1.25)  # every point and mark, a margin
+        # every point and mark, a margin
+        ax.set_xlim(min(latencies + lines) / 1.25, max(latencies + lines) * 1.25)
         for x, said in marks:
             ax.axvline(x, color="#555555", linestyle=(0, (4, 3)), linewidth=1.0, zorder=1)
-            ax.text(x, 0.98, f" {said}", transform=ax.get_xaxis_transform(), rotation=90, ha="right", va="top",
-                    fontsize=11, color="#333333")  # fmt: skip
+            ax.text(
+                x,
+                0.98,
+                f" {said}",
+                transform=ax.get_xaxis_transform(),
+                rotation=90,
+                ha="right",
+                va="top",
+                fontsize=11,
+                color="#333333",
+            )
         low, high = min(energies) / 1.25, max(energies) * 1.25
         ax.set_ylim(low, high)
         _log_axis(ax.xaxis)
-        _log_axis(ax.yaxis, (1.0, 1.5, 2.0, 3.0, 5.0, 7.0) if high < 4 * low else (1.0, 2.0, 3.0, 5.0))  # 2+ labels
+        # 2+ labels
+        _log_axis(
+            ax.yaxis, (1.0, 1.5, 2.0, 3.0, 5.0, 7.0) if high < 4 * low else (1.0, 2.0, 3.0, 5.0)
+        )
         ax.grid(True, which="major", color="#dddddd", linewidth=0.6)
         ncol = min(len(groups), 3)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=ncol, frameon=False, title="GPU setup")
+        ax.legend(
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.18),
+            ncol=ncol,
+            frameon=False,
+            title="GPU setup",
+        )
         alt = (
-            f"Dot chart, logarithmic axes: {unit} (vertical) against {axes.latency_words} (horizontal) for "
-            f"{len(configs)} configurations of {doc['name']}, one line per GPU setup ({', '.join(labels)}) "
+            f"Dot chart, logarithmic axes: {unit} (vertical) against {axes.latency_words} "
+            f"(horizontal) for "
+            f"{len(configs)} configurations of {doc['name']}, one line per GPU setup "
+            f"({', '.join(labels)}) "
             "joining its lowest-energy configuration at each batch size, smallest batch first. "
             + "".join(f"A dashed vertical line marks {said}. " for _, said in marks)
             + "The table below lists every point."
@@ -158,10 +222,16 @@ def energy_latency(
 
 
 def energy_by_model(
-    doc: dict[str, Any], gpu_order: list[str], label: str, energy: str = TOKENS.energy, per_row: Any = None
+    doc: dict[str, Any],
+    gpu_order: list[str],
+    label: str,
+    energy: str = TOKENS.energy,
+    per_row: Any = None,
 ) -> Chart:
-    """A dot per index row (the first DOT_ROWS) on a log axis, labelled above; energy: the rows' field of energy;
-    per_row: called on each row drawn first (energy per response is added to a row's label where it has one)."""
+    """A dot per index row (the first DOT_ROWS) on a log axis, labelled above; energy: the rows'
+    field of energy;
+    per_row: called on each row drawn first (energy per response is added to a row's label where
+    it has one)."""
     rows, unit, total = doc["rows"][:DOT_ROWS], doc["unit"], len(doc["rows"])
     for row in rows if per_row else ():
         per_row(row)
@@ -178,14 +248,32 @@ def energy_by_model(
         low, high = min(values) / 1.5, max(values) * 1.25
         seen = set()
         for y, (row, value) in enumerate(zip(rows, values, strict=True)):
-            (colour, marker), key = looks[row["gpu"], row["num_gpus"]], words.setup(row["num_gpus"], row["gpu"])
+            (colour, marker), key = (
+                looks[row["gpu"], row["num_gpus"]],
+                words.setup(row["num_gpus"], row["gpu"]),
+            )
             ax.hlines(y, low, value, color="#c9d3cd", linewidth=1, zorder=1)
-            ax.plot([value], [y], linestyle="", marker=marker, color=colour, markersize=7,
-                    label=key if key not in seen else "_", zorder=3)  # fmt: skip
+            ax.plot(
+                [value],
+                [y],
+                linestyle="",
+                marker=marker,
+                color=colour,
+                markersize=7,
+                label=key if key not in seen else "_",
+                zorder=3,
+            )
             said = f"{key}: {words.fixed(value, 2)}"
             if "joules_per_response" in row:
                 said += f" ({words.significant(row['joules_per_response'])} J per response)"
-            ax.text(low * 1.03, y - 0.16, f"{row['model']}\n{said}", fontsize=11, va="bottom", linespacing=1.15)
+            ax.text(
+                low * 1.03,
+                y - 0.16,
+                f"{row['model']}\n{said}",
+                fontsize=11,
+                va="bottom",
+                linespacing=1.15,
+            )
             seen.add(key)
         ax.set_yticks([])
         ax.set_ylim(len(rows) - 0.5, -0.95)  # the first label sits above the first row
@@ -198,13 +286,30 @@ def energy_by_model(
         ax.set_axisbelow(True)
         pairs = sorted(zip(*ax.get_legend_handles_labels(), strict=True), key=lambda pair: pair[1])
         below = -0.75 / (height * (1 - 1.0 / height))  # under the axis label, in axes fractions
-        ax.legend([h for h, _ in pairs], [n for _, n in pairs], loc="upper center", ncol=3,
-                  bbox_to_anchor=(0.5, below), frameon=False, title="GPU setup")  # fmt: skip
-        ends = [f"{r['model']} on {words.gpus(r['num_gpus'], r['gpu'])} at {words.fixed(r[energy], 2)}" for r in rows]
-        counted = f"{len(rows)} model and GPU pairs" + (f" (the lowest of {total:,})" if total > len(rows) else "")
+        ax.legend(
+            [h for h, _ in pairs],
+            [n for _, n in pairs],
+            loc="upper center",
+            ncol=3,
+            bbox_to_anchor=(0.5, below),
+            frameon=False,
+            title="GPU setup",
+        )
+        ends = [
+            f"{r['model']} on {words.gpus(r['num_gpus'], r['gpu'])} at {words.fixed(r[energy], 2)}"
+            for r in rows
+        ]
+        counted = f"{len(rows)} model and GPU pairs" + (
+            f" (the lowest of {total:,})" if total > len(rows) else ""
+        )
         alt = (
-            f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of {counted}, lowest first: "
+            f"Dot chart, logarithmic scale, of {unit} for the lowest-energy configuration of "
+            f"{counted}, lowest first: "
             f"from {ends[0]} to {ends[-1]}. "
-            + ("The table below lists every dot." if total == len(rows) else f"The table below lists all {total:,}.")
+            + (
+                "The table below lists every dot."
+                if total == len(rows)
+                else f"The table below lists all {total:,}."
+            )
         )
         return _chart(fig, title, alt)

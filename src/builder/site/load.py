@@ -1,4 +1,5 @@
-"""Read the package the site is built from: each small document once, up front and strictly parsed, its head kept
+"""Read the package the site is built from: each small document once, up front and strictly parsed,
+its head kept
 and its array of rows or entries handed to the store; a model document at its page."""
 
 import json
@@ -10,7 +11,19 @@ from typing import Any, NoReturn
 from builder.csvview import Energy, Key
 from builder.errors import InputError, Problem, pointer
 from builder.files import Refused, read_file
-from builder.layout import CSV, DATA, DESCRIPTOR, FRONTIER, INDEX, JSON, METADATA, SCHEMAS, is_hidden, place, schema_for
+from builder.layout import (
+    CSV,
+    DATA,
+    DESCRIPTOR,
+    FRONTIER,
+    INDEX,
+    JSON,
+    METADATA,
+    SCHEMAS,
+    is_hidden,
+    place,
+    schema_for,
+)
 from builder.metadata import load_metadata
 from builder.names import control_characters
 from builder.site.responses import read as read_responses
@@ -18,18 +31,48 @@ from builder.strictjson import StrictJSONError, decode_json, json_type, parse_js
 from builder.validate.tree import scan
 
 EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
-OPTIONAL = ("CHANGELOG.md", "croissant.json")  # the changelog page's text, and the dataset card, when present
-UNREAD = {  # what no page reads: a frontier's points and its entries' values (the model documents have them)
-    FRONTIER: frozenset({"frontier", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens"}),
+# the changelog page's text, and the dataset card, when present
+OPTIONAL = (
+    "CHANGELOG.md",
+    "croissant.json",
+)
+# what no page reads: a frontier's points and its entries' values (the model documents have them)
+UNREAD = {
+    FRONTIER: frozenset(
+        {"frontier", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens"}
+    ),
     DESCRIPTOR: frozenset({"resources"}),  # the descriptor's list of files
 }
-INDEX_SHOWN = frozenset({  # an index row's fields that its workload's page and chart show (views.py's columns)
-    "model", "slug", "gpu", "num_gpus", "wh_per_million_output_tokens", "median_itl_ms", "max_num_seqs",
-    "gpu_power_watts_total", "wh_per_thousand_images", "wh_per_video", "batch_latency_s", "row_id", "repeat",
-    "wh_per_video_second", "inference_steps", "width", "height", "num_frames", "fps",
-})  # fmt: skip
-PARTS = ("rows", "models")  # the arrays of small documents, kept in the store: index rows, list and frontier entries
-Keep = Callable[[str, Iterable[tuple[str, str]]], None]  # a document's parts, (slug or "", JSON text) each, in order
+INDEX_SHOWN = frozenset(
+    {  # an index row's fields that its workload's page and chart show (views.py's columns)
+        "model",
+        "slug",
+        "gpu",
+        "num_gpus",
+        "wh_per_million_output_tokens",
+        "median_itl_ms",
+        "max_num_seqs",
+        "gpu_power_watts_total",
+        "wh_per_thousand_images",
+        "wh_per_video",
+        "batch_latency_s",
+        "row_id",
+        "repeat",
+        "wh_per_video_second",
+        "inference_steps",
+        "width",
+        "height",
+        "num_frames",
+        "fps",
+    }
+)
+# the arrays of small documents, kept in the store: index rows, list and frontier entries
+PARTS = (
+    "rows",
+    "models",
+)
+# a document's parts, (slug or "", JSON text) each, in order
+Keep = Callable[[str, Iterable[tuple[str, str]]], None]
 UNSOUND = f"{DATA}: expected a sound package (run builder validate), found "
 
 
@@ -38,9 +81,11 @@ class Package:
     root: Path
     base_url: str
     files: list[str]  # every published file of data/, by path relative to data/, sorted
-    heads: dict[str, dict[str, Any]]  # the small documents of data/ (all but model documents and CSVs), by the same
+    # the small documents of data/ (all but model documents and CSVs), by the same
+    heads: dict[str, dict[str, Any]]
     # path, without their array of rows or entries (PARTS): that is in the store
-    indexes: list[str]  # the small documents that are index documents with rows, the root workload's first
+    # the small documents that are index documents with rows, the root workload's first
+    indexes: list[str]
     gpus: list[str]  # every GPU type an index row or a model list names, sorted
     versions: set[str]  # the data versions of the small documents
     schemas: dict[str, bytes]  # every schemas/*.schema.json, by file name
@@ -49,9 +94,12 @@ class Package:
     descriptor_doc: dict[str, Any]
     extras: dict[str, bytes]  # files from EXTRAS that exist, by name
     repository: str  # metadata.toml's repository: the git URL to clone a release from
-    responses: dict[Key, Energy] = field(default_factory=dict)  # energy per response, from configurations.csv
+    # energy per response, from configurations.csv
+    responses: dict[Key, Energy] = field(default_factory=dict)
     changelog: bytes | None = None  # CHANGELOG.md, when the repository has one
-    croissant: bytes | None = None  # croissant.json, the dataset card served at the site root, when there is one
+    croissant: bytes | None = (
+        None  # croissant.json, the dataset card served at the site root, when there is one
+    )
 
     def read(self, rel: str) -> dict[str, Any]:
         """A JSON document of data/, read and strictly parsed now."""
@@ -63,23 +111,30 @@ class Package:
 
 
 def is_small(rel: str) -> bool:
-    """A JSON document the whole site needs (a list, an index, a frontier), not one model's document."""
+    """A JSON document the whole site needs (a list, an index, a frontier), not one model's
+    document."""
     found = place(rel)
     return rel.endswith(JSON) and found is not None and found.slug is None
 
 
 def small(rel: str, raw: bytes) -> dict[str, Any]:
-    """A small document parsed strictly, without what no page reads; an index's rows keep only the fields shown."""
+    """A small document parsed strictly, without what no page reads; an index's rows keep only
+    the fields shown."""
     name, text = rel.rsplit("/", 1)[-1], _text(f"{DATA}/{rel}", raw)
     del raw  # the bytes go before the parse: the text alone is parsed
     doc = document(f"{DATA}/{rel}", text, drop=UNREAD.get(name, frozenset()))
-    if name == INDEX and isinstance(rows := doc.get("rows"), list):  # half the memory of the whole rows
-        doc["rows"] = [{k: v for k, v in r.items() if k in INDEX_SHOWN} if isinstance(r, dict) else r for r in rows]
+    # half the memory of the whole rows
+    if name == INDEX and isinstance(rows := doc.get("rows"), list):
+        doc["rows"] = [
+            {k: v for k, v in r.items() if k in INDEX_SHOWN} if isinstance(r, dict) else r
+            for r in rows
+        ]
     return doc
 
 
 def parts(rel: str, doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """A small document's array of rows or entries (PARTS), as (slug or "", JSON text) each; a frontier's entries
+    """A small document's array of rows or entries (PARTS), as (slug or "", JSON text) each; a
+    frontier's entries
     must be objects with a slug (a model page finds its own by it)."""
     key = next((key for key in PARTS if key in doc), None)
     if key is None:
@@ -101,7 +156,9 @@ def _slug(item: Any) -> str:
 
 def _refuse(shown: str, where: str, expected: str, value: Any, why: str = UNSOUND) -> NoReturn:
     """One InputError: the file, the place, what was expected and the JSON type found there."""
-    raise InputError(f"{why}{Problem(shown, where, f'{expected}, found {json_type(value)}', 'site.type')}")
+    raise InputError(
+        f"{why}{Problem(shown, where, f'{expected}, found {json_type(value)}', 'site.type')}"
+    )
 
 
 def _text(shown: str, raw: bytes, why: str = UNSOUND) -> str:
@@ -111,34 +168,48 @@ def _text(shown: str, raw: bytes, why: str = UNSOUND) -> str:
         raise InputError(f"{why}{exc.problems(shown)[0]}") from None
 
 
-def document(shown: str, raw: bytes | str, why: str = UNSOUND, drop: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """A JSON object parsed strictly (keys in `drop` left out), or one InputError naming the file and the fault."""
+def document(
+    shown: str, raw: bytes | str, why: str = UNSOUND, drop: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """A JSON object parsed strictly (keys in `drop` left out), or one InputError naming the file
+    and the fault."""
     text = raw if isinstance(raw, str) else _text(shown, raw, why)
     del raw  # the bytes go before the parse (when the caller holds none): the text alone is parsed
     try:
         value = parse_json(text, drop)
-        checked = parse_json(text) if drop and _may_hold_controls(text) else value  # what was dropped is checked too
+        # what was dropped is checked too
+        checked = parse_json(text) if drop and _may_hold_controls(text) else value
     except StrictJSONError as exc:
         raise InputError(f"{why}{exc.problems(shown)[0]}") from None
     if not isinstance(value, dict):
         _refuse(shown, "/", "expected an object", value, why)
     if (found := control_character(checked, ())) is not None:
         where, chars = found
-        problem = Problem.mismatch(shown, pointer(where), "json.control", "no control or format characters", str(chars))
+        problem = Problem.mismatch(
+            shown, pointer(where), "json.control", "no control or format characters", str(chars)
+        )
         raise InputError(f"{why}{problem}")
     return value
 
 
 def _may_hold_controls(text: str) -> bool:
-    """Whether JSON text may hold a control or format character: only as a \\u escape, a DEL or a non-ASCII one."""
+    """Whether JSON text may hold a control or format character: only as a \\u escape, a DEL or a
+    non-ASCII one."""
     return "\\u" in text or "\x7f" in text or not text.isascii()
 
 
 def control_character(value: Any, at: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[str]] | None:
-    """The place of the first key or string of `value` holding Unicode control or format characters, and those."""
+    """The place of the first key or string of `value` holding Unicode control or format
+    characters, and those."""
     if isinstance(value, str):
         return (at, chars) if (chars := control_characters(value)) else None
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
     for key, item in items:
         found = control_character(key, at) if isinstance(key, str) else None
         if (found := found or control_character(item, (*at, key))) is not None:
@@ -155,20 +226,30 @@ def _read(path: Path, shown: str) -> bytes:
 
 
 def load_package(root: Path, keep: Keep) -> Package:
-    """The package's listing and its small inputs, their parts handed to keep; a missing, unsound or unparseable
+    """The package's listing and its small inputs, their parts handed to keep; a missing, unsound or
+    unparseable
     one is an InputError."""
     data_dir, schema_dir = root / DATA, root / SCHEMAS
     for folder in (data_dir, schema_dir):
         if not folder.is_dir():
-            raise InputError(f"{folder}: expected the package's folder, found none (run from the repo root)")
-    listing = scan(data_dir, DATA.as_posix())  # lstat only: links, FIFOs and oversized files are problems
+            raise InputError(
+                f"{folder}: expected the package's folder, found none (run from the repo root)"
+            )
+    # lstat only: links, FIFOs and oversized files are problems
+    listing = scan(data_dir, DATA.as_posix())
     files = [rel for rel in listing.files if not is_hidden(rel)]
     found = [str(p) for p in listing.problems]
-    found += [f"{DATA}/{rel}: a stray file" for rel in files if rel != CSV and schema_for(rel) is None]
+    found += [
+        f"{DATA}/{rel}: a stray file" for rel in files if rel != CSV and schema_for(rel) is None
+    ]
     if found:
-        raise InputError(f"{data_dir}: expected a sound package (run builder validate), found {'; '.join(found[:3])}")
+        raise InputError(
+            f"{data_dir}: expected a sound package (run builder validate), found "
+            f"{'; '.join(found[:3])}"
+        )
     heads, indexed, gpus, versions = {}, [], set(), set()
-    for rel in filter(is_small, files):  # each parsed and let go in turn: at most one whole in memory
+    # each parsed and let go in turn: at most one whole in memory
+    for rel in filter(is_small, files):
         doc = small(rel, _read(data_dir / rel, f"{DATA}/{rel}"))
         gpus |= set(_gpus(doc))
         if doc.get("data_version"):
@@ -178,19 +259,45 @@ def load_package(root: Path, keep: Keep) -> Package:
         if rel.rsplit("/", 1)[-1] == INDEX and "rows" in doc:
             indexed.append(rel)
         del doc
-    schemas = {p.name: _read(p, f"{SCHEMAS}/{p.name}") for p in sorted(schema_dir.glob("*.schema.json"))}
+    schemas = {
+        p.name: _read(p, f"{SCHEMAS}/{p.name}") for p in sorted(schema_dir.glob("*.schema.json"))
+    }
     if not schemas:
         raise InputError(f"{schema_dir}: expected *.schema.json files, found none")
     schema_docs = {name: document(f"{SCHEMAS}/{name}", raw, "") for name, raw in schemas.items()}
     descriptor = _read(root / DESCRIPTOR, DESCRIPTOR)
     descriptor_doc = document(DESCRIPTOR, descriptor, "", UNREAD[DESCRIPTOR])
     extras = {name: _read(root / name, name) for name in EXTRAS if (root / name).is_file()}
-    responses = {} if CSV not in files else read_responses(_read(data_dir / CSV, f"{DATA}/{CSV}"), f"{DATA}/{CSV}")
-    changelog, croissant = (_read(root / name, name) if (root / name).is_file() else None for name in OPTIONAL)
-    meta = load_metadata(root / METADATA)  # its schema holds base_url to https:// without a trailing slash
-    indexed.sort(key=lambda rel: (rel.count("/"), rel))  # the root workload's first, then the others by path
-    return Package(root, meta["base_url"], files, heads, indexed, sorted(gpus), versions, schemas, schema_docs,
-                   descriptor, descriptor_doc, extras, meta["repository"], responses, changelog, croissant)  # fmt: skip
+    responses = (
+        {}
+        if CSV not in files
+        else read_responses(_read(data_dir / CSV, f"{DATA}/{CSV}"), f"{DATA}/{CSV}")
+    )
+    changelog, croissant = (
+        _read(root / name, name) if (root / name).is_file() else None for name in OPTIONAL
+    )
+    # its schema holds base_url to https:// without a trailing slash
+    meta = load_metadata(root / METADATA)
+    # the root workload's first, then the others by path
+    indexed.sort(key=lambda rel: (rel.count("/"), rel))
+    return Package(
+        root,
+        meta["base_url"],
+        files,
+        heads,
+        indexed,
+        sorted(gpus),
+        versions,
+        schemas,
+        schema_docs,
+        descriptor,
+        descriptor_doc,
+        extras,
+        meta["repository"],
+        responses,
+        changelog,
+        croissant,
+    )
 
 
 def _gpus(doc: dict[str, Any]) -> Iterator[str]:
@@ -204,10 +311,13 @@ def _gpus(doc: dict[str, Any]) -> Iterator[str]:
 
 
 def data_version(pkg: Package) -> str:
-    """The package's data version: the descriptor's, which `builder validate` holds to the newest document date."""
+    """The package's data version: the descriptor's, which `builder validate` holds to the newest
+    document date."""
     version = pkg.descriptor_doc.get("version")
     if not isinstance(version, str) or not version:
-        raise InputError(f"{DESCRIPTOR}: /version: expected the package's data version, found {version!r}")
+        raise InputError(
+            f"{DESCRIPTOR}: /version: expected the package's data version, found {version!r}"
+        )
     return version
 
 
@@ -217,5 +327,7 @@ def licence_links(pkg: Package) -> list[tuple[str, str]]:
     return [
         (str(item.get("name") or item["path"]), item["path"])
         for item in (licences if isinstance(licences, list) else [])
-        if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"].startswith("https://")
+        if isinstance(item, dict)
+        and isinstance(item.get("path"), str)
+        and item["path"].startswith("https://")
     ]

@@ -1,4 +1,5 @@
-"""The pages that gather models, the home, 404 and listing pages, the sitemap and robots.txt; what they list of
+"""The pages that gather models, the home, 404 and listing pages, the sitemap and robots.txt; what
+they list of
 every model and file is read from the store as each page renders."""
 
 import math
@@ -41,12 +42,16 @@ def _energy(conf: dict[str, Any] | None, key: str = views.ENERGY.key) -> float:
 
 
 def comparison(work: Workload, models: list[Model], sums: Summaries, target: int) -> dict[str, Any]:
-    """Every model's lowest energy under each target across its GPU types, ranked by energy per response under
+    """Every model's lowest energy under each target across its GPU types, ranked by energy per
+    response under
     target (per output token where the data has no energy per response), lowest first."""
     gpus = sorted({g for m in models for g in sums[m.doc_rel].gpus})
-    if len(gpus) > MAX_GPUS_PER_TASK:  # a cell per model and GPU type: past the cap, quadratic in the models
+    # a cell per model and GPU type: past the cap, quadratic in the models
+    if len(gpus) > MAX_GPUS_PER_TASK:
         msg = f"expected at most {MAX_GPUS_PER_TASK} GPU types in a workload, found {len(gpus):,}"
-        raise InputError(f"data/{work.list_rel or work.index_rel}: /models: {msg} (run builder validate)")
+        raise InputError(
+            f"data/{work.list_rel or work.index_rel}: /models: {msg} (run builder validate)"
+        )
     rows: list[dict[str, Any]] = []
     for model in models:
         found = sums[model.doc_rel]
@@ -54,15 +59,24 @@ def comparison(work: Workload, models: list[Model], sums: Summaries, target: int
         for t in targets.TARGETS_MS:
             picks = [found.under.get(gpu, {}).get(str(t)) for gpu in found.gpus]
             cells.append(min(picks, key=_energy, default=None))
-        rows.append({"model": model, "cells": cells, "low": cells[targets.TARGETS_MS.index(target)]})
+        rows.append(
+            {"model": model, "cells": cells, "low": cells[targets.TARGETS_MS.index(target)]}
+        )
     per_response = any(r["low"] and views.PER_RESPONSE.key in r["low"] for r in rows)
     rank = views.PER_RESPONSE.key if per_response else views.ENERGY.key
     rows.sort(key=lambda r: (_energy(r["low"], rank), _energy(r["low"]), r["model"].name))
-    return {"target": target, "targets": targets.TARGETS_MS, "gpus": gpus, "rows": rows, "rank": rank}
+    return {
+        "target": target,
+        "targets": targets.TARGETS_MS,
+        "gpus": gpus,
+        "rows": rows,
+        "rank": rank,
+    }
 
 
 def index_columns(kind: str, unit: str) -> list[Column]:
-    """The columns of a workload's index table after model and GPU setup (each a key of load.INDEX_SHOWN)."""
+    """The columns of a workload's index table after model and GPU setup (each a key of
+    load.INDEX_SHOWN)."""
     if kind == LLM:
         return [ENERGY, PER_RESPONSE, PER_THOUSAND, MEDIAN, MAX_SEQS, GPU_POWER]
     sizes = [views.STEPS, views.RESOLUTION, *((views.FRAMES, views.FPS) if kind == "video" else ())]
@@ -78,20 +92,28 @@ def workload_view(
     chart: dict[str, Any] | None,
     common: dict[str, Any],
 ) -> dict[str, Any]:
-    """A workload's page: its description, comparison at the chosen target, chart, index and model list."""
+    """A workload's page: its description, comparison at the chosen target, chart, index and
+    model list."""
     folder = work.page.removesuffix("index.html") + "models/"
     rows, llm = index.get("rows", []), work.kind == LLM
     columns = index_columns(work.kind, index.get("unit", ""))
     if llm:
         rows = with_responses(rows, work.id, common.get("responses", {}))
-    else:  # the columns the index has (sizes and energy per second of video as the data publishes them)
+    # the columns the index has (sizes and energy per second of video as the data publishes them)
+    else:
         first: dict[str, Any] = next(iter(rows), {})
-        columns = [c for c in columns if c.key in first or (c is views.RESOLUTION and "width" in first)]
+        columns = [
+            c for c in columns if c.key in first or (c is views.RESOLUTION and "width" in first)
+        ]
         rows = with_sizes(rows)
     compare = comparison(work, models, sums, targets.CHOSEN_MS) if llm else None
     listed = [(m.slug, m.name, m.page, sums[m.doc_rel].points) for m in models] if compare else []
     control = views.control(work.page, compare["gpus"], listed) if compare else None
-    named = (("index", work.index_rel), ("model list", work.list_rel), ("frontier", work.frontier_rel))
+    named = (
+        ("index", work.index_rel),
+        ("model list", work.list_rel),
+        ("frontier", work.frontier_rel),
+    )
     return frame(
         work.page,
         HOME,
@@ -110,7 +132,9 @@ def workload_view(
         mixed=""
         if llm
         else views.mixed(
-            (s for m in models for s in sums[m.doc_rel].sizes), work.kind, views.PER_VIDEO_SECOND in columns
+            (s for m in models for s in sums[m.doc_rel].sizes),
+            work.kind,
+            views.PER_VIDEO_SECOND in columns,
         ),
         index=table(columns, rows),
         pages={model.slug: model.page for model in reversed(models)},  # the first model of a slug
@@ -118,14 +142,18 @@ def workload_view(
     )
 
 
-def with_responses(rows: Iterable[dict[str, Any]], workload: str, found: Any) -> Iterator[dict[str, Any]]:
-    """Index rows as they are read, each given its energy per response where the CSV publishes it."""
+def with_responses(
+    rows: Iterable[dict[str, Any]], workload: str, found: Any
+) -> Iterator[dict[str, Any]]:
+    """Index rows as they are read, each given its energy per response where the CSV publishes
+    it."""
     for row in rows:
         yield with_response(workload, found, row)
 
 
 def with_sizes(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Generation index rows as they are read, each given its resolution in words where it has one."""
+    """Generation index rows as they are read, each given its resolution in words where it has
+    one."""
     for row in rows:
         views.sized([row])
         yield row
@@ -137,8 +165,11 @@ def with_response(workload: str, found: Any, row: dict[str, Any]) -> dict[str, A
     return row
 
 
-def overview_row(work: Workload, view: dict[str, Any], models: list[Model], sums: Summaries) -> dict[str, Any]:
-    """A workload's row on the home and workloads pages, from its page's view: its size and lowest energy (LLM: at
+def overview_row(
+    work: Workload, view: dict[str, Any], models: list[Model], sums: Summaries
+) -> dict[str, Any]:
+    """A workload's row on the home and workloads pages, from its page's view: its size and lowest
+    energy (LLM: at
     the chosen target, from the view's comparison)."""
     energy = AXES[work.kind].energy
     if work.kind == LLM:
@@ -150,22 +181,44 @@ def overview_row(work: Workload, view: dict[str, Any], models: list[Model], sums
 
 
 def gathering(
-    pkg: Package, works: list[Workload], overview: list[dict[str, Any]], store: Store, common: dict[str, Any]
+    pkg: Package,
+    works: list[Workload],
+    overview: list[dict[str, Any]],
+    store: Store,
+    common: dict[str, Any],
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(path, template, view) of the workloads, GPU, models, glossary, home, 404 and listing pages; overview: a row
+    """(path, template, view) of the workloads, GPU, models, glossary, home, 404 and listing pages;
+    overview: a row
     per workload (overview_row). A view's long lists are read from the store as its page renders."""
-    yield views.WORKLOADS_PAGE, "workloads.html", frame(views.WORKLOADS_PAGE, HOME, common, rows=overview)
+    yield (
+        views.WORKLOADS_PAGE,
+        "workloads.html",
+        frame(views.WORKLOADS_PAGE, HOME, common, rows=overview),
+    )
     gpus = store.gpus()  # (GPU type, models measured on it), sorted
     for gpu, _ in gpus:
-        sections = [{"work": works[i], "count": n, "rows": store.measured(gpu, i), "energy": AXES[works[i].kind].energy}
-                    for i, n in store.on_gpu(gpu)]  # fmt: skip
+        sections = [
+            {
+                "work": works[i],
+                "count": n,
+                "rows": store.measured(gpu, i),
+                "energy": AXES[works[i].kind].energy,
+            }
+            for i, n in store.on_gpu(gpu)
+        ]
         crumbs = [*HOME, ("GPUs", views.GPUS_PAGE)]
-        view = frame(gpu_page(gpu), crumbs, common, gpu=gpu, sections=sections, targets=targets.TARGETS_MS)
+        view = frame(
+            gpu_page(gpu), crumbs, common, gpu=gpu, sections=sections, targets=targets.TARGETS_MS
+        )
         yield gpu_page(gpu), "gpu.html", view
     items = [(gpu, gpu_page(gpu), n) for gpu, n in gpus]
     yield views.GPUS_PAGE, "gpus.html", frame(views.GPUS_PAGE, HOME, common, items=items)
     models = (
-        {"model": model, "summary": summary, "links": [(works[i].name, page) for i, page in store.listings(model.slug)]}
+        {
+            "model": model,
+            "summary": summary,
+            "links": [(works[i].name, page) for i, page in store.listings(model.slug)],
+        }
         for model, summary in store.by_name()
     )
     view = frame(views.MODELS_PAGE, HOME, common, rows=models, count=store.slug_count())
@@ -176,10 +229,16 @@ def gathering(
         "changelog.html",
         frame(changelog.PAGE, HOME, common, blocks=changelog.body(common["changelog"])),
     )
-    shown = [(p, n) for p, n in store.files() if p.startswith(DOWNLOAD) and (p.count("/") == 1 or p.endswith(".csv"))]
+    shown = [
+        (p, n)
+        for p, n in store.files()
+        if p.startswith(DOWNLOAD) and (p.count("/") == 1 or p.endswith(".csv"))
+    ]
     downloads = [(path, words.size(size)) for path, size in shown]
     source = views.source_view(next((w.source for w in works if w.source), {}))
-    source["workloads"] = [{**views.source_view(w.source, w), "page": w.page} for w in works if w.source]
+    source["workloads"] = [
+        {**views.source_view(w.source, w), "page": w.page} for w in works if w.source
+    ]
     home = frame(
         HOME_PAGE,
         [],
@@ -194,7 +253,11 @@ def gathering(
     )
     yield HOME_PAGE, "index.html", home
     root = urlsplit(pkg.base_url).path.rstrip("/") + "/"
-    anywhere = {**common, "link": lambda path: root + path.removesuffix("index.html")}  # served at any path
+    # served at any path
+    anywhere = {
+        **common,
+        "link": lambda path: root + path.removesuffix("index.html"),
+    }
     yield "404.html", "404.html", frame("404.html", HOME, anywhere)
     for folder in store.unlisted():  # the listing pages list the files made before them
         entries = (
@@ -207,13 +270,20 @@ def gathering(
         yield page, "listing.html", frame(page, crumbs, common, folder=folder, entries=entries)
 
 
-def sitemap(files: Iterable[str], base_url: str, version: str, dates: dict[str, str]) -> Iterator[bytes]:
-    """Every page of the site but the 404 page, by its public URL, a line at a time, dated by its own document's
+def sitemap(
+    files: Iterable[str], base_url: str, version: str, dates: dict[str, str]
+) -> Iterator[bytes]:
+    """Every page of the site but the 404 page, by its public URL, a line at a time, dated by its
+    own document's
     data version where it shows one (dates), by the package's otherwise; files: in path order."""
-    yield b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    yield (
+        b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset '
+        b'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    )
     for path in (p for p in files if p.endswith(".html") and p != "404.html"):
         url = f"{base_url}/{path.removesuffix('index.html')}"
-        yield f"<url><loc>{escape(url)}</loc><lastmod>{escape(dates.get(path, version))}</lastmod></url>\n".encode()
+        lastmod = escape(dates.get(path, version))
+        yield f"<url><loc>{escape(url)}</loc><lastmod>{lastmod}</lastmod></url>\n".encode()
     yield b"</urlset>\n"
 
 

@@ -1,5 +1,7 @@
-"""The site, file by file, each handed on to be written when made: a model document is read for its page alone, and
-what the pages need of the small documents and of earlier pages is read from the store as they need it."""
+"""The site, file by file, each handed on to be written when made: a model document is read for its
+page alone, and
+what the pages need of the small documents and of earlier pages is read from the store as they
+need it."""
 
 import posixpath
 from collections.abc import Generator, Iterator
@@ -14,7 +16,18 @@ import jinja2
 from builder.errors import InputError
 from builder.files import Refused
 from builder.layout import DATA, DESCRIPTOR, SCHEMAS, schema_for
-from builder.site import catalog, changelog, charts, load, pages, provenance, responses, targets, views, words
+from builder.site import (
+    catalog,
+    changelog,
+    charts,
+    load,
+    pages,
+    provenance,
+    responses,
+    targets,
+    views,
+    words,
+)
 from builder.site.catalog import API_PREFIX, LLM, href, require_path
 from builder.site.load import Package
 from builder.site.store import Store
@@ -24,7 +37,12 @@ from builder.write import Content
 DOWNLOAD = pages.DOWNLOAD
 TEMPLATES = "templates"
 PART = 64 * 1024  # bytes of a page handed to the writer at a time
-STATIC = ("style.css", "favicon.svg", "latency.js")  # copied as they are to the site root; base.html links them
+# copied as they are to the site root; base.html links them
+STATIC = (
+    "style.css",
+    "favicon.svg",
+    "latency.js",
+)
 File = tuple[str, Content]
 
 
@@ -39,13 +57,18 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["cell"], env.filters["fixed"], env.globals["setup"] = views.cell, words.fixed, words.setup
+    env.filters["cell"], env.filters["fixed"], env.globals["setup"] = (
+        views.cell,
+        words.fixed,
+        words.setup,
+    )
     env.globals["gpu_page"] = catalog.gpu_page
     return env
 
 
 def render(template: str, context: dict[str, Any]) -> Iterator[bytes]:
-    """A page in parts of about 64 KiB, each encoded as the template renders it (a long page is never held whole)."""
+    """A page in parts of about 64 KiB, each encoded as the template renders it (a long page is
+    never held whole)."""
     part = bytearray()
     for piece in environment().get_template(template).generate(context):
         part += piece.encode("utf-8")
@@ -60,9 +83,18 @@ def reading(shown: str) -> Iterator[None]:
     """A document without the fields a page needs is an InputError naming it, never a traceback."""
     try:
         yield
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, jinja2.UndefinedError) as exc:
-        raise InputError(f"{shown}: expected a valid v1 document (`builder validate` says what is wrong), "
-                         f"found {type(exc).__name__}: {exc}") from exc  # fmt: skip
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        AttributeError,
+        IndexError,
+        jinja2.UndefinedError,
+    ) as exc:
+        raise InputError(
+            f"{shown}: expected a valid v1 document (`builder validate` says what is wrong), "
+            f"found {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 class Planner:
@@ -71,10 +103,12 @@ class Planner:
     def __init__(self, pkg: Package, store: Store) -> None:
         self.pkg, self.store = pkg, store
         self.versions: set[str] = set(pkg.versions)  # the data versions of every document
-        self.dates: dict[str, str] = {}  # a page's own data date, where it shows one document's figures
+        # a page's own data date, where it shows one document's figures
+        self.dates: dict[str, str] = {}
 
     def file(self, path: str, data: Content, copy_of: str | None = None) -> File:
-        """Record one site file (copy_of: the file of data/ it copies) and hand it on to be written; two files for
+        """Record one site file (copy_of: the file of data/ it copies) and hand it on to be written;
+        two files for
         one path is an error."""
         try:  # a Path: a file of the package, copied as it stands
             size = data.lstat().st_size if isinstance(data, Path) else len(data)  # type: ignore[arg-type]
@@ -85,7 +119,8 @@ class Planner:
         return path, data
 
     def publish(self, rel: str, raw: Content) -> Iterator[File]:
-        """A file of data/ where the API serves it and in the download folder, byte for byte (once)."""
+        """A file of data/ where the API serves it and in the download folder, byte for byte
+        (once)."""
         if self.store.copy_of(API_PREFIX + rel) != rel:  # a page at that path is two files there
             yield self.file(API_PREFIX + rel, raw, rel)
             yield self.file(f"{DOWNLOAD}{DATA.as_posix()}/{rel}", raw, rel)
@@ -97,15 +132,19 @@ class Planner:
             self.versions.add(str(doc["data_version"]))
         return list(self.publish(rel, self.pkg.path(rel))), doc
 
-    def page(self, path: str, template: str, view: dict[str, Any], shown: str, date: Any = None) -> File:
-        """A page handed on as it renders, in parts; a template that finds the view unsound raises as `reading`
+    def page(
+        self, path: str, template: str, view: dict[str, Any], shown: str, date: Any = None
+    ) -> File:
+        """A page handed on as it renders, in parts; a template that finds the view unsound raises
+        as `reading`
         does."""
         if isinstance(date, str) and date:
             self.dates[path] = date
         return self.made(path, render(template, view), shown)
 
     def made(self, path: str, parts: Iterator[bytes], shown: str) -> File:
-        """A file handed on in parts as they are made; its size is recorded when its last part is."""
+        """A file handed on in parts as they are made; its size is recorded when its last part
+        is."""
         self.file(path, b"")
 
         def counted() -> Iterator[bytes]:
@@ -118,19 +157,26 @@ class Planner:
 
         return path, counted()
 
-    def chart(self, page: str, name: str, chart: charts.Chart) -> Generator[File, None, dict[str, str]]:
-        """A chart beside its page; returns how the page shows it (each template writes its caption)."""
+    def chart(
+        self, page: str, name: str, chart: charts.Chart
+    ) -> Generator[File, None, dict[str, str]]:
+        """A chart beside its page; returns how the page shows it (each template writes its
+        caption)."""
         path = posixpath.join(posixpath.dirname(page), name)
         yield self.file(path, chart.svg)
         return {"src": href(page, path), "alt": chart.alt}
 
 
 def _twice(path: str) -> InputError:
-    return InputError(f"site: two files would be written at {path}; expected each page and document at its own path")
+    return InputError(
+        f"site: two files would be written at {path}; expected each page and document at its own "
+        f"path"
+    )
 
 
 def marks(kind: str, doc: dict[str, Any]) -> tuple[tuple[float, str], ...]:
-    """What a model chart marks: the latency targets (LLM), or the workload's batch latency limit."""
+    """What a model chart marks: the latency targets (LLM), or the workload's batch latency
+    limit."""
     if kind == LLM:
         return tuple((float(t), f"{t} ms target") for t in targets.TARGETS_MS)
     limit = doc.get("latency_limit_s")
@@ -138,10 +184,14 @@ def marks(kind: str, doc: dict[str, Any]) -> tuple[tuple[float, str], ...]:
 
 
 def shared(pkg: Package, versions: set[str]) -> dict[str, Any]:
-    """What every page shows: data version, licence, provenance, papers, changelog entry, and the Dataset markup."""
+    """What every page shows: data version, licence, provenance, papers, changelog entry, and the
+    Dataset markup."""
     version, licences = load.data_version(pkg), load.licence_links(pkg)
     logged = changelog.blocks(pkg.changelog.decode("utf-8")) if pkg.changelog else []
-    downloads = [DOWNLOAD + DESCRIPTOR, *(f"{DOWNLOAD}{DATA.as_posix()}/{r}" for r in pkg.files if r.endswith(".csv"))]
+    downloads = [
+        DOWNLOAD + DESCRIPTOR,
+        *(f"{DOWNLOAD}{DATA.as_posix()}/{r}" for r in pkg.files if r.endswith(".csv")),
+    ]
     commits = sorted({(s["commit"], s["tree"]) for s in provenance.sources(pkg) if s["tree"]})
     return {
         "data_version": version,
@@ -161,7 +211,8 @@ def shared(pkg: Package, versions: set[str]) -> dict[str, Any]:
 
 
 def plan_site(pkg: Package, store: Store) -> Iterator[File]:
-    """Every file of the site, each once, as (path relative to the site root, content: bytes, a file of the package
+    """Every file of the site, each once, as (path relative to the site root, content: bytes, a file
+    of the package
     to copy, or parts made as the writer takes them); store: the one pkg was loaded into."""
     plan = Planner(pkg, store)
     for rel in pkg.files:  # the small documents and the CSVs; model documents come with their pages
@@ -170,14 +221,18 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
     schema_files = {f"{SCHEMAS.as_posix()}/{name}": raw for name, raw in pkg.schemas.items()}
     for name, raw in {**schema_files, DESCRIPTOR: pkg.descriptor, **pkg.extras}.items():
         yield plan.file(DOWNLOAD + name, raw)
-    schemas = {n: require_path(d.get("$id"), pkg.base_url, f"schemas/{n}: /$id") for n, d in pkg.schema_docs.items()}
+    schemas = {
+        n: require_path(d.get("$id"), pkg.base_url, f"schemas/{n}: /$id")
+        for n, d in pkg.schema_docs.items()
+    }
     for name, path in schemas.items():
         yield plan.file(path, pkg.schemas[name])
     for name in STATIC:
         yield plan.file(name, files("builder.site").joinpath(TEMPLATES, name).read_bytes())
     if pkg.changelog is not None:
         yield plan.file(DOWNLOAD + "CHANGELOG.md", pkg.changelog)
-    if pkg.croissant is not None:  # as the package ships it beside data/, and at the root with its files found
+    # as the package ships it beside data/, and at the root with its files found
+    if pkg.croissant is not None:
         yield plan.file(DOWNLOAD + "croissant.json", pkg.croissant)
         yield plan.file("croissant.json", provenance.served(pkg.croissant, DOWNLOAD))
     with reading("data/"):
@@ -186,17 +241,33 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
     overview = []  # a row per workload for the home and workloads pages
     for i, work in enumerate(works):
         models, axes = list(store.models(i)), charts.AXES[work.kind]
-        frontier = pkg.heads.get(work.frontier_rel) if work.frontier_rel else None  # its entries are in the store
+        # its entries are in the store
+        frontier = pkg.heads.get(work.frontier_rel) if work.frontier_rel else None
         for model in models:  # its document is read here, and only its summary kept (in the store)
             copies, doc = plan.model_document(model.doc_rel)
             yield from copies
-            if work.kind == LLM and isinstance(doc.get("configurations"), list) and isinstance(doc.get("best"), dict):
-                responses.add([*doc["configurations"], *doc["best"].values()], work.id, pkg.responses)
+            if (
+                work.kind == LLM
+                and isinstance(doc.get("configurations"), list)
+                and isinstance(doc.get("best"), dict)
+            ):
+                responses.add(
+                    [*doc["configurations"], *doc["best"].values()], work.id, pkg.responses
+                )
             elif isinstance(doc.get("configurations"), list) and isinstance(doc.get("best"), dict):
-                views.sized([c for c in (*doc["configurations"], *doc["best"].values()) if isinstance(c, dict)])
+                views.sized(
+                    [
+                        c
+                        for c in (*doc["configurations"], *doc["best"].values())
+                        if isinstance(c, dict)
+                    ]
+                )
             schema = schemas.get(schema_for(model.doc_rel) or "")
             if schema is None:
-                raise InputError(f"data/{model.doc_rel}: expected a document one of the schemas describes, found none")
+                raise InputError(
+                    f"data/{model.doc_rel}: expected a document one of the schemas describes, "
+                    f"found none"
+                )
             others = [(works[w].name, page) for w, page in store.listings(model.slug) if w != i]
             with reading(f"data/{model.doc_rel}"):
                 shown = None
@@ -205,7 +276,8 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
                     shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
                 listed = store.part(work.frontier_rel, doc["slug"]) if work.frontier_rel else None
                 j, entry = listed or (None, None)
-                at = f"data/{work.frontier_rel}: /models/{j}"  # where its frontier entry is, for a message
+                # where its frontier entry is, for a message
+                at = f"data/{work.frontier_rel}: /models/{j}"
                 found = targets.best_under(doc, frontier, at, entry) if work.kind == LLM else None
                 links = {"page": model.page, "doc": model.doc_path, "schema": schema}
                 context = {**common, "workload": work, "others": others, "under": found}
@@ -215,24 +287,36 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
             date = doc.get("data_version") or doc.get("updated")
             yield plan.page(model.page, template, view, f"data/{model.doc_rel}", date)
             del copies, doc, view  # only the summary outlives the page
-        index = {**pkg.heads[work.index_rel], "rows": store.parts(work.index_rel)} if work.index_rel else {}
+        index = (
+            {**pkg.heads[work.index_rel], "rows": store.parts(work.index_rel)}
+            if work.index_rel
+            else {}
+        )
         with reading(f"data/{work.index_rel}"):
             shown = None
             if index.get("rows"):
-                add = partial(pages.with_response, work.id, pkg.responses) if work.kind == LLM else None
+                add = (
+                    partial(pages.with_response, work.id, pkg.responses)
+                    if work.kind == LLM
+                    else None
+                )
                 chart = charts.energy_by_model(index, pkg.gpus, work.name, axes.energy, add)
                 shown = yield from plan.chart(work.page, "energy-by-model.svg", chart)
             context = common | {"responses": pkg.responses}
-            view = pages.workload_view(work, models, index, store, shown, context)  # summaries read as used
+            # summaries read as used
+            view = pages.workload_view(work, models, index, store, shown, context)
             overview.append(pages.overview_row(work, view, models, store))
         head = pkg.heads.get(work.index_rel or work.list_rel or "", {})
-        yield plan.page(work.page, "workload.html", view, f"data/{work.index_rel}", head.get("data_version"))
+        yield plan.page(
+            work.page, "workload.html", view, f"data/{work.index_rel}", head.get("data_version")
+        )
         del models, index, view
     for rel in pkg.files:  # model documents no list names are published all the same
         if store.copy_of(API_PREFIX + rel) != rel:
             yield from plan.model_document(rel)[0]
     for path, template, view in pages.gathering(pkg, works, overview, store, common):
-        yield plan.page(path, template, view, "data/")  # these gather every document: validate names an unsound one
+        # these gather every document: validate names an unsound one
+        yield plan.page(path, template, view, "data/")
     made = (path for path, _ in store.files())  # read as the sitemap is written, in path order
     dated = pages.sitemap(made, pkg.base_url, str(common["data_version"]), plan.dates)
     yield plan.made("sitemap.xml", dated, "data/")

@@ -1,5 +1,7 @@
-"""Matplotlib without warning lines: a configuration folder of the site's own when the user's is not writable, and
-no word about glyphs the measuring font lacks (the SVG keeps text as text: the browser draws it in its own fonts)."""
+"""Matplotlib without warning lines: a configuration folder of the site's own when the user's is not
+writable, and
+no word about glyphs the measuring font lacks (the SVG keeps text as text: the browser draws it
+in its own fonts)."""
 
 import atexit
 import logging
@@ -11,7 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-MISSING_GLYPH = r"Glyph \d+ .* missing from font"  # matplotlib's warning when DejaVu Sans lacks a character
+MISSING_GLYPH = (
+    r"Glyph \d+ .* missing from font"  # matplotlib's warning when DejaVu Sans lacks a character
+)
 
 
 def _writable(folder: Path) -> bool:
@@ -24,7 +28,8 @@ def _writable(folder: Path) -> bool:
 
 
 def matplotlib_home() -> None:
-    """Before matplotlib is imported: MPLCONFIGDIR set to a temporary folder, removed at exit, unless it is set or
+    """Before matplotlib is imported: MPLCONFIGDIR set to a temporary folder, removed at exit,
+    unless it is set or
     matplotlib's own configuration and cache folders are writable."""
     if os.environ.get("MPLCONFIGDIR"):
         return
@@ -38,7 +43,8 @@ def matplotlib_home() -> None:
     folder = tempfile.mkdtemp(prefix="leadgreen-matplotlib-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     os.environ["MPLCONFIGDIR"] = folder
-    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)  # its font list is made anew: unsaid
+    # its font list is made anew: unsaid
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
 
 
 @contextmanager

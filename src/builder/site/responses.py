@@ -1,4 +1,5 @@
-"""Energy per response of each language-model configuration, as data/configurations.csv publishes it (pure)."""
+"""Energy per response of each language-model configuration, as data/configurations.csv publishes
+it (pure)."""
 
 import csv
 import io
@@ -8,24 +9,35 @@ from typing import Any
 from builder.csvview import JOULES, WH, Energy, Key
 from builder.errors import InputError
 
-ENERGY = (JOULES, WH)  # joules per response, Wh per 1,000 responses: the CSV's columns and the fields a page shows
+# joules per response, Wh per 1,000 responses: the CSV's columns and the fields a page shows
+ENERGY = (
+    JOULES,
+    WH,
+)
 
 
 def read(raw: bytes, shown: str) -> dict[Key, Energy]:
-    """(workload, row_id, repeat) -> (J, Wh per 1,000) of every CSV row; a row without both numbers is an error."""
+    """(workload, row_id, repeat) -> (J, Wh per 1,000) of every CSV row; a row without both
+    numbers is an error."""
     found = {}
     for line, row in enumerate(csv.DictReader(io.StringIO(raw.decode("utf-8"))), start=2):
         try:
             key = (row["workload"], row["row_id"], int(row["repeat"] or 1))
             found[key] = (float(row[JOULES]), float(row[WH]))
         except (KeyError, TypeError, ValueError) as exc:
-            msg = f"expected a workload, row_id, repeat, {JOULES} and {WH}, found {type(exc).__name__}: {exc}"
+            msg = (
+                f"expected a workload, row_id, repeat, {JOULES} and {WH}, found "
+                f"{type(exc).__name__}: {exc}"
+            )
             raise InputError(f"{shown}: line {line}: {msg} (run builder validate)") from None
     return found
 
 
-def add(configs: Iterable[dict[str, Any] | None], workload: str, found: Mapping[Key, Energy]) -> None:
-    """Each configuration (a dict of a model document or index row) given its energy per response, where published."""
+def add(
+    configs: Iterable[dict[str, Any] | None], workload: str, found: Mapping[Key, Energy]
+) -> None:
+    """Each configuration (a dict of a model document or index row) given its energy per
+    response, where published."""
     for conf in configs:
         if conf is None:
             continue

@@ -1,4 +1,5 @@
-"""A model's lowest-energy configuration per GPU type and latency target, and the summary its page leaves (pure)."""
+"""A model's lowest-energy configuration per GPU type and latency target, and the summary its
+page leaves (pure)."""
 
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -10,7 +11,8 @@ from builder.site.charts import TOKENS, Axes
 TARGETS_MS = (50, 100, 200)
 CHOSEN_MS = 100  # the target of each workload page's comparison table
 Under = dict[str, dict[str, dict[str, Any] | None]]  # gpu -> str(target) -> configuration or None
-Found = tuple[tuple[int, ...], Under, bool]  # targets, per GPU per target, whether the frontier listed the model
+# targets, per GPU per target, whether the frontier listed the model
+Found = tuple[tuple[int, ...], Under, bool]
 
 
 def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_MS) -> Under:
@@ -29,9 +31,13 @@ def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_M
 
 
 def best_under(
-    doc: dict[str, Any], frontier: dict[str, Any] | None, at: str = "", model: dict[str, Any] | None = None
+    doc: dict[str, Any],
+    frontier: dict[str, Any] | None,
+    at: str = "",
+    model: dict[str, Any] | None = None,
 ) -> Found:
-    """The frontier's entries for the model (`model`, its entry in `frontier`, shown as `at`) as its configurations;
+    """The frontier's entries for the model (`model`, its entry in `frontier`, shown as `at`) as its
+    configurations;
     a GPU type the entry lacks, or a model without one, is computed."""
     if frontier is None or model is None:
         return TARGETS_MS, computed(doc["configurations"]), False
@@ -45,8 +51,14 @@ def best_under(
             conf = None if entry is None else by_key.get((entry["row_id"], entry.get("repeat", 1)))
             if entry is not None and conf is None:
                 named = f"{shown(entry['row_id'])} repeat {shown(entry.get('repeat', 1))}"
-                msg = f"expected a configuration of {shown(doc['slug'])} on this GPU, found no {named}"
-                raise InputError(f"{at}{pointer(['gpus', gpu, 'best_under', target])}: {msg} (run builder validate)")
+                msg = (
+                    f"expected a configuration of {shown(doc['slug'])} on this GPU, found no "
+                    f"{named}"
+                )
+                raise InputError(
+                    f"{at}{pointer(['gpus', gpu, 'best_under', target])}: {msg} (run builder "
+                    f"validate)"
+                )
             found[gpu][str(target)] = conf
     return chosen, found, True
 
@@ -57,23 +69,29 @@ class Summary:
     configurations: int
     params: str  # in words; empty when the document has no parameter count
     architecture: str
-    best: dict[str, dict[str, Any] | None]  # per GPU type: any latency (LLM), within the latency limit (generation)
+    # per GPU type: any latency (LLM), within the latency limit (generation)
+    best: dict[str, dict[str, Any] | None]
     targets: tuple[int, ...]  # LLM only, as under
     under: Under  # per GPU type, per target
-    sizes: list[tuple[Any, ...]] = field(default_factory=list)  # generation: each output size (size_of) it made
-    points: list[list[Any]] = field(default_factory=list)  # LLM: each configuration as POINT, for the latency control
+    # generation: each output size (size_of) it made
+    sizes: list[tuple[Any, ...]] = field(default_factory=list)
+    # LLM: each configuration as POINT, for the latency control
+    points: list[list[Any]] = field(default_factory=list)
 
 
 class Summaries(Protocol):
-    """Summaries by model document path: a dict, or the site's store (read as they are looked up)."""
+    """Summaries by model document path: a dict, or the site's store (read as they are looked
+    up)."""
 
     def __getitem__(self, doc_rel: str) -> Summary: ...
 
 
 def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> Summary:
-    """A model document's summary, each configuration cut to what a pick cell shows; found: best_under (LLM only)."""
+    """A model document's summary, each configuration cut to what a pick cell shows; found:
+    best_under (LLM only)."""
     kept = ("gpu", "num_gpus", axes.batch, axes.latency, axes.energy, *responses.ENERGY)
-    made: dict[tuple[Any, ...], dict[str, Any]] = {}  # one pick for equal ones: often best at several targets
+    # one pick for equal ones: often best at several targets
+    made: dict[tuple[Any, ...], dict[str, Any]] = {}
 
     def pick(conf: dict[str, Any] | None) -> dict[str, Any] | None:
         if conf is None:
@@ -92,25 +110,43 @@ def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> 
         {gpu: pick(conf) for gpu, conf in doc.get("best", {}).items()},
         chosen,
         {gpu: {t: pick(conf) for t, conf in by_target.items()} for gpu, by_target in under.items()},
-        sorted({size_of(conf) for conf in doc.get("configurations", [])}, key=size_order) if not found else [],
+        sorted({size_of(conf) for conf in doc.get("configurations", [])}, key=size_order)
+        if not found
+        else [],
         [point(conf) for conf in doc.get("configurations", [])] if found else [],
     )
 
 
-SIZE_KEYS = ("width", "height", "num_frames", "fps", "inference_steps")  # what makes two outputs comparable
+# what makes two outputs comparable
+SIZE_KEYS = (
+    "width",
+    "height",
+    "num_frames",
+    "fps",
+    "inference_steps",
+)
 
 
 def size_of(conf: dict[str, Any]) -> tuple[Any, ...]:
-    """A configuration's output size and denoising steps, as SIZE_KEYS lists them (None where it has none)."""
+    """A configuration's output size and denoising steps, as SIZE_KEYS lists them (None where it
+    has none)."""
     return tuple(conf.get(key) for key in SIZE_KEYS)
 
 
-POINT = ("gpu", "num_gpus", "max_num_seqs", "median_itl_ms", "wh_per_million_output_tokens", "joules_per_output_token",
-         *responses.ENERGY)  # fmt: skip
+POINT = (
+    "gpu",
+    "num_gpus",
+    "max_num_seqs",
+    "median_itl_ms",
+    "wh_per_million_output_tokens",
+    "joules_per_output_token",
+    *responses.ENERGY,
+)
 
 
 def point(conf: dict[str, Any]) -> list[Any]:
-    """An LLM configuration as the latency control reads it: POINT's fields in order, None where it has none."""
+    """An LLM configuration as the latency control reads it: POINT's fields in order, None where
+    it has none."""
     return [conf.get(key) for key in POINT]
 
 

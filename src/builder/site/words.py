@@ -16,7 +16,21 @@ FIELD_WORDS = {
     "ring_degree": "ring-degree",
 }
 _FIELD = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
-SMALL = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+SMALL = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
 
 
 def fixed(value: float, places: int) -> str:
@@ -49,7 +63,8 @@ def parameters(total: float, active: float) -> str:
 
 
 def plain(text: str) -> str:
-    """Curated prose with each upstream field name in words and a lone "x" as a multiplication sign."""
+    """Curated prose with each upstream field name in words and a lone "x" as a multiplication
+    sign."""
     worded = _FIELD.sub(lambda m: FIELD_WORDS.get(m.group(0), m.group(0).replace("_", " ")), text)
     return worded.replace(" x ", " \N{MULTIPLICATION SIGN} ")
 

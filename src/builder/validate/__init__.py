@@ -1,1 +1,2 @@
-"""Checks of a published tree: schemas, tables, cross-file consistency and physics, each a list of Problems."""
+"""Checks of a published tree: schemas, tables, cross-file consistency and physics, each a list
+of Problems."""

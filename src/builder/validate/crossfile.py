@@ -1,4 +1,5 @@
-"""Rules across files: of one workload (index, model list, models, frontier, CSV) and across workloads."""
+"""Rules across files: of one workload (index, model list, models, frontier, CSV) and across
+workloads."""
 
 from typing import Any
 
@@ -18,17 +19,39 @@ from builder.layout import (
     model_rel,
 )
 from builder.metadata import LATENCY_METRIC, UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
-from builder.transform import MEASURE_KEYS, UNITS_DEFINITION, index_row, index_row_keys, unit_rows, workload_urls
+from builder.transform import (
+    MEASURE_KEYS,
+    UNITS_DEFINITION,
+    index_row,
+    index_row_keys,
+    unit_rows,
+    workload_urls,
+)
 from builder.validate.descriptor import compare
 from builder.validate.tree import Tree
 
-SHARED = ("itl_deadline_ms", "latency_limit_s", "source", "caveat", "boundary")  # version and unit: the schemas'
+# version and unit: the schemas'
+SHARED = (
+    "itl_deadline_ms",
+    "latency_limit_s",
+    "source",
+    "caveat",
+    "boundary",
+)
 ENTRY_FROM_DOC = ("name", "model_id", "params_b", "active_params_b", "gpus")
-SHARED_ACROSS = ("itl_deadline_ms", "caveat", "boundary", "selection")  # version and unit: the schemas'
+# version and unit: the schemas'
+SHARED_ACROSS = (
+    "itl_deadline_ms",
+    "caveat",
+    "boundary",
+    "selection",
+)
 IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
 Conf = dict[str, Any]
-Groups = dict[str, tuple[dict[str, Any], set[str]]]  # by workload: documents that passed their schema, every slug
-WH_SLACK = 0.005 + 1.4e-5  # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
+# by workload: documents that passed their schema, every slug
+Groups = dict[str, tuple[dict[str, Any], set[str]]]
+# 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
+WH_SLACK = 0.005 + 1.4e-5
 
 
 def is_any_model(rel: str) -> bool:
@@ -39,85 +62,143 @@ def is_any_model(rel: str) -> bool:
 
 def check_files(tree: Tree) -> list[Problem]:
     """Every file a package and each of its workloads must have."""
-    present = {found.workload for rel in tree.raw if (found := layout.place(rel)) and found.workload} | {ROOT_WORKLOAD}
-    required = [index_rel(ROOT_WORKLOAD), model_list_rel(ROOT_WORKLOAD), layout.WORKLOAD_LIST, layout.UNITS, CSV]
-    required += [rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))]
+    present = {
+        found.workload for rel in tree.raw if (found := layout.place(rel)) and found.workload
+    } | {ROOT_WORKLOAD}
+    required = [
+        index_rel(ROOT_WORKLOAD),
+        model_list_rel(ROOT_WORKLOAD),
+        layout.WORKLOAD_LIST,
+        layout.UNITS,
+        CSV,
+    ]
+    required += [
+        rel for w in sorted(present - {ROOT_WORKLOAD}) for rel in (index_rel(w), model_list_rel(w))
+    ]
     required += [csvview.csv_rel(w) for w in sorted(present & GENERATION_WORKLOADS.keys())]
-    required += [layout.frontier_rel(w) for w in sorted(present)]  # every workload's, an image or video one's too
+    # every workload's, an image or video one's too
+    required += [layout.frontier_rel(w) for w in sorted(present)]
     missing = [rel for rel in required if rel not in tree.raw]
     return [
-        Problem.mismatch(tree.shown(rel), "/", "crossfile.missing-file", "this file", "it missing") for rel in missing
+        Problem.mismatch(tree.shown(rel), "/", "crossfile.missing-file", "this file", "it missing")
+        for rel in missing
     ]
 
 
-def differing(shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str = "") -> list[Problem]:
-    """One problem a key of `want` (the values `source` holds) that `found` lacks or holds another value of."""
+def differing(
+    shown: str, at: str, want: dict[str, Any], found: dict[str, Any], source: str = ""
+) -> list[Problem]:
+    """One problem a key of `want` (the values `source` holds) that `found` lacks or holds
+    another value of."""
     diffs = compare(want, {key: found[key] for key in want if key in found}, at, source)
     return [Problem.of(shown, where, "crossfile.copied-value", message) for where, message in diffs]
 
 
 def held(want: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
-    """The keys of `want` that `doc` holds: a header key a kind of document lacks is its schema's to require."""
+    """The keys of `want` that `doc` holds: a header key a kind of document lacks is its schema's
+    to require."""
     return {key: value for key, value in want.items() if key in doc}
 
 
 def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
-    """The document whose shared header the rest of a workload's documents must repeat: its index, or a model."""
-    return index_rel(workload) if index_rel(workload) in docs else next(filter(is_any_model, docs), None)
+    """The document whose shared header the rest of a workload's documents must repeat: its
+    index, or a model."""
+    return (
+        index_rel(workload)
+        if index_rel(workload) in docs
+        else next(filter(is_any_model, docs), None)
+    )
 
 
 def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> list[Problem]:
-    """One workload's shared headers (an LLM one's as text conversation's too), kind, index, model list and CSV."""
+    """One workload's shared headers (an LLM one's as text conversation's too), kind, index,
+    model list and CSV."""
     (docs, slugs), root_docs = groups[workload], groups[ROOT_WORKLOAD][0]
     problems: list[Problem] = []
-    kind, ref_rel, root_rel = GENERATION_WORKLOADS.get(workload), reference_document(workload, docs), None
+    kind, ref_rel, root_rel = (
+        GENERATION_WORKLOADS.get(workload),
+        reference_document(workload, docs),
+        None,
+    )
     if workload not in (ROOT_WORKLOAD, *GENERATION_WORKLOADS):
         root_rel = reference_document(ROOT_WORKLOAD, root_docs)
-    if root_rel is not None and ref_rel is not None:  # but the source fields that are the workload's own
+    # but the source fields that are the workload's own
+    if root_rel is not None and ref_rel is not None:
         root, ref, own = root_docs[root_rel], docs[ref_rel], dict.fromkeys(WORKLOAD_SOURCE_KEYS)
-        want = {key: root[key] for key in SHARED_ACROSS if key in root} | {"source": root["source"] | own}
+        want = {key: root[key] for key in SHARED_ACROSS if key in root} | {
+            "source": root["source"] | own
+        }
         found = ref | {"source": ref["source"] | own}
-        problems += differing(tree.shown(ref_rel), "", held(want, found), found, tree.shown(root_rel))
+        problems += differing(
+            tree.shown(ref_rel), "", held(want, found), found, tree.shown(root_rel)
+        )
     shared = {key: docs[ref_rel][key] for key in SHARED if key in docs[ref_rel]} if ref_rel else {}
     for rel, doc in docs.items():
         if shared and ref_rel:
             problems += differing(tree.shown(rel), "", held(shared, doc), doc, tree.shown(ref_rel))
         if kind is not None:
-            problems += differing(tree.shown(rel), "", held({"kind": kind, "unit": UNIT_OF_KIND[kind]}, doc), doc)
+            problems += differing(
+                tree.shown(rel), "", held({"kind": kind, "unit": UNIT_OF_KIND[kind]}, doc), doc
+            )
     if index_rel(workload) in docs:
         problems += check_index(tree, workload, docs)
-    if (model_list := docs.get(model_list_rel(workload))) is not None:  # against the model documents present
+    # against the model documents present
+    if (model_list := docs.get(model_list_rel(workload))) is not None:
         shown = tree.shown(model_list_rel(workload))
         listed = [e["slug"] for e in model_list["models"]]
         if listed != sorted(listed):
             problems.append(
                 Problem.mismatch(
-                    shown, "/models", "crossfile.model-order", "entries sorted by slug", "them out of order"
+                    shown,
+                    "/models",
+                    "crossfile.model-order",
+                    "entries sorted by slug",
+                    "them out of order",
                 )
             )
         for slug in sorted(slugs - set(listed)):
             entry_for = f"an entry for {model_rel(slug, workload)}"
-            problems.append(Problem.mismatch(shown, "/models", "crossfile.model-entry", entry_for, "none"))
+            problems.append(
+                Problem.mismatch(shown, "/models", "crossfile.model-entry", entry_for, "none")
+            )
         seen: set[str] = set()
         for i, entry in enumerate(model_list["models"]):
             slug, at, rel = entry["slug"], f"/models/{i}", model_rel(entry["slug"], workload)
             if slug in seen:
                 problems.append(
                     Problem.mismatch(
-                        shown, f"{at}/slug", "crossfile.model-once", "each model once", shown_value(slug), " again"
+                        shown,
+                        f"{at}/slug",
+                        "crossfile.model-once",
+                        "each model once",
+                        shown_value(slug),
+                        " again",
                     )
                 )
             seen.add(slug)
             if slug not in slugs:
-                problems.append(Problem.mismatch(shown, f"{at}/slug", "crossfile.model-file", f"a file {rel}", "none"))
+                problems.append(
+                    Problem.mismatch(
+                        shown, f"{at}/slug", "crossfile.model-file", f"a file {rel}", "none"
+                    )
+                )
             if rel in docs:
-                problems += differing(shown, at, {key: docs[rel][key] for key in ENTRY_FROM_DOC}, entry, rel)
+                problems += differing(
+                    shown, at, {key: docs[rel][key] for key in ENTRY_FROM_DOC}, entry, rel
+                )
             url = layout.document_url(base_url, model_list["version"], model_rel(slug, workload))
-            problems += differing(shown, at, {"url": url, "page": layout.page_url(base_url, slug, workload)}, entry)
+            problems += differing(
+                shown, at, {"url": url, "page": layout.page_url(base_url, slug, workload)}, entry
+            )
     models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
     problems += check_caps(tree.shown(model_list_rel(workload)), len(slugs), models)
     rel = csvview.csv_rel(workload)
-    if kind and rel in tree.raw and len(models) == len(slugs) and all(m["kind"] == kind for m in models.values()):
+    if (
+        kind
+        and rel in tree.raw
+        and len(models) == len(slugs)
+        and all(m["kind"] == kind for m in models.values())
+    ):
         problems += check_csv(tree, rel, csvview.generation_csv(models, workload, kind))
     return problems
 
@@ -125,18 +206,29 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
 def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem]:
     """A workload's index against the best configurations of its model documents."""
     shown, index = tree.shown(index_rel(workload)), docs[index_rel(workload)]
-    models = {found.slug: doc for rel, doc in docs.items() if (found := layout.place(rel)) and found.slug}
+    models = {
+        found.slug: doc for rel, doc in docs.items() if (found := layout.place(rel)) and found.slug
+    }
     rows, problems = index["rows"], []
     if index["workload"] != workload:
         folder = f"{workload!r} (its folder)"
-        problems.append(Problem.mismatch(shown, "/workload", "crossfile.workload", folder, repr(index["workload"])))
+        problems.append(
+            Problem.mismatch(
+                shown, "/workload", "crossfile.workload", folder, repr(index["workload"])
+            )
+        )
     seen: set[tuple[str, str]] = set()
     for i, row in enumerate(rows):
         key = (row["slug"], row["gpu"])
         if key in seen:
             problems.append(
                 Problem.mismatch(
-                    shown, f"/rows/{i}", "crossfile.index-row-once", "one row per model and GPU", str(key), " again"
+                    shown,
+                    f"/rows/{i}",
+                    "crossfile.index-row-once",
+                    "one row per model and GPU",
+                    str(key),
+                    " again",
                 )
             )
         seen.add(key)
@@ -146,23 +238,42 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
         if (best := doc.get("best", {}).get(row["gpu"])) is None:
             problems.append(
                 Problem.mismatch(
-                    shown, f"/rows/{i}", "crossfile.index-row-best", f"a best configuration for {key}", "none"
+                    shown,
+                    f"/rows/{i}",
+                    "crossfile.index-row-best",
+                    f"a best configuration for {key}",
+                    "none",
                 )
             )
             continue
-        want = index_row(doc, best, index_row_keys(doc["kind"])) if "kind" in doc else index_row(doc, best)
-        problems += differing(shown, f"/rows/{i}", want, row, f"{model_rel(row['slug'], workload)} best[{row['gpu']}]")
+        want = (
+            index_row(doc, best, index_row_keys(doc["kind"]))
+            if "kind" in doc
+            else index_row(doc, best)
+        )
+        problems += differing(
+            shown, f"/rows/{i}", want, row, f"{model_rel(row['slug'], workload)} best[{row['gpu']}]"
+        )
     for slug, doc in models.items():
         for gpu in doc["best"]:
             if (slug, gpu) not in seen:
                 row_for = f"a row for {model_rel(slug, workload)} best[{gpu}]"
-                problems.append(Problem.mismatch(shown, "/rows", "crossfile.index-row-missing", row_for, "none"))
+                problems.append(
+                    Problem.mismatch(shown, "/rows", "crossfile.index-row-missing", row_for, "none")
+                )
     joules = MEASURE_KEYS[index["kind"]][0] if "kind" in index else "joules_per_output_token"
     for i in range(1, len(rows)):
         if rows[i][joules] < rows[i - 1][joules]:
             ascending, after = f"rows in ascending {joules}", f" after {rows[i - 1][joules]}"
             problems.append(
-                Problem.mismatch(shown, f"/rows/{i}", "crossfile.index-order", ascending, str(rows[i][joules]), after)
+                Problem.mismatch(
+                    shown,
+                    f"/rows/{i}",
+                    "crossfile.index-order",
+                    ascending,
+                    str(rows[i][joules]),
+                    after,
+                )
             )
     return problems + check_reference_row(shown, index)
 
@@ -170,59 +281,93 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
 def check_reference_row(shown: str, index: dict[str, Any]) -> list[Problem]:
     """The index's reference_row is exactly one of its rows."""
     ref = index["reference_row"]
-    found = sum(all(row[k] == ref[k] for k in ("model", "gpu", "num_gpus")) for row in index["rows"])
+    found = sum(
+        all(row[k] == ref[k] for k in ("model", "gpu", "num_gpus")) for row in index["rows"]
+    )
     want = "exactly one row with model {model!r}, gpu {gpu}, num_gpus {num_gpus}".format(**ref)
     return (
-        [] if found == 1 else [Problem.mismatch(shown, "/reference_row", "crossfile.reference-row", want, str(found))]
+        []
+        if found == 1
+        else [
+            Problem.mismatch(shown, "/reference_row", "crossfile.reference-row", want, str(found))
+        ]
     )
 
 
 def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
-    """A flat table is exactly the model documents' configurations (`expected`), in the builder's order."""
+    """A flat table is exactly the model documents' configurations (`expected`), in the builder's
+    order."""
     if tree.raw[rel] == expected:
         return []
     want = expected.decode().split("\n")
-    found = tree.raw[rel].decode("utf-8", errors="replace").split("\n")  # a \r stays in the line it ends
+    # a \r stays in the line it ends
+    found = tree.raw[rel].decode("utf-8", errors="replace").split("\n")
     for line, (w, f) in enumerate(zip(want, found, strict=False), start=1):
         if w != f:
             copied = f"{w!r} (from the model documents)"
-            return [Problem.mismatch(tree.shown(rel), f"line {line}", "crossfile.csv-line", copied, repr(f))]
+            return [
+                Problem.mismatch(
+                    tree.shown(rel), f"line {line}", "crossfile.csv-line", copied, repr(f)
+                )
+            ]
     at = min(len(want), len(found))
-    what = "a final newline and no more" if len(want) > len(found) else "nothing after the last line's newline"
+    what = (
+        "a final newline and no more"
+        if len(want) > len(found)
+        else "nothing after the last line's newline"
+    )
     lines = f"{what} ({len(want) - 1} lines)"
-    return [Problem.mismatch(tree.shown(rel), f"line {at}", "crossfile.csv-end", lines, str(len(found) - 1))]
+    return [
+        Problem.mismatch(
+            tree.shown(rel), f"line {at}", "crossfile.csv-end", lines, str(len(found) - 1)
+        )
+    ]
 
 
 def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    """The LLM workloads' flat table, in the workload list's order, each wh_per_thousand_responses its J / 3.6."""
+    """The LLM workloads' flat table, in the workload list's order, each
+    wh_per_thousand_responses its J / 3.6."""
     if CSV not in tree.raw:
         return []
-    responses = list(stated_responses(tree.raw[CSV]))  # the J column is upstream's, which `builder drift` checks
-    problems = check_csv(tree, CSV, csvview.configurations_csv(ok, {key: energy for _, key, energy in responses}))
+    # the J column is upstream's, which `builder drift` checks
+    responses = list(stated_responses(tree.raw[CSV]))
+    problems = check_csv(
+        tree, CSV, csvview.configurations_csv(ok, {key: energy for _, key, energy in responses})
+    )
     for line, key, (joules, wh) in responses:
         if abs(wh - joules / 3.6) > WH_SLACK:
             conf = f"{key[1]} repeat {key[2]} of {key[0]}"
             want = f"{JOULES} / 3.6 = {round(joules / 3.6, 2)} ({conf})"
             problems.append(
-                Problem.mismatch(tree.shown(CSV), f"line {line}, column {WH}", "physics.wh-per-response", want, str(wh))
+                Problem.mismatch(
+                    tree.shown(CSV),
+                    f"line {line}, column {WH}",
+                    "physics.wh-per-response",
+                    want,
+                    str(wh),
+                )
             )
     return problems
 
 
 def check_caps(shown: str, slugs: int, models: dict[str, Any]) -> list[Problem]:
-    """A workload past upstream's caps on a task (models, configurations, GPU types), which build never writes."""
+    """A workload past upstream's caps on a task (models, configurations, GPU types), which build
+    never writes."""
     confs = [conf for doc in models.values() for conf in doc["configurations"]]
     counts = (
         (MAX_MODELS_PER_TASK, slugs, "models"),
         (MAX_CONFIGURATIONS_PER_TASK, len(confs), "configurations"),
         (MAX_GPUS_PER_TASK, len({conf["gpu"] for conf in confs}), "GPU types"),
     )
-    over = [(f"at most {cap:,} {what} in a workload", f"{n:,}") for cap, n, what in counts if n > cap]
+    over = [
+        (f"at most {cap:,} {what} in a workload", f"{n:,}") for cap, n, what in counts if n > cap
+    ]
     return [Problem.mismatch(shown, "/models", "crossfile.too-large", *pair) for pair in over]
 
 
 def group_by_workload(tree: Tree, ok: dict[str, Any]) -> Groups:
-    """Per workload (text conversation first): its documents that passed their schema, and every model's slug."""
+    """Per workload (text conversation first): its documents that passed their schema, and every
+    model's slug."""
     groups: Groups = {ROOT_WORKLOAD: ({}, set())}
     for rel in tree.raw:
         if (found := layout.place(rel)) is None or found.workload is None:
@@ -236,7 +381,8 @@ def group_by_workload(tree: Tree, ok: dict[str, Any]) -> Groups:
 
 
 def check_identity(tree: Tree, groups: Groups) -> list[Problem]:
-    """A model (a slug) has one name, model id, parameter counts and architecture everywhere; a model id one slug."""
+    """A model (a slug) has one name, model id, parameter counts and architecture everywhere; a
+    model id one slug."""
     first: dict[str, tuple[str, dict[str, Any]]] = {}
     slug_of_id: dict[str, tuple[str, str]] = {}
     problems = []
@@ -246,7 +392,9 @@ def check_identity(tree: Tree, groups: Groups) -> list[Problem]:
                 continue
             seen_rel, seen = first.setdefault(doc["slug"], (rel, doc))
             there = f"{tree.shown(seen_rel)} (the same model in another workload)"
-            problems += differing(tree.shown(rel), "", {key: seen[key] for key in IDENTITY}, doc, there)
+            problems += differing(
+                tree.shown(rel), "", {key: seen[key] for key in IDENTITY}, doc, there
+            )
             owner_rel, owner = slug_of_id.setdefault(doc["model_id"], (rel, doc["slug"]))
             if owner != doc["slug"]:
                 there = f"{owner} in {tree.shown(owner_rel)}"
@@ -264,11 +412,17 @@ def check_identity(tree: Tree, groups: Groups) -> list[Problem]:
     return problems
 
 
-def entry_facts(workload: str, docs: dict[str, Any], slugs: set[str], base_url: str, version: str) -> dict[str, Any]:
-    """What a workload list entry must say: kind, unit, latency rule, counts (of parsed documents) and URLs."""
+def entry_facts(
+    workload: str, docs: dict[str, Any], slugs: set[str], base_url: str, version: str
+) -> dict[str, Any]:
+    """What a workload list entry must say: kind, unit, latency rule, counts (of parsed
+    documents) and URLs."""
     index = docs.get(index_rel(workload))
     kind = GENERATION_WORKLOADS.get(workload)
-    want = workload_urls(base_url, version, workload) | {"kind": kind or "llm", "model_count": len(slugs)}
+    want = workload_urls(base_url, version, workload) | {
+        "kind": kind or "llm",
+        "model_count": len(slugs),
+    }
     if kind is None:
         want["latency_metric"] = "median_itl_ms"
         if index is not None:
@@ -286,14 +440,19 @@ def entry_facts(workload: str, docs: dict[str, Any], slugs: set[str], base_url: 
     return want
 
 
-def check_workload_list(tree: Tree, ok: dict[str, Any], groups: Groups, base_url: str) -> list[Problem]:
-    """workloads.json lists every workload present, once, text conversation first, each as entry_facts says."""
+def check_workload_list(
+    tree: Tree, ok: dict[str, Any], groups: Groups, base_url: str
+) -> list[Problem]:
+    """workloads.json lists every workload present, once, text conversation first, each as
+    entry_facts says."""
     shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
     entries = doc["workloads"]
     ids, problems = [entry["id"] for entry in entries], []
     if ids[0] != ROOT_WORKLOAD:
         problems.append(
-            Problem.mismatch(shown, "/workloads/0/id", "workloads.first", f"{ROOT_WORKLOAD} first", str(ids[0]))
+            Problem.mismatch(
+                shown, "/workloads/0/id", "workloads.first", f"{ROOT_WORKLOAD} first", str(ids[0])
+            )
         )
     for workload in groups:
         if workload not in ids and workload not in GENERATION_WORKLOADS:
@@ -302,16 +461,27 @@ def check_workload_list(tree: Tree, ok: dict[str, Any], groups: Groups, base_url
     for i, entry in enumerate(entries):
         workload, at = entry["id"], f"/workloads/{i}"
         docs, slugs = groups.get(workload, ({}, set()))
-        problems += differing(shown, at, entry_facts(workload, docs, slugs, base_url, doc["version"]), entry)
+        problems += differing(
+            shown, at, entry_facts(workload, docs, slugs, base_url, doc["version"]), entry
+        )
         if workload in ids[:i]:
             problems.append(
-                Problem.mismatch(shown, f"{at}/id", "workloads.once", "each workload once", str(workload), " again")
+                Problem.mismatch(
+                    shown,
+                    f"{at}/id",
+                    "workloads.once",
+                    "each workload once",
+                    str(workload),
+                    " again",
+                )
             )
             continue
         for rel in (index_rel(workload), model_list_rel(workload)):
             if rel not in tree.docs:
                 problems.append(
-                    Problem.mismatch(shown, f"{at}/id", "workloads.file", f"a file {tree.shown(rel)}", "none")
+                    Problem.mismatch(
+                        shown, f"{at}/id", "workloads.file", f"a file {tree.shown(rel)}", "none"
+                    )
                 )
         index = docs.get(index_rel(workload))
         label = f"{entry['name']} ({entry['task']})"
@@ -322,9 +492,13 @@ def check_workload_list(tree: Tree, ok: dict[str, Any], groups: Groups, base_url
 
 
 def check_units(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
-    """units.json repeats each workload list entry's unit and latency rule, in its order, with the limit's unit."""
+    """units.json repeats each workload list entry's unit and latency rule, in its order, with
+    the limit's unit."""
     if (doc := ok.get(layout.UNITS)) is None:
         return []  # missing (check_files) or with schema problems of its own
     entries = ok[layout.WORKLOAD_LIST]["workloads"]
-    want = {"definition": UNITS_DEFINITION, "workloads": unit_rows(entries, base_url, doc["version"])}
+    want = {
+        "definition": UNITS_DEFINITION,
+        "workloads": unit_rows(entries, base_url, doc["version"]),
+    }
     return differing(tree.shown(layout.UNITS), "", want, doc, tree.shown(layout.WORKLOAD_LIST))

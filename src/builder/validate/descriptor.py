@@ -1,4 +1,5 @@
-"""datapackage.json: files listed with their sizes and hashes, the rest as built, and frictionless on its tables."""
+"""datapackage.json: files listed with their sizes and hashes, the rest as built, and
+frictionless on its tables."""
 
 import re
 from typing import Any
@@ -14,9 +15,18 @@ from builder.strictjson import json_type
 from builder.validate.tree import Tree
 
 CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
-FACTS = ("bytes", "hash")  # a file's size and sha256: frictionless checks the listed ones against the file
-FACT_ERRORS = {"byte-count": "bytes", "hash-count": "hash"}  # frictionless's error types, by the fact each checks
-COMMIT = re.compile(r"[0-9a-f]{40}")  # a source's version: the upstream commit its lock entry records
+# a file's size and sha256: frictionless checks the listed ones against the file
+FACTS = (
+    "bytes",
+    "hash",
+)
+# frictionless's error types, by the fact each checks
+FACT_ERRORS = {
+    "byte-count": "bytes",
+    "hash-count": "hash",
+}
+# a source's version: the upstream commit its lock entry records
+COMMIT = re.compile(r"[0-9a-f]{40}")
 
 DESCRIPTOR_FAULT = "expected a valid Data Package descriptor, found: {}"
 
@@ -24,8 +34,10 @@ DESCRIPTOR_FAULT = "expected a valid Data Package descriptor, found: {}"
 def check_package(
     tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
 ) -> tuple[list[Problem], dict[str, Any]]:
-    """Every problem of the descriptor but its files' sizes and hashes, and what frictionless may open: the
-    builder's own descriptor with the sizes and hashes listed (empty unless every resource is the builder's)."""
+    """Every problem of the descriptor but its files' sizes and hashes, and what frictionless may
+    open: the
+    builder's own descriptor with the sizes and hashes listed (empty unless every resource is the
+    builder's)."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
         return [], {}  # unreadable or not an object: reported when the tree was read
@@ -34,45 +46,74 @@ def check_package(
     resources = expected.pop("resources")  # compared by name, in resource_findings
     skipped = ("resources", *(CURATED if curated is None else ()))
     found = {key: value for key, value in desc.items() if key not in skipped}
-    said = dict(source_findings(desc.get("sources"))) | dict(source_findings((curated or {}).get("sources"), str(LOCK)))
-    findings = sorted(said.items(), key=lambda f: (len(f[0]), f[0]))  # one a source: the lock's null before its copy
+    said = dict(source_findings(desc.get("sources"))) | dict(
+        source_findings((curated or {}).get("sources"), str(LOCK))
+    )
+    # one a source: the lock's null before its copy
+    findings = sorted(said.items(), key=lambda f: (len(f[0]), f[0]))
     reported = {at for at, _ in findings}
     listed = listed_facts(resources, desc.get("resources"))
-    compared = compare(expected, found) + resource_findings(resources, desc.get("resources"), tree, listed)
+    compared = compare(expected, found) + resource_findings(
+        resources, desc.get("resources"), tree, listed
+    )
     findings += [(at, message) for at, message in compared if at not in reported]
     package: dict[str, Any] = {}  # never a path, URL or profile a hand edit wrote
     if not any(at == "/resources" or at.startswith("/resources/") for at, _ in findings):
         package = expected | {"resources": [res | listed.get(res["name"], {}) for res in resources]}
-    if curated is None:  # a release archive: also its JSON Schema, at the places not already reported
-        errors = [best_match(e.context) if e.context else e for e in validator(DESCRIPTOR_SCHEMA).iter_errors(desc)]
+    # a release archive: also its JSON Schema, at the places not already reported
+    if curated is None:
+        errors = [
+            best_match(e.context) if e.context else e
+            for e in validator(DESCRIPTOR_SCHEMA).iter_errors(desc)
+        ]
         reported = {at for at, _ in findings}
         findings += sorted(
-            {(at, Said(*explain(e))) for e in errors if (at := pointer(e.absolute_path)) not in reported}
+            {
+                (at, Said(*explain(e)))
+                for e in errors
+                if (at := pointer(e.absolute_path)) not in reported
+            }
         )
-    return [Problem.of(DESCRIPTOR, at, "descriptor.value", message) for at, message in findings], package
+    return [
+        Problem.of(DESCRIPTOR, at, "descriptor.value", message) for at, message in findings
+    ], package
 
 
 def source_findings(sources: Any, lock: str = "") -> list[tuple[str, str]]:
-    """A source without upstream's commit, one finding each; `lock`: the sources are those it derives (its commit
+    """A source without upstream's commit, one finding each; `lock`: the sources are those it
+    derives (its commit
     null), not the descriptor's (a version empty or missing)."""
     out: list[tuple[str, str]] = []
     for i, source in enumerate(sources if isinstance(sources, list) else []):
         version = source.get("version") if isinstance(source, dict) else ""
-        if isinstance(source, dict) and not (isinstance(version, str) and COMMIT.fullmatch(version)):
+        if isinstance(source, dict) and not (
+            isinstance(version, str) and COMMIT.fullmatch(version)
+        ):
             of = f"upstream's commit of {shown(source.get('path'), 200)}, 40 lowercase hex digits"
-            found = f"none in {lock}" if lock else shown(version) if "version" in source else "it missing"
-            out.append((f"/sources/{i}/version", Said(f"{of} (`builder fetch --commit SHA`)", found)))
+            found = (
+                f"none in {lock}"
+                if lock
+                else shown(version)
+                if "version" in source
+                else "it missing"
+            )
+            out.append(
+                (f"/sources/{i}/version", Said(f"{of} (`builder fetch --commit SHA`)", found))
+            )
     return out
 
 
 def listed_facts(want: list[dict[str, Any]], listed: Any) -> dict[str, dict[str, Any]]:
-    """By resource name, the sizes and hashes the descriptor lists in the builder's form (frictionless checks
+    """By resource name, the sizes and hashes the descriptor lists in the builder's form
+    (frictionless checks
     their values against the files); a fact in another form is compare's to report."""
     forms = {key: type(res[key]) for res in want for key in FACTS if key in res}
     found: dict[str, dict[str, Any]] = {}
     for res in listed if isinstance(listed, list) else []:
         if isinstance(res, dict) and isinstance(name := res.get("name"), str):
-            facts = {key: res[key] for key in FACTS if key in res and type(res[key]) is forms.get(key)}
+            facts = {
+                key: res[key] for key in FACTS if key in res and type(res[key]) is forms.get(key)
+            }
             if isinstance(facts.get("hash"), str) and not facts["hash"].startswith("sha256:"):
                 del facts["hash"]
             found.setdefault(name, facts)
@@ -82,11 +123,18 @@ def listed_facts(want: list[dict[str, Any]], listed: Any) -> dict[str, dict[str,
 def resource_findings(
     want: list[dict[str, Any]], listed: Any, tree: Tree, facts: dict[str, dict[str, Any]]
 ) -> list[tuple[str, str]]:
-    """How the listed resources differ from the builder's, matched by name (one added is one finding): a missing
-    file of the package's layout said once, by its path; sizes and hashes in the builder's form (`facts`) are
+    """How the listed resources differ from the builder's, matched by name (one added is one
+    finding): a missing
+    file of the package's layout said once, by its path; sizes and hashes in the builder's form
+    (`facts`) are
     frictionless's to check."""
     if not isinstance(listed, list):
-        return [("/resources", Said("a list of resources", "none" if listed is None else json_type(listed)))]
+        return [
+            (
+                "/resources",
+                Said("a list of resources", "none" if listed is None else json_type(listed)),
+            )
+        ]
     wanted = {res["name"]: res for res in want}
     out: list[tuple[str, str]] = []
     missing: list[tuple[str, str]] = []
@@ -97,14 +145,19 @@ def resource_findings(
         if not isinstance(res, dict):
             said = [(where, Said("a resource object", json_type(res)))]
         elif (name := res.get("name")) not in wanted:
-            said = [(where, Said("only the resources the builder writes", f"one named {shown(name)}"))]
+            said = [
+                (where, Said("only the resources the builder writes", f"one named {shown(name)}"))
+            ]
         elif name in seen:
             said = [(where, Said("each resource once", shown(name), " again"))]
         else:
             seen[name] = None
             said = compare(wanted[name] | facts.get(str(name), {}), res, where)
-        if (rel := below(path, tree.data_dir)) is not None and place(rel) and rel not in tree.raw:  # said instead
-            missing.append((f"{where}/path", Said(f"a file of {tree.data_dir}/", repr(path), " missing")))
+        # said instead
+        if (rel := below(path, tree.data_dir)) is not None and place(rel) and rel not in tree.raw:
+            missing.append(
+                (f"{where}/path", Said(f"a file of {tree.data_dir}/", repr(path), " missing"))
+            )
         else:
             out += said
     for name, res in wanted.items():
@@ -119,13 +172,19 @@ def resource_findings(
 
 
 def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple[str, str]]:
-    """Every difference between what is wanted (the builder's output, or `source`'s value) and what is found."""
+    """Every difference between what is wanted (the builder's output, or `source`'s value) and
+    what is found."""
     said = f" as in {source}" if source else ""
     out: list[tuple[str, str]] = []  # (JSON pointer, message)
     if isinstance(want, dict) and isinstance(found, dict):
         for key in [*want, *(key for key in found if key not in want)]:
             mine, theirs, both = want.get(key), found.get(key), key in want and key in found
-            if both and type(mine) is type(theirs) and not isinstance(mine, (dict, list)) and mine == theirs:
+            if (
+                both
+                and type(mine) is type(theirs)
+                and not isinstance(mine, (dict, list))
+                and mine == theirs
+            ):
                 continue  # the same scalar, as most are: no pointer to build
             where = f"{at}{pointer([key])}"
             if key not in found:
@@ -152,11 +211,13 @@ def _line(text: object) -> str:
 
 
 def check_tables(tree: Tree, package: dict[str, Any]) -> list[Problem]:
-    """Every problem frictionless finds in the package check_package hands it: the descriptor, each file's size and
+    """Every problem frictionless finds in the package check_package hands it: the descriptor, each
+    file's size and
     hash (a stale one said at its place in the descriptor), and the CSV tables."""
     from frictionless import Package, system
 
-    with system.use_context(trusted=False):  # the resources are the builder's own: check_package hands no others
+    # the resources are the builder's own: check_package hands no others
+    with system.use_context(trusted=False):
         report = Package({"$schema": PROFILE, **package}, basepath=str(tree.root)).validate()
     by_name = {res["name"]: res for res in package["resources"]}
     place_of = {res["name"]: i for i, res in enumerate(tree.descriptor["resources"])}
@@ -169,7 +230,9 @@ def check_tables(tree: Tree, package: dict[str, Any]) -> list[Problem]:
                 want = f"sha256:{sha256(raw)}" if key == "hash" else len(raw)
                 at, found = f"/resources/{place_of[task.name]}/{key}", res[key]
                 said = f"{want} for {res['path']}"
-                problems.append(Problem.mismatch(DESCRIPTOR, at, f"descriptor.{key}", said, str(found)))
+                problems.append(
+                    Problem.mismatch(DESCRIPTOR, at, f"descriptor.{key}", said, str(found))
+                )
                 continue
             row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
             at = "/" if row is None else f"row {row}" + (f", column {field}" if field else "")

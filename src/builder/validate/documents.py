@@ -1,4 +1,5 @@
-"""Rules inside one model document of either kind: names, dates, file name, row ids, order, best, and physics."""
+"""Rules inside one model document of either kind: names, dates, file name, row ids, order, best,
+and physics."""
 
 import math
 from collections import Counter
@@ -6,10 +7,30 @@ from itertools import pairwise
 from typing import Any
 
 from builder.errors import Problem, Said, shown
-from builder.layout import NUM_GPUS_RULE, ROOT_WORKLOAD, model_rel, num_gpus_for, row_id, workload_of
-from builder.names import control_characters, gpu_spelling_faults, is_reserved_slug, name_fault, slugify
+from builder.layout import (
+    NUM_GPUS_RULE,
+    ROOT_WORKLOAD,
+    model_rel,
+    num_gpus_for,
+    row_id,
+    workload_of,
+)
+from builder.names import (
+    control_characters,
+    gpu_spelling_faults,
+    is_reserved_slug,
+    name_fault,
+    slugify,
+)
 from builder.relations import ENERGY_PER_ITEM, ENERGY_PER_TOKEN, ITEMS_PER_SECOND
-from builder.transform import GENERATION_ORDER, LLM_ORDER, MEASURE_KEYS, WH_PER_JOULE, best_by_gpu, sig4
+from builder.transform import (
+    GENERATION_ORDER,
+    LLM_ORDER,
+    MEASURE_KEYS,
+    WH_PER_JOULE,
+    best_by_gpu,
+    sig4,
+)
 
 WH_PER_J_PER_MILLION = 1e6 / 3600
 J_ROUNDING = 0.5e-7 * WH_PER_J_PER_MILLION  # joules are published to 7 decimals
@@ -20,12 +41,22 @@ PERCENTILES = ("median_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms")
 
 
 def check_names(path: str, doc: dict[str, Any]) -> list[Problem]:
-    """The name rules build applies at upstream (builder.names): spreadsheet-safe names, a slug Windows allows."""
-    keys = [key for key in ("name", "model_id", "architecture") if key in doc]  # a generation model has no architecture
-    problems = [Problem.of(path, f"/{key}", NAME, fault) for key in keys if (fault := name_fault(doc[key]))]
-    if not any(p.where == "/name" for p in problems) and (fault := name_fault(doc["slug"], "a slug")):
+    """The name rules build applies at upstream (builder.names): spreadsheet-safe names, a slug
+    Windows allows."""
+    # a generation model has no architecture
+    keys = [key for key in ("name", "model_id", "architecture") if key in doc]
+    problems = [
+        Problem.of(path, f"/{key}", NAME, fault) for key in keys if (fault := name_fault(doc[key]))
+    ]
+    if not any(p.where == "/name" for p in problems) and (
+        fault := name_fault(doc["slug"], "a slug")
+    ):
         problems.append(Problem.of(path, "/slug", NAME, fault))
-    problems += [Problem.of(path, f"/gpus/{i}", NAME, f) for i, gpu in enumerate(doc["gpus"]) if (f := name_fault(gpu))]
+    problems += [
+        Problem.of(path, f"/gpus/{i}", NAME, f)
+        for i, gpu in enumerate(doc["gpus"])
+        if (f := name_fault(gpu))
+    ]
     reserved = "a GPU name Windows allows as a folder name"  # its page's folder, gpus/<slug>/
     problems += [
         Problem.mismatch(path, f"/gpus/{i}", "document.reserved-name", reserved, shown(gpu))
@@ -34,20 +65,29 @@ def check_names(path: str, doc: dict[str, Any]) -> list[Problem]:
     ]
     if control_characters(doc["name"]):
         chars = ", ".join(control_characters(doc["name"]))
-        problems.append(Problem.mismatch(path, "/name", "document.control", "no control or format characters", chars))
+        problems.append(
+            Problem.mismatch(
+                path, "/name", "document.control", "no control or format characters", chars
+            )
+        )
     if slugify(doc["name"]) != doc["slug"]:
         want = f"the slug of its name, {shown(slugify(doc['name']))}"
         problems.append(Problem.mismatch(path, "/slug", "document.slug", want, shown(doc["slug"])))
     if is_reserved_slug(doc["slug"]):
         want = "a slug Windows allows as a file name"
-        problems.append(Problem.mismatch(path, "/slug", "document.reserved-name", want, shown(doc["slug"])))
+        problems.append(
+            Problem.mismatch(path, "/slug", "document.reserved-name", want, shown(doc["slug"]))
+        )
     return problems
 
 
 def check_gpu_spellings(models: dict[str, dict[str, Any]]) -> list[Problem]:
     """One spelling per GPU across every model document (by path shown) of every workload."""
     pairs = [(path, gpu) for path, doc in models.items() for gpu in doc["gpus"]]
-    return [Problem.of(path, "/gpus", "document.gpu-spelling", msg) for path, _, msg in gpu_spelling_faults(pairs)]
+    return [
+        Problem.of(path, "/gpus", "document.gpu-spelling", msg)
+        for path, _, msg in gpu_spelling_faults(pairs)
+    ]
 
 
 def check_dates(shown: str, doc: dict[str, Any]) -> list[Problem]:
@@ -65,7 +105,11 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     joules = MEASURE_KEYS[doc["kind"]][0] if generation else "joules_per_output_token"
     slug = doc["slug"]
     if rel != (file_name := model_rel(slug, workload_of(rel) or ROOT_WORKLOAD)):
-        problems.append(Problem.mismatch(shown, "/slug", "document.file-name", f"the file name {file_name}", rel))
+        problems.append(
+            Problem.mismatch(
+                shown, "/slug", "document.file-name", f"the file name {file_name}", rel
+            )
+        )
     confs = doc["configurations"]
     if doc["gpus"] != (gpus := sorted({c["gpu"] for c in confs})):
         listed = f"the configurations' GPUs {gpus}"
@@ -75,27 +119,46 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
         rid = row_id(slug, *(conf[k] for k in order_keys))
         if conf["row_id"] != rid:
             place = f"/configurations/{i}/row_id"
-            problems.append(Problem.mismatch(shown, place, "document.row-id", rid, str(conf["row_id"])))
+            problems.append(
+                Problem.mismatch(shown, place, "document.row-id", rid, str(conf["row_id"]))
+            )
         counts[conf["row_id"]] += 1
         if conf["repeat"] != counts[conf["row_id"]]:
             count = f"{counts[conf['row_id']]} (repeats count 1, 2, ... per row_id)"
             place = f"/configurations/{i}/repeat"
-            problems.append(Problem.mismatch(shown, place, "document.repeat", count, str(conf["repeat"])))
+            problems.append(
+                Problem.mismatch(shown, place, "document.repeat", count, str(conf["repeat"]))
+            )
     order = [tuple(c[k] for k in order_keys) for c in confs]
     if order != sorted(order):
         at = next(i for i, (a, b) in enumerate(pairwise(order)) if a > b) + 1
-        ordered, note = f"configurations ordered by ({', '.join(order_keys)})", f" after {order[at - 1]}"
-        problems.append(
-            Problem.mismatch(shown, f"/configurations/{at}", "document.order", ordered, str(order[at]), note)
+        ordered, note = (
+            f"configurations ordered by ({', '.join(order_keys)})",
+            f" after {order[at - 1]}",
         )
-    expected = best_by_gpu(confs, within, joules)  # the lowest-energy configuration under the deadline per GPU
+        problems.append(
+            Problem.mismatch(
+                shown, f"/configurations/{at}", "document.order", ordered, str(order[at]), note
+            )
+        )
+    # the lowest-energy configuration under the deadline per GPU
+    expected = best_by_gpu(confs, within, joules)
     if list(doc["best"]) != list(expected):
-        gpus_wanted = f"GPUs {list(expected)} (those with a configuration under the deadline, sorted)"
-        problems.append(Problem.mismatch(shown, "/best", "document.best-gpus", gpus_wanted, str(list(doc["best"]))))
+        gpus_wanted = (
+            f"GPUs {list(expected)} (those with a configuration under the deadline, sorted)"
+        )
+        problems.append(
+            Problem.mismatch(
+                shown, "/best", "document.best-gpus", gpus_wanted, str(list(doc["best"]))
+            )
+        )
     for gpu, conf in doc["best"].items():
         want = expected.get(gpu)
         if want is not None and conf != want:
-            msg = Said(f"the lowest-energy configuration under the deadline, {name_of(want)}", name_of(conf))
+            msg = Said(
+                f"the lowest-energy configuration under the deadline, {name_of(want)}",
+                name_of(conf),
+            )
             if (conf["row_id"], conf["repeat"]) == (want["row_id"], want["repeat"]):
                 diff = ", ".join(k for k in want if conf.get(k) != want[k])
                 msg = Said(f"a copy of configuration {name_of(want)}", diff, " differing")
@@ -110,62 +173,106 @@ def name_of(conf: dict[str, Any]) -> str:
 
 def finite(*values: Any) -> bool:
     """Whether every value is a finite number (an int or float, never a bool)."""
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
+    return all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values
+    )
 
 
 def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> list[tuple[str, str]]:
-    """(pointer, message) for every law an LLM configuration breaks; each fails on NaN by itself (`not a <= b`)."""
+    """(pointer, message) for every law an LLM configuration breaks; each fails on NaN by itself
+    (`not a <= b`)."""
     unbounded = [k for k, v in conf.items() if isinstance(v, float) and not math.isfinite(v)]
     faults = [(k, Said("a finite number", str(conf[k]))) for k in unbounded]
     j, wh = conf["joules_per_output_token"], conf["wh_per_million_output_tokens"]
     if not (finite(j, wh) and abs(wh - j * WH_PER_J_PER_MILLION) <= 0.005 + J_ROUNDING):
         want = round(j * WH_PER_J_PER_MILLION, 2) if finite(j) else "a finite number"
-        faults.append(("wh_per_million_output_tokens", Said(f"J x 10^6 / 3600 = {want} (2 decimals)", str(wh))))
+        faults.append(
+            (
+                "wh_per_million_output_tokens",
+                Said(f"J x 10^6 / 3600 = {want} (2 decimals)", str(wh)),
+            )
+        )
     power, tps = conf["gpu_power_watts_total"], conf["tokens_per_second"]
-    rate = ENERGY_PER_TOKEN.compute(power, tps) if finite(power, tps) and tps > 0 else math.nan  # within rounding
+    # within rounding
+    rate = ENERGY_PER_TOKEN.compute(power, tps) if finite(power, tps) and tps > 0 else math.nan
     if not finite(rate):  # also a quotient that overflows
-        msg = Said("power / tokens per second of finite figures, rate > 0", f"{power} W / {tps} tokens/s")
+        msg = Said(
+            "power / tokens per second of finite figures, rate > 0", f"{power} W / {tps} tokens/s"
+        )
         faults.append(("joules_per_output_token", msg))
     elif not (finite(j) and abs(j - rate) <= RATE_TOLERANCE * rate):
         msg = Said(f"power / tokens per second = {rate:.7f} J (within 1 %)", str(j))
         faults.append(("joules_per_output_token", msg))
     chain = [conf[k] for k in PERCENTILES]
-    if not (finite(*chain) and all(a <= b for a, b in pairwise(chain))):  # not chain == sorted(chain): NaN
-        faults.append(("p90_itl_ms", Said("median <= p90 <= p95 <= p99", " / ".join(map(str, chain)))))
+    # not chain == sorted(chain): NaN
+    if not (finite(*chain) and all(a <= b for a, b in pairwise(chain))):
+        faults.append(
+            ("p90_itl_ms", Said("median <= p90 <= p95 <= p99", " / ".join(map(str, chain))))
+        )
     in_flight, seqs = conf["avg_requests_in_flight"], conf["max_num_seqs"]
     if not (finite(in_flight, seqs) and in_flight <= seqs):
-        msg = Said(f"at most max_num_seqs = {conf['max_num_seqs']}", str(conf["avg_requests_in_flight"]))
+        msg = Said(
+            f"at most max_num_seqs = {conf['max_num_seqs']}", str(conf["avg_requests_in_flight"])
+        )
         faults.append(("avg_requests_in_flight", msg))
-    if not (finite(conf["avg_running_batch"], in_flight) and conf["avg_running_batch"] == in_flight):
-        msg = Said(f"avg_requests_in_flight = {conf['avg_requests_in_flight']}", str(conf["avg_running_batch"]))
+    if not (
+        finite(conf["avg_running_batch"], in_flight) and conf["avg_running_batch"] == in_flight
+    ):
+        msg = Said(
+            f"avg_requests_in_flight = {conf['avg_requests_in_flight']}",
+            str(conf["avg_running_batch"]),
+        )
         faults.append(("avg_running_batch", msg))
     median = conf["median_itl_ms"]
     if not finite(median, deadline):
-        msg = Said("a finite median and deadline to judge", f"median {median} ms, deadline {deadline} ms")
+        msg = Said(
+            "a finite median and deadline to judge", f"median {median} ms, deadline {deadline} ms"
+        )
         faults.append(("under_itl_deadline", msg))
     # within rounding of the deadline either answer is right; `not x < y` is true for NaN
-    elif not (abs(median - deadline) < 0.05) and conf["under_itl_deadline"] is not (median < deadline):
+    elif not (abs(median - deadline) < 0.05) and conf["under_itl_deadline"] is not (
+        median < deadline
+    ):
         want = f"{str(median < deadline).lower()} (median {median} ms, deadline {deadline} ms)"
         faults.append(("under_itl_deadline", Said(want, str(conf["under_itl_deadline"]).lower())))
     tp, dp, ep = (conf[k] for k in ("tensor_parallel", "data_parallel", "expert_parallel"))
     layout = num_gpus_for(tp, dp, ep) if finite(tp, dp, ep) else "a finite layout"
-    # max() passes NaN through or drops it depending on its place: the layout must also bound both terms
-    if not (finite(conf["num_gpus"], tp, dp, ep) and conf["num_gpus"] == layout and layout >= tp * dp and layout >= ep):
+    # max() passes NaN through or drops it depending on its place: the layout must also bound both
+    # terms
+    if not (
+        finite(conf["num_gpus"], tp, dp, ep)
+        and conf["num_gpus"] == layout
+        and layout >= tp * dp
+        and layout >= ep
+    ):
         faults.append(("num_gpus", Said(f"{NUM_GPUS_RULE} = {layout}", str(conf["num_gpus"]))))
     return [(f"{where}/{field}", msg) for field, msg in faults]
 
 
-def generation_faults(conf: dict[str, Any], kind: str, limit_s: float, where: str) -> list[tuple[str, str]]:
-    """(pointer, message) for each value of a generation configuration that disagrees with the others."""
+def generation_faults(
+    conf: dict[str, Any], kind: str, limit_s: float, where: str
+) -> list[tuple[str, str]]:
+    """(pointer, message) for each value of a generation configuration that disagrees with the
+    others."""
     joules_key, wh_key, rate_key = MEASURE_KEYS[kind]
-    power, latency, batch = conf["gpu_power_watts_total"], conf["batch_latency_s"], conf["batch_size"]
+    power, latency, batch = (
+        conf["gpu_power_watts_total"],
+        conf["batch_latency_s"],
+        conf["batch_size"],
+    )
     joules, faults = conf[joules_key], []
     if conf["num_gpus"] != (layout := conf["ulysses_degree"] * conf["ring_degree"]):
-        faults.append(("num_gpus", Said(f"ulysses_degree x ring_degree = {layout}", str(conf["num_gpus"]))))
-    expected = ENERGY_PER_ITEM.compute(power, latency, batch)  # within the rounding of the published inputs
+        faults.append(
+            ("num_gpus", Said(f"ulysses_degree x ring_degree = {layout}", str(conf["num_gpus"])))
+        )
+    # within the rounding of the published inputs
+    expected = ENERGY_PER_ITEM.compute(power, latency, batch)
     slack = (0.5 * latency + power * HALF_MS + 0.5 * HALF_MS) / batch + 0.00005 + 1e-9 * joules
     if abs(joules - expected) > slack:
-        msg = f"gpu_power_watts_total x batch_latency_s / batch_size = {expected:.4f} (within {slack:.4f})"
+        msg = (
+            f"gpu_power_watts_total x batch_latency_s / batch_size = {expected:.4f} (within "
+            f"{slack:.4f})"
+        )
         faults.append((joules_key, Said(msg, str(joules))))
     per_wh = WH_PER_JOULE[kind]
     if abs(conf[wh_key] - joules * per_wh) > 0.005 + 0.00005 * per_wh + 1e-9 * joules:
@@ -192,12 +299,17 @@ def generation_faults(conf: dict[str, Any], kind: str, limit_s: float, where: st
 
 
 def check_physics(shown: str, doc: dict[str, Any]) -> list[Problem]:
-    """Every configuration of a model document of either kind (best entries are checked to equal one of them)."""
+    """Every configuration of a model document of either kind (best entries are checked to equal
+    one of them)."""
     problems = []
     for i, conf in enumerate(doc["configurations"]):
         if "kind" in doc:  # a generation workload's
-            faults = generation_faults(conf, doc["kind"], doc["latency_limit_s"], f"/configurations/{i}")
+            faults = generation_faults(
+                conf, doc["kind"], doc["latency_limit_s"], f"/configurations/{i}"
+            )
         else:
             faults = check_configuration(conf, doc["itl_deadline_ms"], f"/configurations/{i}")
-        problems += [Problem.of(shown, at, f"physics.{at.rsplit('/', 1)[-1]}", msg) for at, msg in faults]
+        problems += [
+            Problem.of(shown, at, f"physics.{at.rsplit('/', 1)[-1]}", msg) for at, msg in faults
+        ]
     return problems

@@ -1,4 +1,5 @@
-"""Upstream's relations on what only the published files hold: the CSV's energy per response against its energy per
+"""Upstream's relations on what only the published files hold: the CSV's energy per response against
+its energy per
 token and average output length, and a model document's active parameters against its total."""
 
 import csv
@@ -22,7 +23,8 @@ RELATION = PUBLISHED_ENERGY_PER_RESPONSE
 
 
 def check_responses(tree: Tree) -> list[Problem]:
-    """One problem per CSV row whose energy per response is not its energy per token x output length."""
+    """One problem per CSV row whose energy per response is not its energy per token x output
+    length."""
     if CSV not in tree.raw:
         return []
     try:
@@ -35,15 +37,20 @@ def check_responses(tree: Tree) -> list[Problem]:
         names = (RELATION.target, *RELATION.inputs)
         values = {name: value for name in names if (value := _number(row.get(name))) is not None}
         if len(values) < len(names):
-            continue  # an empty or unreadable cell: the table check against the model documents reports it
+            # an empty or unreadable cell: the table check against the model documents reports it
+            continue
         fault = broken(RELATION, values, PUBLISHED_TOLERANCE)
         if fault is not None:
-            conf = printable(f"{row.get('row_id')} repeat {row.get('repeat')} of {row.get('workload')}")
+            conf = printable(
+                f"{row.get('row_id')} repeat {row.get('repeat')} of {row.get('workload')}"
+            )
             within = f"within {PUBLISHED_TOLERANCE:.1%}"
             want = f"{fault.rule} = {fault.expected:.4f} ({within}; {conf})"
             at = f"line {line}, column {JOULES}"
             problems.append(
-                Problem.mismatch(tree.shown(CSV), at, "physics.energy-per-response", want, str(fault.found))
+                Problem.mismatch(
+                    tree.shown(CSV), at, "physics.energy-per-response", want, str(fault.found)
+                )
             )
     return problems
 

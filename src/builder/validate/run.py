@@ -1,16 +1,30 @@
-"""All checks of a package, in order: parse, files, JSON Schemas, documents, physics, cross-file, tables."""
+"""All checks of a package, in order: parse, files, JSON Schemas, documents, physics, cross-file,
+tables."""
 
 from pathlib import Path
 from typing import Any
 
 from builder.errors import Problem, Said, shown
 from builder.files import Refused, read_file, too_large
-from builder.jsonschemas import RefError, fast_validator, read_schemas, schema_problems, schemas_folder, validator
+from builder.jsonschemas import (
+    RefError,
+    fast_validator,
+    read_schemas,
+    schema_problems,
+    schemas_folder,
+    validator,
+)
 from builder.layout import MAX_FILE_BYTES, SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
 from builder.strictjson import StrictJSONError, parse_json
 from builder.validate import crossfile, frontiers
 from builder.validate.descriptor import check_package, check_tables, compare
-from builder.validate.documents import check_dates, check_gpu_spellings, check_model, check_names, check_physics
+from builder.validate.documents import (
+    check_dates,
+    check_gpu_spellings,
+    check_model,
+    check_names,
+    check_physics,
+)
 from builder.validate.lengths import check_output_lengths
 from builder.validate.responses import check_parameters, check_responses
 from builder.validate.tree import Tree
@@ -19,14 +33,16 @@ FRONTIER_KINDS = ("frontier", "generation-frontier")
 
 
 def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -> list[Problem]:
-    """Every problem in a package under review: every rule, then frictionless on the descriptor, files and tables."""
+    """Every problem in a package under review: every rule, then frictionless on the descriptor,
+    files and tables."""
     problems, ok = check_consistency(tree, base_url)
     descriptor_problems, package = check_package(tree, ok, curated)  # `curated`: see check_package
     return problems + descriptor_problems + (check_tables(tree, package) if package else [])
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
-    """The build's check of what it just made: every rule but the descriptor's (it derives it) and frictionless's,
+    """The build's check of what it just made: every rule but the descriptor's (it derives it) and
+    frictionless's,
     and every file within the size validate reads."""
     big = [
         Problem.of(tree.shown(rel), "/", "tree.too-large", too_large(len(raw)))
@@ -37,18 +53,27 @@ def check_built(tree: Tree, base_url: str) -> list[Problem]:
 
 
 def check_consistency(tree: Tree, base_url: str) -> tuple[list[Problem], dict[str, Any]]:
-    """Files and schemas, then per-document, physics and cross-file rules on the documents that passed their schema."""
+    """Files and schemas, then per-document, physics and cross-file rules on the documents that
+    passed their schema."""
     schema_problems, passed = check_schemas(tree)
     ok = {rel: tree.docs[rel] for rel in sorted(passed)}
-    problems = [*tree.problems, *crossfile.check_files(tree), *check_schema_folder(tree.root), *schema_problems]
-    models = {rel: doc for rel, doc in ok.items() if crossfile.is_any_model(rel)}  # of every workload
+    problems = [
+        *tree.problems,
+        *crossfile.check_files(tree),
+        *check_schema_folder(tree.root),
+        *schema_problems,
+    ]
+    # of every workload
+    models = {rel: doc for rel, doc in ok.items() if crossfile.is_any_model(rel)}
     problems += check_gpu_spellings({tree.shown(rel): doc for rel, doc in models.items()})
-    responses = frontiers.csv_responses(tree)  # what an LLM frontier's energy per response must repeat
+    # what an LLM frontier's energy per response must repeat
+    responses = frontiers.csv_responses(tree)
     for rel, doc in ok.items():
         if rel in models:
             problems += check_names(tree.shown(rel), doc) + check_model(tree.shown(rel), rel, doc)
             problems += check_physics(tree.shown(rel), doc) + check_parameters(tree.shown(rel), doc)
-        elif (found := place(rel)) and found.kind in FRONTIER_KINDS:  # data_version alone: no dates to check
+        # data_version alone: no dates to check
+        elif (found := place(rel)) and found.kind in FRONTIER_KINDS:
             problems += frontiers.check_frontier(tree, found.workload, doc, ok, responses)  # type: ignore[arg-type]
         elif found and found.kind == "output-lengths":
             problems += check_output_lengths(tree, found.workload or "", doc, ok)
@@ -63,12 +88,14 @@ def check_consistency(tree: Tree, base_url: str) -> tuple[list[Problem], dict[st
         problems += crossfile.check_units(tree, ok, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
             problems += crossfile.check_root_csv(tree, ok)
-    problems += check_responses(tree)  # upstream's relations (builder.relations) on what only the CSV holds
+    # upstream's relations (builder.relations) on what only the CSV holds
+    problems += check_responses(tree)
     return problems, ok
 
 
 def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
-    """Problems, and the documents that passed (only those go on): jsonschema-rs first, jsonschema to explain."""
+    """Problems, and the documents that passed (only those go on): jsonschema-rs first,
+    jsonschema to explain."""
     problems: list[Problem] = []
     passed: set[str] = set()
     broken: set[str] = set()
@@ -81,11 +108,13 @@ def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
             if fast is not None and fast(doc):
                 passed.add(rel)
                 continue
-            found = schema_problems(validator(name), doc, tree.shown(rel))  # none: jsonschema has the last word
+            # none: jsonschema has the last word
+            found = schema_problems(validator(name), doc, tree.shown(rel))
             problems += found
             if not found:
                 passed.add(rel)
-        except Exception as exc:  # a broken schema file: jsonschema, referencing and re raise their own exceptions
+        # a broken schema file: jsonschema, referencing and re raise their own exceptions
+        except Exception as exc:
             broken.add(name)
             found_as = Said("a usable JSON Schema", f"{type(exc).__name__}: {shown(str(exc), 160)}")
             said = exc.fault if isinstance(exc, RefError) else found_as
@@ -94,8 +123,10 @@ def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
 
 
 def check_schema_folder(root: Path) -> list[Problem]:
-    """In a release archive, each file of its schemas/ that differs from the builder's own (the documents' judge)."""
-    if (own_folder := schemas_folder()) == SCHEMAS:  # a repository: its schemas/ are the curated ones
+    """In a release archive, each file of its schemas/ that differs from the builder's own (the
+    documents' judge)."""
+    # a repository: its schemas/ are the curated ones
+    if (own_folder := schemas_folder()) == SCHEMAS:
         return []
     own = read_schemas(own_folder)
     theirs = {path.name for path in (root / SCHEMAS).glob("*.schema.json")}
@@ -104,16 +135,22 @@ def check_schema_folder(root: Path) -> list[Problem]:
         shown_as = f"{SCHEMAS}/{name}"
         if name not in theirs or name not in own:
             found = "none" if name not in theirs else "one the builder does not have"
-            problems.append(Problem.mismatch(shown_as, "/", "schema.own", "the builder's own schema", found))
+            problems.append(
+                Problem.mismatch(shown_as, "/", "schema.own", "the builder's own schema", found)
+            )
             continue
         try:
             differences = compare(own[name], parse_json(read_file(root / SCHEMAS / name)))
         except (Refused, StrictJSONError) as exc:
             not_read = f"a file not read ({exc})"
-            problems.append(Problem.mismatch(shown_as, "/", "schema.own", "the builder's own schema", not_read))
+            problems.append(
+                Problem.mismatch(shown_as, "/", "schema.own", "the builder's own schema", not_read)
+            )
             continue
         if differences:  # one problem a file, at the first difference
             problems.append(
-                Problem.mismatch(shown_as, differences[0][0], "schema.own", "the builder's own schema", "another")
+                Problem.mismatch(
+                    shown_as, differences[0][0], "schema.own", "the builder's own schema", "another"
+                )
             )
     return problems

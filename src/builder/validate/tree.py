@@ -1,4 +1,5 @@
-"""Read a published tree once, trusting nothing: regular files by lstat, within MAX_FILE_BYTES, strict JSON."""
+"""Read a published tree once, trusting nothing: regular files by lstat, within MAX_FILE_BYTES,
+strict JSON."""
 
 import os
 import stat
@@ -31,20 +32,27 @@ class Tree:
 
 
 class Listing(NamedTuple):
-    """The regular files below a folder (sorted paths relative to it), and a problem for every other entry."""
+    """The regular files below a folder (sorted paths relative to it), and a problem for every
+    other entry."""
 
     files: list[str]
     problems: list[Problem]
 
 
 def scan(folder: Path, shown: str) -> Listing:
-    """Every entry below `folder` by lstat: regular files within MAX_FILE_BYTES, else a problem; reads nothing."""
+    """Every entry below `folder` by lstat: regular files within MAX_FILE_BYTES, else a problem;
+    reads nothing."""
     try:
         top = os.lstat(folder)
     except OSError as exc:
-        return Listing([], [Problem.mismatch(shown, "/", "tree.folder", "a folder", f"an error ({exc.strerror})")])
+        return Listing(
+            [],
+            [Problem.mismatch(shown, "/", "tree.folder", "a folder", f"an error ({exc.strerror})")],
+        )
     if not stat.S_ISDIR(top.st_mode):
-        return Listing([], [Problem.mismatch(shown, "/", "tree.folder", "a folder", kind(top.st_mode))])
+        return Listing(
+            [], [Problem.mismatch(shown, "/", "tree.folder", "a folder", kind(top.st_mode))]
+        )
     files: list[str] = []
     problems: list[Problem] = []
     pending = [""]
@@ -55,7 +63,11 @@ def scan(folder: Path, shown: str) -> Listing:
                 entries = sorted(found, key=lambda e: e.name)
         except OSError as exc:
             at = f"{shown}/{prefix}".rstrip("/")
-            problems.append(Problem.mismatch(at, "/", "tree.folder", "a readable folder", f"an error ({exc.strerror})"))
+            problems.append(
+                Problem.mismatch(
+                    at, "/", "tree.folder", "a readable folder", f"an error ({exc.strerror})"
+                )
+            )
             continue
         for entry in entries:
             rel, fault = f"{prefix}{entry.name}", None  # a Said, or None
@@ -68,7 +80,9 @@ def scan(folder: Path, shown: str) -> Listing:
                 fault = Said("a regular file", f"an error ({exc.strerror})")
             else:
                 if not entry.name.isprintable():
-                    fault = Said("a file name of printable characters", "a control character", NOT_READ)
+                    fault = Said(
+                        "a file name of printable characters", "a control character", NOT_READ
+                    )
                 elif stat.S_ISDIR(info.st_mode):
                     pending.append(f"{rel}/")
                 elif not stat.S_ISREG(info.st_mode):
@@ -78,7 +92,9 @@ def scan(folder: Path, shown: str) -> Listing:
                 else:
                     files.append(rel)
             if fault is not None:  # undecodable bytes and control characters escaped
-                path = f"{shown}/{rel}".encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                path = f"{shown}/{rel}".encode("utf-8", "surrogateescape").decode(
+                    "utf-8", "backslashreplace"
+                )
                 problems.append(Problem.of(printable(path), "/", "tree.file", fault))
     return Listing(sorted(files), problems)
 
@@ -88,9 +104,16 @@ def load_tree(data_dir: Path) -> Tree:
     tree = Tree(root=data_dir.parent, data_dir=data_dir.name)
     files, tree.problems = scan(data_dir, tree.data_dir)
     for rel in files:
-        if not is_published(rel):  # never read, never shipped: a dotfile, an editor's backup, a stray file
+        # never read, never shipped: a dotfile, an editor's backup, a stray file
+        if not is_published(rel):
             tree.problems.append(
-                Problem.mismatch(tree.shown(rel), "/", "tree.unpublished-file", "only published files", "a stray file")
+                Problem.mismatch(
+                    tree.shown(rel),
+                    "/",
+                    "tree.unpublished-file",
+                    "only published files",
+                    "a stray file",
+                )
             )
             continue
         try:
@@ -104,7 +127,9 @@ def load_tree(data_dir: Path) -> Tree:
     try:
         tree.descriptor = _document(tree, DESCRIPTOR, read_file(descriptor))
     except Refused as exc:
-        fault = str(exc) if os.path.lexists(descriptor) else Said("the package descriptor", "no file")
+        fault = (
+            str(exc) if os.path.lexists(descriptor) else Said("the package descriptor", "no file")
+        )
         tree.problems.append(Problem.of(DESCRIPTOR, "/", "tree.descriptor", fault))
     return tree
 
@@ -117,6 +142,8 @@ def _document(tree: Tree, shown: str, data: bytes) -> dict[str, Any] | None:
         tree.problems += exc.problems(shown)
         return None
     if not isinstance(value, dict):
-        tree.problems.append(Problem.mismatch(shown, "/", "json.object", "an object", json_type(value)))
+        tree.problems.append(
+            Problem.mismatch(shown, "/", "json.object", "an object", json_type(value))
+        )
         return None
     return value
