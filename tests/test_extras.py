@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-import builder.cli
+import builder.cli_options
 from helpers import REPO
 from test_workflows import load, steps
 
@@ -45,7 +45,7 @@ def test_the_workflows_install_the_extra_they_use() -> None:
 def test_a_command_without_its_extra_says_which_to_install(
     in_repo, cli, monkeypatch: pytest.MonkeyPatch, command: str, extra: str, missing: str
 ) -> None:
-    monkeypatch.setattr(builder.cli, "find_spec", lambda name: None)
+    monkeypatch.setattr(builder.cli_options, "find_spec", lambda name: None)
     result = cli(command)
     assert result.exit_code == 1
     assert (

@@ -8,21 +8,19 @@ import signal
 import sys
 import traceback
 from collections import Counter
-from collections.abc import Callable
 from contextlib import suppress
-from importlib.util import find_spec
 from pathlib import Path
-from typing import TypeVar
 
 import click
 
+from builder.cli_options import folder_option, require_extra
+from builder.cli_release import dist_command, release, schema_diff
 from builder.cli_upstream import check_upstream, fetch
-from builder.errors import BuilderError, InputError, ProblemsError, printable, printable_lines
+from builder.errors import BuilderError, ProblemsError, printable, printable_lines
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import (
     DATA,
     DESCRIPTOR,
-    DIST,
     METADATA,
     PACKAGE_NAME,
     SCHEMAS,
@@ -40,23 +38,6 @@ def _iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -
         if len(value) == 10:
             return dt.date.fromisoformat(value).isoformat()
     raise click.BadParameter(f"expected a date as YYYY-MM-DD, found {value!r}")
-
-
-# optional dependencies
-EXTRAS = {
-    "site": ("jinja2", "matplotlib"),
-    "release": ("flit_core", "pyproject_hooks"),
-}
-
-
-def require_extra(extra: str, command: str) -> None:
-    """InputError naming the extra when a module it installs is missing."""
-    if missing := [name for name in EXTRAS[extra] if find_spec(name) is None]:
-        raise InputError(
-            f"builder {command}: expected {', '.join(missing)} (the {extra} extra), found none "
-            f"installed; "
-            f"run pip install -e '.[{extra}]'"
-        )
 
 
 class Group(click.Group):
@@ -95,21 +76,12 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-FC = TypeVar("FC", bound=Callable[..., object])
-
-
-def _folder_option(name: str, default: Path, help_text: str) -> Callable[[FC], FC]:
-    """A --data or --out option naming one folder."""
-    folder = click.Path(path_type=Path, file_okay=False)
-    return click.option(name, type=folder, default=default, show_default=True, help=help_text)
-
-
-_data_option = _folder_option(
+_data_option = folder_option(
     "--data", DATA, "Data folder to check; datapackage.json is read beside it, in its parent."
 )
 
 
-@click.group(cls=Group, commands=[fetch, check_upstream])
+@click.group(cls=Group, commands=[fetch, check_upstream, release, dist_command, schema_diff])
 @click.option(
     "--version",
     is_flag=True,
@@ -136,7 +108,7 @@ def main() -> None:
     help="Build TASK (e.g. gpqa) from FILE instead of its pin; FILE alone means lm-arena-chat. "
     "Repeatable.",
 )
-@_folder_option(
+@folder_option(
     "--out",
     DATA,
     "Data folder to regenerate; datapackage.json is written beside it, in its parent.",
@@ -279,34 +251,6 @@ def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bo
 
 @main.command()
 @click.option(
-    "--accept-large-changes",
-    "accept",
-    metavar="REASON",
-    help="Release despite large changes; recorded.",
-)
-@click.option(
-    "--accept-schema-change",
-    "accept_schema",
-    metavar="REASON",
-    help="Release despite a schema change within the API major version; recorded with the changes.",
-)
-def release(accept: str | None, accept_schema: str | None) -> None:
-    """Cut a release: checks, changelog, dist/, commit and annotated tag. Never pushes; prints an
-    atomic push.
-    Exits 0 when tagged, 1 when a check refuses (nothing is left behind), 2 on usage errors."""
-    from builder.release.flow import cut_release
-
-    require_repo_root()
-    require_extra("release", "release")
-    plan, artifacts = cut_release(today_utc(), accept, accept_schema)
-    click.echo(printable_lines(plan.summary))
-    for path in artifacts:
-        say(f"  wrote {path}")
-    say(f"Tagged {plan.version.tag}. To publish: git push --atomic origin main {plan.version.tag}")
-
-
-@main.command()
-@click.option(
     "--out",
     type=click.Path(path_type=Path),
     default=Path("site"),
@@ -321,81 +265,6 @@ def site(out: Path) -> None:
 
     result = build_site(out)
     say(f"{out}: {result.files} files, {result.pages} pages, data version {result.data_version}")
-
-
-@main.command("dist")
-@_folder_option("--out", DIST, "Folder to rebuild; it holds exactly the release files afterwards.")
-@click.option(
-    "--notes",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Also write the tag's CHANGELOG.md entry to this file (release notes).",
-)
-@click.option(
-    "--tag",
-    metavar="TAG",
-    help="The release tag to build, which must be at HEAD [default: the one there].",
-)
-def dist_command(out: Path, notes: Path | None, tag: str | None) -> None:
-    """Rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag checked out at
-    HEAD.
-    Refuses unless the working tree is clean and HEAD carries a release tag naming a real, past date
-    that is the data
-    version of the data committed there. Every file comes from the tagged commit;
-    the wheel's timestamps are the tagged commit's date and the archive's the release's data version
-    date, so any clone
-    gives the same bytes. Exits 0 when rebuilt, 1 when refused, 2 on usage errors."""
-    from builder.pin import sha256
-    from builder.release.dist import build_dist, notes_at
-    from builder.write import replace_files
-
-    require_repo_root()
-    require_extra("release", "dist")
-    release, paths = build_dist(out, tag)
-    say(
-        f"{out}: rebuilt from {release.version.tag} ({release.commit[:12]}), "
-        f"SOURCE_DATE_EPOCH={release.epoch}"
-    )
-    for path in paths:
-        data = path.read_bytes()
-        say(f"  {sha256(data)}  {len(data):>9}  {path.name}")
-    if notes is not None:
-        replace_files({notes: notes_at(release).encode("utf-8")})
-        say(f"  release notes: {notes}")
-
-
-@main.command("schema-diff")
-@click.argument("old")
-@click.argument("new")
-@click.option(
-    "--documents",
-    is_flag=True,
-    help="Also validate each side's documents against the other side's schemas.",
-)
-@click.option(
-    "--exit-code",
-    is_flag=True,
-    help="Exit 1 when anything changed or failed (as git diff --exit-code).",
-)
-def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
-    """List the schema changes between OLD and NEW (folders holding schemas/, or git refs).
-    Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW
-    cannot be read, 2 on
-    usage errors."""
-    from builder.diff import load_docs
-    from builder.release.compat import compare, verdict
-
-    # none: no document to cross-validate
-    docs = (load_docs(old), load_docs(new)) if documents else ({}, {})
-    result = compare(old, new, *docs)
-    for change in result.changes:
-        say(str(change))
-    say(verdict(result.changes) if result.changes else f"no schema changes from {old} to {new}")
-    for against, failure in result.failures:
-        say(f"{against}: {failure}")
-    if documents and not result.failures:
-        click.echo("documents: each side's documents are valid against the other side's schemas")
-    if exit_code and not result.clean:
-        sys.exit(1)
 
 
 UNEXPECTED = 70  # an exception the builder does not know (sysexits' EX_SOFTWARE)
