@@ -115,10 +115,8 @@ def bench(session: nox.Session) -> None:
     min).
 
     Flags go after `--`: `--scales 1 10 100` (sizes, as multiples of today's upstream) and `--runs
-    5`
-    (the median of that many runs of each command). Each step is printed as it runs; the table at
-    the end.
-    `nox -s bench -- --scales 1 10 --runs 3` takes 40 to 90 s.
+    5` (the median of that many runs of each command). Each step is printed as it runs; the table at
+    the end. `nox -s bench -- --scales 1 10 --runs 3` takes 40 to 90 s.
     """
     run(session, "python", "benchmarks/bench.py", *session.posargs)
 

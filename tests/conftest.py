@@ -1,26 +1,23 @@
 """Shared fixtures: the repo root as working directory, a CLI runner, and no network but loopback.
 
 The fast tier (plain `pytest`) holds every unit case; every variant of each hostile class through
-the
-pure rule that words its message (the upstream parser, validate's checks on an edited copy with
+the pure rule that words its message (the upstream parser, validate's checks on an edited copy with
 jsonschema on the edited documents alone: tests/rules.py, the diff loader, the guard or check that
-decides); a small fixed set of whole-command smoke cases that exercise each command's wiring once
-(a clean build, a clean validate, a failing validate, a fetch from 127.0.0.1, a diff and a
-schema-diff, a refused upstream through build); and the one CLI case of each class that has no pure
-rule to run by (what a command opens or fetches, the file kinds it refuses, the output folders
-build refuses; what the builder imports runs by rule, through builder._drop_current_folder); and the
-CLI cases that end before a command's work (usage errors, a refusal before anything is read or
-fetched). The slow tier (`pytest -m slow`) holds every other whole-command case: a
-class's CLI case is slow only when every variant of the class runs by rule in the fast tier. It also
-holds every case that needs a git release, a wheel or a fresh venv, a browser, a signal or a killed
-process, a full site build, or an outside tool. Every class of each hostile corpus keeps a CLI case
-in one tier or the other.
+decides); a small fixed set of whole-command smoke cases that exercise each command's wiring once (a
+clean build, a clean validate, a failing validate, a fetch from 127.0.0.1, a diff and a schema-diff,
+a refused upstream through build); and the one CLI case of each class that has no pure rule to run
+by (what a command opens or fetches, the file kinds it refuses, the output folders build refuses;
+what the builder imports runs by rule, through builder._drop_current_folder); and the CLI cases that
+end before a command's work (usage errors, a refusal before anything is read or fetched). The slow
+tier (`pytest -m slow`) holds every other whole-command case: a class's CLI case is slow only when
+every variant of the class runs by rule in the fast tier. It also holds every case that needs a git
+release, a wheel or a fresh venv, a browser, a signal or a killed process, a full site build, or an
+outside tool. Every class of each hostile corpus keeps a CLI case in one tier or the other.
 
 What cases share, to keep the fast tier near a minute: the by-rule cases edit one package copy a
 worker, put back as committed after each case (`reused_copy`), and tests/rules.py parses the
-committed
-documents once; the cases that only read the committed package's `builder validate` share one run a
-format (`committed_validate`).
+committed documents once; the cases that only read the committed package's `builder validate` share
+one run a format (`committed_validate`).
 """
 
 from __future__ import annotations

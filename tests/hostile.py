@@ -31,9 +31,8 @@ def tree_digest(root: Path) -> dict[str, str]:
     it.
 
     Regular files by the sha256 of their bytes; anything else by its kind (and a link by its
-    target),
-    so that nothing here reads a FIFO or a device. Of `.git`, the refs, HEAD and config count; its
-    object store, logs and index (rewritten by any `git add`) do not: release tests check
+    target), so that nothing here reads a FIFO or a device. Of `.git`, the refs, HEAD and config
+    count; its object store, logs and index (rewritten by any `git add`) do not: release tests check
     `git status` and the refs for those.
     """
     found: dict[str, str] = {}
@@ -104,8 +103,7 @@ def assert_refused(
     after: dict[str, str],
 ) -> None:
     """Exit code, a message naming the culprit, no traceback, no raw control character, nothing
-    changed or
-    lost, nothing left behind."""
+    changed or lost, nothing left behind."""
     assert "Traceback" not in outcome.output, outcome.output
     assert_escaped(outcome.output)
     assert outcome.exit_code == code, outcome.output

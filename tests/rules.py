@@ -4,8 +4,7 @@ What the cases share: a file whose bytes are the committed file's is parsed once
 case gets that parsed document (same bytes, same document; the rules only read it, which the end of
 the session checks). A document byte for byte as committed passes jsonschema and every per-document
 rule (test_validate.py proves the committed package valid), so those run on the edited documents
-alone.
-Everything else (reading the files, every rule across documents and files) runs in full, as
+alone. Everything else (reading the files, every rule across documents and files) runs in full, as
 `builder validate` runs it.
 """
 

@@ -1,6 +1,5 @@
 """Issue 37: energy per response in every LLM frontier, a frontier across GPU types, generation rows
-a user can
-compare (resolution, steps, frames, Wh per video-second) and generation frontiers.
+a user can compare (resolution, steps, frames, Wh per video-second) and generation frontiers.
 
 Expectations are recomputed here from the upstream task files with plain json (not the builder's
 code),

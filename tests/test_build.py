@@ -25,10 +25,8 @@ def test_build_writes_all_documents_and_reproduces_the_references(built_data: Pa
     )
     docs = sorted(str(p.relative_to(out)) for p in out.rglob("*.json"))
     # the workload list, then per LLM workload an index, a model list, a frontier and its models
-    # (66);
-    # per generation workload an index, a model list, a frontier and its models (18: 7 and 5
-    # models); units.json;
-    # per LLM workload an output-lengths document (5)
+    # (66); per generation workload an index, a model list, a frontier and its models (18: 7 and 5
+    # models); units.json; per LLM workload an output-lengths document (5)
     assert len(docs) == 66 + 18 + 1 + 5
     assert len([d for d in docs if d.startswith("models/")]) == 18
     # units.json, output-lengths.json

@@ -184,8 +184,7 @@ CORPUS: list[tuple[str, Callable[[Schemas, Docs], None], list[str], dict[str, st
 
 
 # Each change cross-validates every document twice (about 1.5 s): one in the fast tier, the other
-# variants slow;
-# every change is listed by schema_changes alone in the fast tier
+# variants slow; every change is listed by schema_changes alone in the fast tier
 # (test_each_change_is_listed_by_schema_changes).
 @pytest.fixture(
     scope="module", params=slow_after([pytest.param(case, id=case[0]) for case in CORPUS], fast=1)

@@ -84,8 +84,7 @@ def leftovers(*targets: Path) -> list[str]:
 
 def arm(target: str, n: int, signum: int) -> None:
     """Send `signum` to this process just before the n-th call of `target` ("os.rename", or
-    "module:function";
-    "os" alone counts every call in FS_CALLS)."""
+    "module:function"; "os" alone counts every call in FS_CALLS)."""
     module, _, name = target.partition(":") if ":" in target else target.partition(".")
     names = FS_CALLS if target == "os" else (name,)
     host = importlib.import_module(module)
@@ -308,8 +307,7 @@ def test_a_build_killed_between_the_two_renames_is_reported_then_repaired(
 
 def test_only_marked_stages_are_removed(lane: Path, cached_renders) -> None:
     """A folder, file or link named like a stage but without the mark stays, reported; an empty one
-    (a run killed
-    before it marked its stage) goes."""
+    (a run killed before it marked its stage) goes."""
     user = lane / ".data.stage-abcdefgh"
     (user / "old").mkdir(parents=True)
     (user / "old" / "notes.txt").write_text("mine\n")

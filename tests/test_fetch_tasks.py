@@ -29,8 +29,7 @@ def serve_pins(
     repo: Path, server: HTTPServer, changed: dict[str, bytes] | None = None
 ) -> dict[str, str]:
     """Serve each pinned task and per-model file (or its replacement) on the test server, and record
-    those URLs
-    in the lock."""
+    those URLs in the lock."""
     lock_path = repo / "upstream" / "lock.json"
     lock = json.loads(lock_path.read_text())
     urls = {}
@@ -50,8 +49,7 @@ def serve_pins(
 
 def scaled(repo: Path, task: str, factor: float) -> bytes:
     """A task's (or per-model file's, `models/<name>`) pinned file with every configuration's energy
-    and power
-    scaled (so energy stays power x latency)."""
+    and power scaled (so energy stays power x latency)."""
     doc = json.loads((repo / "upstream" / f"{task}.json").read_bytes())
     for conf in doc["configurations"]:
         for key in (

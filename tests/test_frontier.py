@@ -76,8 +76,7 @@ def upstream_rows(task: str) -> dict[tuple[str, int], dict[str, Any]]:
 
 def histograms(task: str) -> dict[tuple[Any, ...], dict[str, list[float]]]:
     """Each configuration's output-length histogram in upstream/models/*__<task>.json, by model and
-    setup, repeats
-    in file order."""
+    setup, repeats in file order."""
     found: dict[tuple[Any, ...], dict[str, list[float]]] = {}
     for path in sorted((REPO / "upstream" / "models").glob(f"*__{task}.json")):
         doc = json.loads(path.read_text())

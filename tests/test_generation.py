@@ -1,8 +1,6 @@
 """The text-to-image and text-to-video workloads: their documents and CSVs equal a recomputation
-from the
-pinned upstream files written here with plain json and csv (none of the builder's code), their
-figures,
-and the LLM documents published before them, byte for byte."""
+from the pinned upstream files written here with plain json and csv (none of the builder's code),
+their figures, and the LLM documents published before them, byte for byte."""
 
 from __future__ import annotations
 
@@ -35,8 +33,7 @@ def load(rel: str) -> Any:
 
 def slug(name: str) -> str:
     """The slug rule for these names: the one Greek letter upstream uses, by name; then lower-case,
-    runs of
-    anything else one '-'."""
+    runs of anything else one '-'."""
     return re.sub(r"[^a-z0-9]+", "-", name.replace("\u03a3", "sigma").lower()).strip("-")
 
 

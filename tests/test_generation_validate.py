@@ -1,7 +1,6 @@
 """`builder validate` refuses planted errors in the generation workloads' documents and CSVs, and
-accepts the
-committed ones; the upstream parser refuses unsound generation rows and accepts every letter in a
-name."""
+accepts the committed ones; the upstream parser refuses unsound generation rows and accepts every
+letter in a name."""
 
 from __future__ import annotations
 

@@ -861,8 +861,7 @@ def test_diff_of_a_wrong_shape_is_an_error_line(
 @contextlib.contextmanager
 def trickling_server(every: float = 0.1, body: bool = False) -> Iterator[str]:
     """Answers every request with a status line and one header, one byte each `every` seconds,
-    forever; with `body`,
-    sends whole headers at once and then trickles the body."""
+    forever; with `body`, sends whole headers at once and then trickles the body."""
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.2)
     stop = threading.Event()

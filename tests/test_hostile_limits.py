@@ -415,8 +415,7 @@ def test_resolved_is_bounded_at_any_depth_and_width() -> None:
 
 def llm_upstream(models: int, per_model: int = 1, gpus: int = 0) -> bytes:
     """The pinned lm-arena-chat rows, each model's first row repeated under `models` model names (on
-    `gpus`
-    GPU types, one a model in turn, when given)."""
+    `gpus` GPU types, one a model in turn, when given)."""
     doc = json.loads(
         (Path(__file__).resolve().parent.parent / "upstream" / "lm-arena-chat.json").read_bytes()
     )
@@ -887,8 +886,7 @@ def test_a_tmpdir_that_cannot_hold_the_release_copy_is_one_line(
 
 def sqlite_fails(statement: str, message: str) -> Callable[[pytest.MonkeyPatch], None]:
     """SQLite answering `message` to every statement that begins with `statement`, as it does when
-    the file
-    system under its temporary folder is full or failing."""
+    the file system under its temporary folder is full or failing."""
 
     def apply(monkeypatch: pytest.MonkeyPatch) -> None:
         real = sqlite3.connect

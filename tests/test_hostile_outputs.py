@@ -269,9 +269,8 @@ CASES: list[tuple[str, Setup, int, tuple[str, ...]]] = [
 
 
 # Slow: file-as-parent, a whole build (the refusal comes once everything is rendered), and all FIFOs
-# but one (a
-# real process each: were a FIFO opened, the run would hang); their rules run below, in the fast
-# tier.
+# but one (a real process each: were a FIFO opened, the run would hang); their rules run below, in
+# the fast tier.
 SLOW = {"file-as-parent", "fifo-as-index", "fifo-hidden", "fifo-as-output"}
 
 

@@ -1,8 +1,6 @@
 """Hostile cases of provenance and names, one a class: a fetch of the pinned bytes, a mirror's new
-bytes without
-their commit, a source without its commit, a model id a spreadsheet misreads, two GPU names of one
-page, and a
-bidi control in an image workload's text.
+bytes without their commit, a source without its commit, a model id a spreadsheet misreads, two GPU
+names of one page, and a bidi control in an image workload's text.
 
 Each holds the command to tests/hostile.py's promises: its exit code, one escaped line (a refusal's
 problem, or the fetch's report), no traceback, and every file below the scratch folder as it was.
@@ -37,8 +35,7 @@ def make_httpserver() -> Iterator[HTTPServer]:
 
 def run(root: Path, args: list[str], code: int, names: tuple[str, ...]) -> list[str]:
     """Run the command; it must exit `code` with one line naming `names` (a refusal's problem,
-    before its
-    summary), and leave everything below root as it was, not even rewritten. That line is
+    before its summary), and leave everything below root as it was, not even rewritten. That line is
     returned."""
     before, times = tree_digest(root), mtimes(root)
     outcome: Outcome = run_cli(*args)

@@ -894,8 +894,7 @@ def test_rollback_git_refuses_is_reported_not_hidden(
     make_repo: Callable[[str], Path], tmp_path: Path
 ) -> None:
     """The tag is refused, and so is moving main back: the message says the rollback is incomplete
-    and
-    what is left; dist/ is still restored and no tag exists."""
+    and what is left; dist/ is still restored and no tag exists."""
     repo = make_repo("second")
     mark = tmp_path / "main-moved-once"
     hook(

@@ -1,11 +1,9 @@
 """Hostile corpus of what ships and when: a file under data/ that is not published, a tag or a date
-that lies,
-and a push that could half-happen.
+that lies, and a push that could half-happen.
 
 One case per class. Every refused case holds the command to tests/hostile.py: its exit code, one
-escaped
-line naming the culprit, no traceback, and every pre-existing file (refs, HEAD and config too)
-unchanged.
+escaped line naming the culprit, no traceback, and every pre-existing file (refs, HEAD and config
+too) unchanged.
 """
 
 from __future__ import annotations

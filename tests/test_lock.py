@@ -1,7 +1,6 @@
 """upstream/lock.json: every field variant against the lock's schema and rules (unit), and each
-class of
-bad lock once through `build`, `fetch` and `check-upstream`, refused before use and changing
-nothing."""
+class of bad lock once through `build`, `fetch` and `check-upstream`, refused before use and
+changing nothing."""
 
 from __future__ import annotations
 

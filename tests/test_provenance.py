@@ -1,6 +1,5 @@
 """Provenance never degrades: the lock's rule for a fetch (same bytes, new bytes, a mirror), the
-sources of
-datapackage.json, and `nox -s update`'s own steps against a server on 127.0.0.1."""
+sources of datapackage.json, and `nox -s update`'s own steps against a server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -155,8 +154,7 @@ def noxfile(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 
 def serve(repo: Path, server: HTTPServer, bodies: dict[str, bytes]) -> None:
     """Every task's and per-model file at the server, the lock's URLs pointing there; a file not in
-    `bodies`
-    (by task, or by per-model name) as pinned."""
+    `bodies` (by task, or by per-model name) as pinned."""
     lock = json.loads((repo / "upstream" / "lock.json").read_text())
     for section in ("tasks", "models"):
         for name, entry in lock[section].items():
@@ -168,8 +166,7 @@ def serve(repo: Path, server: HTTPServer, bodies: dict[str, bytes]) -> None:
 
 def scaled(repo: Path, task: str, factor: float) -> dict[str, bytes]:
     """The task's pinned file and its per-model files (by name) with every row's energy and power
-    scaled alike:
-    the same physics, other values."""
+    scaled alike: the same physics, other values."""
     lock = json.loads((repo / "upstream" / "lock.json").read_text())
     files = {task: lock["tasks"][task]["file"]}
     files |= {

@@ -45,10 +45,8 @@ def _keys(kind: Any) -> set[str]:
 
 def test_every_document_has_the_keys_of_its_type() -> None:
     """An llm workload's documents have the keys of IndexDocument, ModelListDocument, ModelDocument
-    and
-    FrontierDocument; an image or video workload's those of the Image* or Video* types (rows,
-    configurations and
-    CSV rows too) and of GenerationModelListDocument (and no frontier)."""
+    and FrontierDocument; an image or video workload's those of the Image* or Video* types (rows,
+    configurations and CSV rows too) and of GenerationModelListDocument (and no frontier)."""
     types = _module(REPO / "reader" / "leadgreen_data" / "types.py", "leadgreen_types")
     data = REPO / "data"
     workloads = json.loads((data / "workloads.json").read_bytes())
@@ -201,9 +199,8 @@ def test_mypy_strict_types_a_generation_workload_by_its_own_documents(
     staged: Path, tmp_path: Path
 ) -> None:
     """A misspelt key in each typed part: index rows, configurations, best, CSV rows, the frontier;
-    and an image
-    workload's index has a batch-latency limit, not an inter-token deadline. The last two lines
-    are right."""
+    and an image workload's index has a batch-latency limit, not an inter-token deadline. The last
+    two lines are right."""
     run = mypy(staged, GENERATION, tmp_path)
     for line, kind, key in [
         (3, "ImageIndexRow", "wh_per_thousand_image"),

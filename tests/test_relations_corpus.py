@@ -125,9 +125,8 @@ def test_check_upstream_refuses_it(repo_copy: Path, tmp_path: Path, httpserver: 
 
 def csv_1000_times(data: Path) -> None:
     """data/configurations.csv with its first row's energy per response 1,000 times, Wh per 1,000
-    responses and the
-    descriptor's size and hash made to agree: only the relation to energy per token is left to
-    catch it."""
+    responses and the descriptor's size and hash made to agree: only the relation to energy per
+    token is left to catch it."""
     path = data / "configurations.csv"
     lines = path.read_text(encoding="utf-8").split("\n")
     head, cells = lines[0].split(","), lines[1].split(",")

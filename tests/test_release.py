@@ -66,9 +66,8 @@ def fresh_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def released_template(fresh_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """fresh_template after a first `builder release` (v2026.11.29), which must succeed: made once,
-    copied per test.
-    test_happy_path_tags_builds_dist_and_writes_changelog checks that release in full, in its own
-    copy."""
+    copied per test. test_happy_path_tags_builds_dist_and_writes_changelog checks that release in
+    full, in its own copy."""
     root = tmp_path_factory.mktemp("released-template") / "pkg"
     shutil.copytree(fresh_template, root, symlinks=True)
     with pytest.MonkeyPatch.context() as mp:

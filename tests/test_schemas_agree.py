@@ -148,8 +148,7 @@ def test_each_input_schema_is_a_valid_draft_2020_12_schema(name: str) -> None:
 
 def test_the_name_rule_of_every_script_refuses_control_and_format_characters_and_formulas() -> None:
     """schemas/inputs/upstream-task.schema.json's safe-text: letters of any script pass; Unicode Cc
-    and Cf
-    anywhere, a leading =, +, - or @, and a trailing newline do not."""
+    and Cf anywhere, a leading =, +, - or @, and a trailing newline do not."""
     import re
     import sys
     import unicodedata

@@ -1,6 +1,5 @@
 """The site's pure rules: energy per response from the CSV, pinned upstream links, the papers, the
-changelog page,
-warnings on mixed output sizes, and the latency control's size and reach."""
+changelog page, warnings on mixed output sizes, and the latency control's size and reach."""
 
 from __future__ import annotations
 

@@ -146,8 +146,7 @@ with Store() as store:
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads the open files from /proc")
 def test_the_store_spills_past_its_cache_into_a_deleted_file_in_tmpdir(tmp_path) -> None:
     """What SQLite cannot keep in its 2 MB of cache goes to a file in TMPDIR that no one else can
-    see or leave
-    behind. SQLite reads TMPDIR once a process: a process of its own."""
+    see or leave behind. SQLite reads TMPDIR once a process: a process of its own."""
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     env.pop("SQLITE_TMPDIR", None)
     run = subprocess.run(

@@ -145,8 +145,7 @@ GENERATION = ("workloads/text-to-image/", "workloads/text-to-video/")  # their o
 
 def published(*patterns: str) -> list[str]:
     """Committed documents of every workload: the text-conversation ones at the top, the others
-    below workloads/;
-    those of the generation workloads only for patterns below their folders."""
+    below workloads/; those of the generation workloads only for patterns below their folders."""
     return sorted(
         str(p.relative_to(REPO))
         for pattern in patterns

@@ -397,9 +397,8 @@ CASES = [
     for name, apply, expected in cases
 ]
 # Every case by rule in the fast tier (jsonschema on the edited documents alone: tests/rules.py),
-# but the
-# table cases, which run frictionless over the whole package (about 1.5 s): the first fast, the
-# others slow.
+# but the table cases, which run frictionless over the whole package (about 1.5 s): the first fast,
+# the others slow.
 RULE_CASES = [c for c in CASES if not c.id.startswith("tables-")] + slow_after(
     [c for c in CASES if c.id.startswith("tables-")]
 )

@@ -1,6 +1,5 @@
 """Pure rules that the LLM and generation checks share: the reference row, and what a workload list
-entry
-must state. Literal expectations; the corpora cover the same rules end to end."""
+entry must state. Literal expectations; the corpora cover the same rules end to end."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Frictionless in process on the descriptor, every file's size and hash, and the CSV tables: each
-fault at
-its place in the descriptor or a CSV row, in one line, and only once the resources are the
+fault at its place in the descriptor or a CSV row, in one line, and only once the resources are the
 generated ones."""
 
 from __future__ import annotations

@@ -77,8 +77,7 @@ WORKLOAD_COLUMNS = (
 
 def before_frontier(root: Path) -> Path:
     """The package's schemas and descriptor as they were before issue 21: no frontier, no new CSV
-    columns,
-    no workload kind or latency rule."""
+    columns, no workload kind or latency rule."""
     old = root / "old"
     shutil.copytree(REPO / "schemas", old / "schemas")
     (old / "schemas" / "frontier.schema.json").unlink()

@@ -241,8 +241,7 @@ def test_upstream_task_equals_file_replaces_that_task_only(repo_copy, tmp_path: 
 @pytest.mark.slow  # a whole build
 def test_plain_upstream_file_is_the_text_conversation_task(repo_copy) -> None:
     """The pinned files given as --upstream FILE and TASK=FILE rebuild the committed data exactly
-    (the
-    descriptor's sources then name the files given instead of their upstream URLs)."""
+    (the descriptor's sources then name the files given instead of their upstream URLs)."""
     before = tree_digest(repo_copy / "data")
     both = run_cli(
         "build",

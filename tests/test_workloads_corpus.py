@@ -1,7 +1,6 @@
 """The negative corpus of the workloads: one named hand edit per rule, inside the new workloads'
-documents,
-the workload list, the CSV and across workloads; each must fail `builder validate`, naming the
-file."""
+documents, the workload list, the CSV and across workloads; each must fail `builder validate`,
+naming the file."""
 
 from __future__ import annotations
 
@@ -29,8 +28,7 @@ GEMMA_IC = f"{IC}/models/gemma-3-12b.json"
 
 def every_document(workload: str, change: Callable[[Any], Any]) -> Callable[[Path], None]:
     """The same hand edit in every JSON document of one workload but its frontier and output
-    lengths, which have no
-    header (so its own documents still agree)."""
+    lengths, which have no header (so its own documents still agree)."""
 
     def apply(data: Path) -> None:
         for path in sorted(
@@ -414,8 +412,7 @@ def test_hand_edit_in_a_workload_is_rejected_naming_the_file(repo_copy, apply, e
 
 
 # Bad upstream files for any task: `builder build --upstream TASK=FILE` refuses each, naming the
-# file,
-# and the pin and every output stay as they were.
+# file, and the pin and every output stay as they were.
 
 TASKS = ("lm-arena-chat", "gpqa", "sourcegraph-fim", "image-chat", "video-chat")
 PIN = Path(__file__).resolve().parent.parent / "upstream"

@@ -193,10 +193,8 @@ def frontier(
     workload: Workload = DEFAULT_WORKLOAD,
 ) -> FrontierDocument | GenerationFrontierDocument:
     """The energy-latency frontier document of a workload: per model, per GPU type and across them,
-    the
-    configurations no other beats on both energy and latency, and the best under each latency target
-    (an LLM
-    workload's entries with the energy of one response).
+    the configurations no other beats on both energy and latency, and the best under each latency
+    target (an LLM workload's entries with the energy of one response).
 
     Raises LookupError for an unknown workload, or one (of an older release) that has no frontier.
     """
@@ -208,13 +206,11 @@ def frontier(
 
 def output_lengths(workload: Workload = DEFAULT_WORKLOAD) -> OutputLengthsDocument:
     """The output-length distributions of an LLM workload: per model and configuration, how many
-    output tokens
-    its responses had (upstream's binned histogram, the exact mean, the estimated median and 90th
-    percentile).
+    output tokens its responses had (upstream's binned histogram, the exact mean, the estimated
+    median and 90th percentile).
 
     Raises LookupError for an unknown workload, or one (an image or video workload, or an older
-    release)
-    that has none.
+    release) that has none.
     """
     rel = f"{_folder(workload)}/output-lengths.json"
     if not _node(rel).is_file():
@@ -321,8 +317,7 @@ def _converter(field: dict[str, Any], missing: list[str]) -> Any:
 
 def all_configurations() -> list[ConfigurationRow]:
     """Every row of the shared configurations CSV (every LLM workload's), as a dict typed by the
-    package's
-    table schema.
+    package's table schema.
 
     Rows of different workloads do not compare: select one (its `workload` column) before ranking.
     The image and video workloads have CSVs of their own: `configurations("text-to-image")`.
@@ -342,8 +337,7 @@ def configurations(
     """One workload's configurations, as dicts typed by the package's table schema.
 
     An image or video workload (text-to-image, text-to-video) has a CSV of its own, whose columns
-    are
-    its own (energy per image or per video): see its table schema in datapackage.json.
+    are its own (energy per image or per video): see its table schema in datapackage.json.
     """
     found = _workload_id(workload)
     own = f"{_folder(found)}/configurations.csv"

@@ -111,9 +111,8 @@ def model_pins(
     upstream: dict[str, Pinned], models: dict[str, Pinned], warnings: dict[str, list[str]]
 ) -> dict[str, Pinned]:
     """The per-model files to check: the pinned ones, `models` in their place; none of a task
-    `upstream` replaces
-    with other bytes, without its own (a warning says so: they were pinned with the task file it
-    replaces)."""
+    `upstream` replaces with other bytes, without its own (a warning says so: they were pinned with
+    the task file it replaces)."""
     files = read_pinned_models(LOCK) | models
     locks = load_lock(LOCK)
     given = {task_of(name) for name in models}

@@ -1,6 +1,5 @@
 """What the package is, in words made from workloads.json: one summary for every consumer text, and
-the rule
-that a text covers every workload, its unit and their count."""
+the rule that a text covers every workload, its unit and their count."""
 
 import json
 from dataclasses import dataclass

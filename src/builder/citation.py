@@ -1,6 +1,5 @@
 """The cards at the repository root: CITATION.cff and .zenodo.json from citation.toml and the data
-version, and
-croissant.json from the descriptor; written by `build`, checked by `validate`."""
+version, and croissant.json from the descriptor; written by `build`, checked by `validate`."""
 
 import json
 import re

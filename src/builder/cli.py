@@ -94,9 +94,8 @@ def main() -> None:
     """Build, check and release the LeadGreen v1 data package (run from the repo root).
 
     Exit codes: 0 done, 1 error, 2 usage error, 70 an unexpected failure (a bug: please report it);
-    stopped by Ctrl-C 1,
-    by SIGHUP 129, by SIGTERM 143 (each writer then leaves its old output or its new one, never a
-    mix)."""
+    stopped by Ctrl-C 1, by SIGHUP 129, by SIGTERM 143 (each writer then leaves its old output or
+    its new one, never a mix)."""
 
 
 @main.command()
@@ -116,9 +115,8 @@ def main() -> None:
 @click.option("--date", callback=_iso_date, help="Build date, YYYY-MM-DD [default: today, UTC].")
 def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
     """Regenerate every document of every workload in the --out folder from the pinned upstream,
-    atomically.
-    Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on usage
-    errors."""
+    atomically. Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on
+    usage errors."""
     from builder.build import build as run_build
     from builder.build import upstream_tasks
     from builder.layout import is_workload_id
@@ -203,9 +201,8 @@ def validate(data: Path, fmt: str) -> None:
 @_data_option
 def drift(data: Path) -> None:
     """Rebuild from the pin into a temporary folder; fail, with a diff, if the --data folder
-    differs.
-    Exits 0 when nothing differs, 1 when something does (or the pin cannot be built), 2 on usage
-    errors."""
+    differs. Exits 0 when nothing differs, 1 when something does (or the pin cannot be built), 2 on
+    usage errors."""
     from builder.verify import check_drift, drift_error
 
     diffs = check_drift(data, today_utc())
@@ -229,10 +226,9 @@ def drift(data: Path) -> None:
     help="Exit 1 when anything differs, as `git diff --exit-code` does.",
 )
 def diff_command(old: str, new: str, as_json: bool, summary: bool, exit_code: bool) -> None:
-    """Compare two data trees or git refs (OLD, NEW) by natural key.
-    Exits 0 after printing the diff, whatever it holds (with --exit-code: 0 when nothing differs, 1
-    when something
-    does); 1 when OLD or NEW cannot be read; 2 on usage errors."""
+    """Compare two data trees or git refs (OLD, NEW) by natural key. Exits 0 after printing the
+    diff, whatever it holds (with --exit-code: 0 when nothing differs, 1 when something does); 1
+    when OLD or NEW cannot be read; 2 on usage errors."""
     import json
 
     from builder.diff import diff_trees, load_docs, load_tables, render_text

@@ -54,13 +54,11 @@ def release(accept: str | None, accept_schema: str | None) -> None:
 )
 def dist_command(out: Path, notes: Path | None, tag: str | None) -> None:
     """Rebuild dist/ (archive, manifest, wheel, SHA256SUMS) from the release tag checked out at
-    HEAD.
-    Refuses unless the working tree is clean and HEAD carries a release tag naming a real, past date
-    that is the data
-    version of the data committed there. Every file comes from the tagged commit;
-    the wheel's timestamps are the tagged commit's date and the archive's the release's data version
-    date, so any clone
-    gives the same bytes. Exits 0 when rebuilt, 1 when refused, 2 on usage errors."""
+    HEAD. Refuses unless the working tree is clean and HEAD carries a release tag naming a real,
+    past date that is the data version of the data committed there. Every file comes from the tagged
+    commit; the wheel's timestamps are the tagged commit's date and the archive's the release's data
+    version date, so any clone gives the same bytes. Exits 0 when rebuilt, 1 when refused, 2 on
+    usage errors."""
     from builder.pin import sha256
     from builder.release.dist import build_dist, notes_at
     from builder.write import replace_files
@@ -94,10 +92,9 @@ def dist_command(out: Path, notes: Path | None, tag: str | None) -> None:
     help="Exit 1 when anything changed or failed (as git diff --exit-code).",
 )
 def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
-    """List the schema changes between OLD and NEW (folders holding schemas/, or git refs).
-    Exits 0 after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW
-    cannot be read, 2 on
-    usage errors."""
+    """List the schema changes between OLD and NEW (folders holding schemas/, or git refs). Exits 0
+    after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW cannot be
+    read, 2 on usage errors."""
     from builder.diff import load_docs
     from builder.release.compat import compare, verdict
 

@@ -110,10 +110,8 @@ def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
 )
 def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) -> None:
     """Fetch upstream (every task and per-model file, or one task), check it in full, then replace
-    the pin and
-    its lock atomically. With --task or --url, a task file that moved unpins its per-model files (a
-    full fetch pins
-    them again); the other tasks' stay.
+    the pin and its lock atomically. With --task or --url, a task file that moved unpins its
+    per-model files (a full fetch pins them again); the other tasks' stay.
 
     The same bytes change no file. New bytes need --commit; fetched from a --url that is not the
     lock's, that URL is recorded as a mirror beside upstream's own URL and commit.
@@ -241,10 +239,9 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
     --url); writes
     nothing, tries every one.
 
-    A moved file is checked as fetch would check it; its problems are listed, one a line.
-    Exits 0 when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 when a
-    moved
-    file is refused and on other errors, 2 on usage errors.
+    A moved file is checked as fetch would check it; its problems are listed, one a line. Exits 0
+    when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 when a moved file
+    is refused and on other errors, 2 on usage errors.
     """
     from builder.errors import UpstreamError
     from builder.fetch import download

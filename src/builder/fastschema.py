@@ -37,8 +37,7 @@ def integer_only(node: dict[str, Any]) -> bool:
 
 def prepared(node: Any) -> Any:
     """A copy of a resolved schema: every pattern compiled by Python's re (its error says the schema
-    is broken),
-    and every integer-only place marked for NotFloat."""
+    is broken), and every integer-only place marked for NotFloat."""
     if isinstance(node, list):
         return [prepared(item) for item in node]
     if not isinstance(node, dict):
@@ -73,8 +72,7 @@ def _each(subschemas: Any) -> Any:
 
 def compile_fast(schema: dict[str, Any]) -> Check | None:
     """A resolved schema compiled by jsonschema-rs (its is_valid), or None where Rust cannot compile
-    it (jsonschema
-    then judges alone); re.error for a pattern Python's re rejects."""
+    it (jsonschema then judges alone); re.error for a pattern Python's re rejects."""
     import jsonschema_rs
 
     conforms = Draft202012Validator.FORMAT_CHECKER.conforms

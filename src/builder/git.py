@@ -76,8 +76,7 @@ def commit_of(ref: str) -> str | None:
 
 def behind(branch: str) -> tuple[str, int] | None:
     """The remote-tracking branch `branch` follows (its upstream, else origin's) and how many of its
-    commits `branch`
-    lacks, as last fetched (no network); None when there is no such branch."""
+    commits `branch` lacks, as last fetched (no network); None when there is no such branch."""
     if (local := commit_of(branch)) is None:
         return None
     for ref in (f"{branch}@{{upstream}}", f"refs/remotes/origin/{branch}"):

@@ -234,8 +234,7 @@ def describe(error: ValidationError, said: bool = False) -> str:
 
 def explain(error: ValidationError, said: bool = False) -> tuple[str, str]:
     """What a schema error expected (from its keyword's value) and found (the instance, shown); with
-    `said`, a
-    field's description says what it expects."""
+    `said`, a field's description says what it expects."""
     found = shown(error.instance, 60)
     kind, rule = error.validator, error.validator_value
     description = (

@@ -68,8 +68,7 @@ def control_characters(name: str) -> list[str]:
 @lru_cache(maxsize=SEEN_NAMES)
 def name_fault(name: str, what: str = "a name") -> Said | None:
     """`expected ..., found ...` for a name (model id, slug, nickname, GPU, architecture) a
-    spreadsheet misreads,
-    else None; `what` says which kind of name the message expected."""
+    spreadsheet misreads, else None; `what` says which kind of name the message expected."""
     if breaks := [c for c in name if unicodedata.category(c) in ("Zl", "Zp")]:
         return Said(
             f"{what} on one line", f"U+{ord(breaks[0]):04X}", " (a line or paragraph separator)"
@@ -82,9 +81,8 @@ def name_fault(name: str, what: str = "a name") -> Said | None:
 
 def gpu_spelling_faults(gpus: list[tuple[str, str]]) -> list[tuple[str, str, Said]]:
     """(file, GPU, message) for each GPU name of (file, GPU) pairs that differs from one seen before
-    only by case
-    or punctuation (H100 and h100; H100-SXM, H100_SXM and H100SXM): the first two would also
-    share a page."""
+    only by case or punctuation (H100 and h100; H100-SXM, H100_SXM and H100SXM): the first two would
+    also share a page."""
     first: dict[str, tuple[str, str]] = {}
     faults = set()
     for path, gpu in gpus:

@@ -234,8 +234,7 @@ def resources(
     files: dict[str, bytes], data_dir: str, schemas: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Every published file as a resource: the flat table, the documents (whole JSON, no table
-    views: JSON Schema
-    checks them), then the generation workloads' own."""
+    views: JSON Schema checks them), then the generation workloads' own."""
     # the workloads workloads.json lists; text conversation alone if it cannot (check_files reports
     # why)
     try:

@@ -157,9 +157,8 @@ def moved(old: Lock, data: bytes) -> bool:
 
 def refreshed(old: Lock, fetched_from: str, commit: str | None, data: bytes, today: str) -> Lock:
     """The lock entry after a fetch of `data`: the same entry for the same bytes (a null commit
-    filled from
-    `commit`); for new bytes, their entry with upstream's URL kept, the mirror beside it, and
-    `commit`."""
+    filled from `commit`); for new bytes, their entry with upstream's URL kept, the mirror beside
+    it, and `commit`."""
     if not moved(old, data):
         return replace(old, commit=commit) if old.commit is None and commit is not None else old
     mirror = None if fetched_from == old.url else fetched_from

@@ -1,7 +1,6 @@
 """Reporters: a check's problems as text lines, one JSON object or GitHub workflow commands, every
-untrusted part
-escaped. They read a problem's fields (code, expected, found, line, col), never its message's
-wording."""
+untrusted part escaped. They read a problem's fields (code, expected, found, line, col), never its
+message's wording."""
 
 import dataclasses
 import json

@@ -48,9 +48,8 @@ def decode_json(data: bytes) -> str:
 
 def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
     """Strict JSON, or StrictJSONError: UTF-8, no BOM, keys once, finite numbers, ints within 2^53,
-    no lone \\ud800.
-    Keys in `drop` are left out of every object as it is built. data: bytes, or text decode_json
-    gave."""
+    no lone \\ud800. Keys in `drop` are left out of every object as it is built. data: bytes, or
+    text decode_json gave."""
     text = data if isinstance(data, str) else decode_json(data)
     # refused values, and each object that repeated a key (held, so its id() stays its own)
     faulty: list[object] = []

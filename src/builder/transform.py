@@ -354,8 +354,7 @@ def keyed_rows(rows: list[Any]) -> dict[tuple[str, int], Any]:
 
 def numbers_of(row: Row | GenRow) -> tuple[int, ...]:
     """The numbers of a row's id after its GPU: an LLM row's GPU count and max_num_seqs, an image or
-    video row's
-    GPU count, batch size and parallel degrees."""
+    video row's GPU count, batch size and parallel degrees."""
     if isinstance(row, GenRow):
         return row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree
     return row.num_gpus, row.max_num_seqs

@@ -268,8 +268,7 @@ def _code(field: str) -> str:
 
 def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, Said]]:
     """(field, fault) for each of a row's `names` a spreadsheet misreads, and a nickname's slug that
-    is empty,
-    reserved, or misread."""
+    is empty, reserved, or misread."""
     faults = [(name, fault) for name in names if (fault := name_fault(getattr(row, name)))]
     slug = slugify(row.nickname)
     if not slug:
@@ -386,8 +385,7 @@ def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
 
 def check_caps(doc: Any, path: str) -> None:
     """UpstreamError naming `path` when its configurations, or the distinct model_id or gpu_model
-    among them,
-    pass their cap."""
+    among them, pass their cap."""
     confs = doc.get("configurations") if isinstance(doc, dict) else None
     if not isinstance(confs, list):
         return

@@ -247,8 +247,7 @@ def parse_model_files(
     files: dict[str, tuple[bytes, str]], rows_by_task: dict[str, list[UpstreamRow]], lock: str
 ) -> dict[str, dict[str, ModelFile]]:
     """The checked per-model files (name -> bytes, name shown) by task, then name; every model of a
-    task with
-    any file needs one. UpstreamError lists every problem of every file."""
+    task with any file needs one. UpstreamError lists every problem of every file."""
     found: dict[str, dict[str, ModelFile]] = {}
     problems: list[Problem] = []
     for name, (data, shown_as) in files.items():

@@ -151,8 +151,7 @@ def stages(target: Path) -> list[Path]:
 
 def remove_stages(target: Path) -> list[Path]:
     """Remove the stages beside `target` (an old folder one moved away goes back first) and empty
-    folders named
-    like one; the other entries named like a stage stay, and are returned."""
+    folders named like one; the other entries named like a stage stay, and are returned."""
     foreign = []
     for path in _named_like_stages(target):
         if _is_stage(path):
@@ -212,8 +211,7 @@ def publish(
     out: Path, files: Files, beside: dict[str, bytes] | None = None, keep_hidden: bool = False
 ) -> None:
     """Make `out` hold exactly `files` (and its old hidden files if `keep_hidden`), and put `beside`
-    next to it;
-    on an error or a signal, all stay as they were."""
+    next to it; on an error or a signal, all stay as they were."""
     out, beside = Path(out), beside or {}
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -274,9 +272,8 @@ def _stage(
 
 def replace_files(files: dict[Path, bytes]) -> None:
     """Replace files that cannot travel in one folder: stage each beside its target and sync it,
-    then
-    rename them in order with signals held, the last one last (the lock, which names the others'
-    sha256)."""
+    then rename them in order with signals held, the last one last (the lock, which names the
+    others' sha256)."""
     staged: list[Path] = []
     done: list[str] = []
     try:

@@ -31,8 +31,7 @@ WORKLOADS_HEADING = "## Workloads\n"  # the data dictionary's workload list
 
 def section(text: str, heading: str | None = None) -> str:
     """A Markdown file's part from `heading` to the next `## ` heading; without one, its opening
-    (before a heading
-    or a code block)."""
+    (before a heading or a code block)."""
     start = 0 if heading is None else text.find(heading)
     if start < 0:
         return ""

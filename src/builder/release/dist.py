@@ -114,9 +114,8 @@ def shipped(files: dict[str, bytes], commit: str) -> dict[str, bytes]:
 
 def release_at_head(wanted: str | None = None) -> Release:
     """The release tag at HEAD (`wanted`, else the newest one there) that names its data's version;
-    the working
-    tree must be clean. ReleaseError for a tag of an impossible or future date, or one that names
-    other data."""
+    the working tree must be clean. ReleaseError for a tag of an impossible or future date, or one
+    that names other data."""
     git.require_clean("dist/ is built from a clean checkout of a release tag")
     head = git.head()
     at_head = git.git("tag", "--points-at", head).split()

@@ -47,8 +47,7 @@ class Version:
 
 def read_tag(tag: str) -> Version:
     """The version a release tag names, or ReleaseError: a name of another shape, a day no calendar
-    has, a serial
-    below 2 or with a leading zero."""
+    has, a serial below 2 or with a leading zero."""
     found = TAG.fullmatch(tag)
     if found is None:
         raise ReleaseError(

@@ -76,8 +76,7 @@ class Workload:
 
 def data_rel(url: object, pkg: Package, where: str, published: Any, name: str = "") -> str:
     """The file of data/ (one of published, called name if given) a public API URL names, or an
-    InputError naming
-    where the URL is."""
+    InputError naming where the URL is."""
     path = require_path(url, pkg.base_url, where)
     rel = path.removeprefix(API_PREFIX)
     if rel == path or rel not in published:
@@ -93,8 +92,7 @@ def workloads(
     keep: Callable[[int, list[Model]], None],
 ) -> list[Workload]:
     """Every workload, in the list's order; list_entries gives a model list's entries, and each
-    workload's models,
-    in their list's order, are handed to keep with the workload's place."""
+    workload's models, in their list's order, are handed to keep with the workload's place."""
     sources = pkg.descriptor_doc.get("sources")
     pinned = {  # upstream file URL -> the commit it was pinned at
         str(item["path"]): str(item["version"])

@@ -1,6 +1,5 @@
 """CHANGELOG.md as blocks a template shows: headings with ids, list items and paragraphs, each a
-list of spans
-(text, code or an https link); no HTML from the file is ever passed through (pure)."""
+list of spans (text, code or an https link); no HTML from the file is ever passed through (pure)."""
 
 import re
 from dataclasses import dataclass, replace
@@ -85,8 +84,7 @@ def entry(found: list[Block], version: str) -> str:
 
 def body(found: list[Block]) -> list[Block]:
     """The blocks a page shows under its own h1: a first heading that only says "Changelog" left
-    out,
-    and the headings moved up so the highest is h2 (no heading level skipped)."""
+    out, and the headings moved up so the highest is h2 (no heading level skipped)."""
     if (
         found
         and found[0].kind == "h2"

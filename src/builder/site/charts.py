@@ -229,9 +229,8 @@ def energy_by_model(
     per_row: Any = None,
 ) -> Chart:
     """A dot per index row (the first DOT_ROWS) on a log axis, labelled above; energy: the rows'
-    field of energy;
-    per_row: called on each row drawn first (energy per response is added to a row's label where
-    it has one)."""
+    field of energy; per_row: called on each row drawn first (energy per response is added to a
+    row's label where it has one)."""
     rows, unit, total = doc["rows"][:DOT_ROWS], doc["unit"], len(doc["rows"])
     for row in rows if per_row else ():
         per_row(row)

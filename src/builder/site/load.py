@@ -1,6 +1,5 @@
 """Read the package the site is built from: each small document once, up front and strictly parsed,
-its head kept
-and its array of rows or entries handed to the store; a model document at its page."""
+its head kept and its array of rows or entries handed to the store; a model document at its page."""
 
 import json
 from collections.abc import Callable, Iterable, Iterator
@@ -134,8 +133,7 @@ def small(rel: str, raw: bytes) -> dict[str, Any]:
 
 def parts(rel: str, doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """A small document's array of rows or entries (PARTS), as (slug or "", JSON text) each; a
-    frontier's entries
-    must be objects with a slug (a model page finds its own by it)."""
+    frontier's entries must be objects with a slug (a model page finds its own by it)."""
     key = next((key for key in PARTS if key in doc), None)
     if key is None:
         return iter(())
@@ -227,8 +225,7 @@ def _read(path: Path, shown: str) -> bytes:
 
 def load_package(root: Path, keep: Keep) -> Package:
     """The package's listing and its small inputs, their parts handed to keep; a missing, unsound or
-    unparseable
-    one is an InputError."""
+    unparseable one is an InputError."""
     data_dir, schema_dir = root / DATA, root / SCHEMAS
     for folder in (data_dir, schema_dir):
         if not folder.is_dir():

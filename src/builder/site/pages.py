@@ -1,6 +1,5 @@
 """The pages that gather models, the home, 404 and listing pages, the sitemap and robots.txt; what
-they list of
-every model and file is read from the store as each page renders."""
+they list of every model and file is read from the store as each page renders."""
 
 import math
 import posixpath
@@ -169,8 +168,7 @@ def overview_row(
     work: Workload, view: dict[str, Any], models: list[Model], sums: Summaries
 ) -> dict[str, Any]:
     """A workload's row on the home and workloads pages, from its page's view: its size and lowest
-    energy (LLM: at
-    the chosen target, from the view's comparison)."""
+    energy (LLM: at the chosen target, from the view's comparison)."""
     energy = AXES[work.kind].energy
     if work.kind == LLM:
         lows = [(r["low"], r["model"]) for r in view["compare"]["rows"]]

@@ -1,7 +1,6 @@
 """The site, file by file, each handed on to be written when made: a model document is read for its
-page alone, and
-what the pages need of the small documents and of earlier pages is read from the store as they
-need it."""
+page alone, and what the pages need of the small documents and of earlier pages is read from the
+store as they need it."""
 
 import posixpath
 from collections.abc import Generator, Iterator
@@ -108,8 +107,7 @@ class Planner:
 
     def file(self, path: str, data: Content, copy_of: str | None = None) -> File:
         """Record one site file (copy_of: the file of data/ it copies) and hand it on to be written;
-        two files for
-        one path is an error."""
+        two files for one path is an error."""
         try:  # a Path: a file of the package, copied as it stands
             size = data.lstat().st_size if isinstance(data, Path) else len(data)  # type: ignore[arg-type]
         except OSError as exc:
@@ -136,8 +134,7 @@ class Planner:
         self, path: str, template: str, view: dict[str, Any], shown: str, date: Any = None
     ) -> File:
         """A page handed on as it renders, in parts; a template that finds the view unsound raises
-        as `reading`
-        does."""
+        as `reading` does."""
         if isinstance(date, str) and date:
             self.dates[path] = date
         return self.made(path, render(template, view), shown)

@@ -1,6 +1,5 @@
 """Where every page's figures come from: upstream files at their pinned commits, the papers, the
-licence, and the
-schema.org Dataset markup every page carries (pure)."""
+licence, and the schema.org Dataset markup every page carries (pure)."""
 
 import json
 from typing import Any

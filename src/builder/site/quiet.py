@@ -1,7 +1,6 @@
 """Matplotlib without warning lines: a configuration folder of the site's own when the user's is not
-writable, and
-no word about glyphs the measuring font lacks (the SVG keeps text as text: the browser draws it
-in its own fonts)."""
+writable, and no word about glyphs the measuring font lacks (the SVG keeps text as text: the browser
+draws it in its own fonts)."""
 
 import atexit
 import logging
@@ -29,8 +28,7 @@ def _writable(folder: Path) -> bool:
 
 def matplotlib_home() -> None:
     """Before matplotlib is imported: MPLCONFIGDIR set to a temporary folder, removed at exit,
-    unless it is set or
-    matplotlib's own configuration and cache folders are writable."""
+    unless it is set or matplotlib's own configuration and cache folders are writable."""
     if os.environ.get("MPLCONFIGDIR"):
         return
     home = Path.home()

@@ -1,10 +1,8 @@
 """The site's store: an SQLite database in a temporary file that SQLite deletes as it opens it,
-holding what pages
-need beyond their own model document: the small documents' rows and entries, every workload's
-models, each model's
-summary and GPU types, and every site file's size. SQLite keeps at most 2 MB of it in memory,
-however many models
-there are; a full or unusable temporary folder is one OutputError."""
+holding what pages need beyond their own model document: the small documents' rows and entries,
+every workload's models, each model's summary and GPU types, and every site file's size. SQLite
+keeps at most 2 MB of it in memory, however many models there are; a full or unusable temporary
+folder is one OutputError."""
 
 from __future__ import annotations
 
@@ -50,8 +48,7 @@ def folder_of(path: str) -> str:
 
 def sqlite_tmpdir() -> str:
     """The folder SQLite puts its temporary files in: the first of SQLITE_TMPDIR, TMPDIR, /var/tmp,
-    /usr/tmp, /tmp
-    that is a folder it may write in."""
+    /usr/tmp, /tmp that is a folder it may write in."""
     found = [
         os.environ.get("SQLITE_TMPDIR"),
         os.environ.get("TMPDIR"),
@@ -66,9 +63,8 @@ def sqlite_tmpdir() -> str:
 @contextmanager
 def _stored() -> Iterator[None]:
     """A failing SQLite call as one line: a value it cannot hold (a document's list where text
-    belongs) a TypeError,
-    which the page names; anything else (a full or unusable temporary folder) an OutputError
-    naming the folder."""
+    belongs) a TypeError, which the page names; anything else (a full or unusable temporary folder)
+    an OutputError naming the folder."""
     try:
         yield
     except (sqlite3.InterfaceError, sqlite3.ProgrammingError) as exc:
@@ -288,8 +284,7 @@ class Store:
 
     def in_folder(self, folder: str) -> Iterator[tuple[str, str, int | None]]:
         """A folder's subfolders (size None), then its files but its index.html, each in path order:
-        (path, page
-        to link, size)."""
+        (path, page to link, size)."""
         for (sub,) in self._rows(
             "SELECT folder FROM folders WHERE parent = ? ORDER BY folder", (folder,)
         ):

@@ -37,8 +37,7 @@ def best_under(
     model: dict[str, Any] | None = None,
 ) -> Found:
     """The frontier's entries for the model (`model`, its entry in `frontier`, shown as `at`) as its
-    configurations;
-    a GPU type the entry lacks, or a model without one, is computed."""
+    configurations; a GPU type the entry lacks, or a model without one, is computed."""
     if frontier is None or model is None:
         return TARGETS_MS, computed(doc["configurations"]), False
     listed = frontier.get("itl_targets_ms")

@@ -301,8 +301,7 @@ def control(
     page: str, gpus: list[str], models: list[tuple[str, str, str, list[list[Any]]]]
 ) -> dict[str, Any]:
     """What the latency control on page reads: each GPU type's page, and each model's slug, name,
-    page and
-    configurations (targets.POINT), links relative to page."""
+    page and configurations (targets.POINT), links relative to page."""
     return {
         "fields": targets.POINT,
         "gpus": {gpu: href(page, gpu_page(gpu)) for gpu in gpus},

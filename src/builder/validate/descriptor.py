@@ -35,9 +35,8 @@ def check_package(
     tree: Tree, ok: dict[str, Any], curated: dict[str, Any] | None
 ) -> tuple[list[Problem], dict[str, Any]]:
     """Every problem of the descriptor but its files' sizes and hashes, and what frictionless may
-    open: the
-    builder's own descriptor with the sizes and hashes listed (empty unless every resource is the
-    builder's)."""
+    open: the builder's own descriptor with the sizes and hashes listed (empty unless every resource
+    is the builder's)."""
     desc = tree.descriptor
     if not isinstance(desc, dict):
         return [], {}  # unreadable or not an object: reported when the tree was read
@@ -81,8 +80,7 @@ def check_package(
 
 def source_findings(sources: Any, lock: str = "") -> list[tuple[str, str]]:
     """A source without upstream's commit, one finding each; `lock`: the sources are those it
-    derives (its commit
-    null), not the descriptor's (a version empty or missing)."""
+    derives (its commit null), not the descriptor's (a version empty or missing)."""
     out: list[tuple[str, str]] = []
     for i, source in enumerate(sources if isinstance(sources, list) else []):
         version = source.get("version") if isinstance(source, dict) else ""
@@ -124,10 +122,8 @@ def resource_findings(
     want: list[dict[str, Any]], listed: Any, tree: Tree, facts: dict[str, dict[str, Any]]
 ) -> list[tuple[str, str]]:
     """How the listed resources differ from the builder's, matched by name (one added is one
-    finding): a missing
-    file of the package's layout said once, by its path; sizes and hashes in the builder's form
-    (`facts`) are
-    frictionless's to check."""
+    finding): a missing file of the package's layout said once, by its path; sizes and hashes in the
+    builder's form (`facts`) are frictionless's to check."""
     if not isinstance(listed, list):
         return [
             (
@@ -212,8 +208,7 @@ def _line(text: object) -> str:
 
 def check_tables(tree: Tree, package: dict[str, Any]) -> list[Problem]:
     """Every problem frictionless finds in the package check_package hands it: the descriptor, each
-    file's size and
-    hash (a stale one said at its place in the descriptor), and the CSV tables."""
+    file's size and hash (a stale one said at its place in the descriptor), and the CSV tables."""
     from frictionless import Package, system
 
     # the resources are the builder's own: check_package hands no others

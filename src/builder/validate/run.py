@@ -42,8 +42,7 @@ def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
     """The build's check of what it just made: every rule but the descriptor's (it derives it) and
-    frictionless's,
-    and every file within the size validate reads."""
+    frictionless's, and every file within the size validate reads."""
     big = [
         Problem.of(tree.shown(rel), "/", "tree.too-large", too_large(len(raw)))
         for rel, raw in tree.raw.items()
