@@ -104,11 +104,16 @@ def response_energies(
     }
 
 
+def lines(data: bytes) -> io.TextIOWrapper:
+    """UTF-8 CSV bytes as text lines for a csv reader, decoded as they are read (never one copy)."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="")
+
+
 def stated_responses(data: bytes) -> Iterator[tuple[int, Key, Energy]]:
     """(line, key, energy) of each CSV row whose key and values read as finite numbers (check_csv
     reports the rest)."""
     try:
-        reader = csv.DictReader(io.StringIO(data.decode("utf-8"), newline=""))
+        reader = csv.DictReader(lines(data))
         for row in reader:
             try:
                 energy = (float(row[JOULES]), float(row[WH]))

@@ -3,11 +3,11 @@ its energy per
 token and average output length, and a model document's active parameters against its total."""
 
 import csv
-import io
 import math
+from collections.abc import Iterator
 from typing import Any
 
-from builder.csvview import JOULES
+from builder.csvview import JOULES, lines
 from builder.errors import Problem, printable
 from builder.layout import CSV
 from builder.relations import (
@@ -28,12 +28,16 @@ def check_responses(tree: Tree) -> list[Problem]:
     if CSV not in tree.raw:
         return []
     try:
-        reader = csv.DictReader(io.StringIO(tree.raw[CSV].decode("utf-8"), newline=""))
-        rows = [(reader.line_num, row) for row in reader]
+        return list(_faults(tree))
     except (UnicodeDecodeError, csv.Error):
         return []  # the table check reports a table it cannot read
-    problems = []
-    for line, row in rows:
+
+
+def _faults(tree: Tree) -> Iterator[Problem]:
+    """check_responses's problems, the CSV read a row at a time."""
+    reader = csv.DictReader(lines(tree.raw[CSV]))
+    for row in reader:
+        line = reader.line_num
         names = (RELATION.target, *RELATION.inputs)
         values = {name: value for name in names if (value := _number(row.get(name))) is not None}
         if len(values) < len(names):
@@ -47,12 +51,8 @@ def check_responses(tree: Tree) -> list[Problem]:
             within = f"within {PUBLISHED_TOLERANCE:.1%}"
             want = f"{fault.rule} = {fault.expected:.4f} ({within}; {conf})"
             at = f"line {line}, column {JOULES}"
-            problems.append(
-                Problem.mismatch(
-                    tree.shown(CSV), at, "physics.energy-per-response", want, str(fault.found)
-                )
-            )
-    return problems
+            code = "physics.energy-per-response"
+            yield Problem.mismatch(tree.shown(CSV), at, code, want, str(fault.found))
 
 
 def check_parameters(shown: str, doc: dict[str, Any]) -> list[Problem]:
