@@ -57,7 +57,7 @@ OWN_NAMES |= {
 _ROW = re.compile(r"/configurations/([0-9]+)(?=/|$)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UpstreamRow:
     """What a checked upstream configuration of any kind holds: its model, GPUs and power,
     upstream names kept."""
@@ -73,7 +73,7 @@ class UpstreamRow:
     avg_power_watts: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row(UpstreamRow):
     """One checked upstream configuration of an LLM workload, upstream field names kept."""
 
@@ -94,7 +94,7 @@ class Row(UpstreamRow):
     p99_itl_ms: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GenRow(UpstreamRow):
     """One checked upstream configuration of an image or video workload, its own fields in
     neutral names."""
@@ -112,7 +112,8 @@ class GenRow(UpstreamRow):
     fps: int | None = None  # video only
 
 
-KNOWN = frozenset(f.name for f in fields(Row))
+ROW_FIELDS = tuple(f.name for f in fields(Row))
+KNOWN = frozenset(ROW_FIELDS)
 Parsed = tuple[list[UpstreamRow], list[str]]  # the checked rows of a task file, and its warnings
 
 
@@ -121,7 +122,8 @@ def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
     problem."""
     doc, problems, sound = read_task(data, path, TASK_SCHEMA)
     problems += task_fault(doc, path, task)
-    rows = {i: Row(**{f.name: raw[f.name] for f in fields(Row)}) for i, raw in sound.items()}
+    seen: dict[str, str] = {}
+    rows = {i: Row(**shared({f: raw[f] for f in ROW_FIELDS}, seen)) for i, raw in sound.items()}
     for i, row in rows.items():
         faults = name_faults(row, NAME_FIELDS)
         layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
@@ -153,8 +155,11 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed
         for f in fields(GenRow)
         if f.name not in skipped
     }
+    seen: dict[str, str] = {}
     rows = {
-        i: GenRow(architecture=str(architecture), **{f: raw[n] for f, n in names.items()})
+        i: GenRow(
+            architecture=str(architecture), **shared({f: raw[n] for f, n in names.items()}, seen)
+        )
         for i, raw in sound.items()
     }
     for i, row in rows.items():
@@ -173,6 +178,11 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed
     )
 
 
+def shared(values: dict[str, Any], seen: dict[str, str]) -> dict[str, Any]:
+    """`values` with each text the object `seen` first held: the rows of a model share its names."""
+    return {key: seen.setdefault(v, v) if isinstance(v, str) else v for key, v in values.items()}
+
+
 def relation_problems(
     path: str,
     rows: Mapping[int, UpstreamRow],
@@ -185,7 +195,8 @@ def relation_problems(
     each breaks (finish names the rows of one model that break one rule on one line)."""
     found = {}
     for i, row in rows.items():
-        for fault in relation_faults(vars(row), relations, orders):
+        values = {f.name: getattr(row, f.name) for f in fields(row)}
+        for fault in relation_faults(values, relations, orders):
             where = f"/configurations/{i}/{names.get(fault.field, fault.field)}"
             want = f"{fault.rule} = {fault.expected!r}"
             found[Problem.mismatch(path, where, "upstream.relation", want, repr(fault.found))] = (
