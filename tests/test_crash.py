@@ -185,7 +185,7 @@ def build_args(upstream: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dict[str, str]]:
-    """A lane holding package a.json, and each package's render (which only reads) and digest."""
+    """A lane holding package a.json, and each package built in memory (reads only) and digest."""
     root = make_lane(tmp_path_factory.mktemp("reference") / "lane")
     renders, digests = {}, {}
     with pytest.MonkeyPatch.context() as patch:
@@ -194,7 +194,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dic
             builder.build.build(Path("data"), {"lm-arena-chat": Path(upstream)}, DATE)
             digests[upstream] = package(root)
             pins = {"lm-arena-chat": builder.pin.local_pin(Path(upstream))}
-            renders[upstream] = builder.build.render(Path("data"), pins, DATE)
+            renders[upstream] = builder.build.build_in_memory(Path("data"), pins, DATE)
     assert digests["a.json"] != digests["b.json"]
     return root, renders, digests
 
@@ -214,7 +214,7 @@ def cached_renders(reference, lane: Path, monkeypatch: pytest.MonkeyPatch) -> di
     """The two packages' digests, by upstream file; a build renders from the cache."""
     renders = reference[1]
     monkeypatch.setattr(
-        builder.build, "render", lambda out, up, date: renders[up["lm-arena-chat"].name]
+        builder.build, "build_in_memory", lambda out, up, date: renders[up["lm-arena-chat"].name]
     )
     return reference[2]
 

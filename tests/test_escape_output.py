@@ -8,7 +8,7 @@ import json
 from builder.diff import Change, Diff, render_text
 from builder.errors import Problem
 from builder.release.rules import Version, changelog_entry
-from builder.report import as_json, render
+from builder.report import as_json, render_problem
 
 FAKE = "fake: /: all good"
 
@@ -61,7 +61,7 @@ def test_json_lines_and_workflow_commands_escape_every_part() -> None:
         "1\\x1b",
         "\\u202e2",
     )
-    assert json.loads(render(problem, "json")) == item
+    assert json.loads(render_problem(problem, "json")) == item
     for fmt in ("text", "json", "github"):
-        shown = render(problem, fmt)
+        shown = render_problem(problem, fmt)
         assert shown.isprintable(), (fmt, shown)  # no newline either

@@ -442,7 +442,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
         doc, links, {"src": "c.svg", "alt": chart.alt}, {**common, "others": [(MARKUP, "x")]}
     )
     view["doc"]["best"]["B200"]["gpu"] = MARKUP  # shown by the pick macro
-    html = b"".join(plan.render("model.html", view)).decode("utf-8")
+    html = b"".join(plan.render_template("model.html", view)).decode("utf-8")
     assert scripts(html) == SCRIPTS  # the page's own, no other
     assert "<img src=x" not in html
     assert "javascript:" not in html.split("<main>")[1]
@@ -458,7 +458,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
     context = {**common, "source": views.source_view(doc["source"], work), "json": []}
     sums = {"m.json": targets.summarize(doc, targets.best_under(doc, None))}
     view = pages.workload_view(work, models, index, sums, None, context)
-    page = b"".join(plan.render("workload.html", view)).decode("utf-8")
+    page = b"".join(plan.render_template("workload.html", view)).decode("utf-8")
     assert scripts(page) == SCRIPTS
     assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3
 

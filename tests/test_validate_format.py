@@ -15,7 +15,7 @@ from builder.report import (
     github_command,
     github_report,
     located,
-    render,
+    render_problem,
     report_json,
 )
 
@@ -184,7 +184,7 @@ def test_an_unknown_format_is_a_usage_error(in_repo, cli) -> None:
 def test_github_escapes_what_the_workflow_command_syntax_reserves(
     problem: Problem, expected: str
 ) -> None:
-    assert render(problem, "github") == expected
+    assert render_problem(problem, "github") == expected
 
 
 def test_a_message_of_another_shape_has_no_expected_or_found() -> None:

@@ -45,7 +45,7 @@ def upstream_tasks(meta: dict[str, Any]) -> list[str]:
     return [work.task for work in [*workloads(meta), *generation_workloads(meta)]]
 
 
-def render(
+def build_in_memory(
     out: Path, upstream: dict[str, Pinned], date: str, models: dict[str, Pinned] | None = None
 ) -> BuildResult:
     """Every output file's bytes, checked, from the pins or the task and per-model files given;
@@ -141,7 +141,9 @@ def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult
         raise OutputError(
             f"{exc.filename or out}: cannot remove what a stopped run left ({exc.strerror})"
         ) from exc
-    result = render(out, {task: local_pin(path) for task, path in (upstream or {}).items()}, date)
+    result = build_in_memory(
+        out, {task: local_pin(path) for task, path in (upstream or {}).items()}, date
+    )
     named = "named like a stage, but the builder did not make it; left in place"
     result = replace(
         result, warnings={**result.warnings, "": [f"{path}: {named}" for path in foreign]}

@@ -10,12 +10,9 @@ from typing import Any
 from builder import card, repository
 from builder.croissant import CROISSANT, croissant
 from builder.errors import InputError, Problem, ValidationError, printable
-from builder.layout import DATA, DESCRIPTOR, METADATA, WORKLOAD_LIST
+from builder.layout import CFF, CITATION_TOML, DATA, DESCRIPTOR, METADATA, WORKLOAD_LIST, ZENODO
 from builder.write import replace_files
 
-CURATED = Path("citation.toml")
-CFF = "CITATION.cff"
-ZENODO = ".zenodo.json"
 ARXIV = re.compile(r"arXiv:(?P<id>\d{4}\.\d{4,5})")
 
 
@@ -42,16 +39,16 @@ def _yaml(value: Any, indent: int) -> list[str]:
 
 
 def _stale(root: Path, descriptor: bytes) -> dict[str, bytes] | None:
-    """The generated files at `root` whose bytes differ from what CURATED makes; None unless
+    """The generated files at `root` whose bytes differ from what CITATION_TOML makes; None unless
     `root` is its folder."""
-    if not (CURATED.is_file() and root.resolve() == CURATED.resolve().parent):
+    if not (CITATION_TOML.is_file() and root.resolve() == CITATION_TOML.resolve().parent):
         # not the repository root: a build into another folder, or an archive, has no citation.toml
         return None
     made = citation_files(descriptor)
     return {name: data for name, data in made.items() if read_or_none(root / name) != data}
 
 
-def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, bytes]:
+def citation_files(descriptor: bytes, curated: Path = CITATION_TOML) -> dict[str, bytes]:
     """CITATION.cff, .zenodo.json and croissant.json for a descriptor's data version, from one
     set of fields."""
     try:
@@ -78,9 +75,8 @@ def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, byte
     references = cff.pop("references", [])
     found = repository.load(curated.parent / METADATA)  # the one curated place that names it
     url = found.url if found else None
-    abstract = (
-        f"{summary}. {meta['zenodo']['note']}"  # the one description: CITATION.cff's and Zenodo's
-    )
+    # the one description: CITATION.cff's and Zenodo's
+    abstract = f"{summary}. {meta['zenodo']['note']}"
     head = {
         "cff-version": "1.2.0",
         **cff,
@@ -101,8 +97,8 @@ def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, byte
         head["repository-code"] = url
         related.append({"identifier": url, "relation": "isSupplementTo", "scheme": "url"})
     lines = [
-        f"# Written by `builder build` from {CURATED} and the data version: edit {CURATED}, not "
-        f"this file."
+        f"# Written by `builder build` from {CITATION_TOML} and the data version: "
+        f"edit {CITATION_TOML}, not this file."
     ]
     lines += _yaml(head, 0)
     if meta["doi"]:
@@ -112,7 +108,7 @@ def citation_files(descriptor: bytes, curated: Path = CURATED) -> dict[str, byte
     else:
         lines.append(
             f"# No DOI yet: Zenodo mints one from the first GitHub release; it goes in "
-            f"{CURATED}'s doi."
+            f"{CITATION_TOML}'s doi."
         )
     lines += _yaml({"references": references}, 0)
     names = [
@@ -145,7 +141,7 @@ def citation_problems(root: Path) -> list[Problem]:
     except (OSError, ValueError, KeyError, TypeError):
         return []  # the descriptor's own problems are reported by the package checks
     if (stale := _stale(root, descriptor)) is not None:
-        wanted = f"what `builder build` writes from {CURATED} for data version {data_version}"
+        wanted = f"what `builder build` writes from {CITATION_TOML} for data version {data_version}"
         code, note = "citation.stale", " (run builder build)"
         return [Problem.mismatch(name, "/", code, wanted, "other bytes", note) for name in stale]
     if (raw := read_or_none(root / CFF)) is None:

@@ -96,11 +96,11 @@ def schema_diff(old: str, new: str, documents: bool, exit_code: bool) -> None:
     after listing (with --exit-code: 1 when anything changed or failed), 1 when OLD or NEW cannot be
     read, 2 on usage errors."""
     from builder.diff import load_docs
-    from builder.release.compat import compare, verdict
+    from builder.release.compat import compare_releases, verdict
 
     # none: no document to cross-validate
     docs = (load_docs(old), load_docs(new)) if documents else ({}, {})
-    result = compare(old, new, *docs)
+    result = compare_releases(old, new, *docs)
     for change in result.changes:
         say(str(change))
     say(verdict(result.changes) if result.changes else f"no schema changes from {old} to {new}")

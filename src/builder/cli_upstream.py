@@ -118,7 +118,7 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
     Exits 0 when pinned, 3 when a task file is unreachable, 1 when one is refused, 2 on usage
     errors.
     """
-    from builder.build import render
+    from builder.build import build_in_memory
     from builder.errors import InputError, UpstreamError, ValidationError
     from builder.fetch import download
     from builder.layout import DATA
@@ -170,7 +170,7 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
         }
     try:  # messages name the URLs
         pins = {name: Pinned(new[name], urls[name], data) for name, data in bodies.items()}
-        result = render(DATA, pins, today, models)
+        result = build_in_memory(DATA, pins, today, models)
     except ValidationError as exc:
         summary = (
             f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing "

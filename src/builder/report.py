@@ -68,7 +68,7 @@ def github_command(
     return f"::{level} {','.join(props)}::{text}" if props else f"::{level}::{text}"
 
 
-def render(problem: Problem, fmt: str) -> str:
+def render_problem(problem: Problem, fmt: str) -> str:
     """One problem as a line of `fmt`; a workflow command without a file is titled `builder`."""
     if fmt == "json":
         return json.dumps(as_json(problem), ensure_ascii=False, allow_nan=False)
@@ -136,7 +136,9 @@ def github_report(problems: list[Problem], root: Path = Path()) -> list[str]:
             else ""
         )
         lines.append(
-            render(dataclasses.replace(first, message=first.message + more + rebuild), "github")
+            render_problem(
+                dataclasses.replace(first, message=first.message + more + rebuild), "github"
+            )
         )
     if derived:
         named = ", ".join(sorted({p.path for p in derived}))

@@ -350,7 +350,7 @@ def table_changes(old: bytes, new: bytes) -> list[SchemaChange]:
     return changes
 
 
-def compare(old: str, new: str, old_docs: Docs, new_docs: Docs) -> Compat:
+def compare_releases(old: str, new: str, old_docs: Docs, new_docs: Docs) -> Compat:
     """check_compat of two folders' or refs' schemas, plus their descriptors' table changes (none
     when one lacks it)."""
     compat = check_compat(load_schema_set(old), load_schema_set(new), old_docs, new_docs)
@@ -389,7 +389,7 @@ def guard_release(
 ) -> str:
     """Compare the commit `current` with the previous tag: refuse an unaccepted change, else the
     changelog section."""
-    compat = compare(previous, current, old_docs, new_docs)
+    compat = compare_releases(previous, current, old_docs, new_docs)
     old_major, new_major = major(old_docs), major(new_docs)
     require_accepted(compat, accepted, old_major, new_major)
     return changelog_section(compat, accepted, previous, old_major, new_major)

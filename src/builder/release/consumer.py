@@ -5,15 +5,13 @@ import json
 import re
 
 from builder import card
-from builder.layout import DATA, METADATA, WORKLOAD_LIST
+from builder.layout import CFF, DATA, METADATA, WORKLOAD_LIST, ZENODO
 from builder.repository import MARK
 from builder.repository import parse as parse_repository
 
 README = "README.md"
 READER_README = "reader/README.md"  # the wheel's README
 DICTIONARY = "docs/data-dictionary.md"
-CFF = "CITATION.cff"
-ZENODO = ".zenodo.json"
 LISTED = f"{DATA}/{WORKLOAD_LIST}"
 # what `problems` reads
 TEXTS = (

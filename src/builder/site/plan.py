@@ -65,7 +65,7 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render(template: str, context: dict[str, Any]) -> Iterator[bytes]:
+def render_template(template: str, context: dict[str, Any]) -> Iterator[bytes]:
     """A page in parts of about 64 KiB, each encoded as the template renders it (a long page is
     never held whole)."""
     part = bytearray()
@@ -137,7 +137,7 @@ class Planner:
         as `reading` does."""
         if isinstance(date, str) and date:
             self.dates[path] = date
-        return self.made(path, render(template, view), shown)
+        return self.made(path, render_template(template, view), shown)
 
     def made(self, path: str, parts: Iterator[bytes], shown: str) -> File:
         """A file handed on in parts as they are made; its size is recorded when its last part

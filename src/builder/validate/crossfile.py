@@ -27,7 +27,7 @@ from builder.transform import (
     unit_rows,
     workload_urls,
 )
-from builder.validate.descriptor import compare
+from builder.validate.descriptor import value_differences
 from builder.validate.tree import Tree
 
 # version and unit: the schemas'
@@ -90,7 +90,7 @@ def differing(
 ) -> list[Problem]:
     """One problem a key of `want` (the values `source` holds) that `found` lacks or holds
     another value of."""
-    diffs = compare(want, {key: found[key] for key in want if key in found}, at, source)
+    diffs = value_differences(want, {key: found[key] for key in want if key in found}, at, source)
     return [Problem.of(shown, where, "crossfile.copied-value", message) for where, message in diffs]
 
 

@@ -14,7 +14,7 @@ from builder.pin import sha256
 from builder.strictjson import json_type
 from builder.validate.tree import Tree
 
-CURATED = ("name", "title", "description", "homepage", "licenses", "sources")
+CURATED_KEYS = ("name", "title", "description", "homepage", "licenses", "sources")
 # a file's size and sha256: frictionless checks the listed ones against the file
 FACTS = (
     "bytes",
@@ -43,7 +43,7 @@ def check_package(
     version = max((doc["data_version"] for doc in ok.values()), default=desc.get("version"))
     expected = derived_parts(tree.raw, tree.data_dir, version, load_schemas()) | (curated or {})
     resources = expected.pop("resources")  # compared by name, in resource_findings
-    skipped = ("resources", *(CURATED if curated is None else ()))
+    skipped = ("resources", *(CURATED_KEYS if curated is None else ()))
     found = {key: value for key, value in desc.items() if key not in skipped}
     said = dict(source_findings(desc.get("sources"))) | dict(
         source_findings((curated or {}).get("sources"), str(LOCK))
@@ -52,7 +52,7 @@ def check_package(
     findings = sorted(said.items(), key=lambda f: (len(f[0]), f[0]))
     reported = {at for at, _ in findings}
     listed = listed_facts(resources, desc.get("resources"))
-    compared = compare(expected, found) + resource_findings(
+    compared = value_differences(expected, found) + resource_findings(
         resources, desc.get("resources"), tree, listed
     )
     findings += [(at, message) for at, message in compared if at not in reported]
@@ -103,8 +103,8 @@ def source_findings(sources: Any, lock: str = "") -> list[tuple[str, str]]:
 
 def listed_facts(want: list[dict[str, Any]], listed: Any) -> dict[str, dict[str, Any]]:
     """By resource name, the sizes and hashes the descriptor lists in the builder's form
-    (frictionless checks
-    their values against the files); a fact in another form is compare's to report."""
+    (frictionless checks their values against the files); value_differences reports a fact in
+    another form."""
     forms = {key: type(res[key]) for res in want for key in FACTS if key in res}
     found: dict[str, dict[str, Any]] = {}
     for res in listed if isinstance(listed, list) else []:
@@ -148,7 +148,7 @@ def resource_findings(
             said = [(where, Said("each resource once", shown(name), " again"))]
         else:
             seen[name] = None
-            said = compare(wanted[name] | facts.get(str(name), {}), res, where)
+            said = value_differences(wanted[name] | facts.get(str(name), {}), res, where)
         # said instead
         if (rel := below(path, tree.data_dir)) is not None and place(rel) and rel not in tree.raw:
             missing.append(
@@ -167,7 +167,9 @@ def resource_findings(
     return out + missing
 
 
-def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple[str, str]]:
+def value_differences(
+    want: Any, found: Any, at: str = "", source: str = ""
+) -> list[tuple[str, str]]:
     """Every difference between what is wanted (the builder's output, or `source`'s value) and
     what is found."""
     said = f" as in {source}" if source else ""
@@ -188,11 +190,11 @@ def compare(want: Any, found: Any, at: str = "", source: str = "") -> list[tuple
             elif key not in want:
                 out.append((where, Said(f"no such key{said}", shown(theirs))))
             else:
-                out += compare(mine, theirs, where, source)
+                out += value_differences(mine, theirs, where, source)
         return out
     if isinstance(want, list) and isinstance(found, list):
         pairs = enumerate(zip(want, found, strict=False))
-        out = [d for i, (w, f) in pairs for d in compare(w, f, f"{at}/{i}", source)]
+        out = [d for i, (w, f) in pairs for d in value_differences(w, f, f"{at}/{i}", source)]
         if len(want) != len(found):
             out.append((at or "/", Said(f"{len(want)} items{said}", str(len(found)))))
         return out

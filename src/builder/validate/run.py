@@ -17,7 +17,7 @@ from builder.jsonschemas import (
 from builder.layout import MAX_FILE_BYTES, SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
 from builder.strictjson import StrictJSONError, parse_json
 from builder.validate import crossfile, frontiers
-from builder.validate.descriptor import check_package, check_tables, compare
+from builder.validate.descriptor import check_package, check_tables, value_differences
 from builder.validate.documents import (
     check_dates,
     check_gpu_spellings,
@@ -139,7 +139,7 @@ def check_schema_folder(root: Path) -> list[Problem]:
             )
             continue
         try:
-            differences = compare(own[name], parse_json(read_file(root / SCHEMAS / name)))
+            differences = value_differences(own[name], parse_json(read_file(root / SCHEMAS / name)))
         except (Refused, StrictJSONError) as exc:
             not_read = f"a file not read ({exc})"
             problems.append(
