@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from builder.errors import Finding, Said
 from builder.validate.documents import check_configuration
 from helpers import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
@@ -923,14 +924,16 @@ def test_the_committed_configuration_obeys_physics() -> None:
 @pytest.mark.parametrize("field", NUMERIC)
 def test_physics_reports_a_non_finite_number(field: str, value: float) -> None:
     faults = check_configuration({**CONF, field: value}, 500, "/c")
-    assert (f"/c/{field}", f"expected a finite number, found {value}") in faults, faults
+    finite = Finding(f"/c/{field}", "physics.finite", Said("a finite number", str(value)))
+    assert finite in faults, faults
     for law in LAWS.get(field, ()):  # and every law it takes part in fails
-        assert f"/c/{law}" in dict(faults), (law, faults)
+        assert f"/c/{law}" in {f.where for f in faults}, (law, faults)
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf], ids=["nan", "inf", "-inf"])
 def test_physics_reports_a_non_finite_deadline(value: float) -> None:
-    assert "/c/under_itl_deadline" in dict(check_configuration(CONF, value, "/c"))
+    faults = check_configuration(CONF, value, "/c")
+    assert ("/c/under_itl_deadline", "physics.itl-deadline") in [f[:2] for f in faults]
 
 
 def test_physics_laws_fail_without_the_finiteness_check(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -940,8 +943,8 @@ def test_physics_laws_fail_without_the_finiteness_check(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(physics, "finite", lambda *_values: True)
     for field, laws in LAWS.items():
-        faults = dict(check_configuration({**CONF, field: math.nan}, 500, "/c"))
-        assert {f"/c/{law}" for law in laws} <= faults.keys(), (field, faults)
+        faults = check_configuration({**CONF, field: math.nan}, 500, "/c")
+        assert {f"/c/{law}" for law in laws} <= {f.where for f in faults}, (field, faults)
 
 
 # A release archive: no metadata.toml and no lock beside the data; the descriptor's JSON Schema

@@ -142,8 +142,11 @@ def citation_problems(root: Path) -> list[Problem]:
         return []  # the descriptor's own problems are reported by the package checks
     if (stale := _stale(root, descriptor)) is not None:
         wanted = f"what `builder build` writes from {CITATION_TOML} for data version {data_version}"
-        code, note = "citation.stale", " (run builder build)"
-        return [Problem.mismatch(name, "/", code, wanted, "other bytes", note) for name in stale]
+        note = " (run builder build)"
+        return [
+            Problem.mismatch(name, "/", "citation.stale", wanted, "other bytes", note)
+            for name in stale
+        ]
     if (raw := read_or_none(root / CFF)) is None:
         # a data folder without a citation (an older archive, a bare copy): nothing to check
         return []
@@ -155,7 +158,7 @@ def citation_problems(root: Path) -> list[Problem]:
         if found is None or found[1] != json.dumps(value):
             shown = printable(found[1]) if found else "none"
             problems.append(
-                Problem.mismatch(CFF, f"/{key}", f"citation.{key}", json.dumps(value), shown)
+                Problem.mismatch(CFF, f"/{key}", "citation.data-version", json.dumps(value), shown)
             )
     return problems
 

@@ -2,7 +2,7 @@
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass(frozen=True, order=True)
@@ -33,12 +33,9 @@ class Problem:
         return cls(path, where, f"expected {expected}, found {found}{note}", code, expected, found)
 
     @classmethod
-    def of(cls, path: str, where: str, code: str, message: str) -> "Problem":
-        """A problem from a check's message: a Said keeps its expected and found, other text only
-        the code."""
-        if isinstance(message, Said):
-            return cls(path, where, str(message), code, message.expected, message.found)
-        return cls(path, where, str(message), code)
+    def of(cls, path: str, where: str, code: str, said: "Said") -> "Problem":
+        """A problem from a check's Said: its message, its expected and its found."""
+        return cls(path, where, str(said), code, said.expected, said.found)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.where}: {self.message}"
@@ -50,11 +47,24 @@ class Said(str):
 
     expected: str
     found: str
+    note: str
 
     def __new__(cls, expected: str, found: str, note: str = "") -> "Said":
         said = super().__new__(cls, f"expected {expected}, found {found}{note}")
-        said.expected, said.found = expected, found
+        said.expected, said.found, said.note = expected, found, note
         return said
+
+    def noted(self, more: str) -> "Said":
+        """The same two sides, `more` added to the note."""
+        return Said(self.expected, self.found, self.note + more)
+
+
+class Finding(NamedTuple):
+    """A rule one value breaks: where (a JSON pointer), the rule's code, and its Said."""
+
+    where: str
+    code: str
+    said: Said
 
 
 def shown(value: Any, limit: int = 80) -> str:

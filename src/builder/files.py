@@ -49,16 +49,19 @@ def is_folder(path: Path) -> bool:
 
 class Refused(Exception):
     """An entry that was not read, and why: its kind, its size, or the error that stopped the
-    read."""
+    read; `said` keeps the two sides."""
 
     def __init__(
         self, found_kind: str | None = None, size: int | None = None, error: str | None = None
     ) -> None:
-        why = f"expected a regular file, found {found_kind}" if found_kind else too_large(size or 0)
-        why += " (not read)"
-        super().__init__(
-            f"expected a readable file, found an error ({error})" if error is not None else why
-        )
+        if error is not None:
+            said = Said("a readable file", f"an error ({error})")
+        elif found_kind:
+            said = Said("a regular file", found_kind, " (not read)")
+        else:
+            said = too_large(size or 0, " (not read)")
+        super().__init__(said)
+        self.said = said
         self.found_kind, self.size, self.error = found_kind, size, error
 
 

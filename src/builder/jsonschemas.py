@@ -13,7 +13,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 
-from builder.errors import InputError, Problem, ProblemsError, pointer, shown
+from builder.errors import InputError, Problem, ProblemsError, Said, pointer, shown
 from builder.fastschema import Check, compile_fast
 from builder.files import Refused, read_file
 from builder.layout import METADATA, SCHEMAS
@@ -70,7 +70,7 @@ class RefError(InputError):
     """A schema whose $refs lead nowhere, loop or expand too far; `fault` says which, without the
     schema's $id."""
 
-    def __init__(self, schema_id: str, fault: str) -> None:
+    def __init__(self, schema_id: str, fault: Said) -> None:
         super().__init__(f"{schema_id}: {fault}")
         self.fault = fault
 
@@ -95,7 +95,7 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
         if budget[0] < 0:
             raise RefError(
                 name,
-                f"expected $refs that expand to at most {MAX_RESOLVED_NODES:,} nodes, found more",
+                Said(f"$refs that expand to at most {MAX_RESOLVED_NODES:,} nodes", "more"),
             )
         if isinstance(node, list):
             return [walk(item, resolver, inside) for item in node]
@@ -105,13 +105,11 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
             try:
                 found = resolver.lookup(node["$ref"])
             except (Unresolvable, TypeError):
-                raise UnresolvedRef(
-                    name, f"expected every $ref to resolve, found {shown(node['$ref'])}"
-                ) from None
+                said = Said("every $ref to resolve", shown(node["$ref"]))
+                raise UnresolvedRef(name, said) from None
             if id(found.contents) in inside:
-                raise RefError(
-                    name, f"expected $refs that end, found a cycle through {shown(node['$ref'])}"
-                )
+                said = Said("$refs that end", f"a cycle through {shown(node['$ref'])}")
+                raise RefError(name, said)
             target = walk(found.contents, found.resolver, (*inside, id(found.contents)))
             rest = {k: walk(v, resolver, inside) for k, v in node.items() if k != "$ref"}
             return {"allOf": [target], **rest} if rest else target
@@ -122,7 +120,7 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
         return flat
     except RecursionError:
         raise RefError(
-            name, "expected a schema nested a few hundred levels at most, found deeper"
+            name, Said("a schema nested a few hundred levels at most", "deeper")
         ) from None
 
 

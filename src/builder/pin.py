@@ -86,21 +86,17 @@ def parse_locks(data: bytes, where: str) -> tuple[dict[str, Lock], dict[str, Loc
     refuse(where, input_problems(LOCK_SCHEMA, raw, where), "the upstream lock")
     files = [entry["file"] for entry in raw["tasks"].values()]
     if twice := sorted({f for f in files if files.count(f) > 1}):
-        found = f"found {', '.join(twice)} named by several tasks"
+        found = f"{', '.join(twice)} named by several tasks"
         raise InputError(
-            str(Problem(where, "/tasks", f"expected one file per task, {found}", "lock.file"))
+            str(Problem.mismatch(where, "/tasks", "lock.file", "one file per task", found))
         )
     models = raw.get("models", {})
     # the file a name stands for: one each, distinct by construction
-    for (
-        name,
-        found_entry,
-    ) in models.items():
+    for name, found_entry in models.items():
         if found_entry["file"] != f"models/{name}.json":
-            message = f"expected models/{name}.json, found {shown(found_entry['file'])}"
-            raise InputError(
-                str(Problem(where, pointer(("models", name, "file")), message, "lock.model-file"))
-            )
+            at, want = pointer(("models", name, "file")), f"models/{name}.json"
+            file = found_entry["file"]
+            raise InputError(str(Problem.mismatch(where, at, "lock.model-file", want, shown(file))))
     tasks = {task: Lock(**entry) for task, entry in raw["tasks"].items()}
     return tasks, {name: Lock(**entry) for name, entry in models.items()}
 

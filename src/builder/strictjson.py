@@ -15,7 +15,7 @@ MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer i
 class StrictJSONError(ValueError):
     """JSON that Python's json would accept but we do not: every fault as (where, message)."""
 
-    def __init__(self, faults: list[tuple[str, str]]) -> None:
+    def __init__(self, faults: list[tuple[str, Said]]) -> None:
         super().__init__("; ".join(f"{where}: {message}" for where, message in faults))
         self.faults = faults
 
@@ -105,7 +105,7 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
         # a fault may sit in what was dropped: every fault of the whole document
         return parse_json(text)
     # every refused value, repeated key and lone surrogate, by JSON pointer
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, Said]] = []
     pending: list[tuple[list[str], Any]] = [([], value)]
     while pending:
         parts, node = pending.pop()

@@ -125,14 +125,13 @@ def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
     seen: dict[str, str] = {}
     rows = {i: Row(**shared({f: raw[f] for f in ROW_FIELDS}, seen)) for i, raw in sound.items()}
     for i, row in rows.items():
+        at = f"/configurations/{i}"
         faults = name_faults(row, NAME_FIELDS)
+        problems += [Problem.of(path, f"{at}/{name}", "upstream.name", m) for name, m in faults]
         layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
         if row.num_gpus != layout:
-            faults.append(("num_gpus", Said(f"{NUM_GPUS_RULE} = {layout}", str(row.num_gpus))))
-        problems += [
-            Problem.of(path, f"/configurations/{i}/{name}", _code(name), msg)
-            for name, msg in faults
-        ]
+            said = Said(f"{NUM_GPUS_RULE} = {layout}", str(row.num_gpus))
+            problems.append(Problem.of(path, f"{at}/num_gpus", "upstream.num-gpus", said))
     broken = relation_problems(path, rows, LLM_RELATIONS, LLM_ORDERS, {})
     return list(rows.values()), finish(
         problems + list(broken), doc, rows, path, KNOWN, IDENTITY, broken
@@ -163,14 +162,15 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed
         for i, raw in sound.items()
     }
     for i, row in rows.items():
+        at = f"/configurations/{i}"
         faults = name_faults(row, ("model_id", "nickname", "gpu_model"))
+        problems += [Problem.of(path, f"{at}/{names[n]}", "upstream.name", m) for n, m in faults]
         if row.num_gpus != row.ulysses_degree * row.ring_degree:
             layout = f"ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}"
-            faults.append(("num_gpus", Said(layout, str(row.num_gpus))))
-        problems += [
-            Problem.of(path, f"/configurations/{i}/{names[name]}", _code(name), m)
-            for name, m in faults
-        ]
+            said = Said(layout, str(row.num_gpus))
+            problems.append(
+                Problem.of(path, f"{at}/{names['num_gpus']}", "upstream.num-gpus", said)
+            )
     broken = relation_problems(path, rows, GENERATION_RELATIONS, GENERATION_ORDERS, names)
     known = {*names.values(), *TASK_FIELDS, "architecture"}
     return list(rows.values()), finish(
@@ -270,11 +270,6 @@ def read_task(
         raise UpstreamError(f"{path}: no configurations; nothing was written", problems)
     bad = {int(row[1]) for problem in problems if (row := _ROW.match(problem.where))}
     return doc, problems, {i: raw for i, raw in enumerate(doc["configurations"]) if i not in bad}
-
-
-def _code(field: str) -> str:
-    """The code of a row's fault in `field`: its GPU layout, or a name rule."""
-    return "upstream.num-gpus" if field == "num_gpus" else "upstream.name"
 
 
 def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, Said]]:

@@ -5,7 +5,7 @@ from dataclasses import dataclass, fields
 from itertools import pairwise
 from typing import Any
 
-from builder.errors import Problem, UpstreamError, pointer, shown
+from builder.errors import Problem, Said, UpstreamError, pointer, shown
 from builder.jsonschemas import input_problems
 from builder.strictjson import StrictJSONError, parse_json
 from builder.upstream import OWN_NAMES, GenRow, Row, UpstreamRow
@@ -70,9 +70,9 @@ def parse_model_file(data: bytes, shown_as: str, name: str, rows: list[UpstreamR
     problems = input_problems(MODEL_SCHEMA, doc, shown_as)
     # one line a file: the first, and how many more
     if not problems and (faults := file_faults(doc, name, rows)):
-        where, message = faults[0]
+        where, fault = faults[0]
         more = f" (and {len(faults) - 1} more fault(s) in this file)" if len(faults) > 1 else ""
-        problems = [Problem(shown_as, where, message + more, "upstream.model-file")]
+        problems = [Problem.of(shown_as, where, "upstream.model-file", fault.noted(more))]
     if problems:
         raise UpstreamError(
             f"{shown_as}: {len(problems)} problem(s) in upstream; nothing was written", problems
@@ -87,7 +87,7 @@ def histogram(raw: dict[str, Any] | None) -> Histogram | None:
     return None if raw is None else Histogram(tuple(raw["bins"]), tuple(raw["counts"]))
 
 
-def file_faults(doc: dict[str, Any], name: str, rows: list[UpstreamRow]) -> list[tuple[str, str]]:
+def file_faults(doc: dict[str, Any], name: str, rows: list[UpstreamRow]) -> list[tuple[str, Said]]:
     """(pointer, fault) for each way a schema-sound per-model file disagrees with its name, its
     task rows or itself."""
     expected = file_name(doc["model_id"], doc["task"])
@@ -95,8 +95,9 @@ def file_faults(doc: dict[str, Any], name: str, rows: list[UpstreamRow]) -> list
         return [
             (
                 "/model_id",
-                f"expected the model and task its file name {name} says ({shown(expected)}), "
-                f"found another",
+                Said(
+                    f"the model and task its file name {name} says ({shown(expected)})", "another"
+                ),
             )
         ]
     own = [row for row in rows if row.model_id == doc["model_id"]]
@@ -104,13 +105,12 @@ def file_faults(doc: dict[str, Any], name: str, rows: list[UpstreamRow]) -> list
         return [
             (
                 "/model_id",
-                f"expected a model of the task file, found {shown(doc['model_id'])}, which it "
-                f"lacks",
+                Said("a model of the task file", shown(doc["model_id"]), ", which it lacks"),
             )
         ]
     confs = doc["configurations"]
     if len(own) != len(confs):
-        said = f"expected {len(own)} configuration(s), as in the task file, found {len(confs)}"
+        said = Said(f"{len(own)} configuration(s), as in the task file", str(len(confs)))
         return [("/configurations", said)]
     faults = []
     for key in MODEL_LEVEL:
@@ -118,8 +118,7 @@ def file_faults(doc: dict[str, Any], name: str, rows: list[UpstreamRow]) -> list
             faults.append(
                 (
                     f"/{key}",
-                    f"expected {shown(getattr(own[0], key))}, as in the task file, found "
-                    f"{shown(doc[key])}",
+                    Said(f"{shown(getattr(own[0], key))}, as in the task file", shown(doc[key])),
                 )
             )
     for i, (conf, row) in enumerate(zip(confs, own, strict=True)):
@@ -129,7 +128,7 @@ def file_faults(doc: dict[str, Any], name: str, rows: list[UpstreamRow]) -> list
     return faults + length_faults(doc)
 
 
-def row_faults(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, ...], str]]:
+def row_faults(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, ...], Said]]:
     """(where, fault) for each value of a configuration that differs from its task row's (notes
     aside)."""
     flat = {
@@ -153,23 +152,20 @@ def row_faults(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, 
         for key, name in names.items()
         if name not in model_level and getattr(row, name) is not None
     }
-    missing = "expected the field the task file's row has, found none"
-    faults: list[tuple[tuple[str, ...], str]] = [
+    missing = Said("the field the task file's row has", "none")
+    faults: list[tuple[tuple[str, ...], Said]] = [
         ((key,), missing) for key in sorted(wanted - flat.keys())
     ]
     for key, (at, value) in flat.items():
         if key not in names:
-            faults.append(
-                (at, "expected a field of the task file's rows, found one it does not have")
-            )
+            said = Said("a field of the task file's rows", "one it does not have")
+            faults.append((at, said))
         elif (want := getattr(row, names[key])) != value or type(want) is not type(value):
-            faults.append(
-                (at, f"expected {shown(want)}, as in the task file, found {shown(value)}")
-            )
+            faults.append((at, Said(f"{shown(want)}, as in the task file", shown(value))))
     return faults
 
 
-def length_faults(doc: dict[str, Any]) -> list[tuple[str, str]]:
+def length_faults(doc: dict[str, Any]) -> list[tuple[str, Said]]:
     """Where a language model's distributions break their own rules: see the data dictionary's
     list."""
     confs = doc["configurations"]
@@ -180,8 +176,7 @@ def length_faults(doc: dict[str, Any]) -> list[tuple[str, str]]:
         return [
             (
                 "/" + LENGTHS,
-                "expected a distribution for the model and for each configuration, or none, found "
-                "some",
+                Said("a distribution for the model and for each configuration, or none", "some"),
             )
         ]
     model = doc[LENGTHS]
@@ -192,11 +187,11 @@ def length_faults(doc: dict[str, Any]) -> list[tuple[str, str]]:
     for i, conf in enumerate(confs):
         at = pointer(("configurations", i, LENGTHS))
         if conf[LENGTHS]["bins"] != model["bins"]:
-            faults.append((f"{at}/bins", "expected the model's bins, found others"))
+            faults.append((f"{at}/bins", Said("the model's bins", "others")))
         elif shape := shape_faults(conf[LENGTHS]):
             faults.append((at, shape[0]))
         elif sum(conf[LENGTHS]["counts"]) == 0:
-            faults.append((f"{at}/counts", "expected at least one response, found every count 0"))
+            faults.append((f"{at}/counts", Said("at least one response", "every count 0")))
         elif not isinstance(mean := conf.get("avg_output_len"), float | int):
             continue  # row_faults named it
         elif fault := mean_fault(
@@ -207,31 +202,30 @@ def length_faults(doc: dict[str, Any]) -> list[tuple[str, str]]:
         faults.append(
             (
                 f"/{LENGTHS}/counts",
-                "expected the sum of the configurations' counts, bin by bin, found another",
+                Said("the sum of the configurations' counts, bin by bin", "another"),
             )
         )
     return faults
 
 
-def shape_faults(raw: dict[str, Any]) -> list[str]:
+def shape_faults(raw: dict[str, Any]) -> list[Said]:
     """A distribution's edges rise strictly, one count a bin."""
     bins, counts = raw["bins"], raw["counts"]
     if len(bins) != len(counts) + 1:
-        return [f"expected {len(counts) + 1} bin edges for {len(counts)} counts, found {len(bins)}"]
+        return [Said(f"{len(counts) + 1} bin edges for {len(counts)} counts", str(len(bins)))]
     if any(low >= high for low, high in pairwise(bins)):
-        return ["expected bin edges that rise strictly, found one at or below the one before"]
+        return [Said("bin edges that rise strictly", "one at or below the one before")]
     return []
 
 
-def mean_fault(lengths: Histogram, mean: float) -> str | None:
+def mean_fault(lengths: Histogram, mean: float) -> Said | None:
     """Binned lengths' exact mean lies between their bins' lower-edge mean and upper-edge mean;
     else the fault."""
     low, high = edge_means(lengths)
     if low <= mean <= high:
         return None
-    return (
-        f"expected the average of the binned lengths, between {low!r} and {high!r} tokens, "
-        f"found {mean!r}"
+    return Said(
+        f"the average of the binned lengths, between {low!r} and {high!r} tokens", repr(mean)
     )
 
 
@@ -253,14 +247,8 @@ def parse_model_files(
     for name, (data, shown_as) in files.items():
         if (task := task_of(name)) not in rows_by_task:
             tasks = ", ".join(rows_by_task)
-            problems.append(
-                Problem(
-                    lock,
-                    pointer(("models", name)),
-                    f"expected a file of a task ({tasks}), found {task}",
-                    "lock.model-task",
-                )
-            )
+            said = Said(f"a file of a task ({tasks})", task)
+            problems.append(Problem.of(lock, pointer(("models", name)), "lock.model-task", said))
             continue
         try:
             found.setdefault(task, {})[name] = parse_model_file(
@@ -273,11 +261,8 @@ def parse_model_files(
         have = {model.model_id for model in own.values()}
         for model_id in dict.fromkeys(row.model_id for row in rows_by_task[task]):
             if model_id not in have:
-                said = (
-                    f"expected a per-model file {file_name(model_id, task)} (a model of "
-                    f"{task}), found none"
-                )
-                problems.append(Problem(lock, "/models", said, "lock.models"))
+                want = f"a per-model file {file_name(model_id, task)} (a model of {task})"
+                problems.append(Problem.mismatch(lock, "/models", "lock.models", want, "none"))
     if problems:
         count = len({p.path for p in problems})
         raise UpstreamError(

@@ -147,7 +147,7 @@ def _read(path: Path, name: str, refused: Path) -> bytes:
     try:
         return read_file(path)
     except Refused as exc:
-        raise _refusal(refused, [Problem(name, "/", str(exc), "tree.refused")]) from None
+        raise _refusal(refused, [Problem.of(name, "/", "tree.refused", exc.said)]) from None
 
 
 def _refusal(path: Path, problems: list[Problem]) -> ValidationError:

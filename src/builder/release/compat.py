@@ -90,7 +90,10 @@ def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
             try:
                 failures += schema_problems(check(name), doc, rel)
             except UnresolvedRef as exc:  # a $ref to a schema of the other release
-                failures.append(Problem(rel, "/", str(exc), "compat.unresolved-ref"))
+                said = exc.fault
+                failures.append(
+                    Problem(rel, "/", str(exc), "compat.unresolved-ref", said.expected, said.found)
+                )
             # a cycle or an explosion: the schema is unusable, named as in schema_changes
             except RefError as exc:
                 raise InputError(f"{name}: {exc}") from None

@@ -138,13 +138,13 @@ def parts(rel: str, doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
     if key is None:
         return iter(())
     if not isinstance(items := doc[key], list):
-        _refuse(f"{DATA}/{rel}", f"/{key}", "expected an array", items)
+        _refuse(f"{DATA}/{rel}", f"/{key}", "an array", items)
     frontier = rel.rsplit("/", 1)[-1] == FRONTIER
     for i, item in enumerate(items if frontier else ()):  # checked now, before any text is made
         if not isinstance(item, dict):
-            _refuse(f"{DATA}/{rel}", f"/{key}/{i}", "expected an object", item)
+            _refuse(f"{DATA}/{rel}", f"/{key}/{i}", "an object", item)
         if not isinstance(item.get("slug"), str):
-            _refuse(f"{DATA}/{rel}", f"/{key}/{i}/slug", "expected a string", item.get("slug"))
+            _refuse(f"{DATA}/{rel}", f"/{key}/{i}/slug", "a string", item.get("slug"))
     return ((_slug(item), json.dumps(item)) for item in items)  # made as the store takes them
 
 
@@ -155,7 +155,7 @@ def _slug(item: Any) -> str:
 def _refuse(shown: str, where: str, expected: str, value: Any, why: str = UNSOUND) -> NoReturn:
     """One InputError: the file, the place, what was expected and the JSON type found there."""
     raise InputError(
-        f"{why}{Problem(shown, where, f'{expected}, found {json_type(value)}', 'site.type')}"
+        f"{why}{Problem.mismatch(shown, where, 'site.type', expected, json_type(value))}"
     )
 
 
@@ -180,7 +180,7 @@ def document(
     except StrictJSONError as exc:
         raise InputError(f"{why}{exc.problems(shown)[0]}") from None
     if not isinstance(value, dict):
-        _refuse(shown, "/", "expected an object", value, why)
+        _refuse(shown, "/", "an object", value, why)
     if (found := control_character(checked, ())) is not None:
         where, chars = found
         problem = Problem.mismatch(

@@ -28,7 +28,7 @@ FACT_ERRORS = {
 # a source's version: the upstream commit its lock entry records
 COMMIT = re.compile(r"[0-9a-f]{40}")
 
-DESCRIPTOR_FAULT = "expected a valid Data Package descriptor, found: {}"
+PROFILE_RULE = "a valid Data Package descriptor"  # what frictionless checks a descriptor against
 
 
 def check_package(
@@ -78,10 +78,10 @@ def check_package(
     ], package
 
 
-def source_findings(sources: Any, lock: str = "") -> list[tuple[str, str]]:
+def source_findings(sources: Any, lock: str = "") -> list[tuple[str, Said]]:
     """A source without upstream's commit, one finding each; `lock`: the sources are those it
     derives (its commit null), not the descriptor's (a version empty or missing)."""
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, Said]] = []
     for i, source in enumerate(sources if isinstance(sources, list) else []):
         version = source.get("version") if isinstance(source, dict) else ""
         if isinstance(source, dict) and not (
@@ -120,7 +120,7 @@ def listed_facts(want: list[dict[str, Any]], listed: Any) -> dict[str, dict[str,
 
 def resource_findings(
     want: list[dict[str, Any]], listed: Any, tree: Tree, facts: dict[str, dict[str, Any]]
-) -> list[tuple[str, str]]:
+) -> list[tuple[str, Said]]:
     """How the listed resources differ from the builder's, matched by name (one added is one
     finding): a missing file of the package's layout said once, by its path; sizes and hashes in the
     builder's form (`facts`) are frictionless's to check."""
@@ -132,12 +132,12 @@ def resource_findings(
             )
         ]
     wanted = {res["name"]: res for res in want}
-    out: list[tuple[str, str]] = []
-    missing: list[tuple[str, str]] = []
+    out: list[tuple[str, Said]] = []
+    missing: list[tuple[str, Said]] = []
     seen: dict[Any, None] = {}  # in order of appearance
     for i, res in enumerate(listed):
         where, path = f"/resources/{i}", res.get("path") if isinstance(res, dict) else None
-        said: list[tuple[str, str]]
+        said: list[tuple[str, Said]]
         if not isinstance(res, dict):
             said = [(where, Said("a resource object", json_type(res)))]
         elif (name := res.get("name")) not in wanted:
@@ -169,11 +169,11 @@ def resource_findings(
 
 def value_differences(
     want: Any, found: Any, at: str = "", source: str = ""
-) -> list[tuple[str, str]]:
+) -> list[tuple[str, Said]]:
     """Every difference between what is wanted (the builder's output, or `source`'s value) and
     what is found."""
     said = f" as in {source}" if source else ""
-    out: list[tuple[str, str]] = []  # (JSON pointer, message)
+    out: list[tuple[str, Said]] = []  # (JSON pointer, message)
     if isinstance(want, dict) and isinstance(found, dict):
         for key in [*want, *(key for key in found if key not in want)]:
             mine, theirs, both = want.get(key), found.get(key), key in want and key in found
@@ -227,13 +227,34 @@ def check_tables(tree: Tree, package: dict[str, Any]) -> list[Problem]:
                 want = f"sha256:{sha256(raw)}" if key == "hash" else len(raw)
                 at, found = f"/resources/{place_of[task.name]}/{key}", res[key]
                 said = f"{want} for {res['path']}"
-                problems.append(
-                    Problem.mismatch(DESCRIPTOR, at, f"descriptor.{key}", said, str(found))
-                )
+                code = "descriptor.hash" if key == "hash" else "descriptor.bytes"
+                problems.append(Problem.mismatch(DESCRIPTOR, at, code, said, str(found)))
                 continue
             row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
             at = "/" if row is None else f"row {row}" + (f", column {field}" if field else "")
             message = _line(f"{error.type}: {error.note or error.message}")
-            problems.append(Problem(res["path"], at, message, f"table.{error.type}"))
-    faults = [DESCRIPTOR_FAULT.format(_line(e.message)) for e in report.errors]
-    return problems + [Problem(DESCRIPTOR, "/", fault, "descriptor.profile") for fault in faults]
+            expected, found = table_sides(error, res.get("schema", {}))
+            code = f"table.{error.type}"
+            problems.append(Problem(res["path"], at, message, code, expected, found))
+    return problems + [
+        Problem.mismatch(DESCRIPTOR, "/", "descriptor.profile", PROFILE_RULE, _line(e.message))
+        for e in report.errors
+    ]
+
+
+def table_sides(error: Any, schema: dict[str, Any]) -> tuple[str, str]:
+    """What a frictionless table error expected and found, from its fields: a cell's field as the
+    table schema defines it, and the cell; a repeated primary key, and its values; else the rule
+    frictionless describes, and the row's cells (or its note)."""
+    names = [field["name"] for field in schema.get("fields", [])]
+    if (cell := getattr(error, "cell", None)) is not None and error.field_name in names:
+        field = schema["fields"][names.index(error.field_name)]
+        spec = {key: field[key] for key in ("type", "format", "constraints") if key in field}
+        return f"{error.field_name} as the table schema defines it, {shown(spec, 200)}", shown(cell)
+    cells = getattr(error, "cells", None)
+    if error.type == "primary-key" and cells is not None and "primaryKey" in schema:
+        key = schema["primaryKey"]
+        values = {name: cell for name, cell in zip(names, cells, strict=False) if name in key}
+        return f"each primary key ({', '.join(key)}) once", f"{shown(values, 200)} again"
+    found = shown(cells, 200) if cells is not None else _line(error.note or error.message)
+    return _line(error.description), found

@@ -6,7 +6,7 @@ from collections import Counter
 from itertools import pairwise
 from typing import Any
 
-from builder.errors import Problem, Said, shown
+from builder.errors import Finding, Problem, Said, shown
 from builder.layout import (
     NUM_GPUS_RULE,
     ROOT_WORKLOAD,
@@ -178,17 +178,21 @@ def finite(*values: Any) -> bool:
     )
 
 
-def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> list[tuple[str, str]]:
-    """(pointer, message) for every law an LLM configuration breaks; each fails on NaN by itself
+def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> list[Finding]:
+    """A finding for every law an LLM configuration breaks; each fails on NaN by itself
     (`not a <= b`)."""
     unbounded = [k for k, v in conf.items() if isinstance(v, float) and not math.isfinite(v)]
-    faults = [(k, Said("a finite number", str(conf[k]))) for k in unbounded]
+    faults = [
+        Finding(f"{where}/{k}", "physics.finite", Said("a finite number", str(conf[k])))
+        for k in unbounded
+    ]
     j, wh = conf["joules_per_output_token"], conf["wh_per_million_output_tokens"]
     if not (finite(j, wh) and abs(wh - j * WH_PER_J_PER_MILLION) <= 0.005 + J_ROUNDING):
         want = round(j * WH_PER_J_PER_MILLION, 2) if finite(j) else "a finite number"
         faults.append(
-            (
-                "wh_per_million_output_tokens",
+            Finding(
+                f"{where}/wh_per_million_output_tokens",
+                "physics.wh-per-million-tokens",
                 Said(f"J x 10^6 / 3600 = {want} (2 decimals)", str(wh)),
             )
         )
@@ -199,22 +203,21 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
         msg = Said(
             "power / tokens per second of finite figures, rate > 0", f"{power} W / {tps} tokens/s"
         )
-        faults.append(("joules_per_output_token", msg))
+        faults.append(Finding(f"{where}/joules_per_output_token", "physics.energy-per-token", msg))
     elif not (finite(j) and abs(j - rate) <= RATE_TOLERANCE * rate):
         msg = Said(f"power / tokens per second = {rate:.7f} J (within 1 %)", str(j))
-        faults.append(("joules_per_output_token", msg))
+        faults.append(Finding(f"{where}/joules_per_output_token", "physics.energy-per-token", msg))
     chain = [conf[k] for k in PERCENTILES]
     # not chain == sorted(chain): NaN
     if not (finite(*chain) and all(a <= b for a, b in pairwise(chain))):
-        faults.append(
-            ("p90_itl_ms", Said("median <= p90 <= p95 <= p99", " / ".join(map(str, chain))))
-        )
+        said = Said("median <= p90 <= p95 <= p99", " / ".join(map(str, chain)))
+        faults.append(Finding(f"{where}/p90_itl_ms", "physics.percentile-order", said))
     in_flight, seqs = conf["avg_requests_in_flight"], conf["max_num_seqs"]
     if not (finite(in_flight, seqs) and in_flight <= seqs):
         msg = Said(
             f"at most max_num_seqs = {conf['max_num_seqs']}", str(conf["avg_requests_in_flight"])
         )
-        faults.append(("avg_requests_in_flight", msg))
+        faults.append(Finding(f"{where}/avg_requests_in_flight", "physics.in-flight-limit", msg))
     if not (
         finite(conf["avg_running_batch"], in_flight) and conf["avg_running_batch"] == in_flight
     ):
@@ -222,19 +225,20 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
             f"avg_requests_in_flight = {conf['avg_requests_in_flight']}",
             str(conf["avg_running_batch"]),
         )
-        faults.append(("avg_running_batch", msg))
+        faults.append(Finding(f"{where}/avg_running_batch", "physics.running-batch", msg))
     median = conf["median_itl_ms"]
     if not finite(median, deadline):
         msg = Said(
             "a finite median and deadline to judge", f"median {median} ms, deadline {deadline} ms"
         )
-        faults.append(("under_itl_deadline", msg))
+        faults.append(Finding(f"{where}/under_itl_deadline", "physics.itl-deadline", msg))
     # within rounding of the deadline either answer is right; `not x < y` is true for NaN
     elif not (abs(median - deadline) < 0.05) and conf["under_itl_deadline"] is not (
         median < deadline
     ):
         want = f"{str(median < deadline).lower()} (median {median} ms, deadline {deadline} ms)"
-        faults.append(("under_itl_deadline", Said(want, str(conf["under_itl_deadline"]).lower())))
+        said = Said(want, str(conf["under_itl_deadline"]).lower())
+        faults.append(Finding(f"{where}/under_itl_deadline", "physics.itl-deadline", said))
     tp, dp, ep = (conf[k] for k in ("tensor_parallel", "data_parallel", "expert_parallel"))
     layout = num_gpus_for(tp, dp, ep) if finite(tp, dp, ep) else "a finite layout"
     # max() passes NaN through or drops it depending on its place: the layout must also bound both
@@ -245,14 +249,13 @@ def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> li
         and layout >= tp * dp
         and layout >= ep
     ):
-        faults.append(("num_gpus", Said(f"{NUM_GPUS_RULE} = {layout}", str(conf["num_gpus"]))))
-    return [(f"{where}/{field}", msg) for field, msg in faults]
+        said = Said(f"{NUM_GPUS_RULE} = {layout}", str(conf["num_gpus"]))
+        faults.append(Finding(f"{where}/num_gpus", "physics.num-gpus", said))
+    return faults
 
 
-def generation_faults(
-    conf: dict[str, Any], kind: str, limit_s: float, where: str
-) -> list[tuple[str, str]]:
-    """(pointer, message) for each value of a generation configuration that disagrees with the
+def generation_faults(conf: dict[str, Any], kind: str, limit_s: float, where: str) -> list[Finding]:
+    """A finding for each value of a generation configuration that disagrees with the
     others."""
     joules_key, wh_key, rate_key = MEASURE_KEYS[kind]
     power, latency, batch = (
@@ -262,9 +265,8 @@ def generation_faults(
     )
     joules, faults = conf[joules_key], []
     if conf["num_gpus"] != (layout := conf["ulysses_degree"] * conf["ring_degree"]):
-        faults.append(
-            ("num_gpus", Said(f"ulysses_degree x ring_degree = {layout}", str(conf["num_gpus"])))
-        )
+        said = Said(f"ulysses_degree x ring_degree = {layout}", str(conf["num_gpus"]))
+        faults.append(Finding(f"{where}/num_gpus", "physics.num-gpus", said))
     # within the rounding of the published inputs
     expected = ENERGY_PER_ITEM.compute(power, latency, batch)
     slack = (0.5 * latency + power * HALF_MS + 0.5 * HALF_MS) / batch + 0.00005 + 1e-9 * joules
@@ -273,11 +275,15 @@ def generation_faults(
             f"gpu_power_watts_total x batch_latency_s / batch_size = {expected:.4f} (within "
             f"{slack:.4f})"
         )
-        faults.append((joules_key, Said(msg, str(joules))))
+        faults.append(
+            Finding(f"{where}/{joules_key}", "physics.energy-per-item", Said(msg, str(joules)))
+        )
     per_wh = WH_PER_JOULE[kind]
     if abs(conf[wh_key] - joules * per_wh) > 0.005 + 0.00005 * per_wh + 1e-9 * joules:
         msg = f"{joules_key} x {per_wh * 3600:g} / 3600 = {joules * per_wh:.2f}"
-        faults.append((wh_key, Said(msg, str(conf[wh_key]))))
+        faults.append(
+            Finding(f"{where}/{wh_key}", "physics.wh-per-item", Said(msg, str(conf[wh_key])))
+        )
     rate = conf[rate_key]
     if latency > HALF_MS and rate > 0:
         low, high = batch / (latency + HALF_MS), batch / (latency - HALF_MS)
@@ -285,17 +291,23 @@ def generation_faults(
         if not (low - half_digit <= rate <= high + half_digit) or rate != sig4(rate):
             want = ITEMS_PER_SECOND.compute(batch, latency)
             msg = f"batch_size / batch_latency_s = {want:.4g} to 4 significant digits"
-            faults.append((rate_key, Said(msg, str(rate))))
+            faults.append(
+                Finding(f"{where}/{rate_key}", "physics.items-per-second", Said(msg, str(rate)))
+            )
     if kind == "video":  # energy per second of video: Wh per video over num_frames / fps seconds
         per_second = joules / 3600 * conf["fps"] / conf["num_frames"]
         if abs(conf["wh_per_video_second"] - per_second) > 0.00005 + 1e-9 * per_second:
             msg = f"{joules_key} / 3600 / (num_frames / fps) = {per_second:.4f}"
-            faults.append(("wh_per_video_second", Said(msg, str(conf["wh_per_video_second"]))))
+            said = Said(msg, str(conf["wh_per_video_second"]))
+            faults.append(
+                Finding(f"{where}/wh_per_video_second", "physics.wh-per-video-second", said)
+            )
     under = conf["under_latency_limit"]
     if (latency < limit_s - HALF_MS and not under) or (latency > limit_s + HALF_MS and under):
         msg = f"{str(not under).lower()} for a batch latency of {latency} s against {limit_s} s"
-        faults.append(("under_latency_limit", Said(msg, str(under).lower())))
-    return [(f"{where}/{field}", msg) for field, msg in faults]
+        said = Said(msg, str(under).lower())
+        faults.append(Finding(f"{where}/under_latency_limit", "physics.latency-limit", said))
+    return faults
 
 
 def check_physics(shown: str, doc: dict[str, Any]) -> list[Problem]:
@@ -309,7 +321,5 @@ def check_physics(shown: str, doc: dict[str, Any]) -> list[Problem]:
             )
         else:
             faults = check_configuration(conf, doc["itl_deadline_ms"], f"/configurations/{i}")
-        problems += [
-            Problem.of(shown, at, f"physics.{at.rsplit('/', 1)[-1]}", msg) for at, msg in faults
-        ]
+        problems += [Problem.of(shown, f.where, f.code, f.said) for f in faults]
     return problems

@@ -284,16 +284,26 @@ class Part:
         product = ENERGY_PER_REQUEST.compute(per_token, mean)
         if abs(joules - product) > 0.5e-7 * mean + 0.005 * per_token + 0.5e-4 + 1e-9 * product:
             msg = f"joules_per_output_token x mean_output_tokens = {product:.4f} ({named})"
-            code = "physics.energy-per-response"
             problems.append(
-                Problem.mismatch(self.shown, f"{at}/joules_per_response", code, msg, str(joules))
+                Problem.mismatch(
+                    self.shown,
+                    f"{at}/joules_per_response",
+                    "physics.energy-per-response",
+                    msg,
+                    str(joules),
+                )
             )
         stated = self.csv.get((conf["row_id"], conf["repeat"])) if self.csv is not None else None
         if stated is not None and stated != joules:
             said = f"{stated} as in {CSV} ({name_of(conf)})"
-            code = "crossfile.responses-csv"
             problems.append(
-                Problem.mismatch(self.shown, f"{at}/joules_per_response", code, said, str(joules))
+                Problem.mismatch(
+                    self.shown,
+                    f"{at}/joules_per_response",
+                    "crossfile.responses-csv",
+                    said,
+                    str(joules),
+                )
             )
         return problems + self.quantiles(at, entry, conf)
 

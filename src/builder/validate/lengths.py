@@ -18,7 +18,7 @@ KEY = (
     "num_gpus",
     "max_num_seqs",
 )
-Fault = tuple[str, str]  # (pointer, fault)
+Fault = tuple[str, Said]  # (pointer, fault)
 
 
 def check_output_lengths(
@@ -113,8 +113,8 @@ def conf_faults(conf: dict[str, Any], lengths: Histogram) -> list[Fault]:
         return faults
     low, high = edge_means(lengths)
     if not low <= (mean := conf["mean_output_tokens"]) <= high:
-        said = f"expected the mean of the binned lengths, between {low!r} and {high!r}"
-        faults.append(("/mean_output_tokens", f"{said}, found {mean!r}"))
+        said = Said(f"the mean of the binned lengths, between {low!r} and {high!r}", repr(mean))
+        faults.append(("/mean_output_tokens", said))
     for name, share in QUANTILES.items():
         if conf[name] != (want := round(quantile(lengths, share), DIGITS)):
             faults.append(

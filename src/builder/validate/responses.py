@@ -58,7 +58,7 @@ def _faults(tree: Tree) -> Iterator[Problem]:
 def check_parameters(shown: str, doc: dict[str, Any]) -> list[Problem]:
     """A model document (that passed its schema) whose active parameters pass its total."""
     return [
-        Problem.of(shown, f"/{f.field}", "physics.relation", f.message)
+        Problem.of(shown, f"/{f.field}", "physics.active-parameters", f.message)
         for f in relation_faults(doc, (), PUBLISHED_ORDERS)
     ]
 

@@ -119,7 +119,7 @@ def load_tree(data_dir: Path) -> Tree:
         try:
             tree.raw[rel] = read_file(data_dir / rel)
         except Refused as exc:
-            tree.problems.append(Problem(tree.shown(rel), "/", str(exc), "tree.refused"))
+            tree.problems.append(Problem.of(tree.shown(rel), "/", "tree.refused", exc.said))
             continue
         if rel.endswith(JSON):
             tree.docs[rel] = _document(tree, tree.shown(rel), tree.raw[rel])
@@ -127,9 +127,8 @@ def load_tree(data_dir: Path) -> Tree:
     try:
         tree.descriptor = _document(tree, DESCRIPTOR, read_file(descriptor))
     except Refused as exc:
-        fault = (
-            str(exc) if os.path.lexists(descriptor) else Said("the package descriptor", "no file")
-        )
+        absent = Said("the package descriptor", "no file")
+        fault = exc.said if os.path.lexists(descriptor) else absent
         tree.problems.append(Problem.of(DESCRIPTOR, "/", "tree.descriptor", fault))
     return tree
 
