@@ -23,8 +23,8 @@ from builder.errors import Problem
 from builder.layout import schema_for
 from builder.validate import run
 from builder.validate import tree as tree_module
+from builder.validate.committed import provenance
 from builder.validate.tree import Tree, load_tree
-from builder.verify import provenance
 from helpers import REPO, snapshot
 
 check_every_schema = run.check_schemas

@@ -631,7 +631,7 @@ UNEXPECTED_CASES = [
         id="base-exception-build",
     ),
     pytest.param(
-        "builder.verify.validate_committed",
+        "builder.validate.committed.validate_committed",
         ["validate"],
         RecursionError("maximum recursion depth exceeded"),
         "error: unexpected RecursionError in test_hostile_limits.py:",

@@ -859,7 +859,7 @@ def test_a_table_whose_format_would_fetch_is_never_handed_to_frictionless(repo_c
     such a format the descriptor is refused and frictionless gets no table, here in this process,
     where every socket call is seen."""
     from builder.errors import ValidationError
-    from builder.verify import validate_committed
+    from builder.validate.committed import validate_committed
 
     descriptor(res(0, "format", value="gsheets"))(repo_copy)
     with watching() as events, pytest.raises(ValidationError) as caught:
@@ -964,7 +964,7 @@ def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def archive_problems() -> list[str]:
     from builder.errors import ValidationError
-    from builder.verify import validate_committed
+    from builder.validate.committed import validate_committed
 
     try:
         validate_committed(Path("data"))

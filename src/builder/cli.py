@@ -174,7 +174,7 @@ def validate(data: Path, fmt: str) -> None:
     errors."""
     from builder.citation import check_citation
     from builder.repository import warnings as repository_warnings
-    from builder.verify import refuse_half_published, validate_committed
+    from builder.validate.committed import refuse_half_published, validate_committed
 
     require_repo_root(
         SCHEMAS, where="the repository root or the top folder of an unpacked release archive"
@@ -203,7 +203,7 @@ def drift(data: Path) -> None:
     """Rebuild from the pin into a temporary folder; fail, with a diff, if the --data folder
     differs. Exits 0 when nothing differs, 1 when something does (or the pin cannot be built), 2 on
     usage errors."""
-    from builder.verify import check_drift, drift_error
+    from builder.drift import check_drift, drift_error
 
     diffs = check_drift(data, today_utc())
     for text in diffs.values():

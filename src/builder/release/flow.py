@@ -6,6 +6,7 @@ from pathlib import Path
 
 from builder import card, git
 from builder.diff import diff_trees, load_docs, load_tables
+from builder.drift import check_committed
 from builder.errors import BuilderError, ReleaseError, ValidationError, printable, printable_lines
 from builder.guards import check_dist_output
 from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
@@ -16,7 +17,6 @@ from builder.release.consumer import LISTED
 from builder.release.dist import REQUIRED, build_dist, files_at
 from builder.release.tags import newest_matching
 from builder.scratch import scratch_folder
-from builder.verify import check_committed
 from builder.write import date_fault, newest_data_version, replace_files, signals_held
 
 
