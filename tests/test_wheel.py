@@ -65,6 +65,7 @@ def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None
     module = {"leadgreen_data/__init__.py", "leadgreen_data/__main__.py", "leadgreen_data/py.typed"}
     module |= {
         "leadgreen_data/_release.py",
+        "leadgreen_data/_csv.py",
         "leadgreen_data/types.py",
         "leadgreen_data/CITATION.cff",
     }

@@ -17,9 +17,7 @@ misspelt key.
 from __future__ import annotations
 
 import atexit
-import csv
 import difflib
-import io
 import json
 import re
 import shutil
@@ -28,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, cast, overload
 
+from leadgreen_data import _csv
 from leadgreen_data._release import DATA_VERSION, TAG, __version__
 from leadgreen_data.types import (
     ConfigurationRow,
@@ -77,8 +76,6 @@ DEFAULT_WORKLOAD: LLMWorkload = "text-conversation"
 
 _CSV = "data/configurations.csv"
 _SCHEMA_SUFFIX = ".schema.json"
-_TRUE = ("true", "True", "TRUE", "1")  # the Table Schema defaults
-_FALSE = ("false", "False", "FALSE", "0")
 # a model slug or workload id: the builder's layout.SLUG_PATTERN
 _SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
@@ -280,39 +277,7 @@ def _table_schema(rel: str = _CSV) -> dict[str, Any]:
 
 def _rows(rel: str) -> list[dict[str, Any]]:
     """The rows of a CSV of the package, each value converted as its table schema says."""
-    table = _table_schema(rel)
-    missing = table.get("missingValues", [""])
-    convert = {f["name"]: _converter(f, missing) for f in table.get("fields", [])}
-    text = _node(rel).read_text(encoding="utf-8")
-    return [
-        {name: convert.get(name, str)(value) for name, value in row.items()}
-        for row in csv.DictReader(io.StringIO(text, newline=""))
-    ]
-
-
-def _converter(field: dict[str, Any], missing: list[str]) -> Any:
-    kind = field.get("type", "string")
-    true = field.get("trueValues", _TRUE)
-    false = field.get("falseValues", _FALSE)
-
-    def convert(text: str) -> Any:
-        if text in missing:
-            return None
-        if kind == "integer":
-            return int(text)
-        if kind == "number":
-            return float(text)
-        if kind == "boolean":
-            if text in true:
-                return True
-            if text in false:
-                return False
-            raise ValueError(f"{field.get('name')}: expected a boolean, found {text!r}")
-        if kind in ("array", "object"):
-            return json.loads(text)
-        return text
-
-    return convert
+    return _csv.rows(_node(rel).read_text(encoding="utf-8"), _table_schema(rel))
 
 
 def all_configurations() -> list[ConfigurationRow]:
