@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from consumer_release import Built, built, fresh_venv, offline_pip_env
+from test_reader_types import RELEASED
 
 pytestmark = pytest.mark.slow
 
@@ -355,6 +356,15 @@ def test_no_heavy_module_is_imported_even_where_installed(
 
 def test_no_heavy_module_in_the_fresh_venv(seen: dict) -> None:
     assert seen["heavy"] == []
+
+
+def test_every_released_type_imports_from_the_installed_wheel(python: Path, release: Built) -> None:
+    """Each name leadgreen_data.types had in v2026.11.29, from the types package the wheel ships."""
+    code = f"from leadgreen_data.types import {', '.join(RELEASED)}; import leadgreen_data.types"
+    code += "; print(leadgreen_data.types.__file__)"
+    run = subprocess.run([str(python), "-I", "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().endswith("site-packages/leadgreen_data/types/__init__.py")
 
 
 def test_python_m_prints_version_source_and_counts(python: Path, release: Built) -> None:

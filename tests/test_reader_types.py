@@ -1,13 +1,14 @@
 """The reader's types: generated from the schemas, equal to the documents' keys, and enough for
 `mypy --strict`.
 
-reader/leadgreen_data/types.py is written by scripts/reader_types.py; the test fails when it
+reader/leadgreen_data/types/ is written by scripts/reader_types.py; the test fails when it
 differs from a fresh generation (a schema, the CSV's columns or the workloads changed: run the
 script). mypy runs on the reader as the wheel stages it, and on consumer code.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import subprocess
@@ -23,9 +24,66 @@ from builder.release.rules import Version
 from helpers import REPO
 from test_consumer_readme import all_examples
 
+TYPES = REPO / "reader" / "leadgreen_data" / "types"
+# Every name leadgreen_data.types had in the wheel of release v2026.11.29: each stays importable.
+RELEASED = (
+    "AcrossGpus",
+    "Configuration",
+    "ConfigurationRow",
+    "FrontierDefinition",
+    "FrontierDocument",
+    "FrontierEntry",
+    "FrontierModel",
+    "GenerationAcrossGpus",
+    "GenerationDefinition",
+    "GenerationFrontierDocument",
+    "GenerationFrontierModel",
+    "GenerationGpuFrontier",
+    "GenerationModelListDocument",
+    "GenerationWorkload",
+    "GpuFrontier",
+    "ImageConfiguration",
+    "ImageCsvRow",
+    "ImageEntry",
+    "ImageIndexDocument",
+    "ImageIndexRow",
+    "ImageModelDocument",
+    "ImageWorkload",
+    "IndexDocument",
+    "IndexReferenceRow",
+    "IndexRow",
+    "LLMWorkload",
+    "ModelDocument",
+    "ModelEntry",
+    "ModelListDocument",
+    "ModelListModel",
+    "OutputLengthsDocument",
+    "OutputLengthsModel",
+    "OutputLengthsModelConfiguration",
+    "ReferenceRow",
+    "SchemaKind",
+    "Source",
+    "TaskName",
+    "UnitsDocument",
+    "UnitsWorkload",
+    "VideoConfiguration",
+    "VideoCsvRow",
+    "VideoEntry",
+    "VideoIndexDocument",
+    "VideoIndexRow",
+    "VideoModelDocument",
+    "VideoWorkload",
+    "Workload",
+    "WorkloadId",
+    "WorkloadListDocument",
+    "WorkloadListWorkload",
+)
 
-def _module(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
+
+def _module(path: Path, name: str, package: bool = False) -> ModuleType:
+    """A module, or a package (its __init__.py), loaded from its file under a name of its own."""
+    folder = [str(path.parent)] if package else None
+    spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=folder)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -34,9 +92,54 @@ def _module(path: Path, name: str) -> ModuleType:
     return module
 
 
+def _generator() -> ModuleType:
+    return _module(REPO / "scripts" / "reader_types.py", "reader_types")
+
+
+def _types() -> ModuleType:
+    """The reader's types package alone (the reader itself needs the wheel's _release.py)."""
+    return _module(TYPES / "__init__.py", "leadgreen_types", package=True)
+
+
 def test_the_committed_types_are_what_the_script_generates() -> None:
-    generator = _module(REPO / "scripts" / "reader_types.py", "reader_types")
-    assert (REPO / generator.TARGET).read_text() == generator.generate(REPO)
+    committed = {p.relative_to(REPO).as_posix(): p.read_text() for p in TYPES.glob("*.py")}
+    assert committed == _generator().generate(REPO)
+    assert not (TYPES.parent / "types.py").exists()  # the one module the package replaced
+
+
+def test_every_module_of_the_reader_is_under_400_lines() -> None:
+    reader = TYPES.parent
+    lengths = {
+        p.relative_to(reader).as_posix(): len(p.read_text().splitlines())
+        for p in reader.rglob("*.py")
+    }
+    assert len(lengths) >= 6, lengths  # __init__, __main__ and the types package's four
+    assert max(lengths.values()) < 400, lengths
+
+
+def test_every_name_the_released_types_had_is_importable() -> None:
+    types = _types()
+    assert [name for name in RELEASED if not hasattr(types, name)] == []
+    assert len(RELEASED) == 50
+
+
+def test_each_type_has_its_schema_objects_keys_with_those_of_its_base() -> None:
+    """At runtime each TypedDict has the keys, annotations and required keys the generator read
+    from the schemas, its base's included; a type made per generation kind extends the keys the
+    kinds share, a CSV row its configuration."""
+    shapes, types = _generator().typed_dicts(REPO), _types()
+    for name, shape in shapes.items():
+        kind = getattr(types, name)
+        annotations = {k: v.__forward_arg__ for k, v in kind.__annotations__.items()}
+        assert annotations == {k: ast.unparse(ast.parse(v)) for k, v in shape.fields.items()}, name
+        assert kind.__required_keys__ == shape.required, name
+    bases = {name: shape.base for name, shape in shapes.items() if shape.base}
+    assert bases["ImageIndexRow"] == bases["VideoIndexRow"] == "GenerationIndexRow"
+    assert bases["ImageModelDocument"] == bases["VideoModelDocument"] == "GenerationModelDocument"
+    assert bases["ConfigurationRow"] == "Configuration"
+    assert bases["AcrossGpus"] == "GpuFrontier"
+    assert len(bases) == 19
+    assert "WorkloadListWorkload" not in bases  # an optional key: it stands alone
 
 
 def _keys(kind: Any) -> set[str]:
@@ -46,8 +149,9 @@ def _keys(kind: Any) -> set[str]:
 def test_every_document_has_the_keys_of_its_type() -> None:
     """An llm workload's documents have the keys of IndexDocument, ModelListDocument, ModelDocument
     and FrontierDocument; an image or video workload's those of the Image* or Video* types (rows,
-    configurations and CSV rows too) and of GenerationModelListDocument (and no frontier)."""
-    types = _module(REPO / "reader" / "leadgreen_data" / "types.py", "leadgreen_types")
+    configurations and CSV rows too) and of GenerationModelListDocument (and no frontier). A CSV's
+    columns are its row type's keys, in the schema's order (at runtime a base's keys come first)."""
+    types, shapes = _types(), _generator().typed_dicts(REPO)
     data = REPO / "data"
     workloads = json.loads((data / "workloads.json").read_bytes())
     kinds = {entry["id"]: entry["kind"] for entry in workloads["workloads"]}
@@ -75,7 +179,8 @@ def test_every_document_has_the_keys_of_its_type() -> None:
             assert all(set(conf) == _keys(configuration) for conf in doc["best"].values()), path
         if kind != "llm":
             header = (folder / "configurations.csv").read_text().splitlines()[0].split(",")
-            assert header == list(getattr(types, prefix + "CsvRow").__annotations__), folder
+            assert set(header) == _keys(getattr(types, prefix + "CsvRow")), folder
+            assert header == list(shapes[prefix + "CsvRow"].fields), folder
         frontier = json.loads((folder / "frontier.json").read_bytes())
         named = "FrontierDocument" if kind == "llm" else "GenerationFrontierDocument"
         assert set(frontier) == _keys(getattr(types, named)), folder
@@ -95,7 +200,8 @@ def test_every_document_has_the_keys_of_its_type() -> None:
         assert set(entry) == expected, entry["id"]
     assert types.WorkloadListWorkload.__optional_keys__ == {"frontier_url"}
     header = (data / "configurations.csv").read_text().splitlines()[0].split(",")
-    assert header == list(types.ConfigurationRow.__annotations__)
+    assert set(header) == _keys(types.ConfigurationRow)
+    assert header == list(shapes["ConfigurationRow"].fields)
 
 
 MISSPELT = """\
@@ -121,6 +227,21 @@ print(lg.index("text-to-image")["latency_limit_s"])
 print(lg.index("text-to-video")["rows"][0]["wh_per_video"])
 print(lg.configurations("text-to-image")[0]["wh_per_thousand_images"])
 print(lg.frontier()["itl_targets_ms"])
+"""
+
+
+EVERY_NAME = f"""\
+import leadgreen_data as lg
+from leadgreen_data.types import {", ".join(RELEASED)}
+from leadgreen_data.types import GenerationIndexRow
+
+
+def latency(row: GenerationIndexRow) -> float:
+    return row["batch_latency_s"]
+
+
+print(latency(lg.index("text-to-image")["rows"][0]), latency(lg.index("text-to-video")["rows"][0]))
+print([{", ".join(RELEASED)}])
 """
 
 
@@ -230,3 +351,13 @@ def test_mypy_strict_accepts_the_readmes_python(staged: Path, tmp_path: Path) ->
         run = mypy(staged, code, tmp_path)
         assert run.returncode == 0, code + run.stdout
         assert "Success: no issues found in 1 source file" in run.stdout
+
+
+@pytest.mark.slow
+def test_mypy_strict_accepts_every_released_name_imported_from_the_types(
+    staged: Path, tmp_path: Path
+) -> None:
+    """Each is re-exported explicitly; an image or video index row is a GenerationIndexRow."""
+    run = mypy(staged, EVERY_NAME, tmp_path)
+    assert run.returncode == 0, run.stdout
+    assert "Success: no issues found in 1 source file" in run.stdout

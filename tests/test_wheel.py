@@ -63,12 +63,10 @@ def test_wheel_holds_every_published_file_and_the_reader(release: Built) -> None
         metadata = whl.read(f"leadgreen_data-{release.version}.dist-info/METADATA").decode()
         generated = whl.read("leadgreen_data/_release.py").decode()
     module = {"leadgreen_data/__init__.py", "leadgreen_data/__main__.py", "leadgreen_data/py.typed"}
-    module |= {
-        "leadgreen_data/_release.py",
-        "leadgreen_data/_csv.py",
-        "leadgreen_data/types.py",
-        "leadgreen_data/CITATION.cff",
-    }
+    module |= {"leadgreen_data/_release.py", "leadgreen_data/_csv.py"}
+    module |= {"leadgreen_data/CITATION.cff"}
+    types = ("__init__", "_common", "_generation", "_llm")  # the generated types package
+    module |= {f"leadgreen_data/types/{name}.py" for name in types}
     module |= {
         "leadgreen_data/README.md",
         "leadgreen_data/croissant.json",
