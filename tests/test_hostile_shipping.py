@@ -107,6 +107,12 @@ DIST_REFUSED = [
         id="impossible-date",
     ),
     pytest.param(
+        None,
+        "v2026.11.29.0",
+        "tag v2026.11.29.0: expected a serial from 2 to 999 without a leading zero, found .0",
+        id="serial-0-of-the-data-version",
+    ),
+    pytest.param(
         dotfile_commit,
         "v2026.11.29",
         "expected only published files under data/ at ",

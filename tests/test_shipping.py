@@ -165,6 +165,7 @@ TAGS = [
     pytest.param("v2026.11.29", Version("2026-11-29"), id="first-release"),
     pytest.param("v2026.11.29.2", Version("2026-11-29", 2), id="second-of-a-day"),
     pytest.param("v2024.02.29", Version("2024-02-29"), id="leap-day"),
+    pytest.param("v2026.11.29.999", Version("2026-11-29", 999), id="highest-serial"),
 ]
 NOT_TAGS = [
     pytest.param(
@@ -182,14 +183,20 @@ NOT_TAGS = [
     ),
     pytest.param(
         "v2026.11.29.1",
-        "expected a serial of 2 or more without a leading zero, found .1",
+        "expected a serial from 2 to 999 without a leading zero, found .1",
         id="serial-1",
     ),
     pytest.param(
         "v2026.11.29.02",
-        "expected a serial of 2 or more without a leading zero, found .02",
+        "expected a serial from 2 to 999 without a leading zero, found .02",
         id="serial-02",
     ),
+    pytest.param("v2026.11.29.0", "expected a serial from 2 to 999", id="serial-0"),
+    pytest.param("v2026.11.29.1000", "expected a serial from 2 to 999", id="serial-too-high"),
+    pytest.param(
+        "v2026.11.29.99999999999999999999999", "found .99999999999999999999999", id="serial-huge"
+    ),
+    pytest.param("v\u0662026.11.29", "expected a release tag", id="non-ascii-digit"),
     pytest.param(
         "v2026-11-29",
         "tag v2026-11-29: expected a release tag, vYYYY.MM.DD or vYYYY.MM.DD.N",

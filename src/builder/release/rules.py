@@ -9,7 +9,9 @@ from builder.diff import Diff, render_text
 from builder.errors import ReleaseError, printable
 from builder.layout import MODELS_DIR, ROOT_WORKLOAD, WORKLOADS_DIR
 
-TAG = re.compile(r"v(\d{4})\.(\d{2})\.(\d{2})(?:\.(\d+))?")
+TAG = re.compile(r"v([0-9]{4})\.([0-9]{2})\.([0-9]{2})(?:\.([0-9]+))?")
+# A day gets at most this many releases: a serial beyond it is a typo, not a release.
+MAX_SERIAL = 999
 LARGE_CHANGE_PCT = 25.0
 # The v1 seed: text conversation's first documents, published for data version 2026-09-27
 # (tests/reference/v1).
@@ -19,7 +21,7 @@ SEED_NOTE = (
     "`models/<slug>.json`, "
     "data version 2026-09-27)"
 )
-HEADING = re.compile(r"^## (v\d{4}\.\d{2}\.\d{2}(?:\.\d+)?)(?![\w.])", re.MULTILINE)
+HEADING = re.compile(r"^## (v[0-9]{4}\.[0-9]{2}\.[0-9]{2}(?:\.[0-9]+)?)(?![\w.])", re.MULTILINE)
 
 
 @dataclass(frozen=True, order=True)
@@ -47,7 +49,7 @@ class Version:
 
 def read_tag(tag: str) -> Version:
     """The version a release tag names, or ReleaseError: a name of another shape, a day no calendar
-    has, a serial below 2 or with a leading zero."""
+    has, a serial below 2, above MAX_SERIAL or with a leading zero."""
     found = TAG.fullmatch(tag)
     if found is None:
         raise ReleaseError(
@@ -61,10 +63,12 @@ def read_tag(tag: str) -> Version:
         raise ReleaseError(
             f"tag {tag}: expected a real date, found {date}, a day no calendar has"
         ) from None
-    version = Version(date, int(found[4] or 1))
-    if version.tag != tag:
+    serial = found[4]
+    version = Version(date, int(serial) if serial and len(serial) <= len(str(MAX_SERIAL)) else 1)
+    if serial is not None and (version.serial < 2 or str(version.serial) != serial):
         raise ReleaseError(
-            f"tag {tag}: expected a serial of 2 or more without a leading zero, found .{found[4]}"
+            f"tag {tag}: expected a serial from 2 to {MAX_SERIAL} without a leading zero, "
+            f"found .{serial}"
         )
     return version
 
