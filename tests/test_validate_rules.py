@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from builder.validate.crossfile import check_reference_row, entry_facts
+from builder.validate.crossfile import check_reference_row
+from builder.validate.workloads import entry_facts
 
 ROW = {"model": "Qwen 3 32B", "gpu": "H100", "num_gpus": 2}
 

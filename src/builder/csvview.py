@@ -3,8 +3,7 @@ each."""
 
 import csv
 import io
-import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from builder.layout import CSV, MODELS_DIR, WORKLOAD_LIST, place, workload_dir
@@ -107,20 +106,3 @@ def response_energies(
 def lines(data: bytes) -> io.TextIOWrapper:
     """UTF-8 CSV bytes as text lines for a csv reader, decoded as they are read (never one copy)."""
     return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="")
-
-
-def stated_responses(data: bytes) -> Iterator[tuple[int, Key, Energy]]:
-    """(line, key, energy) of each CSV row whose key and values read as finite numbers (check_csv
-    reports the rest)."""
-    try:
-        reader = csv.DictReader(lines(data))
-        for row in reader:
-            try:
-                energy = (float(row[JOULES]), float(row[WH]))
-                key = (row["workload"], row["row_id"], int(row["repeat"]))
-            except (KeyError, TypeError, ValueError):
-                continue
-            if all(map(math.isfinite, energy)):
-                yield reader.line_num, key, energy
-    except (UnicodeDecodeError, csv.Error):
-        return

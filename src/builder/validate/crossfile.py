@@ -4,7 +4,6 @@ workloads."""
 from typing import Any
 
 from builder import csvview, layout
-from builder.csvview import JOULES, WH, stated_responses
 from builder.errors import Problem
 from builder.errors import shown as shown_value
 from builder.layout import (
@@ -18,15 +17,13 @@ from builder.layout import (
     model_list_rel,
     model_rel,
 )
-from builder.metadata import LATENCY_METRIC, UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
+from builder.metadata import UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
 from builder.transform import (
     MEASURE_KEYS,
-    UNITS_DEFINITION,
     index_row,
     index_row_keys,
-    unit_rows,
-    workload_urls,
 )
+from builder.validate.csvrows import check_csv
 from builder.validate.descriptor import value_differences
 from builder.validate.tree import Tree
 
@@ -50,8 +47,6 @@ IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
 Conf = dict[str, Any]
 # by workload: documents that passed their schema, every slug
 Groups = dict[str, tuple[dict[str, Any], set[str]]]
-# 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
-WH_SLACK = 0.005 + 1.4e-5
 
 
 def is_any_model(rel: str) -> bool:
@@ -62,9 +57,7 @@ def is_any_model(rel: str) -> bool:
 
 def check_files(tree: Tree) -> list[Problem]:
     """Every file a package and each of its workloads must have."""
-    present = {
-        found.workload for rel in tree.raw if (found := layout.place(rel)) and found.workload
-    } | {ROOT_WORKLOAD}
+    present = {found.workload for found in tree.places.values() if found.workload} | {ROOT_WORKLOAD}
     required = [
         index_rel(ROOT_WORKLOAD),
         model_list_rel(ROOT_WORKLOAD),
@@ -190,7 +183,8 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
             problems += differing(
                 shown, at, {"url": url, "page": layout.page_url(base_url, slug, workload)}, entry
             )
-    models = {rel: doc for rel, doc in docs.items() if is_any_model(rel)}
+    places = tree.places
+    models = {rel: doc for rel, doc in docs.items() if rel in places and places[rel].slug}
     problems += check_caps(tree.shown(model_list_rel(workload)), len(slugs), models)
     rel = csvview.csv_rel(workload)
     if (
@@ -207,7 +201,9 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
     """A workload's index against the best configurations of its model documents."""
     shown, index = tree.shown(index_rel(workload)), docs[index_rel(workload)]
     models = {
-        found.slug: doc for rel, doc in docs.items() if (found := layout.place(rel)) and found.slug
+        found.slug: doc
+        for rel, doc in docs.items()
+        if (found := tree.places.get(rel)) and found.slug
     }
     rows, problems = index["rows"], []
     if index["workload"] != workload:
@@ -294,62 +290,6 @@ def check_reference_row(shown: str, index: dict[str, Any]) -> list[Problem]:
     )
 
 
-def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
-    """A flat table is exactly the model documents' configurations (`expected`), in the builder's
-    order."""
-    if tree.raw[rel] == expected:
-        return []
-    want = expected.decode().split("\n")
-    # a \r stays in the line it ends
-    found = tree.raw[rel].decode("utf-8", errors="replace").split("\n")
-    for line, (w, f) in enumerate(zip(want, found, strict=False), start=1):
-        if w != f:
-            copied = f"{w!r} (from the model documents)"
-            return [
-                Problem.mismatch(
-                    tree.shown(rel), f"line {line}", "crossfile.csv-line", copied, repr(f)
-                )
-            ]
-    at = min(len(want), len(found))
-    what = (
-        "a final newline and no more"
-        if len(want) > len(found)
-        else "nothing after the last line's newline"
-    )
-    lines = f"{what} ({len(want) - 1} lines)"
-    return [
-        Problem.mismatch(
-            tree.shown(rel), f"line {at}", "crossfile.csv-end", lines, str(len(found) - 1)
-        )
-    ]
-
-
-def check_root_csv(tree: Tree, ok: dict[str, Any]) -> list[Problem]:
-    """The LLM workloads' flat table, in the workload list's order, each
-    wh_per_thousand_responses its J / 3.6."""
-    if CSV not in tree.raw:
-        return []
-    # the J column is upstream's, which `builder drift` checks
-    responses = list(stated_responses(tree.raw[CSV]))
-    problems = check_csv(
-        tree, CSV, csvview.configurations_csv(ok, {key: energy for _, key, energy in responses})
-    )
-    for line, key, (joules, wh) in responses:
-        if abs(wh - joules / 3.6) > WH_SLACK:
-            conf = f"{key[1]} repeat {key[2]} of {key[0]}"
-            want = f"{JOULES} / 3.6 = {round(joules / 3.6, 2)} ({conf})"
-            problems.append(
-                Problem.mismatch(
-                    tree.shown(CSV),
-                    f"line {line}, column {WH}",
-                    "physics.wh-per-response",
-                    want,
-                    str(wh),
-                )
-            )
-    return problems
-
-
 def check_caps(shown: str, slugs: int, models: dict[str, Any]) -> list[Problem]:
     """A workload past upstream's caps on a task (models, configurations, GPU types), which build
     never writes."""
@@ -369,8 +309,8 @@ def group_by_workload(tree: Tree, ok: dict[str, Any]) -> Groups:
     """Per workload (text conversation first): its documents that passed their schema, and every
     model's slug."""
     groups: Groups = {ROOT_WORKLOAD: ({}, set())}
-    for rel in tree.raw:
-        if (found := layout.place(rel)) is None or found.workload is None:
+    for rel, found in tree.places.items():
+        if found.workload is None:
             continue
         docs, slugs = groups.setdefault(found.workload, ({}, set()))
         if rel in ok:
@@ -410,95 +350,3 @@ def check_identity(tree: Tree, groups: Groups) -> list[Problem]:
                     )
                 )
     return problems
-
-
-def entry_facts(
-    workload: str, docs: dict[str, Any], slugs: set[str], base_url: str, version: str
-) -> dict[str, Any]:
-    """What a workload list entry must say: kind, unit, latency rule, counts (of parsed
-    documents) and URLs."""
-    index = docs.get(index_rel(workload))
-    kind = GENERATION_WORKLOADS.get(workload)
-    want = workload_urls(base_url, version, workload) | {
-        "kind": kind or "llm",
-        "model_count": len(slugs),
-    }
-    if kind is None:
-        want["latency_metric"] = "median_itl_ms"
-        if index is not None:
-            want |= {"unit": index["unit"], "latency_limit": index["itl_deadline_ms"]}
-    else:
-        del want["frontier_url"]  # a generation workload has no frontier
-        want |= {"unit": UNIT_OF_KIND[kind], "latency_metric": LATENCY_METRIC}
-        if index is not None:
-            want["latency_limit"] = index["latency_limit_s"]
-    if index is not None:
-        want["data_url"] = index["source"]["data_url"]
-    models = [doc for rel, doc in docs.items() if is_any_model(rel)]
-    if len(models) == len(slugs):
-        want["configuration_count"] = sum(len(m["configurations"]) for m in models)
-    return want
-
-
-def check_workload_list(
-    tree: Tree, ok: dict[str, Any], groups: Groups, base_url: str
-) -> list[Problem]:
-    """workloads.json lists every workload present, once, text conversation first, each as
-    entry_facts says."""
-    shown, doc = tree.shown(layout.WORKLOAD_LIST), ok[layout.WORKLOAD_LIST]
-    entries = doc["workloads"]
-    ids, problems = [entry["id"] for entry in entries], []
-    if ids[0] != ROOT_WORKLOAD:
-        problems.append(
-            Problem.mismatch(
-                shown, "/workloads/0/id", "workloads.first", f"{ROOT_WORKLOAD} first", str(ids[0])
-            )
-        )
-    for workload in groups:
-        if workload not in ids and workload not in GENERATION_WORKLOADS:
-            want = f"an entry for the workload of {tree.shown(index_rel(workload))}"
-            problems.append(Problem.mismatch(shown, "/workloads", "workloads.entry", want, "none"))
-    for i, entry in enumerate(entries):
-        workload, at = entry["id"], f"/workloads/{i}"
-        docs, slugs = groups.get(workload, ({}, set()))
-        problems += differing(
-            shown, at, entry_facts(workload, docs, slugs, base_url, doc["version"]), entry
-        )
-        if workload in ids[:i]:
-            problems.append(
-                Problem.mismatch(
-                    shown,
-                    f"{at}/id",
-                    "workloads.once",
-                    "each workload once",
-                    str(workload),
-                    " again",
-                )
-            )
-            continue
-        for rel in (index_rel(workload), model_list_rel(workload)):
-            if rel not in tree.docs:
-                problems.append(
-                    Problem.mismatch(
-                        shown, f"{at}/id", "workloads.file", f"a file {tree.shown(rel)}", "none"
-                    )
-                )
-        index = docs.get(index_rel(workload))
-        label = f"{entry['name']} ({entry['task']})"
-        if index is not None and index["source"]["workload"] != label:
-            want = f"name and task as in source.workload {index['source']['workload']!r}"
-            problems.append(Problem.mismatch(shown, at, "workloads.label", want, repr(label)))
-    return problems
-
-
-def check_units(tree: Tree, ok: dict[str, Any], base_url: str) -> list[Problem]:
-    """units.json repeats each workload list entry's unit and latency rule, in its order, with
-    the limit's unit."""
-    if (doc := ok.get(layout.UNITS)) is None:
-        return []  # missing (check_files) or with schema problems of its own
-    entries = ok[layout.WORKLOAD_LIST]["workloads"]
-    want = {
-        "definition": UNITS_DEFINITION,
-        "workloads": unit_rows(entries, base_url, doc["version"]),
-    }
-    return differing(tree.shown(layout.UNITS), "", want, doc, tree.shown(layout.WORKLOAD_LIST))

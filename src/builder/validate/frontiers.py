@@ -7,8 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from builder import layout
-from builder.csvview import Key as CsvKey
-from builder.csvview import stated_responses
 from builder.errors import Problem, pointer
 from builder.frontier import (
     DEFINITION,
@@ -29,23 +27,16 @@ from builder.validate.tree import Tree
 
 Conf = dict[str, Any]
 Keyed = dict[tuple[str, int], Conf]  # configurations by (row_id, repeat)
-Responses = Mapping[CsvKey, float]  # the CSV's joules_per_response by (workload, row_id, repeat)
 Own = Mapping[tuple[str, int], float]  # one workload's joules_per_response by (row_id, repeat)
 # mean_output_tokens (2 decimals) against avg_output_tokens (a whole token)
 HALF_TOKEN = 0.5 + 0.005
 
 
-def csv_responses(tree: Tree) -> dict[CsvKey, float]:
-    """The root CSV's joules_per_response by (workload, row_id, repeat), where it reads as a
-    number."""
-    return {key: energy[0] for _, key, energy in stated_responses(tree.raw.get(CSV, b""))}
-
-
 def check_frontier(
-    tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any], csv: Responses
+    tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any], own_csv: Own
 ) -> list[Problem]:
     """A frontier that passed its schema: its head, models and GPU types, then each part's
-    entries."""
+    entries (`own_csv`: the workload's joules_per_response in the root CSV)."""
     shown, problems = tree.shown(layout.frontier_rel(workload)), []
     kind = GENERATION_WORKLOADS.get(workload)
     axes = LLM_AXES if kind is None else GENERATION_AXES[kind]
@@ -71,7 +62,6 @@ def check_frontier(
     ):
         of = f"the slugs of {model_list_rel(workload)} {want}"
         problems.append(Problem.mismatch(shown, "/models", "frontier.models", of, str(slugs)))
-    own_csv = {key[1:]: joules for key, joules in csv.items() if key[0] == workload}
     lengths = (
         output_lengths_rel(workload),
         own_lengths(tree, workload, ok) if kind is None else None,
@@ -90,13 +80,22 @@ def check_frontier(
         part = Part(
             shown, source, axes, (targets, named), own_csv if kind is None else None, lengths
         )
+        on_gpu = by_gpu(model["configurations"])
         for gpu, held in item["gpus"].items():
-            confs = [c for c in model["configurations"] if c["gpu"] == gpu]
-            problems += part.check(pointer(["models", i, "gpus", gpu]), held, confs, "on this GPU")
+            at = pointer(["models", i, "gpus", gpu])
+            problems += part.check(at, held, on_gpu.get(gpu, []), "on this GPU")
         problems += part.check(
             f"/models/{i}/across_gpus", item["across_gpus"], model["configurations"], ""
         )
     return problems
+
+
+def by_gpu(confs: list[Conf]) -> dict[str, list[Conf]]:
+    """A model's configurations by GPU type, each list in document order."""
+    found: dict[str, list[Conf]] = {}
+    for conf in confs:
+        found.setdefault(conf["gpu"], []).append(conf)
+    return found
 
 
 def own_lengths(tree: Tree, workload: str, ok: dict[str, Any]) -> Keyed | None:

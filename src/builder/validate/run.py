@@ -14,9 +14,10 @@ from builder.jsonschemas import (
     schemas_folder,
     validator,
 )
-from builder.layout import MAX_FILE_BYTES, SCHEMAS, WORKLOAD_LIST, is_model, place, schema_for
+from builder.layout import MAX_FILE_BYTES, SCHEMAS, WORKLOAD_LIST, is_model, schema_for
 from builder.strictjson import StrictJSONError, parse_json
-from builder.validate import crossfile, frontiers
+from builder.validate import crossfile, frontiers, workloads
+from builder.validate.csvrows import check_root_csv, energies_by_workload, read_root_csv
 from builder.validate.descriptor import check_package, check_tables, value_differences
 from builder.validate.documents import (
     check_dates,
@@ -26,7 +27,7 @@ from builder.validate.documents import (
     check_physics,
 )
 from builder.validate.lengths import check_output_lengths
-from builder.validate.responses import check_parameters, check_responses
+from builder.validate.responses import check_parameters
 from builder.validate.tree import Tree
 
 FRONTIER_KINDS = ("frontier", "generation-frontier")
@@ -62,20 +63,27 @@ def check_consistency(tree: Tree, base_url: str) -> tuple[list[Problem], dict[st
         *check_schema_folder(tree.root),
         *schema_problems,
     ]
+    places = tree.places
     # of every workload
-    models = {rel: doc for rel, doc in ok.items() if crossfile.is_any_model(rel)}
+    models = {rel: doc for rel, doc in ok.items() if rel in places and places[rel].slug}
     problems += check_gpu_spellings({tree.shown(rel): doc for rel, doc in models.items()})
-    # what an LLM frontier's energy per response must repeat
-    responses = frontiers.csv_responses(tree)
+    # the root CSV, read once: its energies per response (what its own rules and an LLM
+    # frontier's compare with) and the rows that break upstream's relation
+    root_csv = read_root_csv(tree)
+    responses = energies_by_workload(root_csv.stated)
     for rel, doc in ok.items():
+        found, workload = places.get(rel), ""
+        if found is not None:
+            workload = found.workload or ""
         if rel in models:
             problems += check_names(tree.shown(rel), doc) + check_model(tree.shown(rel), rel, doc)
             problems += check_physics(tree.shown(rel), doc) + check_parameters(tree.shown(rel), doc)
         # data_version alone: no dates to check
-        elif (found := place(rel)) and found.kind in FRONTIER_KINDS:
-            problems += frontiers.check_frontier(tree, found.workload, doc, ok, responses)  # type: ignore[arg-type]
+        elif found and found.kind in FRONTIER_KINDS:
+            own = responses.get(workload, {})
+            problems += frontiers.check_frontier(tree, workload, doc, ok, own)
         elif found and found.kind == "output-lengths":
-            problems += check_output_lengths(tree, found.workload or "", doc, ok)
+            problems += check_output_lengths(tree, workload, doc, ok)
         else:
             problems += check_dates(tree.shown(rel), doc)
     groups = crossfile.group_by_workload(tree, ok)
@@ -83,12 +91,12 @@ def check_consistency(tree: Tree, base_url: str) -> tuple[list[Problem], dict[st
         problems += crossfile.check_workload(tree, workload, groups, base_url)
     problems += crossfile.check_identity(tree, groups)
     if WORKLOAD_LIST in ok:
-        problems += crossfile.check_workload_list(tree, ok, groups, base_url)
-        problems += crossfile.check_units(tree, ok, base_url)
+        problems += workloads.check_workload_list(tree, ok, groups, base_url)
+        problems += workloads.check_units(tree, ok, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
-            problems += crossfile.check_root_csv(tree, ok)
+            problems += check_root_csv(tree, ok, root_csv.stated)
     # upstream's relations (builder.relations) on what only the CSV holds
-    problems += check_responses(tree)
+    problems += root_csv.faults
     return problems, ok
 
 

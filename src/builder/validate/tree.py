@@ -4,12 +4,13 @@ strict JSON."""
 import os
 import stat
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from builder.errors import Problem, Said, printable
 from builder.files import Refused, kind, read_file, too_large
-from builder.layout import DESCRIPTOR, JSON, MAX_FILE_BYTES, is_published
+from builder.layout import DESCRIPTOR, JSON, MAX_FILE_BYTES, Place, is_published, place
 from builder.strictjson import StrictJSONError, json_type, parse_json
 
 NOT_READ = " (not read)"  # a file the walk refuses is never opened
@@ -29,6 +30,11 @@ class Tree:
     def shown(self, rel: str) -> str:
         """A path as the contributor sees it, relative to the package root."""
         return f"{self.data_dir}/{rel}"
+
+    @cached_property
+    def places(self) -> dict[str, Place]:
+        """What each file of the layout holds (layout.place), by path: worked out once a tree."""
+        return {rel: found for rel in self.raw if (found := place(rel)) is not None}
 
 
 class Listing(NamedTuple):
