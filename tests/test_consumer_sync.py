@@ -20,12 +20,12 @@ from builder.release import consumer
 from builder.release.rules import since_seed
 from helpers import REPO
 
-WORKLOADS = card.load((REPO / "data" / "workloads.json").read_bytes())
+WORKLOADS = card.listed_workloads((REPO / "data" / "workloads.json").read_bytes())
 TWO = [
-    card.Workload(
+    card.ListedWorkload(
         "text-conversation", "Text Conversation", "Wh per million output tokens", 18, 328
     ),
-    card.Workload("text-to-image", "Text to Image", "Wh per 1,000 images", 7, 638),
+    card.ListedWorkload("text-to-image", "Text to Image", "Wh per 1,000 images", 7, 638),
 ]
 
 

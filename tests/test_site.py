@@ -428,7 +428,7 @@ def test_markup_from_upstream_comes_out_escaped_in_pages_and_charts() -> None:
         "doc": "api/v1/models/evil.json",
         "schema": "schemas/v1/m.json",
     }
-    work = catalog.Workload(
+    work = catalog.SiteWorkload(
         MARKUP, MARKUP, MARKUP, "llm", "i.json", None, None, doc["source"], MARKUP, "w/index.html"
     )
     common = {

@@ -464,7 +464,7 @@ def test_curated_method_text_reads_without_field_names() -> None:
 def test_a_workload_past_the_cap_on_gpu_types_is_one_input_error() -> None:
     """A column per GPU type and a row per model: past the cap the comparison would grow as their
     product."""
-    work = catalog.Workload(
+    work = catalog.SiteWorkload(
         "w",
         "W",
         "",

@@ -4,14 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from builder.metadata import workloads
+from builder.metadata import llm_workloads
 from builder.transform import build_documents, configuration
 from builder.upstream import parse_upstream
 from factory import row, upstream
 
 REPO = Path(__file__).resolve().parent.parent
 META = tomllib.loads((REPO / "metadata.toml").read_text())
-CHAT = workloads(META)[0]  # the root workload, whose task the factory's rows are of
+CHAT = llm_workloads(META)[0]  # the root workload, whose task the factory's rows are of
 
 
 def rows(*raw: dict) -> list:

@@ -11,7 +11,7 @@ from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.lengths import build_output_lengths, with_response_quantiles
-from builder.metadata import generation_workloads, load_metadata, workloads
+from builder.metadata import generation_workloads, llm_workloads, load_metadata
 from builder.package import descriptor
 from builder.pin import Pinned, load_lock, local_pin, read_pinned, read_pinned_models
 from builder.transform import build_package
@@ -42,7 +42,7 @@ class BuildResult:
 
 def upstream_tasks(meta: dict[str, Any]) -> list[str]:
     """The upstream tasks, in workload order."""
-    return [work.task for work in [*workloads(meta), *generation_workloads(meta)]]
+    return [work.task for work in [*llm_workloads(meta), *generation_workloads(meta)]]
 
 
 def build_in_memory(

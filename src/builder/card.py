@@ -24,7 +24,7 @@ SOURCE = "the ML.ENERGY Leaderboard v3.0"
 
 
 @dataclass(frozen=True)
-class Workload:
+class ListedWorkload:
     """The facts of one workload a consumer text must name."""
 
     id: str
@@ -34,11 +34,11 @@ class Workload:
     configurations: int
 
 
-def load(raw: bytes) -> list[Workload]:
+def listed_workloads(raw: bytes) -> list[ListedWorkload]:
     """The workloads of a workloads.json document's bytes, in its order."""
     doc: dict[str, Any] = json.loads(raw)
     return [
-        Workload(w["id"], w["name"], w["unit"], w["model_count"], w["configuration_count"])
+        ListedWorkload(w["id"], w["name"], w["unit"], w["model_count"], w["configuration_count"])
         for w in doc["workloads"]
     ]
 
@@ -52,7 +52,7 @@ def _names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def by_unit(workloads: list[Workload]) -> str:
+def by_unit(workloads: list[ListedWorkload]) -> str:
     """'A, B and C in unit X; D in unit Y': every workload named once, grouped by its unit in
     first-seen order."""
     units: dict[str, list[str]] = {}
@@ -61,7 +61,7 @@ def by_unit(workloads: list[Workload]) -> str:
     return "; ".join(f"{_names(names)} in {unit}" for unit, names in units.items())
 
 
-def summary(workloads: list[Workload]) -> str:
+def summary(workloads: list[ListedWorkload]) -> str:
     """One line: the package, its workloads by name and unit, and their count (the wheel's
     summary)."""
     count = number(len(workloads))
@@ -71,7 +71,7 @@ def summary(workloads: list[Workload]) -> str:
     )
 
 
-def missing(text: str, workloads: list[Workload]) -> list[str]:
+def missing(text: str, workloads: list[ListedWorkload]) -> list[str]:
     """What `text` leaves out: each workload's name, each unit, and the count ("seven workloads"),
     in that order.
 
@@ -91,7 +91,7 @@ def missing(text: str, workloads: list[Workload]) -> list[str]:
 
 
 def archive_readme(
-    workloads: list[Workload], tag: str, data_version: str, repository: str | None
+    workloads: list[ListedWorkload], tag: str, data_version: str, repository: str | None
 ) -> str:
     """The release archive's README.md (also the wheel's leadgreen_data/README.md): what the
     files are."""

@@ -61,7 +61,7 @@ def citation_files(descriptor: bytes, curated: Path = CITATION_TOML) -> dict[str
         raise InputError(f"{curated}: {missing[0]}: expected a value, found none")
     listed = curated.parent / DATA / WORKLOAD_LIST
     try:
-        summary = card.summary(card.load(listed.read_bytes()))
+        summary = card.summary(card.listed_workloads(listed.read_bytes()))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError(
             f"{listed}: expected the workload list, found {type(exc).__name__}: {exc}"

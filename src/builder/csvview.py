@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from builder.layout import CSV, MODELS_DIR, WORKLOAD_LIST, place, workload_dir
-from builder.metadata import workloads
+from builder.metadata import llm_workloads
 from builder.transform import CONFIG_KEYS, config_keys, keyed_rows
 from builder.upstream import Row, UpstreamRow
 
@@ -98,7 +98,7 @@ def response_energies(
             round(row.energy_per_request_joules, 4),
             round(row.energy_per_request_joules / 3.6, 2),
         )
-        for work in workloads(meta)
+        for work in llm_workloads(meta)
         for key, row in keyed_rows(cast(list[Row], rows_by_task[work.task])).items()
     }
 

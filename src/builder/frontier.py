@@ -5,9 +5,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any
 
-Doc = dict[str, Any]
+from builder.layout import GENERATION_ORDER, LLM_ORDER
+from builder.strictjson import Doc
+
 Point = tuple[float, float]  # (energy, latency) of a configuration, unrounded
 Key = tuple[str, int]  # a configuration's (row_id, repeat)
 
@@ -71,7 +72,7 @@ LLM_AXES = Axes(
         "median_itl_ms",
         "wh_per_million_output_tokens",
     ),
-    order=("gpu", "num_gpus", "max_num_seqs", "repeat"),
+    order=(*LLM_ORDER, "repeat"),
 )
 # an LLM entry's, after entry_keys, from upstream rows
 RESPONSE_KEYS = (
@@ -82,16 +83,7 @@ QUANTILE_KEYS = {
     "joules_per_response_median": "median_output_tokens",
     "joules_per_response_p90": "p90_output_tokens",
 }
-GENERATION_ORDER = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree", "repeat")
-GENERATION_HEAD = (
-    "row_id",
-    "repeat",
-    "gpu",
-    "num_gpus",
-    "batch_size",
-    "ulysses_degree",
-    "ring_degree",
-)
+GENERATION_HEAD = ("row_id", "repeat", *GENERATION_ORDER)
 GENERATION_AXES = {
     "image": Axes(
         energy="joules_per_image",
@@ -102,7 +94,7 @@ GENERATION_AXES = {
             "joules_per_image",
             "wh_per_thousand_images",
         ),
-        order=GENERATION_ORDER,
+        order=(*GENERATION_ORDER, "repeat"),
     ),
     "video": Axes(
         energy="joules_per_video",
@@ -114,7 +106,7 @@ GENERATION_AXES = {
             "wh_per_video",
             "wh_per_video_second",
         ),
-        order=GENERATION_ORDER,
+        order=(*GENERATION_ORDER, "repeat"),
     ),
 }
 

@@ -200,6 +200,11 @@ def below(path: object, folder: str) -> str | None:
     )
 
 
+# The configuration fields a row id is made of after the slug, by kind: how configurations sort.
+LLM_ORDER = ("gpu", "num_gpus", "max_num_seqs")
+GENERATION_ORDER = ("gpu", "num_gpus", "batch_size", "ulysses_degree", "ring_degree")
+
+
 def row_id(slug: str, gpu: str, *numbers: int) -> str:
     """The natural key of a configuration: slug/gpu/numbers, with the numbers its kind sorts by
     after the GPU."""

@@ -5,12 +5,12 @@ from typing import Any
 
 from builder import layout
 from builder.frontier import QUANTILE_KEYS
-from builder.metadata import workloads
+from builder.metadata import llm_workloads
+from builder.strictjson import Doc
 from builder.transform import keyed_rows
 from builder.upstream import Row
 from builder.upstream_models import Histogram, ModelFile
 
-Doc = dict[str, Any]
 UNIT = "output tokens per response"
 DEFINITION = (
     "Per model, how long its responses were, as the leaderboard's per-model file gives it: a "
@@ -111,7 +111,7 @@ def build_output_lengths(
 ) -> dict[str, Doc]:
     """The output-lengths document of every LLM workload whose task has per-model files, by path."""
     found = {}
-    for work in workloads(meta):
+    for work in llm_workloads(meta):
         if own := files.get(work.task):
             doc = output_lengths(rows_by_task[work.task], own, docs, work.id, date)
             found[layout.output_lengths_rel(work.id)] = doc
@@ -123,7 +123,7 @@ def with_response_quantiles(
 ) -> None:
     """Each LLM frontier entry gains its energy per response at the median and p90 output length
     (QUANTILE_KEYS)."""
-    for work in workloads(meta):
+    for work in llm_workloads(meta):
         keyed = keyed_rows(rows_by_task[work.task])
         lengths = docs.get(layout.output_lengths_rel(work.id), {"models": []})
         own = {

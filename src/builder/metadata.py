@@ -31,8 +31,8 @@ LATENCY_METRIC = "batch_latency_s"  # what the limit of a generation workload ap
 
 
 @dataclass(frozen=True)
-class Workload:
-    """One published workload: an upstream task file and its curated text (a GenerationWorkload
+class WorkloadMeta:
+    """One published workload: an upstream task file and its curated text (a GenerationWorkloadMeta
     adds its own)."""
 
     id: str  # the slug of the leaderboard's tab label, `name`
@@ -46,7 +46,7 @@ class Workload:
 
 
 @dataclass(frozen=True)
-class GenerationWorkload(Workload):
+class GenerationWorkloadMeta(WorkloadMeta):
     """One image or video generation workload: a workload with its unit and latency rule."""
 
     unit: str
@@ -150,24 +150,24 @@ def _finite(text: str) -> float | _NonFinite:
     return value if math.isfinite(value) else _NonFinite(text)
 
 
-def workloads(meta: dict[str, Any]) -> list[Workload]:
+def llm_workloads(meta: dict[str, Any]) -> list[WorkloadMeta]:
     """The LLM workloads of checked metadata, in publishing order."""
-    return [Workload(**table) for table in meta["workload"] if table["kind"] == "llm"]
+    return [WorkloadMeta(**table) for table in meta["workload"] if table["kind"] == "llm"]
 
 
-def generation_workloads(meta: dict[str, Any]) -> list[GenerationWorkload]:
+def generation_workloads(meta: dict[str, Any]) -> list[GenerationWorkloadMeta]:
     """The image and video workloads of checked metadata, in publishing order (after the LLM
     workloads)."""
-    return [GenerationWorkload(**table) for table in meta["workload"] if table["kind"] != "llm"]
+    return [GenerationWorkloadMeta(**table) for table in meta["workload"] if table["kind"] != "llm"]
 
 
-def source_for(meta: dict[str, Any], work: Workload) -> dict[str, Any]:
+def source_for(meta: dict[str, Any], work: WorkloadMeta) -> dict[str, Any]:
     """The source block of a workload's documents: the shared fields and the workload's own, in
     the schema's order."""
     merged = {**meta["source"], "data_url": work.data_url, "workload": f"{work.name} ({work.task})"}
     merged["configurations"] = work.configurations
     # an image or video workload has its own method, selection and uses
-    if isinstance(work, GenerationWorkload):
+    if isinstance(work, GenerationWorkloadMeta):
         merged |= {"method": work.method, "selection": work.selection, "used_for": work.used_for}
     return {
         key: merged[key] for key in load_schemas()[DEFS_SCHEMA]["$defs"]["source"]["properties"]

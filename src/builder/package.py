@@ -7,7 +7,7 @@ from typing import Any
 from builder import layout, transform
 from builder.csvview import COLUMNS, MODEL_COLUMNS, csv_rel
 from builder.jsonschemas import registry, resolved
-from builder.metadata import generation_workloads, source_for, workloads
+from builder.metadata import generation_workloads, llm_workloads, source_for
 from builder.pin import Lock, sha256
 
 DESCRIPTOR_KEYS = (
@@ -201,7 +201,7 @@ def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any
     """The descriptor's keys that come from metadata.toml and the upstream lock."""
     sources = [
         (work.task, source_for(meta, work))
-        for work in [*workloads(meta), *generation_workloads(meta)]
+        for work in [*llm_workloads(meta), *generation_workloads(meta)]
     ]
     pinned = [(locks[task], src) for task, src in sources if task in locks]
     return {

@@ -9,6 +9,7 @@ from typing import Any
 
 from builder.errors import InputError, Problem, Said, pointer, printable, shown
 
+Doc = dict[str, Any]  # a parsed JSON object: a document, or a part of one
 MAX_SAFE_INTEGER = 2**53  # beyond this, a JSON number is not the same integer in every reader
 
 

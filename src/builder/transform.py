@@ -16,18 +16,18 @@ from builder.frontier import (
     latency_targets,
     model_frontier,
 )
+from builder.layout import GENERATION_ORDER, LLM_ORDER
 from builder.metadata import (
     LATENCY_METRIC,
-    GenerationWorkload,
-    Workload,
+    GenerationWorkloadMeta,
+    WorkloadMeta,
     generation_workloads,
+    llm_workloads,
     source_for,
-    workloads,
 )
 from builder.names import slugify
+from builder.strictjson import Doc
 from builder.upstream import PRECISIONS, GenRow, Row
-
-Doc = dict[str, Any]
 
 CONFIG_KEYS: tuple[str, ...] = (
     "gpu",
@@ -103,17 +103,7 @@ MODEL_LIST_KEYS = (
     "url",
     "page",
 )
-SETUP_KEYS = (
-    "gpu",
-    "num_gpus",
-    "batch_size",
-    "ulysses_degree",
-    "ring_degree",
-    "inference_steps",
-    "precision",
-)
-LLM_ORDER = ("gpu", "num_gpus", "max_num_seqs")  # how configurations sort: the parts of a row id
-GENERATION_ORDER = SETUP_KEYS[:5]
+SETUP_KEYS = (*GENERATION_ORDER, "inference_steps", "precision")
 MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
 # a video's energy per second of its own length
 PER_SECOND = {
@@ -145,9 +135,9 @@ class Shape:
     order: tuple[str, ...] = LLM_ORDER  # the configuration keys its configurations are sorted by
 
 
-def shape(work: Workload, meta: Doc) -> Shape:
+def shape(work: WorkloadMeta, meta: Doc) -> Shape:
     """The Shape of a workload's documents."""
-    if not isinstance(work, GenerationWorkload):
+    if not isinstance(work, GenerationWorkloadMeta):
         h, own = meta["header"], source_for(meta, work)
         return Shape(
             {"unit": h["unit"]},
@@ -176,13 +166,13 @@ def build_package(rows_by_task: dict[str, list[Any]], meta: Doc, date: str) -> d
     by path."""
     docs: dict[str, Doc] = {}
     entries = []  # each workload's keys in order; an image or video workload has no frontier
-    for work in [*workloads(meta), *generation_workloads(meta)]:
+    for work in [*llm_workloads(meta), *generation_workloads(meta)]:
         rows = rows_by_task[work.task]  # one configuration each
         docs |= build_documents(rows, meta, date, work)
         models = len(docs[layout.model_list_rel(work.id)]["models"])
         found = {**asdict(work), "model_count": models, "configuration_count": len(rows)}
         found |= workload_urls(meta["base_url"], meta["header"]["version"], work.id)
-        if isinstance(work, GenerationWorkload):
+        if isinstance(work, GenerationWorkloadMeta):
             del found["frontier_url"]
         own = shape(work, meta)
         found |= {
@@ -238,7 +228,7 @@ def workload_urls(base_url: str, version: str, workload: str) -> dict[str, str]:
     return {key: layout.document_url(base_url, version, rel(workload)) for key, rel in rels.items()}
 
 
-def build_documents(rows: list[Any], meta: Doc, date: str, work: Workload) -> dict[str, Doc]:
+def build_documents(rows: list[Any], meta: Doc, date: str, work: WorkloadMeta) -> dict[str, Doc]:
     """Every document of one workload, keyed by its path inside the data folder."""
     own = shape(work, meta)
     groups: dict[str, list[Any]] = {}
@@ -270,7 +260,7 @@ def build_documents(rows: list[Any], meta: Doc, date: str, work: Workload) -> di
     for entry in entries:
         entry["url"] = layout.document_url(base, version, layout.model_rel(entry["slug"], work.id))
         entry["page"] = layout.page_url(base, entry["slug"], work.id)
-    kind = {"kind": work.kind} if isinstance(work, GenerationWorkload) else {}
+    kind = {"kind": work.kind} if isinstance(work, GenerationWorkloadMeta) else {}
     docs[layout.model_list_rel(work.id)] = {
         **header(meta, date),
         **kind,
@@ -455,11 +445,11 @@ def build_frontiers(
     """Every workload's frontier document by path: its models in model-list order, each GPU type
     in key order."""
     found = {}
-    for work in [*workloads(meta), *generation_workloads(meta)]:
+    for work in [*llm_workloads(meta), *generation_workloads(meta)]:
         own, keyed = shape(work, meta), keyed_rows(rows_by_task[work.task])
         extra: Callable[[tuple[str, int]], Doc] = no_extra
         head: Doc
-        if isinstance(work, GenerationWorkload):
+        if isinstance(work, GenerationWorkloadMeta):
             axes, targets = GENERATION_AXES[work.kind], latency_targets(own.limit)
             points = {key: (row.energy_joules, row.batch_latency_s) for key, row in keyed.items()}
             head = {

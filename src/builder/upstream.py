@@ -16,7 +16,7 @@ from builder.layout import (
     NUM_GPUS_RULE,
     num_gpus_for,
 )
-from builder.metadata import GenerationWorkload, generation_workloads
+from builder.metadata import GenerationWorkloadMeta, generation_workloads
 from builder.names import gpu_spelling_faults, is_reserved_slug, name_fault, slugify
 from builder.relations import (
     GENERATION_ORDERS,
@@ -138,7 +138,7 @@ def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
     )
 
 
-def parse_generation(data: bytes, path: str, work: GenerationWorkload) -> Parsed:
+def parse_generation(data: bytes, path: str, work: GenerationWorkloadMeta) -> Parsed:
     """The checked rows and warnings of the task file of `work`, or UpstreamError."""
     doc, problems, sound = read_task(
         data, path, GENERATION_TASK_SCHEMA, ("$defs", f"{work.kind}Task")

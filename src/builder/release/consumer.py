@@ -62,7 +62,7 @@ def texts(files: dict[str, bytes]) -> dict[str, str]:
 def problems(files: dict[str, bytes]) -> list[str]:
     """One line per consumer text that misses a workload, a unit or the count, or breaks a rule
     of its own."""
-    workloads = card.load(files[LISTED])
+    workloads = card.listed_workloads(files[LISTED])
     found = []
     for name, text in [*texts(files).items(), ("the wheel's summary", card.summary(workloads))]:
         if gaps := card.missing(text, workloads):

@@ -159,7 +159,7 @@ def dist_files(release: Release) -> dict[str, bytes]:
     )
     curated = files_at(release.commit, (str(METADATA),)).get(str(METADATA), b"")
     found = parse_repository(curated.decode("utf-8", "replace"))
-    workloads = card.load(files[f"data/{WORKLOAD_LIST}"])
+    workloads = card.listed_workloads(files[f"data/{WORKLOAD_LIST}"])
     readme = card.archive_readme(workloads, tag, date, found.url if found else None).encode()
     # in path order, as git lists the others
     files = dict(sorted({**files, "README.md": readme}.items()))
@@ -285,7 +285,7 @@ def staged_files(
     staged |= {name: files[name] for name in LICENCES}  # dist.files_at requires them
     staged["README.md"] = reader[f"{READER}/README.md"]
     found = parse_repository(reader.get(str(METADATA), b"").decode("utf-8", "replace"))
-    summary = card.summary(card.load(files[f"data/{WORKLOAD_LIST}"]))
+    summary = card.summary(card.listed_workloads(files[f"data/{WORKLOAD_LIST}"]))
     staged["pyproject.toml"] = _pyproject(version, found.url if found else None, summary).encode()
     staged[f"{MODULE}/_release.py"] = (
         '"""Written when the wheel was built: which release this is."""\n\n'

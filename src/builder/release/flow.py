@@ -173,7 +173,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     added = (
         None
         if previous
-        else rules.since_seed(list(docs_paths(package)), card.load(package[LISTED]))
+        else rules.since_seed(list(docs_paths(package)), card.listed_workloads(package[LISTED]))
     )
     entry = printable_lines(
         rules.changelog_entry(version, api, previous, diff, accept, upstream, added) + schemas

@@ -4,7 +4,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from builder.card import Workload
+from builder.card import ListedWorkload
 from builder.diff import Diff, render_text
 from builder.errors import ReleaseError, printable
 from builder.layout import MODELS_DIR, ROOT_WORKLOAD, WORKLOADS_DIR
@@ -128,7 +128,7 @@ def summary(version: Version, previous: Version | None, diff: Diff | None) -> st
     return f"{head}\n\nCompared with {previous.tag}: " + "; ".join(counts) + ".\n"
 
 
-def since_seed(paths: list[str], workloads: list[Workload]) -> list[str]:
+def since_seed(paths: list[str], workloads: list[ListedWorkload]) -> list[str]:
     """The first release's account of what it adds to the v1 seed: each workload, then each
     document by folder."""
     lines = [f"Added since {SEED_NOTE}:", "", "Workloads:", ""]

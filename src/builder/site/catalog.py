@@ -2,7 +2,6 @@
 (pure)."""
 
 import posixpath
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +9,7 @@ from urllib.parse import urlsplit
 
 from builder.errors import InputError
 from builder.layout import FRONTIER, INDEX, MODEL_LIST, ROOT_WORKLOAD, WORKLOAD_LIST, is_workload_id
+from builder.names import slugify
 from builder.site.load import Package
 
 API_PREFIX = "api/v1/"
@@ -59,7 +59,9 @@ class Model:
 
 
 @dataclass
-class Workload:
+class SiteWorkload:
+    """One workload as the site shows it: its list entry, documents, source and page."""
+
     id: str
     name: str
     description: str
@@ -86,11 +88,11 @@ def data_rel(url: object, pkg: Package, where: str, published: Any, name: str = 
     return rel
 
 
-def workloads(
+def site_workloads(
     pkg: Package,
     list_entries: Callable[[str], Iterable[Any]],
     keep: Callable[[int, list[Model]], None],
-) -> list[Workload]:
+) -> list[SiteWorkload]:
     """Every workload, in the list's order; list_entries gives a model list's entries, and each
     workload's models, in their list's order, are handed to keep with the workload's place."""
     sources = pkg.descriptor_doc.get("sources")
@@ -113,7 +115,7 @@ def workloads(
                     "models_url": api + posixpath.join(folder, MODEL_LIST),
                 }
             )
-    found: list[Workload] = []
+    found: list[SiteWorkload] = []
     seen: set[str] = set()
     published = set(pkg.files)
     for i, entry in enumerate(entries):
@@ -130,7 +132,7 @@ def workloads(
         found_source = head.get("source")
         source: dict[str, Any] = found_source if isinstance(found_source, dict) else {}
         index_rel, list_rel, frontier_rel = rels
-        work = Workload(
+        work = SiteWorkload(
             wid,
             str(entry.get("name") or wid.replace("-", " ").capitalize()),
             str(entry.get("description", "")),
@@ -170,7 +172,8 @@ def workloads(
 
 
 def gpu_slug(gpu: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-") or "gpu"
+    """The slug of a GPU type's name (the one slug rule), "gpu" for a name with none."""
+    return slugify(gpu) or "gpu"
 
 
 def gpu_page(gpu: str) -> str:

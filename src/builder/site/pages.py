@@ -12,7 +12,7 @@ from builder.errors import InputError
 from builder.layout import MAX_GPUS_PER_TASK
 from builder.release.rules import Version
 from builder.site import changelog, responses, targets, views, words
-from builder.site.catalog import API_PREFIX, LLM, Model, Workload, gpu_page
+from builder.site.catalog import API_PREFIX, LLM, Model, SiteWorkload, gpu_page
 from builder.site.charts import AXES, DOT_ROWS
 from builder.site.load import Package
 from builder.site.store import Store
@@ -40,7 +40,9 @@ def _energy(conf: dict[str, Any] | None, key: str = views.ENERGY.key) -> float:
     return math.inf if conf is None or key not in conf else float(conf[key])
 
 
-def comparison(work: Workload, models: list[Model], sums: Summaries, target: int) -> dict[str, Any]:
+def comparison(
+    work: SiteWorkload, models: list[Model], sums: Summaries, target: int
+) -> dict[str, Any]:
     """Every model's lowest energy under each target across its GPU types, ranked by energy per
     response under
     target (per output token where the data has no energy per response), lowest first."""
@@ -84,7 +86,7 @@ def index_columns(kind: str, unit: str) -> list[Column]:
 
 
 def workload_view(
-    work: Workload,
+    work: SiteWorkload,
     models: list[Model],
     index: dict[str, Any],
     sums: Summaries,
@@ -165,7 +167,7 @@ def with_response(workload: str, found: Any, row: dict[str, Any]) -> dict[str, A
 
 
 def overview_row(
-    work: Workload, view: dict[str, Any], models: list[Model], sums: Summaries
+    work: SiteWorkload, view: dict[str, Any], models: list[Model], sums: Summaries
 ) -> dict[str, Any]:
     """A workload's row on the home and workloads pages, from its page's view: its size and lowest
     energy (LLM: at the chosen target, from the view's comparison)."""
@@ -180,7 +182,7 @@ def overview_row(
 
 def gathering(
     pkg: Package,
-    works: list[Workload],
+    works: list[SiteWorkload],
     overview: list[dict[str, Any]],
     store: Store,
     common: dict[str, Any],

@@ -233,7 +233,7 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
         yield plan.file(DOWNLOAD + "croissant.json", pkg.croissant)
         yield plan.file("croissant.json", provenance.served(pkg.croissant, DOWNLOAD))
     with reading("data/"):
-        works = catalog.workloads(pkg, store.parts, store.add_models)
+        works = catalog.site_workloads(pkg, store.parts, store.add_models)
     common = shared(pkg, plan.versions)
     overview = []  # a row per workload for the home and workloads pages
     for i, work in enumerate(works):

@@ -8,6 +8,8 @@ from typing import Any
 
 from builder.errors import Finding, Problem, Said, shown
 from builder.layout import (
+    GENERATION_ORDER,
+    LLM_ORDER,
     NUM_GPUS_RULE,
     ROOT_WORKLOAD,
     model_rel,
@@ -24,8 +26,6 @@ from builder.names import (
 )
 from builder.relations import ENERGY_PER_ITEM, ENERGY_PER_TOKEN, ITEMS_PER_SECOND
 from builder.transform import (
-    GENERATION_ORDER,
-    LLM_ORDER,
     MEASURE_KEYS,
     WH_PER_JOULE,
     best_by_gpu,
