@@ -8,11 +8,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder import git
+from builder import entries, git
+from builder.entries import Entry, EntryChange, change_text, percent
 from builder.errors import InputError, printable, shown
 from builder.files import read_regular_file
 from builder.jsonschemas import DIFF_SCHEMA, input_problems
-from builder.layout import DATA, MAX_FILE_BYTES, ROOT_WORKLOAD, WORKLOAD_LIST, is_model, place
+from builder.layout import DATA, MAX_FILE_BYTES, ROOT_WORKLOAD, WORKLOAD_LIST, place
 from builder.strictjson import parse_input
 from builder.write import DATE_KEYS, newest_data_version
 
@@ -41,6 +42,13 @@ RESPONSE_ENERGY = (
     "joules_per_response",
     "wh_per_thousand_responses",
 )
+LENGTHS = ("mean_output_tokens", "median_output_tokens", "p90_output_tokens")  # per response
+# What the release guard stops on in a frontier or output-lengths entry (bin counts: too noisy).
+GUARDED = (*ENERGY, *RESPONSE_ENERGY, "joules_per_response_median", "joules_per_response_p90")
+GUARDED += (*LENGTHS, "wh_per_video_second")
+# The definition in diff-document.schema.json of each kind of document whose body diff reads
+SHAPES = {"model": "model", "output-lengths": "output-lengths"}
+SHAPES |= {"frontier": "frontier", "generation-frontier": "frontier"}
 # (workload, row_id, repeat) -> the cells only a CSV holds
 Table = dict[tuple[str, str, int], dict[str, Any]]
 
@@ -55,13 +63,7 @@ class Change:
 
     @property
     def pct(self) -> float | None:
-        # bool is no number
-        if not self.old or not all(type(v) in (int, float) for v in (self.old, self.new)):
-            return None
-        with suppress(OverflowError):  # integers too large for a float
-            pct = (self.new - self.old) / self.old * 100
-            return pct if math.isfinite(pct) else None
-        return None
+        return percent(self.old, self.new)
 
 
 @dataclass
@@ -81,6 +83,10 @@ class Diff:
     configurations_removed: list[str] = field(default_factory=list)
     configurations_changed: list[Change] = field(default_factory=list)
     headers_changed: list[Change] = field(default_factory=list)
+    # the entries of the frontier and output-lengths documents
+    entries_added: list[Entry] = field(default_factory=list)
+    entries_removed: list[Entry] = field(default_factory=list)
+    entries_changed: list[EntryChange] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -100,6 +106,10 @@ class Diff:
                 and abs(c.pct) > threshold_pct
             ):
                 found.append(f"{c.where} {c.field}: {c.old} -> {c.new} ({c.pct:+.1f} %)")
+        for e in self.entries_changed:
+            if e.field in GUARDED and e.pct is not None and abs(e.pct) > threshold_pct:
+                where = f"{e.entry.document} {e.entry.model} {e.entry.name}"
+                found.append(change_text(where, e.field, e.old, e.new))
         return found
 
     def to_json(self) -> dict[str, Any]:
@@ -109,6 +119,7 @@ class Diff:
             "best_changed",
             "configurations_changed",
             "headers_changed",
+            "entries_changed",
         ):
             out[key] = [
                 {**asdict(c), "pct": None if c.pct is None else round(c.pct, 2)}
@@ -162,13 +173,10 @@ def load_docs(spec: str) -> dict[str, Any]:
     shown, files = source_files(spec, DATA.as_posix(), ".json", "a document", expected=expected)
     docs = {rel: parse_input(data, f"{shown}{rel}") for rel, data in files.items()}
     # the shape diff needs, and no more: builder validate checks the rest
-    for (
-        rel,
-        doc,
-    ) in docs.items():
-        if faults := input_problems(
-            DIFF_SCHEMA, doc, f"{shown}{rel}", ("$defs", "model") if is_model(rel) else ()
-        ):
+    for rel, doc in docs.items():
+        shape = SHAPES.get(found.kind) if (found := place(rel)) else None
+        part = ("$defs", shape) if shape else ()
+        if faults := input_problems(DIFF_SCHEMA, doc, f"{shown}{rel}", part):
             raise InputError(str(faults[0]))
     if not any(map(place, docs)):
         raise InputError(f"{spec}: expected {expected}, found no documents in {shown}")
@@ -269,6 +277,9 @@ def diff_trees(
         result.headers_changed += [
             Change(rel, key, a.get(key), b.get(key)) for key in keys if a.get(key) != b.get(key)
         ]
+    found = entries.compare(old, new)
+    result.entries_added, result.entries_removed = found.added, found.removed
+    result.entries_changed = found.changed
     return result
 
 
@@ -327,6 +338,8 @@ def render_text(d: Diff, summary: bool = False) -> str:
                 f"  - {k}" for k in d.configurations_removed
             ]
             lines += [f"  ~ {_change(c)}" for c in d.configurations_changed]
+    found = entries.EntryDiff(d.entries_added, d.entries_removed, d.entries_changed)
+    lines += entries.render(found, summary)
     lines += [
         f"header changed: {c.where} {c.field}: {shown(c.old)} -> {shown(c.new)}"
         for c in d.headers_changed
@@ -340,5 +353,4 @@ def _listed(label: str, items: list[str]) -> list[str]:
 
 
 def _change(c: Change) -> str:
-    pct = "" if c.pct is None else f" ({c.pct:+.1f} %)"
-    return f"{c.where} {c.field}: {shown(c.old)} -> {shown(c.new)}{pct}"
+    return change_text(c.where, c.field, c.old, c.new)
