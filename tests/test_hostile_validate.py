@@ -423,7 +423,13 @@ DESCRIPTOR = [
     (
         "sources-removed",
         descriptor(top("sources", [])),
-        f"{DESC}: /sources: expected 7 items, found 0",
+        f"{DESC}: /sources: expected 8 items, found 0",
+    ),
+    (
+        "sources-per-model-files-sha256",
+        descriptor(lambda d: d["sources"][7].update(sha256="0" * 64)),
+        f"{DESC}: /sources/7/sha256: expected "
+        f'"80b4dbf57a990f8373e0cf948dd5c4c48fad9a8d90f2c3492c5007f6b4629c6f", found "{"0" * 64}"',
     ),
     (
         "title",

@@ -3,6 +3,7 @@ refusal."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import shutil
@@ -156,6 +157,17 @@ def test_happy_path_tags_builds_dist_and_writes_changelog(repo: Path, cli) -> No
         "text-to-image",
         "text-to-video",
     ]
+    # each pinned per-model file with its sha256; their listing's sha256 is the descriptor's source
+    models = manifest["upstream"]["models"]
+    assert len(models) == 62
+    lock = json.loads((repo / "upstream" / "lock.json").read_bytes())["models"]
+    assert {name: m["sha256"] for name, m in models.items()} == {
+        name: m["sha256"] for name, m in lock.items()
+    }
+    pinned = sorted(models.values(), key=lambda m: m["file"])
+    lines = "".join(f"{m['sha256']}  {m['file']}\n" for m in pinned)
+    descriptor = json.loads((repo / "datapackage.json").read_bytes())
+    assert descriptor["sources"][-1]["sha256"] == hashlib.sha256(lines.encode()).hexdigest()
     listing = subprocess.run(
         ["tar", "-tzf", "dist/leadgreen-data-v2026.11.29.tar.gz"], capture_output=True, text=True
     )

@@ -65,6 +65,7 @@ def build_in_memory(
     lengths = parse_model_files(
         {name: (pin.data, pin.name) for name, pin in per_model.items()}, rows, str(LOCK)
     )
+    model_locks = {name: pin.lock for name, pin in per_model.items()}
     del pins, per_model  # the task files' bytes: their rows and locks go on
     docs, energies = build_package(rows, meta, date), response_energies(rows, meta)
     docs |= build_output_lengths(rows, lengths, docs, meta, date)
@@ -86,7 +87,7 @@ def build_in_memory(
     files |= {CSV: configurations_csv(docs, energies)} | own_tables
     states |= {rel: _state(read_or_none(out / rel), files[rel]) for rel in (CSV, *own_tables)}
     version = newest_data_version(docs.values()) or date
-    package = descriptor(files, out.name, version, locks, meta, load_schemas())
+    package = descriptor(files, out.name, version, locks, meta, load_schemas(), model_locks)
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
     if problems := check_built(tree, meta["base_url"]):
         raise ValidationError(

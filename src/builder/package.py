@@ -43,6 +43,7 @@ TITLES = {
     "frontier": "Frontier",
 }
 TITLES["output-lengths"] = "Output lengths"
+MODEL_FILES = "<org>__<model>__<task>.json"  # an upstream per-model file's name
 
 
 def _resolved(
@@ -179,9 +180,11 @@ def descriptor(
     locks: dict[str, Any],
     meta: dict[str, Any],
     schemas: dict[str, Any],
+    models: dict[str, Lock] | None = None,
 ) -> dict[str, Any]:
     """The descriptor for a data folder `data_dir` whose files are `files` (relative to it)."""
-    parts = {**curated_parts(locks, meta), **derived_parts(files, data_dir, version, schemas)}
+    curated = curated_parts(locks, meta, models)
+    parts = {**curated, **derived_parts(files, data_dir, version, schemas)}
     return {key: parts[key] for key in DESCRIPTOR_KEYS}
 
 
@@ -197,8 +200,11 @@ def derived_parts(
     }
 
 
-def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any]:
-    """The descriptor's keys that come from metadata.toml and the upstream lock."""
+def curated_parts(
+    locks: dict[str, Lock], meta: dict[str, Any], models: dict[str, Lock] | None = None
+) -> dict[str, Any]:
+    """The descriptor's keys that come from metadata.toml and the upstream lock (`models`: the
+    per-model files' entries)."""
     sources = [
         (work.task, source_for(meta, work))
         for work in [*llm_workloads(meta), *generation_workloads(meta)]
@@ -214,8 +220,33 @@ def curated_parts(locks: dict[str, Lock], meta: dict[str, Any]) -> dict[str, Any
         "sources": [
             source(lock, f"{src['name']} {src['version']}: {src['workload']}")
             for lock, src in pinned
-        ],
+        ]
+        + model_sources(models or {}, f"{sources[0][1]['name']} {sources[0][1]['version']}"),
     }
+
+
+def model_sources(models: dict[str, Lock], title: str) -> list[dict[str, Any]]:
+    """The per-model files as sources, one per upstream folder, commit and mirror folder: the
+    folder's URL, the sha256 of their listing (`<sha256>  <file>` lines in file order, as
+    `LC_ALL=C sha256sum models/*.json` prints them in upstream/), their total size and latest
+    retrieval."""
+    groups: dict[tuple[str, str | None, str | None], list[Lock]] = {}
+    for lock in sorted(models.values(), key=lambda lock: lock.file):
+        mirror = _folder(lock.mirror) if lock.mirror else None
+        groups.setdefault((_folder(lock.url or lock.file), lock.commit, mirror), []).append(lock)
+    found = []
+    for (path, commit, mirror), locks in groups.items():
+        listing = "".join(f"{lock.sha256}  {lock.file}\n" for lock in locks).encode()
+        size, retrieved = sum(lock.size for lock in locks), max(lock.retrieved for lock in locks)
+        group = Lock(path, path, commit, sha256(listing), size, retrieved, mirror)
+        named = f"{title}: {len(locks)} per-model files ({MODEL_FILES}, output lengths)"
+        found.append(source(group, named))
+    return found
+
+
+def _folder(url: str) -> str:
+    """The folder part of a URL or path, with its trailing '/'."""
+    return url.rpartition("/")[0] + "/"
 
 
 def source(lock: Lock, title: str) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from builder.layout import (
     below,
     is_published,
 )
-from builder.pin import lock_json, parse_lock, sha256
+from builder.pin import lock_json, parse_locks, sha256
 from builder.release.rules import TAG, Version, newest_release, read_tag
 from builder.release.tags import data_version_at, mismatch
 from builder.repository import parse as parse_repository
@@ -154,7 +154,7 @@ def dist_files(release: Release) -> dict[str, bytes]:
     files = shipped(files_at(release.commit, required=REQUIRED), release.commit)
     tag, date = release.version.tag, release.version.date
     api = json.loads(files[f"data/{INDEX}"])["version"]
-    lock = parse_lock(
+    tasks, models = parse_locks(
         files_at(release.commit, (str(LOCK),), (str(LOCK),))[str(LOCK)], f"{LOCK} at {tag}"
     )
     curated = files_at(release.commit, (str(METADATA),)).get(str(METADATA), b"")
@@ -166,7 +166,7 @@ def dist_files(release: Release) -> dict[str, bytes]:
     name = f"{PACKAGE_NAME}-{tag}"
     named = {
         f"{name}.tar.gz": archive(files, name, date),
-        f"{name}.manifest.json": manifest(files, tag, date, api, lock_json(lock)),
+        f"{name}.manifest.json": manifest(files, tag, date, api, lock_json(tasks, models)),
     }
     named |= build_packages(files, files_at(release.commit, (READER, str(METADATA))), release)
     # as `sha256sum -c` reads

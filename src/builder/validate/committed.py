@@ -10,7 +10,7 @@ from builder.files import is_folder, lookup_error
 from builder.layout import CSV, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST
 from builder.metadata import load_metadata
 from builder.package import curated_parts
-from builder.pin import load_lock
+from builder.pin import load_lock, load_model_locks
 from builder.validate.run import check_published
 from builder.validate.tree import load_tree
 from builder.write import stages
@@ -70,6 +70,7 @@ def provenance(root: Path, descriptor: Any) -> tuple[dict[str, Any] | None, str]
     """What the descriptor's curated keys must be (None in a release archive), and the base URL."""
     if (root / METADATA).is_file():
         meta = load_metadata(root / METADATA)
-        return curated_parts(load_lock(root / LOCK), meta), meta["base_url"]
+        models = load_model_locks(root / LOCK)
+        return curated_parts(load_lock(root / LOCK), meta, models), meta["base_url"]
     homepage = descriptor.get("homepage") if isinstance(descriptor, dict) else None
     return None, homepage if isinstance(homepage, str) else ""
