@@ -210,8 +210,12 @@ def test_the_update_session_pins_new_bytes_with_their_commit_then_changes_nothin
         False,
     )
     sources = json.loads((repo_copy / "datapackage.json").read_text())["sources"]
+    # the per-model files: one source per commit, gpqa's new one beside the others' pinned one
+    pinned = before["lm-arena-chat"]["commit"]
     assert [(s["version"], s["mirror"]) for s in sources] == [
-        (lock[t]["commit"], None) for t in TASKS
+        *((lock[t]["commit"], None) for t in TASKS),
+        (pinned, None),
+        ("c" * 40, None),
     ]
     assert "pinned gpqa: " in session.output
     assert "(moved)" in session.output
