@@ -215,6 +215,7 @@ def test_tables_grow_with_workloads_never_with_models() -> None:
         "Video Chat (video-chat)",
         "Text to Image (text-to-image)",
         "Text to Video (text-to-video)",
+        "62 per-model files (<org>__<model>__<task>.json, output lengths)",
     ]
 
 
