@@ -315,7 +315,8 @@ METADATA_CASES = [  # (what metadata.toml says, what it says instead, the messag
     (
         'task = "gpqa"\nkind = "llm"',
         'task = "gpqa"\nkind = "image"',
-        "metadata.toml: /workload/1: expected required property 'unit', found it missing",
+        "metadata.toml: /workload/1: expected required properties 'unit', 'latency_limit_s', "
+        "'latency_limit_source', 'method', 'selection', 'used_for', found them missing",
         "llm-table-as-image",
     ),
     (

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from builder.errors import Problem, Said
+from builder.jsonschemas import compiled, schema_problems
 from helpers import REPO
 from rules import rule_findings
 from test_validate_corpus import CASES
@@ -245,3 +246,20 @@ def test_validate_json_gives_each_class_of_fault_a_code_and_its_sides(repo_copy:
     }
     for p in problems:
         assert all(isinstance(p[key], str) and p[key] for key in ("code", "expected", "found")), p
+
+
+def test_a_schema_error_says_its_sides_from_its_fields_not_its_message() -> None:
+    """Every property missing in one problem; a key with a quote named whole (a message parsed
+    for its quotes would cut it)."""
+    check = compiled({"required": ["a", "b"], "properties": {"a": {}, "b": {}}})
+    problems = schema_problems(check, {}, "x.json")
+    assert [(p.code, p.expected, p.found) for p in problems] == [
+        ("schema.required", "required properties 'a', 'b'", "them missing")
+    ]
+    check = compiled({"properties": {"a": {}}, "additionalProperties": False})
+    (problem,) = schema_problems(check, {"a": 1, "it's": 2, "b": 3}, "x.json")
+    assert (problem.code, problem.expected, problem.found) == (
+        "schema.additionalProperties",
+        "no properties beyond the schema's",
+        "'b', \"it's\"",
+    )

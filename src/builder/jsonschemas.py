@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from functools import cache, reduce
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
@@ -240,12 +240,18 @@ def explain(error: ValidationError, said: bool = False) -> tuple[str, str]:
     )
     if description is not None and kind not in ("required", "additionalProperties"):
         return description, found
-    if kind == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else error.message
-        return f"required property {missing!r}", "it missing"
-    if kind in ("additionalProperties", "unevaluatedProperties"):
-        extra = ", ".join(repr(name) for name in re.findall(r"'([^']*)'", error.message))
-        return "no properties beyond the schema's", extra
+    instance, schema = cast(dict[str, Any], error.instance), cast(dict[str, Any], error.schema)
+    if kind == "required":  # every property missing at once: one problem, however many errors
+        missing = [name for name in cast(list[str], rule) if name not in instance]
+        names = ", ".join(repr(name) for name in missing)
+        if len(missing) == 1:
+            return f"required property {names}", "it missing"
+        return f"required properties {names}", "them missing"
+    if kind == "additionalProperties":  # the keys neither named nor matched, as jsonschema finds
+        named, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
+        extra = [key for key in instance if key not in named]
+        extra = [key for key in extra if not any(re.search(p, key) for p in patterns)]
+        return "no properties beyond the schema's", ", ".join(repr(key) for key in sorted(extra))
     if kind == "format":
         return f"format {rule}", found
     if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
