@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.errors import Problem, Said
+from builder.errors import BuilderError, InputError, Problem, Said
 from builder.jsonschemas import compiled, schema_problems
+from builder.report import problems_as
 from helpers import REPO
 from rules import rule_findings
 from test_validate_corpus import CASES
@@ -263,3 +264,17 @@ def test_a_schema_error_says_its_sides_from_its_fields_not_its_message() -> None
         "no properties beyond the schema's",
         "'b', \"it's\"",
     )
+
+
+def test_an_input_error_is_reported_by_its_problem_when_a_check_made_one(capsys) -> None:
+    """A broken metadata.toml or lock stops validate with one InputError: --format json prints
+    the rule's code and both sides; a sentence alone is coded `error`."""
+    problem = Problem.mismatch("metadata.toml", "/workload/1", "schema.type", "an object", "1")
+    for error in (InputError(str(problem), problem), InputError("no such file")):
+        with pytest.raises(BuilderError) as raised, problems_as("json"):
+            raise error
+        assert str(raised.value) == str(error)
+    first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    ((one,), (other,)) = first["problems"], second["problems"]
+    assert (one["code"], one["expected"], one["found"]) == ("schema.type", "an object", "1")
+    assert (other["code"], other["expected"], other["found"]) == ("error", None, None)

@@ -101,7 +101,12 @@ class BuilderError(Exception):
 
 
 class InputError(BuilderError):
-    """An input file (pin, lock, metadata, upstream) is missing or wrong."""
+    """An input file (pin, lock, metadata, upstream) is missing or wrong; `problem`: the finding
+    its message says, when a check made one (--format json and github print its fields)."""
+
+    def __init__(self, message: str, problem: Problem | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 class ProblemsError(BuilderError):

@@ -197,7 +197,7 @@ def refuse(where: str, problems: list[Problem], of: str) -> None:
     """Raise one problem as an InputError, several as a ProblemsError (`of`: what they are in);
     none, nothing."""
     if len(problems) == 1:
-        raise InputError(str(problems[0]))
+        raise InputError(str(problems[0]), problems[0])
     if problems:
         raise ProblemsError(
             f"{where}: {len(problems)} problems in {of}; nothing was written", problems

@@ -87,16 +87,16 @@ def parse_locks(data: bytes, where: str) -> tuple[dict[str, Lock], dict[str, Loc
     files = [entry["file"] for entry in raw["tasks"].values()]
     if twice := sorted({f for f in files if files.count(f) > 1}):
         found = f"{', '.join(twice)} named by several tasks"
-        raise InputError(
-            str(Problem.mismatch(where, "/tasks", "lock.file", "one file per task", found))
-        )
+        problem = Problem.mismatch(where, "/tasks", "lock.file", "one file per task", found)
+        raise InputError(str(problem), problem)
     models = raw.get("models", {})
     # the file a name stands for: one each, distinct by construction
     for name, found_entry in models.items():
         if found_entry["file"] != f"models/{name}.json":
             at, want = pointer(("models", name, "file")), f"models/{name}.json"
             file = found_entry["file"]
-            raise InputError(str(Problem.mismatch(where, at, "lock.model-file", want, shown(file))))
+            problem = Problem.mismatch(where, at, "lock.model-file", want, shown(file))
+            raise InputError(str(problem), problem)
     tasks = {task: Lock(**entry) for task, entry in raw["tasks"].items()}
     return tasks, {name: Lock(**entry) for name, entry in models.items()}
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from builder.errors import BuilderError, Problem, ProblemsError, printable
+from builder.errors import BuilderError, InputError, Problem, ProblemsError, printable
 from builder.layout import CSV, DATA, DESCRIPTOR, MODELS_DIR, WORKLOAD_LIST
 
 FORMATS = ("text", "json", "github")
@@ -230,9 +230,11 @@ def problems_as(fmt: str) -> Iterator[None]:
     except BuilderError as exc:
         if fmt == "text":
             raise
-        problems = (
-            exc.problems if isinstance(exc, ProblemsError) else [Problem("", "", str(exc), "error")]
-        )
+        problems = [Problem("", "", str(exc), "error")]
+        if isinstance(exc, ProblemsError):
+            problems = exc.problems
+        elif isinstance(exc, InputError) and exc.problem is not None:
+            problems = [exc.problem]
         if fmt == "json":
             click.echo(report_json(problems, str(exc)))
         else:

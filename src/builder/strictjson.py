@@ -138,7 +138,8 @@ def parse_input(data: bytes, shown_as: str) -> Any:
     try:
         return parse_json(data)
     except StrictJSONError as exc:
-        raise InputError(str(exc.problems(shown_as)[0])) from None
+        first = exc.problems(shown_as)[0]
+        raise InputError(str(first), first) from None
 
 
 # a surrogate escape (high or low): only paired ones are fine
