@@ -40,6 +40,34 @@ def test_a_dotfile_under_data_is_refused_by_validate(repo_copy: Path) -> None:
     ]
 
 
+SCHEMA_FILES = [
+    pytest.param(
+        "evil.schema.json",
+        b'{"$id": "https://evil.example/x"}',
+        "schemas/evil.schema.json: /: expected only the package's schemas, found a stray file",
+        id="stray-file",
+    ),
+    pytest.param(
+        "model.schema.json",
+        b'{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://evil.example/x"}',
+        'schemas/model.schema.json: /$id: expected "https://leadgreen.ai/schemas/v1/model.schema.json"'
+        ', found "https://evil.example/x"',
+        id="foreign-id",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "line"), SCHEMA_FILES)
+def test_a_file_under_schemas_that_is_not_the_packages_is_refused_by_validate(
+    repo_copy: Path, name: str, content: bytes, line: str
+) -> None:
+    (repo_copy / "schemas" / name).write_bytes(content)
+    before = tree_digest(repo_copy)
+    outcome = run_cli("validate")
+    assert_refused(outcome, 1, line, before, tree_digest(repo_copy))
+    assert outcome.output.splitlines() == [line, "error: schemas: 1 problem(s)"]
+
+
 # --- build --date: after tomorrow (UTC), or before the upstream was retrieved ---
 
 DATES = [
@@ -115,7 +143,7 @@ DIST_REFUSED = [
     pytest.param(
         dotfile_commit,
         "v2026.11.29",
-        "expected only published files under data/ at ",
+        "expected only published files under data/ and schemas/ at ",
         id="dotfile-committed-under-data",
     ),
 ]

@@ -13,6 +13,7 @@ import pytest
 
 from builder import layout
 from builder.errors import ReleaseError
+from builder.jsonschemas import identity_problems
 from builder.release.dist import shipped, staged_files
 from builder.release.rules import Version, newest_release, read_tag, release_versions
 from builder.release.tags import data_version_of
@@ -85,16 +86,19 @@ def test_a_release_with_a_file_that_is_not_published_is_refused() -> None:
         "data/index.json": b"{}",
         "data/models/.qwen-3-8b.json": b"{}",
         "data/models/a.json~": b"",
+        "schemas/.notes": b"",
+        "schemas/model.schema.json~": b"",
         "LICENSE": b"",
     }
     with pytest.raises(ReleaseError) as caught:
         shipped(files, "0123456789abcdef" * 2 + "01234567")
     assert str(caught.value) == (
-        "expected only published files under data/ at 0123456789ab, found "
-        "data/models/.qwen-3-8b.json, "
-        "data/models/a.json~ (refused by `builder validate`); remove them and release a new commit"
+        "expected only published files under data/ and schemas/ at 0123456789ab, found "
+        "data/models/.qwen-3-8b.json, data/models/a.json~, schemas/.notes, "
+        "schemas/model.schema.json~ (refused by `builder validate`); remove them and release a "
+        "new commit"
     )
-    clean = {"data/index.json": b"{}", "schemas/.x": b"", "LICENSE": b""}
+    clean = {"data/index.json": b"{}", "schemas/model.schema.json": b"{}", "LICENSE": b""}
     assert shipped(clean, "0" * 40) == clean
 
 
@@ -262,3 +266,31 @@ def test_the_data_version_of_a_commit_is_its_newest_published_documents() -> Non
     }
     assert data_version_of(files) == "2026-11-29"
     assert data_version_of({}) is None
+
+
+SCHEMA_PATHS = [
+    pytest.param("model.schema.json", True, id="published"),
+    pytest.param("inputs/lock.schema.json", True, id="input"),
+    pytest.param(".notes", False, id="dotfile"),
+    pytest.param("model.schema.json~", False, id="editor-backup"),
+    pytest.param("evil.schema.json", False, id="unknown-name"),
+    pytest.param("inputs/.lock.schema.json", False, id="input-dotfile"),
+    pytest.param("other/model.schema.json", False, id="other-folder"),
+]
+
+
+@pytest.mark.parametrize(("rel", "known"), SCHEMA_PATHS)
+def test_only_the_packages_schemas_belong_in_schemas(rel: str, known: bool) -> None:
+    assert layout.is_schema_file(rel) is known
+
+
+def test_a_schema_names_itself_as_the_projects() -> None:
+    own = json.loads((REPO / "schemas" / "inputs" / "lock.schema.json").read_text("utf-8"))
+    assert identity_problems("x", "inputs/lock.schema.json", own) == []
+    foreign = {"$id": "https://evil.example/x"}
+    assert [
+        (p.where, p.expected, p.found) for p in identity_problems("x", "units.schema.json", foreign)
+    ] == [
+        ("/$schema", f'"{layout.SCHEMA_DIALECT}"', "none"),
+        ("/$id", '"https://leadgreen.ai/schemas/v1/units.schema.json"', '"https://evil.example/x"'),
+    ]

@@ -16,7 +16,14 @@ from referencing.exceptions import Unresolvable
 from builder.errors import InputError, Problem, ProblemsError, Said, pointer, shown
 from builder.fastschema import Check, compile_fast
 from builder.files import Refused, read_file
-from builder.layout import METADATA, SCHEMAS
+from builder.layout import (
+    INPUT_SCHEMAS_DIR,
+    METADATA,
+    PUBLISHED_SCHEMAS,
+    SCHEMA_DIALECT,
+    SCHEMAS,
+    schema_id,
+)
 from builder.strictjson import StrictJSONError, json_type, parse_json
 
 # beside src/ in the builder's own checkout
@@ -47,23 +54,45 @@ def schemas_folder() -> Path:
 
 @cache
 def load_schemas() -> dict[str, dict[str, Any]]:
-    """Every schema of schemas_folder(), by file name, read as carefully as the data."""
+    """The package's schemas in schemas_folder(), by file name, read as carefully as the data."""
     return read_schemas(schemas_folder())
 
 
 def read_schemas(folder: Path) -> dict[str, dict[str, Any]]:
-    """Every *.schema.json of a folder, by file name, read strictly; InputError on the first
-    unusable one."""
+    """The package's schemas in a folder (the published ones, or the inputs'), by file name, read
+    strictly; InputError on the first unusable one or one that is not the project's."""
+    inputs = folder.name == INPUT_SCHEMAS_DIR
     found = {}
     for path in sorted(folder.glob("*.schema.json")):
+        if not inputs and path.name not in PUBLISHED_SCHEMAS:
+            continue  # a stray file: validate refuses it, nothing reads it
         try:
             schema = parse_json(read_file(path))
         except (Refused, StrictJSONError) as exc:
             raise InputError(f"{path}: {exc}") from None
         if not isinstance(schema, dict):
             raise InputError(f"{path}: expected a JSON Schema object, found {json_type(schema)}")
+        rel = f"{INPUT_SCHEMAS_DIR}/{path.name}" if inputs else path.name
+        if problems := identity_problems(str(path), rel, schema):
+            raise InputError(str(problems[0]))
         found[path.name] = schema
     return found
+
+
+def identity_problems(shown_as: str, rel: str, schema: dict[str, Any]) -> list[Problem]:
+    """How a schema at `rel` inside schemas/ fails to be the project's: its $schema (draft
+    2020-12) and its $id (layout.schema_id)."""
+    return [
+        Problem.mismatch(
+            shown_as,
+            f"/{key}",
+            "schema.identity",
+            shown(want),
+            shown(schema[key]) if key in schema else "none",
+        )
+        for key, want in (("$schema", SCHEMA_DIALECT), ("$id", schema_id(rel)))
+        if schema.get(key) != want
+    ]
 
 
 class RefError(InputError):

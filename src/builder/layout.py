@@ -66,6 +66,32 @@ DESCRIPTOR_SCHEMA = (
 GENERATION_ROW_SCHEMA = (
     "generation-configuration.schema.json"  # one row of an image or video workload's CSV
 )
+# Every file of SCHEMAS: the published schemas at its top (what validate checks there and what
+# ships), the input files' below inputs/ (never published); each names itself by its $id.
+PUBLISHED_SCHEMAS = frozenset(
+    f"{kind}.schema.json"
+    for kind in (
+        "defs",
+        "index",
+        "model-list",
+        "model",
+        "frontier",
+        "output-lengths",
+        "workload-list",
+        "units",
+        "datapackage",
+        "generation-defs",
+        "generation-index",
+        "generation-model-list",
+        "generation-model",
+        "generation-frontier",
+        "generation-configuration",
+    )
+)
+INPUT_SCHEMAS_DIR = "inputs"
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA_ID_BASE = "https://leadgreen.ai/schemas/"
+_SCHEMA_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*\.schema\.json")
 # a workload's own documents
 _KIND_OF_NAME = {
     INDEX: "index",
@@ -186,6 +212,20 @@ def schema_for(rel: str) -> str | None:
     if found is None or found.kind == "csv":
         return None
     return GENERATION_ROW_SCHEMA if found.kind == "generation-csv" else f"{found.kind}.schema.json"
+
+
+def is_schema_file(rel: str) -> bool:
+    """Whether a path inside SCHEMAS is one of the package's schemas (published, or an input's)."""
+    folder, _, name = rel.rpartition("/")
+    if folder == INPUT_SCHEMAS_DIR:
+        return bool(_SCHEMA_NAME.fullmatch(name))
+    return not folder and name in PUBLISHED_SCHEMAS
+
+
+def schema_id(rel: str) -> str:
+    """The $id a schema file at a path inside SCHEMAS must carry: `v1/<name>` or `inputs/<name>`."""
+    folder, _, name = rel.rpartition("/")
+    return f"{SCHEMA_ID_BASE}{folder or 'v1'}/{name}"
 
 
 def is_workload_id(text: str) -> bool:

@@ -30,6 +30,8 @@ from builder.layout import (
     LOCK,
     METADATA,
     PACKAGE_NAME,
+    PUBLISHED_SCHEMAS,
+    SCHEMAS,
     WORKLOAD_LIST,
     below,
     is_published,
@@ -94,20 +96,22 @@ def files_at(
 
 
 def shipped(files: dict[str, bytes], commit: str) -> dict[str, bytes]:
-    """`files` when every one under data/ is a published file (validate's rule), else
-    ReleaseError naming the others."""
-    data = DATA.as_posix()
-    if stray := [
+    """`files` when every one under data/ is a published file and every one under schemas/ a
+    published schema (validate's rules), else ReleaseError naming the others."""
+    data, schemas = DATA.as_posix(), SCHEMAS.as_posix()
+    stray = [
         rel
         for rel in files
-        if (inside := below(rel, data)) is not None and not is_published(inside)
-    ]:
+        if ((inside := below(rel, data)) is not None and not is_published(inside))
+        or ((schema := below(rel, schemas)) is not None and schema not in PUBLISHED_SCHEMAS)
+    ]
+    if stray:
         shown = ", ".join(printable(rel) for rel in stray[:5]) + (
             f" and {len(stray) - 5} more" * (len(stray) > 5)
         )
         raise ReleaseError(
-            f"expected only published files under {data}/ at {commit[:12]}, found {shown} "
-            "(refused by `builder validate`); remove them and release a new commit"
+            f"expected only published files under {data}/ and {schemas}/ at {commit[:12]}, found "
+            f"{shown} (refused by `builder validate`); remove them and release a new commit"
         )
     return files
 

@@ -2,6 +2,7 @@
 its head kept and its array of rows or entries handed to the store; a model document at its page."""
 
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from builder.layout import (
     INDEX,
     JSON,
     METADATA,
+    PUBLISHED_SCHEMAS,
     SCHEMAS,
     is_hidden,
     place,
@@ -257,7 +259,9 @@ def load_package(root: Path, keep: Keep) -> Package:
             indexed.append(rel)
         del doc
     schemas = {
-        p.name: _read(p, f"{SCHEMAS}/{p.name}") for p in sorted(schema_dir.glob("*.schema.json"))
+        name: _read(schema_dir / name, f"{SCHEMAS}/{name}")
+        for name in sorted(PUBLISHED_SCHEMAS)
+        if os.path.lexists(schema_dir / name)
     }
     if not schemas:
         raise InputError(f"{schema_dir}: expected *.schema.json files, found none")

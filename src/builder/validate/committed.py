@@ -12,6 +12,7 @@ from builder.metadata import load_metadata
 from builder.package import curated_parts
 from builder.pin import load_lock, load_model_locks
 from builder.validate.run import check_published
+from builder.validate.schemafiles import check_schema_files
 from builder.validate.tree import load_tree
 from builder.write import stages
 
@@ -20,6 +21,9 @@ def validate_committed(data: Path) -> None:
     """Every check of `data` and the descriptor beside it; ValidationError listing every problem."""
     refuse_half_published(data)
     require_data_folder(data)
+    # the schemas judge the documents: only the package's own, or nothing is judged
+    if problems := check_schema_files(data.parent):
+        raise ValidationError(f"{SCHEMAS}: {len(problems)} problem(s)", problems)
     try:
         tree = load_tree(data)
         curated, base_url = provenance(data.parent, tree.descriptor)
