@@ -213,9 +213,17 @@ def check_tables(tree: Tree, package: dict[str, Any]) -> list[Problem]:
     file's size and hash (a stale one said at its place in the descriptor), and the CSV tables."""
     from frictionless import Package, system
 
+    # A whole JSON document goes as frictionless's own JSON resource type, which it would otherwise
+    # find by opening and parsing every document: the same checks (size and hash), each file read
+    # once. JSON Schema has checked the documents.
+    resources = [
+        res if "type" in res or res["format"] != "json" else res | {"type": "json"}
+        for res in package["resources"]
+    ]
     # the resources are the builder's own: check_package hands no others
     with system.use_context(trusted=False):
-        report = Package({"$schema": PROFILE, **package}, basepath=str(tree.root)).validate()
+        described = {"$schema": PROFILE, **package, "resources": resources}
+        report = Package(described, basepath=str(tree.root)).validate()
     by_name = {res["name"]: res for res in package["resources"]}
     place_of = {res["name"]: i for i, res in enumerate(tree.descriptor["resources"])}
     problems = []
