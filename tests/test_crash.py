@@ -22,7 +22,7 @@ import sys
 import tempfile
 import traceback
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from pathlib import Path
 
 import pytest
@@ -213,9 +213,15 @@ def lane(reference, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def cached_renders(reference, lane: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The two packages' digests, by upstream file; a build renders from the cache."""
     renders = reference[1]
-    monkeypatch.setattr(
-        builder.build, "build_in_memory", lambda out, up, date: renders[up["lm-arena-chat"].name]
-    )
+
+    def replay(out: Path, up: dict, date: str, files: MutableMapping[str, bytes]) -> object:
+        """The cached render, its files put in `files` (a build's stage) one by one."""
+        found = renders[up["lm-arena-chat"].name]
+        for rel, data in found.files.items():
+            files[rel] = data
+        return found
+
+    monkeypatch.setattr(builder.build, "build_in_memory", replay)
     return reference[2]
 
 

@@ -1,5 +1,7 @@
 """The build: load inputs, derive the documents, check them, publish them."""
 
+import re
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -20,20 +22,21 @@ from builder.upstream_models import parse_model_files, task_of
 from builder.validate.run import check_built
 from builder.validate.tree import Tree
 from builder.write import (
+    DATE_KEYS,
     date_fault,
     dumps,
     keep_dates,
     newest_data_version,
     parse_or_none,
-    publish,
     remove_stages,
+    staging,
     today_utc,
 )
 
 
 @dataclass(frozen=True)
 class BuildResult:
-    files: dict[str, bytes]  # by path relative to the data folder
+    files: Mapping[str, bytes]  # by path relative to the data folder
     descriptor: bytes  # datapackage.json, written beside the data folder
     # path as shown to the user -> "new", "changed" or "removed"; unchanged files absent
     written: dict[str, str]
@@ -46,10 +49,15 @@ def upstream_tasks(meta: dict[str, Any]) -> list[str]:
 
 
 def build_in_memory(
-    out: Path, upstream: dict[str, Pinned], date: str, models: dict[str, Pinned] | None = None
+    out: Path,
+    upstream: dict[str, Pinned],
+    date: str,
+    models: dict[str, Pinned] | None = None,
+    files: MutableMapping[str, bytes] | None = None,
 ) -> BuildResult:
-    """Every output file's bytes, checked, from the pins or the task and per-model files given;
-    writes nothing."""
+    """Every output file's bytes, checked, from the pins or the task and per-model files given,
+    each put in `files` as it is made (a Stage writes it; by default they are held in memory);
+    writes nothing else."""
     meta = load_metadata(METADATA)
     tasks = upstream_tasks(meta)
     pinned = [task for task in tasks if task not in upstream]
@@ -77,15 +85,16 @@ def build_in_memory(
         csv_rel(work.id): generation_csv(docs, work.id, work.kind)
         for work in generation_workloads(meta)
     }
-    files: dict[str, bytes] = {}
+    files = {} if files is None else files
     states: dict[str, str] = {}  # each file's state against the old one, read once and let go
-    for rel in list(docs):
+    for rel in list(docs):  # each serialised once, put and let go
         before = read_or_none(out / rel)
-        docs[rel] = keep_dates(docs[rel], parse_or_none(before))
-        files[rel] = dumps(docs[rel])
-        states[rel] = _state(before, files[rel])
-    files |= {CSV: configurations_csv(docs, energies)} | own_tables
-    states |= {rel: _state(read_or_none(out / rel), files[rel]) for rel in (CSV, *own_tables)}
+        docs[rel], data = dated(docs[rel], before)
+        states[rel], files[rel] = _state(before, data), data
+    own_tables[CSV] = configurations_csv(docs, energies)
+    for rel, data in own_tables.items():
+        states[rel], files[rel] = _state(read_or_none(out / rel), data), data
+    del data, own_tables
     version = newest_data_version(docs.values()) or date
     package = descriptor(files, out.name, version, locks, meta, load_schemas(), model_locks)
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
@@ -142,16 +151,38 @@ def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult
         raise OutputError(
             f"{exc.filename or out}: cannot remove what a stopped run left ({exc.strerror})"
         ) from exc
-    result = build_in_memory(
-        out, {task: local_pin(path) for task, path in (upstream or {}).items()}, date
-    )
+    pins = {task: local_pin(path) for task, path in (upstream or {}).items()}
+    with staging(out, keep_hidden=True) as stage:  # each file written as it is made
+        result = build_in_memory(out, pins, date, files=stage)
+        stage.beside(DESCRIPTOR, result.descriptor)
     named = "named like a stage, but the builder did not make it; left in place"
     result = replace(
         result, warnings={**result.warnings, "": [f"{path}: {named}" for path in foreign]}
     )
-    publish(out, result.files, {DESCRIPTOR: result.descriptor}, keep_hidden=True)
     write_citation(out.parent, result.descriptor)
     return result
+
+
+# A top-level date's line in dumps's output: nested keys are indented deeper, and no string holds a
+# line break.
+TOP_DATE = {k: re.compile(rf'^  "{k}": "([^"\\]*)",?$'.encode(), re.M) for k in DATE_KEYS}
+
+
+def dated(new: dict[str, Any], before: bytes | None) -> tuple[dict[str, Any], bytes]:
+    """`new` as keep_dates dates it against an old file's bytes, and its bytes. An unchanged file
+    (`new` with the old dates, read from their lines, makes its very bytes) is not parsed, and the
+    document is serialised once."""
+    same, data = new, b""
+    if before is not None:
+        found = {
+            k: m[1].decode() for k in DATE_KEYS if k in new and (m := TOP_DATE[k].search(before))
+        }
+        if (data := dumps(same := {**new, **found})) == before:
+            return same, data
+    doc = keep_dates(new, parse_or_none(before))
+    if data and all(doc[k] == same[k] for k in DATE_KEYS if k in new):  # the bytes made above
+        return doc, data
+    return doc, dumps(doc)
 
 
 def _state(old: bytes | None, new: bytes) -> str:

@@ -33,8 +33,9 @@ def write_csv(
 ) -> bytes:
     """UTF-8 CSV: a header, then per (workload, model document) a row per configuration (a bool
     as true or false)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    buf = io.BytesIO()
+    text = io.TextIOWrapper(buf, encoding="utf-8", newline="")  # encoded as it is written
+    writer = csv.writer(text, lineterminator="\n")
     writer.writerow(columns)
     for workload, model in models:
         for conf in model["configurations"]:
@@ -48,7 +49,8 @@ def write_csv(
             writer.writerow(
                 [str(value).lower() if isinstance(value, bool) else str(value) for value in row]
             )
-    return buf.getvalue().encode("utf-8")
+    text.flush()
+    return buf.getvalue()
 
 
 def csv_rel(workload: str) -> str:

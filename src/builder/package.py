@@ -2,6 +2,7 @@
 frictionless tables."""
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from builder import layout, transform
@@ -121,7 +122,7 @@ def resource(
 
 
 def workload_resources(
-    workload: str, name: str, files: dict[str, Any], data_dir: str, schemas: dict[str, Any]
+    workload: str, name: str, files: Mapping[str, Any], data_dir: str, schemas: dict[str, Any]
 ) -> tuple[list[Any], list[Any]]:
     """A workload's tables (a generation workload's CSV) and documents; text conversation's keep
     their v1 names."""
@@ -163,7 +164,7 @@ def workload_resources(
 
 
 def json_document(
-    name: str, title: str, rel: str, files: dict[str, bytes], data_dir: str
+    name: str, title: str, rel: str, files: Mapping[str, bytes], data_dir: str
 ) -> dict[str, Any]:
     """A whole JSON document: its size and hash (a missing file is check_files's to report), and
     its schema."""
@@ -174,7 +175,7 @@ def json_document(
 
 
 def descriptor(
-    files: dict[str, Any],
+    files: Mapping[str, Any],
     data_dir: str,
     version: str,
     locks: dict[str, Any],
@@ -189,7 +190,7 @@ def descriptor(
 
 
 def derived_parts(
-    files: dict[str, bytes], data_dir: str, version: str | None, schemas: dict[str, Any]
+    files: Mapping[str, bytes], data_dir: str, version: str | None, schemas: dict[str, Any]
 ) -> dict[str, Any]:
     """The descriptor's keys that follow from the tree alone (its files, schemas and data
     version)."""
@@ -262,7 +263,7 @@ def source(lock: Lock, title: str) -> dict[str, Any]:
 
 
 def resources(
-    files: dict[str, bytes], data_dir: str, schemas: dict[str, Any]
+    files: Mapping[str, bytes], data_dir: str, schemas: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Every published file as a resource: the flat table, the documents (whole JSON, no table
     views: JSON Schema checks them), then the generation workloads' own."""

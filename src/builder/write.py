@@ -3,6 +3,7 @@ swap, remove."""
 
 import datetime as dt
 import fcntl
+import io
 import json
 import math
 import os
@@ -11,8 +12,9 @@ import shutil
 import signal
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager, suppress
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -33,20 +35,23 @@ Files = Mapping[str, Content] | Iterable[tuple[str, Content]]
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+ENCODER = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
+PART = 8192  # the encoder's pieces joined at a time: never a list of a whole document's pieces
+
+
 def dumps(doc: Any) -> bytes:
     """UTF-8, 2-space indent, keys in insertion order, one trailing newline; NaN and Infinity
     refused."""
+    out, pieces = io.BytesIO(), ENCODER.iterencode(doc)
     try:
-        return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode(
-            "utf-8"
-        )
+        while part := list(islice(pieces, PART)):
+            out.write("".join(part).encode("utf-8"))
     except ValueError as exc:
         where = f" at {found}" if (found := _non_finite(doc, ())) else ""
-        msg = (
-            f"expected strict JSON, found a value it cannot hold{where} ({exc}); nothing was "
-            f"written"
-        )
-        raise OutputError(msg) from exc
+        said = f"expected strict JSON, found a value it cannot hold{where} ({exc})"
+        raise OutputError(f"{said}; nothing was written") from exc
+    out.write(b"\n")
+    return out.getvalue()  # the buffer itself, not a copy
 
 
 def _non_finite(value: Any, parts: tuple[Any, ...]) -> str | None:
@@ -207,12 +212,50 @@ def _locked(folder: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def publish(
-    out: Path, files: Files, beside: dict[str, bytes] | None = None, keep_hidden: bool = False
-) -> None:
-    """Make `out` hold exactly `files` (and its old hidden files if `keep_hidden`), and put `beside`
-    next to it; on an error or a signal, all stay as they were."""
-    out, beside = Path(out), beside or {}
+class Stage(MutableMapping[str, bytes]):
+    """A new folder as it is written beside its target, by path relative to it: setting a path
+    writes and syncs that file, reading one reads it back (no file is held in memory)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder  # the stage itself
+        self.new = folder / "new"  # the new folder, and once published the target it became
+        self.beside_names: list[str] = []  # files to go next to the target
+        self._rels: dict[str, None] = {}  # in the order written
+
+    def __setitem__(self, rel: str, data: Content) -> None:
+        if rel in self._rels:
+            del self[rel]
+        _mkdirs((self.new / rel).parent)
+        _write(self.new / rel, data)
+        self._rels[rel] = None
+
+    def __getitem__(self, rel: str) -> bytes:
+        if rel not in self._rels:
+            raise KeyError(rel)
+        return (self.new / rel).read_bytes()
+
+    def __delitem__(self, rel: str) -> None:
+        del self._rels[rel]
+        os.unlink(self.new / rel)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rels)
+
+    def __len__(self) -> int:
+        return len(self._rels)
+
+    def beside(self, name: str, data: bytes) -> None:
+        """Write a file that goes next to the target when the new folder replaces it."""
+        _write(self.folder / name, data)
+        self.beside_names.append(name)
+
+
+@contextmanager
+def staging(out: Path, keep_hidden: bool = False) -> Iterator[Stage]:
+    """A Stage of `out`: when the block ends, `out` holds exactly its files (and its old hidden
+    files if `keep_hidden`), its beside files next to `out`; on an error or a signal, all stay as
+    they were."""
+    out = Path(out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -220,53 +263,64 @@ def publish(
     try:
         with _locked(out.parent):
             remove_stages(out)
-            stage = _new_stage(out)
+            stage = Stage(_new_stage(out))
             try:
-                _stage(stage, out, files, beside, keep_hidden)
-                with signals_held():
-                    try:
-                        if os.path.lexists(out):
-                            os.rename(out, stage / "old")
-                        os.rename(stage / "new", out)
-                        for name in beside:
-                            os.replace(stage / name, out.parent / name)
-                    except OSError:  # undo: the new folder out again, the old one back
-                        if not os.path.lexists(stage / "new") and is_folder(out):
-                            os.rename(out, stage / "new")
-                        if is_folder(stage / "old"):
-                            os.rename(stage / "old", out)
-                        raise
-                    _fsync(out.parent)
+                _mkdirs(stage.new)
+                yield stage
+                _finish(stage, out, keep_hidden)
+                _swap(stage, out)
             finally:
-                if is_folder(out) or not is_folder(stage / "old"):
+                if is_folder(out) or not is_folder(stage.folder / "old"):
                     with suppress(OSError):
-                        _remove_stage(stage)
+                        _remove_stage(stage.folder)
     except OSError as exc:
         raise OutputError(
             f"{exc.filename or out}: cannot write output ({exc.strerror}); {out} is unchanged"
         ) from exc
 
 
-def _stage(
-    stage: Path, out: Path, files: Files, beside: dict[str, bytes], keep_hidden: bool
+def publish(
+    out: Path, files: Files, beside: dict[str, bytes] | None = None, keep_hidden: bool = False
 ) -> None:
-    """Write the new folder as `stage/new` and the files beside it in `stage`, all synced."""
-    new = stage / "new"
-    _mkdirs(new)
-    for rel, data in sorted(files.items()) if isinstance(files, Mapping) else files:
-        _mkdirs((new / rel).parent)
-        _write(new / rel, data)
-    if keep_hidden and is_folder(out):  # copy the old folder's hidden regular files
+    """Make `out` hold exactly `files` (and its old hidden files if `keep_hidden`), and put `beside`
+    next to it; on an error or a signal, all stay as they were."""
+    with staging(out, keep_hidden) as stage:
+        for rel, data in sorted(files.items()) if isinstance(files, Mapping) else files:
+            stage[rel] = data
+        for name, data in (beside or {}).items():
+            stage.beside(name, data)
+
+
+def _swap(stage: Stage, out: Path) -> None:
+    """Put the new folder in place of `out` and the beside files next to it, signals held."""
+    with signals_held():
+        try:
+            if os.path.lexists(out):
+                os.rename(out, stage.folder / "old")
+            os.rename(stage.new, out)
+            for name in stage.beside_names:
+                os.replace(stage.folder / name, out.parent / name)
+        except OSError:  # undo: the new folder out again, the old one back
+            if not os.path.lexists(stage.new) and is_folder(out):
+                os.rename(out, stage.new)
+            if is_folder(stage.folder / "old"):
+                os.rename(stage.folder / "old", out)
+            raise
+        _fsync(out.parent)
+    stage.new = out
+
+
+def _finish(stage: Stage, out: Path, keep_hidden: bool) -> None:
+    """Copy the old folder's hidden regular files in if `keep_hidden`, then sync the stage."""
+    if keep_hidden and is_folder(out):
         for folder, dirs, names in os.walk(out):
             # hidden folders: refused by check_output
             dirs[:] = [d for d in dirs if not d.startswith(".")]
             for rel in (Path(folder, name).relative_to(out) for name in names):
                 if is_hidden(rel.as_posix()) and stat.S_ISREG((out / rel).lstat().st_mode):
-                    _mkdirs((new / rel).parent)
-                    shutil.copy2(out / rel, new / rel, follow_symlinks=False)
-    for name, data in beside.items():
-        _write(stage / name, data)
-    for folder, _dirs, _names in os.walk(stage):
+                    _mkdirs((stage.new / rel).parent)
+                    shutil.copy2(out / rel, stage.new / rel, follow_symlinks=False)
+    for folder, _dirs, _names in os.walk(stage.folder):
         _fsync(Path(folder))
 
 

@@ -3,6 +3,7 @@ strict JSON."""
 
 import os
 import stat
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -22,7 +23,7 @@ class Tree:
 
     root: Path
     data_dir: str
-    raw: dict[str, bytes] = field(default_factory=dict)
+    raw: MutableMapping[str, bytes] = field(default_factory=dict)
     docs: dict[str, Any] = field(default_factory=dict)
     descriptor: Any = None
     problems: list[Problem] = field(default_factory=list)
