@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from builder.errors import FetchError, UnreachableError
+from builder.errors import BuilderError, FetchError, UnreachableError, UpstreamError
 from builder.fetch import Limits  # light: httpx is imported only when a download starts
 from builder.layout import LOCK, METADATA, require_repo_root
 from builder.report import say
@@ -236,54 +236,116 @@ def _differs(path: Path, data: bytes) -> bool:
 @_fetch_options
 def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
     """Has upstream moved since the pin? One line per task (and per-model file, without --task or
-    --url); writes
-    nothing, tries every one.
+    --url); writes nothing, tries every one.
 
-    A moved file is checked as fetch would check it; its problems are listed, one a line. Exits 0
-    when every task is unchanged, 4 when any moved, 3 when any is unreachable, 1 when a moved file
-    is refused and on other errors, 2 on usage errors.
+    A moved file is checked as fetch would check it (a per-model file against its task file as
+    upstream serves it); its problems are listed, one a line. Without --task or --url, a per-model
+    file the task files now name but the lock lacks is fetched, checked and reported `added`, and a
+    pinned one whose model its task file lost is reported `removed`. Exits 0 when every task is
+    unchanged, 4 when any moved (a per-model file added or removed too), 3 when any is unreachable,
+    1 when a moved file is refused and on other errors, 2 on usage errors.
     """
-    from builder.errors import UpstreamError
-    from builder.fetch import download
     from builder.metadata import load_metadata
     from builder.pin import entry, load_lock, load_model_locks, sha256
-    from builder.upstream import parse_all
 
     old, moved, meta = load_lock(LOCK), False, load_metadata(METADATA)
     errors: list[int] = []
+    every = task is None and url is None
     wanted = {
         name: (asked, entry(old, name, LOCK)) for name, asked in _fetch_urls(task, url).items()
     }
-    if task is None and url is None:
+    if every:
         wanted |= {name: (None, pin) for name, pin in load_model_locks(LOCK).items()}
+    served: dict[str, tuple[bytes, str]] = {}  # each file that moved: its bytes, where from
     for name, (asked, pin) in wanted.items():
         where = asked or pin.url
-        try:
-            data = download(where, Limits(**limits))
-        except FetchError as exc:
-            say(
-                f"{'unreachable' if isinstance(exc, UnreachableError) else 'error'}: {name}: {exc}",
-                err=True,
-            )
-            errors.append(exc.exit_code)
+        if (data := _download(name, where, Limits(**limits), errors)) is None:
             continue
         if (found := sha256(data)) == pin.sha256:
             say(f"unchanged: {name}: {where} serves the pinned sha256 {pin.sha256}")
         else:
             moved = True
-            served = f"sha256 {found} ({len(data)} bytes)"
-            say(
-                f"moved: {name}: {where} serves {served}, the pin is {pin.sha256} ({pin.size} "
-                f"bytes)"
-            )
-            try:  # a per-model file is checked against its task file by fetch
-                if name in old:
-                    parse_all({name: (data, where)}, meta)
-            except UpstreamError as exc:
-                for problem in exc.problems:
-                    say(str(problem), err=True)
-                say(f"error: {name}: {exc}", err=True)
-                errors.append(exc.exit_code)
+            served[name] = (data, where)
+            said = f"sha256 {found} ({len(data)} bytes), the pin is {pin.sha256} ({pin.size} bytes)"
+            say(f"moved: {name}: {where} serves {said}")
+    rows = {name: _task_rows(name, served[name], meta, errors) for name in old if name in served}
+    if every:
+        moved |= _check_models(served, rows, meta, Limits(**limits), errors)
     if errors or moved:
         # an error before a move; unreachable (3) before others (1)
         sys.exit(max(errors) if errors else UPSTREAM_MOVED)
+
+
+def _download(name: str, where: str, limits: Limits, errors: list[int]) -> bytes | None:
+    """The bytes at `where`, or None after saying why not (its exit code added to `errors`)."""
+    from builder.fetch import download
+
+    try:
+        return download(where, limits)
+    except FetchError as exc:
+        state = "unreachable" if isinstance(exc, UnreachableError) else "error"
+        say(f"{state}: {name}: {exc}", err=True)
+        errors.append(exc.exit_code)
+        return None
+
+
+def _report(name: str, exc: BuilderError, errors: list[int]) -> None:
+    """A refused file's problems, one a line, then its error (its exit code added to `errors`)."""
+    for problem in getattr(exc, "problems", []):
+        say(str(problem), err=True)
+    say(f"error: {name}: {exc}", err=True)
+    errors.append(exc.exit_code)
+
+
+def _task_rows(
+    task: str, file: tuple[bytes, str], meta: dict[str, Any], errors: list[int]
+) -> list[Any] | None:
+    """A task file's checked rows, or None after reporting why it is refused."""
+    from builder.upstream import parse_all
+
+    try:
+        return parse_all({task: file}, meta)[0][task]
+    except UpstreamError as exc:
+        _report(task, exc, errors)
+        return None
+
+
+def _check_models(
+    served: dict[str, tuple[bytes, str]],
+    rows: dict[str, list[Any] | None],
+    meta: dict[str, Any],
+    limits: Limits,
+    errors: list[int],
+) -> bool:
+    """Check each per-model file that moved against its task file's rows (`rows`: of the task files
+    that moved; else the pinned ones'); fetch, check and report each one a task file names that the
+    lock lacks; report each pinned one whose model is gone. True when any is added or removed."""
+    from builder.pin import load_model_locks, read_pinned, sha256
+    from builder.upstream_models import expected_files, model_urls, parse_model_file, task_of
+
+    pinned = {name: lock.url for name, lock in load_model_locks(LOCK).items()}
+    tasks = list(dict.fromkeys(map(task_of, pinned)))
+    at_pin = {t: (pin.data, pin.name) for t, pin in read_pinned(LOCK, tasks).items()}
+    task_files = {task: served.get(task, at_pin[task]) for task in tasks}
+    for task in tasks:  # a task file that moved was parsed; its pin is parsed here
+        if task not in rows:
+            rows[task] = _task_rows(task, at_pin[task], meta, errors)
+    known = {task: own for task in tasks if (own := rows[task]) is not None}
+    needed = expected_files(known)
+    urls = model_urls(pinned, needed)
+    gone = [name for name in pinned if task_of(name) in known and name not in needed]
+    for name in gone:
+        say(f"removed: {name}: {task_files[task_of(name)][1]} no longer has its model")
+    added = [name for name in needed if name not in pinned]
+    for name in added:
+        if (data := _download(name, urls[name], limits, errors)) is not None:
+            size = f"sha256 {sha256(data)} ({len(data)} bytes)"
+            say(f"added: {name}: {urls[name]} serves {size}, which the lock does not pin")
+            served[name] = (data, urls[name])
+    for name, (data, where) in served.items():
+        if name in needed and (name in added or name in pinned):
+            try:
+                parse_model_file(data, where, name, known[needed[name]])
+            except UpstreamError as exc:
+                _report(name, exc, errors)
+    return bool(gone or added)

@@ -271,3 +271,17 @@ def parse_model_files(
             problems,
         )
     return found
+
+
+def expected_files(rows: dict[str, list[UpstreamRow]]) -> dict[str, str]:
+    """The per-model file each model of each task's `rows` needs, by name: its task."""
+    return {file_name(row.model_id, task): task for task, own in rows.items() for row in own}
+
+
+def model_urls(pinned: dict[str, str], names: dict[str, str]) -> dict[str, str]:
+    """The URL of each per-model file `names` names (name -> task): its pin's (`pinned`: name ->
+    URL), else beside its task's pinned files, in their folder."""
+    folders = {task_of(name): url.rpartition("/")[0] for name, url in pinned.items()}
+    return {
+        name: pinned.get(name) or f"{folders[task]}/{name}.json" for name, task in names.items()
+    }
