@@ -3,6 +3,7 @@
 import re
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -80,21 +81,21 @@ def build_in_memory(
     with_response_quantiles(rows, docs, meta)
     # every document and energy is derived: the rows let go before the documents are written
     del rows
-    # The image and video workloads' own CSVs hold no date: made once, before the date rule.
-    own_tables = {
-        csv_rel(work.id): generation_csv(docs, work.id, work.kind)
-        for work in generation_workloads(meta)
-    }
     files = {} if files is None else files
     states: dict[str, str] = {}  # each file's state against the old one, read once and let go
+    # The CSVs hold no date: each made before the date rule, put and let go.
+    tables = {CSV: partial(configurations_csv, docs, energies)}
+    for work in generation_workloads(meta):
+        tables[csv_rel(work.id)] = partial(generation_csv, docs, work.id, work.kind)
+    for rel, make in tables.items():
+        data = make()
+        states[rel], files[rel] = _state(read_or_none(out / rel), data), data
+    del energies, tables
     for rel in list(docs):  # each serialised once, put and let go
         before = read_or_none(out / rel)
         docs[rel], data = dated(docs[rel], before)
         states[rel], files[rel] = _state(before, data), data
-    own_tables[CSV] = configurations_csv(docs, energies)
-    for rel, data in own_tables.items():
-        states[rel], files[rel] = _state(read_or_none(out / rel), data), data
-    del data, own_tables
+    del data
     version = newest_data_version(docs.values()) or date
     package = descriptor(files, out.name, version, locks, meta, load_schemas(), model_locks)
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
