@@ -379,10 +379,10 @@ def fake_site(monkeypatch: pytest.MonkeyPatch, version: list[str]) -> None:
     import builder.site.plan
 
     plan = {f"p/{i}.html": f"<p>{i} {version[0]}</p>\n".encode() for i in range(40)}
-    monkeypatch.setattr(site, "load_package", lambda root, keep: None)
+    monkeypatch.setattr(site, "load_package", lambda root: None)
     monkeypatch.setattr(site, "data_version", lambda pkg: version[0])
     site_files = {**plan, "index.html": version[0].encode()}
-    monkeypatch.setattr(builder.site.plan, "plan_site", lambda pkg, store: site_files.items())
+    monkeypatch.setattr(builder.site.plan, "plan_site", lambda pkg: site_files.items())
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,6 @@ import json
 import os
 import pathlib
 import shutil
-import sqlite3
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -882,69 +881,6 @@ def test_a_tmpdir_that_cannot_hold_the_release_copy_is_one_line(
     )
     one_line(outcome)
     assert git(root, "status", "--porcelain") == ""
-
-
-def sqlite_fails(statement: str, message: str) -> Callable[[pytest.MonkeyPatch], None]:
-    """SQLite answering `message` to every statement that begins with `statement`, as it does when
-    the file system under its temporary folder is full or failing."""
-
-    def apply(monkeypatch: pytest.MonkeyPatch) -> None:
-        real = sqlite3.connect
-
-        class Failing:
-            def __init__(self, db: sqlite3.Connection) -> None:
-                self.db = db
-
-            def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
-                if sql.startswith(statement):
-                    raise sqlite3.OperationalError(message)
-                return self.db.execute(sql, *args)
-
-            def executemany(self, sql: str, *args: Any) -> sqlite3.Cursor:
-                if sql.startswith(statement):
-                    raise sqlite3.OperationalError(message)
-                return self.db.executemany(sql, *args)
-
-            def __getattr__(self, name: str) -> Any:
-                return getattr(self.db, name)
-
-        monkeypatch.setattr(
-            sqlite3, "connect", lambda *args, **kwargs: Failing(real(*args, **kwargs))
-        )
-
-    return apply
-
-
-SITE_TMPDIRS = [
-    pytest.param(sqlite_fails("INSERT", "database or disk is full"), id="full-at-the-load"),
-    pytest.param(
-        sqlite_fails("UPDATE", "database or disk is full"), id="full-after-the-first-page"
-    ),
-    pytest.param(sqlite_fails("SELECT", "disk I/O error"), id="failing-reads"),
-]
-
-
-@pytest.mark.parametrize("make_bad", SITE_TMPDIRS)
-def test_a_tmpdir_that_cannot_hold_the_site_store_is_one_line(
-    repo_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad
-) -> None:
-    """builder site keeps what pages need of the package and of each other in a temporary
-    database in TMPDIR."""
-    scratch = tmp_path / "tmpdir"
-    scratch.mkdir()
-    monkeypatch.setenv("TMPDIR", str(scratch))
-    monkeypatch.delenv("SQLITE_TMPDIR", raising=False)
-    make_bad(monkeypatch)
-    before = tree_digest(tmp_path)
-    outcome = run_cli("site", "--out", str(tmp_path / "site"))
-    names = (
-        f"error: TMPDIR ({scratch})",
-        "expected a writable folder with free space",
-        "set TMPDIR",
-    )
-    # nothing left in TMPDIR, no site written
-    assert_refused(outcome, 1, names, before, tree_digest(tmp_path))
-    one_line(outcome)
 
 
 def test_fetch_checks_its_files_without_a_scratch_copy(

@@ -303,7 +303,7 @@ def test_a_second_workload_gets_its_pages_without_code(sites) -> None:
 
 @pytest.mark.slow
 def test_every_document_has_a_schema(sites) -> None:
-    pkg = load_package(REPO, lambda _rel, _parts: None)
+    pkg = load_package(REPO)
     names = list(pkg.schemas)
     assert [
         rel for rel in pkg.files if rel.endswith(".json") and schema_for(rel) not in names
@@ -315,7 +315,7 @@ def test_check_jsonschema_validates_every_document_against_the_served_schemas(
     sites, tmp_path
 ) -> None:
     _, site = sites["today"]
-    pkg = load_package(REPO, lambda _rel, _parts: None)
+    pkg = load_package(REPO)
     by_schema: dict[str, list[str]] = {}
     for rel in pkg.files:
         if rel.endswith(".json"):
@@ -713,8 +713,8 @@ def test_a_package_file_gone_before_its_copy_is_one_input_error(
 
     real = build.load_package
 
-    def load_then_remove(root: Path, keep):
-        pkg = real(root, keep)
+    def load_then_remove(root: Path):
+        pkg = real(root)
         (root / "data" / "configurations.csv").unlink()
         return pkg
 

@@ -16,7 +16,6 @@ from builder.site import catalog, charts, pages, responses, targets, words
 from builder.site.build import build_site
 from builder.site.load import INDEX_SHOWN, load_package, parts
 from builder.site.plan import plan_site
-from builder.site.store import Store
 from sitehelp import BASE, REPO, bare, copy_package, page_link_target
 
 TIMES = "\N{MULTIPLICATION SIGN}"
@@ -160,8 +159,7 @@ def test_a_listed_frontier_document_is_what_the_model_page_shows(tmp_path: Path)
     raw = json.dumps(frontier).encode()
     (root / "data" / "frontier.json").write_bytes(raw)
     (root / "data" / "workloads.json").write_text(json.dumps(workloads))
-    with Store() as store:
-        files = written(plan_site(load_package(root, store.add_parts), store))
+    files = written(plan_site(load_package(root)))
     page = files["models/llama-3-1-70b-instruct/index.html"].decode("utf-8")
     assert f"<strong>{other['wh_per_million_output_tokens']:,.2f}</strong>" in target_cell(
         page, "100", "B200"
@@ -359,27 +357,21 @@ def test_a_generation_workload_gets_its_index_charts_and_no_llm_parts(site) -> N
     )
 
 
-def test_a_small_document_hands_its_rows_or_entries_to_the_store_as_text_by_slug() -> None:
+def test_a_small_document_keeps_its_rows_or_entries_and_a_model_finds_its_frontier_entry() -> None:
     kept = {
         "slug": "b",
         "gpus": {"B200": {"best_under": {"50": {"row_id": "b/B200/1/8", "repeat": 1}}}},
     }
-    frontier = {"itl_targets_ms": [50], "models": [{"slug": "a", "gpus": {}}, kept]}
-    found = list(parts("frontier.json", frontier))
-    assert [(slug, json.loads(text)) for slug, text in found] == [
-        ("a", {"slug": "a", "gpus": {}}),
-        ("b", kept),
-    ]
-    assert list(parts("index.json", {"rows": [{"gpu": "B200"}, 3]})) == [
-        ("", '{"gpu": "B200"}'),
-        ("", "3"),
-    ]
-    assert list(parts("workloads.json", {"workloads": []})) == []
-    with Store() as store:
-        store.add_parts("frontier.json", found)
-        assert store.part("frontier.json", "b") == (1, kept)
-        assert store.part("frontier.json", "c") is None
-        assert list(store.parts("frontier.json")) == [{"slug": "a", "gpus": {}}, kept]
+    again = {"slug": "b", "gpus": {}}
+    frontier = {"itl_targets_ms": [50], "models": [{"slug": "a", "gpus": {}}, kept, again]}
+    found = parts("frontier.json", frontier)
+    assert found == [{"slug": "a", "gpus": {}}, kept, again]
+    assert parts("index.json", {"rows": [{"gpu": "B200"}, 3]}) == [{"gpu": "B200"}, 3]
+    assert parts("workloads.json", {"workloads": []}) is None
+    by_slug = pages.first_by_slug(found)
+    assert by_slug["b"] == (1, kept)  # the first entry of a slug, with its place
+    assert "c" not in by_slug
+    assert pages.first_by_slug([3, {"slug": 4}]) == {"": (0, 3)}  # no slug: under "", first kept
 
 
 @pytest.mark.parametrize(
@@ -435,17 +427,16 @@ def test_the_site_is_written_page_by_page_each_model_document_read_once(monkeypa
 
     monkeypatch.setattr(Package, "read", read)
     done = 0
-    with Store() as store:
-        pkg = load_package(REPO, store.add_parts)
-        lists = [rel for rel in pkg.heads if rel.rsplit("/", 1)[-1] == "models.json"]
-        model_pages = {
-            catalog.require_path(e["page"], BASE, "") for rel in lists for e in store.parts(rel)
-        }
-        for path, data in plan_site(pkg, store):
-            written([(path, data)])
-            if path in model_pages:
-                done += 1
-                assert len(reads) == done, path
+    pkg = load_package(REPO)
+    lists = [rel for rel in pkg.heads if rel.rsplit("/", 1)[-1] == "models.json"]
+    model_pages = {
+        catalog.require_path(e["page"], BASE, "") for rel in lists for e in pkg.parts[rel]
+    }
+    for path, data in plan_site(pkg):
+        written([(path, data)])
+        if path in model_pages:
+            done += 1
+            assert len(reads) == done, path
     assert done == len(model_pages) == 62  # the pages of 46 models across seven workloads
     assert len(reads) == len(set(reads)) == done
 

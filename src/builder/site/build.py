@@ -10,7 +10,6 @@ from builder.files import Refused, read_file
 from builder.guards import check_output
 from builder.site import quiet
 from builder.site.load import data_version, load_package
-from builder.site.store import Store
 from builder.write import Content, publish
 
 MARKER = ".leadgreen-site"
@@ -28,16 +27,12 @@ def build_site(out: Path, root: Path = Path(".")) -> SiteResult:
     """Build the site of the package at root into out; the old site stays whole if anything
     fails."""
     check_target(out)  # refuse before spending time on charts
-    with Store() as store:
-        pkg = load_package(root, store.add_parts)
-        # before matplotlib is imported: no warning about an unwritable HOME
-        quiet.matplotlib_home()
-        # matplotlib after the load: its memory is given back before
-        from builder.site.plan import (
-            plan_site,
-        )
+    pkg = load_package(root)
+    quiet.matplotlib_home()  # before matplotlib is imported: no warning about an unwritable HOME
+    # matplotlib after the load: its memory is given back before
+    from builder.site.plan import plan_site
 
-        written = write_site(out, plan_site(pkg, store))
+    written = write_site(out, plan_site(pkg))
     pages = sum(1 for path in written if path.endswith(".html"))
     return SiteResult(len(written) + 1, pages, data_version(pkg))  # + 1: the file list
 

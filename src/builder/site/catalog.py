@@ -2,8 +2,7 @@
 (pure)."""
 
 import posixpath
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -74,6 +73,7 @@ class SiteWorkload:
     page: str  # site path of the workload's page
     unit: str = ""  # of its energy figures
     count: int = 0  # its model list's entries
+    models: list[Model] = field(default_factory=list)  # its model list's entries, in order
 
 
 def data_rel(url: object, pkg: Package, where: str, published: Any, name: str = "") -> str:
@@ -88,13 +88,8 @@ def data_rel(url: object, pkg: Package, where: str, published: Any, name: str = 
     return rel
 
 
-def site_workloads(
-    pkg: Package,
-    list_entries: Callable[[str], Iterable[Any]],
-    keep: Callable[[int, list[Model]], None],
-) -> list[SiteWorkload]:
-    """Every workload, in the list's order; list_entries gives a model list's entries, and each
-    workload's models, in their list's order, are handed to keep with the workload's place."""
+def site_workloads(pkg: Package) -> list[SiteWorkload]:
+    """Every workload, in the list's order, each with its models in their list's order."""
     sources = pkg.descriptor_doc.get("sources")
     pinned = {  # upstream file URL -> the commit it was pinned at
         str(item["path"]): str(item["version"])
@@ -150,7 +145,7 @@ def site_workloads(
                 f"{where}/kind: expected one of {', '.join(KINDS)}, found {work.kind!r}"
             )
         models = []
-        for j, item in enumerate(list_entries(work.list_rel) if work.list_rel else ()):
+        for j, item in enumerate(pkg.parts.get(work.list_rel, []) if work.list_rel else ()):
             at = f"data/{work.list_rel}: /models/{j}"
             if not isinstance(item, dict):
                 raise InputError(f"{at}: expected an object, found {item!r}")
@@ -165,8 +160,7 @@ def site_workloads(
                     page,
                 )
             )
-        work.count = len(models)
-        keep(len(found), models)
+        work.count, work.models = len(models), models
         found.append(work)
     return found
 

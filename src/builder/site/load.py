@@ -1,9 +1,8 @@
 """Read the package the site is built from: each small document once, up front and strictly parsed,
-its head kept and its array of rows or entries handed to the store; a model document at its page."""
+its head and its array of rows or entries kept apart; a model document at its page."""
 
-import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -67,13 +66,7 @@ INDEX_SHOWN = frozenset(
         "fps",
     }
 )
-# the arrays of small documents, kept in the store: index rows, list and frontier entries
-PARTS = (
-    "rows",
-    "models",
-)
-# a document's parts, (slug or "", JSON text) each, in order
-Keep = Callable[[str, Iterable[tuple[str, str]]], None]
+PARTS = ("rows", "models")  # the arrays of small documents: index rows, list and frontier entries
 UNSOUND = f"{DATA}: expected a sound package (run builder validate), found "
 
 
@@ -82,9 +75,10 @@ class Package:
     root: Path
     base_url: str
     files: list[str]  # every published file of data/, by path relative to data/, sorted
-    # the small documents of data/ (all but model documents and CSVs), by the same
+    # the small documents of data/ (all but model documents and CSVs), by the same path, without
+    # their array of rows or entries (PARTS): that is in parts
     heads: dict[str, dict[str, Any]]
-    # path, without their array of rows or entries (PARTS): that is in the store
+    parts: dict[str, list[Any]]  # each small document's array of rows or entries, by the same path
     # the small documents that are index documents with rows, the root workload's first
     indexes: list[str]
     gpus: list[str]  # every GPU type an index row or a model list names, sorted
@@ -133,25 +127,21 @@ def small(rel: str, raw: bytes) -> dict[str, Any]:
     return doc
 
 
-def parts(rel: str, doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """A small document's array of rows or entries (PARTS), as (slug or "", JSON text) each; a
-    frontier's entries must be objects with a slug (a model page finds its own by it)."""
+def parts(rel: str, doc: dict[str, Any]) -> list[Any] | None:
+    """A small document's array of rows or entries (PARTS), None when it has none; a frontier's
+    entries must be objects with a slug (a model page finds its own by it)."""
     key = next((key for key in PARTS if key in doc), None)
     if key is None:
-        return iter(())
+        return None
     if not isinstance(items := doc[key], list):
         _refuse(f"{DATA}/{rel}", f"/{key}", "an array", items)
     frontier = rel.rsplit("/", 1)[-1] == FRONTIER
-    for i, item in enumerate(items if frontier else ()):  # checked now, before any text is made
+    for i, item in enumerate(items if frontier else ()):
         if not isinstance(item, dict):
             _refuse(f"{DATA}/{rel}", f"/{key}/{i}", "an object", item)
         if not isinstance(item.get("slug"), str):
             _refuse(f"{DATA}/{rel}", f"/{key}/{i}/slug", "a string", item.get("slug"))
-    return ((_slug(item), json.dumps(item)) for item in items)  # made as the store takes them
-
-
-def _slug(item: Any) -> str:
-    return item["slug"] if isinstance(item, dict) and isinstance(item.get("slug"), str) else ""
+    return items
 
 
 def _refuse(shown: str, where: str, expected: str, value: Any, why: str = UNSOUND) -> NoReturn:
@@ -225,9 +215,9 @@ def _read(path: Path, shown: str) -> bytes:
         raise InputError(f"{shown}: {exc}") from exc
 
 
-def load_package(root: Path, keep: Keep) -> Package:
-    """The package's listing and its small inputs, their parts handed to keep; a missing, unsound or
-    unparseable one is an InputError."""
+def load_package(root: Path) -> Package:
+    """The package's listing and its small inputs; a missing, unsound or unparseable one is an
+    InputError."""
     data_dir, schema_dir = root / DATA, root / SCHEMAS
     for folder in (data_dir, schema_dir):
         if not folder.is_dir():
@@ -246,14 +236,14 @@ def load_package(root: Path, keep: Keep) -> Package:
             f"{data_dir}: expected a sound package (run builder validate), found "
             f"{'; '.join(found[:3])}"
         )
-    heads, indexed, gpus, versions = {}, [], set(), set()
-    # each parsed and let go in turn: at most one whole in memory
-    for rel in filter(is_small, files):
+    heads, kept, indexed, gpus, versions = {}, {}, [], set(), set()
+    for rel in filter(is_small, files):  # each parsed in turn: its head and its rows or entries
         doc = small(rel, _read(data_dir / rel, f"{DATA}/{rel}"))
         gpus |= set(_gpus(doc))
         if doc.get("data_version"):
             versions.add(str(doc["data_version"]))
-        keep(rel, parts(rel, doc))
+        if (items := parts(rel, doc)) is not None:
+            kept[rel] = items
         heads[rel] = {key: value for key, value in doc.items() if key not in PARTS}
         if rel.rsplit("/", 1)[-1] == INDEX and "rows" in doc:
             indexed.append(rel)
@@ -286,6 +276,7 @@ def load_package(root: Path, keep: Keep) -> Package:
         meta["base_url"],
         files,
         heads,
+        kept,
         indexed,
         sorted(gpus),
         versions,

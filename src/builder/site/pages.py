@@ -1,5 +1,5 @@
-"""The pages that gather models, the home, 404 and listing pages, the sitemap and robots.txt; what
-they list of every model and file is read from the store as each page renders."""
+"""The pages that gather models, the home, 404 and listing pages, the sitemap and robots.txt, from
+every workload's models, their summaries and the files made before them."""
 
 import math
 import posixpath
@@ -14,8 +14,8 @@ from builder.release.rules import Version
 from builder.site import changelog, responses, targets, views, words
 from builder.site.catalog import API_PREFIX, LLM, Model, SiteWorkload, gpu_page
 from builder.site.charts import AXES, DOT_ROWS
+from builder.site.listing import Listing
 from builder.site.load import Package
-from builder.site.store import Store
 from builder.site.targets import Summaries
 from builder.site.views import (
     ENERGY,
@@ -44,8 +44,8 @@ def comparison(
     work: SiteWorkload, models: list[Model], sums: Summaries, target: int
 ) -> dict[str, Any]:
     """Every model's lowest energy under each target across its GPU types, ranked by energy per
-    response under
-    target (per output token where the data has no energy per response), lowest first."""
+    response under target (per output token where the data has no energy per response), lowest
+    first."""
     gpus = sorted({g for m in models for g in sums[m.doc_rel].gpus})
     # a cell per model and GPU type: past the cap, quadratic in the models
     if len(gpus) > MAX_GPUS_PER_TASK:
@@ -180,48 +180,91 @@ def overview_row(
     return {"work": work, "configurations": view["configurations"], "low": low, "energy": energy}
 
 
+def listings(works: list[SiteWorkload]) -> dict[str, list[tuple[SiteWorkload, str]]]:
+    """(workload, page) of every listing of each model slug, in workload and list order."""
+    found: dict[str, list[tuple[SiteWorkload, str]]] = {}
+    for work in works:
+        for model in work.models:
+            found.setdefault(model.slug, []).append((work, model.page))
+    return found
+
+
+def first_by_slug(entries: list[Any]) -> dict[str, tuple[int, Any]]:
+    """Each slug's first entry of a document's entries, with its place; an entry without a slug is
+    under ""."""
+    found: dict[str, tuple[int, Any]] = {}
+    for i, entry in enumerate(entries):
+        slug = entry.get("slug") if isinstance(entry, dict) else None
+        found.setdefault(slug if isinstance(slug, str) else "", (i, entry))
+    return found
+
+
+def by_name(works: list[SiteWorkload]) -> list[Model]:
+    """The first listing of each model slug (in workload and list order), by name in lower case,
+    then by slug."""
+    first: dict[str, Model] = {}
+    for model in (model for work in works for model in work.models):
+        first.setdefault(model.slug, model)
+    return sorted(first.values(), key=lambda m: (m.name.lower(), m.slug))
+
+
+def measured(works: list[SiteWorkload], sums: Summaries) -> dict[str, list[list[Model]]]:
+    """Per GPU type, sorted: each workload's models measured on it, in list order (an empty list
+    for none)."""
+    found: dict[str, list[list[Model]]] = {}
+    for i, work in enumerate(works):
+        for model in work.models:
+            for gpu in dict.fromkeys(sums[model.doc_rel].gpus):
+                found.setdefault(gpu, [[] for _ in works])[i].append(model)
+    return dict(sorted(found.items()))
+
+
 def gathering(
     pkg: Package,
     works: list[SiteWorkload],
     overview: list[dict[str, Any]],
-    store: Store,
+    sums: Summaries,
+    made: Listing,
     common: dict[str, Any],
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(path, template, view) of the workloads, GPU, models, glossary, home, 404 and listing pages;
-    overview: a row
-    per workload (overview_row). A view's long lists are read from the store as its page renders."""
+    overview: a row per workload (overview_row); sums: each model document's summary; made: the
+    files made so far."""
     yield (
         views.WORKLOADS_PAGE,
         "workloads.html",
         frame(views.WORKLOADS_PAGE, HOME, common, rows=overview),
     )
-    gpus = store.gpus()  # (GPU type, models measured on it), sorted
-    for gpu, _ in gpus:
+    on_gpu = measured(works, sums)
+    for gpu, by_work in on_gpu.items():
         sections = [
             {
-                "work": works[i],
-                "count": n,
-                "rows": store.measured(gpu, i),
-                "energy": AXES[works[i].kind].energy,
+                "work": work,
+                "count": len(models),
+                "rows": [(model, sums[model.doc_rel]) for model in models],
+                "energy": AXES[work.kind].energy,
             }
-            for i, n in store.on_gpu(gpu)
+            for work, models in zip(works, by_work, strict=True)
+            if models
         ]
         crumbs = [*HOME, ("GPUs", views.GPUS_PAGE)]
         view = frame(
             gpu_page(gpu), crumbs, common, gpu=gpu, sections=sections, targets=targets.TARGETS_MS
         )
         yield gpu_page(gpu), "gpu.html", view
-    items = [(gpu, gpu_page(gpu), n) for gpu, n in gpus]
+    slugs = {gpu: {m.slug for models in by_work for m in models} for gpu, by_work in on_gpu.items()}
+    items = [(gpu, gpu_page(gpu), len(slugs[gpu])) for gpu in on_gpu]
     yield views.GPUS_PAGE, "gpus.html", frame(views.GPUS_PAGE, HOME, common, items=items)
-    models = (
+    listed, named = listings(works), by_name(works)
+    models = (  # made as the page renders
         {
             "model": model,
-            "summary": summary,
-            "links": [(works[i].name, page) for i, page in store.listings(model.slug)],
+            "summary": sums[model.doc_rel],
+            "links": [(work.name, page) for work, page in listed[model.slug]],
         }
-        for model, summary in store.by_name()
+        for model in named
     )
-    view = frame(views.MODELS_PAGE, HOME, common, rows=models, count=store.slug_count())
+    view = frame(views.MODELS_PAGE, HOME, common, rows=models, count=len(named))
     yield views.MODELS_PAGE, "models.html", view
     yield views.GLOSSARY, "glossary.html", frame(views.GLOSSARY, HOME, common)
     yield (
@@ -231,7 +274,7 @@ def gathering(
     )
     shown = [
         (p, n)
-        for p, n in store.files()
+        for p, n in made.files()
         if p.startswith(DOWNLOAD) and (p.count("/") == 1 or p.endswith(".csv"))
     ]
     downloads = [(path, words.size(size)) for path, size in shown]
@@ -248,7 +291,7 @@ def gathering(
         tag=Version(common["data_version"]).tag,
         downloads=downloads,
         pkg=pkg,
-        citation=CITATION if store.has_file(CITATION) else None,
+        citation=CITATION if CITATION in made.sizes else None,
         source=source,
     )
     yield HOME_PAGE, "index.html", home
@@ -259,10 +302,10 @@ def gathering(
         "link": lambda path: root + path.removesuffix("index.html"),
     }
     yield "404.html", "404.html", frame("404.html", HOME, anywhere)
-    for folder in store.unlisted():  # the listing pages list the files made before them
+    for folder in made.unlisted():  # the listing pages list the files made before them
         entries = (
             (path[len(folder) :], page, "folder" if size is None else words.size(size))
-            for path, page, size in store.in_folder(folder)
+            for path, page, size in made.in_folder(folder)
         )
         parent = posixpath.dirname(folder.rstrip("/"))
         crumbs = [*HOME, *([(f"/{parent}/", f"{parent}/index.html")] if parent else [])]

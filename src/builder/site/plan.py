@@ -1,6 +1,5 @@
 """The site, file by file, each handed on to be written when made: a model document is read for its
-page alone, and what the pages need of the small documents and of earlier pages is read from the
-store as they need it."""
+page alone, and only its summary kept for the pages that gather models."""
 
 import posixpath
 from collections.abc import Generator, Iterator
@@ -28,9 +27,9 @@ from builder.site import (
     words,
 )
 from builder.site.catalog import API_PREFIX, LLM, href, require_path
+from builder.site.listing import Listing
 from builder.site.load import Package
-from builder.site.store import Store
-from builder.site.targets import summarize
+from builder.site.targets import Summaries, summarize
 from builder.write import Content
 
 DOWNLOAD = pages.DOWNLOAD
@@ -97,10 +96,10 @@ def reading(shown: str) -> Iterator[None]:
 
 
 class Planner:
-    """Records each site file (in the store) and the data versions of the documents read so far."""
+    """Records each site file and the data versions of the documents read so far."""
 
-    def __init__(self, pkg: Package, store: Store) -> None:
-        self.pkg, self.store = pkg, store
+    def __init__(self, pkg: Package) -> None:
+        self.pkg, self.listing = pkg, Listing()
         self.versions: set[str] = set(pkg.versions)  # the data versions of every document
         # a page's own data date, where it shows one document's figures
         self.dates: dict[str, str] = {}
@@ -112,14 +111,14 @@ class Planner:
             size = data.lstat().st_size if isinstance(data, Path) else len(data)  # type: ignore[arg-type]
         except OSError as exc:
             raise InputError(f"{data!s}: {Refused(error=exc.strerror)}") from exc
-        if not self.store.add_file(path, size, copy_of):
+        if not self.listing.add(path, size, copy_of):
             raise _twice(path)
         return path, data
 
     def publish(self, rel: str, raw: Content) -> Iterator[File]:
         """A file of data/ where the API serves it and in the download folder, byte for byte
         (once)."""
-        if self.store.copy_of(API_PREFIX + rel) != rel:  # a page at that path is two files there
+        if self.listing.copy_of(API_PREFIX + rel) != rel:  # a page at that path is two files there
             yield self.file(API_PREFIX + rel, raw, rel)
             yield self.file(f"{DOWNLOAD}{DATA.as_posix()}/{rel}", raw, rel)
 
@@ -150,7 +149,7 @@ class Planner:
                 for part in parts:
                     size += len(part)
                     yield part
-            self.store.set_size(path, size)
+            self.listing.sizes[path] = size
 
         return path, counted()
 
@@ -207,11 +206,10 @@ def shared(pkg: Package, versions: set[str]) -> dict[str, Any]:
     }
 
 
-def plan_site(pkg: Package, store: Store) -> Iterator[File]:
+def plan_site(pkg: Package) -> Iterator[File]:
     """Every file of the site, each once, as (path relative to the site root, content: bytes, a file
-    of the package
-    to copy, or parts made as the writer takes them); store: the one pkg was loaded into."""
-    plan = Planner(pkg, store)
+    of the package to copy, or parts made as the writer takes them)."""
+    plan = Planner(pkg)
     for rel in pkg.files:  # the small documents and the CSVs; model documents come with their pages
         if rel in pkg.heads or not rel.endswith(".json"):
             yield from plan.publish(rel, pkg.path(rel))  # copied part by part, never held whole
@@ -233,14 +231,16 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
         yield plan.file(DOWNLOAD + "croissant.json", pkg.croissant)
         yield plan.file("croissant.json", provenance.served(pkg.croissant, DOWNLOAD))
     with reading("data/"):
-        works = catalog.site_workloads(pkg, store.parts, store.add_models)
+        works = catalog.site_workloads(pkg)
     common = shared(pkg, plan.versions)
     overview = []  # a row per workload for the home and workloads pages
-    for i, work in enumerate(works):
-        models, axes = list(store.models(i)), charts.AXES[work.kind]
-        # its entries are in the store
-        frontier = pkg.heads.get(work.frontier_rel) if work.frontier_rel else None
-        for model in models:  # its document is read here, and only its summary kept (in the store)
+    sums: Summaries = {}  # each model document's summary
+    listings = pages.listings(works)
+    for work in works:
+        models, axes = work.models, charts.AXES[work.kind]
+        frontier = pkg.heads.get(work.frontier_rel) if work.frontier_rel else None  # no entries
+        entries = pages.first_by_slug(pkg.parts.get(work.frontier_rel or "", []))
+        for model in models:  # its document is read here, and only its summary kept
             copies, doc = plan.model_document(model.doc_rel)
             yield from copies
             if (
@@ -265,13 +265,15 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
                     f"data/{model.doc_rel}: expected a document one of the schemas describes, "
                     f"found none"
                 )
-            others = [(works[w].name, page) for w, page in store.listings(model.slug) if w != i]
+            others = [
+                (other.name, page) for other, page in listings[model.slug] if other is not work
+            ]
             with reading(f"data/{model.doc_rel}"):
                 shown = None
                 if doc.get("configurations"):
                     chart = charts.energy_latency(doc, pkg.gpus, axes, marks(work.kind, doc))
                     shown = yield from plan.chart(model.page, "energy-latency.svg", chart)
-                listed = store.part(work.frontier_rel, doc["slug"]) if work.frontier_rel else None
+                listed = entries.get(doc["slug"]) if work.frontier_rel else None
                 j, entry = listed or (None, None)
                 # where its frontier entry is, for a message
                 at = f"data/{work.frontier_rel}: /models/{j}"
@@ -279,13 +281,14 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
                 links = {"page": model.page, "doc": model.doc_path, "schema": schema}
                 context = {**common, "workload": work, "others": others, "under": found}
                 view = views.model_view(doc, links, shown, context)
-                store.add_summary(model.doc_rel, summarize(doc, found, axes))
+                if model.doc_rel not in sums:
+                    sums[model.doc_rel] = summarize(doc, found, axes)
             template = "model.html" if work.kind == LLM else "generic_model.html"
             date = doc.get("data_version") or doc.get("updated")
             yield plan.page(model.page, template, view, f"data/{model.doc_rel}", date)
             del copies, doc, view  # only the summary outlives the page
         index = (
-            {**pkg.heads[work.index_rel], "rows": store.parts(work.index_rel)}
+            {**pkg.heads[work.index_rel], "rows": pkg.parts.get(work.index_rel, [])}
             if work.index_rel
             else {}
         )
@@ -300,21 +303,20 @@ def plan_site(pkg: Package, store: Store) -> Iterator[File]:
                 chart = charts.energy_by_model(index, pkg.gpus, work.name, axes.energy, add)
                 shown = yield from plan.chart(work.page, "energy-by-model.svg", chart)
             context = common | {"responses": pkg.responses}
-            # summaries read as used
-            view = pages.workload_view(work, models, index, store, shown, context)
-            overview.append(pages.overview_row(work, view, models, store))
+            view = pages.workload_view(work, models, index, sums, shown, context)
+            overview.append(pages.overview_row(work, view, models, sums))
         head = pkg.heads.get(work.index_rel or work.list_rel or "", {})
         yield plan.page(
             work.page, "workload.html", view, f"data/{work.index_rel}", head.get("data_version")
         )
         del models, index, view
     for rel in pkg.files:  # model documents no list names are published all the same
-        if store.copy_of(API_PREFIX + rel) != rel:
+        if plan.listing.copy_of(API_PREFIX + rel) != rel:
             yield from plan.model_document(rel)[0]
-    for path, template, view in pages.gathering(pkg, works, overview, store, common):
+    for path, template, view in pages.gathering(pkg, works, overview, sums, plan.listing, common):
         # these gather every document: validate names an unsound one
         yield plan.page(path, template, view, "data/")
-    made = (path for path, _ in store.files())  # read as the sitemap is written, in path order
+    made = (path for path, _ in plan.listing.files())  # read as the sitemap is written, in order
     dated = pages.sitemap(made, pkg.base_url, str(common["data_version"]), plan.dates)
     yield plan.made("sitemap.xml", dated, "data/")
     yield plan.file("robots.txt", pages.robots(pkg.base_url))

@@ -2,7 +2,7 @@
 page leaves (pure)."""
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from builder.errors import InputError, pointer, shown
 from builder.site import responses, words
@@ -78,11 +78,7 @@ class Summary:
     points: list[list[Any]] = field(default_factory=list)
 
 
-class Summaries(Protocol):
-    """Summaries by model document path: a dict, or the site's store (read as they are looked
-    up)."""
-
-    def __getitem__(self, doc_rel: str) -> Summary: ...
+Summaries = dict[str, Summary]  # by model document path, the first made of each document
 
 
 def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> Summary:
