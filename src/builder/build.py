@@ -121,12 +121,13 @@ def build_in_memory(
 def model_pins(
     upstream: dict[str, Pinned], models: dict[str, Pinned], warnings: dict[str, list[str]]
 ) -> dict[str, Pinned]:
-    """The per-model files to check: the pinned ones, `models` in their place; none of a task
-    `upstream` replaces with other bytes, without its own (a warning says so: they were pinned with
-    the task file it replaces)."""
-    files = read_pinned_models(LOCK) | models
-    locks = load_lock(LOCK)
+    """The per-model files to check: the pinned ones, a task's `models` in place of all its own;
+    none of a task `upstream` replaces with other bytes, without its own (a warning says so: they
+    were pinned with the task file it replaces)."""
     given = {task_of(name) for name in models}
+    pinned = read_pinned_models(LOCK)
+    files = {name: pin for name, pin in pinned.items() if task_of(name) not in given} | models
+    locks = load_lock(LOCK)
     given |= {
         task
         for task, pin in upstream.items()

@@ -4,7 +4,7 @@
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,6 +12,9 @@ from builder.errors import BuilderError, FetchError, UnreachableError, UpstreamE
 from builder.fetch import Limits  # light: httpx is imported only when a download starts
 from builder.layout import LOCK, METADATA, require_repo_root
 from builder.report import say
+
+if TYPE_CHECKING:
+    from builder.pin import Lock
 
 UPSTREAM_MOVED = 4  # `builder check-upstream`: upstream serves other bytes than the pin
 
@@ -141,16 +144,16 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
     }
     bodies = {name: download(where, Limits(**limits)) for name, where in urls.items()}
     every = task is None and url is None  # the per-model files too, from their own URLs
-    model_bodies = {
-        name: download(lock.url, Limits(**limits)) for name, lock in old_models.items() if every
-    }
+    # the ones the task files name now: a model added or renamed has its file fetched, one gone not
+    targets = _model_targets(old_models, {n: (bodies[n], urls[n]) for n in bodies}) if every else {}
+    model_bodies = {name: download(lock.url, Limits(**limits)) for name, lock in targets.items()}
     new_bytes = [name for name, data in bodies.items() if moved(old[name], data)]
-    new_bytes += [name for name, data in model_bodies.items() if moved(old_models[name], data)]
+    new_bytes += [name for name, data in model_bodies.items() if moved(targets[name], data)]
     new = old | {
         name: refreshed(old[name], urls[name], commit, data, today) for name, data in bodies.items()
     }
-    new_models = old_models | {
-        name: refreshed(old_models[name], old_models[name].url, commit, data, today)
+    new_models = (targets if every else old_models) | {
+        name: refreshed(targets[name], targets[name].url, commit, data, today)
         for name, data in model_bodies.items()
     }
     models = {
@@ -184,7 +187,7 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
         )
         raise InputError(f"{', '.join(new_bytes)}: {said}; nothing was pinned")
     files = {LOCK.parent / old[name].file: data for name, data in bodies.items()}
-    files |= {LOCK.parent / old_models[name].file: data for name, data in model_bodies.items()}
+    files |= {LOCK.parent / targets[name].file: data for name, data in model_bodies.items()}
     # what a stopped fetch left beside a file this one may not need to write
     for path in [
         *files,
@@ -212,7 +215,9 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
             f"{LOCK}: pinned {name}: {new[name].size} bytes, sha256 {new[name].sha256} "
             f"({state}{via})"
         )
-    if unpinned := len(old_models) - len(new_models):
+    if every and (gone := [name for name in old_models if name not in new_models]):
+        say(f"{LOCK}: unpinned {len(gone)} per-model files whose model is gone: {', '.join(gone)}")
+    elif unpinned := len(old_models) - len(new_models):
         say(
             f"{LOCK}: unpinned {unpinned} per-model files of a task file that moved; `builder "
             f"fetch` pins them again"
@@ -220,6 +225,28 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
     if model_bodies:
         count = sum(name in new_bytes for name in model_bodies)
         say(f"{LOCK}: pinned {len(model_bodies)} per-model files ({count} moved)")
+
+
+def _model_targets(
+    pinned: dict[str, "Lock"], tasks: dict[str, tuple[bytes, str]]
+) -> dict[str, "Lock"]:
+    """The per-model files to fetch: each one the task files (bytes, name shown) name, its pinned
+    entry or, new, one to fetch beside its task's pinned files; as pinned if a task file is refused
+    (the build that checks the fetched files says why)."""
+    from builder.metadata import load_metadata
+    from builder.pin import Lock, model_file
+    from builder.upstream import parse_all
+    from builder.upstream_models import expected_files, model_urls, task_of
+
+    wanted = {task: file for task, file in tasks.items() if task in map(task_of, pinned)}
+    try:
+        needed = expected_files(parse_all(wanted, load_metadata(METADATA))[0])
+    except UpstreamError:
+        return pinned
+    urls = model_urls({name: lock.url for name, lock in pinned.items()}, needed)
+    kept = {name: lock for name, lock in pinned.items() if name in needed}
+    added = {name: Lock(model_file(name), urls[name], None, "", 0, "") for name in needed}
+    return kept | {name: lock for name, lock in added.items() if name not in kept}
 
 
 def _differs(path: Path, data: bytes) -> bool:

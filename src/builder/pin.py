@@ -92,13 +92,18 @@ def parse_locks(data: bytes, where: str) -> tuple[dict[str, Lock], dict[str, Loc
     models = raw.get("models", {})
     # the file a name stands for: one each, distinct by construction
     for name, found_entry in models.items():
-        if found_entry["file"] != f"models/{name}.json":
-            at, want = pointer(("models", name, "file")), f"models/{name}.json"
+        if found_entry["file"] != model_file(name):
+            at, want = pointer(("models", name, "file")), model_file(name)
             file = found_entry["file"]
             problem = Problem.mismatch(where, at, "lock.model-file", want, shown(file))
             raise InputError(str(problem), problem)
     tasks = {task: Lock(**entry) for task, entry in raw["tasks"].items()}
     return tasks, {name: Lock(**entry) for name, entry in models.items()}
+
+
+def model_file(name: str) -> str:
+    """Where a per-model file's snapshot is, relative to the lock's folder."""
+    return f"models/{name}.json"
 
 
 def entry(locks: dict[str, Lock], task: str, lock_path: Path) -> Lock:

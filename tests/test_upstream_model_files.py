@@ -1,5 +1,5 @@
-"""check-upstream on the per-model files: a moved one checked against its task file, one a task
-file now names reported added (fetched and checked), one whose model is gone reported removed."""
+"""check-upstream and fetch on the per-model files: a moved one checked against its task file, one
+a task file now names reported added (fetched, checked, pinned), one whose model is gone removed."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ def renamed(repo: Path) -> tuple[bytes, bytes]:
     for conf in task["configurations"]:
         if conf["model_id"] == "Qwen/Qwen3-14B":
             conf["model_id"] = "Qwen/Qwen3-14B-Renamed"
+            conf["nickname"] += " Renamed"  # a slug of its own: another task has the old one
     model = json.loads((repo / "upstream" / "models" / f"{OLD}.json").read_bytes())
     model["model_id"] = "Qwen/Qwen3-14B-Renamed"
     return json.dumps(task, indent=1).encode(), json.dumps(model, indent=1).encode()
@@ -86,3 +87,30 @@ def sha(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.slow  # a whole fetch
+def test_fetch_pins_a_renamed_model_s_file_and_unpins_the_old_one(
+    repo_copy: Path, httpserver: HTTPServer
+) -> None:
+    task, model = renamed(repo_copy)
+    serve_pins(repo_copy, httpserver, {"gpqa": task})
+    httpserver.expect_request(f"/public/data/models/{NEW}.json").respond_with_data(model)
+    outcome = run_cli("fetch", "--commit", "c" * 40, *FAST)
+    assert outcome.exit_code == 0, outcome.output
+    assert f"upstream/lock.json: unpinned 1 per-model files whose model is gone: {OLD}" in (
+        outcome.output.splitlines()
+    )
+    lock = json.loads((repo_copy / "upstream" / "lock.json").read_text())["models"]
+    assert OLD not in lock
+    url = httpserver.url_for(f"/public/data/models/{NEW}.json")
+    assert lock[NEW] | {"retrieved": ""} == {
+        "file": f"models/{NEW}.json",
+        "url": url,
+        "commit": "c" * 40,
+        "sha256": sha(model),
+        "size": len(model),
+        "retrieved": "",
+    }
+    assert (repo_copy / "upstream" / "models" / f"{NEW}.json").read_bytes() == model
+    assert run_cli("check-upstream", *FAST).exit_code == 0
