@@ -559,10 +559,12 @@ def test_validate_holds_each_workload_to_the_caps_of_a_task() -> None:
         }
 
     assert (
-        crossfile.check_caps("m.json", MAX_MODELS_PER_TASK, models(MAX_CONFIGURATIONS_PER_TASK, 32))
+        crossfile.check_workload_caps(
+            "m.json", MAX_MODELS_PER_TASK, models(MAX_CONFIGURATIONS_PER_TASK, 32)
+        )
         == []
     )
-    found = crossfile.check_caps(
+    found = crossfile.check_workload_caps(
         "m.json", MAX_MODELS_PER_TASK + 1, models(MAX_CONFIGURATIONS_PER_TASK + 1, 33)
     )
     assert [str(p) for p in found] == [

@@ -107,8 +107,8 @@ def test_the_changelog_becomes_headings_items_and_paragraphs_with_no_html_passed
     ]
     assert all(kind == "text" for kind, _, _ in found[3].spans)  # only https links become links
     assert found[4].spans == [("text", "A paragraph in two lines.", "")]
-    assert changelog.entry(found, "2026-09-27") == "2026-09-27"
-    assert changelog.entry(found, "2027-01-01") == ""
+    assert changelog.version_anchor(found, "2026-09-27") == "2026-09-27"
+    assert changelog.version_anchor(found, "2027-01-01") == ""
     shown = changelog.body(found)  # the page has its own h1: no "Changelog" heading, none skipped
     assert [(b.kind, b.id) for b in shown] == [
         ("h2", "2026-11-29"),

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from builder.metadata import llm_workloads
-from builder.transform import build_documents, configuration
+from builder.transform import build_documents, llm_configuration
 from builder.upstream import parse_upstream
 from factory import row, upstream
 
@@ -33,7 +33,7 @@ def test_rounding_of_every_field() -> None:
         avg_output_len=512.51,
         total_params_billions=7,
     )
-    conf = configuration(rows(raw)[0], "test-model-7b", 500)
+    conf = llm_configuration(rows(raw)[0], "test-model-7b", 500)
     assert conf == {
         "gpu": "H100",
         "num_gpus": 1,
@@ -113,7 +113,7 @@ def test_a_real_row_becomes_the_published_configuration() -> None:
         "p95_itl_ms": 97.6,
         "row_id": "nvidia-nemotron-nano-9b-v2/H100/1/256",
     }
-    conf = configuration(rows(NEMOTRON_H100_ROW)[0], "nvidia-nemotron-nano-9b-v2", 500)
+    conf = llm_configuration(rows(NEMOTRON_H100_ROW)[0], "nvidia-nemotron-nano-9b-v2", 500)
     assert conf == published
     assert list(conf) == list(published)
 
@@ -129,7 +129,7 @@ def test_rounding_matches_every_published_value() -> None:
 
 def test_fp8_precision_and_params_as_floats() -> None:
     (r,) = rows(row(weight_precision="fp8", total_params_billions=8, activated_params_billions=8))
-    assert configuration(r, "x", 500)["precision"] == "FP8"
+    assert llm_configuration(r, "x", 500)["precision"] == "FP8"
     doc = build_documents([r], META, "2026-01-01", CHAT)["models/test-model-7b.json"]
     assert doc["params_b"] == 8.0
     assert isinstance(doc["params_b"], float)
@@ -137,7 +137,7 @@ def test_fp8_precision_and_params_as_floats() -> None:
 
 def test_mxfp4_precision_is_published_as_mxfp4() -> None:
     (r,) = rows(row(weight_precision="mxfp4"))
-    assert configuration(r, "x", 500)["precision"] == "MXFP4"
+    assert llm_configuration(r, "x", 500)["precision"] == "MXFP4"
 
 
 def test_repeat_numbers_real_duplicate_runs() -> None:

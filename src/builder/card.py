@@ -5,21 +5,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-WORDS = (
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-)
+WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four", "five", "six")
+WORDS += ("seven", "eight", "nine", "ten", "eleven", "twelve")
 SOURCE = "the ML.ENERGY Leaderboard v3.0"
 
 

@@ -273,7 +273,7 @@ class Stopped(BaseException):
 def _stop(main_pid: int, signum: int, _frame: object) -> None:
     if os.getpid() == main_pid:
         raise Stopped(signum)
-    # git.run's child before it execs git ends as the signal's default does
+    # git.run_git's child before it execs git ends as the signal's default does
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 

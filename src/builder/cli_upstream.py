@@ -36,6 +36,22 @@ def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float
     return value
 
 
+MAX_BYTES_HELP = "Refuse a body larger than this (at most the default)."
+TIMEOUT_HELP = "Connect and read timeout, seconds."
+RETRIES_HELP = "Retries on connection errors and 5xx (never on 4xx)."
+DEADLINE_HELP = "Give up after this many seconds in all (per task)."
+
+
+def _limit(
+    name: str, kind: click.IntRange | click.FloatRange, default: float, text: str
+) -> Callable[..., Any]:
+    """A limit option of fetch.Limits: a number in a range (seconds never NaN), default shown."""
+    finite = _finite if isinstance(kind, click.FloatRange) else None
+    return click.option(
+        name, type=kind, callback=finite, default=default, show_default=True, help=text
+    )
+
+
 def _fetch_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by fetch and check-upstream; defaults are those of fetch.Limits."""
     d = Limits()
@@ -50,36 +66,10 @@ def _fetch_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="URL, http(s), to fetch the task from [default: the URL its lock entry records]. "
             "Without --task, the text-conversation task (lm-arena-chat).",
         ),
-        click.option(
-            "--max-bytes",
-            type=click.IntRange(min=1, max=d.max_bytes),
-            default=d.max_bytes,
-            show_default=True,
-            help="Refuse a body larger than this (at most the default).",
-        ),
-        click.option(
-            "--timeout",
-            type=click.FloatRange(min=0.01, max=3600),
-            callback=_finite,
-            default=d.timeout,
-            show_default=True,
-            help="Connect and read timeout, seconds.",
-        ),
-        click.option(
-            "--retries",
-            type=click.IntRange(min=0, max=10),
-            default=d.retries,
-            show_default=True,
-            help="Retries on connection errors and 5xx (never on 4xx).",
-        ),
-        click.option(
-            "--deadline",
-            type=click.FloatRange(min=0.1, max=86400),
-            callback=_finite,
-            default=d.deadline,
-            show_default=True,
-            help="Give up after this many seconds in all (per task).",
-        ),
+        _limit("--max-bytes", click.IntRange(min=1, max=d.max_bytes), d.max_bytes, MAX_BYTES_HELP),
+        _limit("--timeout", click.FloatRange(min=0.01, max=3600), d.timeout, TIMEOUT_HELP),
+        _limit("--retries", click.IntRange(min=0, max=10), d.retries, RETRIES_HELP),
+        _limit("--deadline", click.FloatRange(min=0.1, max=86400), d.deadline, DEADLINE_HELP),
     ]
     for option in reversed(options):
         command = option(command)
@@ -128,9 +118,9 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
     from builder.pin import (
         Pinned,
         dump_lock,
-        entry,
         load_lock,
         load_model_locks,
+        lock_entry,
         moved,
         read_pinned_models,
         refreshed,
@@ -140,7 +130,8 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
 
     today, old, old_models = today_utc(), load_lock(LOCK), load_model_locks(LOCK)
     urls = {
-        name: asked or entry(old, name, LOCK).url for name, asked in _fetch_urls(task, url).items()
+        name: asked or lock_entry(old, name, LOCK).url
+        for name, asked in _fetch_urls(task, url).items()
     }
     bodies = {name: download(where, Limits(**limits)) for name, where in urls.items()}
     every = task is None and url is None  # the per-model files too, from their own URLs
@@ -273,13 +264,13 @@ def check_upstream(task: str | None, url: str | None, **limits: Any) -> None:
     1 when a moved file is refused and on other errors, 2 on usage errors.
     """
     from builder.metadata import load_metadata
-    from builder.pin import entry, load_lock, load_model_locks, sha256
+    from builder.pin import load_lock, load_model_locks, lock_entry, sha256
 
     old, moved, meta = load_lock(LOCK), False, load_metadata(METADATA)
     errors: list[int] = []
     every = task is None and url is None
     wanted = {
-        name: (asked, entry(old, name, LOCK)) for name, asked in _fetch_urls(task, url).items()
+        name: (asked, lock_entry(old, name, LOCK)) for name, asked in _fetch_urls(task, url).items()
     }
     if every:
         wanted |= {name: (None, pin) for name, pin in load_model_locks(LOCK).items()}

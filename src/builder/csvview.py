@@ -11,9 +11,10 @@ from builder.metadata import llm_workloads
 from builder.transform import CONFIG_KEYS, config_keys, keyed_rows
 from builder.upstream import Row, UpstreamRow
 
-Key = tuple[str, str, int]  # (workload, row_id, repeat)
+CsvKey = tuple[str, str, int]  # (workload, row_id, repeat)
 Energy = tuple[float, float]  # (joules_per_response, wh_per_thousand_responses)
 JOULES, WH = "joules_per_response", "wh_per_thousand_responses"
+RESPONSE_ENERGY = (JOULES, WH)  # the CSV holds them alone: no JSON document does
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended
 # energy per response: from upstream rows
@@ -69,7 +70,7 @@ def generation_csv(docs: dict[str, Any], workload: str, kind: str) -> bytes:
     )
 
 
-def configurations_csv(docs: dict[str, Any], responses: Mapping[Key, Energy]) -> bytes:
+def configurations_csv(docs: dict[str, Any], responses: Mapping[CsvKey, Energy]) -> bytes:
     """CSV of the LLM model documents in `docs`: workloads as listed (others after, by id),
     models by slug."""
     rank = {
@@ -92,7 +93,7 @@ def configurations_csv(docs: dict[str, Any], responses: Mapping[Key, Energy]) ->
 
 def response_energies(
     rows_by_task: Mapping[str, Sequence[UpstreamRow]], meta: dict[str, Any]
-) -> dict[Key, Energy]:
+) -> dict[CsvKey, Energy]:
     """Each configuration's energy per request: J to 4 decimals, and Wh per 1,000 responses (J /
     3.6) to 2."""
     return {

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from builder import entries, git
+from builder.csvview import RESPONSE_ENERGY
 from builder.entries import Entry, EntryChange, change_text, percent
 from builder.errors import InputError, printable, shown
 from builder.files import read_regular_file
@@ -17,9 +18,9 @@ from builder.layout import DATA, MAX_FILE_BYTES, ROOT_WORKLOAD, WORKLOAD_LIST, p
 from builder.strictjson import parse_input
 from builder.write import DATE_KEYS, newest_data_version
 
-ENERGY: tuple[str, ...] = ("wh_per_million_output_tokens", "joules_per_output_token")
+ENERGY_FIELDS: tuple[str, ...] = ("wh_per_million_output_tokens", "joules_per_output_token")
 # generation workloads
-ENERGY += (
+ENERGY_FIELDS += (
     "wh_per_thousand_images",
     "joules_per_image",
     "wh_per_video",
@@ -37,15 +38,15 @@ BODY_KEYS = {
     "active_params_b",
 }
 BODY_KEYS |= {"architecture", "gpus", "workloads"}
-# held by data/configurations.csv alone
-RESPONSE_ENERGY = (
-    "joules_per_response",
-    "wh_per_thousand_responses",
-)
-LENGTHS = ("mean_output_tokens", "median_output_tokens", "p90_output_tokens")  # per response
+LENGTH_FIELDS = ("mean_output_tokens", "median_output_tokens", "p90_output_tokens")  # per response
 # What the release guard stops on in a frontier or output-lengths entry (bin counts: too noisy).
-GUARDED = (*ENERGY, *RESPONSE_ENERGY, "joules_per_response_median", "joules_per_response_p90")
-GUARDED += (*LENGTHS, "wh_per_video_second")
+GUARDED = (
+    *ENERGY_FIELDS,
+    *RESPONSE_ENERGY,
+    "joules_per_response_median",
+    "joules_per_response_p90",
+)
+GUARDED += (*LENGTH_FIELDS, "wh_per_video_second")
 # The definition in diff-document.schema.json of each kind of document whose body diff reads
 SHAPES = {"model": "model", "output-lengths": "output-lengths"}
 SHAPES |= {"frontier": "frontier", "generation-frontier": "frontier"}
@@ -101,7 +102,7 @@ class Diff:
             c for c in self.configurations_changed if c.field in RESPONSE_ENERGY
         ]:
             if (
-                c.field in (*ENERGY, *RESPONSE_ENERGY)
+                c.field in (*ENERGY_FIELDS, *RESPONSE_ENERGY)
                 and c.pct is not None
                 and abs(c.pct) > threshold_pct
             ):

@@ -9,7 +9,7 @@ from typing import Any
 from builder.errors import shown
 from builder.layout import place
 
-KINDS = ("frontier", "generation-frontier", "output-lengths")  # compared entry by entry
+ENTRY_KINDS = ("frontier", "generation-frontier", "output-lengths")  # compared entry by entry
 ACROSS = "across_gpus"
 WHOLE = "all configurations"  # an output-lengths model's own histogram
 
@@ -80,7 +80,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> EntryDiff:
 def _documents(docs: dict[str, Any]) -> dict[str, str]:
     """The documents compared entry by entry, by path: their kind."""
     found = {rel: place(rel) for rel in docs}
-    return {rel: p.kind for rel, p in found.items() if p is not None and p.kind in KINDS}
+    return {rel: p.kind for rel, p in found.items() if p is not None and p.kind in ENTRY_KINDS}
 
 
 def _models(rel: str, doc: dict[str, Any], kind: str) -> dict[str, dict[Entry, dict[str, Any]]]:

@@ -7,7 +7,10 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-FORMATS = ("date", "uri")  # the formats the schemas use, checked by jsonschema's own checkers
+SCHEMA_FORMATS = (
+    "date",
+    "uri",
+)  # the formats the schemas use, checked by jsonschema's own checkers
 NOT_FLOAT = (
     "x-not-float"  # added to each integer-only place of the compiled copy (never to the files)
 )
@@ -77,7 +80,7 @@ def compile_fast(schema: dict[str, Any]) -> Check | None:
 
     conforms = Draft202012Validator.FORMAT_CHECKER.conforms
     formats: dict[str, Callable[..., bool]] = {
-        fmt: partial(_conforms, conforms, fmt) for fmt in FORMATS
+        fmt: partial(_conforms, conforms, fmt) for fmt in SCHEMA_FORMATS
     }
     try:
         compiled = jsonschema_rs.validator_for(

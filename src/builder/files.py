@@ -9,7 +9,7 @@ from pathlib import Path
 from builder.errors import InputError, Said
 from builder.layout import MAX_FILE_BYTES
 
-PART = 1 << 20  # bytes a read asks for at a time
+READ_PART = 1 << 20  # bytes a read asks for at a time
 
 _KINDS = (
     (stat.S_ISLNK, "a symbolic link"),
@@ -80,7 +80,7 @@ def read_parts(
     max_bytes: int = MAX_FILE_BYTES,
     *,
     follow_links: bool = False,
-    part: int | None = PART,
+    part: int | None = READ_PART,
 ) -> Iterator[bytes]:
     """read_file's bytes `part` at a time (None: the whole file in the first part, never copied
     by a join)."""
@@ -99,7 +99,7 @@ def read_parts(
         size = 0
         while True:
             # None: the rest of the file and a part more, at once
-            ask = part or max(expected.st_size - size, 0) + PART
+            ask = part or max(expected.st_size - size, 0) + READ_PART
             if not (chunk := os.read(fd, min(ask, max_bytes + 1 - size))):
                 return
             size += len(chunk)

@@ -11,6 +11,9 @@ from builder.strictjson import Doc
 
 Point = tuple[float, float]  # (energy, latency) of a configuration, unrounded
 Key = tuple[str, int]  # a configuration's (row_id, repeat)
+Points = dict[Key, Point]  # every configuration's point, by its key
+Extra = Callable[[Key], Doc]  # an entry's values beyond its configuration's, by its key
+Rule = Callable[[list[Point]], list[bool]]  # which points a frontier keeps (a dominance rule)
 
 # What a frontier document states about itself: the definitions of its parts, checked by validate.
 DEFINITION = {
@@ -112,11 +115,7 @@ GENERATION_AXES = {
 
 
 def model_frontier(
-    confs: list[Doc],
-    points: dict[Key, Point],
-    axes: Axes,
-    targets: list[float],
-    extra: Callable[[Key], Doc],
+    confs: list[Doc], points: Points, axes: Axes, targets: list[float], extra: Extra
 ) -> Doc:
     """One model's frontier and best_under per GPU type (weak dominance) and across its GPU types
     (strict)."""
@@ -131,12 +130,7 @@ def model_frontier(
 
 
 def frontier(
-    confs: list[Doc],
-    points: dict[Key, Point],
-    axes: Axes,
-    targets: list[float],
-    extra: Callable[[Key], Doc],
-    keep: Callable[[list[Point]], list[bool]],
+    confs: list[Doc], points: Points, axes: Axes, targets: list[float], extra: Extra, keep: Rule
 ) -> Doc:
     """The configurations `keep` leaves (latency, then energy, then axes.order ascending) and the
     best per target."""

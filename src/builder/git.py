@@ -12,7 +12,7 @@ from builder.write import HELD, signals_held
 OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
 
 
-def run(*args: str, stdin: bytes | None = None) -> bytes:
+def run_git(*args: str, stdin: bytes | None = None) -> bytes:
     """git's stdout, or ReleaseError quoting git; signals wait until git is done, so an undo sees
     all git did."""
     # git itself still gets signals
@@ -47,7 +47,7 @@ def run(*args: str, stdin: bytes | None = None) -> bytes:
 
 
 def git(*args: str) -> str:
-    return run(*args).decode(errors="replace").strip()
+    return run_git(*args).decode(errors="replace").strip()
 
 
 def object_id(value: str) -> str:
@@ -60,7 +60,7 @@ def object_id(value: str) -> str:
 def require_clean(advice: str) -> None:
     """ReleaseError naming the first changed or untracked paths, unless the working tree is
     clean."""
-    status = run("status", "--porcelain", "--untracked-files=normal").decode(errors="replace")
+    status = run_git("status", "--porcelain", "--untracked-files=normal").decode(errors="replace")
     if dirty := [line[3:] for line in status.splitlines()]:
         raise ReleaseError(f"the working tree is dirty ({', '.join(dirty[:5])}); {advice}")
 
@@ -107,7 +107,7 @@ def missing_identity() -> str | None:
 def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], list[str]]:
     """The regular files below `paths` in `commit` with their bytes, and the other entries as
     "path (kind)"."""
-    listing = run("ls-tree", "-r", "-z", "--full-tree", object_id(commit), "--", *paths)
+    listing = run_git("ls-tree", "-r", "-z", "--full-tree", object_id(commit), "--", *paths)
     blobs: dict[str, str] = {}
     odd: list[str] = []
     for record in filter(None, listing.split(b"\0")):
@@ -119,7 +119,7 @@ def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], l
         else:
             odd.append(f"{path} ({'symbolic link' if mode == '120000' else kind})")
     out = (
-        run("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in blobs.values()).encode())
+        run_git("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in blobs.values()).encode())
         if blobs
         else b""
     )
@@ -137,12 +137,12 @@ def tree_files(commit: str, paths: tuple[str, ...]) -> tuple[dict[str, bytes], l
 
 def commit(message: str, path: str) -> None:
     """Commit the staged `path` alone, hooks and all."""
-    run("commit", "--quiet", "--file=-", "--", path, stdin=message.encode())
+    run_git("commit", "--quiet", "--file=-", "--", path, stdin=message.encode())
 
 
 def create_annotated_tag(tag: str, message: str, target: str) -> None:
     """A new annotated tag on `target`; git refuses to move an existing one."""
-    run(
+    run_git(
         "tag",
         "--annotate",
         "--file=-",

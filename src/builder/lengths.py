@@ -12,7 +12,7 @@ from builder.upstream import Row
 from builder.upstream_models import Histogram, ModelFile
 
 UNIT = "output tokens per response"
-DEFINITION = (
+OUTPUT_LENGTHS_DEFINITION = (
     "Per model, how long its responses were, as the leaderboard's per-model file gives it: a "
     "histogram of output "
     "lengths in tokens (bins: the edges, counts: the responses in each bin, the last bin closed) "
@@ -59,7 +59,7 @@ def by_row(
     }
 
 
-def configuration(conf: Doc, row: Row, lengths: Histogram) -> Doc:
+def configuration_lengths(conf: Doc, row: Row, lengths: Histogram) -> Doc:
     """A configuration's entry: its key, its histogram's counts, its exact mean and its estimated
     quantiles."""
     found = {key: conf[key] for key in ("row_id", "repeat", "gpu", "num_gpus", "max_num_seqs")}
@@ -85,7 +85,8 @@ def output_lengths(
         if (found := owners.get(model["model_id"])) is None or found.lengths is None:
             continue
         confs = [
-            configuration(c, *keyed[(c["row_id"], c["repeat"])]) for c in model["configurations"]
+            configuration_lengths(c, *keyed[(c["row_id"], c["repeat"])])
+            for c in model["configurations"]
         ]
         lengths = found.lengths
         head = {"slug": entry["slug"], "model_id": model["model_id"], "responses": lengths.total}
@@ -98,7 +99,7 @@ def output_lengths(
         "data_version": date,
         "workload": work_id,
     }
-    head |= {"unit": UNIT, "definition": DEFINITION, "quantile_rule": QUANTILE_RULE}
+    head |= {"unit": UNIT, "definition": OUTPUT_LENGTHS_DEFINITION, "quantile_rule": QUANTILE_RULE}
     return head | {"models": models}
 
 

@@ -106,7 +106,7 @@ def model_file(name: str) -> str:
     return f"models/{name}.json"
 
 
-def entry(locks: dict[str, Lock], task: str, lock_path: Path) -> Lock:
+def lock_entry(locks: dict[str, Lock], task: str, lock_path: Path) -> Lock:
     """The lock entry of `task`, or InputError naming the tasks the lock has."""
     if task not in locks:
         raise InputError(
@@ -119,7 +119,7 @@ def entry(locks: dict[str, Lock], task: str, lock_path: Path) -> Lock:
 def read_pinned(lock_path: Path, tasks: Iterable[str]) -> dict[str, Pinned]:
     """The given tasks' snapshots, each refused unless its sha256 and size match its lock entry."""
     locks = load_lock(lock_path)
-    return {task: read_snapshot(lock_path, entry(locks, task, lock_path)) for task in tasks}
+    return {task: read_snapshot(lock_path, lock_entry(locks, task, lock_path)) for task in tasks}
 
 
 def read_pinned_models(lock_path: Path) -> dict[str, Pinned]:

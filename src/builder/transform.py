@@ -111,7 +111,7 @@ PER_SECOND = {
     "video": ("wh_per_video_second",),
 }
 WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
-# (energy in joules, headline energy, throughput) field names of an image or video configuration
+# (energy in joules, headline energy, throughput) field names of an image or video llm_configuration
 MEASURE_KEYS = {
     "image": ("joules_per_image", "wh_per_thousand_images", "images_per_second"),
     "video": ("joules_per_video", "wh_per_video", "videos_per_second"),
@@ -126,7 +126,7 @@ class Shape:
     limit: float
     selection: str
     source: Doc
-    make: Callable[[Any, str, float], Doc]  # (upstream row, slug, limit) -> its configuration
+    make: Callable[[Any, str, float], Doc]  # (upstream row, slug, limit) -> its llm_configuration
     limit_key: str = "itl_deadline_ms"  # the latency limit's name in the documents
     latency_metric: str = "median_itl_ms"  # the configuration value the limit applies to
     within: str = "under_itl_deadline"  # the flag of a configuration under the limit
@@ -144,7 +144,7 @@ def shape(work: WorkloadMeta, meta: Doc) -> Shape:
             h["itl_deadline_ms"],
             meta["index"]["selection"],
             own,
-            configuration,
+            llm_configuration,
         )
     return Shape(
         head={"kind": work.kind, "unit": work.unit},
@@ -297,7 +297,7 @@ def model_document(rows: list[Any], meta: Doc, date: str, own: Shape) -> Doc:
     }
 
 
-def configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
+def llm_configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
     """One upstream row as a published configuration: CONFIG_KEYS but the repeat number, in
     order."""
     return {

@@ -36,7 +36,8 @@ NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 ENCODER = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
-PART = 8192  # the encoder's pieces joined at a time: never a list of a whole document's pieces
+# the encoder's pieces joined at a time: never a list of a whole document's pieces
+JOIN_PIECES = 8192
 
 
 def dumps(doc: Any) -> bytes:
@@ -44,7 +45,7 @@ def dumps(doc: Any) -> bytes:
     refused."""
     out, pieces = io.BytesIO(), ENCODER.iterencode(doc)
     try:
-        while part := list(islice(pieces, PART)):
+        while part := list(islice(pieces, JOIN_PIECES)):
             out.write("".join(part).encode("utf-8"))
     except ValueError as exc:
         where = f" at {found}" if (found := _non_finite(doc, ())) else ""

@@ -40,7 +40,7 @@ def cut_release(
     before, committing, made = _read(CHANGELOG), False, None
     try:
         replace_files({CHANGELOG: plan.changelog})
-        git.run("add", "--", CHANGELOG.as_posix())
+        git.run_git("add", "--", CHANGELOG.as_posix())
         committing = True  # from here, a new commit on the start is this run's
         git.commit(f"Release {plan.version.tag}\n\n{plan.summary}", CHANGELOG.as_posix())
         made = git.head()
@@ -178,7 +178,7 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     entry = printable_lines(
         rules.changelog_entry(version, api, previous, diff, accept, upstream, added) + schemas
     )
-    message = rules.summary(version, previous, diff) + (
+    message = rules.tag_message(version, previous, diff) + (
         f"\nLarge changes accepted: {accept}\n" if large else ""
     )
     message += f"\nSchema change accepted: {accept_schema}\n" if schemas and accept_schema else ""
@@ -204,7 +204,7 @@ def _roll_back(start: str, before: bytes | None, committing: bool) -> list[str]:
         now = git.head()
         if now != start and committing and git.parents(now) == [start]:
             try:
-                git.run(
+                git.run_git(
                     "update-ref",
                     "-m",
                     "builder release: roll back the release commit",
@@ -227,10 +227,10 @@ def _roll_back(start: str, before: bytes | None, committing: bool) -> list[str]:
         path = CHANGELOG.as_posix()
         if (
             git.head() == start
-            and git.run("diff-index", "--cached", "--name-only", start, "--", path).strip()
+            and git.run_git("diff-index", "--cached", "--name-only", start, "--", path).strip()
         ):
             # only when staged: diff-index takes no index lock
-            git.run("reset", "--quiet", start, "--", path)
+            git.run_git("reset", "--quiet", start, "--", path)
 
     def changelog() -> None:
         if git.head() != start:

@@ -113,7 +113,7 @@ def next_version(data_version: str, newest: Version | None, changed: bool) -> Ve
     return Version(data_version, newest.serial + 1)
 
 
-def summary(version: Version, previous: Version | None, diff: Diff | None) -> str:
+def tag_message(version: Version, previous: Version | None, diff: Diff | None) -> str:
     """The tag message: one headline and the changes in short."""
     head = f"LeadGreen data {version.tag} (data version {version.date})"
     if previous is None or diff is None:

@@ -74,7 +74,7 @@ def blocks(text: str) -> list[Block]:
     return found
 
 
-def entry(found: list[Block], version: str) -> str:
+def version_anchor(found: list[Block], version: str) -> str:
     """The id of the first heading that names the data version, or "" when none does."""
     return next(
         (b.id for b in found if b.kind.startswith("h") and any(version in s[1] for s in b.spans)),

@@ -78,7 +78,7 @@ def _chart(fig: Figure, title: str, alt: str) -> Chart:
 
 
 @dataclass(frozen=True)
-class Axes:
+class ChartAxes:
     """What a model's chart plots: energy per output (vertical) against latency, a line in batch
     order."""
 
@@ -88,7 +88,7 @@ class Axes:
     batch: str  # the field the line follows, smallest first
 
 
-TOKENS = Axes(
+TOKENS = ChartAxes(
     "wh_per_million_output_tokens",
     "median_itl_ms",
     "median inter-token latency (ms)",
@@ -96,14 +96,16 @@ TOKENS = Axes(
 )
 AXES = {  # by workload kind
     "llm": TOKENS,
-    "image": Axes("wh_per_thousand_images", "batch_latency_s", "batch latency (s)", "batch_size"),
-    "video": Axes("wh_per_video", "batch_latency_s", "batch latency (s)", "batch_size"),
+    "image": ChartAxes(
+        "wh_per_thousand_images", "batch_latency_s", "batch latency (s)", "batch_size"
+    ),
+    "video": ChartAxes("wh_per_video", "batch_latency_s", "batch latency (s)", "batch_size"),
 }
 Series = tuple[str, int, list[dict[str, Any]], list[dict[str, Any]]]
 
 
 def series(
-    configs: list[dict[str, Any]], gpu_order: list[str], axes: Axes = TOKENS
+    configs: list[dict[str, Any]], gpu_order: list[str], axes: ChartAxes = TOKENS
 ) -> list[Series]:
     """(GPU type, GPU count, line, dots) in GPU order: the line joins each batch's lowest energy
     (first on a tie)."""
@@ -128,7 +130,7 @@ def series(
 def energy_latency(
     doc: dict[str, Any],
     gpu_order: list[str],
-    axes: Axes = TOKENS,
+    axes: ChartAxes = TOKENS,
     marks: tuple[tuple[float, str], ...] = (),
 ) -> Chart:
     """Energy per output against latency: a line per GPU setup, in batch order (see series); marks:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from builder.csvview import Energy, Key
+from builder.csvview import CsvKey, Energy
 from builder.errors import InputError, Problem, pointer
 from builder.files import Refused, read_file
 from builder.layout import (
@@ -30,7 +30,7 @@ from builder.site.responses import read as read_responses
 from builder.strictjson import StrictJSONError, decode_json, json_type, parse_json
 from builder.validate.tree import scan
 
-EXTRAS = ("CITATION.cff",)  # offered for download beside the data when present
+OFFERED = ("CITATION.cff",)  # offered for download beside the data when present
 # the changelog page's text, and the dataset card, when present
 OPTIONAL = (
     "CHANGELOG.md",
@@ -87,10 +87,10 @@ class Package:
     schema_docs: dict[str, Any]
     descriptor: bytes  # copied into the site as loaded
     descriptor_doc: dict[str, Any]
-    extras: dict[str, bytes]  # files from EXTRAS that exist, by name
+    extras: dict[str, bytes]  # files from OFFERED that exist, by name
     repository: str  # metadata.toml's repository: the git URL to clone a release from
     # energy per response, from configurations.csv
-    responses: dict[Key, Energy] = field(default_factory=dict)
+    responses: dict[CsvKey, Energy] = field(default_factory=dict)
     changelog: bytes | None = None  # CHANGELOG.md, when the repository has one
     croissant: bytes | None = (
         None  # croissant.json, the dataset card served at the site root, when there is one
@@ -258,7 +258,7 @@ def load_package(root: Path) -> Package:
     schema_docs = {name: document(f"{SCHEMAS}/{name}", raw, "") for name, raw in schemas.items()}
     descriptor = _read(root / DESCRIPTOR, DESCRIPTOR)
     descriptor_doc = document(DESCRIPTOR, descriptor, "", UNREAD[DESCRIPTOR])
-    extras = {name: _read(root / name, name) for name in EXTRAS if (root / name).is_file()}
+    extras = {name: _read(root / name, name) for name in OFFERED if (root / name).is_file()}
     responses = (
         {}
         if CSV not in files

@@ -29,10 +29,10 @@ from builder.site import (
 from builder.site.catalog import API_PREFIX, LLM, href, require_path
 from builder.site.listing import Listing
 from builder.site.load import Package
+from builder.site.pages import DOWNLOAD
 from builder.site.targets import Summaries, summarize
 from builder.write import Content
 
-DOWNLOAD = pages.DOWNLOAD
 TEMPLATES = "templates"
 PART = 64 * 1024  # bytes of a page handed to the writer at a time
 # copied as they are to the site root; base.html links them
@@ -179,7 +179,7 @@ def marks(kind: str, doc: dict[str, Any]) -> tuple[tuple[float, str], ...]:
     return ((float(limit), f"{limit:g} s limit"),) if isinstance(limit, int | float) else ()
 
 
-def shared(pkg: Package, versions: set[str]) -> dict[str, Any]:
+def shared_context(pkg: Package, versions: set[str]) -> dict[str, Any]:
     """What every page shows: data version, licence, provenance, papers, changelog entry, and the
     Dataset markup."""
     version, licences = load.data_version(pkg), load.licence_links(pkg)
@@ -198,7 +198,7 @@ def shared(pkg: Package, versions: set[str]) -> dict[str, Any]:
         "papers": provenance.PAPERS,
         "changelog": logged,
         "changelog_page": changelog.PAGE,
-        "changelog_entry": changelog.entry(logged, version),
+        "changelog_entry": changelog.version_anchor(logged, version),
         "download_page": DOWNLOAD + "index.html",
         "download": DOWNLOAD,
         "api_page": API_PREFIX + "index.html",
@@ -232,7 +232,7 @@ def plan_site(pkg: Package) -> Iterator[File]:
         yield plan.file("croissant.json", provenance.served(pkg.croissant, DOWNLOAD))
     with reading("data/"):
         works = catalog.site_workloads(pkg)
-    common = shared(pkg, plan.versions)
+    common = shared_context(pkg, plan.versions)
     overview = []  # a row per workload for the home and workloads pages
     sums: Summaries = {}  # each model document's summary
     listings = pages.listings(works)

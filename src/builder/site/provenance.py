@@ -93,14 +93,14 @@ def dataset(
         "isAccessibleForFree": True,
         "citation": [url for _, url, _ in PAPERS],
         "isBasedOn": sorted({s["tree"] for s in upstream if s["tree"]}),  # upstream at its commit
-        "distribution": [download(pkg.base_url, path) for path in downloads],
+        "distribution": [data_download(pkg.base_url, path) for path in downloads],
     }
     if licences:
         found["license"] = licences[0][1]
     return found
 
 
-def download(base_url: str, path: str) -> dict[str, str]:
+def data_download(base_url: str, path: str) -> dict[str, str]:
     """A schema.org DataDownload of one site file."""
     kind = "text/csv" if path.endswith(".csv") else "application/json"
     return {"@type": "DataDownload", "encodingFormat": kind, "contentUrl": f"{base_url}/{path}"}

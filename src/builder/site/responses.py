@@ -6,17 +6,11 @@ import io
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from builder.csvview import JOULES, WH, Energy, Key
+from builder.csvview import JOULES, WH, CsvKey, Energy
 from builder.errors import InputError
 
-# joules per response, Wh per 1,000 responses: the CSV's columns and the fields a page shows
-ENERGY = (
-    JOULES,
-    WH,
-)
 
-
-def read(raw: bytes, shown: str) -> dict[Key, Energy]:
+def read(raw: bytes, shown: str) -> dict[CsvKey, Energy]:
     """(workload, row_id, repeat) -> (J, Wh per 1,000) of every CSV row; a row without both
     numbers is an error."""
     found = {}
@@ -34,7 +28,7 @@ def read(raw: bytes, shown: str) -> dict[Key, Energy]:
 
 
 def add(
-    configs: Iterable[dict[str, Any] | None], workload: str, found: Mapping[Key, Energy]
+    configs: Iterable[dict[str, Any] | None], workload: str, found: Mapping[CsvKey, Energy]
 ) -> None:
     """Each configuration (a dict of a model document or index row) given its energy per
     response, where published."""

@@ -4,9 +4,10 @@ page leaves (pure)."""
 from dataclasses import dataclass, field
 from typing import Any
 
+from builder.csvview import RESPONSE_ENERGY
 from builder.errors import InputError, pointer, shown
-from builder.site import responses, words
-from builder.site.charts import TOKENS, Axes
+from builder.site import words
+from builder.site.charts import TOKENS, ChartAxes
 
 TARGETS_MS = (50, 100, 200)
 CHOSEN_MS = 100  # the target of each workload page's comparison table
@@ -81,10 +82,10 @@ class Summary:
 Summaries = dict[str, Summary]  # by model document path, the first made of each document
 
 
-def summarize(doc: dict[str, Any], found: Found | None, axes: Axes = TOKENS) -> Summary:
+def summarize(doc: dict[str, Any], found: Found | None, axes: ChartAxes = TOKENS) -> Summary:
     """A model document's summary, each configuration cut to what a pick cell shows; found:
     best_under (LLM only)."""
-    kept = ("gpu", "num_gpus", axes.batch, axes.latency, axes.energy, *responses.ENERGY)
+    kept = ("gpu", "num_gpus", axes.batch, axes.latency, axes.energy, *RESPONSE_ENERGY)
     # one pick for equal ones: often best at several targets
     made: dict[tuple[Any, ...], dict[str, Any]] = {}
 
@@ -135,7 +136,7 @@ POINT = (
     "median_itl_ms",
     "wh_per_million_output_tokens",
     "joules_per_output_token",
-    *responses.ENERGY,
+    *RESPONSE_ENERGY,
 )
 
 

@@ -3,6 +3,8 @@
 import math
 import re
 
+from builder.card import WORDS
+
 # Upstream field names that the curated method texts cite, in words a visitor reads.
 FIELD_WORDS = {
     "steady_state_energy_per_token": "steady-state energy per token",
@@ -16,21 +18,6 @@ FIELD_WORDS = {
     "ring_degree": "ring-degree",
 }
 _FIELD = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
-SMALL = (
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-)
 
 
 def fixed(value: float, places: int) -> str:
@@ -53,7 +40,7 @@ def setup(n: int, gpu: str) -> str:
 
 def gpus(n: int, gpu: str) -> str:
     """Say "one B200", "eight H100s", "14 H100s": small counts in words, larger ones in digits."""
-    return (SMALL[n] if 0 <= n < len(SMALL) else f"{n:,}") + f" {gpu}" + ("" if n == 1 else "s")
+    return (WORDS[n] if 0 <= n < len(WORDS) else f"{n:,}") + f" {gpu}" + ("" if n == 1 else "s")
 
 
 def parameters(total: float, active: float) -> str:

@@ -43,7 +43,7 @@ SHARED_ACROSS = (
     "boundary",
     "selection",
 )
-IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
+MODEL_IDENTITY = ("name", "model_id", "params_b", "active_params_b", "architecture")
 Conf = dict[str, Any]
 # by workload: documents that passed their schema, every slug
 Groups = dict[str, tuple[dict[str, Any], set[str]]]
@@ -185,7 +185,7 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
             )
     places = tree.places
     models = {rel: doc for rel, doc in docs.items() if rel in places and places[rel].slug}
-    problems += check_caps(tree.shown(model_list_rel(workload)), len(slugs), models)
+    problems += check_workload_caps(tree.shown(model_list_rel(workload)), len(slugs), models)
     rel = csvview.csv_rel(workload)
     if (
         kind
@@ -290,7 +290,7 @@ def check_reference_row(shown: str, index: dict[str, Any]) -> list[Problem]:
     )
 
 
-def check_caps(shown: str, slugs: int, models: dict[str, Any]) -> list[Problem]:
+def check_workload_caps(shown: str, slugs: int, models: dict[str, Any]) -> list[Problem]:
     """A workload past upstream's caps on a task (models, configurations, GPU types), which build
     never writes."""
     confs = [conf for doc in models.values() for conf in doc["configurations"]]
@@ -333,7 +333,7 @@ def check_identity(tree: Tree, groups: Groups) -> list[Problem]:
             seen_rel, seen = first.setdefault(doc["slug"], (rel, doc))
             there = f"{tree.shown(seen_rel)} (the same model in another workload)"
             problems += differing(
-                tree.shown(rel), "", {key: seen[key] for key in IDENTITY}, doc, there
+                tree.shown(rel), "", {key: seen[key] for key in MODEL_IDENTITY}, doc, there
             )
             owner_rel, owner = slug_of_id.setdefault(doc["model_id"], (rel, doc["slug"]))
             if owner != doc["slug"]:

@@ -8,14 +8,14 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from builder import csvview
-from builder.csvview import JOULES, WH, Energy, Key, lines
+from builder.csvview import JOULES, WH, CsvKey, Energy, lines
 from builder.errors import Problem
 from builder.layout import CSV
 from builder.validate.responses import response_fault
 from builder.validate.tree import Tree
 
 Line = tuple[int, dict[str, str]]  # a CSV row: the line it ends on, and its cells by column
-Stated = tuple[int, Key, Energy]  # a CSV row's line, key and energy per response, as it reads
+Stated = tuple[int, CsvKey, Energy]  # a CSV row's line, key and energy per response, as it reads
 Own = dict[tuple[str, int], float]  # one workload's joules_per_response by (row_id, repeat)
 # 2 decimals, from the unrounded J, which the 4-decimal J column is within 5e-5 of
 WH_SLACK = 0.005 + 1.4e-5

@@ -3,7 +3,6 @@ and the CSV."""
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Mapping
 from typing import Any
 
 from builder import layout
@@ -21,13 +20,12 @@ from builder.frontier import (
 )
 from builder.layout import CSV, GENERATION_WORKLOADS, model_list_rel, model_rel, output_lengths_rel
 from builder.relations import ENERGY_PER_REQUEST
-from builder.validate.crossfile import differing
+from builder.validate.crossfile import Conf, differing
+from builder.validate.csvrows import Own
 from builder.validate.documents import name_of
 from builder.validate.tree import Tree
 
-Conf = dict[str, Any]
 Keyed = dict[tuple[str, int], Conf]  # configurations by (row_id, repeat)
-Own = Mapping[tuple[str, int], float]  # one workload's joules_per_response by (row_id, repeat)
 # mean_output_tokens (2 decimals) against avg_output_tokens (a whole token)
 HALF_TOKEN = 0.5 + 0.005
 

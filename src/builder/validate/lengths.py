@@ -6,7 +6,7 @@ from typing import Any
 
 from builder.errors import Problem, Said, pointer, shown
 from builder.layout import model_list_rel, model_rel, output_lengths_rel
-from builder.lengths import DEFINITION, DIGITS, QUANTILE_RULE, QUANTILES, quantile
+from builder.lengths import DIGITS, OUTPUT_LENGTHS_DEFINITION, QUANTILE_RULE, QUANTILES, quantile
 from builder.upstream_models import Histogram, edge_means
 from builder.validate.tree import Tree
 
@@ -18,17 +18,17 @@ KEY = (
     "num_gpus",
     "max_num_seqs",
 )
-Fault = tuple[str, Said]  # (pointer, fault)
+LengthFault = tuple[str, Said]  # (pointer, fault)
 
 
 def check_output_lengths(
     tree: Tree, workload: str, doc: dict[str, Any], ok: dict[str, Any]
 ) -> list[Problem]:
     """Its workload, texts and models, then each model's histograms and configurations."""
-    faults: list[Fault] = []
+    faults: list[LengthFault] = []
     for key, want in (
         ("workload", workload),
-        ("definition", DEFINITION),
+        ("definition", OUTPUT_LENGTHS_DEFINITION),
         ("quantile_rule", QUANTILE_RULE),
     ):
         if doc[key] != want:
@@ -44,13 +44,16 @@ def check_output_lengths(
         source = model_rel(item["slug"], workload)
         model = ok.get(source)  # missing or unsound: the model list's and its schema's problem
         faults += [
-            (pointer(("models", i)) + at, fault) for at, fault in model_faults(item, model, source)
+            (pointer(("models", i)) + at, fault)
+            for at, fault in model_entry_faults(item, model, source)
         ]
     shown_as = tree.shown(output_lengths_rel(workload))
     return [Problem.of(shown_as, at, "lengths.value", fault) for at, fault in faults]
 
 
-def model_faults(item: dict[str, Any], model: dict[str, Any] | None, source: str) -> list[Fault]:
+def model_entry_faults(
+    item: dict[str, Any], model: dict[str, Any] | None, source: str
+) -> list[LengthFault]:
     """One model's entry: its histogram's shape and sum, and each configuration against its model
     document's."""
     bins = item["bins"]
@@ -105,7 +108,7 @@ def model_faults(item: dict[str, Any], model: dict[str, Any] | None, source: str
     return faults
 
 
-def conf_faults(conf: dict[str, Any], lengths: Histogram) -> list[Fault]:
+def conf_faults(conf: dict[str, Any], lengths: Histogram) -> list[LengthFault]:
     """A configuration's sum, its mean within its bins' edge means, and its quantiles as the rule
     gives them."""
     faults = sum_faults(conf, "")
@@ -123,7 +126,7 @@ def conf_faults(conf: dict[str, Any], lengths: Histogram) -> list[Fault]:
     return faults
 
 
-def sum_faults(item: dict[str, Any], at: str) -> list[Fault]:
+def sum_faults(item: dict[str, Any], at: str) -> list[LengthFault]:
     if item["responses"] != (total := sum(item["counts"])):
         return [
             (f"{at}/responses", Said(f"the sum of the counts, {total}", f"{item['responses']}"))

@@ -38,7 +38,7 @@ class Tree:
         return {rel: found for rel in self.raw if (found := place(rel)) is not None}
 
 
-class Listing(NamedTuple):
+class ScannedTree(NamedTuple):
     """The regular files below a folder (sorted paths relative to it), and a problem for every
     other entry."""
 
@@ -46,18 +46,18 @@ class Listing(NamedTuple):
     problems: list[Problem]
 
 
-def scan(folder: Path, shown: str) -> Listing:
+def scan(folder: Path, shown: str) -> ScannedTree:
     """Every entry below `folder` by lstat: regular files within MAX_FILE_BYTES, else a problem;
     reads nothing."""
     try:
         top = os.lstat(folder)
     except OSError as exc:
-        return Listing(
+        return ScannedTree(
             [],
             [Problem.mismatch(shown, "/", "tree.folder", "a folder", f"an error ({exc.strerror})")],
         )
     if not stat.S_ISDIR(top.st_mode):
-        return Listing(
+        return ScannedTree(
             [], [Problem.mismatch(shown, "/", "tree.folder", "a folder", kind(top.st_mode))]
         )
     files: list[str] = []
@@ -103,7 +103,7 @@ def scan(folder: Path, shown: str) -> Listing:
                     "utf-8", "backslashreplace"
                 )
                 problems.append(Problem.of(printable(path), "/", "tree.file", fault))
-    return Listing(sorted(files), problems)
+    return ScannedTree(sorted(files), problems)
 
 
 def load_tree(data_dir: Path) -> Tree:
