@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import groupby
 
+from builder.fields import LATENCY_FIELD, MEASURE_KEYS, PER_SECOND
 from builder.layout import GENERATION_ORDER, LLM_ORDER
 from builder.strictjson import Doc
 
@@ -64,17 +65,9 @@ class Axes:
 
 
 LLM_AXES = Axes(
-    energy="joules_per_output_token",
-    latency="median_itl_ms",
-    entry_keys=(
-        "row_id",
-        "repeat",
-        "gpu",
-        "num_gpus",
-        "max_num_seqs",
-        "median_itl_ms",
-        "wh_per_million_output_tokens",
-    ),
+    energy=MEASURE_KEYS["llm"][0],
+    latency=LATENCY_FIELD["llm"],
+    entry_keys=("row_id", "repeat", *LLM_ORDER, LATENCY_FIELD["llm"], MEASURE_KEYS["llm"][1]),
     order=(*LLM_ORDER, "repeat"),
 )
 # an LLM entry's, after entry_keys, from upstream rows
@@ -88,29 +81,18 @@ QUANTILE_KEYS = {
 }
 GENERATION_HEAD = ("row_id", "repeat", *GENERATION_ORDER)
 GENERATION_AXES = {
-    "image": Axes(
-        energy="joules_per_image",
-        latency="batch_latency_s",
+    kind: Axes(
+        energy=MEASURE_KEYS[kind][0],
+        latency=LATENCY_FIELD[kind],
         entry_keys=(
             *GENERATION_HEAD,
-            "batch_latency_s",
-            "joules_per_image",
-            "wh_per_thousand_images",
+            LATENCY_FIELD[kind],
+            *MEASURE_KEYS[kind][:2],
+            *PER_SECOND[kind],
         ),
         order=(*GENERATION_ORDER, "repeat"),
-    ),
-    "video": Axes(
-        energy="joules_per_video",
-        latency="batch_latency_s",
-        entry_keys=(
-            *GENERATION_HEAD,
-            "batch_latency_s",
-            "joules_per_video",
-            "wh_per_video",
-            "wh_per_video_second",
-        ),
-        order=(*GENERATION_ORDER, "repeat"),
-    ),
+    )
+    for kind in ("image", "video")
 }
 
 

@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any
 
 from builder import layout
+from builder.fields import LATENCY_FIELD, MEASURE_KEYS, PER_SECOND
 from builder.frontier import (
     DEFINITION,
     GENERATION_AXES,
@@ -105,17 +106,7 @@ MODEL_LIST_KEYS = (
 )
 SETUP_KEYS = (*GENERATION_ORDER, "inference_steps", "precision")
 MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
-# a video's energy per second of its own length
-PER_SECOND = {
-    "image": (),
-    "video": ("wh_per_video_second",),
-}
 WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
-# (energy in joules, headline energy, throughput) field names of an image or video llm_configuration
-MEASURE_KEYS = {
-    "image": ("joules_per_image", "wh_per_thousand_images", "images_per_second"),
-    "video": ("joules_per_video", "wh_per_video", "videos_per_second"),
-}
 
 
 @dataclass(frozen=True)
@@ -126,11 +117,11 @@ class Shape:
     limit: float
     selection: str
     source: Doc
-    make: Callable[[Any, str, float], Doc]  # (upstream row, slug, limit) -> its llm_configuration
+    make: Callable[[Any, str, float], Doc]  # (upstream row, slug, limit) -> its configuration
     limit_key: str = "itl_deadline_ms"  # the latency limit's name in the documents
-    latency_metric: str = "median_itl_ms"  # the configuration value the limit applies to
+    latency_metric: str = LATENCY_FIELD["llm"]  # the configuration value the limit applies to
     within: str = "under_itl_deadline"  # the flag of a configuration under the limit
-    joules: str = "joules_per_output_token"  # the energy `best` and the index rank by
+    joules: str = MEASURE_KEYS["llm"][0]  # the energy `best` and the index rank by
     index_keys: tuple[str, ...] = ("model", *INDEX_ROW_KEYS)
     order: tuple[str, ...] = LLM_ORDER  # the configuration keys its configurations are sorted by
 
@@ -351,7 +342,7 @@ def numbers_of(row: Row | GenRow) -> tuple[int, ...]:
 
 
 def best_by_gpu(
-    confs: list[Doc], within: str = "under_itl_deadline", joules: str = "joules_per_output_token"
+    confs: list[Doc], within: str = "under_itl_deadline", joules: str = MEASURE_KEYS["llm"][0]
 ) -> Doc:
     """Per GPU, the lowest-energy configuration among those flagged `within` (the first on a
     tie)."""

@@ -6,6 +6,7 @@ from typing import Any
 from builder import csvview, layout
 from builder.errors import Problem
 from builder.errors import shown as shown_value
+from builder.fields import MEASURE_KEYS
 from builder.layout import (
     CSV,
     GENERATION_WORKLOADS,
@@ -19,7 +20,6 @@ from builder.layout import (
 )
 from builder.metadata import UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
 from builder.transform import (
-    MEASURE_KEYS,
     index_row,
     index_row_keys,
 )
@@ -257,7 +257,7 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
                 problems.append(
                     Problem.mismatch(shown, "/rows", "crossfile.index-row-missing", row_for, "none")
                 )
-    joules = MEASURE_KEYS[index["kind"]][0] if "kind" in index else "joules_per_output_token"
+    joules = MEASURE_KEYS[index.get("kind", "llm")][0]
     for i in range(1, len(rows)):
         if rows[i][joules] < rows[i - 1][joules]:
             ascending, after = f"rows in ascending {joules}", f" after {rows[i - 1][joules]}"

@@ -7,6 +7,7 @@ from itertools import pairwise
 from typing import Any
 
 from builder.errors import Finding, Problem, Said, shown
+from builder.fields import MEASURE_KEYS
 from builder.layout import (
     GENERATION_ORDER,
     LLM_ORDER,
@@ -26,7 +27,6 @@ from builder.names import (
 )
 from builder.relations import ENERGY_PER_ITEM, ENERGY_PER_TOKEN, ITEMS_PER_SECOND
 from builder.transform import (
-    MEASURE_KEYS,
     WH_PER_JOULE,
     best_by_gpu,
     sig4,
@@ -102,7 +102,7 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     generation = "kind" in doc
     order_keys = GENERATION_ORDER if generation else LLM_ORDER
     within = "under_latency_limit" if generation else "under_itl_deadline"
-    joules = MEASURE_KEYS[doc["kind"]][0] if generation else "joules_per_output_token"
+    joules = MEASURE_KEYS[doc["kind"] if generation else "llm"][0]
     slug = doc["slug"]
     if rel != (file_name := model_rel(slug, workload_of(rel) or ROOT_WORKLOAD)):
         problems.append(
