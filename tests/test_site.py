@@ -48,7 +48,7 @@ def scripts(html: str) -> list[str]:
     return [re.sub(r'src="[./]*', 'src="', tag) for tag in re.findall(r"<script[^>]*>", html)]
 
 
-# what base.html needs beyond a page's own values (plan.shared makes it for the real site)
+# what base.html needs beyond a page's own values (plan.shared_context makes it for the real site)
 SHARED = {
     "base_url": BASE,
     "commits": [],

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from builder.csvview import RESPONSE_ENERGY
 from builder.errors import InputError
 from builder.layout import MAX_GPUS_PER_TASK
-from builder.site import catalog, charts, pages, responses, targets, words
+from builder.site import catalog, charts, pages, targets, words
 from builder.site.build import build_site
 from builder.site.load import INDEX_SHOWN, load_package, parts
 from builder.site.plan import plan_site
@@ -405,7 +406,7 @@ def test_an_index_row_keeps_every_field_its_page_and_chart_show(kind: str) -> No
         charts.AXES[kind].energy,
     }
     # from the CSV
-    columns = {column.key for column in pages.index_columns(kind, "")} - set(responses.ENERGY)
+    columns = {column.key for column in pages.index_columns(kind, "")} - set(RESPONSE_ENERGY)
     columns -= {"resolution"}  # made of width and height
     assert shown | columns <= INDEX_SHOWN
     assert {"row_id", "repeat"} <= INDEX_SHOWN  # what finds a row's energy per response in the CSV
