@@ -8,6 +8,8 @@ too) unchanged.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -86,6 +88,58 @@ def test_a_build_date_that_cannot_be_is_refused(repo_copy: Path, date: str, said
     outcome = run_cli("build", "--date", date)
     assert_refused(outcome, 1, (said, f"found {date}"), before, tree_digest(repo_copy))
     assert outcome.output.count("\n") == 1, outcome.output  # one line
+
+
+def test_a_build_date_is_read_as_yyyy_mm_dd_alone(repo_copy: Path) -> None:
+    """Python's fromisoformat also reads an ISO week date (2026-W49-5): only the pattern is a
+    date."""
+    before = tree_digest(repo_copy)
+    outcome = run_cli("build", "--date", "2026-W49-5")
+    said = "Invalid value for '--date': expected a date as YYYY-MM-DD, found '2026-W49-5'"
+    assert_refused(outcome, 2, said, before, tree_digest(repo_copy))
+
+
+def test_a_backdated_build_that_changes_content_is_refused(repo_copy: Path) -> None:
+    """Content changed under a date before the package's data version (2026-11-29) would leave
+    the version where it is: a release would say nothing changed."""
+    meta = repo_copy / "metadata.toml"
+    meta.write_text(meta.read_text().replace('caveat = "GPU energy only', 'caveat = "GPU-only'))
+    before = tree_digest(repo_copy)
+    outcome = run_cli("build", "--date", "2026-10-01")
+    said = (
+        "error: the build date (--date): expected a date no earlier than the package's data "
+        "version 2026-11-29, found 2026-10-01 (data/"
+    )
+    assert_refused(outcome, 1, said, before, tree_digest(repo_copy))
+    assert outcome.output.count("\n") == 1, outcome.output  # one line
+
+
+def redate(root: Path, old: str, new: str) -> None:
+    """Every document's data_version and updated `old` set to `new`, the descriptor's version and
+    hashes to match: a tree that only its dates make wrong."""
+    for path in (root / "data").rglob("*.json"):
+        text = path.read_text("utf-8")
+        for key in ("data_version", "updated"):
+            text = text.replace(f'"{key}": "{old}"', f'"{key}": "{new}"')
+        path.write_text(text, "utf-8")
+    descriptor = json.loads((root / "datapackage.json").read_text("utf-8"))
+    descriptor["version"] = new
+    for resource in descriptor["resources"]:
+        data = (root / resource["path"]).read_bytes()
+        resource["bytes"], resource["hash"] = (
+            len(data),
+            f"sha256:{hashlib.sha256(data).hexdigest()}",
+        )
+    (root / "datapackage.json").write_text(json.dumps(descriptor, indent=2) + "\n", "utf-8")
+
+
+def test_a_future_data_version_in_the_tree_is_refused_by_validate(repo_copy: Path) -> None:
+    redate(repo_copy, "2026-11-29", "9999-01-01")
+    before = tree_digest(repo_copy)
+    outcome = run_cli("validate")
+    line = "data/frontier.json: /data_version: expected a date no later than "
+    assert_refused(outcome, 1, (line, "found 9999-01-01 (and in "), before, tree_digest(repo_copy))
+    assert len(outcome.output.splitlines()) == 2, outcome.output  # the problem, then the count
 
 
 # --- Tags: one that names other data, a day no calendar has, a bogus future tag; main behind its

@@ -9,7 +9,7 @@ from typing import Any
 
 from builder.citation import read_or_none, write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv, response_energies
-from builder.errors import InputError, OutputError, ValidationError
+from builder.errors import InputError, OutputError, Said, ValidationError
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
@@ -27,6 +27,7 @@ from builder.write import (
     date_fault,
     dumps,
     keep_dates,
+    latest_date,
     newest_data_version,
     parse_or_none,
     remove_stages,
@@ -66,7 +67,7 @@ def build_in_memory(
     pins = {task: pins[task] for task in tasks}
     # a task file given has no date
     retrieved = max((pins[task].lock.retrieved for task in pinned), default=None)
-    if fault := date_fault(date, today_utc(), retrieved):
+    if fault := date_fault(date, today := today_utc(), retrieved):
         raise InputError(f"the build date (--date, or today): {fault}; nothing was written")
     locks = {task: pin.lock for task, pin in pins.items()}
     rows, warnings = parse_all({task: (pin.data, pin.name) for task, pin in pins.items()}, meta)
@@ -91,12 +92,15 @@ def build_in_memory(
         data = make()
         states[rel], files[rel] = _state(read_or_none(out / rel), data), data
     del energies, tables
+    latest = latest_date(today)
     for rel in list(docs):  # each serialised once, put and let go
         before = read_or_none(out / rel)
-        docs[rel], data = dated(docs[rel], before)
+        docs[rel], data = dated(docs[rel], before, latest)
         states[rel], files[rel] = _state(before, data), data
     del data
     version = newest_data_version(docs.values()) or date
+    changed = [f"{out.name}/{rel}" for rel in docs if states[rel] and carries(docs[rel], date)]
+    refuse_backdating(date, previous_version(out, latest), changed)
     package = descriptor(files, out.name, version, locks, meta, load_schemas(), model_locks)
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
     if problems := check_built(tree, meta["base_url"]):
@@ -116,6 +120,30 @@ def build_in_memory(
     written[DESCRIPTOR] = _state(read_or_none(out.parent / DESCRIPTOR), package_bytes)
     written = {path: state for path, state in written.items() if state}
     return BuildResult(files, package_bytes, written, warnings)
+
+
+def carries(doc: dict[str, Any], date: str) -> bool:
+    """Whether a built document carries the build date (its content is new or changed)."""
+    return bool(doc.get("data_version", date) == date)
+
+
+def previous_version(out: Path, latest: str) -> str:
+    """The data version of the package before this build (its descriptor's), or "" when none or
+    after `latest`."""
+    old = parse_or_none(read_or_none(out.parent / DESCRIPTOR))
+    version = old.get("version") if isinstance(old, dict) else None
+    return version if isinstance(version, str) and version <= latest else ""
+
+
+def refuse_backdating(date: str, previous: str, changed: list[str]) -> None:
+    """InputError when content changes under a date before the package's data version: the
+    version would not move (or move back), and a release would say nothing changed."""
+    if changed and date < previous:
+        said = Said(f"a date no earlier than the package's data version {previous}", date)
+        raise InputError(
+            f"the build date (--date): {said} ({changed[0]} changed; content that changes dates "
+            "the package); nothing was written"
+        )
 
 
 def model_pins(
@@ -170,18 +198,19 @@ def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult
 TOP_DATE = {k: re.compile(rf'^  "{k}": "([^"\\]*)",?$'.encode(), re.M) for k in DATE_KEYS}
 
 
-def dated(new: dict[str, Any], before: bytes | None) -> tuple[dict[str, Any], bytes]:
+def dated(new: dict[str, Any], before: bytes | None, latest: str) -> tuple[dict[str, Any], bytes]:
     """`new` as keep_dates dates it against an old file's bytes, and its bytes. An unchanged file
     (`new` with the old dates, read from their lines, makes its very bytes) is not parsed, and the
-    document is serialised once."""
+    document is serialised once. A date after `latest` is never kept."""
     same, data = new, b""
     if before is not None:
         found = {
             k: m[1].decode() for k in DATE_KEYS if k in new and (m := TOP_DATE[k].search(before))
         }
-        if (data := dumps(same := {**new, **found})) == before:
+        fresh = all(value <= latest for value in found.values())
+        if fresh and (data := dumps(same := {**new, **found})) == before:
             return same, data
-    doc = keep_dates(new, parse_or_none(before))
+    doc = keep_dates(new, parse_or_none(before), latest)
     if data and all(doc[k] == same[k] for k in DATE_KEYS if k in new):  # the bytes made above
         return doc, data
     return doc, dumps(doc)

@@ -28,14 +28,14 @@ from builder.layout import (
 )
 from builder.report import FORMATS, problems_as, report_json, say, warn
 from builder.strictjson import parse_json
-from builder.write import today_utc
+from builder.write import ISO_DATE, today_utc
 
 
 def _iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
     with suppress(ValueError):
-        if len(value) == 10:
+        if ISO_DATE.fullmatch(value):
             return dt.date.fromisoformat(value).isoformat()
     raise click.BadParameter(f"expected a date as YYYY-MM-DD, found {value!r}")
 

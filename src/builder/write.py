@@ -18,7 +18,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, OutputError, pointer
+from builder.errors import InputError, OutputError, Said, pointer
 from builder.files import Refused, is_folder, read_parts
 from builder.layout import LOCK, is_hidden
 
@@ -86,12 +86,13 @@ def undated(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if k not in DATE_KEYS}
 
 
-def keep_dates(new: dict[str, Any], old: Any) -> dict[str, Any]:
-    """New content keeps the old dates when nothing else changed; otherwise it keeps its own."""
+def keep_dates(new: dict[str, Any], old: Any, latest: str) -> dict[str, Any]:
+    """New content keeps the old dates when nothing else changed and none is after `latest`;
+    otherwise it keeps its own."""
     keys = [k for k in DATE_KEYS if k in new]  # a frontier has data_version alone
     if (
         not isinstance(old, dict)
-        or not all(isinstance(old.get(k), str) for k in keys)
+        or not all(isinstance(old.get(k), str) and old[k] <= latest for k in keys)
         or undated(old) != undated(new)
     ):
         return new
@@ -112,20 +113,23 @@ def today_utc() -> str:
     return dt.datetime.now(dt.UTC).date().isoformat()
 
 
-def date_fault(date: str, today: str, upstream: str | None = None) -> str | None:
+# A date as the user gives it, YYYY-MM-DD in ASCII digits (fromisoformat also reads 2026-W49-5)
+ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def latest_date(today: str) -> str:
+    """The newest date data may carry: tomorrow in UTC (a day ahead for time zones)."""
+    return (dt.date.fromisoformat(today) + dt.timedelta(days=1)).isoformat()
+
+
+def date_fault(date: str, today: str, upstream: str | None = None) -> Said | None:
     """Why `date` cannot date data (after tomorrow in UTC, or before the upstream was retrieved),
     or None."""
-    # a day ahead: time zones
-    latest = (dt.date.fromisoformat(today) + dt.timedelta(days=1)).isoformat()
-    if date > latest:
-        return (
-            f"expected a date no later than {latest} (today in UTC, and a day for time zones), "
-            f"found {date}"
-        )
+    if date > (latest := latest_date(today)):
+        return Said(f"a date no later than {latest} (today in UTC, and a day for time zones)", date)
     if upstream and date < upstream:
-        return (
-            f"expected a date no earlier than {upstream} (when upstream was retrieved, in "
-            f"{LOCK}), found {date}"
+        return Said(
+            f"a date no earlier than {upstream} (when upstream was retrieved, in {LOCK})", date
         )
     return None
 

@@ -11,10 +11,11 @@ from builder.layout import CSV, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORK
 from builder.metadata import load_metadata
 from builder.package import curated_parts
 from builder.pin import load_lock, load_model_locks
+from builder.validate.dates import check_date_bounds
 from builder.validate.run import check_published
 from builder.validate.schemafiles import check_schema_files
 from builder.validate.tree import load_tree
-from builder.write import stages
+from builder.write import stages, today_utc
 
 
 def validate_committed(data: Path) -> None:
@@ -28,6 +29,8 @@ def validate_committed(data: Path) -> None:
         tree = load_tree(data)
         curated, base_url = provenance(data.parent, tree.descriptor)
         problems = check_published(tree, base_url, curated)
+        shown_docs = {tree.shown(rel): doc for rel, doc in tree.docs.items()}
+        problems += check_date_bounds(shown_docs, today_utc(), retrieved(data.parent))
     # a schema no check can start on
     except (
         KeyError,
@@ -41,6 +44,14 @@ def validate_committed(data: Path) -> None:
         ) from exc
     if problems:
         raise ValidationError(f"{data}: {len(problems)} problem(s)", problems)
+
+
+def retrieved(root: Path) -> str | None:
+    """When the pinned upstream was first retrieved (the earliest task's), or None outside a
+    repository."""
+    if not (root / LOCK).is_file():
+        return None
+    return min((lock.retrieved for lock in load_lock(root / LOCK).values()), default=None)
 
 
 def refuse_half_published(data: Path) -> None:
