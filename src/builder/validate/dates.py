@@ -21,7 +21,8 @@ def check_date_bounds(docs: dict[str, Any], today: str, retrieved: str | None) -
     for said, places in (late[value] for value in sorted(late)):
         more = len({shown for shown, _ in places}) - 1
         note = f" (and in {more} more document(s))" if more else ""
-        problems.append(Problem.of(*places[0], "document.date", said.noted(note)))
+        first, where = places[0]
+        problems.append(Problem.of(first, where, "document.date", said.noted(note)))
     newest = newest_data_version(dated.values())
     if newest and newest not in late and (said := date_fault(newest, today, retrieved)):
         shown = next(shown for shown, doc in dated.items() if doc.get("data_version") == newest)
