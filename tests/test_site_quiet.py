@@ -20,7 +20,10 @@ SCRIPTS = "通义千问 Модель عربي मॉडल ქართ 한국�
 
 
 @pytest.mark.slow
-def test_a_name_in_any_script_and_an_unwritable_home_print_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mplconfigdir", [None, "/dev/null/mpl"], ids=["home", "mplconfigdir"])
+def test_a_name_in_any_script_and_an_unwritable_home_print_one_line(
+    tmp_path: Path, mplconfigdir: str | None
+) -> None:
     root = copy_package(tmp_path / "package")
     path = root / "data" / "models" / "qwen-3-8b.json"
     doc = json.loads(path.read_bytes())
@@ -32,6 +35,8 @@ def test_a_name_in_any_script_and_an_unwritable_home_print_one_line(tmp_path: Pa
         if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
     }
     env["HOME"] = str(tmp_path / "home" / "user")
+    if mplconfigdir:
+        env["MPLCONFIGDIR"] = mplconfigdir
     args = [sys.executable, "-m", "builder", "site", "--out", str(tmp_path / "site")]
     done = subprocess.run(
         args, cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False
@@ -55,6 +60,15 @@ def test_matplotlib_gets_a_folder_of_its_own_only_when_home_is_not_writable(
     assert "MPLCONFIGDIR" not in os.environ
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("HOME", str(tmp_path / "file" / "user"))
+    quiet.matplotlib_home()
+    assert Path(os.environ["MPLCONFIGDIR"]).is_dir()
+
+
+def test_an_unwritable_mplconfigdir_is_replaced(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
+    quiet.matplotlib_home()
+    assert os.environ["MPLCONFIGDIR"] == str(tmp_path / "mpl")
+    monkeypatch.setenv("MPLCONFIGDIR", "/dev/null/mpl")
     quiet.matplotlib_home()
     assert Path(os.environ["MPLCONFIGDIR"]).is_dir()
 

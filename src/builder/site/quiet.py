@@ -28,14 +28,17 @@ def _writable(folder: Path) -> bool:
 
 def matplotlib_home() -> None:
     """Before matplotlib is imported: MPLCONFIGDIR set to a temporary folder, removed at exit,
-    unless it is set or matplotlib's own configuration and cache folders are writable."""
-    if os.environ.get("MPLCONFIGDIR"):
-        return
+    unless the folders matplotlib would use (MPLCONFIGDIR, else its configuration and cache
+    folders) are writable."""
     home = Path.home()
-    wanted = [
-        Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "matplotlib",
-        Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib",
-    ]
+    wanted = (
+        [Path(configured)]
+        if (configured := os.environ.get("MPLCONFIGDIR"))
+        else [
+            Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "matplotlib",
+            Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib",
+        ]
+    )
     if all(_writable(folder) for folder in wanted):
         return
     folder = tempfile.mkdtemp(prefix="leadgreen-matplotlib-")
