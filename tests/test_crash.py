@@ -302,10 +302,11 @@ def test_a_build_killed_between_the_two_renames_is_reported_then_repaired(
     assert not (lane / "data").exists()
     (stage,) = stages(lane / "data")
     assert digest(stage / "old", lane / "datapackage.json") == cached_renders["a.json"]
-    code, err = run(["validate"])
-    assert (code, err.count("\n")) == (1, 1), err
-    assert err.startswith(f"error: data: half-published: {stage.name} was left")
-    assert "run `builder build`" in err
+    for command in ("validate", "drift"):
+        code, err = run([command])
+        assert (code, err.count("\n")) == (1, 1), err
+        assert err.startswith(f"error: data: half-published: {stage.name} was left")
+        assert "run `builder build`" in err
     assert run(build_args("b.json")) == (0, UNPINNED)
     assert package(lane) == cached_renders["b.json"]
     assert leftovers(lane / "data") == []

@@ -10,7 +10,11 @@ from builder.errors import Problem, ValidationError
 from builder.files import Refused, read_file
 from builder.layout import DESCRIPTOR, require_repo_root
 from builder.scratch import scratch_folder
-from builder.validate.committed import require_data_folder, validate_committed
+from builder.validate.committed import (
+    refuse_half_published,
+    require_data_folder,
+    validate_committed,
+)
 from builder.validate.tree import scan
 
 
@@ -18,6 +22,7 @@ def check_drift(data: Path, date: str) -> dict[str, str]:
     """A unified diff per file that a fresh build of the pin, in a scratch copy of the committed
     tree, changes."""
     require_repo_root()
+    refuse_half_published(data)
     require_data_folder(data, absent_ok=True)
     committed = (
         {f"{data.name}/{k}": v for k, v in files_below(data).items()}
