@@ -9,7 +9,7 @@ from builder.diff import diff_trees, load_docs, load_tables
 from builder.drift import check_committed
 from builder.errors import BuilderError, ReleaseError, ValidationError, printable, printable_lines
 from builder.guards import check_dist_output
-from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK
+from builder.layout import CHANGELOG, DATA, DESCRIPTOR, DIST, LOCK, SCHEMAS
 from builder.pin import load_lock
 from builder.release import consumer, rules
 from builder.release.compat import guard_release
@@ -126,9 +126,9 @@ def plan_release(today: str, accept: str | None, accept_schema: str | None = Non
     package = {
         rel: data
         for rel, data in committed.items()
-        if rel == DESCRIPTOR or rel.startswith(f"{DATA}/")
+        if rel == DESCRIPTOR or rel.startswith((f"{DATA}/", f"{SCHEMAS}/"))
     }
-    # the data as committed, away from git-ignored files
+    # the data and schemas as committed, away from git-ignored files
     with scratch_folder("builder-release-", package) as root:
         try:
             check_committed(root / DATA, today)

@@ -7,6 +7,7 @@ from typing import Any
 
 from builder.errors import InputError, ValidationError
 from builder.files import is_folder, lookup_error
+from builder.jsonschemas import schemas_folder
 from builder.layout import CSV, INDEX, LOCK, METADATA, MODEL_LIST, SCHEMAS, WORKLOAD_LIST
 from builder.metadata import load_metadata
 from builder.package import curated_parts
@@ -22,8 +23,10 @@ def validate_committed(data: Path) -> None:
     """Every check of `data` and the descriptor beside it; ValidationError listing every problem."""
     refuse_half_published(data)
     require_data_folder(data)
-    # the schemas judge the documents: only the package's own, or nothing is judged
-    if problems := check_schema_files(data.parent):
+    # the schemas judge the documents: only the package's own, or nothing is judged (a data
+    # folder with no schemas/ beside it, as release checks it, is judged by the ones in use)
+    beside = data.parent if os.path.lexists(data.parent / SCHEMAS) else schemas_folder().parent
+    if problems := check_schema_files(beside):
         raise ValidationError(f"{SCHEMAS}: {len(problems)} problem(s)", problems)
     try:
         tree = load_tree(data)
