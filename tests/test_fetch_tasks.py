@@ -100,7 +100,8 @@ def test_fetch_one_task_leaves_the_others_alone(repo_copy, httpserver: HTTPServe
     serve_pins(repo_copy, httpserver)
     others = {t: (repo_copy / "upstream" / f"{t}.json").read_bytes() for t in TASKS if t != "gpqa"}
     before = lock_entries(repo_copy)
-    body = scaled(repo_copy, "gpqa", 0.9)
+    # new bytes, the same content: its per-model files still agree (new numbers need them too)
+    body = scaled(repo_copy, "gpqa", 1.0)
     httpserver.expect_request("/elsewhere/gpqa.json").respond_with_data(body)
     mirror = httpserver.url_for("/elsewhere/gpqa.json")
     outcome = run_cli("fetch", "--task", "gpqa", "--url", mirror, "--commit", "cd" * 20, *FAST)
@@ -110,6 +111,51 @@ def test_fetch_one_task_leaves_the_others_alone(repo_copy, httpserver: HTTPServe
     assert (after["gpqa"]["url"], after["gpqa"]["mirror"]) == (before["gpqa"]["url"], mirror)
     assert {t: after[t] for t in others} == {t: before[t] for t in others}
     assert {t: (repo_copy / "upstream" / f"{t}.json").read_bytes() for t in others} == others
+
+
+@pytest.mark.slow  # a whole fetch and build
+def test_a_task_file_fetched_alone_keeps_its_per_model_files(
+    repo_copy, httpserver: HTTPServer
+) -> None:
+    """The pinned gpqa.json re-serialised (same content, new bytes): its per-model files still
+    agree with it, so they stay pinned and its output lengths stay published."""
+    lengths = repo_copy / "data" / "workloads" / "problem-solving" / "output-lengths.json"
+    published = lengths.read_bytes()
+    body = json.dumps(json.loads((repo_copy / "upstream" / "gpqa.json").read_bytes()), indent=1)
+    httpserver.expect_request("/gpqa2.json").respond_with_data(body)
+    url = httpserver.url_for("/gpqa2.json")
+    models = lock_models(repo_copy)
+    outcome = run_cli("fetch", "--task", "gpqa", "--url", url, "--commit", "22" * 20, *FAST)
+    assert outcome.exit_code == 0, outcome.output
+    assert "unpinned" not in outcome.output
+    assert lock_models(repo_copy) == models
+    assert run_cli("build").exit_code == 0
+    assert lengths.read_bytes() == published
+
+
+@pytest.mark.slow  # a whole fetch
+def test_a_task_file_its_per_model_files_disagree_with_unpins_them(
+    repo_copy, httpserver: HTTPServer
+) -> None:
+    """A task fetched alone whose output lengths moved: its per-model files no longer agree, so
+    they are unpinned, said, and the other tasks' stay."""
+    doc = json.loads((repo_copy / "upstream" / "gpqa.json").read_bytes())
+    conf = doc["configurations"][0]
+    conf["avg_output_len"] *= 1.5
+    conf["energy_per_request_joules"] = conf["avg_output_len"] * conf["energy_per_token_joules"]
+    httpserver.expect_request("/gpqa3.json").respond_with_data(json.dumps(doc))
+    url = httpserver.url_for("/gpqa3.json")
+    models = lock_models(repo_copy)
+    outcome = run_cli("fetch", "--task", "gpqa", "--url", url, "--commit", "22" * 20, *FAST)
+    assert outcome.exit_code == 0, outcome.output
+    gpqa = [name for name in models if name.endswith("__gpqa")]
+    said = f"unpinned {len(gpqa)} per-model files that disagree with the task file fetched"
+    assert said in outcome.output
+    assert lock_models(repo_copy) == {k: v for k, v in models.items() if k not in gpqa}
+
+
+def lock_models(repo: Path) -> dict[str, dict]:
+    return json.loads((repo / "upstream" / "lock.json").read_text())["models"]
 
 
 # a whole fetch; test_fetch.py's retried fetch also pins the text conversation task

@@ -103,8 +103,8 @@ def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
 )
 def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) -> None:
     """Fetch upstream (every task and per-model file, or one task), check it in full, then replace
-    the pin and its lock atomically. With --task or --url, a task file that moved unpins its
-    per-model files (a full fetch pins them again); the other tasks' stay.
+    the pin and its lock atomically. With --task or --url, the task's per-model files stay pinned
+    while they agree with its new content; else they are unpinned (a full fetch pins them again).
 
     The same bytes change no file. New bytes need --commit; fetched from a --url that is not the
     lock's, that URL is recorded as a mirror beside upstream's own URL and commit.
@@ -122,10 +122,8 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
         load_model_locks,
         lock_entry,
         moved,
-        read_pinned_models,
         refreshed,
     )
-    from builder.upstream_models import task_of
     from builder.write import remove_stages, replace_files, today_utc
 
     today, old, old_models = today_utc(), load_lock(LOCK), load_model_locks(LOCK)
@@ -151,20 +149,12 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
         name: Pinned(new_models[name], new_models[name].url, data)
         for name, data in model_bodies.items()
     }
-    # a task that moved unpins its per-model files; one that did not keeps them, checked again
-    if not every:
-        kept = {name for name in bodies if name not in new_bytes}
-        models = {
-            name: pin for name, pin in read_pinned_models(LOCK).items() if task_of(name) in kept
-        }
-        new_models = {
-            name: lock
-            for name, lock in old_models.items()
-            if task_of(name) not in bodies.keys() - kept
-        }
+    pins = {name: Pinned(new[name], urls[name], data) for name, data in bodies.items()}
     try:  # messages name the URLs
-        pins = {name: Pinned(new[name], urls[name], data) for name, data in bodies.items()}
-        result = build_in_memory(DATA, pins, today, models)
+        if every:
+            result = build_in_memory(DATA, pins, today, models)
+        else:
+            result, new_models = _build_keeping_models(pins, today, new_bytes, old_models)
     except ValidationError as exc:
         summary = (
             f"{', '.join(bodies)}: the fetched files fail the build's own checks; nothing "
@@ -210,8 +200,8 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
         say(f"{LOCK}: unpinned {len(gone)} per-model files whose model is gone: {', '.join(gone)}")
     elif unpinned := len(old_models) - len(new_models):
         say(
-            f"{LOCK}: unpinned {unpinned} per-model files of a task file that moved; `builder "
-            f"fetch` pins them again"
+            f"{LOCK}: unpinned {unpinned} per-model files that disagree with the task file "
+            f"fetched; `builder fetch` pins them again"
         )
     if model_bodies:
         count = sum(name in new_bytes for name in model_bodies)
@@ -238,6 +228,29 @@ def _model_targets(
     kept = {name: lock for name, lock in pinned.items() if name in needed}
     added = {name: Lock(model_file(name), urls[name], None, "", 0, "") for name in needed}
     return kept | {name: lock for name, lock in added.items() if name not in kept}
+
+
+def _build_keeping_models(
+    pins: dict[str, Any], today: str, new_bytes: list[str], old_models: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
+    """A build with the tasks fetched alone and every per-model file pinned, checked again: they
+    stay while they agree with their task file's content (new bytes, same rows). Else the per-model
+    files of the tasks whose bytes moved are unpinned; the build and the per-model locks kept."""
+    from builder.build import build_in_memory
+    from builder.errors import ModelFilesError
+    from builder.layout import DATA
+    from builder.pin import read_pinned_models
+    from builder.upstream_models import task_of
+
+    pinned = read_pinned_models(LOCK)
+    try:
+        models = {name: pin for name, pin in pinned.items() if task_of(name) in pins}
+        return build_in_memory(DATA, pins, today, models), old_models
+    except ModelFilesError:
+        moved = set(new_bytes)
+        models = {n: pin for n, pin in pinned.items() if task_of(n) in pins.keys() - moved}
+        kept = {n: lock for n, lock in old_models.items() if task_of(n) not in moved}
+        return build_in_memory(DATA, pins, today, models), kept
 
 
 def _differs(path: Path, data: bytes) -> bool:

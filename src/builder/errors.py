@@ -121,6 +121,10 @@ class UpstreamError(ProblemsError):
     """Upstream content is not sound enough to publish from."""
 
 
+class ModelFilesError(UpstreamError):
+    """Per-model upstream files that are missing or disagree with their task files."""
+
+
 class ValidationError(ProblemsError):
     """Published files break a schema, a table rule, a cross-file rule or physics."""
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, fields
 from itertools import pairwise
 from typing import Any
 
-from builder.errors import Problem, Said, UpstreamError, pointer, shown
+from builder.errors import ModelFilesError, Problem, Said, UpstreamError, pointer, shown
 from builder.jsonschemas import input_problems
 from builder.strictjson import StrictJSONError, parse_json
 from builder.upstream import OWN_NAMES, GenRow, Row, UpstreamRow
@@ -265,7 +265,7 @@ def parse_model_files(
                 problems.append(Problem.mismatch(lock, "/models", "lock.models", want, "none"))
     if problems:
         count = len({p.path for p in problems})
-        raise UpstreamError(
+        raise ModelFilesError(
             f"{len(problems)} problem(s) in {count} per-model upstream file(s); nothing was "
             f"written",
             problems,
