@@ -128,6 +128,19 @@ def test_two_gpu_names_of_one_page_are_refused_naming_both(repo_copy: Path, tmp_
     )
 
 
+def test_two_model_ids_differing_by_case_alone_are_refused_naming_both(
+    repo_copy: Path, tmp_path: Path
+) -> None:
+    args = build_upstream(
+        tmp_path, row(model_id="Qwen/Qwen3-8B"), row(model_id="QWEN/QWEN3-8B", nickname="Other 7B")
+    )
+    said = (
+        "bad.json: model QWEN/QWEN3-8B: expected one spelling per model id, found "
+        "'Qwen/Qwen3-8B' and 'QWEN/QWEN3-8B'"
+    )
+    run(tmp_path, args, 1, (said,))
+
+
 def test_a_bidi_control_in_image_workload_text_is_refused_as_in_llm_text(
     repo_copy: Path, tmp_path: Path
 ) -> None:

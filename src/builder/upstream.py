@@ -361,12 +361,26 @@ def gpu_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
 
 
 def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
-    """One nickname, architecture and parameter counts per model and one model per slug, over
-    (file, row) pairs."""
+    """One spelling per model id (not only by case), one nickname, architecture and parameter
+    counts per model and one model per slug, over (file, row) pairs."""
     problems = []
     first: dict[str, tuple[str, UpstreamRow]] = {}
     slug_owner: dict[str, tuple[str, str]] = {}
+    spelt: dict[str, tuple[str, str]] = {}  # by model_id casefolded: its first spelling
     for path, row in rows:
+        spelt_in, spelling = spelt.setdefault(row.model_id.casefold(), (path, row.model_id))
+        if spelling != row.model_id:
+            there = "" if spelt_in == path else f" in {spelt_in}"
+            both = f"{spelling!r}{there} and {row.model_id!r}"
+            problems.append(
+                Problem.mismatch(
+                    path,
+                    f"model {row.model_id}",
+                    "upstream.model-id-case",
+                    "one spelling per model id",
+                    both,
+                )
+            )
         seen_in, seen = first.setdefault(row.model_id, (path, row))
         there = "" if seen_in == path else f" in {seen_in}"
         for name in MODEL_FIELDS:
