@@ -5,7 +5,7 @@ import math
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from builder.errors import InputError, Problem
 from builder.files import read_regular_file
@@ -18,6 +18,9 @@ from builder.jsonschemas import (
 )
 from builder.layout import DEFS_SCHEMA, GENERATION_WORKLOADS, ROOT_WORKLOAD
 from builder.names import slugify
+
+if TYPE_CHECKING:  # the reader's types: for mypy only
+    from leadgreen_data.types import Source
 
 MAX_BYTES = 1024 * 1024  # the file is a few kilobytes of reviewed text
 # a source block's own to each workload
@@ -161,14 +164,13 @@ def generation_workloads(meta: dict[str, Any]) -> list[GenerationWorkloadMeta]:
     return [GenerationWorkloadMeta(**table) for table in meta["workload"] if table["kind"] != "llm"]
 
 
-def source_for(meta: dict[str, Any], work: WorkloadMeta) -> dict[str, Any]:
+def source_for(meta: dict[str, Any], work: WorkloadMeta) -> "Source":
     """The source block of a workload's documents: the shared fields and the workload's own, in
-    the schema's order."""
+    the schema's order (its keys are the schema's, so typed by a cast)."""
     merged = {**meta["source"], "data_url": work.data_url, "workload": f"{work.name} ({work.task})"}
     merged["configurations"] = work.configurations
     # an image or video workload has its own method, selection and uses
     if isinstance(work, GenerationWorkloadMeta):
         merged |= {"method": work.method, "selection": work.selection, "used_for": work.used_for}
-    return {
-        key: merged[key] for key in load_schemas()[DEFS_SCHEMA]["$defs"]["source"]["properties"]
-    }
+    keys = load_schemas()[DEFS_SCHEMA]["$defs"]["source"]["properties"]
+    return cast("Source", {key: merged[key] for key in keys})

@@ -1,11 +1,14 @@
 """Pure derivation: checked upstream rows + curated metadata -> every workload's documents,
 frontiers too (no I/O)."""
 
+from __future__ import annotations
+
+import copy
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 from builder import layout
 from builder.fields import LATENCY_FIELD, MEASURE_KEYS, PER_SECOND
@@ -29,6 +32,44 @@ from builder.metadata import (
 from builder.names import slugify
 from builder.strictjson import Doc
 from builder.upstream import PRECISIONS, GenRow, Row
+
+if TYPE_CHECKING:  # the reader's types: for mypy only, the reader is not installed beside builder
+    from leadgreen_data.types import (
+        Configuration,
+        ImageConfiguration,
+        ModelListModel,
+        Source,
+        UnitsDocument,
+        UnitsWorkload,
+        VideoConfiguration,
+        WorkloadListDocument,
+        WorkloadListWorkload,
+    )
+
+    AnyConfiguration = Configuration | ImageConfiguration | VideoConfiguration
+    Kind = Literal["llm", "image", "video"]
+    LatencyMetric = Literal["median_itl_ms", "batch_latency_s"]
+    Precision = Literal["BF16", "FP8", "MXFP4"]
+
+# a configuration of any kind: an LLM's, an image's or a video's
+C = TypeVar("C", bound="AnyConfiguration")
+
+
+class Header(TypedDict):
+    """The keys every dated document starts with."""
+
+    version: Literal["1"]
+    updated: str
+    data_version: str
+
+
+class Tail(TypedDict):
+    """The keys an index and a model document share after their latency limit."""
+
+    source: Source
+    caveat: str
+    boundary: Literal["gpu_only"]
+
 
 CONFIG_KEYS: tuple[str, ...] = (
     "gpu",
@@ -116,8 +157,9 @@ class Shape:
     head: Doc  # after the header: the kind (image and video only) and the headline unit
     limit: float
     selection: str
-    source: Doc
-    make: Callable[[Any, str, float], Doc]  # (upstream row, slug, limit) -> its configuration
+    source: Source
+    make: Callable[[Any, str, float], AnyConfiguration]  # (upstream row, slug, limit) -> its
+    # configuration
     limit_key: str = "itl_deadline_ms"  # the latency limit's name in the documents
     latency_metric: str = LATENCY_FIELD["llm"]  # the configuration value the limit applies to
     within: str = "under_itl_deadline"  # the flag of a configuration under the limit
@@ -156,29 +198,48 @@ def build_package(rows_by_task: dict[str, list[Any]], meta: Doc, date: str) -> d
     """Every document of every workload (LLM first, then image and video) and the workload list,
     by path."""
     docs: dict[str, Doc] = {}
-    entries = []  # each workload's keys in order; an image or video workload has no frontier
+    entries = []
     for work in [*llm_workloads(meta), *generation_workloads(meta)]:
         rows = rows_by_task[work.task]  # one configuration each
         docs |= build_documents(rows, meta, date, work)
         models = len(docs[layout.model_list_rel(work.id)]["models"])
-        found = {**asdict(work), "model_count": models, "configuration_count": len(rows)}
-        found |= workload_urls(meta["base_url"], meta["header"]["version"], work.id)
-        if isinstance(work, GenerationWorkloadMeta):
-            del found["frontier_url"]
-        own = shape(work, meta)
-        found |= {
-            "unit": own.head["unit"],
-            "latency_metric": own.latency_metric,
-            "latency_limit": own.limit,
-        }
-        entries.append({key: found[key] for key in WORKLOAD_ENTRY_KEYS if key in found})
-    docs[layout.WORKLOAD_LIST] = {**header(meta, date), "workloads": entries}
-    docs[layout.UNITS] = units_document(entries, meta, date)
+        entries.append(workload_entry(work, meta, models, len(rows)))
+    workloads: WorkloadListDocument = {**header(meta, date), "workloads": entries}
+    docs[layout.WORKLOAD_LIST] = dict(workloads)
+    docs[layout.UNITS] = dict(units_document(entries, meta, date))
     return docs | build_frontiers(rows_by_task, docs, meta, date)
 
 
+def workload_entry(
+    work: WorkloadMeta, meta: Doc, models: int, configurations: int
+) -> WorkloadListWorkload:
+    """A workload's entry in workloads.json: its text, counts, URLs and latency rule (an image or
+    video workload has no frontier URL there)."""
+    urls = workload_urls(meta["base_url"], meta["header"]["version"], work.id)
+    own = shape(work, meta)
+    entry: WorkloadListWorkload = {
+        "id": work.id,
+        "name": work.name,
+        "task": work.task,
+        "description": work.description,
+        "model_count": models,
+        "configuration_count": configurations,
+        "index_url": urls["index_url"],
+        "models_url": urls["models_url"],
+        "data_url": work.data_url,
+        "frontier_url": urls["frontier_url"],
+        "kind": cast("Kind", work.kind),
+        "unit": own.head["unit"],
+        "latency_metric": cast("LatencyMetric", own.latency_metric),
+        "latency_limit": own.limit,
+    }
+    if isinstance(work, GenerationWorkloadMeta):
+        del entry["frontier_url"]
+    return entry
+
+
 # the unit of each latency metric's values
-LATENCY_UNITS = {
+LATENCY_UNITS: dict[LatencyMetric, Literal["ms", "s"]] = {
     "median_itl_ms": "ms",
     "batch_latency_s": "s",
 }
@@ -191,20 +252,28 @@ UNITS_DEFINITION = (
 )
 
 
-def units_document(entries: list[Doc], meta: Doc, date: str) -> Doc:
+def units_document(entries: list[WorkloadListWorkload], meta: Doc, date: str) -> UnitsDocument:
     """units.json: each workload list entry's unit, latency rule with the limit's unit, and
     frontier URL."""
     rows = unit_rows(entries, meta["base_url"], meta["header"]["version"])
     return {**header(meta, date), "definition": UNITS_DEFINITION, "workloads": rows}
 
 
-def unit_rows(entries: list[Doc], base_url: str, version: str) -> list[Doc]:
+def unit_rows(
+    entries: list[WorkloadListWorkload], base_url: str, version: str
+) -> list[UnitsWorkload]:
     """Per workload list entry: its id, unit and latency rule, the limit's unit, and its
     frontier's URL."""
+    frontier = layout.frontier_rel
     return [
-        {key: entry[key] for key in ("id", "unit", "latency_metric", "latency_limit")}
-        | {"latency_unit": LATENCY_UNITS.get(entry["latency_metric"], "")}
-        | {"frontier_url": layout.document_url(base_url, version, layout.frontier_rel(entry["id"]))}
+        {
+            "id": entry["id"],
+            "unit": entry["unit"],
+            "latency_metric": entry["latency_metric"],
+            "latency_limit": entry["latency_limit"],
+            "latency_unit": LATENCY_UNITS[entry["latency_metric"]],
+            "frontier_url": layout.document_url(base_url, version, frontier(entry["id"])),
+        }
         for entry in entries
     ]
 
@@ -246,11 +315,19 @@ def build_documents(rows: list[Any], meta: Doc, date: str, work: WorkloadMeta) -
         "rows": sorted(bests, key=lambda row: row[own.joules]),  # stable: ties keep slug order
     }
     base, version = meta["base_url"], meta["header"]["version"]
-    # all but the two links
-    entries = [{key: m[key] for key in MODEL_LIST_KEYS if key in m} for m in models]
-    for entry in entries:
-        entry["url"] = layout.document_url(base, version, layout.model_rel(entry["slug"], work.id))
-        entry["page"] = layout.page_url(base, entry["slug"], work.id)
+    entries: list[ModelListModel] = [
+        {
+            "slug": m["slug"],
+            "name": m["name"],
+            "model_id": m["model_id"],
+            "params_b": m["params_b"],
+            "active_params_b": m["active_params_b"],
+            "gpus": m["gpus"],
+            "url": layout.document_url(base, version, layout.model_rel(m["slug"], work.id)),
+            "page": layout.page_url(base, m["slug"], work.id),
+        }
+        for m in models
+    ]
     kind = {"kind": work.kind} if isinstance(work, GenerationWorkloadMeta) else {}
     docs[layout.model_list_rel(work.id)] = {
         **header(meta, date),
@@ -267,7 +344,7 @@ def model_document(rows: list[Any], meta: Doc, date: str, own: Shape) -> Doc:
     confs = numbered(
         sorted(
             (own.make(r, slug, own.limit) for r in rows),
-            key=lambda c: tuple(c[k] for k in own.order),
+            key=lambda c: values(c, own.order),
         )
     )
     return {
@@ -288,16 +365,16 @@ def model_document(rows: list[Any], meta: Doc, date: str, own: Shape) -> Doc:
     }
 
 
-def llm_configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
-    """One upstream row as a published configuration: CONFIG_KEYS but the repeat number, in
-    order."""
+def llm_configuration(row: Row, slug: str, deadline_ms: float) -> Configuration:
+    """One upstream row as a published configuration, CONFIG_KEYS in order, repeat 1 until
+    numbered."""
     return {
         "gpu": row.gpu_model,
         "num_gpus": row.num_gpus,
         "tensor_parallel": row.tensor_parallel,
         "data_parallel": row.data_parallel,
         "expert_parallel": row.expert_parallel,
-        "precision": PRECISIONS[row.weight_precision],
+        "precision": precision(row),
         "max_num_seqs": row.max_num_seqs,
         "avg_requests_in_flight": round(row.avg_batch_size, 1),
         "wh_per_million_output_tokens": round(row.energy_per_token_joules * 1e6 / 3600, 2),
@@ -312,25 +389,37 @@ def llm_configuration(row: Row, slug: str, deadline_ms: float) -> Doc:
         "avg_running_batch": round(row.avg_batch_size, 1),
         "p95_itl_ms": round(row.p95_itl_ms, 1),
         "row_id": layout.row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs),
+        "repeat": 1,
     }
 
 
-def numbered(confs: list[Doc]) -> list[Doc]:
-    """Each configuration with its repeat number: how many times its row_id has come so far (in
-    upstream order)."""
-    seen: dict[str, int] = defaultdict(int)
-    for conf in confs:
-        seen[conf["row_id"]] += 1
-        conf["repeat"] = seen[conf["row_id"]]
+def precision(row: Row | GenRow) -> Precision:
+    """A row's weight precision as published (upstream.py accepts only PRECISIONS' keys)."""
+    return cast("Precision", PRECISIONS[row.weight_precision])
+
+
+def numbered(confs: list[C]) -> list[C]:
+    """Each configuration with its repeat number (see repeats)."""
+    for conf, repeat in zip(confs, repeats([conf["row_id"] for conf in confs]), strict=True):
+        conf["repeat"] = repeat
     return confs
+
+
+def repeats(row_ids: list[str]) -> list[int]:
+    """The repeat number of each row_id: how many times it has come so far (in upstream order)."""
+    seen: dict[str, int] = defaultdict(int)
+    found = []
+    for row_id in row_ids:
+        seen[row_id] += 1
+        found.append(seen[row_id])
+    return found
 
 
 def keyed_rows(rows: list[Any]) -> dict[tuple[str, int], Any]:
     """Each upstream row (LLM, image or video) by its configuration's (row_id, repeat), numbered
     as it is."""
     ids = [layout.row_id(slugify(r.nickname), r.gpu_model, *numbers_of(r)) for r in rows]
-    confs = numbered([{"row_id": row_id} for row_id in ids])
-    return {(conf["row_id"], conf["repeat"]): row for conf, row in zip(confs, rows, strict=True)}
+    return dict(zip(zip(ids, repeats(ids), strict=True), rows, strict=True))
 
 
 def numbers_of(row: Row | GenRow) -> tuple[int, ...]:
@@ -341,24 +430,32 @@ def numbers_of(row: Row | GenRow) -> tuple[int, ...]:
     return row.num_gpus, row.max_num_seqs
 
 
+M = TypeVar("M", bound=Mapping[str, Any])  # a configuration, built or parsed
+
+
 def best_by_gpu(
-    confs: list[Doc], within: str = "under_itl_deadline", joules: str = MEASURE_KEYS["llm"][0]
-) -> Doc:
-    """Per GPU, the lowest-energy configuration among those flagged `within` (the first on a
-    tie)."""
+    confs: list[M], within: str = "under_itl_deadline", joules: str = MEASURE_KEYS["llm"][0]
+) -> dict[str, M]:
+    """Per GPU, a copy of the lowest-energy configuration among those flagged `within` (the first
+    on a tie)."""
     under = [conf for conf in confs if conf[within]]
     gpus = sorted({conf["gpu"] for conf in under})
     return {
-        gpu: dict(min((c for c in under if c["gpu"] == gpu), key=lambda c: c[joules]))
+        gpu: copy.copy(min((c for c in under if c["gpu"] == gpu), key=lambda c: c[joules]))
         for gpu in gpus
     }
 
 
-def header(meta: Doc, date: str) -> Doc:
+def values(doc: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[Any, ...]:
+    """A document's values of `keys`, in their order."""
+    return tuple(doc[key] for key in keys)
+
+
+def header(meta: Doc, date: str) -> Header:
     return {"version": meta["header"]["version"], "updated": date, "data_version": date}
 
 
-def shared_tail(meta: Doc, source: Doc) -> Doc:
+def shared_tail(meta: Doc, source: Source) -> Tail:
     return {
         "source": source,
         "caveat": meta["header"]["caveat"],
@@ -398,13 +495,15 @@ def sig4(value: float) -> float:
     return float(f"{value:.4g}")
 
 
-def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) -> Doc:
-    """One image or video upstream row as a published configuration: config_keys(kind) but the
-    repeat, in order."""
+def generation_configuration(
+    row: GenRow, slug: str, limit_s: float, kind: str
+) -> ImageConfiguration | VideoConfiguration:
+    """One image or video upstream row as a published configuration, config_keys(kind) in order,
+    repeat 1 until numbered (its kind's keys are MEASURE_KEYS' and MEDIA_KEYS', not literal)."""
     joules, wh, throughput = MEASURE_KEYS[kind]
     parallel = numbers_of(row)
     conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], parallel, strict=True))}
-    conf |= {"inference_steps": row.inference_steps, "precision": PRECISIONS[row.weight_precision]}
+    conf |= {"inference_steps": row.inference_steps, "precision": precision(row)}
     conf |= {key: getattr(row, key) for key in MEDIA_KEYS[kind]}
     conf |= {
         joules: round(row.energy_joules, 4),
@@ -413,13 +512,15 @@ def generation_configuration(row: GenRow, slug: str, limit_s: float, kind: str) 
     # Wh per second of video: Wh per video over its length, num_frames / fps seconds
     if kind == "video":
         conf["wh_per_video_second"] = round(row.energy_joules / 3600 / video_seconds(row), 4)
-    return conf | {
+    conf |= {
         "batch_latency_s": round(row.batch_latency_s, 3),
         throughput: sig4(row.throughput_per_sec),
         "gpu_power_watts_total": round(row.avg_power_watts),
         "under_latency_limit": row.batch_latency_s <= limit_s,
         "row_id": layout.row_id(slug, row.gpu_model, *parallel),
+        "repeat": 1,
     }
+    return cast("ImageConfiguration | VideoConfiguration", conf)
 
 
 def video_seconds(row: GenRow) -> float:
