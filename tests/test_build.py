@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import builder.write
-from builder.write import undated
+from builder.dates import undated
 from factory import row, upstream, write_upstream
 from helpers import snapshot
 

@@ -1,7 +1,7 @@
 import pytest
 
+from builder.dates import keep_dates, newest_data_version
 from builder.validate.dates import check_date_bounds
-from builder.write import keep_dates, newest_data_version
 
 OLD = {"version": "1", "updated": "2026-09-27", "data_version": "2026-09-27", "value": 1.5}
 LATEST = "2030-01-02"  # tomorrow, for a build dated 2030-01-01

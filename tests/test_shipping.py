@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from builder import layout
+from builder.dates import date_fault
 from builder.errors import ReleaseError
 from builder.jsonschemas import identity_problems
 from builder.release.dist import shipped, staged_files
 from builder.release.rules import Version, newest_release, read_tag, release_versions
 from builder.release.tags import data_version_of
-from builder.write import date_fault
 from helpers import REPO
 
 PUBLISHED = [

@@ -9,6 +9,15 @@ from typing import Any
 
 from builder.citation import read_or_none, write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv, response_energies
+from builder.dates import (
+    DATE_KEYS,
+    date_fault,
+    keep_dates,
+    latest_date,
+    newest_data_version,
+    parse_or_none,
+    today_utc,
+)
 from builder.errors import InputError, OutputError, Said, ValidationError
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas
@@ -22,18 +31,7 @@ from builder.upstream import parse_all
 from builder.upstream_models import parse_model_files, task_of
 from builder.validate.run import check_built
 from builder.validate.tree import Tree
-from builder.write import (
-    DATE_KEYS,
-    date_fault,
-    dumps,
-    keep_dates,
-    latest_date,
-    newest_data_version,
-    parse_or_none,
-    remove_stages,
-    staging,
-    today_utc,
-)
+from builder.write import dumps, remove_stages, staging
 
 
 @dataclass(frozen=True)

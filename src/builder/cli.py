@@ -16,6 +16,7 @@ import click
 from builder.cli_options import folder_option, require_extra
 from builder.cli_release import dist_command, release, schema_diff
 from builder.cli_upstream import check_upstream, fetch
+from builder.dates import ISO_DATE, today_utc
 from builder.errors import BuilderError, ProblemsError, printable, printable_lines
 from builder.files import Refused, is_folder, lookup_error, read_file
 from builder.layout import (
@@ -28,7 +29,6 @@ from builder.layout import (
 )
 from builder.report import FORMATS, problems_as, report_json, say, warn
 from builder.strictjson import parse_json
-from builder.write import ISO_DATE, today_utc
 
 
 def _iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:

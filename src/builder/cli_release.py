@@ -6,10 +6,10 @@ from pathlib import Path
 import click
 
 from builder.cli_options import folder_option, require_extra
+from builder.dates import today_utc
 from builder.errors import printable_lines
 from builder.layout import DIST, require_repo_root
 from builder.report import say
-from builder.write import today_utc
 
 
 @click.command()

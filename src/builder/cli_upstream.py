@@ -112,6 +112,7 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
     errors.
     """
     from builder.build import build_in_memory
+    from builder.dates import today_utc
     from builder.errors import InputError, UpstreamError, ValidationError
     from builder.fetch import download
     from builder.layout import DATA
@@ -124,7 +125,7 @@ def fetch(task: str | None, url: str | None, commit: str | None, **limits: Any) 
         moved,
         refreshed,
     )
-    from builder.write import remove_stages, replace_files, today_utc
+    from builder.write import remove_stages, replace_files
 
     today, old, old_models = today_utc(), load_lock(LOCK), load_model_locks(LOCK)
     urls = {

@@ -10,6 +10,7 @@ from typing import Any
 
 from builder import entries, git
 from builder.csvview import RESPONSE_ENERGY
+from builder.dates import DATE_KEYS, newest_data_version
 from builder.entries import Entry, EntryChange, change_text, percent
 from builder.errors import InputError, printable, shown
 from builder.fields import MEASURE_KEYS
@@ -17,7 +18,6 @@ from builder.files import read_regular_file
 from builder.jsonschemas import DIFF_SCHEMA, input_problems
 from builder.layout import DATA, MAX_FILE_BYTES, ROOT_WORKLOAD, WORKLOAD_LIST, place
 from builder.strictjson import parse_input
-from builder.write import DATE_KEYS, newest_data_version
 
 ENERGY_FIELDS = tuple(key for keys in MEASURE_KEYS.values() for key in keys[:2])  # J and Wh
 BODY_KEYS = {

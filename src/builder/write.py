@@ -1,7 +1,5 @@
-"""Canonical JSON, the date rule, and the one publish step of every writer: stage beside, sync,
-swap, remove."""
+"""Canonical JSON, and the one publish step of every writer: stage beside, sync, swap, remove."""
 
-import datetime as dt
 import fcntl
 import io
 import json
@@ -18,11 +16,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, OutputError, Said, pointer
+from builder.errors import InputError, OutputError, pointer
 from builder.files import Refused, is_folder, read_parts
-from builder.layout import LOCK, is_hidden
+from builder.layout import is_hidden
 
-DATE_KEYS = ("updated", "data_version")
 STAGE_MARK = (
     ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
 )
@@ -69,68 +66,6 @@ def _non_finite(value: Any, parts: tuple[Any, ...]) -> str | None:
     for key, item in items:
         if found := _non_finite(item, (*parts, key)):
             return found
-    return None
-
-
-def newest_data_version(docs: Iterable[Any]) -> str | None:
-    """The newest `data_version` among documents (every workload's), or None when none has one."""
-    dated = (
-        d["data_version"]
-        for d in docs
-        if isinstance(d, dict) and isinstance(d.get("data_version"), str)
-    )
-    return max(dated, default=None)
-
-
-def undated(doc: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in doc.items() if k not in DATE_KEYS}
-
-
-def keep_dates(new: dict[str, Any], old: Any, latest: str) -> dict[str, Any]:
-    """New content keeps the old dates when nothing else changed and none is after `latest`;
-    otherwise it keeps its own."""
-    keys = [k for k in DATE_KEYS if k in new]  # a frontier has data_version alone
-    if (
-        not isinstance(old, dict)
-        or not all(isinstance(old.get(k), str) and old[k] <= latest for k in keys)
-        or undated(old) != undated(new)
-    ):
-        return new
-    return {**new, **{k: old[k] for k in keys}}  # existing keys keep their position
-
-
-def parse_or_none(data: bytes | None) -> Any:
-    """A previous output file's content, or None when absent or unparseable (then it counts as
-    changed)."""
-    try:
-        return json.loads(data) if data is not None else None
-    except (ValueError, RecursionError):
-        return None
-
-
-def today_utc() -> str:
-    """Today's date in UTC (YYYY-MM-DD): the date a build or release gives what it changes."""
-    return dt.datetime.now(dt.UTC).date().isoformat()
-
-
-# A date as the user gives it, YYYY-MM-DD in ASCII digits (fromisoformat also reads 2026-W49-5)
-ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
-def latest_date(today: str) -> str:
-    """The newest date data may carry: tomorrow in UTC (a day ahead for time zones)."""
-    return (dt.date.fromisoformat(today) + dt.timedelta(days=1)).isoformat()
-
-
-def date_fault(date: str, today: str, upstream: str | None = None) -> Said | None:
-    """Why `date` cannot date data (after tomorrow in UTC, or before the upstream was retrieved),
-    or None."""
-    if date > (latest := latest_date(today)):
-        return Said(f"a date no later than {latest} (today in UTC, and a day for time zones)", date)
-    if upstream and date < upstream:
-        return Said(
-            f"a date no earlier than {upstream} (when upstream was retrieved, in {LOCK})", date
-        )
     return None
 
 

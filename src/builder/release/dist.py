@@ -20,6 +20,7 @@ from typing import Any
 
 from builder import card, git
 from builder.croissant import CROISSANT
+from builder.dates import date_fault, today_utc
 from builder.errors import ReleaseError, printable
 from builder.guards import check_dist_output
 from builder.layout import (
@@ -41,7 +42,7 @@ from builder.release.rules import TAG, Version, newest_release, read_tag
 from builder.release.tags import data_version_at, mismatch
 from builder.repository import parse as parse_repository
 from builder.scratch import scratch_folder
-from builder.write import date_fault, publish, today_utc
+from builder.write import publish
 
 REQUIRED = ("data", "schemas", "datapackage.json", "LICENSE", "DATA-LICENCE.md")
 # What a release archive holds, when the commit has it; the archive's README.md is written from

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder import card, git
+from builder.dates import date_fault, newest_data_version
 from builder.diff import diff_trees, load_docs, load_tables
 from builder.drift import check_committed
 from builder.errors import BuilderError, ReleaseError, ValidationError, printable, printable_lines
@@ -17,7 +18,7 @@ from builder.release.consumer import LISTED
 from builder.release.dist import REQUIRED, build_dist, files_at
 from builder.release.tags import newest_matching
 from builder.scratch import scratch_folder
-from builder.write import date_fault, newest_data_version, replace_files, signals_held
+from builder.write import replace_files, signals_held
 
 
 @dataclass(frozen=True)

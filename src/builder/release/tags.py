@@ -2,9 +2,9 @@
 it is no release."""
 
 from builder import git
+from builder.dates import newest_data_version, parse_or_none
 from builder.layout import DATA, JSON, below, is_published
 from builder.release.rules import Version, release_versions
-from builder.write import newest_data_version, parse_or_none
 
 
 def data_version_of(files: dict[str, bytes]) -> str | None:

@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from builder.dates import today_utc
 from builder.errors import InputError, ValidationError
 from builder.files import is_folder, lookup_error
 from builder.jsonschemas import schemas_folder
@@ -16,7 +17,7 @@ from builder.validate.dates import check_date_bounds
 from builder.validate.run import check_published
 from builder.validate.schemafiles import check_schema_files
 from builder.validate.tree import load_tree
-from builder.write import stages, today_utc
+from builder.write import stages
 
 
 def validate_committed(data: Path) -> None:

@@ -3,8 +3,8 @@ before the pinned upstream was retrieved."""
 
 from typing import Any
 
+from builder.dates import DATE_KEYS, date_fault, newest_data_version
 from builder.errors import Problem, Said
-from builder.write import DATE_KEYS, date_fault, newest_data_version
 
 
 def check_date_bounds(docs: dict[str, Any], today: str, retrieved: str | None) -> list[Problem]:
