@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from builder.configurations import llm_configuration
 from builder.metadata import llm_workloads
-from builder.transform import build_documents, llm_configuration
+from builder.transform import build_documents
 from builder.upstream import parse_upstream
 from factory import row, upstream
 

@@ -6,9 +6,9 @@ import io
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
+from builder.configurations import CONFIG_KEYS, config_keys, keyed_rows
 from builder.layout import CSV, MODELS_DIR, WORKLOAD_LIST, place, workload_dir
 from builder.metadata import llm_workloads
-from builder.transform import CONFIG_KEYS, config_keys, keyed_rows
 from builder.upstream import Row, UpstreamRow
 
 CsvKey = tuple[str, str, int]  # (workload, row_id, repeat)

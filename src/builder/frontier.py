@@ -1,14 +1,20 @@
 """Pure: energy-latency frontiers of one model's configurations, per GPU type and across them,
 and best_under."""
 
+from __future__ import annotations
+
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import groupby
+from typing import TYPE_CHECKING
 
 from builder.fields import LATENCY_FIELD, MEASURE_KEYS, PER_SECOND
 from builder.layout import GENERATION_ORDER, LLM_ORDER
 from builder.strictjson import Doc
+
+if TYPE_CHECKING:  # the reader's types: for mypy only, the reader is not installed beside builder
+    from leadgreen_data.types import FrontierDefinition, GenerationDefinition
 
 Point = tuple[float, float]  # (energy, latency) of a configuration, unrounded
 Key = tuple[str, int]  # a configuration's (row_id, repeat)
@@ -17,7 +23,7 @@ Extra = Callable[[Key], Doc]  # an entry's values beyond its configuration's, by
 Rule = Callable[[list[Point]], list[bool]]  # which points a frontier keeps (a dominance rule)
 
 # What a frontier document states about itself: the definitions of its parts, checked by validate.
-DEFINITION = {
+DEFINITION: GenerationDefinition = {
     "gpus": (
         "Per GPU type, every configuration that no other on that GPU type weakly dominates: none "
         "has lower or equal "
@@ -36,7 +42,7 @@ DEFINITION = {
         "in configuration order on a tie; null when none is that fast."
     ),
 }
-LLM_DEFINITION = {
+LLM_DEFINITION: FrontierDefinition = {
     **DEFINITION,
     "joules_per_response": (
         "GPU energy of one response in joules: upstream's energy_per_request_joules, which is "

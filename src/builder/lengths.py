@@ -4,10 +4,10 @@ output-lengths document."""
 from typing import Any
 
 from builder import layout
+from builder.configurations import keyed_rows
 from builder.frontier import QUANTILE_KEYS
 from builder.metadata import llm_workloads
 from builder.strictjson import Doc
-from builder.transform import keyed_rows
 from builder.upstream import Row
 from builder.upstream_models import Histogram, ModelFile
 

@@ -5,7 +5,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from builder import layout, transform
+from builder import configurations, layout
 from builder.csvview import COLUMNS, MODEL_COLUMNS, csv_rel
 from builder.jsonschemas import registry, resolved
 from builder.metadata import generation_workloads, llm_workloads, source_for
@@ -143,7 +143,7 @@ def workload_resources(
             if "type" in v or "allOf" in v
         }
         prefix, defs = "generation-", _resolved(schemas, GEN_DEFS_SCHEMA, gen_defs)
-        columns = (*MODEL_COLUMNS, *transform.config_keys(kind))
+        columns = (*MODEL_COLUMNS, *configurations.config_keys(kind))
         description = (
             "Every configuration of every model of the workload, one row each, as in its documents."
         )

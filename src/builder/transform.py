@@ -1,25 +1,24 @@
 """Pure derivation: checked upstream rows + curated metadata -> every workload's documents,
-frontiers too (no I/O)."""
+frontiers too (no I/O); each row's configuration is configurations.py's."""
 
 from __future__ import annotations
 
 import copy
-from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 from builder import layout
-from builder.fields import LATENCY_FIELD, MEASURE_KEYS, PER_SECOND
-from builder.frontier import (
-    DEFINITION,
-    GENERATION_AXES,
-    LLM_AXES,
-    LLM_DEFINITION,
-    latency_targets,
-    model_frontier,
+from builder.configurations import (
+    MEDIA_KEYS,
+    SETUP_KEYS,
+    generation_configuration,
+    llm_configuration,
+    numbered,
 )
+from builder.fields import LATENCY_FIELD, MEASURE_KEYS, PER_SECOND
+from builder.frontier_documents import build_frontiers
 from builder.layout import GENERATION_ORDER, LLM_ORDER
 from builder.metadata import (
     LATENCY_METRIC,
@@ -31,28 +30,21 @@ from builder.metadata import (
 )
 from builder.names import slugify
 from builder.strictjson import Doc
-from builder.upstream import PRECISIONS, GenRow, Row
 
 if TYPE_CHECKING:  # the reader's types: for mypy only, the reader is not installed beside builder
     from leadgreen_data.types import (
-        Configuration,
-        ImageConfiguration,
         ModelListModel,
         Source,
         UnitsDocument,
         UnitsWorkload,
-        VideoConfiguration,
         WorkloadListDocument,
         WorkloadListWorkload,
     )
 
-    AnyConfiguration = Configuration | ImageConfiguration | VideoConfiguration
+    from builder.configurations import AnyConfiguration
+
     Kind = Literal["llm", "image", "video"]
     LatencyMetric = Literal["median_itl_ms", "batch_latency_s"]
-    Precision = Literal["BF16", "FP8", "MXFP4"]
-
-# a configuration of any kind: an LLM's, an image's or a video's
-C = TypeVar("C", bound="AnyConfiguration")
 
 
 class Header(TypedDict):
@@ -71,36 +63,6 @@ class Tail(TypedDict):
     boundary: Literal["gpu_only"]
 
 
-CONFIG_KEYS: tuple[str, ...] = (
-    "gpu",
-    "num_gpus",
-    "tensor_parallel",
-    "data_parallel",
-    "expert_parallel",
-    "precision",
-    "max_num_seqs",
-)
-CONFIG_KEYS += (
-    "avg_requests_in_flight",
-    "wh_per_million_output_tokens",
-    "joules_per_output_token",
-    "median_itl_ms",
-)
-CONFIG_KEYS += (
-    "p90_itl_ms",
-    "p99_itl_ms",
-    "tokens_per_second",
-    "gpu_power_watts_total",
-    "avg_output_tokens",
-)
-# an LLM configuration's
-CONFIG_KEYS += (
-    "under_itl_deadline",
-    "avg_running_batch",
-    "p95_itl_ms",
-    "row_id",
-    "repeat",
-)
 MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
 INDEX_ROW_KEYS: tuple[str, ...] = (
     *MODEL_KEYS_IN_ROW,
@@ -116,38 +78,6 @@ INDEX_ROW_KEYS += (
     "gpu_power_watts_total",
 )
 INDEX_ROW_KEYS += ("avg_output_tokens", "avg_running_batch", "max_num_seqs", "row_id")
-WORKLOAD_ENTRY_KEYS: tuple[str, ...] = (
-    "id",
-    "name",
-    "task",
-    "description",
-    "model_count",
-    "configuration_count",
-    "index_url",
-)
-WORKLOAD_ENTRY_KEYS += (
-    "models_url",
-    "data_url",
-    "frontier_url",
-    "kind",
-    "unit",
-    "latency_metric",
-    "latency_limit",
-)
-# every kind's
-MODEL_LIST_KEYS = (
-    "slug",
-    "name",
-    "model_id",
-    "params_b",
-    "active_params_b",
-    "gpus",
-    "url",
-    "page",
-)
-SETUP_KEYS = (*GENERATION_ORDER, "inference_steps", "precision")
-MEDIA_KEYS = {"image": ("width", "height"), "video": ("width", "height", "num_frames", "fps")}
-WH_PER_JOULE = {"image": 1000 / 3600, "video": 1 / 3600}  # Wh per 1,000 images, or per video
 
 
 @dataclass(frozen=True)
@@ -365,71 +295,6 @@ def model_document(rows: list[Any], meta: Doc, date: str, own: Shape) -> Doc:
     }
 
 
-def llm_configuration(row: Row, slug: str, deadline_ms: float) -> Configuration:
-    """One upstream row as a published configuration, CONFIG_KEYS in order, repeat 1 until
-    numbered."""
-    return {
-        "gpu": row.gpu_model,
-        "num_gpus": row.num_gpus,
-        "tensor_parallel": row.tensor_parallel,
-        "data_parallel": row.data_parallel,
-        "expert_parallel": row.expert_parallel,
-        "precision": precision(row),
-        "max_num_seqs": row.max_num_seqs,
-        "avg_requests_in_flight": round(row.avg_batch_size, 1),
-        "wh_per_million_output_tokens": round(row.energy_per_token_joules * 1e6 / 3600, 2),
-        "joules_per_output_token": round(row.energy_per_token_joules, 7),
-        "median_itl_ms": round(row.median_itl_ms, 1),
-        "p90_itl_ms": round(row.p90_itl_ms, 1),
-        "p99_itl_ms": round(row.p99_itl_ms, 1),
-        "tokens_per_second": round(row.output_throughput_tokens_per_sec, 1),
-        "gpu_power_watts_total": round(row.avg_power_watts),
-        "avg_output_tokens": round(row.avg_output_len),
-        "under_itl_deadline": row.median_itl_ms <= deadline_ms,
-        "avg_running_batch": round(row.avg_batch_size, 1),
-        "p95_itl_ms": round(row.p95_itl_ms, 1),
-        "row_id": layout.row_id(slug, row.gpu_model, row.num_gpus, row.max_num_seqs),
-        "repeat": 1,
-    }
-
-
-def precision(row: Row | GenRow) -> Precision:
-    """A row's weight precision as published (upstream.py accepts only PRECISIONS' keys)."""
-    return cast("Precision", PRECISIONS[row.weight_precision])
-
-
-def numbered(confs: list[C]) -> list[C]:
-    """Each configuration with its repeat number (see repeats)."""
-    for conf, repeat in zip(confs, repeats([conf["row_id"] for conf in confs]), strict=True):
-        conf["repeat"] = repeat
-    return confs
-
-
-def repeats(row_ids: list[str]) -> list[int]:
-    """The repeat number of each row_id: how many times it has come so far (in upstream order)."""
-    seen: dict[str, int] = defaultdict(int)
-    found = []
-    for row_id in row_ids:
-        seen[row_id] += 1
-        found.append(seen[row_id])
-    return found
-
-
-def keyed_rows(rows: list[Any]) -> dict[tuple[str, int], Any]:
-    """Each upstream row (LLM, image or video) by its configuration's (row_id, repeat), numbered
-    as it is."""
-    ids = [layout.row_id(slugify(r.nickname), r.gpu_model, *numbers_of(r)) for r in rows]
-    return dict(zip(zip(ids, repeats(ids), strict=True), rows, strict=True))
-
-
-def numbers_of(row: Row | GenRow) -> tuple[int, ...]:
-    """The numbers of a row's id after its GPU: an LLM row's GPU count and max_num_seqs, an image or
-    video row's GPU count, batch size and parallel degrees."""
-    if isinstance(row, GenRow):
-        return row.num_gpus, row.batch_size, row.ulysses_degree, row.ring_degree
-    return row.num_gpus, row.max_num_seqs
-
-
 M = TypeVar("M", bound=Mapping[str, Any])  # a configuration, built or parsed
 
 
@@ -469,121 +334,8 @@ def index_row(model: Doc, best: Doc, keys: tuple[str, ...] = ("model", *INDEX_RO
     return {key: named[key] if key in named else best[key] for key in keys}
 
 
-def config_keys(kind: str) -> tuple[str, ...]:
-    """An image or video configuration's keys, in order (its CSV's columns after the model's)."""
-    joules, wh, throughput = MEASURE_KEYS[kind]
-    tail = (
-        joules,
-        wh,
-        "batch_latency_s",
-        throughput,
-        "gpu_power_watts_total",
-        "under_latency_limit",
-    )
-    return (*SETUP_KEYS, *MEDIA_KEYS[kind], *tail, "row_id", "repeat", *PER_SECOND[kind])
-
-
 def index_row_keys(kind: str) -> tuple[str, ...]:
     joules, wh, throughput = MEASURE_KEYS[kind]
     head = ("model", *MODEL_KEYS_IN_ROW, *SETUP_KEYS, *MEDIA_KEYS[kind])
     tail = (joules, "batch_latency_s", throughput, "gpu_power_watts_total", "row_id", "repeat")
     return (*head, wh, *PER_SECOND[kind], *tail)
-
-
-def sig4(value: float) -> float:
-    """A value rounded to 4 significant digits."""
-    return float(f"{value:.4g}")
-
-
-def generation_configuration(
-    row: GenRow, slug: str, limit_s: float, kind: str
-) -> ImageConfiguration | VideoConfiguration:
-    """One image or video upstream row as a published configuration, config_keys(kind) in order,
-    repeat 1 until numbered (its kind's keys are MEASURE_KEYS' and MEDIA_KEYS', not literal)."""
-    joules, wh, throughput = MEASURE_KEYS[kind]
-    parallel = numbers_of(row)
-    conf: Doc = {"gpu": row.gpu_model, **dict(zip(SETUP_KEYS[1:5], parallel, strict=True))}
-    conf |= {"inference_steps": row.inference_steps, "precision": precision(row)}
-    conf |= {key: getattr(row, key) for key in MEDIA_KEYS[kind]}
-    conf |= {
-        joules: round(row.energy_joules, 4),
-        wh: round(row.energy_joules * WH_PER_JOULE[kind], 2),
-    }
-    # Wh per second of video: Wh per video over its length, num_frames / fps seconds
-    if kind == "video":
-        conf["wh_per_video_second"] = round(row.energy_joules / 3600 / video_seconds(row), 4)
-    conf |= {
-        "batch_latency_s": round(row.batch_latency_s, 3),
-        throughput: sig4(row.throughput_per_sec),
-        "gpu_power_watts_total": round(row.avg_power_watts),
-        "under_latency_limit": row.batch_latency_s <= limit_s,
-        "row_id": layout.row_id(slug, row.gpu_model, *parallel),
-        "repeat": 1,
-    }
-    return cast("ImageConfiguration | VideoConfiguration", conf)
-
-
-def video_seconds(row: GenRow) -> float:
-    """A video's length in seconds: num_frames / fps (both present and positive in a checked
-    video row)."""
-    if row.num_frames is None or row.fps is None:  # upstream.py requires both of every video row
-        raise ValueError("a video row without num_frames or fps")
-    return row.num_frames / row.fps
-
-
-def build_frontiers(
-    rows_by_task: dict[str, list[Any]], docs: dict[str, Doc], meta: Doc, date: str
-) -> dict[str, Doc]:
-    """Every workload's frontier document by path: its models in model-list order, each GPU type
-    in key order."""
-    found = {}
-    for work in [*llm_workloads(meta), *generation_workloads(meta)]:
-        own, keyed = shape(work, meta), keyed_rows(rows_by_task[work.task])
-        extra: Callable[[tuple[str, int]], Doc] = no_extra
-        head: Doc
-        if isinstance(work, GenerationWorkloadMeta):
-            axes, targets = GENERATION_AXES[work.kind], latency_targets(own.limit)
-            points = {key: (row.energy_joules, row.batch_latency_s) for key, row in keyed.items()}
-            head = {
-                "kind": work.kind,
-                "unit": work.unit,
-                "latency_metric": LATENCY_METRIC,
-                "definition": DEFINITION,
-            }
-            head |= {"latency_limit_s": own.limit, "latency_targets_s": targets}
-        else:
-            axes, targets = LLM_AXES, meta["frontier"]["itl_targets_ms"]
-            extra = partial(response_of, keyed)
-            points = {
-                key: (row.energy_per_token_joules, row.median_itl_ms) for key, row in keyed.items()
-            }
-            head = {
-                "unit": own.head["unit"],
-                "latency_metric": own.latency_metric,
-                "definition": LLM_DEFINITION,
-            }
-            head |= {"itl_targets_ms": list(targets)}
-        models = []
-        for entry in docs[layout.model_list_rel(work.id)]["models"]:
-            confs = docs[layout.model_rel(entry["slug"], work.id)]["configurations"]
-            models.append(
-                {"slug": entry["slug"], **model_frontier(confs, points, axes, targets, extra)}
-            )
-        version = {"version": meta["header"]["version"], "workload": work.id, "data_version": date}
-        found[layout.frontier_rel(work.id)] = {**version, **head, "models": models}
-    return found
-
-
-def no_extra(_key: tuple[str, int]) -> Doc:
-    """A generation frontier entry's values beyond its configuration's: none."""
-    return {}
-
-
-def response_of(keyed: dict[tuple[str, int], Any], key: tuple[str, int]) -> Doc:
-    """An LLM frontier entry's energy per response and the mean output length it rests on, from
-    its upstream row."""
-    row = keyed[key]
-    return {
-        "mean_output_tokens": round(row.avg_output_len, 2),
-        "joules_per_response": round(row.energy_per_request_joules, 4),
-    }

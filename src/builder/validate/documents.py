@@ -6,6 +6,7 @@ from collections import Counter
 from itertools import pairwise
 from typing import Any
 
+from builder.configurations import WH_PER_JOULE, sig4
 from builder.errors import Finding, Problem, Said, shown
 from builder.fields import MEASURE_KEYS
 from builder.layout import (
@@ -26,11 +27,7 @@ from builder.names import (
     slugify,
 )
 from builder.relations import ENERGY_PER_ITEM, ENERGY_PER_TOKEN, ITEMS_PER_SECOND
-from builder.transform import (
-    WH_PER_JOULE,
-    best_by_gpu,
-    sig4,
-)
+from builder.transform import best_by_gpu
 
 WH_PER_J_PER_MILLION = 1e6 / 3600
 J_ROUNDING = 0.5e-7 * WH_PER_J_PER_MILLION  # joules are published to 7 decimals

@@ -44,7 +44,10 @@ def check_frontier(
             Problem.mismatch(shown, "/workload", "frontier.workload", folder, repr(doc["workload"]))
         )
     problems += differing(
-        shown, "/definition", LLM_DEFINITION if kind is None else DEFINITION, doc["definition"]
+        shown,
+        "/definition",
+        dict(LLM_DEFINITION if kind is None else DEFINITION),
+        doc["definition"],
     )
     if kind is None:
         targets = [target_key(t) for t in doc["itl_targets_ms"]]
