@@ -239,7 +239,16 @@ def test_home_page_is_an_overview_with_data_pin_cite_and_download(sites) -> None
     assert "https://github.com/leadgreen/leadgreen-data</code>" in html
     for download in ("data/configurations.csv", "datapackage.json", "CITATION.cff"):
         assert f'href="download/{download}"' in html
-    assert html.count("Chung et al.") == 1  # one citation
+    # the two papers that describe the measurements, each cited once
+    cite = html.split("<h3>Cite</h3>", 1)[1].split("</section>", 1)[0]
+    assert cite.count(", arXiv 2505.06371") == 1 and cite.count(", arXiv 2601.22076") == 1  # noqa: PT018
+    # the opening names every workload's unit, not only the language models' one
+    lede = html.split('<p class="lede">', 1)[1].split("</p>", 1)[0]
+    assert [u for u in re.findall(r"<strong>([^<]+)</strong>", lede) if u.startswith("Wh")] == [
+        "Wh per million output tokens",
+        "Wh per 1,000 images",
+        "Wh per video",
+    ]
     # one brand in the title
     assert html.split("<title>", 1)[1].split("</title>", 1)[0].count("LeadGreen") == 1
     assert html.split("<body>", 1)[1].count("LeadGreen") == 1  # the brand link
