@@ -552,6 +552,7 @@ def test_every_page_says_where_its_figures_come_from_and_links_the_changelog_and
             f'<a href="https://github.com/ml-energy/leaderboard/tree/{commit}/public/data/tasks">'
             in footer
         ), where
+        assert footer.count(f"<code>{commit[:12]}</code>") == 1, where  # one commit, named once
         assert 'rel="license">Apache-2.0</a>' in footer, where
         assert ">arXiv 2505.06371</a>" in footer and ">arXiv 2601.22076</a>" in footer, where  # noqa: PT018
         assert '<meta property="og:title" content="' in page, where

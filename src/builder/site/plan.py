@@ -188,7 +188,11 @@ def shared_context(pkg: Package, versions: set[str]) -> dict[str, Any]:
         DOWNLOAD + DESCRIPTOR,
         *(f"{DOWNLOAD}{DATA.as_posix()}/{r}" for r in pkg.files if r.endswith(".csv")),
     ]
-    commits = sorted({(s["commit"], s["tree"]) for s in provenance.sources(pkg) if s["tree"]})
+    trees: dict[str, set[str]] = {}  # a commit once, with each upstream folder pinned at it
+    for source in provenance.sources(pkg):
+        if source["tree"]:
+            trees.setdefault(source["commit"], set()).add(source["tree"])
+    commits = [(commit, sorted(trees[commit])) for commit in sorted(trees)]
     return {
         "data_version": version,
         "licences": licences,
