@@ -254,9 +254,13 @@ def test_the_latency_control_answers_75_ms_for_llama_3_1_70b(browsed, width, hei
     page.load(url + LLAMA)
     assert page.evaluate("document.getElementById('latency').hidden") is False
     assert page.evaluate("document.getElementById('latency-target').value") == "100"
-    # the smallest and largest measured latency
-    target = "document.getElementById('latency-target')"
-    assert page.evaluate(f"[{target}.min, {target}.max]") == ["16.4", "140.5"]
+    # the slider spans the smallest and largest measured latency; the box takes any target
+    target, slider = (
+        "document.getElementById('latency-target')",
+        "document.getElementById('latency-range')",
+    )
+    assert page.evaluate(f"[{slider}.min, {slider}.max]") == ["16.4", "140.5"]
+    assert page.evaluate(f"[{target}.min, {target}.max]") == ["0", ""]
     page.evaluate(
         "const t = document.getElementById('latency-target'); t.value = '75';"
         "t.dispatchEvent(new Event('input')); 1"
@@ -266,6 +270,23 @@ def test_the_latency_control_answers_75_ms_for_llama_3_1_70b(browsed, width, hei
     assert page.evaluate("location.search") == "?target=75"
     page.load(url + LLAMA + "?target=75")  # the address keeps the choice
     assert cells(page, "#latency-table")["Llama 3.1 70B Instruct"] == found
+    # a target of one's own is answered as typed: faster than any configuration, none qualifies
+    page.evaluate(
+        "const t = document.getElementById('latency-target'); t.value = '10';"
+        "t.dispatchEvent(new Event('input')); 1"
+    )
+    assert set(cells(page, "#latency-table")["Llama 3.1 70B Instruct"].values()) == {
+        "none this fast"
+    }
+    assert page.evaluate("document.getElementById('latency-note').textContent").startswith(
+        "Target 10.0 ms; measured latencies run from 16.4 to 140.5 ms."
+    )
+    assert page.evaluate("location.search") == "?target=10"
+    page.load(url + LLAMA + "?target=1000")  # slower than any: the best of every configuration
+    assert page.evaluate("document.getElementById('latency-target').value") == "1000"
+    assert page.evaluate("document.getElementById('latency-caption').textContent").startswith(
+        "Under 1,000.0 ms"
+    )
     assert page.errors() == []
 
 
