@@ -175,6 +175,14 @@ def test_the_archive_readme_covers_every_workload_with_its_counts() -> None:
     assert "| `text-to-image` | Text to Image | Wh per 1,000 images | 7 | 638 |" in text
     for w in WORKLOADS:
         assert f"| `{w.id}` | {w.name} | {w.unit} | {w.models} | {w.configurations} |" in text
+    # what it says of datapackage.json is true: every file of data/, with its size and sha256
+    assert "it names every file of `data/`, its\n  size and sha256" in text
+    resources = json.loads((REPO / "datapackage.json").read_bytes())["resources"]
+    data = REPO / "data"
+    assert sorted(r["path"] for r in resources) == sorted(
+        p.relative_to(REPO).as_posix() for p in data.rglob("*") if p.is_file()
+    )
+    assert all(r["bytes"] > 0 and r["hash"].startswith("sha256:") for r in resources)
 
 
 def test_the_first_changelog_entry_lists_what_the_seed_lacked() -> None:

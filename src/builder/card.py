@@ -100,9 +100,8 @@ workload only.
 
 - `data/`: the JSON documents and the configurations CSVs (text conversation's documents at the top,
   every other workload's in `data/workloads/<id>/`).
-- `datapackage.json`: the Frictionless Data Package descriptor; it names every file and the JSON \
-Schema
-  (in `schemas/`) or table schema it follows.
+- `datapackage.json`: the Frictionless Data Package descriptor; it names every file of `data/`, its
+  size and sha256, and the JSON Schema (in `schemas/`) or table schema it follows.
 - `croissant.json`: the MLCommons Croissant 1.0 card of the CSVs and their fields.
 - `docs/data-dictionary.md`: every field's meaning, unit and derivation.
 - `CHANGELOG.md`, `CITATION.cff`: what changed in each release, and how to cite this one.
