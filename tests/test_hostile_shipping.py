@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from builder.diff import diff_trees, load_docs
+from builder.release.rules import LARGE_CHANGE_PCT
+from helpers import REPO
 from hostile import assert_refused, run_cli, tree_digest
 from test_hostile_release import (
     IDENTITY,
@@ -40,6 +43,26 @@ def test_a_dotfile_under_data_is_refused_by_validate(repo_copy: Path) -> None:
     assert problem_lines(outcome.output, ".qwen-3-8b.json") == [
         "data/models/.qwen-3-8b.json: /: expected only published files, found a stray file"
     ]
+
+
+def test_the_guard_counts_an_image_configurations_energy(reused_copy: Path) -> None:
+    """A text-to-image configuration off the frontier, its energy three times what it was: the
+    diff shows it and the large-change guard stops on it, as on a best value."""
+    rel = "workloads/text-to-image/models/flux-1-dev.json"
+    old = load_docs(str(REPO / "data"))
+    doc = json.loads((reused_copy / "data" / rel).read_text())
+    conf = doc["configurations"][-1]
+    for key in ("joules_per_image", "wh_per_thousand_images"):
+        conf[key] = round(conf[key] * 3, 4)
+    (reused_copy / "data" / rel).write_text(json.dumps(doc, indent=2) + "\n")
+    diff = diff_trees(old, load_docs(str(reused_copy / "data")))
+    where = f"text-to-image:{conf['row_id']} #1"
+    large = diff.large_changes(LARGE_CHANGE_PCT)
+    assert [line.split(": ")[0] for line in large] == [
+        f"{where} joules_per_image",
+        f"{where} wh_per_thousand_images",
+    ], large
+    assert all(line.endswith("(+200.0 %)") for line in large), large
 
 
 SCHEMA_FILES = [

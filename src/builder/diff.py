@@ -88,13 +88,11 @@ class Diff:
         return not any(v for k, v in asdict(self).items() if k != "data_version")
 
     def large_changes(self, threshold_pct: float) -> list[str]:
-        """What the release guard stops on: energy best values moving more than the threshold,
-        losses."""
+        """What the release guard stops on: an energy value of a best or of any configuration
+        moving more than the threshold, losses."""
         found = [f"model removed: {slug}" for slug in self.models_removed]
         found += [f"best removed: {where}" for where in self.best_removed]
-        for c in self.best_changed + [
-            c for c in self.configurations_changed if c.field in RESPONSE_ENERGY
-        ]:
+        for c in self.best_changed + self.configurations_changed:
             if (
                 c.field in (*ENERGY_FIELDS, *RESPONSE_ENERGY)
                 and c.pct is not None
