@@ -45,6 +45,23 @@ def test_a_dotfile_under_data_is_refused_by_validate(repo_copy: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "folder", ["models/zz.json", "workloads/text-to-image/configurations.csv.d"]
+)
+def test_a_folder_under_data_that_no_build_makes_is_refused_by_validate(
+    repo_copy: Path, folder: str
+) -> None:
+    """A folder named like a file (empty: git would never hold it, but a reader of the folder
+    would), refused as a dotfile is."""
+    (repo_copy / "data" / folder).mkdir()
+    before = tree_digest(repo_copy)
+    outcome = run_cli("validate")
+    assert_refused(outcome, 1, f"data/{folder}", before, tree_digest(repo_copy))
+    assert problem_lines(outcome.output, folder) == [
+        f"data/{folder}: /: expected only published folders, found a stray folder"
+    ]
+
+
 def test_the_guard_counts_an_image_configurations_energy(reused_copy: Path) -> None:
     """A text-to-image configuration off the frontier, its energy three times what it was: the
     diff shows it and the large-change guard stops on it, as on a best value."""

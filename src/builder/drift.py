@@ -66,7 +66,7 @@ def check_committed(data: Path, date: str) -> None:
 def files_below(folder: Path) -> dict[str, bytes]:
     """Every file below `folder`, by relative path, if all are regular files within the size
     limit."""
-    files, problems = scan(folder, folder.name)
+    files, problems, _ = scan(folder, folder.name)
     if problems:
         raise _refusal(folder, problems)
     return {rel: _read(folder / rel, f"{folder.name}/{rel}", folder) for rel in files}

@@ -11,7 +11,15 @@ from typing import Any, NamedTuple
 
 from builder.errors import Problem, Said, printable
 from builder.files import Refused, kind, read_file, too_large
-from builder.layout import DESCRIPTOR, JSON, MAX_FILE_BYTES, Place, is_published, place
+from builder.layout import (
+    DESCRIPTOR,
+    JSON,
+    MAX_FILE_BYTES,
+    Place,
+    is_published,
+    is_published_folder,
+    place,
+)
 from builder.strictjson import StrictJSONError, json_type, parse_json
 
 NOT_READ = " (not read)"  # a file the walk refuses is never opened
@@ -40,10 +48,11 @@ class Tree:
 
 class ScannedTree(NamedTuple):
     """The regular files below a folder (sorted paths relative to it), and a problem for every
-    other entry."""
+    other entry; the folders below it too."""
 
     files: list[str]
     problems: list[Problem]
+    folders: tuple[str, ...] = ()
 
 
 def scan(folder: Path, shown: str) -> ScannedTree:
@@ -61,6 +70,7 @@ def scan(folder: Path, shown: str) -> ScannedTree:
             [], [Problem.mismatch(shown, "/", "tree.folder", "a folder", kind(top.st_mode))]
         )
     files: list[str] = []
+    folders: list[str] = []
     problems: list[Problem] = []
     pending = [""]
     while pending:
@@ -91,6 +101,7 @@ def scan(folder: Path, shown: str) -> ScannedTree:
                         "a file name of printable characters", "a control character", NOT_READ
                     )
                 elif stat.S_ISDIR(info.st_mode):
+                    folders.append(rel)
                     pending.append(f"{rel}/")
                 elif not stat.S_ISREG(info.st_mode):
                     fault = Said("a regular file", kind(info.st_mode), NOT_READ)
@@ -103,13 +114,17 @@ def scan(folder: Path, shown: str) -> ScannedTree:
                     "utf-8", "backslashreplace"
                 )
                 problems.append(Problem.of(printable(path), "/", "tree.file", fault))
-    return ScannedTree(sorted(files), problems)
+    return ScannedTree(sorted(files), problems, tuple(sorted(folders)))
 
 
 def load_tree(data_dir: Path) -> Tree:
     """Every published file below `data_dir`, plus the package descriptor beside it."""
     tree = Tree(root=data_dir.parent, data_dir=data_dir.name)
-    files, tree.problems = scan(data_dir, tree.data_dir)
+    files, tree.problems, folders = scan(data_dir, tree.data_dir)
+    for rel in folders:  # a folder named like a file, a dotfolder: never built, never shipped
+        if not is_published_folder(rel):
+            said = Said("only published folders", "a stray folder")
+            tree.problems.append(Problem.of(tree.shown(rel), "/", "tree.unpublished-folder", said))
     for rel in files:
         # never read, never shipped: a dotfile, an editor's backup, a stray file
         if not is_published(rel):
