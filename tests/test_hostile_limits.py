@@ -25,19 +25,15 @@ from pytest_httpserver import HTTPServer
 
 import builder.fetch
 import builder.files
-import builder.upstream
+import builder.upstream_task
 import builder.validate.crossfile
 import builder.validate.run
 from builder import jsonschemas
 from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
 from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
-from builder.upstream import (
-    MAX_CONFIGURATIONS_PER_TASK,
-    MAX_GPUS_PER_TASK,
-    MAX_MODELS_PER_TASK,
-    check_caps,
-)
+from builder.layout import MAX_CONFIGURATIONS_PER_TASK, MAX_GPUS_PER_TASK, MAX_MODELS_PER_TASK
+from builder.upstream_task import check_caps
 from builder.validate import crossfile
 from consumer_release import CONSUMER_FILES, GIT_IDENTITY, git
 from helpers import REPO, copy_package, slow_after
@@ -443,9 +439,9 @@ def image_upstream(copies: int) -> bytes:
 
 @pytest.fixture
 def small_caps(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(builder.upstream, "MAX_MODELS_PER_TASK", 20)
-    monkeypatch.setattr(builder.upstream, "MAX_CONFIGURATIONS_PER_TASK", 700)
-    monkeypatch.setattr(builder.upstream, "MAX_GPUS_PER_TASK", 3)
+    monkeypatch.setattr(builder.upstream_task, "MAX_MODELS_PER_TASK", 20)
+    monkeypatch.setattr(builder.upstream_task, "MAX_CONFIGURATIONS_PER_TASK", 700)
+    monkeypatch.setattr(builder.upstream_task, "MAX_GPUS_PER_TASK", 3)
 
 
 CAPS = [

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.upstream import task_fault
+from builder.upstream_task import task_fault
 from helpers import REPO
 from hostile import assert_refused, run_cli, tree_digest
 from published_before import LLM_DOCUMENTS_SHA256

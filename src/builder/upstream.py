@@ -1,18 +1,14 @@
-"""Read and check the upstream task files, LLM, image and video, each and all at once: untrusted
-input stops here."""
+"""Check the rows of the upstream task files, LLM, image and video, each file and all at once:
+untrusted input stops here (upstream_task reads a file as a document, before its rows)."""
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any
 
-from builder.errors import Problem, Said, UpstreamError, printable, shown
-from builder.jsonschemas import GENERATION_TASK_SCHEMA, TASK_SCHEMA, input_problems
+from builder.errors import Problem, Said, UpstreamError, printable
+from builder.jsonschemas import GENERATION_TASK_SCHEMA, TASK_SCHEMA
 from builder.layout import (
-    MAX_CONFIGURATIONS_PER_TASK,
-    MAX_GPUS_PER_TASK,
-    MAX_MODELS_PER_TASK,
     NUM_GPUS_RULE,
     num_gpus_for,
 )
@@ -27,10 +23,9 @@ from builder.relations import (
     Relation,
     relation_faults,
 )
-from builder.strictjson import StrictJSONError, parse_json
+from builder.upstream_task import MODEL_FIELDS, read_task, task_fault, worded
 
 PRECISIONS = {"bfloat16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
-MODEL_FIELDS = ("nickname", "architecture", "total_params_billions", "activated_params_billions")
 # in CSV cells and paths: each must stay text
 NAME_FIELDS = (
     "model_id",
@@ -54,7 +49,6 @@ OWN_NAMES |= {
     "width": "{}_width",
     "height": "{}_height",
 }
-_ROW = re.compile(r"/configurations/([0-9]+)(?=/|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,35 +237,6 @@ def parse_all(
     }
 
 
-def read_task(
-    data: bytes, path: str, schema: str, part: tuple[str, ...] = ()
-) -> tuple[dict[str, Any], list[Problem], dict[int, Any]]:
-    """A task file parsed strictly, every way it breaks `schema` (at `part`), and the rows no
-    problem points into."""
-    if data.lstrip()[:1] == b"<":
-        problem = Problem.mismatch(
-            path, "/", "upstream.html", "JSON", "what looks like an HTML page"
-        )
-        raise UpstreamError(f"{path}: not JSON; nothing was written", [problem])
-    try:
-        doc = parse_json(data)
-    except StrictJSONError as exc:
-        problems = exc.problems(path)
-        raise UpstreamError(
-            f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems
-        ) from None
-    check_caps(doc, path)
-    problems = input_problems(schema, doc, path, part)
-    if (
-        not isinstance(doc, dict)
-        or not isinstance(doc.get("configurations"), list)
-        or not doc["configurations"]
-    ):
-        raise UpstreamError(f"{path}: no configurations; nothing was written", problems)
-    bad = {int(row[1]) for problem in problems if (row := _ROW.match(problem.where))}
-    return doc, problems, {i: raw for i, raw in enumerate(doc["configurations"]) if i not in bad}
-
-
 def name_faults(row: UpstreamRow, names: tuple[str, ...]) -> list[tuple[str, Said]]:
     """(field, fault) for each of a row's `names` a spreadsheet misreads, and a nickname's slug that
     is empty, reserved, or misread."""
@@ -301,34 +266,11 @@ def finish(
     identity: tuple[str, ...],
     rules: Mapping[Problem, str] = MappingProxyType({}),
 ) -> list[str]:
-    """All problems in an UpstreamError, a row's named by its `identity` (once per model, and once
-    per model and
-    broken relation, `rules` giving each relation problem's rule); without any, warnings."""
+    """All problems in an UpstreamError, worded by `worded` (a row's named by its `identity`,
+    `rules` giving each relation problem's rule), then the model and GPU faults among `rows`;
+    without any, warnings."""
     confs = doc["configurations"]
-    # what makes problems one -> [the first, the rows sharing it]
-    groups: dict[tuple[Any, ...], list[Any]] = {}
-    for problem in problems:
-        row = _ROW.match(problem.where)
-        i, place = (int(row[1]), problem.where[row.end() :]) if row else (None, "")
-        # implies a row that is an object
-        per_model = place.lstrip("/") in (
-            "model_id",
-            *MODEL_FIELDS,
-        )
-        key = (repr(confs[i].get("model_id")), place, problem.message) if per_model else (problem,)
-        # one model's rows that break one relation: its first row shown
-        if problem in rules and i is not None:
-            key = (repr(confs[i].get("model_id")), place, rules[problem])
-        groups.setdefault(key, [problem]).extend([] if i is None else [i])
-    problems = []
-    for problem, *sharing in groups.values():
-        if sharing and isinstance(confs[sharing[0]], dict):
-            model, gpu, count, last = (confs[sharing[0]].get(k, "?") for k in identity)
-            more = len(sharing) - 1
-            also = f", and {more} more row{'s' if more > 1 else ''} of this model" if more else ""
-            named_by = printable(f" ({model}, {gpu}, {count} GPU(s), {identity[-1]} {last}{also})")
-            problem = replace(problem, where=problem.where + named_by)
-        problems.append(problem)
+    problems = worded(problems, confs, identity, rules)
     pairs = [(path, row) for row in rows.values()]
     problems += sorted({*model_faults(pairs), *gpu_faults(pairs)})
     if problems:
@@ -341,17 +283,6 @@ def finish(
         if unknown
         else []
     )
-
-
-def task_fault(doc: dict[str, Any], path: str, task: str) -> list[Problem]:
-    """The file's `task`, where it names one, against the task it is pinned as."""
-    if doc.get("task", task) == task:
-        return []
-    return [
-        Problem.mismatch(
-            path, "/task", "upstream.task", f"the task file of {task}", shown(doc["task"])
-        )
-    ]
 
 
 def gpu_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
@@ -401,35 +332,3 @@ def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
                 Problem.mismatch(path, f"slug {slug}", "upstream.slug", "one model per slug", both)
             )
     return problems
-
-
-def check_caps(doc: Any, path: str) -> None:
-    """UpstreamError naming `path` when its configurations, or the distinct model_id or gpu_model
-    among them, pass their cap."""
-    confs = doc.get("configurations") if isinstance(doc, dict) else None
-    if not isinstance(confs, list):
-        return
-
-    # GPU names that differ by case alone count once: that fault is a row's own
-    def distinct(
-        key: str,
-    ) -> int:
-        return len(
-            {
-                c[key].casefold()
-                for c in confs
-                if isinstance(c, dict) and isinstance(c.get(key), str)
-            }
-        )
-
-    counts = (
-        (MAX_CONFIGURATIONS_PER_TASK, len(confs), "configurations"),
-        (MAX_MODELS_PER_TASK, distinct("model_id"), "models (model_id)"),
-        (MAX_GPUS_PER_TASK, distinct("gpu_model"), "GPU types (gpu_model)"),
-    )
-    over = [(f"at most {cap:,} {what} in a task", f"{n:,}") for cap, n, what in counts if n > cap]
-    if over:
-        found = [
-            Problem.mismatch(path, "/configurations", "upstream.too-large", *pair) for pair in over
-        ]
-        raise UpstreamError(f"{path}: too large for one task; nothing was written", found)
