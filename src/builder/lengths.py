@@ -1,7 +1,10 @@
 """Pure: the output-length distributions of the per-model files -> each LLM workload's
 output-lengths document."""
 
-from typing import Any
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from builder import layout
 from builder.configurations import keyed_rows
@@ -11,7 +14,13 @@ from builder.strictjson import Doc
 from builder.upstream import Row
 from builder.upstream_models import Histogram, ModelFile
 
-UNIT = "output tokens per response"
+if TYPE_CHECKING:  # the reader's types: for mypy only, the reader is not installed beside builder
+    from leadgreen_data.types import (
+        OutputLengthsDocument,
+        OutputLengthsModel,
+        OutputLengthsModelConfiguration,
+    )
+
 OUTPUT_LENGTHS_DEFINITION = (
     "Per model, how long its responses were, as the leaderboard's per-model file gives it: a "
     "histogram of output "
@@ -59,26 +68,37 @@ def by_row(
     }
 
 
-def configuration_lengths(conf: Doc, row: Row, lengths: Histogram) -> Doc:
+def configuration_lengths(
+    conf: Mapping[str, Any], row: Row, lengths: Histogram
+) -> OutputLengthsModelConfiguration:
     """A configuration's entry: its key, its histogram's counts, its exact mean and its estimated
     quantiles."""
-    found = {key: conf[key] for key in ("row_id", "repeat", "gpu", "num_gpus", "max_num_seqs")}
-    found |= {
+    return {
+        "row_id": conf["row_id"],
+        "repeat": conf["repeat"],
+        "gpu": conf["gpu"],
+        "num_gpus": conf["num_gpus"],
+        "max_num_seqs": conf["max_num_seqs"],
         "responses": lengths.total,
         "counts": list(lengths.counts),
         "mean_output_tokens": row.avg_output_len,
+        "median_output_tokens": estimate(lengths, "median_output_tokens"),
+        "p90_output_tokens": estimate(lengths, "p90_output_tokens"),
     }
-    return found | {
-        key: round(quantile(lengths, share), DIGITS) for key, share in QUANTILES.items()
-    }
+
+
+def estimate(lengths: Histogram, name: str) -> float:
+    """The quantile QUANTILES[name] of a histogram, to DIGITS decimals."""
+    return round(quantile(lengths, QUANTILES[name]), DIGITS)
 
 
 def output_lengths(
     rows: list[Row], files: dict[str, ModelFile], docs: dict[str, Doc], work_id: str, date: str
-) -> Doc:
+) -> OutputLengthsDocument:
     """One LLM workload's output-lengths document: its models in model-list order, each
     configuration in its order."""
-    keyed, models = by_row(rows, files), []
+    keyed = by_row(rows, files)
+    models: list[OutputLengthsModel] = []
     owners = {found.model_id: found for found in files.values() if found.lengths}
     for entry in docs[layout.model_list_rel(work_id)]["models"]:
         model = docs[layout.model_rel(entry["slug"], work_id)]
@@ -89,18 +109,25 @@ def output_lengths(
             for c in model["configurations"]
         ]
         lengths = found.lengths
-        head = {"slug": entry["slug"], "model_id": model["model_id"], "responses": lengths.total}
         models.append(
-            head
-            | {"bins": list(lengths.bins), "counts": list(lengths.counts), "configurations": confs}
+            {
+                "slug": entry["slug"],
+                "model_id": model["model_id"],
+                "responses": lengths.total,
+                "bins": list(lengths.bins),
+                "counts": list(lengths.counts),
+                "configurations": confs,
+            }
         )
-    head = {
+    return {
         "version": docs[layout.WORKLOAD_LIST]["version"],
         "data_version": date,
         "workload": work_id,
+        "unit": "output tokens per response",
+        "definition": OUTPUT_LENGTHS_DEFINITION,
+        "quantile_rule": QUANTILE_RULE,
+        "models": models,
     }
-    head |= {"unit": UNIT, "definition": OUTPUT_LENGTHS_DEFINITION, "quantile_rule": QUANTILE_RULE}
-    return head | {"models": models}
 
 
 def build_output_lengths(
@@ -115,7 +142,7 @@ def build_output_lengths(
     for work in llm_workloads(meta):
         if own := files.get(work.task):
             doc = output_lengths(rows_by_task[work.task], own, docs, work.id, date)
-            found[layout.output_lengths_rel(work.id)] = doc
+            found[layout.output_lengths_rel(work.id)] = dict(doc)
     return found
 
 

@@ -33,6 +33,9 @@ from builder.strictjson import Doc
 
 if TYPE_CHECKING:  # the reader's types: for mypy only, the reader is not installed beside builder
     from leadgreen_data.types import (
+        GenerationModelListDocument,
+        IndexRow,
+        ModelListDocument,
         ModelListModel,
         Source,
         UnitsDocument,
@@ -64,20 +67,6 @@ class Tail(TypedDict):
 
 
 MODEL_KEYS_IN_ROW = ("slug", "model_id", "params_b", "active_params_b")
-INDEX_ROW_KEYS: tuple[str, ...] = (
-    *MODEL_KEYS_IN_ROW,
-    "precision",
-    "gpu",
-    "num_gpus",
-    "wh_per_million_output_tokens",
-)
-INDEX_ROW_KEYS += (
-    "joules_per_output_token",
-    "median_itl_ms",
-    "avg_requests_in_flight",
-    "gpu_power_watts_total",
-)
-INDEX_ROW_KEYS += ("avg_output_tokens", "avg_running_batch", "max_num_seqs", "row_id")
 
 
 @dataclass(frozen=True)
@@ -88,13 +77,14 @@ class Shape:
     limit: float
     selection: str
     source: Source
-    make: Callable[[Any, str, float], AnyConfiguration]  # (upstream row, slug, limit) -> its
-    # configuration
+    # (upstream row, slug, limit) -> its configuration
+    make: Callable[[Any, str, float], AnyConfiguration]
+    # (model document, its best configuration on a GPU) -> its index row
+    row: Callable[[Mapping[str, Any], Mapping[str, Any]], Mapping[str, Any]]
     limit_key: str = "itl_deadline_ms"  # the latency limit's name in the documents
     latency_metric: str = LATENCY_FIELD["llm"]  # the configuration value the limit applies to
     within: str = "under_itl_deadline"  # the flag of a configuration under the limit
     joules: str = MEASURE_KEYS["llm"][0]  # the energy `best` and the index rank by
-    index_keys: tuple[str, ...] = ("model", *INDEX_ROW_KEYS)
     order: tuple[str, ...] = LLM_ORDER  # the configuration keys its configurations are sorted by
 
 
@@ -108,6 +98,7 @@ def shape(work: WorkloadMeta, meta: Doc) -> Shape:
             meta["index"]["selection"],
             own,
             llm_configuration,
+            index_row,
         )
     return Shape(
         head={"kind": work.kind, "unit": work.unit},
@@ -115,11 +106,11 @@ def shape(work: WorkloadMeta, meta: Doc) -> Shape:
         selection=work.selection,
         source=source_for(meta, work),
         make=partial(generation_configuration, kind=work.kind),
+        row=partial(generation_index_row, kind=work.kind),
         limit_key="latency_limit_s",
         latency_metric=LATENCY_METRIC,
         within="under_latency_limit",
         joules=MEASURE_KEYS[work.kind][0],
-        index_keys=index_row_keys(work.kind),
         order=GENERATION_ORDER,
     )
 
@@ -228,11 +219,7 @@ def build_documents(rows: list[Any], meta: Doc, date: str, work: WorkloadMeta) -
         (model_document(group, meta, date, own) for group in groups.values()),
         key=lambda m: m["slug"],
     )
-    bests = [
-        index_row(model, best, own.index_keys)
-        for model in models
-        for best in model["best"].values()
-    ]
+    bests = [own.row(model, best) for model in models for best in model["best"].values()]
     docs = {layout.model_rel(m["slug"], work.id): m for m in models}
     docs[layout.index_rel(work.id)] = {
         **header(meta, date),
@@ -258,13 +245,13 @@ def build_documents(rows: list[Any], meta: Doc, date: str, work: WorkloadMeta) -
         }
         for m in models
     ]
-    kind = {"kind": work.kind} if isinstance(work, GenerationWorkloadMeta) else {}
-    docs[layout.model_list_rel(work.id)] = {
-        **header(meta, date),
-        **kind,
-        "source": own.source,
-        "models": entries,
-    }
+    listing: ModelListDocument | GenerationModelListDocument
+    if isinstance(work, GenerationWorkloadMeta):  # "image" or "video" (metadata.py checks it)
+        kind = cast("Any", work.kind)
+        listing = {**header(meta, date), "kind": kind, "source": own.source, "models": entries}
+    else:
+        listing = {**header(meta, date), "source": own.source, "models": entries}
+    docs[layout.model_list_rel(work.id)] = dict(listing)
     return docs
 
 
@@ -328,10 +315,34 @@ def shared_tail(meta: Doc, source: Source) -> Tail:
     }
 
 
-def index_row(model: Doc, best: Doc, keys: tuple[str, ...] = ("model", *INDEX_ROW_KEYS)) -> Doc:
-    """The index row of one model's best configuration on one GPU."""
+def index_row(model: Mapping[str, Any], best: Mapping[str, Any]) -> IndexRow:
+    """The index row of one LLM's best configuration on one GPU."""
+    return {
+        "model": model["name"],
+        "slug": model["slug"],
+        "model_id": model["model_id"],
+        "params_b": model["params_b"],
+        "active_params_b": model["active_params_b"],
+        "precision": best["precision"],
+        "gpu": best["gpu"],
+        "num_gpus": best["num_gpus"],
+        "wh_per_million_output_tokens": best["wh_per_million_output_tokens"],
+        "joules_per_output_token": best["joules_per_output_token"],
+        "median_itl_ms": best["median_itl_ms"],
+        "avg_requests_in_flight": best["avg_requests_in_flight"],
+        "gpu_power_watts_total": best["gpu_power_watts_total"],
+        "avg_output_tokens": best["avg_output_tokens"],
+        "avg_running_batch": best["avg_running_batch"],
+        "max_num_seqs": best["max_num_seqs"],
+        "row_id": best["row_id"],
+    }
+
+
+def generation_index_row(model: Mapping[str, Any], best: Mapping[str, Any], kind: str) -> Doc:
+    """The index row of one image or video model's best configuration on one GPU, keys
+    index_row_keys(kind)."""
     named = {"model": model["name"], **{key: model[key] for key in MODEL_KEYS_IN_ROW}}
-    return {key: named[key] if key in named else best[key] for key in keys}
+    return {key: named[key] if key in named else best[key] for key in index_row_keys(kind)}
 
 
 def index_row_keys(kind: str) -> tuple[str, ...]:

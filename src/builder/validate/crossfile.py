@@ -19,10 +19,7 @@ from builder.layout import (
     model_rel,
 )
 from builder.metadata import UNIT_OF_KIND, WORKLOAD_SOURCE_KEYS
-from builder.transform import (
-    index_row,
-    index_row_keys,
-)
+from builder.transform import generation_index_row, index_row
 from builder.validate.csvrows import check_csv
 from builder.validate.descriptor import value_differences
 from builder.validate.tree import Tree
@@ -243,9 +240,9 @@ def check_index(tree: Tree, workload: str, docs: dict[str, Any]) -> list[Problem
             )
             continue
         want = (
-            index_row(doc, best, index_row_keys(doc["kind"]))
+            generation_index_row(doc, best, doc["kind"])
             if "kind" in doc
-            else index_row(doc, best)
+            else dict(index_row(doc, best))
         )
         problems += differing(
             shown, f"/rows/{i}", want, row, f"{model_rel(row['slug'], workload)} best[{row['gpu']}]"
