@@ -543,6 +543,12 @@ CORPUS = [
         f"5.8",
     ),
     (
+        "workload-not-its-folder",
+        edit(f"workloads/problem-solving/{F}", lambda d: d.update(workload="code-completion")),
+        "data/workloads/problem-solving/frontier.json: /workload: expected 'problem-solving' (its "
+        "folder), found 'code-completion'",
+    ),
+    (
         "file-missing",
         lambda data: (data / "workloads" / "problem-solving" / F).unlink(),
         "data/workloads/problem-solving/frontier.json: /: expected this file, found it missing",

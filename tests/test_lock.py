@@ -108,7 +108,25 @@ def renamed(task: str) -> Callable[[str], str]:
     return lambda text: text.replace('"lm-arena-chat": {', f'"{task}": {{', 1)
 
 
+def model_entry_file(file: str) -> Callable[[str], str]:
+    """The lock with its first per-model entry naming `file` for its snapshot."""
+
+    def edit(text: str) -> str:
+        lock = json.loads(text)
+        lock["models"][next(iter(lock["models"]))]["file"] = file
+        return json.dumps(lock, indent=2)
+
+    return edit
+
+
+FIRST_MODEL = next(iter(json.loads(GOOD)["models"]))
 TEXT = [
+    (
+        model_entry_file("models/other.json"),
+        f"{LOCK}: /models/{FIRST_MODEL}/file: expected models/{FIRST_MODEL}.json, found "
+        '"models/other.json"',
+        "model-entry-names-another-file",
+    ),
     (
         lambda t: t.replace('"size"', '"size": 1, "size"', 1),
         f'{LOCK}: /tasks/lm-arena-chat: expected each key once, found "size" again',

@@ -267,6 +267,23 @@ def test_every_model_of_a_task_with_per_model_files_has_one() -> None:
     assert parse_model_files({}, {"lm-arena-chat": found}, "upstream/lock.json") == {}
 
 
+def test_a_per_model_file_of_no_pinned_task_is_refused() -> None:
+    found, _ = parse_upstream(json.dumps(upstream([row()])).encode(), "task.json", "lm-arena-chat")
+    files = {
+        NAME: (json.dumps(model_file()).encode(), SHOWN),
+        "test-org__Test-Model-7B__no-such-task": (json.dumps(model_file()).encode(), "models/y"),
+    }
+    with pytest.raises(UpstreamError) as caught:
+        parse_model_files(files, {"lm-arena-chat": found}, "upstream/lock.json")
+    assert [(str(p), p.code) for p in caught.value.problems] == [
+        (
+            "upstream/lock.json: /models/test-org__Test-Model-7B__no-such-task: expected a file of "
+            "a task (lm-arena-chat), found no-such-task",
+            "lock.model-task",
+        )
+    ]
+
+
 def test_the_published_lengths_hold_upstreams_numbers() -> None:
     """Qwen 3 8B on one B200 at 8 sequences, as the leaderboard's per-model file gives it (and a
     hand check)."""
