@@ -101,6 +101,23 @@ def test_a_source_without_its_commit_is_refused_by_validate(repo_copy: Path) -> 
     assert line.endswith(", 40 lowercase hex digits (`builder fetch --commit SHA`), found null")
 
 
+def test_a_pin_without_its_commit_is_refused_by_build(repo_copy: Path) -> None:
+    """A per-model entry of the lock with a null commit (as a lock written before fetch required
+    one): build would publish that source with no version, so it refuses, and drift too."""
+    path = repo_copy / "upstream" / "lock.json"
+    lock = json.loads(path.read_text())
+    name = next(iter(lock["models"]))
+    lock["models"][name]["commit"] = None
+    path.write_text(json.dumps(lock, indent=2) + "\n")
+    said = f"upstream/lock.json: /models/{name}/commit: expected upstream's commit of the pinned"
+    for command in ("build", "drift"):
+        (line,) = run(repo_copy.parent, [command], 1, (said,))
+        assert line.endswith(
+            "found null; run `builder fetch --commit SHA` (the same bytes keep "
+            "their pin and gain it)"
+        ), line
+
+
 def build_upstream(tmp_path: Path, *rows: dict[str, Any]) -> list[str]:
     """`build --upstream` of a text conversation file of these rows."""
     (tmp_path / "bad.json").write_text(json.dumps(upstream(list(rows))))

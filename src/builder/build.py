@@ -20,12 +20,19 @@ from builder.dates import (
 )
 from builder.errors import InputError, OutputError, Said, ValidationError
 from builder.guards import check_output
-from builder.jsonschemas import load_schemas
+from builder.jsonschemas import load_schemas, refuse
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.lengths import build_output_lengths, with_response_quantiles
 from builder.metadata import generation_workloads, llm_workloads, load_metadata
 from builder.package import descriptor
-from builder.pin import Pinned, load_lock, local_pin, read_pinned, read_pinned_models
+from builder.pin import (
+    Pinned,
+    commit_problems,
+    load_lock,
+    local_pin,
+    read_pinned,
+    read_pinned_models,
+)
 from builder.transform import build_package
 from builder.upstream import parse_all
 from builder.upstream_models import parse_model_files, task_of
@@ -74,6 +81,13 @@ def build_in_memory(
         {name: (pin.data, pin.name) for name, pin in per_model.items()}, rows, str(LOCK)
     )
     model_locks = {name: pin.lock for name, pin in per_model.items()}
+    no_commit = commit_problems(LOCK, {task: locks[task] for task in pinned}, "tasks")
+    no_commit += commit_problems(
+        LOCK,
+        {name: lock for name, lock in model_locks.items() if name not in (models or {})},
+        "models",
+    )
+    refuse(str(LOCK), no_commit, "the upstream lock")
     del pins, per_model  # the task files' bytes: their rows and locks go on
     docs, energies = build_package(rows, meta, date), response_energies(rows, meta)
     docs |= build_output_lengths(rows, lengths, docs, meta, date)

@@ -144,6 +144,23 @@ def read_snapshot(lock_path: Path, lock: Lock) -> Pinned:
     return Pinned(lock, str(snapshot), data)
 
 
+def commit_problems(lock_path: Path, locks: dict[str, Lock], group: str) -> list[Problem]:
+    """A problem for each entry of `group` (tasks, models) without upstream's commit: a build would
+    publish its source with no version, which validate refuses."""
+    return [
+        Problem.mismatch(
+            str(lock_path),
+            pointer((group, name, "commit")),
+            "lock.commit",
+            "upstream's commit of the pinned bytes, 40 lowercase hex digits",
+            "null",
+            "; run `builder fetch --commit SHA` (the same bytes keep their pin and gain it)",
+        )
+        for name, lock in locks.items()
+        if lock.commit is None
+    ]
+
+
 def local_pin(path: Path) -> Pinned:
     """A task file given in place of its pin, read with fetch's cap (no FIFO); its lock has no
     URL, commit or date."""
