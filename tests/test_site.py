@@ -242,6 +242,11 @@ def test_home_page_is_an_overview_with_data_pin_cite_and_download(sites) -> None
     # the two papers that describe the measurements, each cited once
     cite = html.split("<h3>Cite</h3>", 1)[1].split("</section>", 1)[0]
     assert cite.count(", arXiv 2505.06371") == 1 and cite.count(", arXiv 2601.22076") == 1  # noqa: PT018
+    # each workload's lowest energy is shown with its unit, the language models' too
+    lows = re.findall(
+        r'data-label="Lowest energy"><strong>[0-9.,]+</strong> <span class="unit">([^<]+)<', html
+    )
+    assert lows == 5 * ["Wh per million output tokens"] + ["Wh per 1,000 images", "Wh per video"]
     # the opening names every workload's unit, not only the language models' one
     lede = html.split('<p class="lede">', 1)[1].split("</p>", 1)[0]
     assert [u for u in re.findall(r"<strong>([^<]+)</strong>", lede) if u.startswith("Wh")] == [
