@@ -282,6 +282,13 @@ def test_the_latency_control_answers_75_ms_for_llama_3_1_70b(browsed, width, hei
         "Target 10.0 ms; measured latencies run from 16.4 to 140.5 ms."
     )
     assert page.evaluate("location.search") == "?target=10"
+    page.evaluate(
+        "{ const t = document.getElementById('latency-target'); t.value = '-5';"
+        "t.dispatchEvent(new Event('input')); } 1"
+    )
+    assert page.evaluate("document.getElementById('latency-note').textContent") == (
+        "Type a latency target in ms, above 0."
+    )
     page.load(url + LLAMA + "?target=1000")  # slower than any: the best of every configuration
     assert page.evaluate("document.getElementById('latency-target').value") == "1000"
     assert page.evaluate("document.getElementById('latency-caption').textContent").startswith(

@@ -112,7 +112,10 @@
 
   function render() {
     var target = parseFloat(number.value);
-    if (!isFinite(target) || target <= 0) return;
+    if (!isFinite(target) || target <= 0) {  // the table keeps the last target, its caption says which
+      note.textContent = "Type a latency target in ms, above 0.";
+      return;
+    }
     var chosen = picked();
     boxes.forEach(function (b) { b.disabled = !b.checked && chosen.length >= 4; });
     var shown = models.filter(function (m) { return !chosen.length || chosen.indexOf(m[0]) >= 0; });
