@@ -39,14 +39,15 @@ _unchanged: set[int] = set()  # the ids of the documents under check that are as
 
 
 @cache
-def _committed() -> dict[str, bytes]:
+def committed_files() -> dict[str, bytes]:
+    """The committed data folder's files, by path relative to it, read once a worker (read only)."""
     return dict(load_tree(REPO / "data").raw)
 
 
 @cache
 def _parsed() -> dict[bytes, Any]:
     """The committed documents (the descriptor too), parsed, by their bytes."""
-    files = [data for rel, data in _committed().items() if rel.endswith(".json")]
+    files = [data for rel, data in committed_files().items() if rel.endswith(".json")]
     files.append((REPO / "datapackage.json").read_bytes())
     return {data: strictjson.parse_json(data) for data in files}
 
@@ -61,7 +62,7 @@ def changed_shared_documents() -> list[bytes]:
 
 def _edited_schemas(tree: Tree) -> tuple[list, set[str]]:
     """check_schemas on the documents that differ from the committed ones; the others pass."""
-    committed = _committed()
+    committed = committed_files()
     same = {
         rel
         for rel in tree.docs
