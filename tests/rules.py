@@ -4,7 +4,9 @@ What the cases share: a file whose bytes are the committed file's is parsed once
 case gets that parsed document (same bytes, same document; the rules only read it, which the end of
 the session checks). A document byte for byte as committed passes jsonschema and every per-document
 rule (test_validate.py proves the committed package valid), so those run on the edited documents
-alone. Everything else (reading the files, every rule across documents and files) runs in full, as
+alone. Likewise a workload whose files and the root CSV are all as committed passes its frontier's
+and its output lengths' rules (they read nothing else), so those run on the other workloads alone.
+Everything else (reading the files, every other rule across documents and files) runs in full, as
 `builder validate` runs it.
 """
 
@@ -20,8 +22,8 @@ import pytest
 
 from builder import strictjson
 from builder.errors import Problem
-from builder.layout import schema_for
-from builder.validate import run
+from builder.layout import CSV, place, schema_for
+from builder.validate import frontiers, run
 from builder.validate import tree as tree_module
 from builder.validate.committed import provenance
 from builder.validate.tree import Tree, load_tree
@@ -82,6 +84,22 @@ def _edited_only(check: Callable[..., list]) -> Callable[..., list]:
     return lambda *args: [] if id(args[-1]) in _unchanged else check(*args)
 
 
+def _workload_as_committed(tree: Tree, workload: str) -> bool:
+    """Each file of the workload, and the root CSV, byte for byte as committed; none added or
+    gone."""
+    committed = committed_files()
+    found = {rel for rel, at in tree.places.items() if at.workload == workload}
+    wanted = {rel for rel in committed if (at := place(rel)) and at.workload == workload}
+    return found == wanted and all(tree.raw.get(rel) == committed[rel] for rel in {*found, CSV})
+
+
+def _edited_workloads(check: Callable[..., list]) -> Callable[..., list]:
+    """A workload's check, run when the workload is edited; one as committed has no problem."""
+    return lambda tree, workload, *rest: (
+        [] if _workload_as_committed(tree, workload) else check(tree, workload, *rest)
+    )
+
+
 def rule_problems(data: Path, *, with_tables: bool = False) -> list[str]:
     """What `builder validate` finds in `data`, one line a problem (frictionless's table checks
     only `with_tables`)."""
@@ -103,6 +121,9 @@ def rule_findings(data: Path, *, with_tables: bool = False) -> list[Problem]:
             patch.setattr(run, "check_schemas", _edited_schemas)
             for name in PER_DOCUMENT:
                 patch.setattr(run, name, _edited_only(getattr(run, name)))
+            # each workload's: run calls them as frontiers.check_frontier and check_output_lengths
+            patch.setattr(frontiers, "check_frontier", _edited_workloads(frontiers.check_frontier))
+            patch.setattr(run, "check_output_lengths", _edited_workloads(run.check_output_lengths))
         if with_tables:
             return run.check_published(found, base_url, curated)
         problems, ok = run.check_consistency(found, base_url)
