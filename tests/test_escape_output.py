@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from builder.diff import Change, Diff, render_text
+from builder.changes import Change
+from builder.diff import Diff, render_text
 from builder.errors import Problem
 from builder.release.rules import Version, changelog_entry
 from builder.report import as_json, render_problem
@@ -15,9 +16,9 @@ FAKE = "fake: /: all good"
 
 def hostile_diff() -> Diff:
     diff = Diff(data_version=("2026-01-01", "2026-01-02"))
-    diff.models_added = [f"evil\n{FAKE}"]
-    diff.best_changed = [Change("m\x1b[31m H100", "name", "a", "b\u202e")]
-    diff.headers_changed = [
+    diff.models.added = [f"evil\n{FAKE}"]
+    diff.best.changed = [Change("m\x1b[31m H100", "name", "a", "b\u202e")]
+    diff.headers.changed = [
         Change("index.json", "caveat", "x", "```\n@maintainers ![x](https://evil.example/x.png)")
     ]
     return diff

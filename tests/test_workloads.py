@@ -347,7 +347,7 @@ def test_the_changelog_says_when_a_precision_value_is_new(in_repo) -> None:
         rel: doc for rel, doc in new.items() if not rel.startswith(("workloads/", "workloads.json"))
     }
     diff = diff_trees(old, new)
-    assert diff.workloads_added == [
+    assert diff.workloads.added == [
         "code-completion",
         "image-chat",
         "problem-solving",
@@ -355,7 +355,7 @@ def test_the_changelog_says_when_a_precision_value_is_new(in_repo) -> None:
         "text-to-video",
         "video-chat",
     ]
-    assert diff.precisions_added == ["MXFP4"]
+    assert diff.precisions.added == ["MXFP4"]
     entry = changelog_entry(
         Version("2026-11-29"), "1", Version("2026-10-19"), diff, None, "upstream"
     )

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from builder import entries, git
+from builder.changes import Change, Delta, change_text, changes
 from builder.csvview import RESPONSE_ENERGY
 from builder.dates import DATE_KEYS, newest_data_version
-from builder.entries import Entry, EntryChange, change_text, percent
+from builder.entries import Entry
 from builder.errors import InputError, printable, shown
 from builder.fields import MEASURE_KEYS
 from builder.files import read_regular_file
@@ -48,78 +49,75 @@ SHAPES |= {"frontier": "frontier", "generation-frontier": "frontier"}
 Table = dict[tuple[str, str, int], dict[str, Any]]
 
 
-@dataclass
-class Change:
-    # "qwen-3-8b H100" or "qwen-3-8b/H100/1/8 #1" or "index.json"; other workloads: "image-chat:..."
-    where: str
-    field: str
-    old: Any
-    new: Any
-
-    @property
-    def pct(self) -> float | None:
-        return percent(self.old, self.new)
+EVERY = ("added", "removed", "changed")
+# Each group's lists as `builder diff --json` prints them, in order: a precision value is only ever
+# added, a model's values change as its best values and configurations, a header only changes
+SHOWN = {"workloads": EVERY, "precisions": ("added",), "models": EVERY[:2], "best": EVERY}
+SHOWN |= {"configurations": EVERY, "headers": ("changed",), "entries": EVERY}
 
 
 @dataclass
 class Diff:
+    """What changed from one tree to another, each kind of thing as a group by natural key."""
+
     data_version: tuple[str | None, str | None]
-    workloads_added: list[str] = field(default_factory=list)
-    workloads_removed: list[str] = field(default_factory=list)
-    workloads_changed: list[Change] = field(default_factory=list)  # an entry of workloads.json
-    # precision values no configuration had before
-    precisions_added: list[str] = field(default_factory=list)
-    models_added: list[str] = field(default_factory=list)
-    models_removed: list[str] = field(default_factory=list)
-    best_added: list[str] = field(default_factory=list)
-    best_removed: list[str] = field(default_factory=list)
-    best_changed: list[Change] = field(default_factory=list)
-    configurations_added: list[str] = field(default_factory=list)
-    configurations_removed: list[str] = field(default_factory=list)
-    configurations_changed: list[Change] = field(default_factory=list)
-    headers_changed: list[Change] = field(default_factory=list)
+    workloads: Delta[str] = field(default_factory=Delta)  # changed: an entry of workloads.json
+    precisions: Delta[str] = field(default_factory=Delta)  # values no configuration had before
+    models: Delta[str] = field(default_factory=Delta)
+    best: Delta[str] = field(default_factory=Delta)  # "qwen-3-8b H100"; "image-chat:..." elsewhere
+    configurations: Delta[str] = field(default_factory=Delta)  # "qwen-3-8b/H100/1/8 #1"
+    headers: Delta[str] = field(default_factory=Delta)  # by document path
     # the entries of the frontier and output-lengths documents
-    entries_added: list[Entry] = field(default_factory=list)
-    entries_removed: list[Entry] = field(default_factory=list)
-    entries_changed: list[EntryChange] = field(default_factory=list)
+    entries: Delta[Entry] = field(default_factory=Delta)
 
     @property
     def empty(self) -> bool:
-        return not any(v for k, v in asdict(self).items() if k != "data_version")
+        return not any(getattr(self, name) for name in SHOWN)
 
     def large_changes(self, threshold_pct: float) -> list[str]:
         """What the release guard stops on: an energy value of a best or of any configuration
         moving more than the threshold, losses."""
-        found = [f"model removed: {slug}" for slug in self.models_removed]
-        found += [f"best removed: {where}" for where in self.best_removed]
-        for c in self.best_changed + self.configurations_changed:
+        found = [f"model removed: {slug}" for slug in self.models.removed]
+        found += [f"best removed: {where}" for where in self.best.removed]
+        for c in self.best.changed + self.configurations.changed:
             if (
                 c.field in (*ENERGY_FIELDS, *RESPONSE_ENERGY)
                 and c.pct is not None
                 and abs(c.pct) > threshold_pct
             ):
                 found.append(f"{c.where} {c.field}: {c.old} -> {c.new} ({c.pct:+.1f} %)")
-        for e in self.entries_changed:
+        for e in self.entries.changed:
             if e.field in GUARDED and e.pct is not None and abs(e.pct) > threshold_pct:
-                where = f"{e.entry.document} {e.entry.model} {e.entry.name}"
+                where = f"{e.where.document} {e.where.model} {e.where.name}"
                 found.append(change_text(where, e.field, e.old, e.new))
         return found
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        for key in (
-            "workloads_changed",
-            "best_changed",
-            "configurations_changed",
-            "headers_changed",
-            "entries_changed",
-        ):
-            out[key] = [
-                {**asdict(c), "pct": None if c.pct is None else round(c.pct, 2)}
-                for c in getattr(self, key)
-            ]
-        out["data_version"] = {"old": self.data_version[0], "new": self.data_version[1]}
+        """The diff as `--json` prints it: each group's lists as `<group>_<list>` (SHOWN), a change
+        with its percent to 2 places, an entry's change with the entry under "entry"."""
+        old, new = self.data_version
+        out: dict[str, Any] = {"data_version": {"old": old, "new": new}}
+        for name, lists in SHOWN.items():
+            group = getattr(self, name)
+            out |= {f"{name}_{found}": [_json(x) for x in getattr(group, found)] for found in lists}
         return out
+
+
+def _json(item: Any) -> Any:
+    """A thing or a change of a group as JSON holds it: an entry as an object."""
+    if isinstance(item, Entry):
+        return asdict(item)
+    if not isinstance(item, Change):
+        return item
+    key = "entry" if isinstance(item.where, Entry) else "where"
+    pct = None if item.pct is None else round(item.pct, 2)
+    return {
+        key: _json(item.where),
+        "field": item.field,
+        "old": item.old,
+        "new": item.new,
+        "pct": pct,
+    }
 
 
 def source_files(
@@ -224,7 +222,7 @@ def diff_trees(
         data_version=(newest_data_version(old.values()), newest_data_version(new.values()))
     )
     before, after = _workloads(old), _workloads(new)
-    result.workloads_added, result.workloads_removed = (
+    result.workloads.added, result.workloads.removed = (
         sorted(after - before),
         sorted(before - after),
     )
@@ -234,45 +232,43 @@ def diff_trees(
     )
     for workload, entry in new_entries.items():
         if workload in old_entries:
-            result.workloads_changed += _changes(workload, old_entries[workload], entry)
+            result.workloads.changed += changes(workload, old_entries[workload], entry)
     old_models, new_models = _models(old), _models(new)
     before, after = (
         {c["precision"] for m in ms.values() for c in m["configurations"]}
         for ms in (old_models, new_models)
     )
-    result.precisions_added = sorted(after - before)
-    result.models_added = sorted("".join(m) for m in new_models.keys() - old_models.keys())
-    result.models_removed = sorted("".join(m) for m in old_models.keys() - new_models.keys())
+    result.precisions.added = sorted(after - before)
+    result.models.added = sorted("".join(m) for m in new_models.keys() - old_models.keys())
+    result.models.removed = sorted("".join(m) for m in old_models.keys() - new_models.keys())
     for model in sorted(old_models.keys() & new_models.keys()):
         was, now, key = old_models[model], new_models[model], "".join(model)
         for gpu in sorted(was["best"].keys() | now["best"].keys()):
             a, b = was["best"].get(gpu), now["best"].get(gpu)
             if a is None or b is None:
-                (result.best_added if a is None else result.best_removed).append(f"{key} {gpu}")
+                (result.best.added if a is None else result.best.removed).append(f"{key} {gpu}")
             else:
-                result.best_changed += _changes(f"{key} {gpu}", a, b)
+                result.best.changed += changes(f"{key} {gpu}", a, b)
         keyed_old, keyed_new = (
             {(c["row_id"], c["repeat"]): c for c in m["configurations"]} for m in (was, now)
         )
         names = {k: f"{model[0]}{k[0]} #{k[1]}" for k in keyed_old | keyed_new}
-        result.configurations_added += [names[k] for k in keyed_new if k not in keyed_old]
-        result.configurations_removed += [names[k] for k in keyed_old if k not in keyed_new]
+        result.configurations.added += [names[k] for k in keyed_new if k not in keyed_old]
+        result.configurations.removed += [names[k] for k in keyed_old if k not in keyed_new]
         for k, b in keyed_new.items():  # in the document's own order
             if k in keyed_old:
-                result.configurations_changed += _changes(names[k], keyed_old[k], b)
+                result.configurations.changed += changes(names[k], keyed_old[k], b)
     for (workload, row_id, repeat), cells in tables[1].items():
         if (was := tables[0].get((workload, row_id, repeat))) is not None:
             where = f"{'' if workload == ROOT_WORKLOAD else f'{workload}:'}{row_id} #{repeat}"
-            result.configurations_changed += _changes(where, was, cells)
+            result.configurations.changed += changes(where, was, cells)
     for rel in sorted(old.keys() & new.keys()):
         a, b = old[rel], new[rel]
         keys = sorted({*a, *b} - BODY_KEYS - set(DATE_KEYS))
-        result.headers_changed += [
+        result.headers.changed += [
             Change(rel, key, a.get(key), b.get(key)) for key in keys if a.get(key) != b.get(key)
         ]
-    found = entries.compare(old, new)
-    result.entries_added, result.entries_removed = found.added, found.removed
-    result.entries_changed = found.changed
+    result.entries = entries.compare(old, new)
     return result
 
 
@@ -297,45 +293,35 @@ def _models(docs: dict[str, Any]) -> dict[tuple[str, str], Any]:
     }
 
 
-def _changes(where: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
-    """The fields of `new` whose value differs in `old`, in `new`'s order."""
-    return [
-        Change(where, key, old.get(key), value)
-        for key, value in new.items()
-        if old.get(key) != value
-    ]
-
-
 def render_text(d: Diff, summary: bool = False) -> str:
     """The diff for people: one line per change, old -> new with the % change (`summary`:
     configurations counted)."""
     lines = [f"data version: {d.data_version[0]} -> {d.data_version[1]}"] + (
         ["no changes"] if d.empty else []
     )
-    lines += _listed("workloads added", d.workloads_added) + _listed(
-        "workloads removed", d.workloads_removed
+    lines += _listed("workloads added", d.workloads.added) + _listed(
+        "workloads removed", d.workloads.removed
     )
-    lines += [f"workload changed: {_change(c)}" for c in d.workloads_changed]
-    lines += _listed("precision values added", d.precisions_added)
-    lines += _listed("models added", d.models_added) + _listed("models removed", d.models_removed)
-    lines += [f"best added: {item}" for item in d.best_added] + [
-        f"best removed: {item}" for item in d.best_removed
+    lines += [f"workload changed: {_change(c)}" for c in d.workloads.changed]
+    lines += _listed("precision values added", d.precisions.added)
+    lines += _listed("models added", d.models.added) + _listed("models removed", d.models.removed)
+    lines += [f"best added: {item}" for item in d.best.added] + [
+        f"best removed: {item}" for item in d.best.removed
     ]
-    lines += [f"best changed: {_change(c)}" for c in d.best_changed]
-    changed = {c.where for c in d.configurations_changed}
-    counts = (len(d.configurations_added), len(d.configurations_removed), len(changed))
+    lines += [f"best changed: {_change(c)}" for c in d.best.changed]
+    changed = {c.where for c in d.configurations.changed}
+    counts = (len(d.configurations.added), len(d.configurations.removed), len(changed))
     if any(counts):
         lines.append("configurations: {} added, {} removed, {} changed".format(*counts))
         if not summary:
-            lines += [f"  + {k}" for k in d.configurations_added] + [
-                f"  - {k}" for k in d.configurations_removed
+            lines += [f"  + {k}" for k in d.configurations.added] + [
+                f"  - {k}" for k in d.configurations.removed
             ]
-            lines += [f"  ~ {_change(c)}" for c in d.configurations_changed]
-    found = entries.EntryDiff(d.entries_added, d.entries_removed, d.entries_changed)
-    lines += entries.render(found, summary)
+            lines += [f"  ~ {_change(c)}" for c in d.configurations.changed]
+    lines += entries.render(d.entries, summary)
     lines += [
         f"header changed: {c.where} {c.field}: {shown(c.old)} -> {shown(c.new)}"
-        for c in d.headers_changed
+        for c in d.headers.changed
     ]
     # a name holding a newline stays on its line
     return "\n".join(printable(line) for line in lines) + "\n"
@@ -345,5 +331,5 @@ def _listed(label: str, items: list[str]) -> list[str]:
     return [f"{label}: {', '.join(items)}"] if items else []
 
 
-def _change(c: Change) -> str:
+def _change(c: Change[str]) -> str:
     return change_text(c.where, c.field, c.old, c.new)

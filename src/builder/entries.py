@@ -1,28 +1,15 @@
 """The frontier and output-lengths documents compared entry by entry, for `builder diff`."""
 
-import math
 from collections.abc import Iterator
-from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
-from builder.errors import shown
+from builder.changes import Delta, change_text, changes
 from builder.layout import place
 
 ENTRY_KINDS = ("frontier", "generation-frontier", "output-lengths")  # compared entry by entry
 ACROSS = "across_gpus"
 WHOLE = "all configurations"  # an output-lengths model's own histogram
-
-
-def percent(old: Any, new: Any) -> float | None:
-    """The change from `old` to `new` in percent; None unless both are numbers (a bool is none)
-    and `old` is not 0."""
-    if not old or not all(type(v) in (int, float) for v in (old, new)):
-        return None
-    with suppress(OverflowError):  # integers too large for a float
-        pct = (new - old) / old * 100
-        return pct if math.isfinite(pct) else None
-    return None
 
 
 @dataclass(frozen=True, order=True)
@@ -35,31 +22,10 @@ class Entry:
     name: str
 
 
-@dataclass(frozen=True)
-class EntryChange:
-    """One value of an entry both sides have, old and new (None where a side lacks it)."""
-
-    entry: Entry
-    field: str
-    old: Any
-    new: Any
-
-    @property
-    def pct(self) -> float | None:
-        return percent(self.old, self.new)
-
-
-@dataclass
-class EntryDiff:
-    added: list[Entry]
-    removed: list[Entry]
-    changed: list[EntryChange]
-
-
-def compare(old: dict[str, Any], new: dict[str, Any]) -> EntryDiff:
+def compare(old: dict[str, Any], new: dict[str, Any]) -> Delta[Entry]:
     """What changed in the frontier and output-lengths documents (by path) from `old` to `new`: a
     whole document or model one side lacks is one entry; others entry by entry, by natural key."""
-    result = EntryDiff([], [], [])
+    result: Delta[Entry] = Delta()
     a, b = _documents(old), _documents(new)
     result.added += [Entry(rel, "", "") for rel in sorted(b.keys() - a.keys())]
     result.removed += [Entry(rel, "", "") for rel in sorted(a.keys() - b.keys())]
@@ -73,7 +39,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> EntryDiff:
             result.removed += [entry for entry in before if entry not in after]
             for entry, values in after.items():
                 if (prior := before.get(entry)) is not None:
-                    result.changed += _changes(entry, prior, values)
+                    result.changed += changes(entry, prior, values, gone=True)
     return result
 
 
@@ -118,25 +84,7 @@ def _flat(values: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def _changes(entry: Entry, old: dict[str, Any], new: dict[str, Any]) -> list[EntryChange]:
-    """The values that differ, in `new`'s order, then those only `old` has."""
-    found = [
-        EntryChange(entry, key, old.get(key), value)
-        for key, value in new.items()
-        if old.get(key) != value
-    ]
-    return found + [
-        EntryChange(entry, key, value, None) for key, value in old.items() if key not in new
-    ]
-
-
-def change_text(where: str, field: str, old: Any, new: Any) -> str:
-    """One changed value for people: where, field, old -> new, and the change in percent."""
-    pct = "" if (p := percent(old, new)) is None else f" ({p:+.1f} %)"
-    return f"{where} {field}: {shown(old)} -> {shown(new)}{pct}"
-
-
-def render(d: EntryDiff, summary: bool = False) -> list[str]:
+def render(d: Delta[Entry], summary: bool = False) -> list[str]:
     """A whole document or model added or removed on one line; the other entries grouped by
     document and model, a line per entry added or removed and per value changed (`summary`: a
     line of counts per document)."""
@@ -144,7 +92,7 @@ def render(d: EntryDiff, summary: bool = False) -> list[str]:
     whole += [(e, "removed") for e in d.removed if not e.name]
     if summary:
         counts: dict[str, list[int]] = {}
-        for i, found in enumerate((d.added, d.removed, [c.entry for c in d.changed])):
+        for i, found in enumerate((d.added, d.removed, [c.where for c in d.changed])):
             for rel in (e.document for e in dict.fromkeys(found) if e.model):
                 counts.setdefault(rel, [0, 0, 0])[i] += 1
         lines = [f"{e.document}: {state}" for e, state in sorted(whole) if not e.model]
@@ -159,8 +107,8 @@ def render(d: EntryDiff, summary: bool = False) -> list[str]:
             if e.name:
                 groups.setdefault((e.document, e.model), []).append(f"  {mark} {e.name}")
     for c in d.changed:
-        line = f"  ~ {change_text(c.entry.name, c.field, c.old, c.new)}"
-        groups.setdefault((c.entry.document, c.entry.model), []).append(line)
+        line = f"  ~ {change_text(c.where.name, c.field, c.old, c.new)}"
+        groups.setdefault((c.where.document, c.where.model), []).append(line)
     for (rel, model), found_lines in sorted(groups.items()):
         lines += [f"{rel} {model}:", *found_lines]
     return lines

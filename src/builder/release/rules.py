@@ -119,11 +119,11 @@ def tag_message(version: Version, previous: Version | None, diff: Diff | None) -
     if previous is None or diff is None:
         return f"{head}\n\nFirst release.\n"
     counts = [
-        f"{len(diff.models_added)} model(s) added, {len(diff.models_removed)} removed",
-        f"{len({c.where for c in diff.best_changed})} best value set(s) changed",
-        f"{len(diff.configurations_added)} configuration(s) added, "
-        f"{len(diff.configurations_removed)} removed, "
-        f"{len({c.where for c in diff.configurations_changed})} changed",
+        f"{len(diff.models.added)} model(s) added, {len(diff.models.removed)} removed",
+        f"{len({c.where for c in diff.best.changed})} best value set(s) changed",
+        f"{len(diff.configurations.added)} configuration(s) added, "
+        f"{len(diff.configurations.removed)} removed, "
+        f"{len({c.where for c in diff.configurations.changed})} changed",
     ]
     return f"{head}\n\nCompared with {previous.tag}: " + "; ".join(counts) + ".\n"
 
@@ -172,8 +172,8 @@ def changelog_entry(
         text = render_text(diff).rstrip()
         marks = fence(text)
         lines += [f"Compared with {previous.tag}:", "", marks, text, marks, ""]
-        if diff.precisions_added:
-            values = ", ".join(diff.precisions_added)
+        if diff.precisions.added:
+            values = ", ".join(diff.precisions.added)
             widened = (
                 f"New weight precision value(s): {values}. The v1 schemas' precision enum "
                 f"was widened to admit"
