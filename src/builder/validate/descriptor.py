@@ -211,23 +211,24 @@ def _line(text: object) -> str:
 def check_tables(tree: Tree, package: dict[str, Any]) -> list[Problem]:
     """Every problem frictionless finds in the package check_package hands it: the descriptor, each
     file's size and hash (a stale one said at its place in the descriptor), and the CSV tables."""
-    from frictionless import Package, system
+    from frictionless import FrictionlessException, Package, system
 
-    # A whole JSON document goes as frictionless's own JSON resource type, which it would otherwise
-    # find by opening and parsing every document: the same checks (size and hash), each file read
-    # once. JSON Schema has checked the documents.
-    resources = [
-        res if "type" in res or res["format"] != "json" else res | {"type": "json"}
-        for res in package["resources"]
-    ]
+    resources = [as_checked(res) for res in package["resources"]]
     # the resources are the builder's own: check_package hands no others
     with system.use_context(trusted=False):
         described = {"$schema": PROFILE, **package, "resources": resources}
-        report = Package(described, basepath=str(tree.root)).validate()
+        # Making the package checks the descriptor; each resource is then checked (its own
+        # descriptor, size, hash and rows) as Package.validate would, without the second check of
+        # the whole descriptor Package.validate starts with.
+        try:
+            made = Package(described, basepath=str(tree.root))
+        except FrictionlessException as exc:
+            return [profile_problem(error) for error in exc.to_errors()]
+        tasks = [task for res in made.resources for task in res.validate().tasks]
     by_name = {res["name"]: res for res in package["resources"]}
     place_of = {res["name"]: i for i, res in enumerate(tree.descriptor["resources"])}
     problems = []
-    for task in report.tasks:
+    for task in tasks:
         res = by_name[task.name]
         for error in task.errors:  # a stale fact, or at a CSV row and column
             if (key := FACT_ERRORS.get(error.type)) is not None:
@@ -244,10 +245,21 @@ def check_tables(tree: Tree, package: dict[str, Any]) -> list[Problem]:
             expected, found = table_sides(error, res.get("schema", {}))
             code = f"table.{error.type}"
             problems.append(Problem(res["path"], at, message, code, expected, found))
-    return problems + [
-        Problem.mismatch(DESCRIPTOR, "/", "descriptor.profile", PROFILE_RULE, _line(e.message))
-        for e in report.errors
-    ]
+    return problems
+
+
+def as_checked(res: dict[str, Any]) -> dict[str, Any]:
+    """A resource as frictionless gets it: a whole JSON document as frictionless's own JSON resource
+    type, which it would otherwise find by opening and parsing every document (the same checks,
+    size and hash, each file read once; JSON Schema has checked the documents)."""
+    return res if "type" in res or res["format"] != "json" else res | {"type": "json"}
+
+
+def profile_problem(error: Any) -> Problem:
+    """A fault frictionless finds in the descriptor against the Data Package profile."""
+    return Problem.mismatch(
+        DESCRIPTOR, "/", "descriptor.profile", PROFILE_RULE, _line(error.message)
+    )
 
 
 def table_sides(error: Any, schema: dict[str, Any]) -> tuple[str, str]:
