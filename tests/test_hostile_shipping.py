@@ -62,22 +62,29 @@ def test_a_folder_under_data_that_no_build_makes_is_refused_by_validate(
     ]
 
 
-def test_the_guard_counts_an_image_configurations_energy(reused_copy: Path) -> None:
-    """A text-to-image configuration off the frontier, its energy three times what it was: the
-    diff shows it and the large-change guard stops on it, as on a best value."""
-    rel = "workloads/text-to-image/models/flux-1-dev.json"
+@pytest.mark.parametrize(
+    ("workload", "slug", "keys"),
+    [
+        pytest.param("text-to-image", "flux-1-dev", ("joules_per_image", "wh_per_thousand_images")),
+        pytest.param("text-to-video", "hunyuanvideo", ("wh_per_video_second",), id="video-second"),
+    ],
+)
+def test_the_guard_counts_a_generation_configurations_energy(
+    reused_copy: Path, workload: str, slug: str, keys: tuple[str, ...]
+) -> None:
+    """A configuration off the frontier, an energy value three times what it was (a video's per
+    second of video alone when its length changed): the guard stops on it, as on a best value."""
+    rel = f"workloads/{workload}/models/{slug}.json"
     old = load_docs(str(REPO / "data"))
     doc = json.loads((reused_copy / "data" / rel).read_text())
     conf = doc["configurations"][-1]
-    for key in ("joules_per_image", "wh_per_thousand_images"):
+    for key in keys:
         conf[key] = round(conf[key] * 3, 4)
     (reused_copy / "data" / rel).write_text(json.dumps(doc, indent=2) + "\n")
     diff = diff_trees(old, load_docs(str(reused_copy / "data")))
-    where = f"text-to-image:{conf['row_id']} #1"
     large = diff.large_changes(LARGE_CHANGE_PCT)
     assert [line.split(": ")[0] for line in large] == [
-        f"{where} joules_per_image",
-        f"{where} wh_per_thousand_images",
+        f"{workload}:{conf['row_id']} #1 {key}" for key in keys
     ], large
     assert all(line.endswith("(+200.0 %)") for line in large), large
 

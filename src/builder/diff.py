@@ -34,7 +34,8 @@ BODY_KEYS = {
 }
 BODY_KEYS |= {"architecture", "gpus", "workloads"}
 LENGTH_FIELDS = ("mean_output_tokens", "median_output_tokens", "p90_output_tokens")  # per response
-# What the release guard stops on in a frontier or output-lengths entry (bin counts: too noisy).
+# What the release guard stops on in a best, a configuration, a frontier or output-lengths entry
+# (bin counts: too noisy).
 GUARDED = (
     *ENERGY_FIELDS,
     *RESPONSE_ENERGY,
@@ -80,11 +81,7 @@ class Diff:
         found = [f"model removed: {slug}" for slug in self.models.removed]
         found += [f"best removed: {where}" for where in self.best.removed]
         for c in self.best.changed + self.configurations.changed:
-            if (
-                c.field in (*ENERGY_FIELDS, *RESPONSE_ENERGY)
-                and c.pct is not None
-                and abs(c.pct) > threshold_pct
-            ):
+            if c.field in GUARDED and c.pct is not None and abs(c.pct) > threshold_pct:
                 found.append(f"{c.where} {c.field}: {c.old} -> {c.new} ({c.pct:+.1f} %)")
         for e in self.entries.changed:
             if e.field in GUARDED and e.pct is not None and abs(e.pct) > threshold_pct:
