@@ -247,6 +247,8 @@ def test_home_page_is_an_overview_with_data_pin_cite_and_download(sites) -> None
         r'data-label="Lowest energy"><strong>[0-9.,]+</strong> <span class="unit">([^<]+)<', html
     )
     assert lows == 5 * ["Wh per million output tokens"] + ["Wh per 1,000 images", "Wh per video"]
+    # the language models' method is said to be theirs (the page covers image and video too)
+    assert "For the language models: Energy per output token is" in html
     # the opening names every workload's unit, not only the language models' one
     lede = html.split('<p class="lede">', 1)[1].split("</p>", 1)[0]
     assert [u for u in re.findall(r"<strong>([^<]+)</strong>", lede) if u.startswith("Wh")] == [
