@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from builder.diff import diff_trees, load_docs
+from builder.git import behind
 from builder.release.rules import LARGE_CHANGE_PCT
 from helpers import REPO
 from hostile import assert_refused, run_cli, tree_digest
@@ -317,3 +318,31 @@ def test_release_refuses_when_main_is_behind_its_remote(
     done = run_cli("release")
     released(done, "v2026.11.29")
     assert "To publish: git push --atomic origin main v2026.11.29" in done.output
+
+
+def test_main_behind_origin_is_seen_though_it_tracks_another_remote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """main follows a fork that is up to date, while origin, where the printed push goes, has a
+    commit main lacks: the check release runs names origin's."""
+
+    def commit(repo: Path, name: str) -> None:
+        (repo / name).write_text(f"{name}\n")
+        git(repo, "add", name)
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", name)
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "--quiet", "--initial-branch", "main")
+    commit(repo, "a")
+    for remote in ("origin", "fork"):
+        git(repo, "clone", "--quiet", "--bare", str(repo), str(tmp_path / f"{remote}.git"))
+        git(repo, "remote", "add", remote, str(tmp_path / f"{remote}.git"))
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "--quiet", str(tmp_path / "origin.git"), str(other))
+    commit(other, "b")
+    git(other, "push", "--quiet", "origin", "main")
+    git(repo, "fetch", "--quiet", "--all")
+    git(repo, "branch", "--quiet", "--set-upstream-to", "fork/main", "main")
+    monkeypatch.chdir(repo)
+    assert behind("main") == ("origin/main", 1)

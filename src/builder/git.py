@@ -75,15 +75,20 @@ def commit_of(ref: str) -> str | None:
 
 
 def behind(branch: str) -> tuple[str, int] | None:
-    """The remote-tracking branch `branch` follows (its upstream, else origin's) and how many of its
-    commits `branch` lacks, as last fetched (no network); None when there is no such branch."""
+    """The remote-tracking branch of `branch` (its upstream, then origin's: the printed push goes
+    there) that has most commits `branch` lacks, and how many, as last fetched (no network); None
+    when there is no such branch."""
     if (local := commit_of(branch)) is None:
         return None
+    found: list[tuple[int, str]] = []
     for ref in (f"{branch}@{{upstream}}", f"refs/remotes/origin/{branch}"):
         if (remote := commit_of(ref)) is not None:
             name = git("rev-parse", "--abbrev-ref", ref)  # ref is ours, never an option
-            return name, int(git("rev-list", "--count", f"{local}..{remote}"))
-    return None
+            found.append((int(git("rev-list", "--count", f"{local}..{remote}")), name))
+    if not found:
+        return None
+    count, name = max(found)
+    return name, count
 
 
 def head() -> str:
