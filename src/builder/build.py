@@ -7,7 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from builder.citation import read_or_none, write_citation
+from builder.citation import write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv, response_energies
 from builder.dates import (
     DATE_KEYS,
@@ -19,6 +19,7 @@ from builder.dates import (
     today_utc,
 )
 from builder.errors import InputError, OutputError, Said, ValidationError
+from builder.files import read_or_none
 from builder.guards import check_output
 from builder.jsonschemas import load_schemas, refuse
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden

@@ -10,6 +10,7 @@ from typing import Any
 from builder import card, repository
 from builder.croissant import CROISSANT, croissant
 from builder.errors import InputError, Problem, ValidationError, printable
+from builder.files import read_or_none
 from builder.layout import CFF, CITATION_TOML, DATA, DESCRIPTOR, METADATA, WORKLOAD_LIST, ZENODO
 from builder.write import replace_files
 
@@ -173,11 +174,3 @@ def check_citation(data: Path) -> None:
     """ValidationError when CITATION.cff beside `data` does not follow its data version."""
     if problems := citation_problems(data.parent):
         raise ValidationError(f"{CFF}: {len(problems)} problem(s)", problems)
-
-
-def read_or_none(path: Path) -> bytes | None:
-    """A file's bytes, or None when it cannot be read."""
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None

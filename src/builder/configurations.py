@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the reader's types: for mypy only, the reader is not instal
 # a configuration of any kind: an LLM's, an image's or a video's
 C = TypeVar("C", bound="AnyConfiguration")
 
+# an LLM configuration's keys, in the document's order
 CONFIG_KEYS: tuple[str, ...] = (
     "gpu",
     "num_gpus",
@@ -30,22 +31,15 @@ CONFIG_KEYS: tuple[str, ...] = (
     "expert_parallel",
     "precision",
     "max_num_seqs",
-)
-CONFIG_KEYS += (
     "avg_requests_in_flight",
     "wh_per_million_output_tokens",
     "joules_per_output_token",
     "median_itl_ms",
-)
-CONFIG_KEYS += (
     "p90_itl_ms",
     "p99_itl_ms",
     "tokens_per_second",
     "gpu_power_watts_total",
     "avg_output_tokens",
-)
-# an LLM configuration's
-CONFIG_KEYS += (
     "under_itl_deadline",
     "avg_running_batch",
     "p95_itl_ms",

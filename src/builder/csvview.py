@@ -17,14 +17,8 @@ JOULES, WH = "joules_per_response", "wh_per_thousand_responses"
 RESPONSE_ENERGY = (JOULES, WH)  # the CSV holds them alone: no JSON document does
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended
-# energy per response: from upstream rows
-COLUMNS = (
-    *MODEL_COLUMNS,
-    *CONFIG_KEYS,
-    JOULES,
-    WH,
-    *MODEL_KEYS,
-)
+# the root CSV's columns; energy per response comes from upstream rows
+COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS, JOULES, WH, *MODEL_KEYS)
 
 
 def write_csv(

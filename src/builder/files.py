@@ -133,3 +133,11 @@ def read_regular_file(path: Path, max_bytes: int, what: str) -> bytes:
         raise InputError(
             f"{path}: expected {what} of at most {max_bytes} bytes, found {exc.size}; not read"
         ) from exc
+
+
+def read_or_none(path: Path) -> bytes | None:
+    """A file's bytes, or None when it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None

@@ -76,11 +76,6 @@ LLM_AXES = Axes(
     entry_keys=("row_id", "repeat", *LLM_ORDER, LATENCY_FIELD["llm"], MEASURE_KEYS["llm"][1]),
     order=(*LLM_ORDER, "repeat"),
 )
-# an LLM entry's, after entry_keys, from upstream rows
-RESPONSE_KEYS = (
-    "mean_output_tokens",
-    "joules_per_response",
-)
 QUANTILE_KEYS = {
     "joules_per_response_median": "median_output_tokens",
     "joules_per_response_p90": "p90_output_tokens",

@@ -59,7 +59,6 @@ SLUG_PATTERN = _ID.pattern
 DEFS_SCHEMA = "defs.schema.json"
 INDEX_SCHEMA = "index.schema.json"
 MODEL_LIST_SCHEMA = "model-list.schema.json"
-WORKLOAD_LIST_SCHEMA = "workload-list.schema.json"
 DESCRIPTOR_SCHEMA = (
     "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
 )

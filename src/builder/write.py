@@ -24,9 +24,9 @@ STAGE_MARK = (
     ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
 )
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while a swap runs
-# a Path: a regular file of the package, copied part by part
+# a Path: a regular file of the package, copied part by part (never held whole); an iterator: a
+# file's parts as they are made
 Content = bytes | bytearray | Path | Iterator[bytes]
-# (never held whole); an iterator: a file's parts as they are made
 # path -> content, or pairs made as they are written
 Files = Mapping[str, Content] | Iterable[tuple[str, Content]]
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC

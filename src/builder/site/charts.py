@@ -39,7 +39,6 @@ class Chart:
     alt: str
 
 
-COUNTS = [1, 2, 4, 8]
 # the dot chart's rows at most: its memory and height stay flat however many models there are
 DOT_ROWS = 40
 
