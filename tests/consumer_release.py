@@ -34,6 +34,19 @@ GIT_IDENTITY = {  # who commits in a test repository, and no user or system git 
 # What a consumer reads beside the data, which `builder release` checks against workloads.json
 # (release.consumer).
 CONSUMER_FILES = ("README.md", "docs", "CITATION.cff", ".zenodo.json", "croissant.json")
+# what a release repository of the tests holds, copied from the working tree
+RELEASE_FILES = (
+    "data",
+    "schemas",
+    "upstream",
+    "reader",
+    "metadata.toml",
+    "datapackage.json",
+    "LICENSE",
+    "DATA-LICENCE.md",
+    ".gitignore",
+    *CONSUMER_FILES,
+)
 GIT_ENV = {**GIT_IDENTITY, "GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE}
 
 
@@ -131,3 +144,10 @@ def offline_pip_env() -> dict[str, str]:
         "PIP_NO_INDEX": "1",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
+
+
+def copy_release_files(root: Path) -> None:
+    """RELEASE_FILES of the working tree into `root` (made here)."""
+    root.mkdir()
+    for name in RELEASE_FILES:
+        (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, root / name)

@@ -12,6 +12,16 @@ from click.testing import CliRunner
 from builder.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
+# the pinned upstream task files, in the lock's order
+TASKS = (
+    "lm-arena-chat",
+    "gpqa",
+    "sourcegraph-fim",
+    "image-chat",
+    "video-chat",
+    "text-to-image",
+    "text-to-video",
+)
 
 
 def copy_package(root: Path) -> Path:

@@ -31,7 +31,7 @@ from pytest_httpserver import HTTPServer
 import builder.build
 import builder.pin
 from builder.write import stages
-from consumer_release import CONSUMER_FILES, GIT_IDENTITY, make_release_repo
+from consumer_release import GIT_IDENTITY, copy_release_files, make_release_repo
 from helpers import REPO, copy_package
 
 pytestmark = pytest.mark.slow  # forked builds killed and signalled, strace
@@ -524,20 +524,7 @@ def test_fetch_killed_between_snapshot_and_lock_is_detected(
 
 
 def release_repo(root: Path) -> Path:
-    root.mkdir()
-    for name in (
-        "data",
-        "schemas",
-        "upstream",
-        "reader",
-        "metadata.toml",
-        "datapackage.json",
-        "LICENSE",
-        "DATA-LICENCE.md",
-        ".gitignore",
-        *CONSUMER_FILES,
-    ):
-        (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, root / name)
+    copy_release_files(root)
     for args in (
         ["init", "--quiet", "--initial-branch", "main"],
         ["add", "-A"],

@@ -9,19 +9,10 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from helpers import slow_after
+from helpers import TASKS, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from netfaults import closed_port_url
 
-TASKS = (
-    "lm-arena-chat",
-    "gpqa",
-    "sourcegraph-fim",
-    "image-chat",
-    "video-chat",
-    "text-to-image",
-    "text-to-video",
-)
 FAST = ["--timeout", "0.5", "--retries", "0", "--deadline", "20"]
 
 

@@ -21,24 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from consumer_release import CONSUMER_FILES
 from consumer_release import GIT_IDENTITY as IDENTITY
+from consumer_release import copy_release_files
 from edits import scale_model_upstream
-from helpers import REPO
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 
-FILES = (
-    "data",
-    "schemas",
-    "upstream",
-    "reader",
-    "metadata.toml",
-    "datapackage.json",
-    "LICENSE",
-    "DATA-LICENCE.md",
-    ".gitignore",
-    *CONSUMER_FILES,
-)
 INCLUDED = (
     "data",
     "schemas",
@@ -64,10 +51,7 @@ def git(repo: Path, *args: str) -> str:
 
 
 def new_repo(root: Path) -> Path:
-    root.mkdir()
-    for name in FILES:
-        src = REPO / name
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / name)
+    copy_release_files(root)
     git(root, "init", "--quiet", "--initial-branch", "main")
     git(root, "add", "-A")
     git(root, "commit", "--quiet", "-m", "data")

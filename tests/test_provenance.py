@@ -20,6 +20,7 @@ from builder.cli import main
 from builder.package import source
 from builder.pin import Lock, dump_lock, parse_lock, refreshed, sha256
 from builder.validate.descriptor import source_findings
+from helpers import TASKS
 from hostile import tree_digest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,15 +28,6 @@ OLD = Lock("gpqa.json", "https://example.org/gpqa.json", "a" * 40, sha256(b"old"
 MIRROR = "http://127.0.0.1:9/gpqa.json"
 TODAY = "2026-12-04"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
-TASKS = (
-    "lm-arena-chat",
-    "gpqa",
-    "sourcegraph-fim",
-    "image-chat",
-    "video-chat",
-    "text-to-image",
-    "text-to-video",
-)
 
 
 @pytest.fixture(scope="module")

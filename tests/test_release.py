@@ -14,25 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from consumer_release import CONSUMER_FILES
 from consumer_release import GIT_IDENTITY as IDENTITY
+from consumer_release import copy_release_files
 from edits import scale_model_upstream
-from helpers import REPO, invoke
+from helpers import invoke
 
 pytestmark = pytest.mark.slow  # git repositories and releases
-
-FILES = (
-    "data",
-    "schemas",
-    "upstream",
-    "reader",
-    "metadata.toml",
-    "datapackage.json",
-    "LICENSE",
-    "DATA-LICENCE.md",
-    ".gitignore",
-    *CONSUMER_FILES,
-)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -52,10 +39,7 @@ def fresh_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The package's files committed in a new repository, never released: made once, copied per
     test."""
     root = tmp_path_factory.mktemp("release-template") / "pkg"
-    root.mkdir()
-    for name in FILES:
-        src = REPO / name
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / name)
+    copy_release_files(root)
     with pytest.MonkeyPatch.context() as mp:
         with_identity(mp, root.parent)
         git(root, "init", "--quiet", "--initial-branch", "main")
