@@ -113,7 +113,8 @@ def build_in_memory(
     del data
     version = newest_data_version(docs.values()) or date
     changed = [f"{out.name}/{rel}" for rel in docs if states[rel] and carries(docs[rel], date)]
-    refuse_backdating(date, previous_version(out, latest), changed)
+    old_descriptor = read_or_none(out.parent / DESCRIPTOR)
+    refuse_backdating(date, previous_version(old_descriptor, latest), changed)
     package = descriptor(files, out.name, version, locks, meta, load_schemas(), model_locks)
     tree = Tree(root=out.parent, data_dir=out.name, raw=files, docs=docs, descriptor=package)
     if problems := check_built(tree, meta["base_url"]):
@@ -130,7 +131,7 @@ def build_in_memory(
     # hidden files are carried over, not removed
     existing = {rel for rel in existing if not is_hidden(rel)}
     written |= {f"{out.name}/{rel}": "removed" for rel in sorted(existing - files.keys())}
-    written[DESCRIPTOR] = _state(read_or_none(out.parent / DESCRIPTOR), package_bytes)
+    written[DESCRIPTOR] = _state(old_descriptor, package_bytes)
     written = {path: state for path, state in written.items() if state}
     return BuildResult(files, package_bytes, written, warnings)
 
@@ -140,10 +141,10 @@ def carries(doc: dict[str, Any], date: str) -> bool:
     return bool(doc.get("data_version", date) == date)
 
 
-def previous_version(out: Path, latest: str) -> str:
-    """The data version of the package before this build (its descriptor's), or "" when none or
-    after `latest`."""
-    old = parse_or_none(read_or_none(out.parent / DESCRIPTOR))
+def previous_version(old_descriptor: bytes | None, latest: str) -> str:
+    """The data version of the package before this build (its descriptor's bytes), or "" when none
+    or after `latest`."""
+    old = parse_or_none(old_descriptor)
     version = old.get("version") if isinstance(old, dict) else None
     return version if isinstance(version, str) and version <= latest else ""
 
