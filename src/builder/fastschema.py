@@ -7,13 +7,10 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-SCHEMA_FORMATS = (
-    "date",
-    "uri",
-)  # the formats the schemas use, checked by jsonschema's own checkers
-NOT_FLOAT = (
-    "x-not-float"  # added to each integer-only place of the compiled copy (never to the files)
-)
+# the formats the schemas use, checked by jsonschema's own checkers
+SCHEMA_FORMATS = ("date", "uri")
+# added to each integer-only place of the compiled copy (never to the files)
+NOT_FLOAT = "x-not-float"
 
 # The end of the text in the schemas' patterns: in Python's re, `$` alone also matches before a
 # final newline. Rust's `$` is the end of the text already; without the lookahead jsonschema-rs

@@ -41,9 +41,8 @@ GENERATION_TASK_SCHEMA, GENERATION_WORKLOAD_SCHEMA = (
     "generation-task.schema.json",
     "generation-workload.schema.json",
 )
-DIFF_SCHEMA = (
-    "diff-document.schema.json"  # a document of a data folder or ref that `builder diff` compares
-)
+# a document of a data folder or ref that `builder diff` compares
+DIFF_SCHEMA = "diff-document.schema.json"
 
 
 def schemas_folder() -> Path:

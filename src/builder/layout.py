@@ -19,12 +19,10 @@ CFF = "CITATION.cff"
 ZENODO = ".zenodo.json"
 GIT = Path(".git")
 DESCRIPTOR = "datapackage.json"  # beside the data folder, in its parent
-PROFILE = (
-    "https://datapackage.org/profiles/2.0/datapackage.json"  # the Data Package standard it follows
-)
-PACKAGE_NAME = (
-    "leadgreen-data"  # the descriptor's `name`: how a build knows a descriptor is its own
-)
+# the Data Package standard it follows
+PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"
+# the descriptor's `name`: how a build knows a descriptor is its own
+PACKAGE_NAME = "leadgreen-data"
 # per data file; the largest is about 50 KB today, a few MB at 100x
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_MODELS_PER_TASK = (
@@ -38,9 +36,8 @@ MAX_GPUS_PER_TASK = 32  # 16x today's two: a workload page's comparison has a co
 INDEX = "index.json"
 MODEL_LIST = "models.json"
 FRONTIER = "frontier.json"  # a workload's energy-latency frontier, beside its index
-OUTPUT_LENGTHS = (
-    "output-lengths.json"  # an LLM workload's output-length distributions, beside its index
-)
+# an LLM workload's output-length distributions, beside its index
+OUTPUT_LENGTHS = "output-lengths.json"
 MODELS_DIR = "models"
 WORKLOAD_LIST = "workloads.json"
 # per workload, the units workloads.json (a v1 document) cannot add beside its numbers
@@ -59,12 +56,10 @@ SLUG_PATTERN = _ID.pattern
 DEFS_SCHEMA = "defs.schema.json"
 INDEX_SCHEMA = "index.schema.json"
 MODEL_LIST_SCHEMA = "model-list.schema.json"
-DESCRIPTOR_SCHEMA = (
-    "datapackage.schema.json"  # datapackage.json itself, as checked in a release archive
-)
-GENERATION_ROW_SCHEMA = (
-    "generation-configuration.schema.json"  # one row of an image or video workload's CSV
-)
+# datapackage.json itself, as checked in a release archive
+DESCRIPTOR_SCHEMA = "datapackage.schema.json"
+# one row of an image or video workload's CSV
+GENERATION_ROW_SCHEMA = "generation-configuration.schema.json"
 # Every file of SCHEMAS: the published schemas at its top (what validate checks there and what
 # ships), the input files' below inputs/ (never published); each names itself by its $id.
 PUBLISHED_SCHEMAS = frozenset(

@@ -20,9 +20,8 @@ from builder.errors import InputError, OutputError, pointer
 from builder.files import Refused, is_folder, read_parts
 from builder.layout import is_hidden
 
-STAGE_MARK = (
-    ".builder-stage"  # made first in every stage: only a folder holding it is removed or restored
-)
+# made first in every stage: only a folder holding it is removed or restored
+STAGE_MARK = ".builder-stage"
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held back while a swap runs
 # a Path: a regular file of the package, copied part by part (never held whole); an iterator: a
 # file's parts as they are made
