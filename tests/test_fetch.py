@@ -20,6 +20,7 @@ from netfaults import closed_port_url, raw_server
 
 PATH = "/public/data/tasks/lm-arena-chat.json"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
+pytestmark = pytest.mark.usefixtures("no_ca_bundle")  # plain HTTP from 127.0.0.1 only
 UPSTREAM_URL = "https://raw.githubusercontent.com/ml-energy/leaderboard/master" + PATH
 
 
