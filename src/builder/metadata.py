@@ -30,7 +30,6 @@ WORKLOAD_SOURCE_KEYS = (
     "configurations",
 )
 UNIT_OF_KIND = {"image": "Wh per 1,000 images", "video": "Wh per video"}
-LATENCY_METRIC = "batch_latency_s"  # what the limit of a generation workload applies to
 
 
 @dataclass(frozen=True)

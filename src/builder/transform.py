@@ -21,7 +21,6 @@ from builder.fields import LATENCY_FIELD, MEASURE_KEYS, PER_SECOND
 from builder.frontier_documents import build_frontiers
 from builder.layout import GENERATION_ORDER, LLM_ORDER
 from builder.metadata import (
-    LATENCY_METRIC,
     GenerationWorkloadMeta,
     WorkloadMeta,
     generation_workloads,
@@ -108,7 +107,7 @@ def shape(work: WorkloadMeta, meta: Doc) -> Shape:
         make=partial(generation_configuration, kind=work.kind),
         row=partial(generation_index_row, kind=work.kind),
         limit_key="latency_limit_s",
-        latency_metric=LATENCY_METRIC,
+        latency_metric=LATENCY_FIELD[work.kind],
         within="under_latency_limit",
         joules=MEASURE_KEYS[work.kind][0],
         order=GENERATION_ORDER,

@@ -5,8 +5,9 @@ from typing import Any
 
 from builder import layout
 from builder.errors import Problem
+from builder.fields import LATENCY_FIELD
 from builder.layout import GENERATION_WORKLOADS, ROOT_WORKLOAD, index_rel, model_list_rel
-from builder.metadata import LATENCY_METRIC, UNIT_OF_KIND
+from builder.metadata import UNIT_OF_KIND
 from builder.transform import UNITS_DEFINITION, unit_rows, workload_urls
 from builder.validate.crossfile import Groups, differing, is_any_model
 from builder.validate.tree import Tree
@@ -24,12 +25,12 @@ def entry_facts(
         "model_count": len(slugs),
     }
     if kind is None:
-        want["latency_metric"] = "median_itl_ms"
+        want["latency_metric"] = LATENCY_FIELD["llm"]
         if index is not None:
             want |= {"unit": index["unit"], "latency_limit": index["itl_deadline_ms"]}
     else:
         del want["frontier_url"]  # a generation workload has no frontier
-        want |= {"unit": UNIT_OF_KIND[kind], "latency_metric": LATENCY_METRIC}
+        want |= {"unit": UNIT_OF_KIND[kind], "latency_metric": LATENCY_FIELD[kind]}
         if index is not None:
             want["latency_limit"] = index["latency_limit_s"]
     if index is not None:
