@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from builder.csvview import RESPONSE_ENERGY
 from builder.errors import InputError
+from builder.fields import RESPONSE_ENERGY
 from builder.layout import MAX_GPUS_PER_TASK
 from builder.site import catalog, charts, pages, targets, words
 from builder.site.build import build_site

@@ -7,14 +7,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from builder.configurations import CONFIG_KEYS, config_keys, keyed_rows
+from builder.fields import RESPONSE_ENERGY
 from builder.layout import CSV, MODELS_DIR, WORKLOAD_LIST, place, workload_dir
 from builder.metadata import llm_workloads
 from builder.upstream import Row, UpstreamRow
 
 CsvKey = tuple[str, str, int]  # (workload, row_id, repeat)
 Energy = tuple[float, float]  # (joules_per_response, wh_per_thousand_responses)
-JOULES, WH = "joules_per_response", "wh_per_thousand_responses"
-RESPONSE_ENERGY = (JOULES, WH)  # the CSV holds them alone: no JSON document does
+JOULES, WH = RESPONSE_ENERGY
 MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended
 # the root CSV's columns; energy per response comes from upstream rows

@@ -10,11 +10,10 @@ from typing import Any
 
 from builder import entries, git
 from builder.changes import Change, Delta, change_text, changes
-from builder.csvview import RESPONSE_ENERGY
 from builder.dates import DATE_KEYS, newest_data_version
 from builder.entries import Entry
 from builder.errors import InputError, printable, shown
-from builder.fields import MEASURE_KEYS
+from builder.fields import MEASURE_KEYS, PER_SECOND, QUANTILE_KEYS, QUANTILES, RESPONSE_ENERGY
 from builder.files import read_regular_file
 from builder.jsonschemas import DIFF_SCHEMA, input_problems
 from builder.layout import DATA, MAX_FILE_BYTES, ROOT_WORKLOAD, WORKLOAD_LIST, place
@@ -33,16 +32,16 @@ BODY_KEYS = {
     "active_params_b",
 }
 BODY_KEYS |= {"architecture", "gpus", "workloads"}
-LENGTH_FIELDS = ("mean_output_tokens", "median_output_tokens", "p90_output_tokens")  # per response
 # What the release guard stops on in a best, a configuration, a frontier or output-lengths entry
 # (bin counts: too noisy).
 GUARDED = (
     *ENERGY_FIELDS,
     *RESPONSE_ENERGY,
-    "joules_per_response_median",
-    "joules_per_response_p90",
+    *QUANTILE_KEYS,
+    "mean_output_tokens",
+    *QUANTILES,
+    *PER_SECOND["video"],
 )
-GUARDED += (*LENGTH_FIELDS, "wh_per_video_second")
 # The definition in diff-document.schema.json of each kind of document whose body diff reads
 SHAPES = {"model": "model", "output-lengths": "output-lengths"}
 SHAPES |= {"frontier": "frontier", "generation-frontier": "frontier"}

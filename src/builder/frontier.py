@@ -76,10 +76,6 @@ LLM_AXES = Axes(
     entry_keys=("row_id", "repeat", *LLM_ORDER, LATENCY_FIELD["llm"], MEASURE_KEYS["llm"][1]),
     order=(*LLM_ORDER, "repeat"),
 )
-QUANTILE_KEYS = {
-    "joules_per_response_median": "median_output_tokens",
-    "joules_per_response_p90": "p90_output_tokens",
-}
 GENERATION_HEAD = ("row_id", "repeat", *GENERATION_ORDER)
 GENERATION_AXES = {
     kind: Axes(

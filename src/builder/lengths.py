@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from builder import layout
 from builder.configurations import keyed_rows
-from builder.frontier import QUANTILE_KEYS
+from builder.fields import QUANTILE_KEYS, QUANTILES
 from builder.metadata import llm_workloads
 from builder.strictjson import Doc
 from builder.upstream import Row
@@ -36,7 +36,6 @@ QUANTILE_RULE = (
     "evenly inside each bin, reach the quantile's share of the responses (linear interpolation "
     "inside the bin)."
 )
-QUANTILES = {"median_output_tokens": 0.5, "p90_output_tokens": 0.9}
 DIGITS = 1  # the quantiles' decimals: a tenth of a token
 
 

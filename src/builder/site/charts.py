@@ -11,6 +11,8 @@ from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
+from builder.csvview import JOULES
+from builder.fields import LATENCY_FIELD, MEASURE_KEYS
 from builder.site import quiet, words
 
 # Okabe-Ito hues darkened where needed: each at least 3:1 against white (WCAG 1.4.11); markers
@@ -87,19 +89,17 @@ class ChartAxes:
     batch: str  # the field the line follows, smallest first
 
 
-TOKENS = ChartAxes(
-    "wh_per_million_output_tokens",
-    "median_itl_ms",
-    "median inter-token latency (ms)",
-    "max_num_seqs",
-)
-AXES = {  # by workload kind
-    "llm": TOKENS,
-    "image": ChartAxes(
-        "wh_per_thousand_images", "batch_latency_s", "batch latency (s)", "batch_size"
-    ),
-    "video": ChartAxes("wh_per_video", "batch_latency_s", "batch latency (s)", "batch_size"),
+# the latency's words and the batch field, by workload kind
+AXIS_WORDS = {
+    "llm": ("median inter-token latency (ms)", "max_num_seqs"),
+    "image": ("batch latency (s)", "batch_size"),
+    "video": ("batch latency (s)", "batch_size"),
 }
+AXES = {  # by workload kind: its headline energy against its latency
+    kind: ChartAxes(MEASURE_KEYS[kind][1], LATENCY_FIELD[kind], *AXIS_WORDS[kind])
+    for kind in AXIS_WORDS
+}
+TOKENS = AXES["llm"]
 Series = tuple[str, int, list[dict[str, Any]], list[dict[str, Any]]]
 
 
@@ -264,8 +264,8 @@ def energy_by_model(
                 zorder=3,
             )
             said = f"{key}: {words.fixed(value, 2)}"
-            if "joules_per_response" in row:
-                said += f" ({words.significant(row['joules_per_response'])} J per response)"
+            if JOULES in row:
+                said += f" ({words.significant(row[JOULES])} J per response)"
             ax.text(
                 low * 1.03,
                 y - 0.16,

@@ -4,8 +4,8 @@ page leaves (pure)."""
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.csvview import RESPONSE_ENERGY
 from builder.errors import InputError, pointer, shown
+from builder.fields import RESPONSE_ENERGY
 from builder.site import words
 from builder.site.charts import TOKENS, ChartAxes
 

@@ -7,12 +7,12 @@ from typing import Any
 
 from builder import layout
 from builder.errors import Problem, pointer
+from builder.fields import QUANTILE_KEYS
 from builder.frontier import (
     DEFINITION,
     GENERATION_AXES,
     LLM_AXES,
     LLM_DEFINITION,
-    QUANTILE_KEYS,
     Axes,
     latency_targets,
     target_key,

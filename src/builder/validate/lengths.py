@@ -5,8 +5,9 @@ from itertools import pairwise
 from typing import Any
 
 from builder.errors import Problem, Said, pointer, shown
+from builder.fields import QUANTILES
 from builder.layout import model_list_rel, model_rel, output_lengths_rel
-from builder.lengths import DIGITS, OUTPUT_LENGTHS_DEFINITION, QUANTILE_RULE, QUANTILES, quantile
+from builder.lengths import DIGITS, OUTPUT_LENGTHS_DEFINITION, QUANTILE_RULE, quantile
 from builder.upstream_models import Histogram, edge_means
 from builder.validate.tree import Tree
 
