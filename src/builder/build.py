@@ -24,7 +24,7 @@ from builder.guards import check_output
 from builder.jsonschemas import load_schemas, refuse
 from builder.layout import CSV, DESCRIPTOR, LOCK, METADATA, is_hidden
 from builder.lengths import build_output_lengths, with_response_quantiles
-from builder.metadata import generation_workloads, llm_workloads, load_metadata
+from builder.metadata import generation_workloads, load_metadata, upstream_tasks
 from builder.package import descriptor
 from builder.pin import (
     Pinned,
@@ -49,11 +49,6 @@ class BuildResult:
     # path as shown to the user -> "new", "changed" or "removed"; unchanged files absent
     written: dict[str, str]
     warnings: dict[str, list[str]]  # by upstream task; the build's own under ""
-
-
-def upstream_tasks(meta: dict[str, Any]) -> list[str]:
-    """The upstream tasks, in workload order."""
-    return [work.task for work in [*llm_workloads(meta), *generation_workloads(meta)]]
 
 
 def build_in_memory(

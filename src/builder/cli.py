@@ -118,9 +118,8 @@ def build(upstreams: tuple[str, ...], out: Path, date: str | None) -> None:
     atomically. Exits 0 when built, 1 when an input is refused or the output cannot be written, 2 on
     usage errors."""
     from builder.build import build as run_build
-    from builder.build import upstream_tasks
     from builder.layout import is_workload_id
-    from builder.metadata import load_metadata
+    from builder.metadata import load_metadata, upstream_tasks
 
     require_repo_root(METADATA) if upstreams else require_repo_root()
     tasks = upstream_tasks(load_metadata(METADATA))

@@ -79,8 +79,7 @@ def _fetch_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def _fetch_urls(task: str | None, url: str | None) -> dict[str, str | None]:
     """Task -> URL to fetch (None: its lock entry's): every task, or the one named (--url alone:
     the first)."""
-    from builder.build import upstream_tasks
-    from builder.metadata import load_metadata
+    from builder.metadata import load_metadata, upstream_tasks
 
     require_repo_root()
     tasks = upstream_tasks(load_metadata(METADATA))

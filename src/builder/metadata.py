@@ -163,6 +163,16 @@ def generation_workloads(meta: dict[str, Any]) -> list[GenerationWorkloadMeta]:
     return [GenerationWorkloadMeta(**table) for table in meta["workload"] if table["kind"] != "llm"]
 
 
+def all_workloads(meta: dict[str, Any]) -> list[WorkloadMeta]:
+    """Every workload of checked metadata in publishing order: LLM first, then image and video."""
+    return [*llm_workloads(meta), *generation_workloads(meta)]
+
+
+def upstream_tasks(meta: dict[str, Any]) -> list[str]:
+    """The upstream tasks, in workload order."""
+    return [work.task for work in all_workloads(meta)]
+
+
 def source_for(meta: dict[str, Any], work: WorkloadMeta) -> "Source":
     """The source block of a workload's documents: the shared fields and the workload's own, in
     the schema's order (its keys are the schema's, so typed by a cast)."""

@@ -8,7 +8,7 @@ from typing import Any
 from builder import configurations, layout
 from builder.csvview import COLUMNS, MODEL_COLUMNS, csv_rel
 from builder.jsonschemas import registry, resolved
-from builder.metadata import generation_workloads, llm_workloads, source_for
+from builder.metadata import all_workloads, source_for
 from builder.pin import Lock, sha256
 
 DESCRIPTOR_KEYS = (
@@ -206,10 +206,7 @@ def curated_parts(
 ) -> dict[str, Any]:
     """The descriptor's keys that come from metadata.toml and the upstream lock (`models`: the
     per-model files' entries)."""
-    sources = [
-        (work.task, source_for(meta, work))
-        for work in [*llm_workloads(meta), *generation_workloads(meta)]
-    ]
+    sources = [(work.task, source_for(meta, work)) for work in all_workloads(meta)]
     pinned = [(locks[task], src) for task, src in sources if task in locks]
     return {
         "name": layout.PACKAGE_NAME,

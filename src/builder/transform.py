@@ -23,8 +23,7 @@ from builder.layout import GENERATION_ORDER, LLM_ORDER
 from builder.metadata import (
     GenerationWorkloadMeta,
     WorkloadMeta,
-    generation_workloads,
-    llm_workloads,
+    all_workloads,
     source_for,
 )
 from builder.names import slugify
@@ -119,7 +118,7 @@ def build_package(rows_by_task: dict[str, list[Any]], meta: Doc, date: str) -> d
     by path."""
     docs: dict[str, Doc] = {}
     entries = []
-    for work in [*llm_workloads(meta), *generation_workloads(meta)]:
+    for work in all_workloads(meta):
         rows = rows_by_task[work.task]  # one configuration each
         docs |= build_documents(rows, meta, date, work)
         models = len(docs[layout.model_list_rel(work.id)]["models"])
