@@ -29,7 +29,7 @@ import pytest
 from builder.errors import UpstreamError, printable
 from builder.metadata import load_metadata
 from builder.upstream import parse_all, parse_upstream
-from builder.validate.run import check_schema_folder
+from builder.validate.schemafiles import check_schema_files
 from factory import row, upstream
 from helpers import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
@@ -379,8 +379,7 @@ LOOSENED = [
     ),
     pytest.param(
         lambda s: (s / "extra.schema.json").write_text("{}"),
-        "schemas/extra.schema.json: /: expected the builder's own schema, found one the builder "
-        "does not have",
+        "schemas/extra.schema.json: /: expected only the package's schemas, found a stray file",
         id="schema-added",
     ),
 ]
@@ -390,13 +389,13 @@ LOOSENED = [
 def test_a_loosened_schema_in_an_archive_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loosen, message
 ) -> None:
-    """The archive's schemas/ against the builder's own (validate's check_schema_folder), data
+    """The archive's schemas/ against the builder's own (validate's check_schema_files), data
     aside."""
     archive = tmp_path / "leadgreen-data-v2026.10.19"
     shutil.copytree(REPO / "schemas", archive / "schemas")
     loosen(archive / "schemas")
     monkeypatch.chdir(archive)
-    assert [str(problem) for problem in check_schema_folder(archive)] == [message]
+    assert [str(problem) for problem in check_schema_files(archive)] == [message]
 
 
 # in a whole `builder validate`, a schema the builder does not have is first a stray file

@@ -1,24 +1,20 @@
 """All checks of a package, in order: parse, files, JSON Schemas, documents, physics, cross-file,
 tables."""
 
-from pathlib import Path
 from typing import Any
 
 from builder.errors import Problem, Said, shown
-from builder.files import Refused, read_file, too_large
+from builder.files import too_large
 from builder.jsonschemas import (
     RefError,
     fast_validator,
-    read_schemas,
     schema_problems,
-    schemas_folder,
     validator,
 )
 from builder.layout import MAX_FILE_BYTES, SCHEMAS, WORKLOAD_LIST, is_model, schema_for
-from builder.strictjson import StrictJSONError, parse_json
 from builder.validate import crossfile, frontiers, workloads
 from builder.validate.csvrows import check_root_csv, energies_by_workload, read_root_csv
-from builder.validate.descriptor import check_package, check_tables, value_differences
+from builder.validate.descriptor import check_package, check_tables
 from builder.validate.documents import (
     check_dates,
     check_gpu_spellings,
@@ -60,7 +56,6 @@ def check_consistency(tree: Tree, base_url: str) -> tuple[list[Problem], dict[st
     problems = [
         *tree.problems,
         *crossfile.check_files(tree),
-        *check_schema_folder(tree.root),
         *schema_problems,
     ]
     places = tree.places
@@ -127,37 +122,3 @@ def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
             said = exc.fault if isinstance(exc, RefError) else found_as
             problems.append(Problem.of(f"{SCHEMAS}/{name}", "/", "schema.unusable", said))
     return problems, passed
-
-
-def check_schema_folder(root: Path) -> list[Problem]:
-    """In a release archive, each file of its schemas/ that differs from the builder's own (the
-    documents' judge)."""
-    # a repository: its schemas/ are the curated ones
-    if (own_folder := schemas_folder()) == SCHEMAS:
-        return []
-    own = read_schemas(own_folder)
-    theirs = {path.name for path in (root / SCHEMAS).glob("*.schema.json")}
-    problems = []
-    for name in sorted(own.keys() | theirs):
-        shown_as = f"{SCHEMAS}/{name}"
-        if name not in theirs or name not in own:
-            found = "none" if name not in theirs else "one the builder does not have"
-            problems.append(
-                Problem.mismatch(shown_as, "/", "schema.own", "the builder's own schema", found)
-            )
-            continue
-        try:
-            differences = value_differences(own[name], parse_json(read_file(root / SCHEMAS / name)))
-        except (Refused, StrictJSONError) as exc:
-            not_read = f"a file not read ({exc})"
-            problems.append(
-                Problem.mismatch(shown_as, "/", "schema.own", "the builder's own schema", not_read)
-            )
-            continue
-        if differences:  # one problem a file, at the first difference
-            problems.append(
-                Problem.mismatch(
-                    shown_as, differences[0][0], "schema.own", "the builder's own schema", "another"
-                )
-            )
-    return problems
