@@ -31,8 +31,14 @@ from typing import Any
 
 import pytest
 
+import rules
 from builder.errors import Finding, Said
+from builder.strictjson import parse_json
+from builder.validate import tree as tree_module
+from builder.validate.committed import provenance
+from builder.validate.descriptor import check_package
 from builder.validate.documents import check_configuration
+from builder.validate.tree import Tree
 from helpers import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from rules import rule_problems
@@ -720,13 +726,51 @@ def refused(root: Path, command: str, names: str | tuple[str, ...]) -> None:
 REFUSED = _cli_cases(("parse", PARSE), ("descriptor", DESCRIPTOR), ("csv", CSV_BYTES))
 
 
-@pytest.mark.parametrize(("apply", "names"), REFUSED)
-def test_validate_refuses(reused_copy: Path, apply, names) -> None:
-    """Every case by validate's checks but frictionless's (tests/rules.py), one line a problem."""
-    apply(reused_copy)
-    found = "\n".join(rule_problems(reused_copy / "data"))
+def read_package(data: Path) -> Tree:
+    """load_tree(data), each file as committed parsed once a worker (tests/rules.py's documents,
+    which the checks only read)."""
+    committed = rules._parsed()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tree_module, "parse_json", lambda raw: committed.get(raw) or parse_json(raw))
+        return tree_module.load_tree(data)
+
+
+def assert_named(names: str | tuple[str, ...], problems: list[str]) -> None:
+    found = "\n".join(problems)
     for name in (names,) if isinstance(names, str) else names:
         assert name in found, f"expected {name!r} in the problems, found:\n{found}"
+
+
+# One case per class by all of validate's checks but frictionless's (tests/rules.py); every case of
+# the CSV class too (its rule reads the whole package), the others by their rule below.
+@pytest.mark.parametrize(
+    ("apply", "names"),
+    [c for c in REFUSED if c.id in ("parse-nan", "descriptor-licence-name") or c.id[:4] == "csv-"],
+)
+def test_validate_refuses(reused_copy: Path, apply, names) -> None:
+    """A case by validate's checks but frictionless's (tests/rules.py), one line a problem."""
+    apply(reused_copy)
+    assert_named(names, rule_problems(reused_copy / "data"))
+
+
+@pytest.mark.parametrize(("apply", "names"), _cli_cases(("parse", PARSE)))
+def test_validate_refuses_what_it_cannot_read_as_it_reads_it(
+    reused_copy: Path, apply, names
+) -> None:
+    """Every strict-parsing case by what reads the package (load_tree): validate reports its
+    problems as they are."""
+    apply(reused_copy)
+    assert_named(names, [str(p) for p in read_package(reused_copy / "data").problems])
+
+
+@pytest.mark.parametrize(("apply", "names"), _cli_cases(("descriptor", DESCRIPTOR)))
+def test_validate_refuses_a_descriptor_by_its_rule(reused_copy: Path, apply, names) -> None:
+    """Every descriptor case by the descriptor's rule (check_package), on documents as committed:
+    validate reports its problems as they are."""
+    apply(reused_copy)
+    found = read_package(reused_copy / "data")
+    curated = provenance(reused_copy, found.descriptor)[0]
+    assert_named(names, [str(p) for p in check_package(found, found.docs, curated)[0]])
 
 
 # One case per class through `builder validate` (about 2 s each): all slow (every case runs by rule
