@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -31,7 +32,7 @@ from builder.fetch import Limits, download
 from builder.metadata import load_metadata
 from builder.upstream import parse_upstream
 from factory import row, upstream
-from helpers import slow_after
+from helpers import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 
 PATH = "/public/data/tasks/lm-arena-chat.json"
@@ -822,17 +823,24 @@ SHAPES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def committed_docs() -> dict[str, Any]:
+    """The committed documents as `builder diff` loads them, once a module (diff only reads
+    them)."""
+    return load_docs(str(REPO / "data"))
+
+
 @pytest.mark.parametrize(("make", "message"), SHAPES)
 def test_a_wrong_shape_is_refused_by_the_diff(
-    repo_copy: Path, tmp_path: Path, make, message
+    tmp_path: Path, committed_docs: dict[str, Any], make, message
 ) -> None:
     """Every shape as the new side, through what `builder diff` runs: the problem lines, then the
     error."""
     bad = tmp_path / "bad"
-    shutil.copytree(repo_copy / "data", bad)
+    shutil.copytree(REPO / "data", bad)
     make(bad)
     with pytest.raises(BuilderError) as caught:
-        diff_trees(load_docs("data"), load_docs(str(bad)))
+        diff_trees(committed_docs, load_docs(str(bad)))
     lines = [*map(str, getattr(caught.value, "problems", [])), f"error: {caught.value}"]
     assert any(f"{bad}/{message}" in line for line in lines), lines
 
