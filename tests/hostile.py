@@ -33,25 +33,32 @@ def tree_digest(root: Path) -> dict[str, str]:
     Regular files by the sha256 of their bytes; anything else by its kind (and a link by its
     target), so that nothing here reads a FIFO or a device. Of `.git`, the refs, HEAD and config
     count; its object store, logs and index (rewritten by any `git add`) do not: release tests check
-    `git status` and the refs for those.
+    `git status` and the refs for those. A folder that cannot be listed counts as a folder.
     """
     found: dict[str, str] = {}
-    for folder, dirs, files in os.walk(root):
-        here = Path(folder).relative_to(root)
-        dirs[:] = [d for d in dirs if d not in IGNORED and (here / d).as_posix() not in GIT_NOISE]
-        for name in sorted(dirs + files):
-            path = Path(folder) / name
-            rel = path.relative_to(root).as_posix()
-            if name in IGNORED or rel in GIT_NOISE:
+
+    def walk(folder: str, prefix: str) -> None:
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            return
+        for entry in entries:
+            rel = prefix + entry.name
+            if entry.name in IGNORED or rel in GIT_NOISE:
                 continue
-            if path.is_symlink():
-                found[rel] = f"link -> {os.readlink(path)}"
-            elif path.is_file():
-                found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-            elif path.is_dir():
+            if entry.is_symlink():
+                found[rel] = f"link -> {os.readlink(entry.path)}"
+            elif entry.is_file():
+                with open(entry.path, "rb") as file:
+                    found[rel] = hashlib.sha256(file.read()).hexdigest()
+            elif entry.is_dir():
                 found[rel] = "folder"
+                walk(entry.path, rel + "/")
             else:
                 found[rel] = "special"
+
+    walk(os.fspath(root), "")
     return found
 
 
