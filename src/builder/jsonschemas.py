@@ -114,34 +114,56 @@ MAX_RESOLVED_NODES = (
 
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
     """The schema with every $ref replaced by its target in the registry; RefError for a bad,
-    cyclic or huge $ref."""
+    cyclic or huge $ref. Each $ref is looked up and its target resolved once: every $ref to it
+    shares that copy (read only), and counts its nodes against the budget again."""
     name = shown(schema["$id"])
     budget = [MAX_RESOLVED_NODES]
+    too_many = Said(f"$refs that expand to at most {MAX_RESOLVED_NODES:,} nodes", "more")
+    # by id of a $ref's target: its resolved copy and the nodes that took
+    done: dict[int, tuple[Any, int]] = {}
+    # by id of a resolver (kept alive here) and a $ref: what it looked up
+    looked: dict[tuple[int, str], tuple[Any, Any]] = {}
+
+    def lookup(resolver: Any, ref: str) -> Any:
+        key = (id(resolver), ref)
+        if key not in looked:
+            looked[key] = (resolver, resolver.lookup(ref))
+        return looked[key][1]
 
     def walk(node: Any, resolver: Any, inside: tuple[int, ...]) -> Any:
         budget[0] -= 1
         if budget[0] < 0:
-            raise RefError(
-                name,
-                Said(f"$refs that expand to at most {MAX_RESOLVED_NODES:,} nodes", "more"),
-            )
+            raise RefError(name, too_many)
         if isinstance(node, list):
             return [walk(item, resolver, inside) for item in node]
         if not isinstance(node, dict):
             return node
         if "$ref" in node:
             try:
-                found = resolver.lookup(node["$ref"])
+                found = lookup(resolver, node["$ref"])
             except (Unresolvable, TypeError):
                 said = Said("every $ref to resolve", shown(node["$ref"]))
                 raise UnresolvedRef(name, said) from None
-            if id(found.contents) in inside:
-                said = Said("$refs that end", f"a cycle through {shown(node['$ref'])}")
-                raise RefError(name, said)
-            target = walk(found.contents, found.resolver, (*inside, id(found.contents)))
+            target = expanded(found, node["$ref"], inside)
             rest = {k: walk(v, resolver, inside) for k, v in node.items() if k != "$ref"}
             return {"allOf": [target], **rest} if rest else target
         return {k: walk(v, resolver, inside) for k, v in node.items() if k != "$defs"}
+
+    def expanded(found: Any, ref: str, inside: tuple[int, ...]) -> Any:
+        # a target that resolved once has no cycle below it, wherever it is met again
+        key = id(found.contents)
+        if key in done:
+            target, nodes = done[key]
+            budget[0] -= nodes
+            if budget[0] < 0:
+                raise RefError(name, too_many)
+            return target
+        if key in inside:
+            raise RefError(name, Said("$refs that end", f"a cycle through {shown(ref)}"))
+        before = budget[0]
+        target = walk(found.contents, found.resolver, (*inside, key))
+        done[key] = (target, before - budget[0])
+        return target
 
     try:
         flat: dict[str, Any] = walk(schema, registry.resolver(base_uri=schema["$id"]), ())
