@@ -15,7 +15,9 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from builder.errors import BuilderError, ProblemsError
 from builder.layout import schema_for
+from builder.report import printable
 from builder.site.build import build_site
 from builder.site.load import load_package
 from helpers import snapshot
@@ -708,23 +710,63 @@ BROKEN = [
 ]
 
 
+def site_refusal() -> str:
+    """What `builder site` prints refusing the package in the working folder, found in process: the
+    package read and every file of the site planned and made, as the CLI does, but none written."""
+    from builder import write
+    from builder.site import quiet
+
+    quiet.matplotlib_home()  # as build_site does, before the plan imports matplotlib
+    from builder.site.plan import plan_site
+
+    def made() -> None:
+        for _path, content in plan_site(load_package(Path("."))):
+            for _part in write._parts(content):  # the parts of a file, as the writer takes them
+                pass
+
+    with pytest.raises(BuilderError) as refused:
+        made()
+    exc = refused.value
+    assert exc.exit_code == 1
+    problems = exc.problems if isinstance(exc, ProblemsError) else []
+    return "".join(f"{printable(str(p))}\n" for p in problems) + printable(f"error: {exc}")
+
+
 @pytest.mark.parametrize(
     ("change", "message"), [case[1:] for case in BROKEN], ids=[case[0] for case in BROKEN]
 )
-def test_a_broken_package_is_one_clear_error_and_no_site(
-    repo_copy, cli, monkeypatch, change, message
-) -> None:
+def test_a_broken_package_is_one_clear_error(reused_copy, monkeypatch, change, message) -> None:
     """A fault found late (the gathering pages) comes after every chart is drawn: each chart is
-    drawn, but not exported to SVG (most of such a case's time; no site is written to show it)."""
+    drawn, but not exported to SVG (most of such a case's time)."""
     from builder.site import charts
 
     monkeypatch.setattr(charts, "_chart", lambda _fig, title, alt: charts.Chart(b"", title, alt))
-    change(repo_copy)
+    change(reused_copy)
+    said = site_refusal()
+    assert said.startswith(f"error: {message}"), said
+    assert "\n" not in said
+
+
+# the CLI, once a class: a fault found as the package is read, and one found as the site is written
+CLI_CASES = {"not JSON": "found-reading", "two pages at one path": "found-writing"}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [pytest.param(*case[1:], id=CLI_CASES[case[0]]) for case in BROKEN if case[0] in CLI_CASES],
+)
+def test_a_broken_package_is_one_clear_error_and_no_site(
+    reused_copy, cli, monkeypatch, change, message
+) -> None:
+    from builder.site import charts
+
+    monkeypatch.setattr(charts, "_chart", lambda _fig, title, alt: charts.Chart(b"", title, alt))
+    change(reused_copy)
     result = cli("site")
     assert result.exit_code == 1
     assert result.output.startswith(f"error: {message}"), result.output
     assert result.output.count("\n") == 1
-    assert not (repo_copy / "site").exists()
+    assert not (reused_copy / "site").exists()
 
 
 def test_a_package_file_gone_before_its_copy_is_one_input_error(
