@@ -210,69 +210,48 @@ def _line(text: object) -> str:
 
 def check_tables(tree: Tree, package: dict[str, Any]) -> list[Problem]:
     """Every problem frictionless finds in the package check_package hands it: the descriptor, each
-    table's size, hash and rows; and each JSON document's stale size or hash, as frictionless would
-    find it (each said at its place in the descriptor)."""
+    file's size and hash (a stale one said at its place in the descriptor), and the CSV tables."""
     from frictionless import FrictionlessException, Package, system
 
     resources = [as_checked(res) for res in package["resources"]]
-    place_of = {res["name"]: i for i, res in enumerate(tree.descriptor["resources"])}
-    problems = []
     # the resources are the builder's own: check_package hands no others
     with system.use_context(trusted=False):
         described = {"$schema": PROFILE, **package, "resources": resources}
-        # Making the package checks the descriptor; each table is then checked (its own
+        # Making the package checks the descriptor; each resource is then checked (its own
         # descriptor, size, hash and rows) as Package.validate would, without the second check of
         # the whole descriptor Package.validate starts with.
         try:
             made = Package(described, basepath=str(tree.root))
         except FrictionlessException as exc:
             return [profile_problem(error) for error in exc.to_errors()]
-        for res, checked in zip(package["resources"], made.resources, strict=True):
-            at, rel = f"/resources/{place_of[res['name']]}", below(res["path"], tree.data_dir) or ""
-            # a whole document, already read: frictionless would read it again for these alone
-            if res["format"] == "json" and rel in tree.raw:
-                raw = tree.raw[rel]
-                problems += [fact_problem(res, key, raw, at) for key in stale_facts(res, raw)]
+        tasks = [task for res in made.resources for task in res.validate().tasks]
+    by_name = {res["name"]: res for res in package["resources"]}
+    place_of = {res["name"]: i for i, res in enumerate(tree.descriptor["resources"])}
+    problems = []
+    for task in tasks:
+        res = by_name[task.name]
+        for error in task.errors:  # a stale fact, or at a CSV row and column
+            if (key := FACT_ERRORS.get(error.type)) is not None:
+                raw = tree.raw[below(res["path"], tree.data_dir) or ""]
+                want = f"sha256:{sha256(raw)}" if key == "hash" else len(raw)
+                at, found = f"/resources/{place_of[task.name]}/{key}", res[key]
+                said = f"{want} for {res['path']}"
+                code = "descriptor.hash" if key == "hash" else "descriptor.bytes"
+                problems.append(Problem.mismatch(DESCRIPTOR, at, code, said, str(found)))
                 continue
-            errors = [error for task in checked.validate().tasks for error in task.errors]
-            for error in errors:  # a stale fact, or at a CSV row and column
-                if (key := FACT_ERRORS.get(error.type)) is not None:
-                    problems.append(fact_problem(res, key, tree.raw[rel], at))
-                    continue
-                row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
-                where = (
-                    "/" if row is None else f"row {row}" + (f", column {field}" if field else "")
-                )
-                message = _line(f"{error.type}: {error.note or error.message}")
-                expected, found = table_sides(error, res.get("schema", {}))
-                code = f"table.{error.type}"
-                problems.append(Problem(res["path"], where, message, code, expected, found))
+            row, field = getattr(error, "row_number", None), getattr(error, "field_name", None)
+            at = "/" if row is None else f"row {row}" + (f", column {field}" if field else "")
+            message = _line(f"{error.type}: {error.note or error.message}")
+            expected, found = table_sides(error, res.get("schema", {}))
+            code = f"table.{error.type}"
+            problems.append(Problem(res["path"], at, message, code, expected, found))
     return problems
-
-
-def stale_facts(res: dict[str, Any], raw: bytes) -> list[str]:
-    """Which of a resource's listed hash and size (its facts, in frictionless's order) differ from
-    its file's, as frictionless finds them: it reads a size of 0 and a hash of no digits as none."""
-    stale = []
-    if (res.get("hash") or "").partition(":")[2] and res["hash"] != f"sha256:{sha256(raw)}":
-        stale.append("hash")
-    if res.get("bytes") and res["bytes"] != len(raw):
-        stale.append("bytes")
-    return stale
-
-
-def fact_problem(res: dict[str, Any], key: str, raw: bytes, at: str) -> Problem:
-    """A resource's stale size or hash, said at its place `at` in the descriptor."""
-    want = f"sha256:{sha256(raw)}" if key == "hash" else len(raw)
-    said, found = f"{want} for {res['path']}", str(res[key])
-    code = "descriptor.hash" if key == "hash" else "descriptor.bytes"
-    return Problem.mismatch(DESCRIPTOR, f"{at}/{key}", code, said, found)
 
 
 def as_checked(res: dict[str, Any]) -> dict[str, Any]:
     """A resource as frictionless gets it: a whole JSON document as frictionless's own JSON resource
-    type, which it would otherwise find by opening and parsing every document (JSON Schema has
-    checked the documents, check_tables their sizes and hashes)."""
+    type, which it would otherwise find by opening and parsing every document (the same checks,
+    size and hash, each file read once; JSON Schema has checked the documents)."""
     return res if "type" in res or res["format"] != "json" else res | {"type": "json"}
 
 
