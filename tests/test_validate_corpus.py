@@ -18,7 +18,8 @@ from builder.validate import run
 from builder.validate.tree import load_tree
 from edits import edit
 from helpers import slow_after
-from rules import rule_problems
+from rules import rule_findings
+from test_problem_codes import check_fields
 
 Q8 = "models/qwen-3-8b.json"
 Q30 = "models/qwen-3-30b-a3b-instruct.json"
@@ -407,15 +408,17 @@ RULE_CASES = [c for c in CASES if not c.id.startswith("tables-")] + slow_after(
 @pytest.mark.parametrize(("apply", "expected"), RULE_CASES)
 def test_hand_edit_is_rejected_by_rule(request, reused_copy, apply, expected) -> None:
     """Each case through the checks themselves (frictionless for the table cases alone), one line
-    a problem."""
+    a problem; each problem of a rule's case has its listed code and both sides (check_fields)."""
     apply(reused_copy / "data")
-    found = rule_problems(
-        reused_copy / "data", with_tables=request.node.callspec.id.startswith("tables-")
-    )
+    tables = request.node.callspec.id.startswith("tables-")
+    findings = rule_findings(reused_copy / "data", with_tables=tables)
+    found = [str(p) for p in findings]
     assert any(expected in line for line in found), found
     assert all(
         line.startswith(("data/", "datapackage.json")) and "\n" not in line for line in found
     ), found
+    if not tables:
+        check_fields(findings)
 
 
 # One case per class through `builder validate` (about 2 s each), all slow: every variant of the
