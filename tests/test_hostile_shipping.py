@@ -18,8 +18,9 @@ import pytest
 from builder.diff import diff_trees, load_docs
 from builder.git import behind
 from builder.release.rules import LARGE_CHANGE_PCT
-from helpers import REPO
+from helpers import REPO, slow_after
 from hostile import assert_refused, run_cli, tree_digest
+from rules import rule_problems
 from test_hostile_release import (
     IDENTITY,
     assert_nothing_changed,
@@ -46,14 +47,26 @@ def test_a_dotfile_under_data_is_refused_by_validate(repo_copy: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    "folder", ["models/zz.json", "workloads/text-to-image/configurations.csv.d"]
-)
+FOLDERS = ["models/zz.json", "workloads/text-to-image/configurations.csv.d"]
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_a_folder_under_data_that_no_build_makes_is_refused_by_rule(
+    reused_copy: Path, folder: str
+) -> None:
+    """A folder named like a file (empty: git would never hold it, but a reader of the folder
+    would), refused as a dotfile is: by validate's checks (tests/rules.py)."""
+    (reused_copy / "data" / folder).mkdir()
+    assert [line for line in rule_problems(reused_copy / "data") if folder in line] == [
+        f"data/{folder}: /: expected only published folders, found a stray folder"
+    ]
+
+
+# Through `builder validate`: the first folder in the fast tier, the other slow.
+@pytest.mark.parametrize("folder", slow_after([pytest.param(folder) for folder in FOLDERS]))
 def test_a_folder_under_data_that_no_build_makes_is_refused_by_validate(
     repo_copy: Path, folder: str
 ) -> None:
-    """A folder named like a file (empty: git would never hold it, but a reader of the folder
-    would), refused as a dotfile is."""
     (repo_copy / "data" / folder).mkdir()
     before = tree_digest(repo_copy)
     outcome = run_cli("validate")
