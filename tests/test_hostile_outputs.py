@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from builder.errors import OutputError
 from builder.guards import check_output
 from builder.layout import is_hidden, place
 from builder.write import publish
-from helpers import slow_after
+from helpers import copy_package, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 
 # makes the hostile thing below the repo copy; returns the --out argument
@@ -274,21 +275,46 @@ CASES: list[tuple[str, Setup, int, tuple[str, ...]]] = [
 SLOW = {"file-as-parent", "fifo-as-index", "fifo-hidden", "fifo-as-output"}
 
 
+@pytest.fixture(scope="module")
+def _package(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    root = copy_package(tmp_path_factory.mktemp("outputs") / "repo")
+    (root / "empty").mkdir()
+    return root, tree_digest(root.parent)
+
+
+@pytest.fixture
+def package(
+    _package: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A package copy a worker, with an empty folder `empty`, as working directory: what a case
+    adds beside or at the top of the copy is removed after the case, and should anything else
+    differ the copy is made afresh."""
+    root, pristine = _package
+    monkeypatch.chdir(root)
+    yield root
+    for path in [*root.parent.iterdir(), *root.iterdir()]:
+        if path.relative_to(root.parent).as_posix() not in pristine:
+            path.unlink() if path.is_symlink() or not path.is_dir() else shutil.rmtree(path)
+    if tree_digest(root.parent) != pristine:
+        shutil.rmtree(root, ignore_errors=True)
+        copy_package(root)
+        (root / "empty").mkdir()
+
+
 @pytest.mark.parametrize(
     ("setup", "code", "names"),
     [pytest.param(s, c, n, id=i, marks=[pytest.mark.slow] * (i in SLOW)) for i, s, c, n in CASES],
 )
 def test_hostile_output_is_refused_and_nothing_changes(
-    repo_copy: Path, setup: Setup, code: int, names
+    package: Path, setup: Setup, code: int, names
 ) -> None:
-    (repo_copy / "empty").mkdir()
-    out = setup(repo_copy)
-    scratch = repo_copy.parent  # the repo copy and what holds it: ".." and "../.." cases
+    out = setup(package)
+    scratch = package.parent  # the package copy and what holds it: ".." and "../.." cases
     before = tree_digest(scratch)
     # a real process: were a FIFO ever opened, the run would time out, not hang
     fifo = "special" in before.values()
     outcome = run_cli(
-        "build", "--out", out, "--date", "2026-12-01", subprocess_=fifo, cwd=repo_copy, timeout=60
+        "build", "--out", out, "--date", "2026-12-01", subprocess_=fifo, cwd=package, timeout=60
     )
     after = tree_digest(scratch)
     assert_refused(outcome, code, (str(Path(out)), *names), before, after)  # as click hands it over
