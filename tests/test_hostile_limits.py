@@ -875,7 +875,9 @@ RELEASE_TMPDIRS = [
 ]
 
 
-@pytest.mark.parametrize(("make_bad", "reason"), RELEASE_TMPDIRS)
+# A git repository and a release each: the first in the fast tier, the others slow (each fault runs
+# through scratch_folder, and through drift, above).
+@pytest.mark.parametrize(("make_bad", "reason"), slow_after(RELEASE_TMPDIRS))
 def test_a_tmpdir_that_cannot_hold_the_release_copy_is_one_line(
     committed_package: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_bad, reason: str
 ) -> None:
