@@ -409,21 +409,19 @@ def test_bad_metadata_is_refused_naming_the_key(tmp_path: Path, edit, message) -
 
 @pytest.mark.parametrize("command", [["build"], ["fetch", *FAST]], ids=["build", "fetch"])
 @pytest.mark.parametrize(("edit", "message"), [p for p in METADATA if p.id in METADATA_CLASSES])
-def test_bad_metadata_is_refused_before_use(
-    repo_copy: Path, tmp_path: Path, command, edit, message
-) -> None:
+def test_bad_metadata_is_refused_before_use(reused_copy: Path, command, edit, message) -> None:
     """`fetch` without --url reads its URL from metadata.toml: it refuses before any network."""
-    meta = repo_copy / "metadata.toml"
+    meta = reused_copy / "metadata.toml"
     meta.write_text(edit(meta.read_text()))
-    out = refused(tmp_path, command, 1, message)
+    out = refused(reused_copy, command, 1, message)
     assert len([line for line in out.splitlines() if "metadata.toml" in line]) == 1, out
 
 
-def test_several_metadata_problems_are_listed_one_a_line(repo_copy: Path, tmp_path: Path) -> None:
-    meta = repo_copy / "metadata.toml"
+def test_several_metadata_problems_are_listed_one_a_line(reused_copy: Path) -> None:
+    meta = reused_copy / "metadata.toml"
     meta.write_text(set_line("base_url", "3")(set_line("itl_deadline_ms", "inf")(meta.read_text())))
     out = refused(
-        tmp_path,
+        reused_copy,
         ["build"],
         1,
         ("metadata.toml: /base_url: ", "metadata.toml: /header/itl_deadline_ms: "),
