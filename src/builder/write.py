@@ -153,17 +153,16 @@ def _locked(folder: Path) -> Iterator[None]:
 
 class Stage(MutableMapping[str, bytes]):
     """A new folder as it is written beside its target, by path relative to it: setting a path
-    writes and syncs that file, reading one reads it back (no file is held in memory)."""
+    writes and syncs that file (once), reading one reads it back until it is published (no file
+    is held in memory)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder  # the stage itself
-        self.new = folder / "new"  # the new folder, and once published the target it became
+        self.new = folder / "new"  # the new folder
         self.beside_names: list[str] = []  # files to go next to the target
         self._rels: dict[str, None] = {}  # in the order written
 
     def __setitem__(self, rel: str, data: Content) -> None:
-        if rel in self._rels:
-            del self[rel]
         _mkdirs((self.new / rel).parent)
         _write(self.new / rel, data)
         self._rels[rel] = None
@@ -246,7 +245,6 @@ def _swap(stage: Stage, out: Path) -> None:
                 os.rename(stage.folder / "old", out)
             raise
         _fsync(out.parent)
-    stage.new = out
 
 
 def _finish(stage: Stage, out: Path, keep_hidden: bool) -> None:
