@@ -7,7 +7,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from builder import layout
-from builder.fields import MEASURE_KEYS, PER_SECOND
+from builder.fields import LATENCY_FIELD, MEASURE_KEYS, PER_SECOND
 from builder.layout import GENERATION_ORDER
 from builder.names import slugify
 from builder.strictjson import Doc
@@ -122,7 +122,7 @@ def config_keys(kind: str) -> tuple[str, ...]:
     tail = (
         joules,
         wh,
-        "batch_latency_s",
+        LATENCY_FIELD[kind],
         throughput,
         "gpu_power_watts_total",
         "under_latency_limit",

@@ -346,5 +346,5 @@ def generation_index_row(model: Mapping[str, Any], best: Mapping[str, Any], kind
 def index_row_keys(kind: str) -> tuple[str, ...]:
     joules, wh, throughput = MEASURE_KEYS[kind]
     head = ("model", *MODEL_KEYS_IN_ROW, *SETUP_KEYS, *MEDIA_KEYS[kind])
-    tail = (joules, "batch_latency_s", throughput, "gpu_power_watts_total", "row_id", "repeat")
+    tail = (joules, LATENCY_FIELD[kind], throughput, "gpu_power_watts_total", "row_id", "repeat")
     return (*head, wh, *PER_SECOND[kind], *tail)
