@@ -103,6 +103,18 @@ def response_energies(
     }
 
 
+def csv_key(row: Mapping[str, str]) -> CsvKey:
+    """A table row's key: its workload, row_id and repeat; KeyError, TypeError or ValueError
+    where it has none."""
+    return row["workload"], row["row_id"], int(row["repeat"])
+
+
+def row_energy(row: Mapping[str, str]) -> Energy:
+    """A root CSV row's energy per response (J, Wh per 1,000); KeyError, TypeError or ValueError
+    where it has none."""
+    return float(row[JOULES]), float(row[WH])
+
+
 def lines(data: bytes) -> io.TextIOWrapper:
     """UTF-8 CSV bytes as text lines for a csv reader, decoded as they are read (never one copy)."""
     return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="")

@@ -10,6 +10,7 @@ from typing import Any
 
 from builder import entries, git
 from builder.changes import Change, Delta, change_text, changes
+from builder.csvview import csv_key
 from builder.dates import DATE_KEYS, newest_data_version
 from builder.entries import Entry
 from builder.errors import InputError, printable, shown
@@ -190,8 +191,7 @@ def load_tables(spec: str, docs: dict[str, Any]) -> Table:
         for line in lines:
             # a row without its key: builder validate reports it
             with suppress(KeyError, TypeError, ValueError):
-                key = (line["workload"], line["row_id"], int(line["repeat"]))
-                table[key] = {
+                table[csv_key(line)] = {
                     col: _cell(cell)
                     for col, cell in line.items()
                     if col not in held and col is not None

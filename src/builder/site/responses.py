@@ -6,7 +6,7 @@ import io
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from builder.csvview import JOULES, WH, CsvKey, Energy
+from builder.csvview import JOULES, WH, CsvKey, Energy, csv_key, row_energy
 from builder.errors import InputError
 
 
@@ -16,8 +16,7 @@ def read(raw: bytes, shown: str) -> dict[CsvKey, Energy]:
     found = {}
     for line, row in enumerate(csv.DictReader(io.StringIO(raw.decode("utf-8"))), start=2):
         try:
-            key = (row["workload"], row["row_id"], int(row["repeat"] or 1))
-            found[key] = (float(row[JOULES]), float(row[WH]))
+            found[csv_key(row)] = row_energy(row)
         except (KeyError, TypeError, ValueError) as exc:
             msg = (
                 f"expected a workload, row_id, repeat, {JOULES} and {WH}, found "

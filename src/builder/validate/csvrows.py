@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from builder import csvview
-from builder.csvview import JOULES, WH, CsvKey, Energy, lines
+from builder.csvview import JOULES, WH, CsvKey, Energy, csv_key, lines, row_energy
 from builder.errors import Problem
 from builder.layout import CSV
 from builder.validate.responses import response_fault
@@ -56,8 +56,7 @@ def rows(data: bytes) -> Iterator[Line]:
 def stated_energy(line: int, row: dict[str, str]) -> Stated | None:
     """A row's key and energies, when they read as finite numbers (check_csv reports the rest)."""
     try:
-        energy = (float(row[JOULES]), float(row[WH]))
-        key = (row["workload"], row["row_id"], int(row["repeat"]))
+        energy, key = row_energy(row), csv_key(row)
     except (KeyError, TypeError, ValueError):
         return None
     return (line, key, energy) if all(map(math.isfinite, energy)) else None
