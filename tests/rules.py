@@ -7,13 +7,16 @@ rule (test_validate.py proves the committed package valid), so those run on the 
 alone. Likewise a workload whose files and the root CSV are all as committed passes its frontier's
 and its output lengths' rules (they read nothing else), so those run on the other workloads alone.
 Everything else (reading the files, every other rule across documents and files) runs in full, as
-`builder validate` runs it.
+`builder validate` runs it. `built_problems` does the same for the build's own check of a tree
+edited in memory (its documents changed, their bytes left as committed).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import pickle
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -62,14 +65,26 @@ def changed_shared_documents() -> list[bytes]:
     return [data[:60] for data, doc in _parsed().items() if strictjson.parse_json(data) != doc]
 
 
+def _as_committed(tree: Tree, rel: str) -> bool:
+    """The document's bytes as committed, and the document what they parse to (a document edited in
+    memory, its bytes left as they were, is not): the shared parse itself, or a copy that pickles
+    the same (which tells 1 from 1.0 and True, as == does not)."""
+    committed = committed_files()
+    raw = tree.raw.get(rel)
+    if rel not in committed or raw != committed[rel]:
+        return False
+    doc = tree.docs.get(rel)
+    return doc is _parsed()[raw] or pickle.dumps(doc) == _pickled(raw)
+
+
+@cache
+def _pickled(raw: bytes) -> bytes:
+    return pickle.dumps(_parsed()[raw])
+
+
 def _edited_schemas(tree: Tree) -> tuple[list, set[str]]:
     """check_schemas on the documents that differ from the committed ones; the others pass."""
-    committed = committed_files()
-    same = {
-        rel
-        for rel in tree.docs
-        if rel in committed and tree.raw.get(rel) == committed[rel] and schema_for(rel)
-    }
+    same = {rel for rel in tree.docs if schema_for(rel) and _as_committed(tree, rel)}
     _unchanged.clear()
     _unchanged.update(id(tree.docs[rel]) for rel in same)
     edited = dataclasses.replace(
@@ -85,12 +100,19 @@ def _edited_only(check: Callable[..., list]) -> Callable[..., list]:
 
 
 def _workload_as_committed(tree: Tree, workload: str) -> bool:
-    """Each file of the workload, and the root CSV, byte for byte as committed; none added or
+    """Each file of the workload (each document too), and the root CSV, as committed; none added or
     gone."""
     committed = committed_files()
     found = {rel for rel, at in tree.places.items() if at.workload == workload}
     wanted = {rel for rel in committed if (at := place(rel)) and at.workload == workload}
-    return found == wanted and all(tree.raw.get(rel) == committed[rel] for rel in {*found, CSV})
+    return (
+        found == wanted
+        and tree.raw.get(CSV) == committed[CSV]
+        and all(
+            _as_committed(tree, rel) if rel in tree.docs else tree.raw.get(rel) == committed[rel]
+            for rel in found
+        )
+    )
 
 
 def _edited_workloads(check: Callable[..., list]) -> Callable[..., list]:
@@ -98,6 +120,28 @@ def _edited_workloads(check: Callable[..., list]) -> Callable[..., list]:
     return lambda tree, workload, *rest: (
         [] if _workload_as_committed(tree, workload) else check(tree, workload, *rest)
     )
+
+
+@contextmanager
+def _committed_pass(root: Path) -> Iterator[None]:
+    """While the schemas under root are the committed ones: what is as committed passes its schema,
+    its per-document rules and its workload's frontier and output lengths rules unchecked."""
+    with pytest.MonkeyPatch.context() as patch:
+        if snapshot(root / "schemas") == snapshot(REPO / "schemas"):
+            patch.setattr(run, "check_schemas", _edited_schemas)
+            for name in PER_DOCUMENT:
+                patch.setattr(run, name, _edited_only(getattr(run, name)))
+            # each workload's: run calls them as frontiers.check_frontier and check_output_lengths
+            patch.setattr(frontiers, "check_frontier", _edited_workloads(frontiers.check_frontier))
+            patch.setattr(run, "check_output_lengths", _edited_workloads(run.check_output_lengths))
+        yield
+
+
+def built_problems(tree: Tree, base_url: str) -> list[str]:
+    """The build's own check (run.check_built) of `tree`, the committed data folder edited in
+    memory, one line a problem; what is as committed passes unchecked, as in rule_findings."""
+    with _committed_pass(tree.root):
+        return [str(p) for p in run.check_built(tree, base_url)]
 
 
 def rule_problems(data: Path, *, with_tables: bool = False) -> list[str]:
@@ -116,14 +160,7 @@ def rule_findings(data: Path, *, with_tables: bool = False) -> list[Problem]:
         )
         found = load_tree(data)
     curated, base_url = provenance(data.parent, found.descriptor)
-    with pytest.MonkeyPatch.context() as patch:
-        if snapshot(data.parent / "schemas") == snapshot(REPO / "schemas"):
-            patch.setattr(run, "check_schemas", _edited_schemas)
-            for name in PER_DOCUMENT:
-                patch.setattr(run, name, _edited_only(getattr(run, name)))
-            # each workload's: run calls them as frontiers.check_frontier and check_output_lengths
-            patch.setattr(frontiers, "check_frontier", _edited_workloads(frontiers.check_frontier))
-            patch.setattr(run, "check_output_lengths", _edited_workloads(run.check_output_lengths))
+    with _committed_pass(data.parent):
         if with_tables:
             return run.check_published(found, base_url, curated)
         problems, ok = run.check_consistency(found, base_url)
