@@ -126,43 +126,75 @@ def _entries(root: Path) -> dict[str, tuple[int, bytes | None]]:
     return found
 
 
+# The mtime (ns) each regular file of a reused copy is given, one a file, far from any clock
+# reading: a write (even within one clock tick of the last put-back), a copy or a rename leaves
+# another.
+_STAMP = 10**18  # 2001-09-09
+
+
+def _stamped(root: Path, pristine: dict[str, tuple[int, bytes | None]]) -> dict[str, tuple]:
+    """Give each regular file below root its own mtime; every entry's `_look`."""
+    for i, (rel, (mode, _)) in enumerate(sorted(pristine.items())):
+        if stat.S_ISREG(mode):
+            os.utime(root / rel, ns=(_STAMP + i, _STAMP + i), follow_symlinks=False)
+    return _looks(root)
+
+
+def _looks(root: Path) -> dict[str, tuple]:
+    """Every entry below root by relative path, told apart without reading it: a regular file by
+    mode, size, mtime and inode, anything else by its mode."""
+    found = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            st = os.lstat(path)
+            key = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+            found[os.path.relpath(path, root)] = key if stat.S_ISREG(st.st_mode) else key[:1]
+    return found
+
+
 @pytest.fixture(scope="session")
-def _reused_copy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+def _reused_copy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dict]:
     root = copy_package(tmp_path_factory.mktemp("reused") / "repo")
-    return root, _entries(root)
+    pristine = _entries(root)
+    return root, pristine, _stamped(root, pristine)
 
 
 @pytest.fixture
-def reused_copy(_reused_copy: tuple[Path, dict], monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def reused_copy(
+    _reused_copy: tuple[Path, dict, dict], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     """repo_copy for cases that only edit files: one copy a worker, put back as committed after each
     case.
 
     Regular files a case rewrote, added, removed or chmodded are put back; after any other change (a
-    folder, a link) the copy is made afresh.
+    folder, a link) the copy is made afresh. A change is seen without reading a file: each file
+    keeps its own mtime (`_stamped`) until something writes, copies or renames into it.
     """
-    root, pristine = _reused_copy
+    root, pristine, looks = _reused_copy
     monkeypatch.chdir(root)
     yield root
-    now = _entries(root)
-    changed = [
-        rel for rel in sorted(pristine.keys() | now.keys()) if now.get(rel) != pristine.get(rel)
-    ]
+    now = _looks(root)
+    changed = [rel for rel in sorted(looks.keys() | now.keys()) if now.get(rel) != looks.get(rel)]
     if not all(_regular(now.get(rel)) and _regular(pristine.get(rel)) for rel in changed):
         shutil.rmtree(root)
         copy_package(root)
-        return
-    for rel in changed:
-        if rel not in pristine:
-            (root / rel).unlink()
-            continue
-        mode, data = pristine[rel]
-        if rel in now:
+    else:
+        for rel in changed:
+            if rel not in pristine:
+                (root / rel).unlink()
+                continue
+            mode, data = pristine[rel]
+            if rel in now:
+                os.chmod(root / rel, stat.S_IMODE(mode))
+            (root / rel).write_bytes(data)
             os.chmod(root / rel, stat.S_IMODE(mode))
-        (root / rel).write_bytes(data)
-        os.chmod(root / rel, stat.S_IMODE(mode))
+    if changed:
+        looks.clear()
+        looks.update(_stamped(root, pristine))
 
 
-def _regular(entry: tuple[int, bytes | None] | None) -> bool:
+def _regular(entry: tuple | None) -> bool:
     """A regular file, or no entry at all."""
     return entry is None or stat.S_ISREG(entry[0])
 
