@@ -240,18 +240,19 @@ CLASSES = [
 
 @pytest.mark.parametrize(("edit", "message", "command"), CLASSES)
 def test_bad_lock_is_refused_before_use_and_changes_nothing(
-    repo_copy: Path, tmp_path: Path, httpserver: HTTPServer, command: list[str], edit, message: str
+    reused_copy: Path, httpserver: HTTPServer, command: list[str], edit, message: str
 ) -> None:
     httpserver.expect_request(PATH).respond_with_data(
-        (repo_copy / "upstream" / "lm-arena-chat.json").read_bytes()
+        (reused_copy / "upstream" / "lm-arena-chat.json").read_bytes()
     )
-    lock = repo_copy / LOCK
+    lock = reused_copy / LOCK
     lock.write_text(edit(lock.read_text()))
-    before = tree_digest(tmp_path)
+    around = reused_copy.parent  # the copy and what is beside it
+    before = tree_digest(around)
     outcome = run_cli(*[httpserver.url_for(PATH) if arg == "SERVER" else arg for arg in command])
-    assert_refused(outcome, 1, (message,), before, tree_digest(tmp_path))
+    assert_refused(outcome, 1, (message,), before, tree_digest(around))
     assert len([line for line in outcome.output.splitlines() if LOCK in line]) == 1, outcome.output
-    assert not (tmp_path / "x").exists()  # where `fetch` wrote before: upstream/../../x
+    assert not (around / "x").exists()  # where `fetch` wrote before: upstream/../../x
 
 
 def test_the_lock_pins_the_seven_task_files_in_workload_order() -> None:

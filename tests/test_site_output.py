@@ -29,15 +29,15 @@ FILES = {"index.html": b"<p>new</p>\n", "a/b.json": b"{}\n"}
     ],
 )
 def test_refuses_the_repository_its_parents_and_the_package_folders(
-    repo_copy, cli, out, message
+    reused_copy, cli, out, message
 ) -> None:
-    before = snapshot(repo_copy)
+    before = snapshot(reused_copy)
     result = cli("site", "--out", out)
     assert result.exit_code == 1
     assert result.output.startswith(f"error: {out}: {message} ("), result.output
     assert result.output.count("\n") == 1
     assert "Traceback" not in result.output
-    assert snapshot(repo_copy) == before
+    assert snapshot(reused_copy) == before
 
 
 def test_refuses_a_folder_of_other_files(repo_copy, cli) -> None:
