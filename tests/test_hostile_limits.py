@@ -207,7 +207,8 @@ EXPLODES = f"expected $refs that expand to at most {SMALL_NODES:,} nodes, found 
 
 
 @pytest.fixture
-def small_node_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+def small_node_cap(fresh_schemas: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fresh_schemas, with the node cap lowered to SMALL_NODES."""
     monkeypatch.setattr(jsonschemas, "MAX_RESOLVED_NODES", SMALL_NODES)
 
 
@@ -268,7 +269,6 @@ FAST_SCHEMAS = ("self-properties-validate", "doubling-build", "nowhere-schema-di
 def test_a_schema_that_loops_or_explodes_is_one_line(
     repo_copy: Path,
     tmp_path: Path,
-    fresh_schemas: None,
     small_node_cap: None,
     edit,
     args: list[str],
@@ -336,7 +336,6 @@ MODEL_SCHEMAS = [
 def test_a_document_schema_that_loops_or_explodes_is_one_clean_line(
     repo_copy: Path,
     tmp_path: Path,
-    fresh_schemas: None,
     small_node_cap: None,
     edit,
     args: list[str],
