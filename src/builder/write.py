@@ -2,7 +2,6 @@
 
 import fcntl
 import io
-import json
 import math
 import os
 import re
@@ -10,9 +9,10 @@ import shutil
 import signal
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from _json import encode_basestring, make_encoder
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager, suppress
-from itertools import islice
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,24 +31,82 @@ Files = Mapping[str, Content] | Iterable[tuple[str, Content]]
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-ENCODER = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
-# the encoder's pieces joined at a time: never a list of a whole document's pieces
+CONTAINERS = (dict, list, tuple)  # what json writes as an object or an array
+# pieces joined and encoded at a time: never a list of a whole document's pieces
 JOIN_PIECES = 8192
 
 
+@cache
+def _encoder(depth: int) -> Callable[[Any], str]:
+    """json's C encoder for a scalar, or a container of scalars at `depth`: its items one a line,
+    as json.dumps(indent=2) writes them, less the line breaks inside its two brackets."""
+    between = ",\n" + "  " * (depth + 1)
+    encode = make_encoder(
+        None, _unknown, encode_basestring, None, ": ", between, False, False, False
+    )
+    return lambda value: "".join(encode(value, 0))
+
+
+def _unknown(value: Any) -> Any:
+    """What json says of a value it cannot write."""
+    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
+
+
+class _Indented:
+    """json.dumps(indent=2, ensure_ascii=False) text in UTF-8, made in pieces: each container of
+    scalars (most of a document) by json's C encoder at once, not a token at a time by json's own
+    pure-Python indenter (it takes half the time, the same bytes)."""
+
+    def __init__(self) -> None:
+        self.out = io.BytesIO()
+        self.pieces: list[str] = []
+
+    def flush(self) -> None:
+        self.out.write("".join(self.pieces).encode("utf-8"))
+        self.pieces.clear()
+
+    def add(self, value: Any, depth: int) -> None:
+        """Add `value`, written at `depth` (its closing bracket indented depth x 2 spaces)."""
+        if not isinstance(value, CONTAINERS):
+            self.pieces.append(_encoder(depth)(value))
+            return
+        opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+        if not value:
+            self.pieces.append(opening + closing)
+            return
+        inner, outer = "\n" + "  " * (depth + 1), "\n" + "  " * depth
+        items = value.values() if isinstance(value, dict) else value
+        if not any(isinstance(item, CONTAINERS) for item in items):
+            self.pieces.append(f"{opening}{inner}{_encoder(depth)(value)[1:-1]}{outer}{closing}")
+            return
+        head = opening + inner
+        for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+            self.pieces.append(f"{head}{_key(key)}: " if opening == "{" else head)
+            self.add(item, depth + 1)
+            head = "," + inner
+            if len(self.pieces) >= JOIN_PIECES:
+                self.flush()
+        self.pieces.append(outer + closing)
+
+
+def _key(key: Any) -> str:
+    """A key as json writes it: a str, or an int, float, bool or None made one."""
+    return encode_basestring(key) if isinstance(key, str) else _encoder(0)({key: 0})[1:-4]
+
+
 def dumps(doc: Any) -> bytes:
-    """UTF-8, 2-space indent, keys in insertion order, one trailing newline; NaN and Infinity
-    refused."""
-    out, pieces = io.BytesIO(), ENCODER.iterencode(doc)
+    """UTF-8, 2-space indent, keys in insertion order, one trailing newline (json.dumps's text with
+    indent=2 and ensure_ascii=False); NaN and Infinity refused."""
+    writer = _Indented()
     try:
-        while part := list(islice(pieces, JOIN_PIECES)):
-            out.write("".join(part).encode("utf-8"))
+        writer.add(doc, 0)
     except ValueError as exc:
         where = f" at {found}" if (found := _non_finite(doc, ())) else ""
         said = f"expected strict JSON, found a value it cannot hold{where} ({exc})"
         raise OutputError(f"{said}; nothing was written") from exc
-    out.write(b"\n")
-    return out.getvalue()  # the buffer itself, not a copy
+    writer.pieces.append("\n")
+    writer.flush()
+    return writer.out.getvalue()  # the buffer itself, not a copy
 
 
 def _non_finite(value: Any, parts: tuple[Any, ...]) -> str | None:
