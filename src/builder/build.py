@@ -1,6 +1,5 @@
 """The build: load inputs, derive the documents, check them, publish them."""
 
-import re
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -10,7 +9,6 @@ from typing import Any
 from builder.citation import write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv, response_energies
 from builder.dates import (
-    DATE_KEYS,
     date_fault,
     keep_dates,
     latest_date,
@@ -202,26 +200,9 @@ def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult
     return result
 
 
-# A top-level date's line in dumps's output: nested keys are indented deeper, and no string holds a
-# line break.
-TOP_DATE = {k: re.compile(rf'^  "{k}": "([^"\\]*)",?$'.encode(), re.M) for k in DATE_KEYS}
-
-
 def dated(new: dict[str, Any], before: bytes | None, latest: str) -> tuple[dict[str, Any], bytes]:
-    """`new` as keep_dates dates it against an old file's bytes, and its bytes. An unchanged file
-    (`new` with the old dates, read from their lines, makes its very bytes) is not parsed, and the
-    document is serialised once. A date after `latest` is never kept."""
-    same, data = new, b""
-    if before is not None:
-        found = {
-            k: m[1].decode() for k in DATE_KEYS if k in new and (m := TOP_DATE[k].search(before))
-        }
-        fresh = all(value <= latest for value in found.values())
-        if fresh and (data := dumps(same := {**new, **found})) == before:
-            return same, data
+    """`new` as keep_dates dates it against an old file's bytes, and its bytes."""
     doc = keep_dates(new, parse_or_none(before), latest)
-    if data and all(doc[k] == same[k] for k in DATE_KEYS if k in new):  # the bytes made above
-        return doc, data
     return doc, dumps(doc)
 
 
