@@ -132,32 +132,43 @@ def _entries(root: Path) -> dict[str, tuple[int, bytes | None]]:
 _STAMP = 10**18  # 2001-09-09
 
 
-def _stamped(root: Path, pristine: dict[str, tuple[int, bytes | None]]) -> dict[str, tuple]:
-    """Give each regular file below root its own mtime; every entry's `_look`."""
-    for i, (rel, (mode, _)) in enumerate(sorted(pristine.items())):
+def _stamp(root: Path, pristine: dict[str, tuple[int, bytes | None, int]], rels) -> None:
+    """Give each regular file of `rels` below root its own mtime (pristine's last item)."""
+    for rel in rels:
+        mode, _, ns = pristine[rel]
         if stat.S_ISREG(mode):
-            os.utime(root / rel, ns=(_STAMP + i, _STAMP + i), follow_symlinks=False)
-    return _looks(root)
+            os.utime(root / rel, ns=(ns, ns), follow_symlinks=False)
 
 
-def _looks(root: Path) -> dict[str, tuple]:
-    """Every entry below root by relative path, told apart without reading it: a regular file by
-    mode, size, mtime and inode, anything else by its mode."""
+def _look(st: os.stat_result) -> tuple[int, ...]:
+    """An entry told apart without reading it: a regular file by mode, size, mtime and inode,
+    anything else by its mode."""
+    if stat.S_ISREG(st.st_mode):
+        return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+    return (st.st_mode,)
+
+
+def _looks(root: Path) -> dict[str, tuple[int, ...]]:
+    """Every entry below root by relative path, with its `_look`."""
     found = {}
-    for folder, dirs, files in os.walk(root):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            st = os.lstat(path)
-            key = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
-            found[os.path.relpath(path, root)] = key if stat.S_ISREG(st.st_mode) else key[:1]
+    start = len(str(root)) + 1
+    folders = [str(root)]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                found[entry.path[start:]] = _look(entry.stat(follow_symlinks=False))
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
     return found
 
 
 @pytest.fixture(scope="session")
 def _reused_copy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dict]:
     root = copy_package(tmp_path_factory.mktemp("reused") / "repo")
-    pristine = _entries(root)
-    return root, pristine, _stamped(root, pristine)
+    entries = sorted(_entries(root).items())
+    pristine = {rel: (mode, data, _STAMP + i) for i, (rel, (mode, data)) in enumerate(entries)}
+    _stamp(root, pristine, pristine)
+    return root, pristine, _looks(root)
 
 
 @pytest.fixture
@@ -169,7 +180,7 @@ def reused_copy(
 
     Regular files a case rewrote, added, removed or chmodded are put back; after any other change (a
     folder, a link) the copy is made afresh. A change is seen without reading a file: each file
-    keeps its own mtime (`_stamped`) until something writes, copies or renames into it.
+    keeps its own mtime (`_stamp`) until something writes, copies or renames into it.
     """
     root, pristine, looks = _reused_copy
     monkeypatch.chdir(root)
@@ -179,19 +190,22 @@ def reused_copy(
     if not all(_regular(now.get(rel)) and _regular(pristine.get(rel)) for rel in changed):
         shutil.rmtree(root)
         copy_package(root)
-    else:
-        for rel in changed:
-            if rel not in pristine:
-                (root / rel).unlink()
-                continue
-            mode, data = pristine[rel]
-            if rel in now:
-                os.chmod(root / rel, stat.S_IMODE(mode))
-            (root / rel).write_bytes(data)
-            os.chmod(root / rel, stat.S_IMODE(mode))
-    if changed:
+        _stamp(root, pristine, pristine)
         looks.clear()
-        looks.update(_stamped(root, pristine))
+        looks.update(_looks(root))
+        return
+    for rel in changed:
+        if rel not in pristine:
+            (root / rel).unlink()
+            continue
+        mode, data, _ = pristine[rel]
+        if rel in now:
+            os.chmod(root / rel, stat.S_IMODE(mode))
+        (root / rel).write_bytes(data)
+        os.chmod(root / rel, stat.S_IMODE(mode))
+    put_back = [rel for rel in changed if rel in pristine]
+    _stamp(root, pristine, put_back)
+    looks.update({rel: _look(os.lstat(root / rel)) for rel in put_back})
 
 
 def _regular(entry: tuple | None) -> bool:
