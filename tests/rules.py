@@ -5,7 +5,9 @@ case gets that parsed document (same bytes, same document; the rules only read i
 the session checks). A document byte for byte as committed passes jsonschema and every per-document
 rule (test_validate.py proves the committed package valid), so those run on the edited documents
 alone. Likewise a workload whose files and the root CSV are all as committed passes its frontier's
-and its output lengths' rules (they read nothing else), so those run on the other workloads alone.
+and its output lengths' rules (they read nothing else), so those run on the other workloads alone;
+and its cross-file check (crossfile.check_workload) while the base URL and, for an LLM workload,
+the text conversation's files are as committed too.
 Everything else (reading the files, every other rule across documents and files) runs in full, as
 `builder validate` runs it. `built_problems` does the same for the build's own check of a tree
 edited in memory (its documents changed, their bytes left as committed).
@@ -25,10 +27,11 @@ import pytest
 
 from builder import strictjson
 from builder.errors import Problem
-from builder.layout import CSV, place, schema_for
-from builder.validate import frontiers, run
+from builder.layout import CSV, ROOT_WORKLOAD, place, schema_for
+from builder.validate import crossfile, frontiers, run
 from builder.validate import tree as tree_module
 from builder.validate.committed import provenance
+from builder.validate.crossfile import GENERATION_WORKLOADS
 from builder.validate.tree import Tree, load_tree
 from helpers import REPO, snapshot
 
@@ -122,6 +125,27 @@ def _edited_workloads(check: Callable[..., list]) -> Callable[..., list]:
     )
 
 
+@cache
+def _committed_base_url() -> str:
+    return provenance(REPO, None)[1]
+
+
+def _edited_cross_checks(check: Callable[..., list]) -> Callable[..., list]:
+    """crossfile.check_workload, run when the workload is edited, or (for an LLM workload) the text
+    conversation's, or the base URL; it reads nothing else, so one as committed has no problem."""
+
+    def checked(tree: Tree, workload: str, groups: Any, base_url: str) -> list:
+        alone = workload in (ROOT_WORKLOAD, *GENERATION_WORKLOADS)
+        same = (
+            base_url == _committed_base_url()
+            and _workload_as_committed(tree, workload)
+            and (alone or _workload_as_committed(tree, ROOT_WORKLOAD))
+        )
+        return [] if same else check(tree, workload, groups, base_url)
+
+    return checked
+
+
 @contextmanager
 def _committed_pass(root: Path) -> Iterator[None]:
     """While the schemas under root are the committed ones: what is as committed passes its schema,
@@ -134,6 +158,9 @@ def _committed_pass(root: Path) -> Iterator[None]:
             # each workload's: run calls them as frontiers.check_frontier and check_output_lengths
             patch.setattr(frontiers, "check_frontier", _edited_workloads(frontiers.check_frontier))
             patch.setattr(run, "check_output_lengths", _edited_workloads(run.check_output_lengths))
+            patch.setattr(
+                crossfile, "check_workload", _edited_cross_checks(crossfile.check_workload)
+            )
         yield
 
 
