@@ -227,14 +227,10 @@ def energy_by_model(
     gpu_order: list[str],
     label: str,
     energy: str = TOKENS.energy,
-    per_row: Any = None,
 ) -> Chart:
     """A dot per index row (the first DOT_ROWS) on a log axis, labelled above; energy: the rows'
-    field of energy; per_row: called on each row drawn first (energy per response is added to a
-    row's label where it has one)."""
+    field of energy (a row's energy per response, where it has one, is added to its label)."""
     rows, unit, total = doc["rows"][:DOT_ROWS], doc["unit"], len(doc["rows"])
-    for row in rows if per_row else ():
-        per_row(row)
     title = f"{label}: lowest energy per model and GPU setup"
     height = 1.0 + 0.62 * len(rows)
     setups = sorted({(_rank(r["gpu"], gpu_order), r["gpu"], r["num_gpus"]) for r in rows})

@@ -3,11 +3,12 @@ every workload's models, their summaries and the files made before them."""
 
 import math
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
+from builder.csvview import CsvKey, Energy
 from builder.errors import InputError
 from builder.layout import MAX_GPUS_PER_TASK
 from builder.release.rules import Version
@@ -98,15 +99,12 @@ def workload_view(
     folder = work.page.removesuffix("index.html") + "models/"
     rows, llm = index.get("rows", []), work.kind == LLM
     columns = index_columns(work.kind, index.get("unit", ""))
-    if llm:
-        rows = with_responses(rows, work.id, common.get("responses", {}))
     # the columns the index has (sizes and energy per second of video as the data publishes them)
-    else:
+    if not llm:
         first: dict[str, Any] = next(iter(rows), {})
         columns = [
             c for c in columns if c.key in first or (c is views.RESOLUTION and "width" in first)
         ]
-        rows = with_sizes(rows)
     compare = comparison(work, models, sums, targets.CHOSEN_MS) if llm else None
     listed = [(m.slug, m.name, m.page, sums[m.doc_rel].points) for m in models] if compare else []
     control = views.control(work.page, compare["gpus"], listed) if compare else None
@@ -143,27 +141,15 @@ def workload_view(
     )
 
 
-def with_responses(
-    rows: Iterable[dict[str, Any]], workload: str, found: Any
-) -> Iterator[dict[str, Any]]:
-    """Index rows as they are read, each given its energy per response where the CSV publishes
-    it."""
-    for row in rows:
-        yield with_response(workload, found, row)
-
-
-def with_sizes(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Generation index rows as they are read, each given its resolution in words where it has
-    one."""
-    for row in rows:
-        views.sized([row])
-        yield row
-
-
-def with_response(workload: str, found: Any, row: dict[str, Any]) -> dict[str, Any]:
-    """An index row given its energy per response where the CSV publishes it."""
-    responses.add([row], workload, found)
-    return row
+def annotate(rows: Iterable[Any], kind: str, workload: str, found: Mapping[CsvKey, Energy]) -> None:
+    """Configurations or index rows given what the pages and charts show beside their own fields:
+    an LLM's energy per response where the CSV publishes it, an image's or video's resolution in
+    words."""
+    shown = [row for row in rows if isinstance(row, dict)]
+    if kind == LLM:
+        responses.add(shown, workload, found)
+    else:
+        views.sized(shown)
 
 
 def overview_row(

@@ -4,7 +4,7 @@ page alone, and only its summary kept for the pages that gather models."""
 import posixpath
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
-from functools import cache, partial
+from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,6 @@ from builder.site import (
     load,
     pages,
     provenance,
-    responses,
     targets,
     views,
     words,
@@ -247,22 +246,9 @@ def plan_site(pkg: Package) -> Iterator[File]:
         for model in models:  # its document is read here, and only its summary kept
             copies, doc = plan.model_document(model.doc_rel)
             yield from copies
-            if (
-                work.kind == LLM
-                and isinstance(doc.get("configurations"), list)
-                and isinstance(doc.get("best"), dict)
-            ):
-                responses.add(
-                    [*doc["configurations"], *doc["best"].values()], work.id, pkg.responses
-                )
-            elif isinstance(doc.get("configurations"), list) and isinstance(doc.get("best"), dict):
-                views.sized(
-                    [
-                        c
-                        for c in (*doc["configurations"], *doc["best"].values())
-                        if isinstance(c, dict)
-                    ]
-                )
+            if isinstance(doc.get("configurations"), list) and isinstance(doc.get("best"), dict):
+                configs = [*doc["configurations"], *doc["best"].values()]
+                pages.annotate(configs, work.kind, work.id, pkg.responses)
             schema = schemas.get(schema_for(model.doc_rel) or "")
             if schema is None:
                 raise InputError(
@@ -298,16 +284,11 @@ def plan_site(pkg: Package) -> Iterator[File]:
         )
         with reading(f"data/{work.index_rel}"):
             shown = None
+            pages.annotate(index.get("rows", []), work.kind, work.id, pkg.responses)
             if index.get("rows"):
-                add = (
-                    partial(pages.with_response, work.id, pkg.responses)
-                    if work.kind == LLM
-                    else None
-                )
-                chart = charts.energy_by_model(index, pkg.gpus, work.name, axes.energy, add)
+                chart = charts.energy_by_model(index, pkg.gpus, work.name, axes.energy)
                 shown = yield from plan.chart(work.page, "energy-by-model.svg", chart)
-            context = common | {"responses": pkg.responses}
-            view = pages.workload_view(work, models, index, sums, shown, context)
+            view = pages.workload_view(work, models, index, sums, shown, common)
             overview.append(pages.overview_row(work, view, models, sums))
         head = pkg.heads.get(work.index_rel or work.list_rel or "", {})
         yield plan.page(
