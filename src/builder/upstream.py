@@ -106,7 +106,11 @@ class GenRow(UpstreamRow):
     fps: int | None = None  # video only
 
 
-ROW_FIELDS = tuple(f.name for f in fields(Row))
+# each row class's field names, in order (dataclasses.fields makes them anew each call)
+FIELD_NAMES: dict[type[UpstreamRow], tuple[str, ...]] = {
+    kind: tuple(f.name for f in fields(kind)) for kind in (Row, GenRow)
+}
+ROW_FIELDS = FIELD_NAMES[Row]
 KNOWN = frozenset(ROW_FIELDS)
 Parsed = tuple[list[UpstreamRow], list[str]]  # the checked rows of a task file, and its warnings
 
@@ -189,7 +193,7 @@ def relation_problems(
     each breaks (finish names the rows of one model that break one rule on one line)."""
     found = {}
     for i, row in rows.items():
-        values = {f.name: getattr(row, f.name) for f in fields(row)}
+        values = {name: getattr(row, name) for name in FIELD_NAMES[type(row)]}
         for fault in relation_faults(values, relations, orders):
             where = f"/configurations/{i}/{names.get(fault.field, fault.field)}"
             want = f"{fault.rule} = {fault.expected!r}"

@@ -1,14 +1,15 @@
 """Read and check the upstream per-model files, alone and against their task file's rows:
 untrusted input stops here."""
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from functools import cache
 from itertools import pairwise
 from typing import Any
 
 from builder.errors import ModelFilesError, Problem, Said, UpstreamError, pointer, shown
 from builder.jsonschemas import input_problems
 from builder.strictjson import StrictJSONError, parse_json
-from builder.upstream import OWN_NAMES, GenRow, Row, UpstreamRow
+from builder.upstream import FIELD_NAMES, OWN_NAMES, GenRow, Row, UpstreamRow
 
 MODEL_SCHEMA = "upstream-model.schema.json"
 LENGTHS = "output_length_distribution"
@@ -128,6 +129,14 @@ def file_faults(doc: dict[str, Any], name: str, rows: list[UpstreamRow]) -> list
     return faults + length_faults(doc)
 
 
+@cache
+def spelt(kind: str, generation: bool) -> dict[str, str]:
+    """A row's fields (a GenRow's or a Row's) by the name a per-model file of `kind` (image or
+    video) gives each."""
+    names = FIELD_NAMES[GenRow if generation else Row]
+    return {OWN_NAMES.get(name, name).format(kind): name for name in names}
+
+
 def row_faults(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, ...], Said]]:
     """(where, fault) for each value of a configuration that differs from its task row's (notes
     aside)."""
@@ -142,10 +151,7 @@ def row_faults(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, 
         if key != "notes"
     }
     kind = "image" if "energy_per_image_joules" in conf else "video"
-    names = {
-        OWN_NAMES.get(f.name, f.name).format(kind): f.name
-        for f in fields(GenRow if isinstance(row, GenRow) else Row)
-    }
+    names = spelt(kind, isinstance(row, GenRow))
     model_level = {"model_id", *MODEL_LEVEL}
     wanted = {
         key
