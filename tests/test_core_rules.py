@@ -81,6 +81,44 @@ NONE, X = frozenset(), frozenset({"x"})  # keys to drop: none, and "x" at every 
             [("/", "expected an integer within +/-2^53, found 9007199254740993")],
             id="big-int",
         ),
+        # numbers the hooks must see (a plain scan sends them there), and plain ones they need not
+        pytest.param(
+            b"-9007199254740993",
+            NONE,
+            [("/", "expected an integer within +/-2^53, found -9007199254740993")],
+            id="big-negative-int",
+        ),
+        pytest.param(
+            b"[1" + b"0" * 309 + b".5]",
+            NONE,
+            [
+                (
+                    "/0",
+                    "expected a finite number, found 10000000000000000000...00000000.5"
+                    " (312 characters)",
+                )
+            ],
+            id="infinite-without-exponent",
+        ),
+        pytest.param(
+            b"[2E+308]",
+            NONE,
+            [("/0", "expected a finite number, found 2E+308")],
+            id="exponent-plus",
+        ),
+        pytest.param(
+            b'{"a": 1e0400}',
+            NONE,
+            [("/a", "expected a finite number, found 1e0400")],
+            id="exponent",
+        ),
+        pytest.param(b"9007199254740992", NONE, 2**53, id="int-at-2^53"),
+        pytest.param(
+            b'{"a": [999999999999999, -1.5e-99, 0.1]}',
+            NONE,
+            {"a": [999999999999999, -1.5e-99, 0.1]},
+            id="plain-numbers",
+        ),
         pytest.param(
             b'{"\\udc00": 1}',
             NONE,

@@ -84,12 +84,13 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
     def constant(word: str) -> Any:
         return refuse("a finite number", word)
 
-    try:
+    plain = _plain_numbers(data)
+    try:  # numbers within bounds need no hook: int and float make of them what the hooks would
         value = json.loads(
             text,
             parse_constant=constant,
-            parse_float=number,
-            parse_int=integer,
+            parse_float=None if plain else number,
+            parse_int=None if plain else integer,
             object_pairs_hook=pairs,
         )
     except json.JSONDecodeError as exc:
@@ -130,6 +131,31 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
     if found:
         raise StrictJSONError(sorted(found))
     return value
+
+
+# JSON bytes by class: a digit as 0, e or E as e, a point and a plus as themselves, any other byte
+# (a minus, a letter, a quote, space) as a space
+_CLASSES = bytes(
+    ord("0")
+    if byte in b"0123456789"
+    else ord("e")
+    if byte in b"eE"
+    else byte
+    if byte in b".+"
+    else ord(" ")
+    for byte in range(256)
+)
+# what a number beyond any bound needs: a whole part of 16 digits, or a positive 3-digit exponent
+_LARGE = (b" " + b"0" * 16, b"e000", b"e+000")
+
+
+def _plain_numbers(data: bytes | str) -> bool:
+    """Whether every number in JSON text has a whole part of at most 15 digits and an exponent of
+    at most 2 (a plain scan: text that only looks like one counts too). Each is then an integer
+    within 2^53, or a finite float."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    classes = b" " + raw.translate(_CLASSES)
+    return not any(large in classes for large in _LARGE)
 
 
 def parse_input(data: bytes, shown_as: str) -> Any:
