@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from builder.citation import citation_files, citation_problems
+from builder.citation import check_citation, citation_files, citation_problems
+from builder.errors import ValidationError
 from helpers import REPO
 
 DATA_VERSION = json.loads((REPO / "datapackage.json").read_bytes())["version"]
@@ -109,6 +110,25 @@ def test_a_stale_citation_is_one_problem(tmp_path: Path, monkeypatch: pytest.Mon
         "CITATION.cff: /: expected what `builder build` writes from citation.toml for data version "
         f"{DATA_VERSION}, found other bytes (run builder build)"
     ]
+
+
+def test_the_summary_names_the_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stale croissant.json alone is summed up under its own name, not CITATION.cff's."""
+    for name in (
+        "datapackage.json",
+        "citation.toml",
+        "CITATION.cff",
+        ".zenodo.json",
+        "croissant.json",
+    ):
+        shutil.copy2(REPO / name, tmp_path / name)
+    (tmp_path / "data").mkdir()
+    shutil.copy2(REPO / "data" / "workloads.json", tmp_path / "data" / "workloads.json")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "croissant.json").write_text("{}\n")
+    with pytest.raises(ValidationError) as raised:
+        check_citation(Path("data"))
+    assert str(raised.value) == "croissant.json: 1 problem(s)"
 
 
 def test_an_archives_citation_is_checked_by_its_version(tmp_path: Path) -> None:

@@ -352,6 +352,16 @@ DESCRIPTOR = [
         'datapackage.json: /resources: expected a resource "model-qwen-3-8b" for '
         "data/models/qwen-3-8b.json, found none",
     ),
+    (  # frictionless takes a size of 0 as none listed: validate compares it with the file's
+        "descriptor-size-zero",
+        lambda data: _descriptor(data, lambda d: d["resources"][3].update(bytes=0)),
+        "datapackage.json: /resources/3/bytes: expected ",
+    ),
+    (  # and a hash without digits as none listed
+        "descriptor-hash-without-digits",
+        lambda data: _descriptor(data, lambda d: d["resources"][0].update(hash="sha256:")),
+        'datapackage.json: /resources/0/hash: expected "sha256:',
+    ),
     (
         "descriptor-document-as-table",
         lambda data: _descriptor(data, lambda d: d["resources"][2].update(type="table")),

@@ -173,4 +173,5 @@ def write_citation(root: Path, descriptor: bytes) -> None:
 def check_citation(data: Path) -> None:
     """ValidationError when CITATION.cff beside `data` does not follow its data version."""
     if problems := citation_problems(data.parent):
-        raise ValidationError(f"{CFF}: {len(problems)} problem(s)", problems)
+        named = ", ".join(sorted({problem.path for problem in problems}))
+        raise ValidationError(f"{named}: {len(problems)} problem(s)", problems)

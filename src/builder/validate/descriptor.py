@@ -27,6 +27,8 @@ FACT_ERRORS = {
 }
 # a source's version: the upstream commit its lock entry records
 COMMIT = re.compile(r"[0-9a-f]{40}")
+# a listed hash frictionless checks; it takes one with no digits (and a size of 0) as none listed
+CHECKED_HASH = re.compile(r"sha256:[0-9a-f]{64}")
 
 PROFILE_RULE = "a valid Data Package descriptor"  # what frictionless checks a descriptor against
 
@@ -102,9 +104,9 @@ def source_findings(sources: Any, lock: str = "") -> list[tuple[str, Said]]:
 
 
 def listed_facts(want: list[dict[str, Any]], listed: Any) -> dict[str, dict[str, Any]]:
-    """By resource name, the sizes and hashes the descriptor lists in the builder's form
-    (frictionless checks their values against the files); value_differences reports a fact in
-    another form."""
+    """By resource name, the sizes and hashes the descriptor lists in the builder's form, a positive
+    size and a full sha256 (frictionless checks their values against the files); value_differences
+    reports a fact in another form, a size of 0 or a hash without digits among them."""
     forms = {key: type(res[key]) for res in want for key in FACTS if key in res}
     found: dict[str, dict[str, Any]] = {}
     for res in listed if isinstance(listed, list) else []:
@@ -112,8 +114,10 @@ def listed_facts(want: list[dict[str, Any]], listed: Any) -> dict[str, dict[str,
             facts = {
                 key: res[key] for key in FACTS if key in res and type(res[key]) is forms.get(key)
             }
-            if isinstance(facts.get("hash"), str) and not facts["hash"].startswith("sha256:"):
+            if isinstance(facts.get("hash"), str) and not CHECKED_HASH.fullmatch(facts["hash"]):
                 del facts["hash"]
+            if isinstance(facts.get("bytes"), int) and facts["bytes"] <= 0:
+                del facts["bytes"]
             found.setdefault(name, facts)
     return found
 
