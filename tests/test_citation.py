@@ -116,6 +116,7 @@ def test_the_summary_names_the_stale_file(tmp_path: Path, monkeypatch: pytest.Mo
     """A stale croissant.json alone is summed up under its own name, not CITATION.cff's."""
     for name in (
         "datapackage.json",
+        "metadata.toml",
         "citation.toml",
         "CITATION.cff",
         ".zenodo.json",
