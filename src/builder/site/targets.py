@@ -5,10 +5,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from builder.errors import InputError, pointer, shown
-from builder.fields import RESPONSE_ENERGY
+from builder.fields import MEASURE_KEYS, RESPONSE_ENERGY
 from builder.site import words
 from builder.site.charts import TOKENS, ChartAxes
 
+JOULES_PER_TOKEN = MEASURE_KEYS["llm"][0]  # the energy `best` and the frontier rank by
 TARGETS_MS = (50, 100, 200)
 CHOSEN_MS = 100  # the target of each workload page's comparison table
 Under = dict[str, dict[str, dict[str, Any] | None]]  # gpu -> str(target) -> configuration or None
@@ -21,8 +22,8 @@ def computed(configs: list[dict[str, Any]], targets: tuple[int, ...] = TARGETS_M
     return {
         gpu: {
             str(target): min(
-                (c for c in configs if c["gpu"] == gpu and c["median_itl_ms"] <= target),
-                key=lambda c: c["joules_per_output_token"],
+                (c for c in configs if c["gpu"] == gpu and c[TOKENS.latency] <= target),
+                key=lambda c: c[JOULES_PER_TOKEN],
                 default=None,
             )
             for target in targets
@@ -132,10 +133,10 @@ def size_of(conf: dict[str, Any]) -> tuple[Any, ...]:
 POINT = (
     "gpu",
     "num_gpus",
-    "max_num_seqs",
-    "median_itl_ms",
-    "wh_per_million_output_tokens",
-    "joules_per_output_token",
+    TOKENS.batch,
+    TOKENS.latency,
+    TOKENS.energy,
+    JOULES_PER_TOKEN,
     *RESPONSE_ENERGY,
 )
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from builder.site import provenance, targets, words
 from builder.site.catalog import API_PREFIX, LLM, gpu_page, href
+from builder.site.charts import TOKENS
 
 GLOSSARY = "glossary/index.html"
 MODELS_PAGE = "models/index.html"
@@ -36,9 +37,9 @@ class Column:
     abbr: str = ""
 
 
-ENERGY = Column("wh_per_million_output_tokens", "Energy", "Wh per million output tokens", 2)
-MEDIAN = Column("median_itl_ms", "Median ITL", "ms", 1, "inter-token latency")
-MAX_SEQS = Column("max_num_seqs", "Max sequences", "batch limit", 0)
+ENERGY = Column(TOKENS.energy, "Energy", "Wh per million output tokens", 2)
+MEDIAN = Column(TOKENS.latency, "Median ITL", "ms", 1, "inter-token latency")
+MAX_SEQS = Column(TOKENS.batch, "Max sequences", "batch limit", 0)
 GPU_POWER = Column("gpu_power_watts_total", "GPU power", "W, all GPUs", 0)
 PRECISION, REPEAT = (
     Column("precision", "Precision", "weights"),
