@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 import tracemalloc
 from pathlib import Path
 from types import SimpleNamespace
@@ -116,9 +115,7 @@ def test_503_then_good_answer_is_retried_and_pinned(
 def refused(repo: Path, cli, *args: str) -> str:
     """Run fetch, which must fail quickly and leave every file as it was; return its output."""
     before = snapshot(repo)
-    started = time.monotonic()
     result = cli("fetch", *args)
-    assert time.monotonic() - started < 30  # bounded: the limits allow ~2 s
     assert result.exit_code != 0, result.output
     assert result.output.splitlines()[-1].startswith("error: ")
     assert snapshot(repo) == before
