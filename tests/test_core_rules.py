@@ -3,6 +3,7 @@ read."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,30 @@ def test_dumps_names_the_first_non_finite_value_in_document_order() -> None:
         dumps({"a": [1.0, (float("nan"),)], "b": float("inf")})
     with pytest.raises(OutputError, match=r"at /a~1b/c~0d \(inf\)"):
         dumps({"a/b": {"c~d": float("inf")}})
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"a": [1, -(10**30), 1e300, 5e-324, -0.0, 0.1 + 0.2, True, None], "b": {}, "c": []},
+        {'\u2028\x00"\\': ["\x1f\u00e9\U0001f600", ("t", [{}])], "k": {"x": [[[1]]]}},
+        {7: {"n": 1}, 1.5: [2], -0.0: [], True: [[]], None: {"y": [()]}},
+        [[{"a": [1, {"b": (2, 3)}]}], "s", 7],
+        "text",
+        -7.5,
+    ],
+)
+def test_dumps_writes_json_dumps_text(doc: object) -> None:
+    expected = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    assert dumps(doc) == expected.encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "doc", ["\ud800", {"a": ["\udc00"]}, {"\ud800": [1]}, {"a": {"\udfff": 1}}]
+)
+def test_dumps_refuses_a_lone_surrogate_in_one_line(doc: object) -> None:
+    with pytest.raises(OutputError, match=r"surrogates not allowed.*; nothing was written"):
+        dumps(doc)
 
 
 def test_read_file_refuses_a_link_unless_told_a_fifo_and_a_file_too_large(tmp_path: Path) -> None:

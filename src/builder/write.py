@@ -100,12 +100,12 @@ def dumps(doc: Any) -> bytes:
     writer = _Indented()
     try:
         writer.add(doc, 0)
+        writer.pieces.append("\n")
+        writer.flush()  # a lone surrogate is refused here, in encoding (a UnicodeEncodeError)
     except ValueError as exc:
         where = f" at {found}" if (found := _non_finite(doc, ())) else ""
         said = f"expected strict JSON, found a value it cannot hold{where} ({exc})"
         raise OutputError(f"{said}; nothing was written") from exc
-    writer.pieces.append("\n")
-    writer.flush()
     return writer.out.getvalue()  # the buffer itself, not a copy
 
 
