@@ -67,22 +67,6 @@ def _shared_documents_stay_as_parsed() -> Iterator[None]:
     assert not changed, f"a rule changed a shared parsed document: {changed}"
 
 
-@pytest.fixture(scope="session")
-def _no_ca_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("no-ca")
-
-
-@pytest.fixture
-def no_ca_bundle(_no_ca_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """For cases that fetch: an empty CA folder instead of the CA bundle each HTTP client loads.
-
-    Tests fetch only over plain HTTP from 127.0.0.1, where no certificate is checked; loading the
-    system's bundle costs ~0.1 s a client, and check-upstream makes one a task and model file.
-    """
-    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
-    monkeypatch.setenv("SSL_CERT_DIR", str(_no_ca_folder))
-
-
 @pytest.fixture
 def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run from the repository root, as the CLI expects."""

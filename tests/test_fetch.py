@@ -19,7 +19,6 @@ from netfaults import closed_port_url, raw_server
 
 PATH = "/public/data/tasks/lm-arena-chat.json"
 FAST = ["--timeout", "0.5", "--retries", "1", "--deadline", "20"]
-pytestmark = pytest.mark.usefixtures("no_ca_bundle")  # plain HTTP from 127.0.0.1 only
 UPSTREAM_URL = "https://raw.githubusercontent.com/ml-energy/leaderboard/master" + PATH
 
 
@@ -120,6 +119,22 @@ def refused(repo: Path, cli, *args: str) -> str:
     assert result.output.splitlines()[-1].startswith("error: ")
     assert snapshot(repo) == before
     return result.output
+
+
+def test_the_ca_bundle_is_loaded_once_a_process(
+    httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """check-upstream downloads a file at a time; each client reuses one loaded CA bundle."""
+    import httpx
+
+    made = []
+    real = httpx.create_ssl_context
+    monkeypatch.setattr(httpx, "create_ssl_context", lambda: made.append(1) or real())
+    builder.fetch.tls_context.cache_clear()
+    httpserver.expect_request(PATH).respond_with_data("{}")
+    for _ in range(3):
+        assert builder.fetch.download(httpserver.url_for(PATH)) == b"{}"
+    assert made == [1]
 
 
 def test_404_is_refused_without_retry(repo_copy: Path, cli, httpserver: HTTPServer, pauses) -> None:

@@ -14,7 +14,6 @@ from hostile import assert_refused, run_cli, tree_digest
 from netfaults import closed_port_url
 
 FAST = ["--timeout", "0.5", "--retries", "0", "--deadline", "20"]
-pytestmark = pytest.mark.usefixtures("no_ca_bundle")  # plain HTTP from 127.0.0.1 only
 
 
 def serve_pins(
