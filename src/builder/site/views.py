@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from builder.csvview import JOULES, WH
 from builder.site import provenance, targets, words
 from builder.site.catalog import API_PREFIX, LLM, gpu_page, href
-from builder.site.charts import TOKENS
+from builder.site.charts import AXES, TOKENS
 
 GLOSSARY = "glossary/index.html"
 MODELS_PAGE = "models/index.html"
@@ -45,8 +46,8 @@ PRECISION, REPEAT = (
     Column("precision", "Precision", "weights"),
     Column("repeat", "Repeat", "run", 0),
 )
-PER_RESPONSE = Column("joules_per_response", "Energy per response", "J", "sig")
-PER_THOUSAND = Column("wh_per_thousand_responses", "Energy per 1,000 responses", "Wh", 2)
+PER_RESPONSE = Column(JOULES, "Energy per response", "J", "sig")
+PER_THOUSAND = Column(WH, "Energy per 1,000 responses", "Wh", 2)
 KEY_COLUMNS = (
     ENERGY,
     PER_RESPONSE,
@@ -74,7 +75,7 @@ DETAIL_COLUMNS = (
     Column("avg_output_tokens", "Response length", "output tokens, average", 0),
     REPEAT,
 )
-LATENCY = Column("batch_latency_s", "Batch latency", "s", 3)
+LATENCY = Column(AXES["image"].latency, "Batch latency", "s", 3)  # a video's too
 IMAGES, VIDEOS = (
     Column("batch_size", "Batch size", "images", 0),
     Column("batch_size", "Batch size", "videos", 0),
@@ -90,7 +91,7 @@ FRAMES, FPS = (
 PER_VIDEO_SECOND = Column("wh_per_video_second", "Energy per second of video", "Wh", "sig")
 GENERATION_KEY = {  # by workload kind: energy and latency first, then what makes outputs comparable
     "image": (
-        Column("wh_per_thousand_images", "Energy", "Wh per 1,000 images", 2),
+        Column(AXES["image"].energy, "Energy", "Wh per 1,000 images", 2),
         LATENCY,
         IMAGES,
         STEPS,
@@ -99,7 +100,7 @@ GENERATION_KEY = {  # by workload kind: energy and latency first, then what make
         GPU_POWER,
     ),
     "video": (
-        Column("wh_per_video", "Energy", "Wh per video", 2),
+        Column(AXES["video"].energy, "Energy", "Wh per video", 2),
         PER_VIDEO_SECOND,
         LATENCY,
         VIDEOS,
