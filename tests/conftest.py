@@ -125,10 +125,11 @@ def _stamp(root: Path, pristine: dict[str, tuple[int, bytes | None, int]], rels)
 
 
 def _look(st: os.stat_result) -> tuple[int, ...]:
-    """An entry told apart without reading it: a regular file by mode, size, mtime and inode,
-    anything else by its mode."""
+    """An entry told apart without reading it: a regular file by mode, size, mtime, inode and ctime
+    (which no one can set: an edit whose mtime was put back with os.utime moves it), anything else
+    by its mode."""
     if stat.S_ISREG(st.st_mode):
-        return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+        return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
     return (st.st_mode,)
 
 
