@@ -83,11 +83,8 @@ def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
     for rel, doc in sorted(docs.items()):
         name = schema_for(rel)
         if name is not None and name not in schemas:
-            failures.append(
-                Problem.mismatch(
-                    rel, "/", "compat.schema-missing", f"schema {name} in the set", "none"
-                )
-            )
+            said = f"schema {name} in the set"
+            failures.append(Problem.mismatch(rel, "/", "compat.schema-missing", said, "none"))
         elif name is not None:
             try:
                 if (passes := fast(name)) is None or not passes(doc):  # jsonschema explains
