@@ -113,6 +113,15 @@ def compile_fast(schema: dict[str, Any]) -> Check | None:
     return check
 
 
+def fast_or_none(schema: dict[str, Any]) -> Check | None:
+    """compile_fast's check, or None where Python's re rejects a pattern of the schema too: then
+    jsonschema judges alone, failing only where a value meets that pattern."""
+    try:
+        return compile_fast(schema)
+    except re.error:
+        return None
+
+
 def _conforms(conforms: Callable[..., bool], fmt: str, value: str) -> bool:
     """jsonschema's verdict on a string of format `fmt`."""
     return conforms(value, fmt)

@@ -12,7 +12,7 @@ from referencing.jsonschema import DRAFT202012
 
 from builder.diff import source_files
 from builder.errors import InputError, Problem, ReleaseError, shown
-from builder.fastschema import compile_fast
+from builder.fastschema import fast_or_none
 from builder.jsonschemas import RefError, UnresolvedRef, compiled, resolved, schema_problems
 from builder.layout import DESCRIPTOR, schema_for
 from builder.strictjson import parse_input, parse_json
@@ -78,7 +78,7 @@ def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
     found."""
     schema_of = _resolved(schemas)
     check = cache(lambda name: compiled(schema_of(name)))
-    fast = cache(lambda name: compile_fast(schema_of(name)))  # None: jsonschema judges alone
+    fast = cache(lambda name: fast_or_none(schema_of(name)))  # None: jsonschema judges alone
     failures: list[Problem] = []
     for rel, doc in sorted(docs.items()):
         name = schema_for(rel)
