@@ -135,24 +135,16 @@ def parse_json(data: bytes | str, drop: frozenset[str] = frozenset()) -> Any:
 
 # JSON bytes by class: a digit as 0, e or E as e, a point and a plus as themselves, any other byte
 # (a minus, a letter, a quote, space) as a space
-_CLASSES = bytes(
-    ord("0")
-    if byte in b"0123456789"
-    else ord("e")
-    if byte in b"eE"
-    else byte
-    if byte in b".+"
-    else ord(" ")
-    for byte in range(256)
-)
+_CLASS = dict(zip(b"0123456789eE.+", b"0000000000ee.+", strict=True))
+_CLASSES = bytes(_CLASS.get(byte, ord(" ")) for byte in range(256))
 # what a number beyond any bound needs: a whole part of 16 digits, or a positive 3-digit exponent
 _LARGE = (b" " + b"0" * 16, b"e000", b"e+000")
 
 
 def _plain_numbers(data: bytes | str) -> bool:
-    """Whether every number in JSON text has a whole part of at most 15 digits and an exponent of
-    at most 2 (a plain scan: text that only looks like one counts too). Each is then an integer
-    within 2^53, or a finite float."""
+    """Whether every number in JSON text has a whole part of at most 15 digits and no positive
+    exponent of 3 digits (a plain scan: text that only looks like one counts too). Each is then an
+    integer within 2^53, or a finite float."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     classes = b" " + raw.translate(_CLASSES)
     return not any(large in classes for large in _LARGE)
