@@ -53,9 +53,10 @@ def _unknown(value: Any) -> Any:
 
 
 class _Indented:
-    """json.dumps(indent=2, ensure_ascii=False) text in UTF-8, made in pieces: each container of
-    scalars (most of a document) by json's C encoder at once, not a token at a time by json's own
-    pure-Python indenter (it takes half the time, the same bytes)."""
+    """json.dumps(indent=2, ensure_ascii=False) text in UTF-8, made in pieces: a scalar or a
+    container of scalars (most of a document) is one piece by json's C encoder; a container of
+    containers gets its brackets and keys here, its items in turn. Pieces are encoded into `out`
+    JOIN_PIECES at a time."""
 
     def __init__(self) -> None:
         self.out = io.BytesIO()
