@@ -28,7 +28,6 @@ def test_energy_per_response_is_the_csv_row_of_the_same_workload_row_and_repeat(
         {"row_id": "a/B200/1/8"},
         {"row_id": "a/B200/1/8", "repeat": 2},
         {"row_id": "b/H100/1/8"},
-        None,
     ]
     responses.add(confs, "text-conversation", found)
     assert confs[0] == {

@@ -26,14 +26,10 @@ def read(raw: bytes, shown: str) -> dict[CsvKey, Energy]:
     return found
 
 
-def add(
-    configs: Iterable[dict[str, Any] | None], workload: str, found: Mapping[CsvKey, Energy]
-) -> None:
+def add(configs: Iterable[dict[str, Any]], workload: str, found: Mapping[CsvKey, Energy]) -> None:
     """Each configuration (a dict of a model document or index row) given its energy per
     response, where published."""
     for conf in configs:
-        if conf is None:
-            continue
         energy = found.get((workload, str(conf.get("row_id")), int(conf.get("repeat", 1))))
         if energy is not None:
             conf[JOULES], conf[WH] = energy
