@@ -114,21 +114,13 @@ MAX_RESOLVED_NODES = (
 
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
     """The schema with every $ref replaced by its target in the registry; RefError for a bad,
-    cyclic or huge $ref. Each $ref is looked up and its target resolved once: every $ref to it
-    shares that copy (read only), and counts its nodes against the budget again."""
+    cyclic or huge $ref. Each $ref's target is resolved once: every $ref to it shares that copy
+    (read only), and counts its nodes against the budget again."""
     name = shown(schema["$id"])
     budget = [MAX_RESOLVED_NODES]
     too_many = Said(f"$refs that expand to at most {MAX_RESOLVED_NODES:,} nodes", "more")
     # by id of a $ref's target: its resolved copy and the nodes that took
     done: dict[int, tuple[Any, int]] = {}
-    # by id of a resolver (kept alive here) and a $ref: what it looked up
-    looked: dict[tuple[int, str], tuple[Any, Any]] = {}
-
-    def lookup(resolver: Any, ref: str) -> Any:
-        key = (id(resolver), ref)
-        if key not in looked:
-            looked[key] = (resolver, resolver.lookup(ref))
-        return looked[key][1]
 
     def walk(node: Any, resolver: Any, inside: tuple[int, ...]) -> Any:
         budget[0] -= 1
@@ -140,7 +132,7 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
             return node
         if "$ref" in node:
             try:
-                found = lookup(resolver, node["$ref"])
+                found = resolver.lookup(node["$ref"])
             except (Unresolvable, TypeError):
                 said = Said("every $ref to resolve", shown(node["$ref"]))
                 raise UnresolvedRef(name, said) from None
