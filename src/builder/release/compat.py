@@ -78,7 +78,7 @@ def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
     found."""
     schema_of = _resolved(schemas)
     check = cache(lambda name: compiled(schema_of(name)))
-    fast = cache(lambda name: fast_or_none(schema_of(name)))  # None: jsonschema judges alone
+    fast = cache(lambda name: fast_or_none(check(name).schema))  # None: jsonschema judges alone
     failures: list[Problem] = []
     for rel, doc in sorted(docs.items()):
         name = schema_for(rel)
