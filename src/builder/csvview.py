@@ -19,7 +19,8 @@ MODEL_COLUMNS = ("workload", "slug", "name", "model_id")
 MODEL_KEYS = ("params_b", "active_params_b", "architecture")  # the model document's, appended
 # the root CSV's columns; energy per response comes from upstream rows
 COLUMNS = (*MODEL_COLUMNS, *CONFIG_KEYS, JOULES, WH, *MODEL_KEYS)
-# a cell the csv module would write otherwise: as str(value) does, a bool in lower case
+# the cells the csv module would write otherwise (None as "", a bool as True): None as str(None)
+# does, a bool in lower case; it writes every other cell as str(value)
 SPELT = {True: "true", False: "false", None: "None"}
 
 
@@ -43,7 +44,6 @@ def write_csv(
                 model["model_id"],
                 *cells(workload, model, conf),
             ]
-            # the csv module writes str(value) itself, but None as "" and a bool as True
             writer.writerow(
                 [SPELT[value] if value is None or type(value) is bool else value for value in row]
             )
