@@ -91,7 +91,8 @@ class _Indented:
 
 
 def _key(key: Any) -> str:
-    """A key as json writes it: a str, or an int, float, bool or None made one."""
+    """A key as json writes it: a str, or an int, float, bool or None made one. Any other key is
+    json's TypeError: the key is written by json's encoder inside {key: 0}, less `{` and `: 0}`."""
     return encode_basestring(key) if isinstance(key, str) else _encoder(0)({key: 0})[1:-4]
 
 
