@@ -91,7 +91,10 @@ def with_citation(repo_copy: Path) -> Path:
     return repo_copy
 
 
-def test_a_stale_citation_is_one_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def cards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder holding the descriptor, the metadata, the citation cards and data/workloads.json,
+    the working folder."""
     for name in (
         "datapackage.json",
         "metadata.toml",
@@ -104,7 +107,11 @@ def test_a_stale_citation_is_one_problem(tmp_path: Path, monkeypatch: pytest.Mon
     (tmp_path / "data").mkdir()
     shutil.copy2(REPO / "data" / "workloads.json", tmp_path / "data" / "workloads.json")
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "CITATION.cff"
+    return tmp_path
+
+
+def test_a_stale_citation_is_one_problem(cards: Path) -> None:
+    path = cards / "CITATION.cff"
     path.write_text(path.read_text().replace(DATA_VERSION, "2026-10-19"))
     assert [str(problem) for problem in citation_problems(Path("."))] == [
         "CITATION.cff: /: expected what `builder build` writes from citation.toml for data version "
@@ -112,21 +119,9 @@ def test_a_stale_citation_is_one_problem(tmp_path: Path, monkeypatch: pytest.Mon
     ]
 
 
-def test_the_summary_names_the_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_summary_names_the_stale_file(cards: Path) -> None:
     """A stale croissant.json alone is summed up under its own name, not CITATION.cff's."""
-    for name in (
-        "datapackage.json",
-        "metadata.toml",
-        "citation.toml",
-        "CITATION.cff",
-        ".zenodo.json",
-        "croissant.json",
-    ):
-        shutil.copy2(REPO / name, tmp_path / name)
-    (tmp_path / "data").mkdir()
-    shutil.copy2(REPO / "data" / "workloads.json", tmp_path / "data" / "workloads.json")
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "croissant.json").write_text("{}\n")
+    (cards / "croissant.json").write_text("{}\n")
     with pytest.raises(ValidationError) as raised:
         check_citation(Path("data"))
     assert str(raised.value) == "croissant.json: 1 problem(s)"
