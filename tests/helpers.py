@@ -4,6 +4,7 @@ snapshots."""
 from __future__ import annotations
 
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,11 @@ def slow_after(cases: list, fast: int = 1) -> list:
             case = pytest.param(*case.values, id=case.id, marks=[*case.marks, pytest.mark.slow])
         params.append(case)
     return params
+
+
+def default_signals() -> None:
+    """SIGINT, SIGTERM and SIGHUP act as in a terminal, even where the test run ignores them (a
+    background job of a shell, nohup): for a process that the tests signal."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)

@@ -32,7 +32,7 @@ import builder.build
 import builder.pin
 from builder.write import stages
 from consumer_release import GIT_IDENTITY, copy_release_files, make_release_repo
-from helpers import REPO, copy_package
+from helpers import REPO, copy_package, default_signals
 
 pytestmark = pytest.mark.slow  # forked builds killed and signalled, strace
 
@@ -118,6 +118,7 @@ def run(
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
             sys.stderr = open(err, "w", buffering=1)  # noqa: SIM115
             sys.argv = ["builder", *([] if callable(args) else args)]
+            default_signals()
             if at is not None:
                 arm(*at, signum)
             if callable(args):

@@ -24,6 +24,7 @@ import pytest
 from consumer_release import GIT_IDENTITY as IDENTITY
 from consumer_release import copy_release_files
 from edits import scale_model_upstream
+from helpers import default_signals
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 
 INCLUDED = (
@@ -860,6 +861,7 @@ def test_ctrl_c_during_the_pre_commit_hook_rolls_back(
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        preexec_fn=default_signals,  # the hook and git inherit them
     )
     deadline = time.monotonic() + 120
     while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
