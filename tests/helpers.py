@@ -11,18 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import main
+from builder.metadata import load_metadata, upstream_tasks
 
 REPO = Path(__file__).resolve().parent.parent
-# the pinned upstream task files, in the lock's order
-TASKS = (
-    "lm-arena-chat",
-    "gpqa",
-    "sourcegraph-fim",
-    "image-chat",
-    "video-chat",
-    "text-to-image",
-    "text-to-video",
-)
+# the pinned upstream task files, in the lock's order (test_lock.py spells them out)
+TASKS = tuple(upstream_tasks(load_metadata(REPO / "metadata.toml")))
 
 
 def copy_package(root: Path) -> Path:
