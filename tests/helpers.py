@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from builder import jsonschemas
 from builder.cli import main
 from builder.metadata import load_metadata, upstream_tasks
 
@@ -59,3 +60,10 @@ def default_signals() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
+
+
+def forget_schemas() -> None:
+    """Empty every cache of read, resolved or compiled schemas (a case edited schemas/)."""
+    for value in vars(jsonschemas).values():
+        if callable(getattr(value, "cache_clear", None)):
+            value.cache_clear()

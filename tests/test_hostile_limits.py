@@ -36,7 +36,7 @@ from builder.layout import MAX_CONFIGURATIONS_PER_TASK, MAX_GPUS_PER_TASK, MAX_M
 from builder.upstream_task import check_caps
 from builder.validate import crossfile
 from consumer_release import CONSUMER_FILES, GIT_IDENTITY, git
-from helpers import REPO, copy_package, slow_after
+from helpers import REPO, copy_package, forget_schemas, slow_after
 from hostile import Outcome, assert_refused, run_cli, tree_digest
 from rules import rule_problems
 
@@ -63,18 +63,9 @@ def refused(root: Path, args: list[str], code: int, names: str | tuple[str, ...]
 @pytest.fixture
 def fresh_schemas() -> Iterator[None]:
     """The schema caches emptied before and after a case that edits schemas/ of its repo copy."""
-    caches = (
-        jsonschemas.load_schemas,
-        jsonschemas.validator,
-        jsonschemas.fast_validator,
-        jsonschemas.input_validator,
-        jsonschemas.fast_input_validator,
-    )
-    for cached in caches:
-        cached.cache_clear()
+    forget_schemas()
     yield
-    for cached in caches:
-        cached.cache_clear()
+    forget_schemas()
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ from builder.validate.committed import provenance
 from builder.validate.descriptor import check_package
 from builder.validate.documents import check_configuration
 from builder.validate.tree import Tree
-from helpers import REPO, slow_after
+from helpers import REPO, forget_schemas, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 from rules import rule_problems
 
@@ -856,13 +856,9 @@ def test_only_regular_files_are_read(repo_copy: Path, scratch_tmp: Path, entry, 
 @pytest.mark.parametrize("command", slow_after([pytest.param("validate"), pytest.param("drift")]))
 def test_a_schema_that_is_not_a_regular_file_is_never_read(repo_copy: Path, command: str) -> None:
     """A release archive ships schemas/ beside data/: they are read as carefully."""
-    from builder import jsonschemas
-
     (repo_copy / "schemas" / "units.schema.json").unlink()
     (repo_copy / "schemas" / "units.schema.json").symlink_to("/dev/zero")
-    caches = (jsonschemas.load_schemas, jsonschemas.validator, jsonschemas.fast_validator)
-    for cached in caches:
-        cached.cache_clear()
+    forget_schemas()
     try:
         refused(
             repo_copy,
@@ -870,8 +866,7 @@ def test_a_schema_that_is_not_a_regular_file_is_never_read(repo_copy: Path, comm
             ("schemas/units.schema.json: ", "expected a regular file, found a symbolic link"),
         )
     finally:
-        for cached in caches:
-            cached.cache_clear()
+        forget_schemas()
 
 
 # Nothing is fetched, whatever the descriptor names.

@@ -3,6 +3,7 @@ on its two traps."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from builder.jsonschemas import validator
 from builder.layout import schema_for
 from builder.validate import run
 from builder.validate.tree import load_tree
-from helpers import REPO
+from helpers import REPO, forget_schemas
 from rules import committed_files
 
 CORPORA = {  # each corpus's cases, and the folder they edit
@@ -77,6 +78,65 @@ def test_an_integral_number_where_a_number_belongs_passes_both() -> None:
     assert jsonschemas.fast_validator("model.schema.json")(doc) is True  # type: ignore[misc]
 
 
+def test_a_float_among_integer_items_is_refused_by_both() -> None:
+    """An array of integer-only items is checked for floats as a whole, with jsonschema's
+    verdict."""
+    doc = strictjson.parse_json((REPO / "data/output-lengths.json").read_bytes())
+    doc["models"][0]["counts"][-1] = 0.0
+    assert validator("output-lengths.schema.json").is_valid(doc) is False
+    assert jsonschemas.fast_validator("output-lengths.schema.json")(doc) is False  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("value", "valid"), [([2.0, 3], True), ([2, 3.0], False), ([2, 3], True)])
+def test_items_after_prefix_items_keep_the_integer_rule(value: list[float], valid: bool) -> None:
+    """Where prefixItems takes the first items, the rule holds for the rest alone."""
+    from builder.fastschema import compile_fast
+
+    schema = {"type": "array", "prefixItems": [{"type": "number"}], "items": {"type": "integer"}}
+    fast = compile_fast(schema)
+    assert fast is not None
+    assert jsonschemas.compiled(schema).is_valid(value) is valid
+    assert fast(value) is valid
+
+
+def _strings(head: str, alphabet: str, count: int) -> list[str]:
+    """`count` strings of `head` and up to 12 characters of `alphabet`, the same on every run."""
+    pick = random.Random(36)
+    return [head + "".join(pick.choices(alphabet, k=pick.randint(0, 12))) for _ in range(count)]
+
+
+DATES = [
+    *("0000-01-01", "0001-01-01", "2024-02-29", "2023-02-29", "2026-04-31", "9999-12-31"),
+    *("2026-1-01", "2026-01-01\n", " 2026-01-01", "2026-00-10", "2026-13-01"),
+    "\uff12\uff10\uff12\uff16-01-01",  # fullwidth digits
+    *(
+        f"{y}-{m:02d}-{d:02d}"
+        for y in ("0000", "2023", "2024")
+        for m in range(14)
+        for d in range(33)
+    ),
+    *_strings("20", "0123456789-", 2000),
+]
+URIS = [
+    *("https://a/b", "https://a b/", "https://[::1]/x", "https://[::1/x", "https://a%zz/"),
+    *("https://é/", "https://a:99999/", "https://a/<b>", "https://a#b#c", "http:", "https:a"),
+    *_strings("https://", "ab:/?#[]@!$&'()*+,;=%-._~<>{}|\\^` é09", 3000),
+]
+
+
+@pytest.mark.parametrize(("fmt", "values"), [("date", DATES), ("uri", URIS)])
+def test_the_formats_agree_with_jsonschema(fmt: str, values: list[str]) -> None:
+    """The fast engine's "date" (the builder's) and "uri" (jsonschema-rs's own) judge each string
+    as jsonschema's format checker does."""
+    from builder.fastschema import compile_fast
+
+    fast = compile_fast({"type": "string", "format": fmt})
+    assert fast is not None
+    conforms = jsonschemas.compiled({}).FORMAT_CHECKER.conforms
+    differ = [value for value in values if fast(value) != conforms(value, fmt)]
+    assert not differ, differ[:5]
+
+
 def test_a_pattern_rust_accepts_but_python_rejects_is_a_broken_schema(repo_copy: Path) -> None:
     r"""`\p{L}` compiles in Rust's dialect, not in Python's re: the schema is reported broken,
     once."""
@@ -84,14 +144,11 @@ def test_a_pattern_rust_accepts_but_python_rejects_is_a_broken_schema(repo_copy:
     path.write_text(
         path.read_text().replace('"pattern": "^[a-z0-9]', '"pattern": "^\\\\p{L}*[a-z0-9]', 1)
     )
-    caches = (jsonschemas.load_schemas, jsonschemas.validator, jsonschemas.fast_validator)
-    for cached in caches:
-        cached.cache_clear()
+    forget_schemas()
     try:
         problems, passed = run.check_schemas(load_tree(repo_copy / "data"))
     finally:
-        for cached in caches:
-            cached.cache_clear()
+        forget_schemas()
     broken = {
         p.path.removeprefix("schemas/"): p.message
         for p in problems

@@ -2,15 +2,15 @@
 
 import re
 from collections.abc import Callable
-from functools import partial
+from datetime import date
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
-# the formats the schemas use, checked by jsonschema's own checkers
-SCHEMA_FORMATS = ("date", "uri")
-# added to each integer-only place of the compiled copy (never to the files)
-NOT_FLOAT = "x-not-float"
+# added to each integer-only place of the compiled copy (never to the files), or to the array
+# whose items are integer-only, in their place
+NOT_FLOAT, NO_FLOAT_ITEMS = "x-not-float", "x-no-float-items"
+# jsonschema's "date": four, two and two ASCII digits that make a calendar date (jsonschema-rs
+# also takes the year 0000); "uri" is jsonschema-rs's own, a test holds it to jsonschema's verdict
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 
 # The end of the text in the schemas' patterns: in Python's re, `$` alone also matches before a
 # final newline. Rust's `$` is the end of the text already; without the lookahead jsonschema-rs
@@ -33,6 +33,15 @@ class NotFloat:
             raise ValueError(f"{instance!r} is not an integer")
 
 
+class NoFloatItems(NotFloat):
+    """The integer rule on an array's items, checked once for the array."""
+
+    def validate(self, instance: Any) -> None:
+        """Refuse an array holding a float where its items are integers only."""
+        if type(instance) is list and any(type(item) is float for item in instance):
+            raise ValueError("a float among integer-only items")
+
+
 def integer_only(node: dict[str, Any]) -> bool:
     """Whether a schema node admits integers but no other number."""
     kinds = node.get("type")
@@ -40,13 +49,17 @@ def integer_only(node: dict[str, Any]) -> bool:
     return "integer" in kinds and "number" not in kinds
 
 
-def prepared(node: Any) -> Any:
+def prepared(node: Any, marked: bool = True) -> Any:
     """A copy of a resolved schema: every pattern compiled by Python's re (its error says the schema
-    is broken), and every integer-only place marked for NotFloat."""
+    is broken), and every integer-only place marked for NotFloat (unless `marked` is False: its
+    array is marked for NoFloatItems)."""
     if isinstance(node, list):
         return [prepared(item) for item in node]
     if not isinstance(node, dict):
         return node
+    items = node.get("items")
+    # "items" alone (no prefixItems) applies to every item: one check for the array
+    whole = isinstance(items, dict) and integer_only(items) and "prefixItems" not in node
     out = {}
     for key, value in node.items():
         if key in ("enum", "const"):
@@ -61,12 +74,16 @@ def prepared(node: Any) -> Any:
         out[key] = (
             rust_pattern(value)
             if key == "pattern" and isinstance(value, str)
+            else prepared(value, marked=not whole)
+            if key == "items"
             else prepared(value)
             if key not in ("properties", "patternProperties", "$defs")
             else _each(value)
         )
-    if integer_only(out):
+    if marked and integer_only(out):
         out[NOT_FLOAT] = True
+    if whole:
+        out[NO_FLOAT_ITEMS] = True
     return out
 
 
@@ -91,13 +108,12 @@ def compile_fast(schema: dict[str, Any]) -> Check | None:
     it (jsonschema then judges alone); re.error for a pattern Python's re rejects."""
     import jsonschema_rs
 
-    conforms = Draft202012Validator.FORMAT_CHECKER.conforms
-    formats: dict[str, Callable[..., bool]] = {
-        fmt: partial(_conforms, conforms, fmt) for fmt in SCHEMA_FORMATS
-    }
     try:
         compiled = jsonschema_rs.validator_for(
-            prepared(schema), formats=formats, validate_formats=True, keywords={NOT_FLOAT: NotFloat}
+            prepared(schema),
+            formats={"date": is_date},
+            validate_formats=True,
+            keywords={NOT_FLOAT: NotFloat, NO_FLOAT_ITEMS: NoFloatItems},
         )
     except (ValueError, jsonschema_rs.ValidationError):
         return None
@@ -122,6 +138,9 @@ def fast_or_none(schema: dict[str, Any]) -> Check | None:
         return None
 
 
-def _conforms(conforms: Callable[..., bool], fmt: str, value: str) -> bool:
-    """jsonschema's verdict on a string of format `fmt`."""
-    return conforms(value, fmt)
+def is_date(value: str) -> bool:
+    """jsonschema's verdict on a string of format "date"."""
+    try:
+        return bool(DATE.fullmatch(value) and date.fromisoformat(value))
+    except ValueError:
+        return False

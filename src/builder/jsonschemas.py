@@ -6,10 +6,8 @@ import re
 from collections.abc import Iterable
 from functools import cache, reduce
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 
@@ -25,6 +23,9 @@ from builder.layout import (
     schema_id,
 )
 from builder.strictjson import StrictJSONError, json_type, parse_json
+
+if TYPE_CHECKING:  # jsonschema is imported where a document fails: to explain it
+    from jsonschema.exceptions import ValidationError
 
 # beside src/ in the builder's own checkout
 OWN_SCHEMAS = Path(__file__).resolve().parents[2] / SCHEMAS
@@ -166,14 +167,21 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
         ) from None
 
 
-# An integer is an int, never a float such as 2.0, which would reach ids and file names as "2.0".
-_TYPES = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, v: type(v) is int)
-_Validator = validators.extend(Draft202012Validator, type_checker=_TYPES)  # type: ignore[no-untyped-call]
+@cache
+def _explaining() -> Any:
+    """jsonschema's draft 2020-12 validator class, with 2.0 no integer: an int, never a float,
+    which would reach ids and file names as "2.0"."""
+    from jsonschema import Draft202012Validator, validators
+
+    integers = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, v: type(v) is int)
+    return validators.extend(Draft202012Validator, type_checker=integers)  # type: ignore[no-untyped-call]
 
 
 def compiled(schema: dict[str, Any]) -> Any:
-    """The one validator factory: draft 2020-12, format checking on, 2.0 no integer."""
-    return _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    """The one explaining validator factory (jsonschema): draft 2020-12, format checking on, 2.0
+    no integer."""
+    validator_class = _explaining()
+    return validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
 
 
 def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
@@ -184,23 +192,28 @@ def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
 
 
 @cache
+def published(name: str) -> dict[str, Any]:
+    """The published schema `name`, its $refs looked up among the others, resolved once per
+    process."""
+    return resolved(load_schemas()[name], registry(load_schemas().values()))
+
+
+@cache
 def validator(name: str) -> Any:
-    """One compiled validator per published schema, its $refs looked up among the others, built
-    once per process."""
-    return compiled(resolved(load_schemas()[name], registry(load_schemas().values())))
+    """jsonschema's validator of the published schema `name`, built once per process."""
+    return compiled(published(name))
 
 
 @cache
 def fast_validator(name: str) -> Check | None:
     """The published schema `name` compiled once by jsonschema-rs (None: jsonschema alone judges
     it)."""
-    return compile_fast(validator(name).schema)
+    return compile_fast(published(name))
 
 
 @cache
-def input_validator(name: str, part: tuple[str, ...] = ()) -> Any:
-    """The compiled validator of an input schema (or of its subschema at `part`), $refs resolved
-    among the inputs'."""
+def input_schema(name: str, part: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The input schema `name` (or its subschema at `part`), $refs resolved among the inputs'."""
     schemas = {
         key: {**value, "$id": value.get("$id", f"urn:leadgreen-input:{key}")}
         for key, value in read_schemas(INPUT_SCHEMAS).items()
@@ -209,17 +222,22 @@ def input_validator(name: str, part: tuple[str, ...] = ()) -> Any:
     root = reduce(operator.getitem, part, schema)
     # its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse
     try:
-        return compiled(resolved({**root, "$id": schema["$id"]}, registry(schemas.values())))
+        return resolved({**root, "$id": schema["$id"]}, registry(schemas.values()))
     except InputError as exc:
         raise InputError(f"{INPUT_SCHEMAS / name}: {exc}") from None
 
 
 @cache
+def input_validator(name: str, part: tuple[str, ...] = ()) -> Any:
+    """jsonschema's validator of an input schema (or of its subschema at `part`)."""
+    return compiled(input_schema(name, part))
+
+
+@cache
 def fast_input_validator(name: str, part: tuple[str, ...] = ()) -> Check | None:
-    """input_validator's schema compiled once by jsonschema-rs (None: jsonschema alone judges
-    it)."""
+    """input_schema compiled once by jsonschema-rs (None: jsonschema alone judges it)."""
     try:
-        return compile_fast(input_validator(name, part).schema)
+        return compile_fast(input_schema(name, part))
     except re.error as exc:
         raise InputError(
             f"{INPUT_SCHEMAS / name}: expected a usable JSON Schema, found error: {exc}"
@@ -258,7 +276,7 @@ def schema_problems(check: Any, value: Any, path: str, said: bool = False) -> li
     return list(found.values())
 
 
-def schema_problem(path: str, error: ValidationError, said: bool = False) -> Problem:
+def schema_problem(path: str, error: "ValidationError", said: bool = False) -> Problem:
     """A schema error as a Problem coded `schema.<keyword>`, its expected and found from explain."""
     expected, found = explain(error, said)
     return Problem.mismatch(
@@ -266,13 +284,13 @@ def schema_problem(path: str, error: ValidationError, said: bool = False) -> Pro
     )
 
 
-def describe(error: ValidationError, said: bool = False) -> str:
+def describe(error: "ValidationError", said: bool = False) -> str:
     """A schema error as 'expected ..., found ...'."""
     expected, found = explain(error, said)
     return f"expected {expected}, found {found}"
 
 
-def explain(error: ValidationError, said: bool = False) -> tuple[str, str]:
+def explain(error: "ValidationError", said: bool = False) -> tuple[str, str]:
     """What a schema error expected (from its keyword's value) and found (the instance, shown); with
     `said`, a field's description says what it expects."""
     found = shown(error.instance, 60)

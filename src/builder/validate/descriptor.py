@@ -4,8 +4,6 @@ frictionless on its tables."""
 import re
 from typing import Any
 
-from jsonschema.exceptions import best_match
-
 from builder.errors import Problem, Said, pointer, shown
 from builder.jsonschemas import explain, load_schemas, validator
 from builder.layout import DESCRIPTOR, DESCRIPTOR_SCHEMA, LOCK, PROFILE, below, place
@@ -63,6 +61,8 @@ def check_package(
         package = expected | {"resources": [res | listed.get(res["name"], {}) for res in resources]}
     # a release archive: also its JSON Schema, at the places not already reported
     if curated is None:
+        from jsonschema.exceptions import best_match
+
         errors = [
             best_match(e.context) if e.context else e
             for e in validator(DESCRIPTOR_SCHEMA).iter_errors(desc)
