@@ -170,9 +170,14 @@ def name_of(conf: dict[str, Any]) -> str:
 
 def finite(*values: Any) -> bool:
     """Whether every value is a finite number (an int or float, never a bool)."""
-    return all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values
-    )
+    for v in values:
+        # an int or a float as most are; else isinstance says (a bool is an int)
+        number = type(v) is float or type(v) is int
+        if not number and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            return False
+        if not math.isfinite(v):
+            return False
+    return True
 
 
 def check_configuration(conf: dict[str, Any], deadline: float, where: str) -> list[Finding]:
