@@ -80,6 +80,13 @@ def differing(
 ) -> list[Problem]:
     """One problem a key of `want` (the values `source` holds) that `found` lacks or holds
     another value of."""
+    for key, value in want.items():  # the same scalars, as most are: no difference to look for
+        if key not in found or type(value) is not type(found[key]) or value != found[key]:
+            break
+        if isinstance(value, (dict, list)):
+            break
+    else:
+        return []
     diffs = value_differences(want, {key: found[key] for key in want if key in found}, at, source)
     return [Problem.of(shown, where, "crossfile.copied-value", message) for where, message in diffs]
 
