@@ -4,6 +4,7 @@ untrusted input stops here."""
 from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
+from operator import mul
 from typing import Any
 
 from builder.errors import ModelFilesError, Problem, Said, UpstreamError, pointer, shown
@@ -238,8 +239,9 @@ def mean_fault(lengths: Histogram, mean: float) -> Said | None:
 def edge_means(lengths: Histogram) -> tuple[float, float]:
     """The mean if every response sat at its bin's lower edge, and at its upper edge."""
     bins, counts, total = lengths.bins, lengths.counts, lengths.total
-    low = sum(n * edge for n, edge in zip(counts, bins, strict=False)) / total
-    high = sum(n * edge for n, edge in zip(counts, bins[1:], strict=True)) / total
+    # count x edge, bin by bin: the lower edges, then the upper ones (one edge more than counts)
+    low = sum(map(mul, counts, bins)) / total
+    high = sum(map(mul, counts, bins[1:])) / total
     return low, high
 
 
