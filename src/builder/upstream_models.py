@@ -1,10 +1,10 @@
 """Read and check the upstream per-model files, alone and against their task file's rows:
 untrusted input stops here."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from itertools import pairwise
-from operator import mul
+from operator import attrgetter, ge, mul
 from typing import Any
 
 from builder.errors import ModelFilesError, Problem, Said, UpstreamError, pointer, shown
@@ -22,6 +22,7 @@ MODEL_LEVEL = (
     "activated_params_billions",
 )
 SEPARATOR = "__"  # a file's name: ORG__NAME__TASK, the model id's '/' written as this
+ROW_LEVEL = ("model_id", *MODEL_LEVEL)  # a row's fields a configuration need not repeat
 
 
 @dataclass(frozen=True)
@@ -138,9 +139,32 @@ def spelt(kind: str, generation: bool) -> dict[str, str]:
     return {OWN_NAMES.get(name, name).format(kind): name for name in names}
 
 
+@cache
+def repeated(kind: str, generation: bool) -> tuple[tuple[str, ...], Callable[[Any], Any]]:
+    """The names a per-model file of `kind` gives the row fields its configurations repeat (the
+    model's aside), and a getter of those fields' values from a row, as a tuple in that order."""
+    names = [(key, name) for key, name in spelt(kind, generation).items() if name not in ROW_LEVEL]
+    return tuple(key for key, _ in names), attrgetter(*(name for _, name in names))
+
+
 def row_faults(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, ...], Said]]:
     """(where, fault) for each value of a configuration that differs from its task row's (notes
     aside)."""
+    kind = "image" if "energy_per_image_joules" in conf else "video"
+    generation = isinstance(row, GenRow)
+    keys, values_of = repeated(kind, generation)
+    values = dict(conf)  # flat, as `flat` below: without the distribution and the notes
+    parallel, _ = values.pop("parallelization"), values.pop(LENGTHS, None)
+    values |= {key: value for key, value in parallel.items() if key != "notes"}
+    want, found = values_of(row), tuple(map(values.get, keys))  # a key the file lacks: None
+    # the common case: the row's values, each of its type (1.0 is not 1), and no other key
+    if (
+        found == want
+        and list(map(type, found)) == list(map(type, want))
+        and len(values) == len(keys) - want.count(None)
+    ):
+        return []
+    wanted = {key for key, value in zip(keys, want, strict=True) if value is not None}
     flat = {
         key: ((key,), value)
         for key, value in conf.items()
@@ -151,14 +175,7 @@ def row_faults(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, 
         for key, value in conf["parallelization"].items()
         if key != "notes"
     }
-    kind = "image" if "energy_per_image_joules" in conf else "video"
-    names = spelt(kind, isinstance(row, GenRow))
-    model_level = {"model_id", *MODEL_LEVEL}
-    wanted = {
-        key
-        for key, name in names.items()
-        if name not in model_level and getattr(row, name) is not None
-    }
+    names = spelt(kind, generation)
     missing = Said("the field the task file's row has", "none")
     faults: list[tuple[tuple[str, ...], Said]] = [
         ((key,), missing) for key in sorted(wanted - flat.keys())
@@ -192,7 +209,7 @@ def length_faults(doc: dict[str, Any]) -> list[tuple[str, Said]]:
         sum(column) for column in zip(*(conf[LENGTHS]["counts"] for conf in confs), strict=False)
     ]
     for i, conf in enumerate(confs):
-        at = pointer(("configurations", i, LENGTHS))
+        at = f"/configurations/{i}/{LENGTHS}"  # pointer() of it: nothing to escape
         if conf[LENGTHS]["bins"] != model["bins"]:
             faults.append((f"{at}/bins", Said("the model's bins", "others")))
         elif shape := shape_faults(conf[LENGTHS]):
@@ -204,7 +221,7 @@ def length_faults(doc: dict[str, Any]) -> list[tuple[str, Said]]:
         elif fault := mean_fault(
             Histogram(tuple(model["bins"]), tuple(conf[LENGTHS]["counts"])), mean
         ):
-            faults.append((pointer(("configurations", i, "avg_output_len")), fault))
+            faults.append((f"/configurations/{i}/avg_output_len", fault))
     if not faults and summed != model["counts"]:
         faults.append(
             (
@@ -220,7 +237,7 @@ def shape_faults(raw: dict[str, Any]) -> list[Said]:
     bins, counts = raw["bins"], raw["counts"]
     if len(bins) != len(counts) + 1:
         return [Said(f"{len(counts) + 1} bin edges for {len(counts)} counts", str(len(bins)))]
-    if any(low >= high for low, high in pairwise(bins)):
+    if any(map(ge, bins, bins[1:])):  # an edge at or below the one before
         return [Said("bin edges that rise strictly", "one at or below the one before")]
     return []
 
