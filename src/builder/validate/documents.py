@@ -4,6 +4,7 @@ and physics."""
 import math
 from collections import Counter
 from itertools import pairwise
+from operator import itemgetter
 from typing import Any
 
 from builder.configurations import WH_PER_JOULE, sig4
@@ -111,9 +112,11 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
     if doc["gpus"] != (gpus := sorted({c["gpu"] for c in confs})):
         listed = f"the configurations' GPUs {gpus}"
         problems.append(Problem.mismatch(shown, "/gpus", "document.gpus", listed, str(doc["gpus"])))
+    # each configuration's sort key, which its row id is made of after the slug
+    order = list(map(itemgetter(*order_keys), confs))
     counts: Counter[str] = Counter()
     for i, conf in enumerate(confs):
-        rid = row_id(slug, *(conf[k] for k in order_keys))
+        rid = row_id(slug, *order[i])
         if conf["row_id"] != rid:
             place = f"/configurations/{i}/row_id"
             problems.append(
@@ -126,7 +129,6 @@ def check_model(shown: str, rel: str, doc: dict[str, Any]) -> list[Problem]:
             problems.append(
                 Problem.mismatch(shown, place, "document.repeat", count, str(conf["repeat"]))
             )
-    order = [tuple(c[k] for k in order_keys) for c in confs]
     if order != sorted(order):
         at = next(i for i, (a, b) in enumerate(pairwise(order)) if a > b) + 1
         ordered, note = (
