@@ -212,7 +212,8 @@ class Part:
         when none is."""
         energy, latency, unit = self.axes.energy, self.axes.latency, self.named.rsplit("_", 1)[-1]
         # rounded below the target: unrounded too
-        surely = [c for c in confs if c[latency] < float(target)]
+        limit = float(target)
+        surely = [c for c in confs if c[latency] < limit]
         want = min(surely, key=lambda c: c[energy], default=None)  # the first on a tie
         problems: list[Problem] = []
         if entry is None:
@@ -263,13 +264,14 @@ class Part:
     def response(self, at: str, entry: Conf, conf: Conf) -> list[Problem]:
         """An LLM entry's mean output length and energy per response, against its configuration
         and the CSV."""
-        problems, named = [], f"{self.source} {name_of(conf)}"
+        problems = []
         mean, joules, per_token = (
             entry["mean_output_tokens"],
             entry["joules_per_response"],
             conf["joules_per_output_token"],
         )
         if abs(mean - conf["avg_output_tokens"]) > HALF_TOKEN:
+            named = f"{self.source} {name_of(conf)}"
             within = f"within 0.5 of avg_output_tokens {conf['avg_output_tokens']} ({named})"
             problems.append(
                 Problem.mismatch(
@@ -283,6 +285,7 @@ class Part:
         # J per token to 7 decimals, the mean to 2
         product = ENERGY_PER_REQUEST.compute(per_token, mean)
         if abs(joules - product) > 0.5e-7 * mean + 0.005 * per_token + 0.5e-4 + 1e-9 * product:
+            named = f"{self.source} {name_of(conf)}"
             msg = f"joules_per_output_token x mean_output_tokens = {product:.4f} ({named})"
             problems.append(
                 Problem.mismatch(
