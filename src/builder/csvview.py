@@ -4,6 +4,7 @@ each."""
 import csv
 import io
 from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any, cast
 
 from builder.configurations import CONFIG_KEYS, config_keys, keyed_rows
@@ -62,9 +63,8 @@ def generation_csv(docs: dict[str, Any], workload: str, kind: str) -> bytes:
     keys, folder = config_keys(kind), f"{workload_dir(workload)}{MODELS_DIR}/"
     models = [(workload, doc) for rel, doc in docs.items() if rel.startswith(folder)]
     models.sort(key=lambda item: item[1]["slug"])
-    return write_csv(
-        (*MODEL_COLUMNS, *keys), models, lambda _, model, conf: [conf[key] for key in keys]
-    )
+    values = itemgetter(*keys)  # a configuration's cells, in the columns' order
+    return write_csv((*MODEL_COLUMNS, *keys), models, lambda _, model, conf: values(conf))
 
 
 def configurations_csv(docs: dict[str, Any], responses: Mapping[CsvKey, Energy]) -> bytes:
@@ -81,9 +81,11 @@ def configurations_csv(docs: dict[str, Any], responses: Mapping[CsvKey, Energy])
     ]
     models.sort(key=lambda item: (rank.get(item[0], len(rank)), item[0], item[1]["slug"]))
 
+    config_values, model_values = itemgetter(*CONFIG_KEYS), itemgetter(*MODEL_KEYS)
+
     def cells(workload: str, model: dict[str, Any], conf: dict[str, Any]) -> list[Any]:
         energy = responses.get((workload, conf["row_id"], conf["repeat"]), ("", ""))
-        return [*(conf[key] for key in CONFIG_KEYS), *energy, *(model[key] for key in MODEL_KEYS)]
+        return [*config_values(conf), *energy, *model_values(model)]
 
     return write_csv(COLUMNS, models, cells)
 
