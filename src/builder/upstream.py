@@ -3,6 +3,7 @@ untrusted input stops here (upstream_task reads a file as a document, before its
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -111,6 +112,8 @@ FIELD_NAMES: dict[type[UpstreamRow], tuple[str, ...]] = {
     kind: tuple(f.name for f in fields(kind)) for kind in (Row, GenRow)
 }
 ROW_FIELDS = FIELD_NAMES[Row]
+# the fields that hold text: a task file repeats a model's names on each of its rows
+TEXT_FIELDS = frozenset(f.name for kind in (Row, GenRow) for f in fields(kind) if f.type is str)
 KNOWN = frozenset(ROW_FIELDS)
 Parsed = tuple[list[UpstreamRow], list[str]]  # the checked rows of a task file, and its warnings
 
@@ -120,17 +123,18 @@ def parse_upstream(data: bytes, path: str, task: str) -> Parsed:
     problem."""
     doc, problems, sound = read_task(data, path, TASK_SCHEMA)
     problems += task_fault(doc, path, task)
-    seen: dict[str, str] = {}
-    rows = {i: Row(**shared({f: raw[f] for f in ROW_FIELDS}, seen)) for i, raw in sound.items()}
+    values = row_values(sound, {name: name for name in ROW_FIELDS})
+    rows = {i: Row(**row) for i, row in values.items()}
+    misread = names_misread(rows, NAME_FIELDS)
     for i, row in rows.items():
         at = f"/configurations/{i}"
-        faults = name_faults(row, NAME_FIELDS)
+        faults = misread.get(i, ())
         problems += [Problem.of(path, f"{at}/{name}", "upstream.name", m) for name, m in faults]
         layout = num_gpus_for(row.tensor_parallel, row.data_parallel, row.expert_parallel)
         if row.num_gpus != layout:
             said = Said(f"{NUM_GPUS_RULE} = {layout}", str(row.num_gpus))
             problems.append(Problem.of(path, f"{at}/num_gpus", "upstream.num-gpus", said))
-    broken = relation_problems(path, rows, LLM_RELATIONS, LLM_ORDERS, {})
+    broken = relation_problems(path, values, LLM_RELATIONS, LLM_ORDERS, {})
     return list(rows.values()), finish(
         problems + list(broken), doc, rows, path, KNOWN, IDENTITY, broken
     )
@@ -152,16 +156,12 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkloadMeta) -> Pa
         for f in fields(GenRow)
         if f.name not in skipped
     }
-    seen: dict[str, str] = {}
-    rows = {
-        i: GenRow(
-            architecture=str(architecture), **shared({f: raw[n] for f, n in names.items()}, seen)
-        )
-        for i, raw in sound.items()
-    }
+    values = row_values(sound, names)
+    rows = {i: GenRow(architecture=str(architecture), **row) for i, row in values.items()}
+    misread = names_misread(rows, ("model_id", "nickname", "gpu_model"))
     for i, row in rows.items():
         at = f"/configurations/{i}"
-        faults = name_faults(row, ("model_id", "nickname", "gpu_model"))
+        faults = misread.get(i, ())
         problems += [Problem.of(path, f"{at}/{names[n]}", "upstream.name", m) for n, m in faults]
         if row.num_gpus != row.ulysses_degree * row.ring_degree:
             layout = f"ulysses_degree x ring_degree = {row.ulysses_degree * row.ring_degree}"
@@ -169,31 +169,55 @@ def parse_generation(data: bytes, path: str, work: GenerationWorkloadMeta) -> Pa
             problems.append(
                 Problem.of(path, f"{at}/{names['num_gpus']}", "upstream.num-gpus", said)
             )
-    broken = relation_problems(path, rows, GENERATION_RELATIONS, GENERATION_ORDERS, names)
+    broken = relation_problems(path, values, GENERATION_RELATIONS, GENERATION_ORDERS, names)
     known = {*names.values(), *TASK_FIELDS, "architecture"}
     return list(rows.values()), finish(
         problems + list(broken), doc, rows, path, known, GENERATION_IDENTITY, broken
     )
 
 
-def shared(values: dict[str, Any], seen: dict[str, str]) -> dict[str, Any]:
-    """`values` with each text the object `seen` first held: the rows of a model share its names."""
-    return {key: seen.setdefault(v, v) if isinstance(v, str) else v for key, v in values.items()}
+def row_values(sound: dict[int, Any], names: Mapping[str, str]) -> dict[int, dict[str, Any]]:
+    """Each sound row's values by field (`names`: field -> upstream's name), each text the object
+    the first row with it holds: the rows of a model share its names."""
+    keys, upstream = tuple(names), itemgetter(*names.values())
+    texts = [key for key in keys if key in TEXT_FIELDS]
+    seen: dict[str, str] = {}
+    found = {}
+    for i, raw in sound.items():
+        values = found[i] = dict(zip(keys, upstream(raw), strict=True))
+        for key in texts:
+            values[key] = seen.setdefault(values[key], values[key])
+    return found
+
+
+def names_misread(
+    rows: Mapping[int, UpstreamRow], fields: tuple[str, ...]
+) -> dict[int, list[tuple[str, Said]]]:
+    """The name_faults of each row with any, by row: the rows of a model repeat its names, each
+    set of `fields` checked once."""
+    names_of = attrgetter(*fields)
+    checked: dict[tuple[str, ...], list[tuple[str, Said]]] = {}
+    found = {}
+    for i, row in rows.items():
+        if (faults := checked.get(key := names_of(row))) is None:
+            faults = checked[key] = name_faults(row, fields)
+        if faults:
+            found[i] = faults
+    return found
 
 
 def relation_problems(
     path: str,
-    rows: Mapping[int, UpstreamRow],
+    rows: Mapping[int, Mapping[str, Any]],
     relations: tuple[Relation, ...],
     orders: tuple[Order, ...],
     names: Mapping[str, str],
 ) -> dict[Problem, str]:
-    """Each row's broken relations and orders (builder.relations) as problems at upstream's `names`,
-    with the rule
-    each breaks (finish names the rows of one model that break one rule on one line)."""
+    """Each row's broken relations and orders (builder.relations; `rows`: each row's values by
+    field) as problems at upstream's `names`, with the rule each breaks (finish names the rows of
+    one model that break one rule on one line)."""
     found = {}
-    for i, row in rows.items():
-        values = {name: getattr(row, name) for name in FIELD_NAMES[type(row)]}
+    for i, values in rows.items():
         for fault in relation_faults(values, relations, orders):
             where = f"/configurations/{i}/{names.get(fault.field, fault.field)}"
             want = f"{fault.rule} = {fault.expected!r}"
@@ -281,7 +305,7 @@ def finish(
         raise UpstreamError(
             f"{path}: {len(problems)} problem(s) in upstream; nothing was written", problems
         )
-    unknown = sorted({key for raw in confs for key in raw} - set(known))
+    unknown = sorted(set().union(*confs) - set(known))  # no problem: every row is an object
     return (
         [f"{path}: unknown upstream field(s) ignored: {printable(', '.join(unknown))}"]
         if unknown
@@ -291,8 +315,12 @@ def finish(
 
 def gpu_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
     """One spelling per GPU over (file, row) pairs."""
-    gpus = gpu_spelling_faults([(path, row.gpu_model) for path, row in rows])
+    # a file's rows repeat its GPUs: each (file, GPU) once, a fault found once
+    gpus = gpu_spelling_faults(list(dict.fromkeys((path, row.gpu_model) for path, row in rows)))
     return [Problem.of(path, f"GPU {gpu}", "upstream.gpu-spelling", msg) for path, gpu, msg in gpus]
+
+
+MODEL_VALUES = attrgetter("model_id", *MODEL_FIELDS)  # a row's model, as model_faults checks it
 
 
 def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
@@ -302,7 +330,9 @@ def model_faults(rows: list[tuple[str, UpstreamRow]]) -> list[Problem]:
     first: dict[str, tuple[str, UpstreamRow]] = {}
     slug_owner: dict[str, tuple[str, str]] = {}
     spelt: dict[str, tuple[str, str]] = {}  # by model_id casefolded: its first spelling
-    for path, row in rows:
+    # a file's rows of a model repeat what is checked here: each alike row once, its faults the same
+    alike = {(path, *MODEL_VALUES(row)): (path, row) for path, row in rows}
+    for path, row in alike.values():
         spelt_in, spelling = spelt.setdefault(row.model_id.casefold(), (path, row.model_id))
         if spelling != row.model_id:
             there = "" if spelt_in == path else f" in {spelt_in}"
