@@ -106,3 +106,23 @@ def test_a_key_an_entry_lacks_differs_from_its_source() -> None:
     assert [str(p) for p in found] == [
         'data/models.json: /models/0/model_id: expected "m/x" as in m.json, found it missing'
     ]
+
+
+@pytest.mark.parametrize(
+    ("want", "found", "where"),
+    [
+        ({"num_gpus": 1, "name": "X"}, {"num_gpus": 1.0, "name": "X"}, "/num_gpus"),
+        ({"num_gpus": 1, "name": "X"}, {"num_gpus": True, "name": "X"}, "/num_gpus"),
+        ({"under": True, "name": "X"}, {"under": 1, "name": "X"}, "/under"),
+        ({"counts": [1, 2], "name": "X"}, {"counts": [1, 2.0], "name": "X"}, "/counts/1"),
+    ],
+)
+def test_a_copied_value_of_another_type_differs_though_equal(
+    want: dict[str, Any], found: dict[str, Any], where: str
+) -> None:
+    """1 is not 1.0 nor true, inside a list too: differing's early return for values found the
+    same keeps that rule."""
+    from builder.validate.crossfile import differing
+
+    assert differing("f", "", want, dict(want), "s") == []
+    assert [p.where for p in differing("f", "", want, found, "s")] == [where]
