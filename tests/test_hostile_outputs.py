@@ -18,7 +18,7 @@ import pytest
 from builder.errors import OutputError
 from builder.guards import check_output
 from builder.layout import is_hidden, place
-from builder.write import publish
+from builder.write import publish, staging
 from helpers import copy_package, slow_after
 from hostile import assert_refused, run_cli, tree_digest
 
@@ -470,3 +470,14 @@ def test_a_failed_build_into_a_new_folder_leaves_no_folder_behind(repo_copy: Pat
     assert_refused(
         outcome, 1, ("nowhere.json: cannot read upstream",), before, tree_digest(repo_copy)
     )
+
+
+def test_a_stage_answers_membership_without_reading_the_file(tmp_path: Path) -> None:
+    """`rel in stage` is the stage's record of what it wrote: the file is not read back."""
+    out = tmp_path / "data"
+    with staging(out) as stage:
+        stage["a.json"] = b"{}\n"
+        (stage.new / "a.json").unlink()  # read back, it would be a FileNotFoundError
+        assert "a.json" in stage
+        assert "b.json" not in stage
+        stage["a.json"] = b"{}\n"

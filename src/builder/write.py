@@ -232,6 +232,9 @@ class Stage(MutableMapping[str, bytes]):
             raise KeyError(rel)
         return (self.new / rel).read_bytes()
 
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._rels  # without reading the file, as Mapping's own would
+
     def __delitem__(self, rel: str) -> None:
         del self._rels[rel]
         os.unlink(self.new / rel)
