@@ -31,7 +31,7 @@ import builder.validate.run
 from builder import jsonschemas
 from builder.cli import UNEXPECTED, run
 from builder.errors import InputError, UpstreamError
-from builder.jsonschemas import MAX_RESOLVED_NODES, resolved
+from builder.jsonschemas import MAX_RESOLVED_NODES, lookup, resolved
 from builder.layout import MAX_CONFIGURATIONS_PER_TASK, MAX_GPUS_PER_TASK, MAX_MODELS_PER_TASK
 from builder.upstream_task import check_caps
 from builder.validate import crossfile
@@ -386,17 +386,44 @@ def test_a_ref_to_nowhere_is_one_line_at_200_documents_and_more(
     assert line in outcome.output.splitlines(), outcome.output
 
 
-def test_resolved_is_bounded_at_any_depth_and_width() -> None:
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT202012
+LOOKED_UP = {
+    "https://x/a.json": {"$defs": {"a~b": 1, "c/d": [10, 20], "e%f": 3, "s": "text"}},
+    "urn:x:b": {"$defs": {"n": {}}},
+}
 
+
+@pytest.mark.parametrize(
+    ("base", "ref", "found"),
+    [
+        ("https://x/a.json", "#/$defs/a~0b", (1, "https://x/a.json")),
+        ("https://x/a.json", "#/$defs/c~1d/1", (20, "https://x/a.json")),
+        ("https://x/a.json", "#/$defs/e%25f", (3, "https://x/a.json")),
+        ("https://x/b.json", "a.json#/$defs/a~0b", (1, "https://x/a.json")),
+        ("urn:x:b", "#/$defs/n", ({}, "urn:x:b")),
+        ("urn:x:b", "#", (LOOKED_UP["urn:x:b"], "urn:x:b")),
+    ],
+)
+def test_a_ref_names_a_schema_by_its_id_then_a_pointer(base: str, ref: str, found: Any) -> None:
+    assert lookup(LOOKED_UP, base, ref) == found
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        *("#/$defs/c~1d/5", "#/$defs/c~1d/-1", "#/$defs/c~1d/x", "#/$defs/s/0", "#/$defs/zz"),
+        *("#anchor", "http://[bad", "nope.json", "https://example.org/x.json", 5, None),
+    ],
+)
+def test_a_ref_to_nothing_is_a_lookup_error(ref: Any) -> None:
+    with pytest.raises(LookupError):
+        lookup(LOOKED_UP, "https://x/a.json", ref)
+
+
+def test_resolved_is_bounded_at_any_depth_and_width() -> None:
     def check(schema: dict[str, Any]) -> str:
         schema = {"$id": "urn:test", **schema}
         with pytest.raises(InputError) as caught:
-            resolved(
-                schema,
-                Registry().with_resource("urn:test", Resource.from_contents(schema, DRAFT202012)),
-            )
+            resolved(schema, {"urn:test": schema})
         return str(caught.value)
 
     assert CYCLE in check({"$ref": "#"})

@@ -3,13 +3,11 @@ offline, compiled."""
 
 import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache, reduce
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
-
-from referencing import Registry, Resource
-from referencing.exceptions import Unresolvable
+from urllib.parse import unquote, urljoin
 
 from builder.errors import InputError, Problem, ProblemsError, Said, pointer, shown
 from builder.fastschema import Check, compile_fast
@@ -113,6 +111,37 @@ MAX_RESOLVED_NODES = (
 )
 
 
+# The schemas by their $id: where a $ref is looked up (nothing is fetched)
+Registry = Mapping[str, Any]
+
+
+def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
+    """The schemas by their $id: where `resolved` looks a $ref up."""
+    return {schema["$id"]: schema for schema in schemas}
+
+
+def lookup(registry: Registry, base: str, ref: Any) -> tuple[Any, str]:
+    """The node a $ref names from inside the schema whose $id is `base`, and the $id of the schema
+    it is in: a schema of the registry (its $id relative to `base`), then a JSON Pointer into it.
+    LookupError for anything else: a schema not in the registry, a pointer to nothing, an anchor
+    (the project's schemas use none, nor an $id below their root)."""
+    if not isinstance(ref, str):
+        raise LookupError(ref)
+    try:
+        uri, _, fragment = (base + ref if ref.startswith("#") else urljoin(base, ref)).partition(
+            "#"
+        )
+        node = registry[uri]
+        if fragment and not fragment.startswith("/"):
+            raise LookupError(ref)
+        for token in fragment.split("/")[1:]:
+            key = unquote(token).replace("~1", "/").replace("~0", "~")
+            node = node[int(key)] if isinstance(node, list) and key.isdigit() else node[key]
+    except (ValueError, TypeError, IndexError) as exc:  # a bad URI, index or place
+        raise LookupError(ref) from exc
+    return node, uri
+
+
 def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
     """The schema with every $ref replaced by its target in the registry; RefError for a bad,
     cyclic or huge $ref. Each $ref's target is resolved once: every $ref to it shares that copy
@@ -123,28 +152,28 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
     # by id of a $ref's target: its resolved copy and the nodes that took
     done: dict[int, tuple[Any, int]] = {}
 
-    def walk(node: Any, resolver: Any, inside: tuple[int, ...]) -> Any:
+    def walk(node: Any, base: str, inside: tuple[int, ...]) -> Any:
         budget[0] -= 1
         if budget[0] < 0:
             raise RefError(name, too_many)
         if isinstance(node, list):
-            return [walk(item, resolver, inside) for item in node]
+            return [walk(item, base, inside) for item in node]
         if not isinstance(node, dict):
             return node
         if "$ref" in node:
             try:
-                found = resolver.lookup(node["$ref"])
-            except (Unresolvable, TypeError):
+                found, at = lookup(registry, base, node["$ref"])
+            except LookupError:
                 said = Said("every $ref to resolve", shown(node["$ref"]))
                 raise UnresolvedRef(name, said) from None
-            target = expanded(found, node["$ref"], inside)
-            rest = {k: walk(v, resolver, inside) for k, v in node.items() if k != "$ref"}
+            target = expanded(found, at, node["$ref"], inside)
+            rest = {k: walk(v, base, inside) for k, v in node.items() if k != "$ref"}
             return {"allOf": [target], **rest} if rest else target
-        return {k: walk(v, resolver, inside) for k, v in node.items() if k != "$defs"}
+        return {k: walk(v, base, inside) for k, v in node.items() if k != "$defs"}
 
-    def expanded(found: Any, ref: str, inside: tuple[int, ...]) -> Any:
+    def expanded(found: Any, at: str, ref: str, inside: tuple[int, ...]) -> Any:
         # a target that resolved once has no cycle below it, wherever it is met again
-        key = id(found.contents)
+        key = id(found)
         if key in done:
             target, nodes = done[key]
             budget[0] -= nodes
@@ -154,12 +183,12 @@ def resolved(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
         if key in inside:
             raise RefError(name, Said("$refs that end", f"a cycle through {shown(ref)}"))
         before = budget[0]
-        target = walk(found.contents, found.resolver, (*inside, key))
+        target = walk(found, at, (*inside, key))
         done[key] = (target, before - budget[0])
         return target
 
     try:
-        flat: dict[str, Any] = walk(schema, registry.resolver(base_uri=schema["$id"]), ())
+        flat: dict[str, Any] = walk(schema, schema["$id"], ())
         return flat
     except RecursionError:
         raise RefError(
@@ -182,13 +211,6 @@ def compiled(schema: dict[str, Any]) -> Any:
     no integer."""
     validator_class = _explaining()
     return validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
-
-
-def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
-    """The schemas by their $id: where `resolved` looks a $ref up."""
-    return Registry().with_resources(
-        (schema["$id"], Resource.from_contents(schema)) for schema in schemas
-    )
 
 
 @cache

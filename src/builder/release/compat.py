@@ -7,9 +7,6 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
 
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
-
 from builder.diff import source_files
 from builder.errors import InputError, Problem, ReleaseError, shown
 from builder.fastschema import fast_or_none
@@ -65,12 +62,8 @@ def _resolved(schemas: Schemas) -> Callable[[str], dict[str, Any]]:
         n: s["$id"] if isinstance(s.get("$id"), str) else f"urn:leadgreen-schema:{n}"
         for n, s in schemas.items()
     }
-    resources = [
-        (ids[n], Resource.from_contents(s, default_specification=DRAFT202012))
-        for n, s in schemas.items()
-    ]
-    registry = Registry().with_resources(resources)
-    return lambda name: resolved({"$id": ids[name], **schemas[name]}, registry)
+    found = {ids[n]: s for n, s in schemas.items()}
+    return lambda name: resolved({"$id": ids[name], **schemas[name]}, found)
 
 
 def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:

@@ -115,7 +115,7 @@ def check_schemas(tree: Tree) -> tuple[list[Problem], set[str]]:
             problems += found
             if not found:
                 passed.add(rel)
-        # a broken schema file: jsonschema, referencing and re raise their own exceptions
+        # a broken schema file: jsonschema, jsonschema-rs and re raise their own exceptions
         except Exception as exc:
             broken.add(name)
             found_as = Said("a usable JSON Schema", f"{type(exc).__name__}: {shown(str(exc), 160)}")
