@@ -387,7 +387,9 @@ def test_a_ref_to_nowhere_is_one_line_at_200_documents_and_more(
 
 
 LOOKED_UP = {
-    "https://x/a.json": {"$defs": {"a~b": 1, "c/d": [10, 20], "e%f": 3, "s": "text"}},
+    "https://x/a.json": {
+        "$defs": {"a~b": 1, "c/d": [10, 20], "e%f": 3, "s": "text", "in": {"$id": "in.json"}}
+    },
     "urn:x:b": {"$defs": {"n": {}}},
 }
 
@@ -412,6 +414,8 @@ def test_a_ref_names_a_schema_by_its_id_then_a_pointer(base: str, ref: str, foun
     [
         *("#/$defs/c~1d/5", "#/$defs/c~1d/-1", "#/$defs/c~1d/x", "#/$defs/s/0", "#/$defs/zz"),
         *("#anchor", "http://[bad", "nope.json", "https://example.org/x.json", 5, None),
+        # %2F separates tokens (jsonschema decodes first), indexes are canonical, no inner $id
+        *("#/$defs/c%2Fd/1", "#/$defs/c~1d/01", "#/$defs/c~1d/\u0661", "#/$defs/in"),
     ],
 )
 def test_a_ref_to_nothing_is_a_lookup_error(ref: Any) -> None:

@@ -113,6 +113,8 @@ MAX_RESOLVED_NODES = (
 
 # The schemas by their $id: where a $ref is looked up (nothing is fetched)
 Registry = Mapping[str, Any]
+# an array index in a JSON Pointer
+INDEX = re.compile(r"0|[1-9][0-9]*", re.ASCII)
 
 
 def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
@@ -124,7 +126,9 @@ def lookup(registry: Registry, base: str, ref: Any) -> tuple[Any, str]:
     """The node a $ref names from inside the schema whose $id is `base`, and the $id of the schema
     it is in: a schema of the registry (its $id relative to `base`), then a JSON Pointer into it.
     LookupError for anything else: a schema not in the registry, a pointer to nothing, an anchor
-    (the project's schemas use none, nor an $id below their root)."""
+    (the project's schemas use none), a pointer through an $id below a root (its $refs would take
+    that $id as their base). The fragment is percent-decoded before it is split, as jsonschema does:
+    %2F is a slash between tokens; an index is 0 or ASCII digits without a leading zero."""
     if not isinstance(ref, str):
         raise LookupError(ref)
     try:
@@ -134,9 +138,11 @@ def lookup(registry: Registry, base: str, ref: Any) -> tuple[Any, str]:
         node = registry[uri]
         if fragment and not fragment.startswith("/"):
             raise LookupError(ref)
-        for token in fragment.split("/")[1:]:
-            key = unquote(token).replace("~1", "/").replace("~0", "~")
-            node = node[int(key)] if isinstance(node, list) and key.isdigit() else node[key]
+        for token in unquote(fragment).split("/")[1:]:
+            key = token.replace("~1", "/").replace("~0", "~")
+            node = node[int(key)] if isinstance(node, list) and INDEX.fullmatch(key) else node[key]
+            if isinstance(node, dict) and isinstance(node.get("$id"), str):
+                raise LookupError(ref)
     except (ValueError, TypeError, IndexError) as exc:  # a bad URI, index or place
         raise LookupError(ref) from exc
     return node, uri
