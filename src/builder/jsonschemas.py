@@ -114,7 +114,7 @@ MAX_RESOLVED_NODES = (
 # The schemas by their $id: where a $ref is looked up (nothing is fetched)
 Registry = Mapping[str, Any]
 # an array index in a JSON Pointer
-INDEX = re.compile(r"0|[1-9][0-9]*", re.ASCII)
+_INDEX = re.compile(r"0|[1-9][0-9]*", re.ASCII)
 
 
 def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
@@ -140,7 +140,7 @@ def lookup(registry: Registry, base: str, ref: Any) -> tuple[Any, str]:
             raise LookupError(ref)
         for token in unquote(fragment).split("/")[1:]:
             key = token.replace("~1", "/").replace("~0", "~")
-            node = node[int(key)] if isinstance(node, list) and INDEX.fullmatch(key) else node[key]
+            node = node[int(key)] if isinstance(node, list) and _INDEX.fullmatch(key) else node[key]
             if isinstance(node, dict) and isinstance(node.get("$id"), str):
                 raise LookupError(ref)
     except (ValueError, TypeError, IndexError) as exc:  # a bad URI, index or place
