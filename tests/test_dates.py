@@ -1,11 +1,7 @@
-import json
-
 import pytest
 
-from builder.build import dated
-from builder.dates import keep_dates, newest_data_version, parse_or_none
+from builder.dates import keep_dates, newest_data_version
 from builder.validate.dates import check_date_bounds
-from builder.write import dumps
 
 OLD = {"version": "1", "updated": "2026-09-27", "data_version": "2026-09-27", "value": 1.5}
 LATEST = "2030-01-02"  # tomorrow, for a build dated 2030-01-01
@@ -91,24 +87,3 @@ BOUNDS = [
 def test_check_date_bounds(docs: dict, found: list) -> None:
     problems = check_date_bounds(docs, TODAY, "2026-09-26")
     assert [(p.path, p.where, p.found, p.message.partition(p.found)[2]) for p in problems] == found
-
-
-OLD_FILES = {
-    "the same bytes": dumps(OLD),
-    "a changed value": dumps(dict(OLD, value=1.6)),
-    "a date after tomorrow": dumps(dict(OLD, updated="2030-01-03")),
-    "one date missing": dumps({k: v for k, v in OLD.items() if k != "updated"}),
-    "the same content, compact": json.dumps(OLD).encode(),
-    "the same content, keys reordered": dumps(dict(reversed(OLD.items()))),
-    "a nested date only": dumps({"version": "1", "inner": OLD, "value": 1.5}),
-    "unreadable": b'{\n  "updated": "2026-09-27",\n',
-    "none": None,
-}
-
-
-@pytest.mark.parametrize("before", OLD_FILES.values(), ids=OLD_FILES.keys())
-def test_dated_gives_what_keep_dates_gives_from_the_parsed_old_file(before: bytes | None) -> None:
-    new = dict(OLD, updated="2030-01-01", data_version="2030-01-01")
-    doc, data = dated(new, before, LATEST)
-    expected = keep_dates(new, parse_or_none(before), LATEST)
-    assert (doc, list(doc), data) == (expected, list(expected), dumps(expected))

@@ -1,6 +1,5 @@
 """The build: load inputs, derive the documents, check them, publish them."""
 
-import re
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -10,7 +9,6 @@ from typing import Any
 from builder.citation import write_citation
 from builder.csvview import configurations_csv, csv_rel, generation_csv, response_energies
 from builder.dates import (
-    DATE_KEYS,
     date_fault,
     keep_dates,
     latest_date,
@@ -203,22 +201,9 @@ def build(out: Path, upstream: dict[str, Path] | None, date: str) -> BuildResult
 
 
 def dated(new: dict[str, Any], before: bytes | None, latest: str) -> tuple[dict[str, Any], bytes]:
-    """`new` as keep_dates dates it against an old file's bytes, and its bytes. An old file that
-    is `new` with the old file's own dates, byte for byte (most files of a build), is not parsed:
-    keep_dates would keep those dates."""
-    if before is not None:
-        found = {key.decode(): day.decode() for key, day in OLD_DATE.findall(before, 0, DATE_HEAD)}
-        kept = {key: found.get(key, "") for key in DATE_KEYS if key in new}
-        same = all("" < day <= latest for day in kept.values())
-        if same and (data := dumps(doc := {**new, **kept})) == before:
-            return doc, data
+    """`new` as keep_dates dates it against an old file's bytes, and its bytes."""
     doc = keep_dates(new, parse_or_none(before), latest)
     return doc, dumps(doc)
-
-
-# a top-level date as dumps writes it, near the start of a document
-OLD_DATE = re.compile(rb'\n  "(updated|data_version)": "([0-9]{4}-[0-9]{2}-[0-9]{2})"')
-DATE_HEAD = 1000  # bytes of an old document searched for its dates
 
 
 def _state(old: bytes | None, new: bytes) -> str:
