@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.citation import write_citation
+from builder.configurations import keyed_rows
 from builder.csvview import configurations_csv, csv_rel, generation_csv, response_energies
 from builder.dates import (
     date_fault,
@@ -83,11 +84,13 @@ def build_in_memory(
     )
     refuse(str(LOCK), no_commit, "the upstream lock")
     del pins, per_model  # the task files' bytes: their rows and locks go on
-    docs, energies = build_package(rows, meta, date), response_energies(rows, meta)
-    docs |= build_output_lengths(rows, lengths, docs, meta, date)
-    with_response_quantiles(rows, docs, meta)
-    # every document and energy is derived: the rows let go before the documents are written
+    keyed = {task: keyed_rows(task_rows) for task, task_rows in rows.items()}  # once a task
     del rows
+    docs, energies = build_package(keyed, meta, date), response_energies(keyed, meta)
+    docs |= build_output_lengths(keyed, lengths, docs, meta, date)
+    with_response_quantiles(keyed, docs, meta)
+    # every document and energy is derived: the rows let go before the documents are written
+    del keyed
     files = {} if files is None else files
     states: dict[str, str] = {}  # each file's state against the old one, read once and let go
     # The CSVs hold no date: each made before the date rule, put and let go.

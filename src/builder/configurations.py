@@ -101,7 +101,11 @@ def repeats(row_ids: list[str]) -> list[int]:
     return found
 
 
-def keyed_rows(rows: list[Any]) -> dict[tuple[str, int], Any]:
+# keyed_rows's: each upstream row by its configuration's (row_id, repeat), in upstream order
+KeyedRows = dict[tuple[str, int], Any]
+
+
+def keyed_rows(rows: list[Any]) -> KeyedRows:
     """Each upstream row (LLM, image or video) by its configuration's (row_id, repeat), numbered
     as it is."""
     ids = [layout.row_id(slugify(r.nickname), r.gpu_model, *numbers_of(r)) for r in rows]

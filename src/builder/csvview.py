@@ -5,13 +5,12 @@ import csv
 import io
 from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
-from typing import Any, cast
+from typing import Any
 
-from builder.configurations import CONFIG_KEYS, config_keys, keyed_rows
+from builder.configurations import CONFIG_KEYS, KeyedRows, config_keys
 from builder.fields import RESPONSE_ENERGY
 from builder.layout import CSV, MODELS_DIR, WORKLOAD_LIST, place, workload_dir
 from builder.metadata import llm_workloads
-from builder.upstream import Row, UpstreamRow
 
 CsvKey = tuple[str, str, int]  # (workload, row_id, repeat)
 Energy = tuple[float, float]  # (joules_per_response, wh_per_thousand_responses)
@@ -91,7 +90,7 @@ def configurations_csv(docs: dict[str, Any], responses: Mapping[CsvKey, Energy])
 
 
 def response_energies(
-    rows_by_task: Mapping[str, Sequence[UpstreamRow]], meta: dict[str, Any]
+    keyed_by_task: Mapping[str, KeyedRows], meta: dict[str, Any]
 ) -> dict[CsvKey, Energy]:
     """Each configuration's energy per request: J to 4 decimals, and Wh per 1,000 responses (J /
     3.6) to 2."""
@@ -101,7 +100,7 @@ def response_energies(
             round(row.energy_per_request_joules / 3.6, 2),
         )
         for work in llm_workloads(meta)
-        for key, row in keyed_rows(cast(list[Row], rows_by_task[work.task])).items()
+        for key, row in keyed_by_task[work.task].items()
     }
 
 

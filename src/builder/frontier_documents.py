@@ -7,7 +7,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from builder import layout
-from builder.configurations import keyed_rows
+from builder.configurations import KeyedRows
 from builder.frontier import (
     DEFINITION,
     GENERATION_AXES,
@@ -38,16 +38,16 @@ if TYPE_CHECKING:  # the reader's types: for mypy only, the reader is not instal
 
 
 def build_frontiers(
-    rows_by_task: dict[str, list[Any]], docs: dict[str, Doc], meta: Doc, date: str
+    keyed_by_task: dict[str, KeyedRows], docs: dict[str, Doc], meta: Doc, date: str
 ) -> dict[str, Doc]:
-    """Every workload's frontier document by path: its models in model-list order, each GPU type
-    in key order."""
+    """Every workload's frontier document by path, from each task's keyed_rows: its models in
+    model-list order, each GPU type in key order."""
     found: dict[str, Doc] = {}
     for work in llm_workloads(meta):
-        llm = llm_frontier(work, keyed_rows(rows_by_task[work.task]), docs, meta, date)
+        llm = llm_frontier(work, keyed_by_task[work.task], docs, meta, date)
         found[layout.frontier_rel(work.id)] = dict(llm)
     for gen in generation_workloads(meta):
-        generation = generation_frontier(gen, keyed_rows(rows_by_task[gen.task]), docs, meta, date)
+        generation = generation_frontier(gen, keyed_by_task[gen.task], docs, meta, date)
         found[layout.frontier_rel(gen.id)] = dict(generation)
     return found
 

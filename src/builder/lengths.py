@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from builder import layout
-from builder.configurations import keyed_rows
+from builder.configurations import KeyedRows
 from builder.fields import QUANTILE_KEYS, QUANTILES
 from builder.metadata import llm_workloads
 from builder.strictjson import Doc
@@ -52,19 +52,20 @@ def quantile(lengths: Histogram, share: float) -> float:
 
 
 def by_row(
-    rows: list[Row], files: dict[str, ModelFile]
+    keyed: KeyedRows, files: dict[str, ModelFile]
 ) -> dict[tuple[str, int], tuple[Row, Histogram]]:
     """Each row's (row_id, repeat) -> the row and its configuration's histogram (rows of models
     with one only)."""
+    by_model: dict[str, list[Row]] = {}  # each model's rows, in upstream order
+    for row in keyed.values():
+        by_model.setdefault(row.model_id, []).append(row)
     lengths: dict[int, Histogram] = {}
     for found in files.values():
-        own = [row for row in rows if row.model_id == found.model_id]
+        own = by_model.get(found.model_id, [])
         lengths |= {
             id(row): hist for row, hist in zip(own, found.configurations, strict=True) if hist
         }
-    return {
-        key: (row, lengths[id(row)]) for key, row in keyed_rows(rows).items() if id(row) in lengths
-    }
+    return {key: (row, lengths[id(row)]) for key, row in keyed.items() if id(row) in lengths}
 
 
 def configuration_lengths(
@@ -92,7 +93,7 @@ def estimate(lengths: Histogram, name: str) -> float:
 
 
 def output_lengths(
-    rows: list[Row], files: dict[str, ModelFile], docs: dict[str, Doc], work_id: str, date: str
+    rows: KeyedRows, files: dict[str, ModelFile], docs: dict[str, Doc], work_id: str, date: str
 ) -> OutputLengthsDocument:
     """One LLM workload's output-lengths document: its models in model-list order, each
     configuration in its order."""
@@ -130,7 +131,7 @@ def output_lengths(
 
 
 def build_output_lengths(
-    rows_by_task: dict[str, list[Any]],
+    keyed_by_task: dict[str, KeyedRows],
     files: dict[str, dict[str, ModelFile]],
     docs: dict[str, Doc],
     meta: Doc,
@@ -140,18 +141,18 @@ def build_output_lengths(
     found = {}
     for work in llm_workloads(meta):
         if own := files.get(work.task):
-            doc = output_lengths(rows_by_task[work.task], own, docs, work.id, date)
+            doc = output_lengths(keyed_by_task[work.task], own, docs, work.id, date)
             found[layout.output_lengths_rel(work.id)] = dict(doc)
     return found
 
 
 def with_response_quantiles(
-    rows_by_task: dict[str, list[Any]], docs: dict[str, Doc], meta: Doc
+    keyed_by_task: dict[str, KeyedRows], docs: dict[str, Doc], meta: Doc
 ) -> None:
     """Each LLM frontier entry gains its energy per response at the median and p90 output length
     (QUANTILE_KEYS)."""
     for work in llm_workloads(meta):
-        keyed = keyed_rows(rows_by_task[work.task])
+        keyed = keyed_by_task[work.task]
         lengths = docs.get(layout.output_lengths_rel(work.id), {"models": []})
         own = {
             (c["row_id"], c["repeat"]): c

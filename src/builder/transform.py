@@ -13,6 +13,7 @@ from builder import layout
 from builder.configurations import (
     MEDIA_KEYS,
     SETUP_KEYS,
+    KeyedRows,
     generation_configuration,
     llm_configuration,
     numbered,
@@ -113,20 +114,20 @@ def shape(work: WorkloadMeta, meta: Doc) -> Shape:
     )
 
 
-def build_package(rows_by_task: dict[str, list[Any]], meta: Doc, date: str) -> dict[str, Doc]:
+def build_package(keyed_by_task: dict[str, KeyedRows], meta: Doc, date: str) -> dict[str, Doc]:
     """Every document of every workload (LLM first, then image and video) and the workload list,
-    by path."""
+    by path, from each task's keyed_rows."""
     docs: dict[str, Doc] = {}
     entries = []
     for work in all_workloads(meta):
-        rows = rows_by_task[work.task]  # one configuration each
+        rows = list(keyed_by_task[work.task].values())  # one configuration each
         docs |= build_documents(rows, meta, date, work)
         models = len(docs[layout.model_list_rel(work.id)]["models"])
         entries.append(workload_entry(work, meta, models, len(rows)))
     workloads: WorkloadListDocument = {**header(meta, date), "workloads": entries}
     docs[layout.WORKLOAD_LIST] = dict(workloads)
     docs[layout.UNITS] = dict(units_document(entries, meta, date))
-    return docs | build_frontiers(rows_by_task, docs, meta, date)
+    return docs | build_frontiers(keyed_by_task, docs, meta, date)
 
 
 def workload_entry(
