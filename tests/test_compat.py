@@ -309,6 +309,19 @@ def test_a_pattern_python_rejects_that_no_value_meets_is_no_failure() -> None:
         assert cross_validate(schemas, {"index.json": {}}) == []
 
 
+def test_the_cross_check_judges_by_draft_2020_12_whatever_a_schema_says() -> None:
+    """jsonschema judges every schema as draft 2020-12; the fast validator must not take an older
+    draft from $schema and pass a document jsonschema refuses (draft 7 ignores prefixItems)."""
+    rows = {"type": "array", "prefixItems": [{"type": "string"}]}
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "urn:x:a",
+        "properties": {"rows": rows},
+    }
+    failures = cross_validate({"index.schema.json": schema}, {"index.json": {"rows": [1]}})
+    assert [f.code for f in failures] == ["schema.type"]
+
+
 def test_a_ref_cycle_is_one_line_in_both_the_diff_and_the_cross_check() -> None:
     """The one $ref resolver refuses a definition that refers to itself, instead of walking it
     forever."""

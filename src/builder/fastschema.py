@@ -105,11 +105,12 @@ def _each(subschemas: Any) -> Any:
 
 def compile_fast(schema: dict[str, Any]) -> Check | None:
     """A resolved schema compiled by jsonschema-rs (its is_valid), or None where Rust cannot compile
-    it (jsonschema then judges alone); re.error for a pattern Python's re rejects."""
+    it (jsonschema then judges alone); re.error for a pattern Python's re rejects. Draft 2020-12,
+    as jsonschema judges it, whatever its $schema says."""
     import jsonschema_rs
 
     try:
-        compiled = jsonschema_rs.validator_for(
+        compiled = jsonschema_rs.Draft202012Validator(
             prepared(schema),
             formats={"date": is_date},
             validate_formats=True,
