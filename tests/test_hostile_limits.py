@@ -388,7 +388,10 @@ def test_a_ref_to_nowhere_is_one_line_at_200_documents_and_more(
 
 LOOKED_UP = {
     "https://x/a.json": {
-        "$defs": {"a~b": 1, "c/d": [10, 20], "e%f": 3, "s": "text", "in": {"$id": "in.json"}}
+        "$defs": {
+            **{"a~b": {"const": 1}, "c/d": [{"const": 10}, {"const": 20}], "e%f": True},
+            **{"s": "text", "n": 5, "in": {"$id": "in.json"}},
+        }
     },
     "urn:x:b": {"$defs": {"n": {}}},
 }
@@ -397,10 +400,10 @@ LOOKED_UP = {
 @pytest.mark.parametrize(
     ("base", "ref", "found"),
     [
-        ("https://x/a.json", "#/$defs/a~0b", (1, "https://x/a.json")),
-        ("https://x/a.json", "#/$defs/c~1d/1", (20, "https://x/a.json")),
-        ("https://x/a.json", "#/$defs/e%25f", (3, "https://x/a.json")),
-        ("https://x/b.json", "a.json#/$defs/a~0b", (1, "https://x/a.json")),
+        ("https://x/a.json", "#/$defs/a~0b", ({"const": 1}, "https://x/a.json")),
+        ("https://x/a.json", "#/$defs/c~1d/1", ({"const": 20}, "https://x/a.json")),
+        ("https://x/a.json", "#/$defs/e%25f", (True, "https://x/a.json")),
+        ("https://x/b.json", "a.json#/$defs/a~0b", ({"const": 1}, "https://x/a.json")),
         ("urn:x:b", "#/$defs/n", ({}, "urn:x:b")),
         ("urn:x:b", "#", (LOOKED_UP["urn:x:b"], "urn:x:b")),
     ],
@@ -416,6 +419,8 @@ def test_a_ref_names_a_schema_by_its_id_then_a_pointer(base: str, ref: str, foun
         *("#anchor", "http://[bad", "nope.json", "https://example.org/x.json", 5, None),
         # %2F separates tokens (jsonschema decodes first), indexes are canonical, no inner $id
         *("#/$defs/c%2Fd/1", "#/$defs/c~1d/01", "#/$defs/c~1d/\u0661", "#/$defs/in"),
+        # no schema: neither an object nor a boolean
+        *("#/$defs/s", "#/$defs/n", "#/$defs/c~1d"),
     ],
 )
 def test_a_ref_to_nothing_is_a_lookup_error(ref: Any) -> None:

@@ -125,10 +125,11 @@ def registry(schemas: Iterable[dict[str, Any]]) -> Registry:
 def lookup(registry: Registry, base: str, ref: Any) -> tuple[Any, str]:
     """The node a $ref names from inside the schema whose $id is `base`, and the $id of the schema
     it is in: a schema of the registry (its $id relative to `base`), then a JSON Pointer into it.
-    LookupError for anything else: a schema not in the registry, a pointer to nothing, an anchor
-    (the project's schemas use none), a pointer through an $id below a root (its $refs would take
-    that $id as their base). The fragment is percent-decoded before it is split, as jsonschema does:
-    %2F is a slash between tokens; an index is 0 or ASCII digits without a leading zero."""
+    LookupError for anything else: a schema not in the registry, a pointer to nothing or to no
+    schema (a number, a string, an array), an anchor (the project's schemas use none), a pointer
+    through an $id below a root (its $refs would take that $id as their base). The fragment is
+    percent-decoded before it is split, as jsonschema does: %2F is a slash between tokens; an index
+    is 0 or ASCII digits without a leading zero."""
     if not isinstance(ref, str):
         raise LookupError(ref)
     try:
@@ -145,6 +146,8 @@ def lookup(registry: Registry, base: str, ref: Any) -> tuple[Any, str]:
                 raise LookupError(ref)
     except (ValueError, TypeError, IndexError) as exc:  # a bad URI, index or place
         raise LookupError(ref) from exc
+    if not isinstance(node, (dict, bool)):
+        raise LookupError(ref)  # no schema: a schema is an object or a boolean
     return node, uri
 
 
