@@ -52,8 +52,8 @@ OWN_NAMES |= {
 }
 
 
-# Rows are made once, from checked values, and only read; not frozen: a frozen dataclass sets
-# each field through object.__setattr__, which made a row four times as dear to build.
+# Rows are made once, from checked values, and only read (no code assigns to or hashes one): not
+# frozen, as a frozen dataclass sets each field through object.__setattr__, a slow call.
 @dataclass(slots=True)
 class UpstreamRow:
     """What a checked upstream configuration of any kind holds: its model, GPUs and power,
