@@ -1,15 +1,29 @@
 """check-upstream and fetch on the per-model files: a moved one checked against its task file, one
-a task file now names reported added (fetched, checked, pinned), one whose model is gone removed."""
+a task file now names reported added (fetched, checked, pinned), one whose model is gone removed;
+a configuration against its task row, by one comparison and field by field, with one verdict."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
 
-from builder.upstream_models import expected_files, model_urls
+from builder.metadata import load_metadata
+from builder.upstream import parse_all
+from builder.upstream_models import (
+    LENGTHS,
+    differences,
+    expected_files,
+    model_urls,
+    repeats_row,
+    row_faults,
+    task_of,
+)
+from helpers import REPO
 from hostile import run_cli, tree_digest
 from test_fetch_tasks import FAST, scaled, serve_pins
 
@@ -114,3 +128,49 @@ def test_fetch_pins_a_renamed_model_s_file_and_unpins_the_old_one(
     }
     assert (repo_copy / "upstream" / "models" / f"{NEW}.json").read_bytes() == model
     assert run_cli("check-upstream", *FAST).exit_code == 0
+
+
+def _mutations(conf: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """`conf` as it is, then with one value changed, retyped, null or gone, or one key more, at
+    the top and in its parallelization (notes too)."""
+    yield conf
+    for inner in (False, True):
+        own = conf["parallelization"] if inner else conf
+        for key, value in own.items():
+            if key in (LENGTHS, "parallelization") or value is None:
+                continue
+            if isinstance(value, str):
+                others: tuple[Any, ...] = (value + "x", None)
+            else:  # a number or a bool: another, null, and the same of another type
+                retyped = float(value) if type(value) is int else int(value)
+                others = (not value if type(value) is bool else value + 1, None, retyped)
+            for new in others:
+                yield _with(conf, inner, {**own, key: new})
+            yield _with(conf, inner, {k: v for k, v in own.items() if k != key})
+        yield _with(conf, inner, {**own, "extra": 1, "notes": "x"})
+    yield {**conf, "model_id": "a/b"}
+
+
+def _with(conf: dict[str, Any], inner: bool, own: dict[str, Any]) -> dict[str, Any]:
+    """`conf` with `own` as its parallelization (`inner`) or as itself."""
+    return {**conf, "parallelization": own} if inner else own
+
+
+def test_a_configuration_that_repeats_its_row_is_the_one_without_differences() -> None:
+    """row_faults' one comparison (repeats_row) finds no fault exactly where the field by field
+    differences find none: on the first three configurations of each committed per-model file
+    and on their mutations."""
+    meta = load_metadata(REPO / "metadata.toml")
+    tasks = {p.stem: (p.read_bytes(), p.name) for p in (REPO / "upstream").glob("*.json")}
+    del tasks["lock"]
+    rows, _ = parse_all(tasks, meta)
+    seen = 0
+    for path in sorted((REPO / "upstream" / "models").glob("*.json")):
+        doc = json.loads(path.read_bytes())
+        own = [row for row in rows[task_of(path.stem)] if row.model_id == doc["model_id"]]
+        for conf, row in list(zip(doc["configurations"], own, strict=True))[:3]:
+            assert repeats_row(conf, row), path.name  # the fast path is the one taken
+            for changed in _mutations(conf):
+                assert row_faults(changed, row) == differences(changed, row), (path.name, changed)
+                seen += 1
+    assert seen > 1000

@@ -149,22 +149,33 @@ def repeated(kind: str, generation: bool) -> tuple[tuple[str, ...], Callable[[An
 
 def row_faults(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, ...], Said]]:
     """(where, fault) for each value of a configuration that differs from its task row's (notes
-    aside)."""
+    aside): none where it repeats the row exactly (the common case, one comparison)."""
+    return [] if repeats_row(conf, row) else differences(conf, row)
+
+
+def repeats_row(conf: dict[str, Any], row: UpstreamRow) -> bool:
+    """Whether a configuration holds its row's values, each of its type (1.0 is not 1), and no
+    other key (notes and the distribution aside): `differences` then finds none."""
     kind = "image" if "energy_per_image_joules" in conf else "video"
-    generation = isinstance(row, GenRow)
-    keys, values_of = repeated(kind, generation)
-    values = dict(conf)  # flat, as `flat` below: without the distribution and the notes
+    keys, values_of = repeated(kind, isinstance(row, GenRow))
+    values = dict(conf)  # flat, as in `differences`: without the distribution and the notes
     parallel, _ = values.pop("parallelization"), values.pop(LENGTHS, None)
     values |= {key: value for key, value in parallel.items() if key != "notes"}
     want, found = values_of(row), tuple(map(values.get, keys))  # a key the file lacks: None
-    # the common case: the row's values, each of its type (1.0 is not 1), and no other key
-    if (
+    return (
         found == want
         and list(map(type, found)) == list(map(type, want))
         and len(values) == len(keys) - want.count(None)
-    ):
-        return []
-    wanted = {key for key, value in zip(keys, want, strict=True) if value is not None}
+    )
+
+
+def differences(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, ...], Said]]:
+    """(where, fault) for each value of a configuration that differs from its task row's (notes
+    aside), each worded."""
+    kind = "image" if "energy_per_image_joules" in conf else "video"
+    generation = isinstance(row, GenRow)
+    keys, values_of = repeated(kind, generation)
+    wanted = {key for key, value in zip(keys, values_of(row), strict=True) if value is not None}
     flat = {
         key: ((key,), value)
         for key, value in conf.items()
