@@ -1,5 +1,6 @@
-"""Pure rules that the LLM and generation checks share: the reference row, and what a workload list
-entry must state. Literal expectations; the corpora cover the same rules end to end."""
+"""Pure rules that the LLM and generation checks share: the reference row, what a workload list
+entry must state, a copied value, a finite number. Literal expectations; the corpora cover the
+same rules end to end."""
 
 from __future__ import annotations
 
@@ -126,3 +127,31 @@ def test_a_copied_value_of_another_type_differs_though_equal(
 
     assert differing("f", "", want, dict(want), "s") == []
     assert [p.where for p in differing("f", "", want, found, "s")] == [where]
+
+
+class Count(int):
+    """An int of another type: isinstance, not the type test, says it is a number."""
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        ((1, 2.5, 0, -3, 1e300), True),
+        ((Count(2),), True),
+        ((), True),
+        ((1, True), False),
+        ((False,), False),
+        ((1.0, None), False),
+        (("1",), False),
+        (([1],), False),
+        ((float("nan"),), False),
+        ((2, float("inf")), False),
+        ((float("-inf"),), False),
+    ],
+)
+def test_finite_takes_ints_and_floats_never_a_bool(values: tuple[Any, ...], verdict: bool) -> None:
+    """finite's type test for an int or a float and its isinstance for the rest give one rule: a
+    finite number, never a bool."""
+    from builder.validate.documents import finite
+
+    assert finite(*values) is verdict
