@@ -4,7 +4,9 @@ read."""
 from __future__ import annotations
 
 import json
+import math
 import os
+import random
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ import pytest
 from builder.errors import OutputError
 from builder.files import Refused, read_file
 from builder.layout import Place, place
-from builder.strictjson import StrictJSONError, parse_json
+from builder.strictjson import StrictJSONError, _plain_numbers, parse_json
 from builder.write import dumps, publish
 
 
@@ -241,3 +243,33 @@ def test_version_reads_the_descriptor_safely(
         ", data version unknown (no datapackage.json of leadgreen-data here; run from the "
         "repository root)\n"
     )
+
+
+def _numbers(count: int) -> list[str]:
+    """`count` JSON numbers of up to 20 whole digits, a fraction or not, an exponent or not (e or
+    E, +, - or no sign, up to 4 digits), the same on every run."""
+    pick = random.Random(36)
+    found = []
+    for _ in range(count):
+        whole = "".join(pick.choices("0123456789", k=pick.randint(1, 20))).lstrip("0") or "0"
+        fraction = "." + "".join(pick.choices("0123456789", k=pick.randint(1, 4)))
+        sign, digits = pick.choice(("", "+", "-")), pick.randint(1, 4)
+        exponent = pick.choice("eE") + sign + "".join(pick.choices("0123456789", k=digits))
+        minus, fraction, exponent = (pick.choice(("", part)) for part in ("-", fraction, exponent))
+        found.append(minus + whole + fraction + exponent)
+    return found
+
+
+def test_numbers_the_plain_scan_lets_through_are_within_bounds() -> None:
+    """Where the byte scan calls a text's numbers plain, parse_json skips its number hooks: each
+    number it lets through is then an integer within 2^53 or a finite float, as the hooks hold."""
+    numbers = _numbers(20_000)
+    plain = 0
+    for text in numbers:
+        if _plain_numbers(f"[{text}]"):
+            plain += 1
+            value = json.loads(text)
+            bounded = abs(value) <= 2**53 if type(value) is int else math.isfinite(value)
+            assert bounded, text
+    assert 0 < plain < len(numbers)
+    assert not _plain_numbers("[1e+400]")
