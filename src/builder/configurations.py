@@ -101,7 +101,7 @@ def repeats(row_ids: list[str]) -> list[int]:
     return found
 
 
-# keyed_rows's: each upstream row by its configuration's (row_id, repeat), in upstream order
+# what keyed_rows returns: each upstream row by its configuration's (row_id, repeat), in order
 KeyedRows = dict[tuple[str, int], Any]
 
 
