@@ -1,14 +1,18 @@
-"""Row problems of one upstream file: a model field's fault shared by a model's rows is one line."""
+"""Row problems of one upstream file: a model field's fault shared by a model's rows is one line,
+and a set of names checked once is each row's own verdict."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from builder.errors import UpstreamError
-from builder.upstream import parse_upstream
+from builder.metadata import load_metadata
+from builder.upstream import NAME_FIELDS, name_faults, names_misread, parse_all, parse_upstream
 from factory import row, upstream
+from helpers import REPO
 
 SPREADSHEET_DATE = "expected a name a spreadsheet keeps as text, found '1-2', read as a date"
 
@@ -86,3 +90,25 @@ def test_a_gpu_name_windows_reserves_is_refused() -> None:
         "max_num_seqs 64): "
         "expected a GPU name Windows allows as a folder name, found 'COM1'"
     ]
+
+
+MISREAD = ("1E5", "CON", "a\u2028b", "2024-01-02", "", "Qwen/Qwen3-8B", "H100")
+
+
+@pytest.mark.parametrize("fields", [NAME_FIELDS, ("model_id", "nickname", "gpu_model")])
+def test_names_checked_once_a_model_are_each_row_s_name_faults(fields: tuple[str, ...]) -> None:
+    """names_misread checks each set of names once: its faults are each row's own name_faults,
+    on committed rows whose names are misread on some rows of a model and not on others."""
+    meta = load_metadata(REPO / "metadata.toml")
+    tasks = {p.stem: (p.read_bytes(), p.name) for p in (REPO / "upstream").glob("*.json")}
+    del tasks["lock"]
+    rows = parse_all(tasks, meta)[0]["gpqa"]
+    mutated = [
+        replace(row, **{name: MISREAD[(i + j) % len(MISREAD)]}) if (i + j) % 3 else row
+        for i, row in enumerate(rows[:40])
+        for j, name in enumerate(fields)
+    ]
+    by_row = dict(enumerate(mutated))
+    each = {i: faults for i, row in by_row.items() if (faults := name_faults(row, fields))}
+    assert names_misread(by_row, fields) == each
+    assert len(each) > 10
