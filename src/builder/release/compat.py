@@ -69,9 +69,9 @@ def _resolved(schemas: Schemas) -> Callable[[str], dict[str, Any]]:
 def cross_validate(schemas: Schemas, docs: Docs) -> list[Problem]:
     """Each document against its schema in `schemas` (layout.schema_for names it), every problem
     found."""
-    schema_of = _resolved(schemas)
-    check = cache(lambda name: compiled(schema_of(name)))
-    fast = cache(lambda name: fast_or_none(check(name).schema))  # None: jsonschema judges alone
+    schema_of = cache(_resolved(schemas))
+    check = cache(lambda name: compiled(schema_of(name)))  # jsonschema: only to explain
+    fast = cache(lambda name: fast_or_none(schema_of(name)))  # None: jsonschema judges alone
     failures: list[Problem] = []
     for rel, doc in sorted(docs.items()):
         name = schema_for(rel)
