@@ -133,9 +133,8 @@ def lookup(registry: Registry, base: str, ref: Any) -> tuple[Any, str]:
     if not isinstance(ref, str):
         raise LookupError(ref)
     try:
-        uri, _, fragment = (base + ref if ref.startswith("#") else urljoin(base, ref)).partition(
-            "#"
-        )
+        target = base + ref if ref.startswith("#") else urljoin(base, ref)
+        uri, _, fragment = target.partition("#")
         node = registry[uri]
         if fragment and not fragment.startswith("/"):
             raise LookupError(ref)

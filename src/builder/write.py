@@ -233,7 +233,7 @@ class Stage(MutableMapping[str, bytes]):
         return (self.new / rel).read_bytes()
 
     def __contains__(self, rel: object) -> bool:
-        return rel in self._rels  # without reading the file, as Mapping's own would
+        return rel in self._rels  # the record of what was written: Mapping's own reads the file
 
     def __delitem__(self, rel: str) -> None:
         del self._rels[rel]
