@@ -3,6 +3,7 @@ on its two traps."""
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,34 @@ def test_items_after_prefix_items_keep_the_integer_rule(value: list[float], vali
     assert fast is not None
     assert jsonschemas.compiled(schema).is_valid(value) is valid
     assert fast(value) is valid
+
+
+BOUNDS = (0.0, 1.0, 1e9, 1e12, 2.0**53, -1e12, 1e300)  # integral floats, as a schema reads 1e12
+
+
+def _near(bound: float) -> list[float | int]:
+    """Numbers at and around a bound: the floats a step away, halves, and the int beside it."""
+    whole = int(bound)
+    return [
+        *(math.nextafter(bound, -math.inf), bound, math.nextafter(bound, math.inf)),
+        *(bound - 0.5, bound + 0.5, whole - 1, whole, whole + 1, 2 * whole + 1, -0.0),
+    ]
+
+
+@pytest.mark.parametrize("keyword", ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"])
+def test_an_integral_float_bound_agrees_with_jsonschema(keyword: str) -> None:
+    """A bound written as an integral float (the fast engine gets it as an int) judges each number
+    at and around it as jsonschema does."""
+    from builder.fastschema import compile_fast
+
+    differ = []
+    for bound in BOUNDS:
+        schema = {"type": "number", keyword: bound}
+        fast = compile_fast(schema)
+        assert fast is not None
+        judged = jsonschemas.compiled(schema)
+        differ += [(bound, n) for n in _near(bound) if fast(n) != judged.is_valid(n)]
+    assert not differ, differ[:5]
 
 
 def _strings(head: str, alphabet: str, count: int) -> list[str]:

@@ -17,6 +17,10 @@ DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 # matches with its plain regex engine, not the backtracking one (same verdict, less time).
 END_OF_TEXT = "$(?!\\n)"
 
+# A bound jsonschema-rs compares an instance with: one written as an integral float (1e12 reads as
+# 1000000000000.0) costs it about ten times one written as an int, and means the same number.
+LIMITS = frozenset(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"))
+
 Check = Callable[[Any], bool]
 
 
@@ -51,8 +55,8 @@ def integer_only(node: dict[str, Any]) -> bool:
 
 def prepared(node: Any, marked: bool = True) -> Any:
     """A copy of a resolved schema: every pattern compiled by Python's re (its error says the schema
-    is broken), and every integer-only place marked for NotFloat (unless `marked` is False: its
-    array is marked for NoFloatItems)."""
+    is broken), every integral float bound an int, and every integer-only place marked for NotFloat
+    (unless `marked` is False: its array is marked for NoFloatItems)."""
     if isinstance(node, list):
         return [prepared(item) for item in node]
     if not isinstance(node, dict):
@@ -72,7 +76,9 @@ def prepared(node: Any, marked: bool = True) -> Any:
             for regex in value:
                 re.compile(regex)
         out[key] = (
-            rust_pattern(value)
+            int(value)
+            if key in LIMITS and type(value) is float and value.is_integer() and abs(value) <= 2**53
+            else rust_pattern(value)
             if key == "pattern" and isinstance(value, str)
             else prepared(value, marked=not whole)
             if key == "items"
