@@ -6,7 +6,6 @@ import functools
 import os
 import signal
 import sys
-import traceback
 from collections import Counter
 from contextlib import suppress
 from pathlib import Path
@@ -297,6 +296,8 @@ def run() -> None:
         sys.exit(1)
     # a library's own exception, pyo3's PanicException included: one line, no traceback
     except BaseException as exc:
+        import traceback  # only here: a build or validate that succeeds never needs it
+
         frames = traceback.extract_tb(exc.__traceback__)
         place = f" in {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
         message = printable(str(exc))[:300] or "no message"
