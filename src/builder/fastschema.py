@@ -42,7 +42,7 @@ class NoFloatItems(NotFloat):
 
     def validate(self, instance: Any) -> None:
         """Refuse an array holding a float where its items are integers only."""
-        if type(instance) is list and any(type(item) is float for item in instance):
+        if type(instance) is list and float in map(type, instance):
             raise ValueError("a float among integer-only items")
 
 

@@ -13,6 +13,7 @@ from _json import encode_basestring, make_encoder
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager, suppress
 from functools import cache
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ class _Indented:
             return
         inner, outer = "\n" + "  " * (depth + 1), "\n" + "  " * depth
         items = value.values() if isinstance(value, dict) else value
-        if not any(isinstance(item, CONTAINERS) for item in items):
+        if not any(map(isinstance, items, repeat(CONTAINERS))):
             self.pieces.append(f"{opening}{inner}{_encoder(depth)(value)[1:-1]}{outer}{closing}")
             return
         head = opening + inner
