@@ -242,12 +242,19 @@ def fast_validator(name: str) -> Check | None:
 
 
 @cache
-def input_schema(name: str, part: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The input schema `name` (or its subschema at `part`), $refs resolved among the inputs'."""
-    schemas = {
+def input_schemas() -> dict[str, dict[str, Any]]:
+    """The input files' schemas by file name, read once per process, each with an $id (a URN of
+    its name where it has none)."""
+    return {
         key: {**value, "$id": value.get("$id", f"urn:leadgreen-input:{key}")}
         for key, value in read_schemas(INPUT_SCHEMAS).items()
     }
+
+
+@cache
+def input_schema(name: str, part: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The input schema `name` (or its subschema at `part`), $refs resolved among the inputs'."""
+    schemas = input_schemas()
     schema = schemas[name]
     root = reduce(operator.getitem, part, schema)
     # its $refs end, resolve and stay small, or one line says which: jsonschema itself would recurse
