@@ -134,14 +134,14 @@ def _edited_cross_checks(check: Callable[..., list]) -> Callable[..., list]:
     """crossfile.check_workload, run when the workload is edited, or (for an LLM workload) the text
     conversation's, or the base URL; it reads nothing else, so one as committed has no problem."""
 
-    def checked(tree: Tree, workload: str, groups: Any, base_url: str) -> list:
+    def checked(tree: Tree, workload: str, groups: Any, base_url: str, tables: bool = True) -> list:
         alone = workload in (ROOT_WORKLOAD, *GENERATION_WORKLOADS)
         same = (
             base_url == _committed_base_url()
             and _workload_as_committed(tree, workload)
             and (alone or _workload_as_committed(tree, ROOT_WORKLOAD))
         )
-        return [] if same else check(tree, workload, groups, base_url)
+        return [] if same else check(tree, workload, groups, base_url, tables)
 
     return checked
 
@@ -169,6 +169,13 @@ def built_problems(tree: Tree, base_url: str) -> list[str]:
     memory, one line a problem; what is as committed passes unchecked, as in rule_findings."""
     with _committed_pass(tree.root):
         return [str(p) for p in run.check_built(tree, base_url)]
+
+
+def consistency_problems(tree: Tree, base_url: str) -> list[str]:
+    """validate's rules within and across the files (run.check_consistency: built_problems's and
+    the flat tables line by line) on `tree` edited in memory, as built_problems."""
+    with _committed_pass(tree.root):
+        return [str(p) for p in run.check_consistency(tree, base_url)[0]]
 
 
 def rule_problems(data: Path, *, with_tables: bool = False) -> list[str]:

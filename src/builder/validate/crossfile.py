@@ -107,9 +107,11 @@ def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
     )
 
 
-def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> list[Problem]:
+def check_workload(
+    tree: Tree, workload: str, groups: Groups, base_url: str, tables: bool = True
+) -> list[Problem]:
     """One workload's shared headers (an LLM one's as text conversation's too), kind, index,
-    model list and CSV."""
+    model list and (unless `tables` is False) CSV."""
     (docs, slugs), root_docs = groups[workload], groups[ROOT_WORKLOAD][0]
     problems: list[Problem] = []
     kind, ref_rel, root_rel = (
@@ -192,7 +194,8 @@ def check_workload(tree: Tree, workload: str, groups: Groups, base_url: str) -> 
     problems += check_workload_caps(tree.shown(model_list_rel(workload)), len(slugs), models)
     rel = csvview.csv_rel(workload)
     if (
-        kind
+        tables
+        and kind
         and rel in tree.raw
         and len(models) == len(slugs)
         and all(m["kind"] == kind for m in models.values())

@@ -101,15 +101,18 @@ def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
     ]
 
 
-def check_root_csv(tree: Tree, ok: dict[str, Any], stated: list[Stated]) -> list[Problem]:
-    """The LLM workloads' flat table, in the workload list's order, each
-    wh_per_thousand_responses its J / 3.6 (`stated`: its rows' energies, as stated_energies reads
-    them)."""
+def check_root_csv(
+    tree: Tree, ok: dict[str, Any], stated: list[Stated], tables: bool = True
+) -> list[Problem]:
+    """The LLM workloads' flat table: (unless `tables` is False) its lines those of the documents,
+    in the workload list's order; each wh_per_thousand_responses its J / 3.6 (`stated`: its rows'
+    energies, as stated_energies reads them)."""
     if CSV not in tree.raw:
         return []
-    # the J column is upstream's, which `builder drift` checks
-    energies = {key: energy for _, key, energy in stated}
-    problems = check_csv(tree, CSV, csvview.configurations_csv(ok, energies))
+    problems: list[Problem] = []
+    if tables:  # the J column is upstream's, which `builder drift` checks
+        energies = {key: energy for _, key, energy in stated}
+        problems = check_csv(tree, CSV, csvview.configurations_csv(ok, energies))
     for line, key, (joules, wh) in stated:
         if abs(wh - joules / 3.6) > WH_SLACK:
             conf = f"{key[1]} repeat {key[2]} of {key[0]}"
