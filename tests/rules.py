@@ -134,14 +134,16 @@ def _edited_cross_checks(check: Callable[..., list]) -> Callable[..., list]:
     """crossfile.check_workload, run when the workload is edited, or (for an LLM workload) the text
     conversation's, or the base URL; it reads nothing else, so one as committed has no problem."""
 
-    def checked(tree: Tree, workload: str, groups: Any, base_url: str, tables: bool = True) -> list:
+    def checked(
+        tree: Tree, workload: str, groups: Any, base_url: str, *, csv_lines: bool = True
+    ) -> list:
         alone = workload in (ROOT_WORKLOAD, *GENERATION_WORKLOADS)
         same = (
             base_url == _committed_base_url()
             and _workload_as_committed(tree, workload)
             and (alone or _workload_as_committed(tree, ROOT_WORKLOAD))
         )
-        return [] if same else check(tree, workload, groups, base_url, tables)
+        return [] if same else check(tree, workload, groups, base_url, csv_lines=csv_lines)
 
     return checked
 
@@ -172,8 +174,9 @@ def built_problems(tree: Tree, base_url: str) -> list[str]:
 
 
 def consistency_problems(tree: Tree, base_url: str) -> list[str]:
-    """validate's rules within and across the files (run.check_consistency: built_problems's and
-    the flat tables line by line) on `tree` edited in memory, as built_problems."""
+    """validate's rules within and across the files (run.check_consistency: built_problems's but
+    the size check, and the flat tables line by line) on `tree` edited in memory, as
+    built_problems."""
     with _committed_pass(tree.root):
         return [str(p) for p in run.check_consistency(tree, base_url)[0]]
 

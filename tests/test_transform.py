@@ -4,10 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from builder.configurations import llm_configuration
+from builder.configurations import keyed_rows, llm_configuration
+from builder.csvview import configurations_csv, response_energies
 from builder.metadata import llm_workloads
 from builder.transform import build_documents
 from builder.upstream import parse_upstream
+from builder.validate.csvrows import rows as csv_rows
+from builder.validate.csvrows import stated_energy
 from factory import row, upstream
 
 REPO = Path(__file__).resolve().parent.parent
@@ -233,3 +236,19 @@ def test_key_orders_follow_the_spec() -> None:
 def test_dates_are_the_build_date(date: str) -> None:
     docs = build_documents(rows(row()), META, date, CHAT)
     assert {(d["updated"], d["data_version"]) for d in docs.values()} == {(date, date)}
+
+
+def test_the_root_csv_rebuilt_from_its_own_energies_is_the_csv_written() -> None:
+    """validate rebuilds the root CSV from the documents and the energies it reads back from the
+    CSV; build leaves that comparison to it because the result is what build wrote, an integral
+    upstream energy (1000, not 1000.0) included."""
+    raw = [row(energy_per_token_joules=2.0, avg_output_len=500.0, energy_per_request_joules=1000)]
+    found = rows(*raw, row(model_id="test-org/Other-7B", nickname="Other 7B"))
+    assert type(found[0].energy_per_request_joules) is int  # as strict JSON reads 1000
+    docs = build_documents(found, META, "2026-12-06", CHAT)
+    keyed = {work.task: {} for work in llm_workloads(META)} | {CHAT.task: keyed_rows(found)}
+    written = configurations_csv(docs, response_energies(keyed, META))
+    stated = [stated_energy(line, cells) for line, cells in csv_rows(written)]
+    read_back = {key: energy for _, key, energy in filter(None, stated)}
+    assert len(read_back) == 2
+    assert configurations_csv(docs, read_back) == written

@@ -93,10 +93,11 @@ def response_energies(
     keyed_by_task: Mapping[str, KeyedRows], meta: dict[str, Any]
 ) -> dict[CsvKey, Energy]:
     """Each configuration's energy per request: J to 4 decimals, and Wh per 1,000 responses (J /
-    3.6) to 2."""
+    3.6) to 2, both floats (an integral upstream J too), as a reader of the table reads them
+    back."""
     return {
         (work.id, *key): (
-            round(row.energy_per_request_joules, 4),
+            round(float(row.energy_per_request_joules), 4),
             round(row.energy_per_request_joules / 3.6, 2),
         )
         for work in llm_workloads(meta)

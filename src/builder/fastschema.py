@@ -18,7 +18,9 @@ DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 END_OF_TEXT = "$(?!\\n)"
 
 # A bound jsonschema-rs compares an instance with: one written as an integral float (1e12 reads as
-# 1000000000000.0) costs it about ten times one written as an int, and means the same number.
+# 1000000000000.0) costs it about ten times one written as an int, and means the same number. Only
+# those within 2^53 (every integer there is a float too) become ints: 1e300 would be an int
+# jsonschema-rs cannot hold.
 LIMITS = frozenset(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"))
 
 Check = Callable[[Any], bool]

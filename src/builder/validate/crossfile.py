@@ -108,10 +108,10 @@ def reference_document(workload: str, docs: dict[str, Any]) -> str | None:
 
 
 def check_workload(
-    tree: Tree, workload: str, groups: Groups, base_url: str, tables: bool = True
+    tree: Tree, workload: str, groups: Groups, base_url: str, *, csv_lines: bool = True
 ) -> list[Problem]:
     """One workload's shared headers (an LLM one's as text conversation's too), kind, index,
-    model list and (unless `tables` is False) CSV."""
+    model list and (unless `csv_lines` is False) CSV."""
     (docs, slugs), root_docs = groups[workload], groups[ROOT_WORKLOAD][0]
     problems: list[Problem] = []
     kind, ref_rel, root_rel = (
@@ -194,7 +194,7 @@ def check_workload(
     problems += check_workload_caps(tree.shown(model_list_rel(workload)), len(slugs), models)
     rel = csvview.csv_rel(workload)
     if (
-        tables
+        csv_lines
         and kind
         and rel in tree.raw
         and len(models) == len(slugs)

@@ -30,7 +30,8 @@ class RootCsv(NamedTuple):
 
 
 def read_root_csv(tree: Tree) -> RootCsv:
-    """The root CSV read once, a row at a time (the table check reports one it cannot read)."""
+    """The root CSV read once, a row at a time (validate's table check reports one it cannot
+    read)."""
     found = RootCsv([], [])
     if CSV not in tree.raw:
         return found
@@ -54,7 +55,8 @@ def rows(data: bytes) -> Iterator[Line]:
 
 
 def stated_energy(line: int, row: dict[str, str]) -> Stated | None:
-    """A row's key and energies, when they read as finite numbers (check_csv reports the rest)."""
+    """A row's key and energies, when they read as finite numbers (check_csv reports the rest, in
+    validate)."""
     try:
         energy, key = row_energy(row), csv_key(row)
     except (KeyError, TypeError, ValueError):
@@ -102,15 +104,15 @@ def check_csv(tree: Tree, rel: str, expected: bytes) -> list[Problem]:
 
 
 def check_root_csv(
-    tree: Tree, ok: dict[str, Any], stated: list[Stated], tables: bool = True
+    tree: Tree, ok: dict[str, Any], stated: list[Stated], *, csv_lines: bool = True
 ) -> list[Problem]:
-    """The LLM workloads' flat table: (unless `tables` is False) its lines those of the documents,
-    in the workload list's order; each wh_per_thousand_responses its J / 3.6 (`stated`: its rows'
-    energies, as stated_energies reads them)."""
+    """The LLM workloads' flat table: (unless `csv_lines` is False) its lines those of the
+    documents, in the workload list's order; each wh_per_thousand_responses its J / 3.6 (`stated`:
+    its rows' energies, as stated_energy reads them)."""
     if CSV not in tree.raw:
         return []
     problems: list[Problem] = []
-    if tables:  # the J column is upstream's, which `builder drift` checks
+    if csv_lines:  # the J column is upstream's, which `builder drift` checks
         energies = {key: energy for _, key, energy in stated}
         problems = check_csv(tree, CSV, csvview.configurations_csv(ok, energies))
     for line, key, (joules, wh) in stated:

@@ -24,7 +24,7 @@ def response_fault(shown: str, line: int, row: dict[str, str]) -> Problem | None
     names = (RELATION.target, *RELATION.inputs)
     values = {name: value for name in names if (value := _number(row.get(name))) is not None}
     if len(values) < len(names):
-        # an empty or unreadable cell: the table check against the model documents reports it
+        # an empty or unreadable cell: validate's check of the table against the documents says so
         return None
     fault = broken(RELATION, values, PUBLISHED_TOLERANCE)
     if fault is None:

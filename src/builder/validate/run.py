@@ -38,23 +38,24 @@ def check_published(tree: Tree, base_url: str, curated: dict[str, Any] | None) -
 
 
 def check_built(tree: Tree, base_url: str) -> list[Problem]:
-    """The build's check of what it just made: every rule but frictionless's and those that compare
-    a file with what the build itself derives from the documents by the same code (the descriptor,
-    and the flat tables line by line), and every file within the size validate reads."""
+    """The build's check of what it just made: every rule but frictionless's and those whose two
+    sides the build makes by the same code from the same documents (the descriptor's, and the flat
+    tables' line by line, whose energies read back as written), and every file within the size
+    validate reads."""
     big = [
         Problem.of(tree.shown(rel), "/", "tree.too-large", too_large(len(raw)))
         for rel, raw in tree.raw.items()
         if len(raw) > MAX_FILE_BYTES
     ]
-    return big + check_consistency(tree, base_url, tables=False)[0]
+    return big + check_consistency(tree, base_url, csv_lines=False)[0]
 
 
 def check_consistency(
-    tree: Tree, base_url: str, tables: bool = True
+    tree: Tree, base_url: str, *, csv_lines: bool = True
 ) -> tuple[list[Problem], dict[str, Any]]:
     """Files and schemas, then per-document, physics and cross-file rules on the documents that
-    passed their schema; the flat tables line by line against the documents unless `tables` is
-    False."""
+    passed their schema; the flat tables line by line against the documents unless `csv_lines`
+    is False."""
     schema_problems, passed = check_schemas(tree)
     ok = {rel: tree.docs[rel] for rel in sorted(passed)}
     problems = [
@@ -87,13 +88,13 @@ def check_consistency(
             problems += check_dates(tree.shown(rel), doc)
     groups = crossfile.group_by_workload(tree, ok)
     for workload in groups:
-        problems += crossfile.check_workload(tree, workload, groups, base_url, tables)
+        problems += crossfile.check_workload(tree, workload, groups, base_url, csv_lines=csv_lines)
     problems += crossfile.check_identity(tree, groups)
     if WORKLOAD_LIST in ok:
         problems += workloads.check_workload_list(tree, ok, groups, base_url)
         problems += workloads.check_units(tree, ok, base_url)
         if all(rel in ok for rel in tree.docs if is_model(rel)):
-            problems += check_root_csv(tree, ok, root_csv.stated, tables)
+            problems += check_root_csv(tree, ok, root_csv.stated, csv_lines=csv_lines)
     # upstream's relations (builder.relations) on what only the CSV holds
     problems += root_csv.faults
     return problems, ok
