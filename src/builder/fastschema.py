@@ -69,25 +69,22 @@ def prepared(node: Any, marked: bool = True) -> Any:
     out = {}
     for key, value in node.items():
         if key in ("enum", "const"):
-            out[key] = value
-            continue
-        if key == "pattern" and isinstance(value, str):
+            out[key] = value  # data, not a schema
+        elif key == "pattern" and isinstance(value, str):
             # a pattern Rust's dialect accepts but Python's rejects is still broken
             re.compile(value)
-        if key == "patternProperties" and isinstance(value, dict):
-            for regex in value:
-                re.compile(regex)
-        out[key] = (
-            int(value)
-            if key in LIMITS and type(value) is float and value.is_integer() and abs(value) <= 2**53
-            else rust_pattern(value)
-            if key == "pattern" and isinstance(value, str)
-            else prepared(value, marked=not whole)
-            if key == "items"
-            else prepared(value)
-            if key not in ("properties", "patternProperties", "$defs")
-            else _each(value)
-        )
+            out[key] = rust_pattern(value)
+        elif key in LIMITS and type(value) is float and value.is_integer() and abs(value) <= 2**53:
+            out[key] = int(value)
+        elif key == "items":
+            out[key] = prepared(value, marked=not whole)
+        elif key in ("properties", "patternProperties", "$defs"):
+            if key == "patternProperties" and isinstance(value, dict):
+                for regex in value:
+                    re.compile(regex)
+            out[key] = _each(value)
+        else:
+            out[key] = prepared(value)
     if marked and integer_only(out):
         out[NOT_FLOAT] = True
     if whole:
