@@ -153,11 +153,16 @@ def row_faults(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, 
     return [] if repeats_row(conf, row) else differences(conf, row)
 
 
+def spelling(conf: dict[str, Any], row: UpstreamRow) -> tuple[str, bool]:
+    """What `repeated` and `spelt` take for a configuration and its row: its kind ("image" or
+    "video"; a language model's files name none) and whether the row is an image or video one."""
+    return "image" if "energy_per_image_joules" in conf else "video", isinstance(row, GenRow)
+
+
 def repeats_row(conf: dict[str, Any], row: UpstreamRow) -> bool:
     """Whether a configuration holds its row's values, each of its type (1.0 is not 1), and no
     other key (notes and the distribution aside): `differences` then finds none."""
-    kind = "image" if "energy_per_image_joules" in conf else "video"
-    keys, values_of = repeated(kind, isinstance(row, GenRow))
+    keys, values_of = repeated(*spelling(conf, row))
     values = dict(conf)  # flat, as in `differences`: without the distribution and the notes
     parallel, _ = values.pop("parallelization"), values.pop(LENGTHS, None)
     values |= {key: value for key, value in parallel.items() if key != "notes"}
@@ -172,8 +177,7 @@ def repeats_row(conf: dict[str, Any], row: UpstreamRow) -> bool:
 def differences(conf: dict[str, Any], row: UpstreamRow) -> list[tuple[tuple[str, ...], Said]]:
     """(where, fault) for each value of a configuration that differs from its task row's (notes
     aside), each worded."""
-    kind = "image" if "energy_per_image_joules" in conf else "video"
-    generation = isinstance(row, GenRow)
+    kind, generation = spelling(conf, row)
     keys, values_of = repeated(kind, generation)
     wanted = {key for key, value in zip(keys, values_of(row), strict=True) if value is not None}
     flat = {
